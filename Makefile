@@ -1,0 +1,94 @@
+# tm — top-level build.  `make` builds build/bin/tm; `make test` installs the
+# Debian packages it needs (make deps) and runs every test; `make run` runs the
+# main job; `make bench` runs the benchmarks.  See README.md.
+
+SHELL := /bin/bash
+CC ?= cc
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude $(WARN) -g
+OPT_CFLAGS := -O2
+SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LIBS := -lzstd -lm
+
+# Component libraries, each a directory of C files; together they are libtm.
+LIBDIRS := common tmc encoder cmodel decoder gen
+LIB_SRCS := $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c))
+TOOL_SRCS := $(wildcard tools/tm/*.c)
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+HDRS := $(wildcard include/tm/*.h) $(foreach d,$(LIBDIRS) tools/tm tests/unit,$(wildcard $(d)/*.h))
+
+# Optimized build
+OBJ := $(BUILD)/obj
+LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o)
+TOOL_OBJS := $(TOOL_SRCS:%.c=$(OBJ)/%.o)
+# Sanitizer build (tests)
+SOBJ := $(BUILD)/asan/obj
+SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
+STOOL_OBJS := $(TOOL_SRCS:%.c=$(SOBJ)/%.o)
+SUNIT_OBJS := $(UNIT_SRCS:%.c=$(SOBJ)/%.o)
+
+.PHONY: all deps test unit e2e run bench clean asan
+.DEFAULT_GOAL := all
+
+all: $(BUILD)/bin/tm
+
+$(OBJ)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(OPT_CFLAGS) -c $< -o $@
+
+$(SOBJ)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -c $< -o $@
+
+$(BUILD)/lib/libtm.a: $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/asan/lib/libtm.a: $(SLIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bin/tm: $(TOOL_OBJS) $(BUILD)/lib/libtm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT_CFLAGS) -o $@ $(TOOL_OBJS) $(BUILD)/lib/libtm.a $(LIBS)
+
+$(BUILD)/asan/bin/tm: $(STOOL_OBJS) $(BUILD)/asan/lib/libtm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_CFLAGS) -o $@ $(STOOL_OBJS) $(BUILD)/asan/lib/libtm.a $(LIBS)
+
+$(BUILD)/asan/bin/unit-tests: $(SUNIT_OBJS) $(BUILD)/asan/lib/libtm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_CFLAGS) -o $@ $(SUNIT_OBJS) $(BUILD)/asan/lib/libtm.a -lcriterion $(LIBS)
+
+asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests
+
+# Debian packages the project needs.  As root: installed with apt-get.
+# Otherwise the exact command is printed.
+DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3
+deps:
+	@bash scripts/deps.sh $(DEB_PKGS)
+
+unit: $(BUILD)/asan/bin/unit-tests
+	$(BUILD)/asan/bin/unit-tests --jobs $(JOBS)
+
+e2e: $(BUILD)/asan/bin/tm $(BUILD)/bin/tm
+	bash tests/e2e/run.sh $(BUILD)
+
+test: deps
+	$(MAKE) all asan
+	$(MAKE) unit
+	$(MAKE) e2e
+
+run: deps
+	$(MAKE) all
+	bash scripts/run.sh $(BUILD)
+
+bench: deps
+	$(MAKE) all
+	bash bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

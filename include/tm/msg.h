@@ -1,0 +1,122 @@
+/* tm — trace messages: bit writer/reader, chunked fields, and the message
+ * encodings nx_b, tr_b, tr_e (docs/spec.md §4).  Used by the model (encode)
+ * and by the decoder (decode): one implementation of the bit layout. */
+#ifndef TM_MSG_H
+#define TM_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tm/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- bit writer: growable, LSB-first (spec §4.1) ---- */
+typedef struct tm_bitbuf {
+    uint8_t *data;   /* ceil(nbits/8) valid bytes; unused high bits are 0 */
+    uint64_t nbits;
+    size_t cap;      /* bytes allocated */
+} tm_bitbuf;
+
+void tm_bitbuf_init(tm_bitbuf *b);
+void tm_bitbuf_free(tm_bitbuf *b);
+void tm_bitbuf_clear(tm_bitbuf *b);
+/* Appends the low W bits of V (0 <= W <= 64), bit 0 first. */
+int tm_bitbuf_put(tm_bitbuf *b, uint64_t v, unsigned w);
+/* Appends NBITS bits of SRC starting at bit 0 of src. */
+int tm_bitbuf_append(tm_bitbuf *b, const uint8_t *src, uint64_t nbits);
+
+/* ---- bit reader over a byte array ---- */
+typedef struct tm_bitrd {
+    const uint8_t *data;
+    uint64_t nbits;  /* readable bits */
+    uint64_t pos;    /* next bit */
+} tm_bitrd;
+
+void tm_bitrd_init(tm_bitrd *r, const uint8_t *data, uint64_t nbits);
+/* Reads W bits (0..64) into *v, LSB first.  TM_ERR_TRUNCATED past the end
+ * (pos unchanged). */
+int tm_bitrd_get(tm_bitrd *r, unsigned w, uint64_t *v);
+
+/* ---- chunked fields (spec §4.2) ---- */
+/* Bits needed to encode V with chunk sizes (A, B). */
+unsigned tm_chunked_bits(uint64_t v, unsigned a, unsigned b);
+int tm_chunked_put(tm_bitbuf *bb, uint64_t v, unsigned a, unsigned b);
+/* TM_ERR_TRUNCATED at the end of input, TM_ERR_FORMAT if the value would
+ * exceed 64 bits.  On error r->pos is unchanged. */
+int tm_chunked_get(tm_bitrd *r, unsigned a, unsigned b, uint64_t *v);
+/* Signed difference: sign bit then |d| chunked. */
+unsigned tm_signed_bits(int64_t d, unsigned a, unsigned b);
+int tm_signed_put(tm_bitbuf *bb, int64_t d, unsigned a, unsigned b);
+int tm_signed_get(tm_bitrd *r, unsigned a, unsigned b, int64_t *d);
+
+/* ---- encoding configuration ---- */
+typedef enum tm_encoding { TM_ENC_NX_B = 0, TM_ENC_TR_B = 1, TM_ENC_TR_E = 2 } tm_encoding;
+
+typedef struct tm_enc_cfg {
+    tm_encoding enc;
+    uint32_t threads;     /* N: Ti is ceil(log2 N) bits */
+    int timestamps;       /* diffCC present */
+    uint8_t cnt_a, cnt_b; /* bcnt chunks (i0, i1) */
+    uint8_t ta_a, ta_b;   /* |diffTA| chunks (j0, j1) */
+    uint8_t cc_a, cc_b;   /* diffCC chunks (h0, h1) */
+} tm_enc_cfg;
+
+/* Fills the default chunk sizes of ENC (spec §4.4). */
+void tm_enc_cfg_default(tm_enc_cfg *c, tm_encoding enc, uint32_t threads, int timestamps);
+/* TM_OK or TM_ERR_ARG (chunk sizes outside 1..32, threads outside 1..1024). */
+int tm_enc_cfg_check(const tm_enc_cfg *c);
+/* Width of Ti: ceil(log2 threads). */
+unsigned tm_ti_bits(uint32_t threads);
+const char *tm_encoding_name(tm_encoding e);  /* "nx_b", "tr_b", "tr_e" */
+int tm_encoding_parse(const char *s);         /* -1 if unknown */
+
+/* ---- messages (spec §4.3) ---- */
+typedef enum tm_msg_kind {
+    TM_MSG_BRANCH = 0, TM_MSG_EXC = 1, TM_MSG_SYNC = 2, TM_MSG_END = 3
+} tm_msg_kind;
+
+enum { TM_SYNC_START = 0, TM_SYNC_TRACE_ON = 1, TM_SYNC_OVERFLOW = 2 };
+enum { TM_END_EXIT = 0, TM_END_STOP = 1 };
+
+typedef struct tm_msg {
+    tm_msg_kind kind;
+    uint32_t ti;
+    uint64_t cnt;      /* BRANCH: bCnt or SL (>= 1) */
+    uint8_t t;         /* BRANCH: 1 = target follows */
+    int64_t diff_ta;   /* BRANCH with t, EXC */
+    uint64_t icnt;     /* EXC; SYNC(OVERFLOW); END */
+    uint64_t gap;      /* SYNC(OVERFLOW); END with lost */
+    uint64_t addr;     /* SYNC */
+    uint8_t reason;    /* SYNC: TM_SYNC_*; END: TM_END_* (the X bit) */
+    uint8_t lost;      /* END: L bit */
+    uint8_t dropped;   /* SYNC(OVERFLOW), END with lost: D bit */
+    uint64_t diff_cc;  /* when timestamps */
+} tm_msg;
+
+/* Bits per field class (spec §4.5). */
+typedef struct tm_field_bits {
+    uint64_t ti, cnt, diffta, diffcc, sync;
+} tm_field_bits;
+
+/* Length in bits of M under C, without writing it. */
+unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m);
+/* Appends M to BB.  If FB is not NULL, adds the bits of each field class. */
+int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_bits *fb);
+/* Reads one message.  TM_ERR_TRUNCATED if the input ends inside it,
+ * TM_ERR_FORMAT for an invalid K or R, a Ti >= threads, or an oversized
+ * chunked field.  On error r->pos is left at the start of the message. */
+int tm_msg_decode(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m);
+
+/* MSG_MAX and RESERVE of spec §4.6. */
+unsigned tm_msg_max_bits(const tm_enc_cfg *c);
+unsigned tm_msg_reserve_bits(const tm_enc_cfg *c);
+
+/* One-line text form of a message ("T1 BRANCH cnt=3 T=1 diffTA=-16 ..."). */
+int tm_msg_format(const tm_msg *m, int timestamps, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,124 @@
+/* tm — commit stream (.tmc) reader and writer.
+ *
+ * The commit stream is what the cores retire, in one global order sorted by
+ * (cycle, thread).  Format: docs/spec.md §2.  The file is one zstd stream; the
+ * reader accepts a path or "-" for standard input and never needs to seek.
+ *
+ * The reader validates the stream's semantics as it goes (thread ids in range,
+ * (cycle, thread) order, thread life cycle, one event per thread per cycle,
+ * PC continuity, operand sizes) so that every consumer sees only well-formed
+ * streams; each error is reported once as "FILE: offset N: what".
+ */
+#ifndef TM_TMC_H
+#define TM_TMC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tm/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TMC_VERSION 1u
+#define TMC_MAX_THREADS 1024u
+#define TMC_MAX_RETIRE_PER_CYCLE 65535u /* plain instructions per thread per cycle */
+#define TMC_MAX_OPERAND 64u
+
+typedef enum tmc_type {
+    TMC_START = 1,  /* thread starts (or tracing starts) at pc */
+    TMC_EXIT = 2,   /* thread exits (or tracing stops) */
+    TMC_RUN = 3,    /* count non-branch instructions, bytes long in total */
+    TMC_BRANCH = 4, /* one control-transfer instruction */
+    TMC_EXC = 5,    /* exception / signal delivery: control goes to handler */
+    TMC_MEM = 6,    /* one memory operand of an instruction of this group */
+    TMC_MODULE = 7, /* module map entry (not tied to a thread or cycle) */
+    TMC_END = 8     /* end of stream; carries the record count */
+} tmc_type;
+
+/* Branch classes (docs/spec.md §2.4). */
+typedef enum tmc_bclass {
+    TMC_COND = 0,     /* conditional direct; outcome in .taken */
+    TMC_JUMP = 1,     /* unconditional direct jump */
+    TMC_CALL = 2,     /* direct call */
+    TMC_IJUMP = 3,    /* indirect jump */
+    TMC_ICALL = 4,    /* indirect call */
+    TMC_RET = 5       /* return */
+} tmc_bclass;
+#define TMC_NCLASSES 6
+
+/* START flag: tracing begins in the middle of a running thread. */
+#define TMC_START_TRACE_ON 1u
+/* EXIT flag: tracing of the thread stops; the thread itself goes on. */
+#define TMC_EXIT_TRACE_OFF 1u
+/* MEM flag: the operand is a store (otherwise a load). */
+#define TMC_MEM_STORE 1u
+
+typedef struct tmc_record {
+    tmc_type type;
+    uint32_t tid;      /* START..MEM */
+    uint64_t cycle;    /* START..MEM: absolute cycle stamp */
+    uint32_t flags;    /* START, EXIT, MEM flags above */
+    /* START: pc = first instruction.  RUN: pc = address of the first
+     * instruction of the run.  BRANCH: pc of the branch.  EXC: pc = address
+     * of the next instruction that would have retired. */
+    uint64_t pc;
+    uint64_t target;   /* BRANCH: taken target (COND: the direct target even if
+                          not taken).  EXC: handler address. */
+    uint64_t count;    /* RUN: instructions (>= 1).  END: records before END. */
+    uint64_t bytes;    /* RUN: total length in bytes (>= count). */
+    uint8_t bclass;    /* BRANCH: tmc_bclass */
+    uint8_t taken;     /* BRANCH: 1 if control went to target */
+    uint8_t len;       /* BRANCH: instruction length in bytes, 1..255 */
+    uint8_t size;      /* MEM: operand size 1..64 */
+    uint64_t addr;     /* MEM: operand address.  MODULE: load address. */
+    uint8_t value[TMC_MAX_OPERAND]; /* MEM: bytes in memory order */
+    /* MODULE: valid until the next call of tmc_reader_next. */
+    const char *path;
+    size_t path_len;
+    const uint8_t *build_id;
+    size_t build_id_len;
+} tmc_record;
+
+/* ---- reader ---- */
+typedef struct tmc_reader tmc_reader;
+
+/* Opens PATH ("-" = stdin).  On failure returns an error and, if *out was set,
+ * the reader holds the message; on success *out is a new reader. */
+int tmc_reader_open(const char *path, tmc_reader **out);
+/* Threads declared by the header (thread ids are 0 .. threads-1). */
+uint32_t tmc_reader_threads(const tmc_reader *r);
+/* 1 = *rec filled, 0 = clean end (END record seen, stream exhausted),
+ * <0 = tm_status; the message is then in tmc_reader_error(). */
+int tmc_reader_next(tmc_reader *r, tmc_record *rec);
+/* "FILE: offset N: what" of the last error ("" if none).  N is the offset
+ * in the decompressed stream of the record that failed. */
+const char *tmc_reader_error(const tmc_reader *r);
+/* Decompressed bytes consumed so far. */
+uint64_t tmc_reader_offset(const tmc_reader *r);
+void tmc_reader_close(tmc_reader *r);
+
+/* ---- writer ---- */
+typedef struct tmc_writer tmc_writer;
+
+/* Creates PATH ("-" = stdout) for a stream with THREADS thread ids.
+ * LEVEL is the zstd level (0 = default 3).  Output is deterministic. */
+int tmc_writer_open(const char *path, uint32_t threads, int level, tmc_writer **out);
+/* Appends one record (END is written by tmc_writer_close).  The writer checks
+ * the same rules as the reader and refuses a record that breaks them. */
+int tmc_writer_put(tmc_writer *w, const tmc_record *rec);
+const char *tmc_writer_error(const tmc_writer *w);
+/* Writes END, flushes and closes; returns the first error, if any. */
+int tmc_writer_close(tmc_writer *w);
+/* Abandons the output without an END record (for error paths). */
+void tmc_writer_abort(tmc_writer *w);
+
+/* Name of a branch class ("cond", "jump", "call", "ijump", "icall", "ret"). */
+const char *tmc_bclass_name(unsigned c);
+/* Parses a class name; returns -1 if unknown. */
+int tmc_bclass_parse(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,40 @@
+/* tm — the command line: `tm SUBCOMMAND [options]` (git/perf style). */
+#include <stdio.h>
+#include <string.h>
+#include "cmd.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} cmds[] = {
+    {"gen", cmd_gen, "generate a synthetic commit stream (.tmc)"},
+    {"dump", cmd_dump, "print or count the records of a commit stream"},
+    {"model", cmd_model, "run the trace module model: .tmc -> .tmt + statistics"},
+    {"decode", cmd_decode, "replay a trace (.tmt); --verify against the .tmc"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: tm SUBCOMMAND [options] [files]\n\nsubcommands:\n");
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+    fprintf(f, "\n`tm SUBCOMMAND --help` describes each one; docs/guide.md has examples.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(argv[1], cmds[i].name))
+            return cmds[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "tm: unknown subcommand '%s' (one of: gen, dump, model, decode)\n", argv[1]);
+    return 2;
+}
