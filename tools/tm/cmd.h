@@ -18,4 +18,12 @@ void tm_err(const char *sub, const char *fmt, ...) __attribute__((format(printf,
  * (powers of 1024 for K/M/G when SUFFIX_BINARY, else 1000).  Returns 0 on
  * success, -1 if S is not a number or overflows. */
 int tm_parse_u64(const char *s, uint64_t *out);
+/* Option matching for "--name VALUE" and "--name=VALUE": if ARGV[*I] is
+ * option NAME, stores its value in *VAL (advancing *I past a separate value)
+ * and returns 1; returns -1 if the value is missing; 0 if not this option. */
+int tm_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* Parses "A,B" chunk sizes. Returns 0 on success. */
+int tm_parse_pair(const char *s, unsigned *a, unsigned *b);
+/* Progress on stderr for long runs: returns 1 when stderr is a terminal. */
+int tm_progress_tty(void);
 #endif

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "cmd.h"
 
 void tm_err(const char *sub, const char *fmt, ...)
@@ -35,4 +37,43 @@ int tm_parse_u64(const char *s, uint64_t *out)
         return -1;
     *out = (uint64_t)(v * mul);
     return 0;
+}
+
+int tm_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n))
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *val = argv[++*i];
+    return 1;
+}
+
+int tm_parse_pair(const char *s, unsigned *a, unsigned *b)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(s, &end, 10);
+    if (errno || end == s || *end != ',' || x > 1000)
+        return -1;
+    const char *s2 = end + 1;
+    unsigned long y = strtoul(s2, &end, 10);
+    if (errno || end == s2 || *end || y > 1000)
+        return -1;
+    *a = (unsigned)x;
+    *b = (unsigned)y;
+    return 0;
+}
+
+int tm_progress_tty(void)
+{
+    return isatty(2);
 }

@@ -1,0 +1,703 @@
+/* tm — trace module model (docs/spec.md §3).
+ *
+ * The model is event-driven but cycle-exact: it assembles each (cycle, thread)
+ * group of the commit stream, runs the cores of a cycle in index order (the
+ * arbitration order), and simulates the cycles in which nothing retires in
+ * bulk when no thread waits for resynchronization.  Every decision that
+ * affects the output bits is named after the spec paragraph that defines it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tm/model.h"
+
+enum { ST_IDLE = 0, ST_RUN, ST_LOST, ST_DONE };
+enum { END_NONE = 0, END_EXIT, END_STOP };
+
+typedef struct thread {
+    uint8_t state;
+    uint8_t dropped;   /* D bit of the pending resync */
+    uint8_t pend_end;  /* END_* while LOST */
+    uint64_t icnt, bcnt, gap, tail;
+    uint64_t pta, pcc, npc;
+    uint64_t lost_cycle;
+    tm_pred *pred;     /* private organization */
+    tm_thread_stats st;
+} thread;
+
+struct tm_model {
+    tm_model_cfg cfg;
+    const tm_enc_cfg *enc;
+    uint32_t n;
+    thread *th;
+    tm_pred *shared_pred;
+    tm_bitbuf trace;
+    uint64_t occ;
+    uint32_t B, W, reserve, msgmax;
+
+    /* cycle bookkeeping */
+    uint64_t next_cycle;   /* first cycle not yet begun */
+    uint64_t cur;          /* cycle in progress (valid if in_cycle) */
+    int in_cycle;
+    uint32_t next_core;    /* arbitration slot reached in cycle `cur` */
+    int shared_drop;       /* a shared-organization drop happened in `cur` */
+    int cycle_drop;        /* some message dropped in `cur` */
+    uint32_t lost_count;   /* threads in ST_LOST */
+    uint32_t live_count;   /* threads in ST_RUN or ST_LOST */
+    uint64_t last_cycle;
+    int any_record, finished;
+
+    /* group being assembled */
+    int grp;
+    uint32_t g_tid;
+    uint64_t g_n;          /* plain instructions */
+    uint64_t g_npc;        /* npc after the runs */
+    int g_has_npc;
+
+    tm_model_stats stats;
+    tm_model_msg_hook hook;
+    void *hook_arg;
+    char err[256];
+};
+
+/* ---------------------------------------------------------------- config */
+
+int tm_model_preset(tm_model_cfg *cfg, const char *name)
+{
+    if (!strcmp(name, "small")) {
+        cfg->pred.gshare = 512; cfg->pred.ras = 8; cfg->pred.ibtb = 0;
+    } else if (!strcmp(name, "medium")) {
+        cfg->pred.gshare = 1024; cfg->pred.ras = 16; cfg->pred.ibtb = 16;
+    } else if (!strcmp(name, "large")) {
+        cfg->pred.gshare = 4096; cfg->pred.ras = 32; cfg->pred.ibtb = 64;
+    } else {
+        return TM_ERR_ARG;
+    }
+    return TM_OK;
+}
+
+void tm_model_cfg_default(tm_model_cfg *cfg, uint32_t threads)
+{
+    memset(cfg, 0, sizeof *cfg);
+    tm_enc_cfg_default(&cfg->enc, TM_ENC_TR_E, threads, 0);
+    tm_model_preset(cfg, "large");
+}
+
+int tm_model_cfg_resolve(tm_model_cfg *cfg, char *err, unsigned long errlen)
+{
+    if (cfg->enc.threads < 1 || cfg->enc.threads > TMC_MAX_THREADS) {
+        snprintf(err, errlen, "threads %u: allowed 1..%u", cfg->enc.threads, TMC_MAX_THREADS);
+        return TM_ERR_ARG;
+    }
+    if (tm_enc_cfg_check(&cfg->enc) != TM_OK) {
+        snprintf(err, errlen, "chunk sizes (%u,%u)/(%u,%u)/(%u,%u): each must be 1..32",
+                 cfg->enc.cnt_a, cfg->enc.cnt_b, cfg->enc.ta_a, cfg->enc.ta_b,
+                 cfg->enc.cc_a, cfg->enc.cc_b);
+        return TM_ERR_ARG;
+    }
+    if (tm_pred_cfg_check(&cfg->pred, err, errlen) != TM_OK)
+        return TM_ERR_ARG;
+    unsigned msgmax = tm_msg_max_bits(&cfg->enc);
+    if (cfg->port_bits == 0)
+        cfg->port_bits = 4;
+    if (cfg->port_bits > 1024) {
+        snprintf(err, errlen, "--port %u: allowed 1..1024 bits per cycle", cfg->port_bits);
+        return TM_ERR_ARG;
+    }
+    if (cfg->buffer_bits == 0) {
+        uint32_t b = cfg->enc.threads * 64u;
+        uint32_t m = (msgmax + 63u) / 64u * 64u;
+        cfg->buffer_bits = b > m ? b : m;
+    }
+    if (cfg->buffer_bits < msgmax || cfg->buffer_bits > (1u << 24)) {
+        snprintf(err, errlen,
+                 "--buffer %u: allowed %u..%u bits (the minimum is the longest message of "
+                 "this encoding, see docs/spec.md §4.6)",
+                 cfg->buffer_bits, msgmax, 1u << 24);
+        return TM_ERR_ARG;
+    }
+    return TM_OK;
+}
+
+/* ---------------------------------------------------------------- life */
+
+int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
+{
+    *out = NULL;
+    tm_model_cfg c = *cfg;
+    char err[200];
+    if (tm_model_cfg_resolve(&c, err, sizeof err) != TM_OK)
+        return TM_ERR_ARG;
+    tm_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return TM_ERR_NOMEM;
+    m->cfg = c;
+    m->enc = &m->cfg.enc;
+    m->n = c.enc.threads;
+    m->B = c.buffer_bits;
+    m->W = c.port_bits;
+    m->msgmax = tm_msg_max_bits(m->enc);
+    m->reserve = tm_msg_reserve_bits(m->enc);
+    tm_bitbuf_init(&m->trace);
+    m->th = calloc(m->n, sizeof *m->th);
+    if (!m->th)
+        goto nomem;
+    /* nx_b has no predictors: keep empty sets so the code paths are uniform. */
+    tm_pred_cfg pc = c.pred;
+    if (c.enc.enc == TM_ENC_NX_B)
+        memset(&pc, 0, sizeof pc);
+    if (c.shared) {
+        if (tm_pred_new(&pc, &m->shared_pred) != TM_OK)
+            goto nomem;
+    } else {
+        for (uint32_t i = 0; i < m->n; i++)
+            if (tm_pred_new(&pc, &m->th[i].pred) != TM_OK)
+                goto nomem;
+    }
+    m->stats.threads = m->n;
+    m->stats.buffer_bits = m->B;
+    m->stats.port_bits = m->W;
+    m->stats.msg_max_bits = m->msgmax;
+    m->stats.reserve_bits = m->reserve;
+    *out = m;
+    return TM_OK;
+nomem:
+    tm_model_free(m);
+    return TM_ERR_NOMEM;
+}
+
+void tm_model_free(tm_model *m)
+{
+    if (!m)
+        return;
+    if (m->th)
+        for (uint32_t i = 0; i < m->n; i++)
+            tm_pred_free(m->th[i].pred);
+    free(m->th);
+    tm_pred_free(m->shared_pred);
+    tm_bitbuf_free(&m->trace);
+    free(m);
+}
+
+void tm_model_set_hook(tm_model *m, tm_model_msg_hook hook, void *arg)
+{
+    m->hook = hook;
+    m->hook_arg = arg;
+}
+
+const tm_bitbuf *tm_model_trace(const tm_model *m) { return &m->trace; }
+const char *tm_model_error(const tm_model *m) { return m->err; }
+
+const tm_thread_stats *tm_model_thread_stats(const tm_model *m, uint32_t t)
+{
+    return t < m->n ? &m->th[t].st : NULL;
+}
+
+static tm_pred *pred_of(tm_model *m, uint32_t t)
+{
+    return m->shared_pred ? m->shared_pred : m->th[t].pred;
+}
+
+/* ---------------------------------------------------------------- port */
+
+/* One cycle's port transfer (spec §3.6 step 1). */
+static void port_cycle(tm_model *m)
+{
+    uint64_t d = m->occ < m->W ? m->occ : m->W;
+    m->occ -= d;
+    if (d)
+        m->stats.busy_cycles++;
+    else
+        m->stats.idle_cycles++;
+}
+
+/* K cycles in which nothing is offered: only the port drains. */
+static void port_bulk(tm_model *m, uint64_t k)
+{
+    if (!k)
+        return;
+    uint64_t need = (m->occ + m->W - 1) / m->W; /* cycles to empty the buffer */
+    uint64_t busy = need < k ? need : k;
+    m->stats.busy_cycles += busy;
+    m->stats.idle_cycles += k - busy;
+    if (need <= k)
+        m->occ = 0;
+    else
+        m->occ -= k * (uint64_t)m->W;
+}
+
+/* ---------------------------------------------------------------- offers */
+
+/* Offers message MSG of core T (spec §3.6 step 2).  Returns 1 if accepted. */
+static int offer(tm_model *m, uint32_t t, tm_msg *msg, int resync)
+{
+    thread *th = &m->th[t];
+    msg->ti = t;
+    if (m->enc->timestamps)
+        msg->diff_cc = m->cur - th->pcc;
+    unsigned L = tm_msg_bits(m->enc, msg);
+    uint64_t freeb = m->B - m->occ;
+    int ok = L <= freeb && (resync || m->lost_count == 0 || freeb - L >= m->reserve);
+    if (m->hook)
+        m->hook(m->hook_arg, m->cur, t, msg, L, ok);
+    if (!ok) {
+        if (!resync) {
+            th->st.dropped_messages++;
+            th->st.dropped_bits += L;
+            m->cycle_drop = 1;
+        }
+        return 0;
+    }
+    tm_msg_encode(m->enc, msg, &m->trace, &th->st.bits);
+    m->occ += L;
+    if (m->occ > m->stats.peak_occupancy)
+        m->stats.peak_occupancy = m->occ;
+    th->st.messages[msg->kind]++;
+    th->st.bits_total += L;
+    if (msg->kind == TM_MSG_SYNC)
+        th->st.sync_reasons[msg->reason]++;
+    return 1;
+}
+
+/* Bookkeeping of an accepted message (spec §3.4 step 4). */
+static void accepted(tm_model *m, uint32_t t, const tm_msg *msg, uint64_t target)
+{
+    thread *th = &m->th[t];
+    th->icnt = th->bcnt = 0;
+    th->pcc = m->cur;
+    if ((msg->kind == TM_MSG_BRANCH && msg->t) || msg->kind == TM_MSG_EXC ||
+        msg->kind == TM_MSG_SYNC)
+        th->pta = target;
+    if (msg->kind == TM_MSG_END) {
+        if (th->state == ST_LOST)
+            m->lost_count--;
+        th->state = ST_DONE;
+        m->live_count--;
+    } else if (th->state == ST_LOST) {
+        th->state = ST_RUN;
+        m->lost_count--;
+    }
+}
+
+/* Thread T becomes LOST in the current cycle (spec §3.5). */
+static void make_lost(tm_model *m, uint32_t t, uint64_t tail, uint64_t gap, int dropped, int pend_end)
+{
+    thread *th = &m->th[t];
+    th->state = ST_LOST;
+    th->tail = tail;
+    th->gap = gap;
+    th->dropped = (uint8_t)dropped;
+    th->pend_end = (uint8_t)pend_end;
+    th->lost_cycle = m->cur;
+    th->st.losses++;
+    m->lost_count++;
+    if (!m->shared_pred)
+        tm_pred_reset(th->pred);
+}
+
+/* The message of core T was dropped: T (and, shared, every RUN thread)
+ * becomes LOST. */
+static void dropped(tm_model *m, uint32_t t, uint64_t tail, uint64_t gap, int pend_end)
+{
+    make_lost(m, t, tail, gap, 1, pend_end);
+    if (m->shared_pred) {
+        for (uint32_t j = 0; j < m->n; j++)
+            if (j != t && m->th[j].state == ST_RUN)
+                make_lost(m, j, m->th[j].icnt, 0, 0, END_NONE);
+        tm_pred_reset(m->shared_pred);
+        m->shared_drop = 1;
+    }
+}
+
+/* A LOST thread offers its resynchronization in its slot (spec §3.5). */
+static void offer_resync(tm_model *m, uint32_t t)
+{
+    thread *th = &m->th[t];
+    if (th->lost_cycle >= m->cur || m->shared_drop)
+        return;
+    tm_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.cnt = 0;
+    msg.icnt = th->tail;
+    msg.gap = th->gap;
+    msg.dropped = th->dropped;
+    if (th->pend_end) {
+        msg.kind = TM_MSG_END;
+        msg.reason = th->pend_end == END_STOP ? TM_END_STOP : TM_END_EXIT;
+        msg.lost = 1;
+    } else {
+        msg.kind = TM_MSG_SYNC;
+        msg.reason = TM_SYNC_OVERFLOW;
+        msg.addr = th->npc;
+    }
+    if (offer(m, t, &msg, 1))
+        accepted(m, t, &msg, th->npc);
+}
+
+/* ---------------------------------------------------------------- cycles */
+
+static void begin_cycle(tm_model *m, uint64_t c)
+{
+    m->cur = c;
+    m->in_cycle = 1;
+    m->next_core = 0;
+    m->shared_drop = 0;
+    m->cycle_drop = 0;
+    port_cycle(m);
+    m->next_cycle = c + 1;
+}
+
+/* Slots of LOST cores before core LIMIT that have no group this cycle. */
+static void lost_slots(tm_model *m, uint32_t limit)
+{
+    if (m->lost_count)
+        for (uint32_t j = m->next_core; j < limit; j++)
+            if (m->th[j].state == ST_LOST)
+                offer_resync(m, j);
+    if (limit > m->next_core)
+        m->next_core = limit;
+}
+
+static void end_cycle(tm_model *m)
+{
+    if (!m->in_cycle)
+        return;
+    lost_slots(m, m->n);
+    if (m->cycle_drop)
+        m->stats.overflow_cycles++;
+    m->in_cycle = 0;
+}
+
+/* Simulates the cycles before C in which nothing retires, then begins C. */
+static void advance_to(tm_model *m, uint64_t c)
+{
+    end_cycle(m);
+    while (m->next_cycle < c) {
+        if (m->lost_count) {
+            begin_cycle(m, m->next_cycle);
+            end_cycle(m);
+        } else {
+            port_bulk(m, c - m->next_cycle);
+            m->next_cycle = c;
+        }
+    }
+    begin_cycle(m, c);
+}
+
+/* ---------------------------------------------------------------- groups */
+
+/* Processes the group of thread T in the current cycle: G_N plain
+ * instructions then the event EV (NULL if none) (spec §3.4). */
+static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
+{
+    thread *th = &m->th[t];
+    lost_slots(m, t);
+    m->next_core = t + 1;
+    uint64_t n = m->g_n;
+    th->st.instructions += n;
+    if (m->g_has_npc)
+        th->npc = m->g_npc;
+
+    if (ev && ev->type == TMC_START) {
+        if (th->state != ST_IDLE) {
+            snprintf(m->err, sizeof m->err, "cycle %llu: thread %u started twice",
+                     (unsigned long long)m->cur, t);
+            return TM_ERR_ARG;
+        }
+        th->state = ST_RUN;
+        m->live_count++;
+        th->npc = ev->pc;
+        th->icnt = th->bcnt = 0;
+        if (!m->shared_pred)
+            tm_pred_reset(th->pred);
+        tm_msg msg;
+        memset(&msg, 0, sizeof msg);
+        msg.kind = TM_MSG_SYNC;
+        msg.reason = (ev->flags & TMC_START_TRACE_ON) ? TM_SYNC_TRACE_ON : TM_SYNC_START;
+        msg.addr = ev->pc;
+        if (m->shared_drop) {
+            msg.ti = t;
+            unsigned L = tm_msg_bits(m->enc, &msg);
+            th->st.dropped_messages++;
+            th->st.dropped_bits += L;
+            make_lost(m, t, 0, 0, 1, END_NONE);
+        } else if (offer(m, t, &msg, 0)) {
+            accepted(m, t, &msg, ev->pc);
+        } else {
+            dropped(m, t, 0, 0, END_NONE);
+        }
+        return TM_OK;
+    }
+    if (th->state != ST_RUN && th->state != ST_LOST) {
+        snprintf(m->err, sizeof m->err, "cycle %llu: thread %u retires while %s",
+                 (unsigned long long)m->cur, t, th->state == ST_IDLE ? "not started" : "exited");
+        return TM_ERR_ARG;
+    }
+
+    uint64_t extra = 0;      /* instructions + exceptions of the event */
+    int pend = END_NONE;
+    if (ev) {
+        if (ev->type == TMC_BRANCH) {
+            extra = 1;
+            th->st.instructions++;
+            th->st.branches[ev->bclass]++;
+            if (ev->bclass == TMC_COND && ev->taken)
+                th->st.taken_cond++;
+            th->npc = ev->taken ? ev->target : ev->pc + ev->len;
+        } else if (ev->type == TMC_EXC) {
+            extra = 1;
+            th->st.exceptions++;
+            th->npc = ev->target;
+        } else if (ev->type == TMC_EXIT) {
+            pend = (ev->flags & TMC_EXIT_TRACE_OFF) ? END_STOP : END_EXIT;
+        }
+    }
+
+    if (th->state == ST_LOST) {
+        /* Retires into the gap; touches no predictor (spec §3.5). */
+        th->gap += n + extra;
+        th->st.lost_instructions += n + (ev && ev->type == TMC_BRANCH);
+        if (pend)
+            th->pend_end = (uint8_t)pend;
+        offer_resync(m, t);
+        return TM_OK;
+    }
+
+    /* ST_RUN */
+    uint64_t icnt_before = th->icnt;
+    th->icnt += n;
+    tm_msg msg;
+    int have = 0;
+    uint64_t target = 0;
+    memset(&msg, 0, sizeof msg);
+    if (ev && ev->type == TMC_BRANCH) {
+        th->icnt++;
+        int tr = m->enc->enc != TM_ENC_NX_B;
+        tm_pred *p = pred_of(m, t);
+        switch (ev->bclass) {
+        case TMC_COND:
+            if (tr) {
+                th->bcnt++;
+                int pred = tm_pred_cond_predict(p, ev->pc);
+                tm_pred_cond_update(p, ev->pc, ev->taken);
+                th->st.cond_predicted++;
+                if (pred != ev->taken) {
+                    th->st.cond_mispredicted++;
+                    msg.kind = TM_MSG_BRANCH; msg.cnt = th->bcnt; msg.t = 0;
+                    have = 1;
+                }
+            } else if (ev->taken) {
+                msg.kind = TM_MSG_BRANCH; msg.cnt = th->icnt; msg.t = 0;
+                have = 1;
+            }
+            break;
+        case TMC_JUMP:
+            break;
+        case TMC_CALL:
+            if (tr)
+                tm_pred_ras_push(p, ev->pc + ev->len);
+            break;
+        case TMC_IJUMP:
+        case TMC_ICALL:
+        case TMC_RET:
+            if (tr) {
+                th->bcnt++;
+                uint64_t pt = 0;
+                int hit;
+                if (ev->bclass == TMC_RET) {
+                    hit = tm_pred_ras_pop(p, &pt);
+                } else {
+                    hit = tm_pred_ind_predict(p, ev->pc, &pt);
+                    tm_pred_ind_update(p, ev->pc, ev->target);
+                    if (ev->bclass == TMC_ICALL)
+                        tm_pred_ras_push(p, ev->pc + ev->len);
+                }
+                th->st.target_predicted++;
+                if (!hit || pt != ev->target) {
+                    th->st.target_mispredicted++;
+                    msg.kind = TM_MSG_BRANCH; msg.cnt = th->bcnt; msg.t = 1;
+                    have = 1;
+                }
+            } else {
+                msg.kind = TM_MSG_BRANCH; msg.cnt = th->icnt; msg.t = 1;
+                have = 1;
+            }
+            if (have) {
+                target = ev->target;
+                msg.diff_ta = (int64_t)(ev->target - th->pta);
+            }
+            break;
+        default:
+            break;
+        }
+    } else if (ev && ev->type == TMC_EXC) {
+        msg.kind = TM_MSG_EXC;
+        msg.icnt = th->icnt;
+        msg.diff_ta = (int64_t)(ev->target - th->pta);
+        target = ev->target;
+        have = 1;
+    } else if (pend) {
+        msg.kind = TM_MSG_END;
+        msg.reason = pend == END_STOP ? TM_END_STOP : TM_END_EXIT;
+        msg.lost = 0;
+        msg.icnt = th->icnt;
+        have = 1;
+    }
+    if (!have)
+        return TM_OK;
+    if (m->shared_drop) {
+        /* Unreachable: after a shared drop every RUN thread is LOST. */
+        return TM_OK;
+    }
+    if (offer(m, t, &msg, 0)) {
+        accepted(m, t, &msg, target);
+    } else {
+        uint64_t gap = th->icnt - icnt_before + (ev && ev->type == TMC_EXC);
+        dropped(m, t, icnt_before, gap, pend);
+    }
+    return TM_OK;
+}
+
+static int flush_group(tm_model *m, const tmc_record *ev)
+{
+    if (!m->grp && !ev)
+        return TM_OK;
+    int rc = process_group(m, m->g_tid, ev);
+    m->grp = 0;
+    m->g_n = 0;
+    m->g_has_npc = 0;
+    return rc;
+}
+
+int tm_model_put(tm_model *m, const tmc_record *r)
+{
+    if (m->finished) {
+        snprintf(m->err, sizeof m->err, "record after tm_model_finish");
+        return TM_ERR_STATE;
+    }
+    if (r->type == TMC_MODULE || r->type == TMC_END)
+        return TM_OK;
+    if (r->tid >= m->n) {
+        snprintf(m->err, sizeof m->err, "thread id %u out of range (model has %u threads)", r->tid, m->n);
+        return TM_ERR_ARG;
+    }
+    if (m->any_record && (r->cycle < m->last_cycle ||
+                          (r->cycle == m->last_cycle && m->grp == 0 && r->tid < m->next_core) ||
+                          (r->cycle == m->last_cycle && m->grp && r->tid < m->g_tid))) {
+        snprintf(m->err, sizeof m->err, "cycle %llu thread %u: records out of (cycle, thread) order",
+                 (unsigned long long)r->cycle, r->tid);
+        return TM_ERR_ARG;
+    }
+    int rc;
+    if (m->grp && (r->cycle != m->cur || r->tid != m->g_tid)) {
+        if ((rc = flush_group(m, NULL)) != TM_OK)
+            return rc;
+    }
+    if (!m->in_cycle || r->cycle != m->cur)
+        advance_to(m, r->cycle);
+    m->any_record = 1;
+    m->last_cycle = r->cycle;
+    if (!m->grp) {
+        m->grp = 1;
+        m->g_tid = r->tid;
+    }
+    switch (r->type) {
+    case TMC_RUN:
+        m->g_n += r->count;
+        m->g_npc = r->pc + r->bytes;
+        m->g_has_npc = 1;
+        return TM_OK;
+    case TMC_MEM:
+        return TM_OK;
+    case TMC_START:
+    case TMC_EXIT:
+    case TMC_BRANCH:
+    case TMC_EXC:
+        return flush_group(m, r);
+    default:
+        snprintf(m->err, sizeof m->err, "unknown record type %d", (int)r->type);
+        return TM_ERR_ARG;
+    }
+}
+
+int tm_model_finish(tm_model *m)
+{
+    if (m->finished)
+        return TM_OK;
+    int rc = flush_group(m, NULL);
+    if (rc != TM_OK)
+        return rc;
+    end_cycle(m);
+    m->stats.exec_cycles = m->any_record ? m->last_cycle + 1 : 0;
+    if (m->live_count) {
+        /* Flush (spec §3.7): cycle L + 1. */
+        begin_cycle(m, m->any_record ? m->last_cycle + 1 : 0);
+        for (uint32_t t = 0; t < m->n; t++) {
+            thread *th = &m->th[t];
+            m->next_core = t;
+            if (th->state == ST_RUN) {
+                tm_msg msg;
+                memset(&msg, 0, sizeof msg);
+                msg.kind = TM_MSG_END;
+                msg.reason = TM_END_STOP;
+                msg.icnt = th->icnt;
+                if (m->shared_drop) {
+                    make_lost(m, t, th->icnt, 0, 1, END_STOP);
+                } else if (offer(m, t, &msg, 0)) {
+                    accepted(m, t, &msg, 0);
+                } else {
+                    dropped(m, t, th->icnt, 0, END_STOP);
+                }
+            } else if (th->state == ST_LOST) {
+                if (!th->pend_end)
+                    th->pend_end = END_STOP;
+                offer_resync(m, t);
+            }
+        }
+        m->next_core = m->n;
+        end_cycle(m);
+        while (m->live_count) {
+            begin_cycle(m, m->next_cycle);
+            end_cycle(m);
+        }
+    }
+    /* Drain. */
+    uint64_t need = (m->occ + m->W - 1) / m->W;
+    port_bulk(m, need);
+    m->next_cycle += need;
+    m->stats.cycles = m->any_record ? m->next_cycle : 0;
+    m->finished = 1;
+
+    /* Totals. */
+    tm_thread_stats *T = &m->stats.total;
+    memset(T, 0, sizeof *T);
+    for (uint32_t t = 0; t < m->n; t++) {
+        const tm_thread_stats *s = &m->th[t].st;
+        T->instructions += s->instructions;
+        for (int c = 0; c < TMC_NCLASSES; c++)
+            T->branches[c] += s->branches[c];
+        T->taken_cond += s->taken_cond;
+        T->exceptions += s->exceptions;
+        T->cond_predicted += s->cond_predicted;
+        T->cond_mispredicted += s->cond_mispredicted;
+        T->target_predicted += s->target_predicted;
+        T->target_mispredicted += s->target_mispredicted;
+        for (int k = 0; k < 4; k++)
+            T->messages[k] += s->messages[k];
+        for (int k = 0; k < 3; k++)
+            T->sync_reasons[k] += s->sync_reasons[k];
+        T->bits.ti += s->bits.ti;
+        T->bits.cnt += s->bits.cnt;
+        T->bits.diffta += s->bits.diffta;
+        T->bits.diffcc += s->bits.diffcc;
+        T->bits.sync += s->bits.sync;
+        T->bits_total += s->bits_total;
+        T->dropped_messages += s->dropped_messages;
+        T->dropped_bits += s->dropped_bits;
+        T->losses += s->losses;
+        T->lost_instructions += s->lost_instructions;
+    }
+    m->stats.bits = m->trace.nbits;
+    return TM_OK;
+}
+
+const tm_model_stats *tm_model_get_stats(const tm_model *m) { return &m->stats; }

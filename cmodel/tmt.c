@@ -1,0 +1,180 @@
+/* tm — .tmt trace files (docs/spec.md §5). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tm/tmt.h"
+
+static void put16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put32(uint8_t *p, uint32_t v) { put16(p, v); put16(p + 2, v >> 16); }
+static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
+static uint32_t get16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t get32(const uint8_t *p) { return get16(p) | get16(p + 2) << 16; }
+static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits,
+              uint64_t cycles, char *err, unsigned long errlen)
+{
+    uint8_t h[TMT_HEADER_BYTES], t[TMT_TRAILER_BYTES];
+    memset(h, 0, sizeof h);
+    memcpy(h, "TMT\0", 4);
+    put16(h + 4, TMT_VERSION);
+    put16(h + 6, TMT_HEADER_BYTES);
+    put32(h + 8, cfg->enc.threads);
+    h[12] = (uint8_t)cfg->enc.enc;
+    h[13] = (uint8_t)((cfg->enc.timestamps ? 1 : 0) | (cfg->shared ? 2 : 0));
+    put16(h + 14, cfg->pred.gshare);
+    h[16] = (uint8_t)cfg->pred.ras;
+    h[17] = (uint8_t)cfg->pred.ibtb;
+    h[18] = cfg->enc.cnt_a; h[19] = cfg->enc.cnt_b;
+    h[20] = cfg->enc.ta_a; h[21] = cfg->enc.ta_b;
+    h[22] = cfg->enc.cc_a; h[23] = cfg->enc.cc_b;
+    put32(h + 24, cfg->buffer_bits);
+    put32(h + 28, cfg->port_bits);
+    memset(t, 0, sizeof t);
+    put64(t, bits->nbits);
+    put64(t + 8, cycles);
+    memcpy(t + 16, "TMTE", 4);
+
+    int is_stdout = !strcmp(path, "-");
+    FILE *f = is_stdout ? stdout : fopen(path, "wb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        return TM_ERR_IO;
+    }
+    size_t nbytes = (size_t)((bits->nbits + 7) / 8);
+    int ok = fwrite(h, 1, sizeof h, f) == sizeof h &&
+             (nbytes == 0 || fwrite(bits->data, 1, nbytes, f) == nbytes) &&
+             fwrite(t, 1, sizeof t, f) == sizeof t;
+    if (is_stdout)
+        ok = fflush(f) == 0 && ok;
+    else
+        ok = fclose(f) == 0 && ok;
+    if (!ok) {
+        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        return TM_ERR_IO;
+    }
+    return TM_OK;
+}
+
+void tmt_free(tmt_file *f)
+{
+    free(f->data);
+    f->data = NULL;
+}
+
+int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)
+{
+    memset(out, 0, sizeof *out);
+    int is_stdin = !strcmp(path, "-");
+    const char *name = is_stdin ? "<stdin>" : path;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", name, strerror(errno));
+        return TM_ERR_IO;
+    }
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        if (len == cap) {
+            uint8_t *nb = realloc(buf, cap * 2);
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    int rerr = ferror(f);
+    if (!is_stdin)
+        fclose(f);
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        return TM_ERR_NOMEM;
+    }
+    int rc = TM_ERR_FORMAT;
+    if (rerr) {
+        snprintf(err, errlen, "%s: read error", name);
+        rc = TM_ERR_IO;
+        goto fail;
+    }
+    if (len < 8 || memcmp(buf, "TMT\0", 4)) {
+        snprintf(err, errlen, "%s: offset 0: not a tm trace file (bad magic; expected \"TMT\\0\")", name);
+        goto fail;
+    }
+    if (get16(buf + 4) != TMT_VERSION) {
+        snprintf(err, errlen, "%s: offset 4: unsupported version %u (this tm reads version %u)",
+                 name, get16(buf + 4), TMT_VERSION);
+        goto fail;
+    }
+    if (len < TMT_HEADER_BYTES + TMT_TRAILER_BYTES) {
+        snprintf(err, errlen, "%s: offset %zu: truncated (file is %zu bytes, at least %u needed)",
+                 name, len, len, TMT_HEADER_BYTES + TMT_TRAILER_BYTES);
+        rc = TM_ERR_TRUNCATED;
+        goto fail;
+    }
+    if (get16(buf + 6) != TMT_HEADER_BYTES) {
+        snprintf(err, errlen, "%s: offset 6: header length %u (expected %u)", name, get16(buf + 6),
+                 TMT_HEADER_BYTES);
+        goto fail;
+    }
+    const uint8_t *t = buf + len - TMT_TRAILER_BYTES;
+    if (memcmp(t + 16, "TMTE", 4)) {
+        snprintf(err, errlen, "%s: offset %zu: trailer missing (file truncated or corrupt)", name,
+                 len - TMT_TRAILER_BYTES);
+        rc = TM_ERR_TRUNCATED;
+        goto fail;
+    }
+    uint64_t bits = get64(t);
+    uint64_t nbytes = len - TMT_HEADER_BYTES - TMT_TRAILER_BYTES;
+    if ((bits + 7) / 8 != nbytes) {
+        snprintf(err, errlen, "%s: offset %zu: trailer says %llu bits but the file holds %llu bytes of trace",
+                 name, len - TMT_TRAILER_BYTES, (unsigned long long)bits, (unsigned long long)nbytes);
+        rc = TM_ERR_TRUNCATED;
+        goto fail;
+    }
+    tm_model_cfg *c = &out->cfg;
+    memset(c, 0, sizeof *c);
+    c->enc.threads = get32(buf + 8);
+    if (buf[12] > TM_ENC_TR_E) {
+        snprintf(err, errlen, "%s: offset 12: unknown encoding %u", name, buf[12]);
+        goto fail;
+    }
+    c->enc.enc = (tm_encoding)buf[12];
+    if (buf[13] & ~3u) {
+        snprintf(err, errlen, "%s: offset 13: unknown flags 0x%02x", name, buf[13]);
+        goto fail;
+    }
+    c->enc.timestamps = buf[13] & 1;
+    c->shared = (buf[13] >> 1) & 1;
+    c->pred.gshare = get16(buf + 14);
+    c->pred.ras = buf[16];
+    c->pred.ibtb = buf[17];
+    c->enc.cnt_a = buf[18]; c->enc.cnt_b = buf[19];
+    c->enc.ta_a = buf[20]; c->enc.ta_b = buf[21];
+    c->enc.cc_a = buf[22]; c->enc.cc_b = buf[23];
+    c->buffer_bits = get32(buf + 24);
+    c->port_bits = get32(buf + 28);
+    char why[200];
+    if (c->buffer_bits == 0 || c->port_bits == 0 || tm_model_cfg_resolve(c, why, sizeof why) != TM_OK) {
+        snprintf(err, errlen, "%s: offset 8: invalid configuration in header: %s", name,
+                 c->buffer_bits && c->port_bits ? why : "buffer or port width is 0");
+        goto fail;
+    }
+    out->bits = bits;
+    out->cycles = get64(t + 8);
+    out->data = malloc(nbytes ? nbytes : 1);
+    if (!out->data) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        rc = TM_ERR_NOMEM;
+        goto fail;
+    }
+    memcpy(out->data, buf + TMT_HEADER_BYTES, nbytes);
+    free(buf);
+    return TM_OK;
+fail:
+    free(buf);
+    return rc;
+}

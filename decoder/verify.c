@@ -1,0 +1,684 @@
+/* tm — verifying replay (docs/spec.md §6).
+ *
+ * The commit stream plays the instruction-set simulator: for every record the
+ * replay uses only the static facts (class, pc, length, direct target) and
+ * reconstructs the dynamic ones (conditional outcomes, indirect targets,
+ * exceptions and their handlers, counts, cycles) from the trace messages and
+ * the software predictors, then compares them with the record.
+ *
+ * Messages are parsed lazily from the bitstream into per-thread queues, so
+ * memory stays bounded by how far threads drift apart in the trace. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tm/decoder.h"
+#include "tm/pred.h"
+#include "tm/tmc.h"
+
+enum { D_WAIT = 0, D_ACTIVE, D_TAIL, D_GAP, D_DONE };
+
+typedef struct qent {
+    tm_msg m;
+    uint64_t pos;
+} qent;
+
+typedef struct msgq {
+    qent *v;
+    size_t head, len, cap; /* ring buffer */
+} msgq;
+
+typedef struct dthread {
+    int mode;
+    int have;          /* m is the thread's pending message */
+    tm_msg m;
+    uint64_t m_pos;    /* bit offset of m in the trace */
+    uint64_t icnt, bcnt, pta, pcc;
+    uint64_t tail_left, gap_left;
+    int gap_started;
+    uint64_t npc;
+    uint64_t index;    /* instructions retired by the thread so far */
+    uint64_t last_cycle;
+    tm_pred *pred;
+    msgq q;
+} dthread;
+
+typedef struct vstate {
+    tm_enc_cfg enc;
+    int nx, ts, shared;
+    uint32_t n;
+    dthread *th;
+    tm_pred *shared_pred;
+    tm_bitrd rd;
+    uint64_t last_cycle;
+    tm_verify_result *res;
+} vstate;
+
+static int fail(vstate *v, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(vstate *v, int rc, const char *fmt, ...)
+{
+    if (!v->res->error[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(v->res->error, sizeof v->res->error, fmt, ap);
+        va_end(ap);
+    }
+    v->res->ok = 0;
+    return rc;
+}
+
+static tm_pred *pred_of(vstate *v, uint32_t t)
+{
+    return v->shared ? v->shared_pred : v->th[t].pred;
+}
+
+static const char *kind_name(const tm_msg *m)
+{
+    static const char *const k[] = {"BRANCH", "EXC", "SYNC", "END"};
+    return k[m->kind & 3];
+}
+
+/* ---------------------------------------------------------------- messages */
+
+static int q_push(msgq *q, const tm_msg *m, uint64_t pos)
+{
+    if (q->len == q->cap) {
+        size_t nc = q->cap ? q->cap * 2 : 16;
+        qent *nv = malloc(nc * sizeof *nv);
+        if (!nv)
+            return TM_ERR_NOMEM;
+        for (size_t i = 0; i < q->len; i++)
+            nv[i] = q->v[(q->head + i) % q->cap];
+        free(q->v);
+        q->v = nv;
+        q->cap = nc;
+        q->head = 0;
+    }
+    q->v[(q->head + q->len) % q->cap] = (qent){*m, pos};
+    q->len++;
+    return TM_OK;
+}
+
+/* Makes thread T's next message pending.  Returns TM_OK, or an error if the
+ * trace holds no further message for T. */
+static int fetch(vstate *v, uint32_t t)
+{
+    dthread *d = &v->th[t];
+    if (d->have)
+        return TM_OK;
+    while (d->q.len == 0) {
+        if (v->rd.pos >= v->rd.nbits)
+            return fail(v, TM_ERR_MISMATCH,
+                        "thread %u, instruction %" PRIu64 ": the trace ends but the replay needs "
+                        "another message for this thread",
+                        t, d->index);
+        tm_msg m;
+        uint64_t pos = v->rd.pos;
+        int rc = tm_msg_decode(&v->enc, &v->rd, &m);
+        if (rc != TM_OK)
+            return fail(v, rc, "trace bit %" PRIu64 ": cannot decode a message (%s)", pos,
+                        rc == TM_ERR_TRUNCATED ? "the trace ends inside it" : "invalid field");
+        rc = q_push(&v->th[m.ti].q, &m, pos);
+        if (rc != TM_OK)
+            return fail(v, rc, "out of memory");
+    }
+    qent *e = &d->q.v[d->q.head];
+    d->m = e->m;
+    d->m_pos = e->pos;
+    d->q.head = (d->q.head + 1) % d->q.cap;
+    d->q.len--;
+    d->have = 1;
+    v->res->messages++;
+    return TM_OK;
+}
+
+static int is_lost_msg(const tm_msg *m)
+{
+    return (m->kind == TM_MSG_SYNC && m->reason == TM_SYNC_OVERFLOW) ||
+           (m->kind == TM_MSG_END && m->lost);
+}
+
+/* Checks and applies the time stamp of the consumed message: the event it
+ * reports happened in cycle EXPECT (or, if EXPECT is unknown, in a cycle not
+ * before NOT_BEFORE). */
+static int check_cc(vstate *v, uint32_t t, int known, uint64_t expect, uint64_t not_before)
+{
+    dthread *d = &v->th[t];
+    if (!v->ts)
+        return TM_OK;
+    uint64_t got = d->pcc + d->m.diff_cc;
+    if (known && got != expect)
+        return fail(v, TM_ERR_MISMATCH,
+                    "thread %u, instruction %" PRIu64 ": %s message at trace bit %" PRIu64
+                    " is stamped cycle %" PRIu64 " (PCC %" PRIu64 " + diffCC %" PRIu64
+                    ") but the event retired in cycle %" PRIu64,
+                    t, d->index, kind_name(&d->m), d->m_pos, got, d->pcc, d->m.diff_cc, expect);
+    if (!known && got < not_before)
+        return fail(v, TM_ERR_MISMATCH,
+                    "thread %u: resynchronization at trace bit %" PRIu64 " is stamped cycle %" PRIu64
+                    ", before the thread's last retirement in cycle %" PRIu64,
+                    t, d->m_pos, got, not_before);
+    d->pcc = got;
+    v->res->cycles_checked += known;
+    return TM_OK;
+}
+
+/* The pending message has been reached: reset the counters. */
+static void consume(dthread *d)
+{
+    d->icnt = d->bcnt = 0;
+    d->have = 0;
+}
+
+/* After fetching, a SYNC(OVERFLOW) or END(lost) message starts the tail. */
+static void enter_lost_if(vstate *v, dthread *d)
+{
+    if (!is_lost_msg(&d->m))
+        return;
+    d->tail_left = d->m.icnt;
+    d->gap_left = d->m.gap;
+    d->gap_started = 0;
+    d->mode = d->tail_left ? D_TAIL : D_GAP;
+    v->res->gaps++;
+    v->res->gap_instructions += d->m.gap;
+}
+
+/* ---------------------------------------------------------------- replay */
+
+static int mismatch_rec(vstate *v, uint32_t t, const tmc_record *r, const char *what)
+{
+    dthread *d = &v->th[t];
+    return fail(v, TM_ERR_MISMATCH,
+                "thread %u, instruction %" PRIu64 " (pc 0x%" PRIx64 ", cycle %" PRIu64 "): %s "
+                "(pending message: %s at trace bit %" PRIu64 ")",
+                t, d->index, r->pc, r->cycle, what, d->have ? kind_name(&d->m) : "none",
+                d->have ? d->m_pos : 0);
+}
+
+/* A branch in ACTIVE or TAIL mode.  IN_TAIL: no message may be reached. */
+static int replay_branch(vstate *v, uint32_t t, const tmc_record *r, int in_tail)
+{
+    dthread *d = &v->th[t];
+    char buf[256];
+    tm_pred *p = pred_of(v, t);
+    int is_msg = 0;
+    int taken = 1;
+    uint64_t target = r->target;
+    d->icnt++;
+    int reported = r->bclass == TMC_COND || r->bclass == TMC_IJUMP || r->bclass == TMC_ICALL ||
+                   r->bclass == TMC_RET;
+    if (!v->nx) {
+        if (reported) {
+            d->bcnt++;
+            is_msg = !in_tail && d->m.kind == TM_MSG_BRANCH && d->bcnt == d->m.cnt;
+        }
+        switch (r->bclass) {
+        case TMC_COND: {
+            int pred = tm_pred_cond_predict(p, r->pc);
+            if (is_msg && d->m.t)
+                return mismatch_rec(v, t, r, "the message reports a target misprediction at a conditional branch");
+            taken = is_msg ? !pred : pred;
+            tm_pred_cond_update(p, r->pc, taken);
+            break;
+        }
+        case TMC_JUMP:
+            break;
+        case TMC_CALL:
+            tm_pred_ras_push(p, r->pc + r->len);
+            break;
+        default: {
+            uint64_t pt = 0;
+            int hit = r->bclass == TMC_RET ? tm_pred_ras_pop(p, &pt) : tm_pred_ind_predict(p, r->pc, &pt);
+            if (is_msg) {
+                if (!d->m.t)
+                    return mismatch_rec(v, t, r, "the message reports an outcome misprediction at an indirect branch");
+                target = d->pta + (uint64_t)d->m.diff_ta;
+                if (hit && pt == target) {
+                    snprintf(buf, sizeof buf,
+                             "the message reports a target misprediction, but the predictor predicts "
+                             "the reported target 0x%" PRIx64, target);
+                    return mismatch_rec(v, t, r, buf);
+                }
+            } else {
+                if (!hit)
+                    return mismatch_rec(v, t, r, r->bclass == TMC_RET
+                                                     ? "the RAS copy is empty but no message reports the return's target"
+                                                     : "the iBTB copy has no target but no message reports one");
+                target = pt;
+            }
+            if (r->bclass != TMC_RET) {
+                tm_pred_ind_update(p, r->pc, target);
+                if (r->bclass == TMC_ICALL)
+                    tm_pred_ras_push(p, r->pc + r->len);
+            }
+            break;
+        }
+        }
+    } else {
+        is_msg = !in_tail && d->m.kind == TM_MSG_BRANCH && d->icnt == d->m.cnt;
+        if (r->bclass == TMC_COND) {
+            if (is_msg && d->m.t)
+                return mismatch_rec(v, t, r, "the message carries a target for a conditional branch");
+            taken = is_msg;
+        } else if (reported) {
+            if (!is_msg)
+                return mismatch_rec(v, t, r, in_tail ? "an indirect branch retired where the trace reports none"
+                                                     : "no message reports this indirect branch");
+            if (!d->m.t)
+                return mismatch_rec(v, t, r, "the message for an indirect branch carries no target");
+            target = d->pta + (uint64_t)d->m.diff_ta;
+        } else if (is_msg) {
+            return mismatch_rec(v, t, r, "the stream length of the message ends at a direct jump or call");
+        }
+    }
+    if (r->bclass == TMC_COND && taken != r->taken) {
+        snprintf(buf, sizeof buf, "reconstructed outcome %s, the commit stream says %s",
+                 taken ? "taken" : "not taken", r->taken ? "taken" : "not taken");
+        return mismatch_rec(v, t, r, buf);
+    }
+    if (r->bclass != TMC_COND && target != r->target) {
+        snprintf(buf, sizeof buf, "reconstructed target 0x%" PRIx64 ", the commit stream says 0x%" PRIx64,
+                 target, r->target);
+        return mismatch_rec(v, t, r, buf);
+    }
+    v->res->branches++;
+    v->res->checked++;
+    d->index++;
+    d->npc = taken ? r->target : r->pc + r->len;
+    if (is_msg) {
+        if (reported && d->m.t)
+            d->pta = target;
+        int rc = check_cc(v, t, 1, r->cycle, 0);
+        if (rc)
+            return rc;
+        consume(d);
+    }
+    return TM_OK;
+}
+
+static int record_active(vstate *v, uint32_t t, const tmc_record *r);
+
+/* GAP mode: records retire without reconstruction until the gap is used up. */
+static int record_gap(vstate *v, uint32_t t, const tmc_record *r)
+{
+    dthread *d = &v->th[t];
+    if (!d->gap_started) {
+        d->gap_started = 1;
+        /* The loss reset the predictors: the shared set at the dropping
+         * thread's first gap record (spec §3.5), a private set any time. */
+        if (v->shared) {
+            if (d->m.dropped)
+                tm_pred_reset(v->shared_pred);
+        } else {
+            tm_pred_reset(d->pred);
+        }
+    }
+    int counted = r->type == TMC_RUN || r->type == TMC_BRANCH || r->type == TMC_EXC;
+    if (d->gap_left == 0 && (counted || r->type == TMC_EXIT)) {
+        if (d->m.kind == TM_MSG_SYNC) {
+            if (d->npc != d->m.addr) {
+                char buf[200];
+                snprintf(buf, sizeof buf,
+                         "resynchronization address 0x%" PRIx64 " but the thread continues at 0x%" PRIx64,
+                         d->m.addr, d->npc);
+                return mismatch_rec(v, t, r, buf);
+            }
+            int rc = check_cc(v, t, 0, 0, d->last_cycle);
+            if (rc)
+                return rc;
+            d->pta = d->m.addr;
+            consume(d);
+            d->mode = D_ACTIVE;
+            return record_active(v, t, r);
+        }
+        /* END(lost) */
+        if (r->type != TMC_EXIT)
+            return mismatch_rec(v, t, r, "the trace says the thread ended, but it retires more");
+        if (d->m.reason != ((r->flags & TMC_EXIT_TRACE_OFF) ? TM_END_STOP : TM_END_EXIT))
+            return mismatch_rec(v, t, r, "END message says exit/stop differently from the commit stream");
+        int rc = check_cc(v, t, 0, 0, r->cycle);
+        if (rc)
+            return rc;
+        consume(d);
+        d->mode = D_DONE;
+        return TM_OK;
+    }
+    switch (r->type) {
+    case TMC_RUN:
+        if (r->count > d->gap_left)
+            return mismatch_rec(v, t, r, "the gap ends inside a run of instructions");
+        d->gap_left -= r->count;
+        d->index += r->count;
+        d->npc = r->pc + r->bytes;
+        break;
+    case TMC_BRANCH:
+        d->gap_left--;
+        d->index++;
+        d->npc = r->taken ? r->target : r->pc + r->len;
+        break;
+    case TMC_EXC:
+        d->gap_left--;
+        d->npc = r->target;
+        break;
+    case TMC_EXIT:
+        return mismatch_rec(v, t, r, "the thread exits inside a gap the trace says is longer");
+    case TMC_START:
+        d->npc = r->pc;
+        break;
+    default:
+        break;
+    }
+    d->last_cycle = r->cycle;
+    return TM_OK;
+}
+
+static int record_tail(vstate *v, uint32_t t, const tmc_record *r)
+{
+    dthread *d = &v->th[t];
+    int rc = TM_OK;
+    switch (r->type) {
+    case TMC_RUN:
+        if (r->count > d->tail_left)
+            return mismatch_rec(v, t, r, "the lost thread's replayable tail ends inside a run");
+        d->tail_left -= r->count;
+        d->icnt += r->count;
+        d->index += r->count;
+        v->res->checked += r->count;
+        d->npc = r->pc + r->bytes;
+        break;
+    case TMC_BRANCH:
+        rc = replay_branch(v, t, r, 1);
+        d->tail_left--;
+        break;
+    case TMC_EXC:
+        return mismatch_rec(v, t, r, "an exception retired where the trace reports none");
+    case TMC_EXIT:
+        return mismatch_rec(v, t, r, "the thread exits inside the replayable tail of a loss");
+    default:
+        break;
+    }
+    d->last_cycle = r->cycle;
+    if (rc == TM_OK && d->tail_left == 0)
+        d->mode = D_GAP;
+    return rc;
+}
+
+static int record_active(vstate *v, uint32_t t, const tmc_record *r)
+{
+    dthread *d = &v->th[t];
+    int rc = fetch(v, t);
+    if (rc)
+        return rc;
+    if (is_lost_msg(&d->m)) {
+        enter_lost_if(v, d);
+        return d->mode == D_TAIL ? record_tail(v, t, r) : record_gap(v, t, r);
+    }
+    int counts_to_icnt = d->m.kind == TM_MSG_EXC || d->m.kind == TM_MSG_END;
+    char buf[200];
+    switch (r->type) {
+    case TMC_RUN:
+        if (counts_to_icnt && d->icnt + r->count > d->m.icnt) {
+            snprintf(buf, sizeof buf, "the trace reports %s after %" PRIu64 " instructions, but more retire",
+                     d->m.kind == TM_MSG_EXC ? "an exception" : "the end of the thread", d->m.icnt);
+            return mismatch_rec(v, t, r, buf);
+        }
+        if (v->nx && d->m.kind == TM_MSG_BRANCH && d->icnt + r->count >= d->m.cnt)
+            return mismatch_rec(v, t, r, "the message's stream length ends at a non-branch instruction");
+        d->icnt += r->count;
+        d->index += r->count;
+        v->res->checked += r->count;
+        d->npc = r->pc + r->bytes;
+        break;
+    case TMC_BRANCH:
+        if (counts_to_icnt && d->icnt + 1 > d->m.icnt) {
+            snprintf(buf, sizeof buf, "the trace reports %s after %" PRIu64 " instructions, but a branch retires",
+                     d->m.kind == TM_MSG_EXC ? "an exception" : "the end of the thread", d->m.icnt);
+            return mismatch_rec(v, t, r, buf);
+        }
+        rc = replay_branch(v, t, r, 0);
+        break;
+    case TMC_EXC:
+        if (d->m.kind != TM_MSG_EXC || d->m.icnt != d->icnt)
+            return mismatch_rec(v, t, r, "an exception retired where the trace reports none");
+        {
+            uint64_t h = d->pta + (uint64_t)d->m.diff_ta;
+            if (h != r->target) {
+                snprintf(buf, sizeof buf, "reconstructed handler 0x%" PRIx64 ", the commit stream says 0x%" PRIx64,
+                         h, r->target);
+                return mismatch_rec(v, t, r, buf);
+            }
+            rc = check_cc(v, t, 1, r->cycle, 0);
+            if (rc)
+                return rc;
+            d->pta = h;
+            d->npc = h;
+            consume(d);
+            v->res->exceptions++;
+        }
+        break;
+    case TMC_EXIT: {
+        int want = (r->flags & TMC_EXIT_TRACE_OFF) ? TM_END_STOP : TM_END_EXIT;
+        if (d->m.kind != TM_MSG_END || d->m.icnt != d->icnt || d->m.reason != want)
+            return mismatch_rec(v, t, r, "the thread ends where the trace does not report its end");
+        rc = check_cc(v, t, 1, r->cycle, 0);
+        if (rc)
+            return rc;
+        consume(d);
+        d->mode = D_DONE;
+        break;
+    }
+    case TMC_START:
+        return mismatch_rec(v, t, r, "thread started twice");
+    default:
+        break;
+    }
+    d->last_cycle = r->cycle;
+    return rc;
+}
+
+static int record_start(vstate *v, uint32_t t, const tmc_record *r)
+{
+    dthread *d = &v->th[t];
+    if (r->type != TMC_START)
+        return mismatch_rec(v, t, r, "record of a thread that has not started");
+    if (!v->shared)
+        tm_pred_reset(d->pred);
+    d->npc = r->pc;
+    d->last_cycle = r->cycle;
+    int rc = fetch(v, t);
+    if (rc)
+        return rc;
+    if (is_lost_msg(&d->m)) {
+        if (d->m.icnt != 0)
+            return mismatch_rec(v, t, r, "the first message of the thread claims earlier instructions");
+        enter_lost_if(v, d);
+        return record_gap(v, t, r);
+    }
+    int want = (r->flags & TMC_START_TRACE_ON) ? TM_SYNC_TRACE_ON : TM_SYNC_START;
+    if (d->m.kind != TM_MSG_SYNC || d->m.reason != want)
+        return mismatch_rec(v, t, r, "the thread's first message is not its start synchronization");
+    if (d->m.addr != r->pc) {
+        char buf[160];
+        snprintf(buf, sizeof buf, "start address 0x%" PRIx64 " in the trace, 0x%" PRIx64 " in the commit stream",
+                 d->m.addr, r->pc);
+        return mismatch_rec(v, t, r, buf);
+    }
+    rc = check_cc(v, t, 1, r->cycle, 0);
+    if (rc)
+        return rc;
+    d->pta = r->pc;
+    consume(d);
+    d->mode = D_ACTIVE;
+    return TM_OK;
+}
+
+static int on_record(vstate *v, const tmc_record *r)
+{
+    if (r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_MEM)
+        return TM_OK;
+    uint32_t t = r->tid;
+    dthread *d = &v->th[t];
+    v->last_cycle = r->cycle;
+    if (r->type == TMC_RUN)
+        v->res->instructions += r->count;
+    else if (r->type == TMC_BRANCH)
+        v->res->instructions++;
+    switch (d->mode) {
+    case D_WAIT: return record_start(v, t, r);
+    case D_ACTIVE: return record_active(v, t, r);
+    case D_TAIL: return record_tail(v, t, r);
+    case D_GAP: return record_gap(v, t, r);
+    default: return mismatch_rec(v, t, r, "record after the thread's end");
+    }
+}
+
+/* After the last record: every started thread must end exactly as the
+ * trace says (spec §3.7). */
+static int finish_thread(vstate *v, uint32_t t)
+{
+    dthread *d = &v->th[t];
+    for (int guard = 0; guard < 1000 && d->mode != D_DONE && d->mode != D_WAIT; guard++) {
+        int rc = fetch(v, t);
+        if (rc)
+            return rc;
+        if (d->mode == D_ACTIVE && is_lost_msg(&d->m))
+            enter_lost_if(v, d);
+        switch (d->mode) {
+        case D_ACTIVE:
+            if (d->m.kind != TM_MSG_END || d->m.reason != TM_END_STOP || d->m.icnt != d->icnt)
+                return fail(v, TM_ERR_MISMATCH,
+                            "thread %u, instruction %" PRIu64 ": the commit stream ends, but the trace's "
+                            "next message for the thread (%s at bit %" PRIu64 ") is not its end",
+                            t, d->index, kind_name(&d->m), d->m_pos);
+            rc = check_cc(v, t, 1, v->last_cycle + 1, 0);
+            if (rc)
+                return rc;
+            consume(d);
+            d->mode = D_DONE;
+            break;
+        case D_TAIL:
+            return fail(v, TM_ERR_MISMATCH,
+                        "thread %u: the commit stream ends %" PRIu64 " instructions before the trace's loss point",
+                        t, d->tail_left);
+        case D_GAP:
+            if (d->gap_left)
+                return fail(v, TM_ERR_MISMATCH,
+                            "thread %u: the commit stream ends %" PRIu64 " instructions before the trace's gap does",
+                            t, d->gap_left);
+            if (d->m.kind == TM_MSG_SYNC) {
+                if (d->npc != d->m.addr)
+                    return fail(v, TM_ERR_MISMATCH,
+                                "thread %u: resynchronization address 0x%" PRIx64 " but the thread stopped at 0x%" PRIx64,
+                                t, d->m.addr, d->npc);
+                rc = check_cc(v, t, 0, 0, d->last_cycle);
+                if (rc)
+                    return rc;
+                d->pta = d->m.addr;
+                consume(d);
+                d->mode = D_ACTIVE;
+            } else {
+                if (d->m.reason != TM_END_STOP)
+                    return fail(v, TM_ERR_MISMATCH, "thread %u: the trace says the thread exited, the commit stream only ends", t);
+                rc = check_cc(v, t, 0, 0, d->last_cycle);
+                if (rc)
+                    return rc;
+                consume(d);
+                d->mode = D_DONE;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    return TM_OK;
+}
+
+int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
+              void (*progress)(uint64_t records, void *arg), void *arg)
+{
+    memset(res, 0, sizeof *res);
+    res->ok = 1;
+    vstate v;
+    memset(&v, 0, sizeof v);
+    v.res = res;
+    v.enc = tf->cfg.enc;
+    v.nx = v.enc.enc == TM_ENC_NX_B;
+    v.ts = v.enc.timestamps;
+    v.shared = tf->cfg.shared;
+    v.n = v.enc.threads;
+    tm_bitrd_init(&v.rd, tf->data, tf->bits);
+
+    tmc_reader *rd = NULL;
+    int rc = tmc_reader_open(tmc_path, &rd);
+    if (rc != TM_OK) {
+        fail(&v, rc, "%s", rd ? tmc_reader_error(rd) : "cannot open the commit stream");
+        tmc_reader_close(rd);
+        return rc;
+    }
+    if (tmc_reader_threads(rd) != v.n) {
+        rc = fail(&v, TM_ERR_MISMATCH, "the commit stream declares %u threads but the trace was made for %u",
+                  tmc_reader_threads(rd), v.n);
+        tmc_reader_close(rd);
+        return rc;
+    }
+    v.th = calloc(v.n, sizeof *v.th);
+    tm_pred_cfg pc = tf->cfg.pred;
+    if (v.nx)
+        memset(&pc, 0, sizeof pc);
+    rc = v.th ? TM_OK : TM_ERR_NOMEM;
+    if (rc == TM_OK && v.shared)
+        rc = tm_pred_new(&pc, &v.shared_pred);
+    for (uint32_t i = 0; rc == TM_OK && !v.shared && i < v.n; i++)
+        rc = tm_pred_new(&pc, &v.th[i].pred);
+    if (rc != TM_OK) {
+        fail(&v, rc, "cannot set up the replay: %s", tm_status_str(rc));
+        goto out;
+    }
+
+    tmc_record r;
+    uint64_t nrec = 0;
+    while ((rc = tmc_reader_next(rd, &r)) == 1) {
+        if ((rc = on_record(&v, &r)) != TM_OK)
+            goto out;
+        if (progress && (++nrec & ((1u << 22) - 1)) == 0)
+            progress(nrec, arg);
+    }
+    if (rc < 0) {
+        fail(&v, rc, "%s", tmc_reader_error(rd));
+        goto out;
+    }
+    for (uint32_t t = 0; t < v.n; t++)
+        if ((rc = finish_thread(&v, t)) != TM_OK)
+            goto out;
+    /* Nothing may be left in the trace. */
+    for (uint32_t t = 0; t < v.n; t++)
+        if (v.th[t].q.len || v.th[t].have) {
+            rc = fail(&v, TM_ERR_MISMATCH, "thread %u: the trace holds messages beyond the end of the commit stream", t);
+            goto out;
+        }
+    if (v.rd.pos < v.rd.nbits) {
+        uint64_t pos = v.rd.pos;
+        tm_msg m;
+        if (tm_msg_decode(&v.enc, &v.rd, &m) == TM_OK)
+            rc = fail(&v, TM_ERR_MISMATCH, "trace bit %" PRIu64 ": a message for thread %u follows the end of every thread",
+                      pos, m.ti);
+        else
+            rc = fail(&v, TM_ERR_FORMAT, "trace bit %" PRIu64 ": %" PRIu64 " undecodable bits after the last message",
+                      pos, v.rd.nbits - pos);
+        goto out;
+    }
+    rc = TM_OK;
+out:
+    if (v.th)
+        for (uint32_t i = 0; i < v.n; i++) {
+            tm_pred_free(v.th[i].pred);
+            free(v.th[i].q.v);
+        }
+    free(v.th);
+    tm_pred_free(v.shared_pred);
+    tmc_reader_close(rd);
+    if (rc != TM_OK)
+        res->ok = 0;
+    return rc;
+}

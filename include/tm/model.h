@@ -1,0 +1,95 @@
+/* tm — the bit-accurate, cycle-accurate model of the trace module
+ * (docs/spec.md §3): per-thread mcfTRaptor (or the Nexus-like baseline),
+ * message formation, the shared trace buffer with its arbitration and
+ * overflow policy, and the trace port.
+ *
+ * Feed the records of a commit stream in order with tm_model_put, then call
+ * tm_model_finish; the port bits are then in tm_model_trace. */
+#ifndef TM_MODEL_H
+#define TM_MODEL_H
+
+#include <stdint.h>
+#include "tm/msg.h"
+#include "tm/pred.h"
+#include "tm/status.h"
+#include "tm/tmc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tm_model_cfg {
+    tm_enc_cfg enc;      /* encoding, threads, timestamps, chunk sizes */
+    tm_pred_cfg pred;    /* predictor sizes (ignored by nx_b) */
+    int shared;          /* one predictor set for all threads */
+    uint32_t buffer_bits;/* 0 = default (spec §3.1) */
+    uint32_t port_bits;  /* 0 = default 4 */
+} tm_model_cfg;
+
+/* Presets "small", "medium", "large" (spec §3.1): sets cfg->pred.
+ * Returns TM_ERR_ARG for an unknown name. */
+int tm_model_preset(tm_model_cfg *cfg, const char *name);
+/* Fills a complete default configuration: large preset, tr_e, no time
+ * stamps, private, default buffer and port. */
+void tm_model_cfg_default(tm_model_cfg *cfg, uint32_t threads);
+/* Resolves defaults (buffer, port) and checks every range; ERR receives one
+ * line naming the option and what is allowed. */
+int tm_model_cfg_resolve(tm_model_cfg *cfg, char *err, unsigned long errlen);
+
+typedef struct tm_thread_stats {
+    uint64_t instructions;
+    uint64_t branches[TMC_NCLASSES];
+    uint64_t taken_cond;
+    uint64_t exceptions;
+    uint64_t cond_predicted, cond_mispredicted;     /* tr_*: cond looked up */
+    uint64_t target_predicted, target_mispredicted; /* tr_*: ijump/icall/ret */
+    uint64_t messages[4];         /* accepted, by tm_msg_kind */
+    uint64_t sync_reasons[3];     /* accepted SYNC by reason */
+    tm_field_bits bits;           /* accepted bits by field class */
+    uint64_t bits_total;
+    uint64_t dropped_messages, dropped_bits;
+    uint64_t losses;              /* times the thread became LOST */
+    uint64_t lost_instructions;   /* instructions in gaps */
+} tm_thread_stats;
+
+typedef struct tm_model_stats {
+    uint32_t threads;
+    tm_thread_stats total;
+    uint64_t exec_cycles;    /* last record cycle + 1 */
+    uint64_t cycles;         /* until the port sent the last bit */
+    uint64_t bits;           /* trace bits (accepted) */
+    uint64_t peak_occupancy; /* bits */
+    uint64_t overflow_cycles;/* cycles with at least one dropped message */
+    uint64_t idle_cycles;    /* port cycles with no bit */
+    uint64_t busy_cycles;    /* port cycles with >= 1 bit */
+    uint32_t buffer_bits, port_bits, msg_max_bits, reserve_bits;
+} tm_model_stats;
+
+/* Observer of every message offer (for co-simulation and --trace-messages):
+ * CYCLE, CORE, the message, its length and whether it was accepted. */
+typedef void (*tm_model_msg_hook)(void *arg, uint64_t cycle, uint32_t core,
+                                  const tm_msg *m, unsigned bits, int accepted);
+
+typedef struct tm_model tm_model;
+
+/* CFG must have been resolved (tm_model_cfg_resolve). */
+int tm_model_new(const tm_model_cfg *cfg, tm_model **out);
+void tm_model_free(tm_model *m);
+void tm_model_set_hook(tm_model *m, tm_model_msg_hook hook, void *arg);
+/* Feeds one record; records must come in commit-stream order (the tmc
+ * reader guarantees it).  MODULE and END records are ignored. */
+int tm_model_put(tm_model *m, const tmc_record *r);
+/* End of stream: flush (spec §3.7) and drain the port. */
+int tm_model_finish(tm_model *m);
+/* The port bits, in order (valid after finish; grows during the run). */
+const tm_bitbuf *tm_model_trace(const tm_model *m);
+const tm_model_stats *tm_model_get_stats(const tm_model *m);
+/* Per-thread statistics (T < threads). */
+const tm_thread_stats *tm_model_thread_stats(const tm_model *m, uint32_t t);
+/* Last error text (e.g. a record that breaks the model's preconditions). */
+const char *tm_model_error(const tm_model *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,60 @@
+/* tm — the mcfTRaptor predictor set: gshare, return address stack, iBTB with
+ * path information register (docs/spec.md §3.3).  The model and the decoder
+ * both use this code, so the debugger's copy behaves exactly like the
+ * hardware's.  Every prediction is split into predict (no side effect) and
+ * update (with the actual outcome or target), as a debugger needs it. */
+#ifndef TM_PRED_H
+#define TM_PRED_H
+
+#include <stdint.h>
+#include "tm/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tm_pred_cfg {
+    uint32_t gshare; /* 0 or a power of two, 1 .. 4096 */
+    uint32_t ras;    /* 0 .. 32 */
+    uint32_t ibtb;   /* 0 or a power of two, 2 .. 64 (2 ways x ibtb/2 sets) */
+} tm_pred_cfg;
+
+typedef struct tm_pred tm_pred;
+
+/* TM_OK or TM_ERR_ARG; ERR (may be NULL) receives "--gshare 300: ..." text. */
+int tm_pred_cfg_check(const tm_pred_cfg *c, char *err, unsigned long errlen);
+int tm_pred_new(const tm_pred_cfg *c, tm_pred **out);
+void tm_pred_free(tm_pred *p);
+/* Every field back to its reset value. */
+void tm_pred_reset(tm_pred *p);
+
+/* gshare: 1 = predicted taken. */
+int tm_pred_cond_predict(const tm_pred *p, uint64_t pc);
+void tm_pred_cond_update(tm_pred *p, uint64_t pc, int taken);
+/* gshare index for PC under the current BHR (for traces and tests). */
+uint32_t tm_pred_cond_index(const tm_pred *p, uint64_t pc);
+
+/* iBTB for ijump/icall: 1 = *target predicted, 0 = no prediction. */
+int tm_pred_ind_predict(const tm_pred *p, uint64_t pc, uint64_t *target);
+/* Writes the actual target and advances the PIR. */
+void tm_pred_ind_update(tm_pred *p, uint64_t pc, uint64_t target);
+
+/* RAS: push a return address; pop = prediction for a return (1 = *target
+ * predicted, 0 = empty stack; the pop is the update). */
+void tm_pred_ras_push(tm_pred *p, uint64_t ret_addr);
+int tm_pred_ras_pop(tm_pred *p, uint64_t *target);
+
+/* State inspection for tests and traces. */
+typedef struct tm_pred_state {
+    uint32_t bhr, pir, ras_top, ras_count;
+} tm_pred_state;
+void tm_pred_get_state(const tm_pred *p, tm_pred_state *s);
+/* Counter value (0..3) of gshare entry IDX. */
+unsigned tm_pred_gshare_counter(const tm_pred *p, uint32_t idx);
+/* iBTB set index and tag for PC under the current PIR. */
+void tm_pred_ibtb_slot(const tm_pred *p, uint64_t pc, uint32_t *set, uint32_t *tag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,149 @@
+/* tm command line: statistics reports (docs/spec.md §8). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "report.h"
+#include "tm/tmc.h"
+
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+static const char *preset_name(const tm_model_cfg *c)
+{
+    const tm_pred_cfg *p = &c->pred;
+    if (p->gshare == 512 && p->ras == 8 && p->ibtb == 0) return "small";
+    if (p->gshare == 1024 && p->ras == 16 && p->ibtb == 16) return "medium";
+    if (p->gshare == 4096 && p->ras == 32 && p->ibtb == 64) return "large";
+    return "custom";
+}
+
+void report_cfg_line(char *buf, size_t n, const tm_model_cfg *c)
+{
+    snprintf(buf, n, "%s%s %s (gshare %u, RAS %u, iBTB %u) %s, %u threads, buffer %u bits, port %u bits/cycle",
+             c->enc.timestamps ? "t" : "", tm_encoding_name(c->enc.enc), preset_name(c), c->pred.gshare,
+             c->pred.ras, c->pred.ibtb, c->shared ? "shared" : "private", c->enc.threads, c->buffer_bits,
+             c->port_bits);
+}
+
+static void thread_line(FILE *f, const char *name, const tm_thread_stats *s)
+{
+    uint64_t br = 0;
+    for (int c = 0; c < TMC_NCLASSES; c++)
+        br += s->branches[c];
+    fprintf(f, "%-7s %12" PRIu64 " %11" PRIu64 " %8.3f%% %8.3f%% %9" PRIu64 " %11" PRIu64 " %8.4f\n", name,
+            s->instructions, br, 100.0 * ratio(s->cond_mispredicted, s->cond_predicted),
+            100.0 * ratio(s->target_mispredicted, s->target_predicted),
+            s->messages[0] + s->messages[1] + s->messages[2] + s->messages[3], s->bits_total,
+            ratio(s->bits_total, s->instructions));
+}
+
+void report_text(FILE *f, const tm_model_cfg *cfg, const tm_model *m)
+{
+    const tm_model_stats *st = tm_model_get_stats(m);
+    const tm_thread_stats *T = &st->total;
+    char line[256];
+    report_cfg_line(line, sizeof line, cfg);
+    fprintf(f, "config: %s\n", line);
+    fprintf(f, "%-7s %12s %11s %9s %9s %9s %11s %8s\n", "thread", "instructions", "branches", "outcome",
+            "target", "messages", "bits", "bpi");
+    if (st->threads <= 16)
+        for (uint32_t t = 0; t < st->threads; t++) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "T%u", t);
+            thread_line(f, nm, tm_model_thread_stats(m, t));
+        }
+    thread_line(f, "total", T);
+    fprintf(f, "branches: cond %" PRIu64 " (taken %" PRIu64 "), jump %" PRIu64 ", call %" PRIu64 ", ijump %" PRIu64
+               ", icall %" PRIu64 ", ret %" PRIu64 "; exceptions %" PRIu64 "\n",
+            T->branches[TMC_COND], T->taken_cond, T->branches[TMC_JUMP], T->branches[TMC_CALL],
+            T->branches[TMC_IJUMP], T->branches[TMC_ICALL], T->branches[TMC_RET], T->exceptions);
+    fprintf(f, "messages: branch %" PRIu64 ", exception %" PRIu64 ", sync %" PRIu64 " (start %" PRIu64
+               ", trace-on %" PRIu64 ", overflow %" PRIu64 "), end %" PRIu64 "\n",
+            T->messages[TM_MSG_BRANCH], T->messages[TM_MSG_EXC], T->messages[TM_MSG_SYNC], T->sync_reasons[0],
+            T->sync_reasons[1], T->sync_reasons[2], T->messages[TM_MSG_END]);
+    fprintf(f, "bits by field: Ti %" PRIu64 ", cnt %" PRIu64 ", diffTA %" PRIu64 ", diffCC %" PRIu64 ", sync %" PRIu64
+               "; total %" PRIu64 "\n",
+            T->bits.ti, T->bits.cnt, T->bits.diffta, T->bits.diffcc, T->bits.sync, st->bits);
+    fprintf(f, "bandwidth: %.4f bits/instruction, %.4f bits/cycle (%" PRIu64 " execution cycles, %" PRIu64
+               " until the port drained)\n",
+            ratio(st->bits, T->instructions), ratio(st->bits, st->exec_cycles), st->exec_cycles, st->cycles);
+    fprintf(f, "buffer: peak %" PRIu64 " of %u bits; overflow cycles %" PRIu64 ", dropped %" PRIu64 " messages (%" PRIu64
+               " bits), lost instructions %" PRIu64 "; port idle %" PRIu64 " of %" PRIu64 " cycles\n",
+            st->peak_occupancy, st->buffer_bits, st->overflow_cycles, T->dropped_messages, T->dropped_bits,
+            T->lost_instructions, st->idle_cycles, st->idle_cycles + st->busy_cycles);
+}
+
+static void json_thread(FILE *f, const tm_thread_stats *s, const char *indent)
+{
+    static const char *const cls[] = {"cond", "jump", "call", "ijump", "icall", "ret"};
+    uint64_t msgs = s->messages[0] + s->messages[1] + s->messages[2] + s->messages[3];
+    fprintf(f, "%s\"instructions\": %" PRIu64 ",\n", indent, s->instructions);
+    fprintf(f, "%s\"bits\": %" PRIu64 ",\n", indent, s->bits_total);
+    fprintf(f, "%s\"bits_per_instruction\": %.6f,\n", indent, ratio(s->bits_total, s->instructions));
+    fprintf(f, "%s\"branches\": {", indent);
+    for (int c = 0; c < TMC_NCLASSES; c++)
+        fprintf(f, "%s\"%s\": %" PRIu64, c ? ", " : "", cls[c], s->branches[c]);
+    fprintf(f, ", \"cond_taken\": %" PRIu64 "},\n", s->taken_cond);
+    fprintf(f, "%s\"exceptions\": %" PRIu64 ",\n", indent, s->exceptions);
+    fprintf(f, "%s\"outcome_predictions\": %" PRIu64 ", \"outcome_mispredictions\": %" PRIu64
+               ", \"outcome_misprediction_rate\": %.6f,\n",
+            indent, s->cond_predicted, s->cond_mispredicted, ratio(s->cond_mispredicted, s->cond_predicted));
+    fprintf(f, "%s\"target_predictions\": %" PRIu64 ", \"target_mispredictions\": %" PRIu64
+               ", \"target_misprediction_rate\": %.6f,\n",
+            indent, s->target_predicted, s->target_mispredicted, ratio(s->target_mispredicted, s->target_predicted));
+    fprintf(f, "%s\"messages\": {\"total\": %" PRIu64 ", \"branch\": %" PRIu64 ", \"exception\": %" PRIu64
+               ", \"sync\": %" PRIu64 ", \"sync_start\": %" PRIu64 ", \"sync_trace_on\": %" PRIu64
+               ", \"sync_overflow\": %" PRIu64 ", \"end\": %" PRIu64 "},\n",
+            indent, msgs, s->messages[0], s->messages[1], s->messages[2], s->sync_reasons[0], s->sync_reasons[1],
+            s->sync_reasons[2], s->messages[3]);
+    fprintf(f, "%s\"bits_by_field\": {\"ti\": %" PRIu64 ", \"cnt\": %" PRIu64 ", \"diffta\": %" PRIu64
+               ", \"diffcc\": %" PRIu64 ", \"sync\": %" PRIu64 "},\n",
+            indent, s->bits.ti, s->bits.cnt, s->bits.diffta, s->bits.diffcc, s->bits.sync);
+    fprintf(f, "%s\"dropped_messages\": %" PRIu64 ", \"dropped_bits\": %" PRIu64 ", \"losses\": %" PRIu64
+               ", \"lost_instructions\": %" PRIu64 "\n",
+            indent, s->dropped_messages, s->dropped_bits, s->losses, s->lost_instructions);
+}
+
+int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m)
+{
+    const tm_model_stats *st = tm_model_get_stats(m);
+    const tm_thread_stats *T = &st->total;
+    FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\n");
+    fprintf(f, "  \"instructions\": %" PRIu64 ",\n", T->instructions);
+    fprintf(f, "  \"bits_per_instruction\": %.6f,\n", ratio(st->bits, T->instructions));
+    fprintf(f, "  \"bits\": %" PRIu64 ",\n", st->bits);
+    fprintf(f, "  \"bits_per_cycle\": %.6f,\n", ratio(st->bits, st->exec_cycles));
+    fprintf(f, "  \"execution_cycles\": %" PRIu64 ",\n", st->exec_cycles);
+    fprintf(f, "  \"cycles\": %" PRIu64 ",\n", st->cycles);
+    fprintf(f, "  \"config\": {\"encoding\": \"%s\", \"timestamps\": %s, \"shared\": %s, \"threads\": %u, "
+               "\"gshare\": %u, \"ras\": %u, \"ibtb\": %u, \"buffer_bits\": %u, \"port_bits\": %u, "
+               "\"chunks\": {\"bcnt\": [%u, %u], \"ta\": [%u, %u], \"cc\": [%u, %u]}, "
+               "\"msg_max_bits\": %u, \"reserve_bits\": %u},\n",
+            tm_encoding_name(cfg->enc.enc), cfg->enc.timestamps ? "true" : "false", cfg->shared ? "true" : "false",
+            cfg->enc.threads, cfg->pred.gshare, cfg->pred.ras, cfg->pred.ibtb, cfg->buffer_bits, cfg->port_bits,
+            cfg->enc.cnt_a, cfg->enc.cnt_b, cfg->enc.ta_a, cfg->enc.ta_b, cfg->enc.cc_a, cfg->enc.cc_b,
+            st->msg_max_bits, st->reserve_bits);
+    fprintf(f, "  \"buffer\": {\"peak_occupancy\": %" PRIu64 ", \"overflow_cycles\": %" PRIu64
+               ", \"dropped_messages\": %" PRIu64 ", \"dropped_bits\": %" PRIu64 ", \"idle_cycles\": %" PRIu64
+               ", \"busy_cycles\": %" PRIu64 "},\n",
+            st->peak_occupancy, st->overflow_cycles, T->dropped_messages, T->dropped_bits, st->idle_cycles,
+            st->busy_cycles);
+    fprintf(f, "  \"total\": {\n");
+    json_thread(f, T, "    ");
+    fprintf(f, "  },\n  \"threads\": [\n");
+    for (uint32_t t = 0; t < st->threads; t++) {
+        fprintf(f, "    {\n      \"thread\": %u,\n", t);
+        json_thread(f, tm_model_thread_stats(m, t), "      ");
+        fprintf(f, "    }%s\n", t + 1 < st->threads ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    int bad = ferror(f);
+    if (f == stdout)
+        bad |= fflush(f) != 0;
+    else
+        bad |= fclose(f) != 0;
+    return bad ? -1 : 0;
+}
