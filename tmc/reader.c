@@ -1,0 +1,583 @@
+/* tm — commit stream reader (docs/spec.md §2).
+ *
+ * Design.  The zstd stream is decompressed straight into one large buffer
+ * (BUF_CAP bytes plus PAD bytes of slack).  Records are decoded in place by
+ * pointer bumping, without bounds checks: before decoding a record the reader
+ * makes sure that at least TMC_SMALL_REC_MAX bytes are buffered, unless the
+ * decompressed data has ended, in which case the PAD bytes after the data are
+ * zero.  Every record but MODULE fits in TMC_SMALL_REC_MAX bytes, so decoding
+ * never leaves the allocation; a record that ran past the end of the data is
+ * detected afterwards (p > lim) and reported as truncated before any of its
+ * (possibly padding-made) fields is judged.  MODULE records, which can be
+ * 4 KiB long, take a separate, checked path.
+ *
+ * Errors of the zstd layer and of the file are not reported when they happen
+ * but when the parser needs the data that could not be delivered, so every
+ * complete record before the point of failure is still returned and errors
+ * come out in stream order. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include "tmc_int.h"
+
+#define BUF_CAP (256u * 1024u)
+#define PAD 256u
+
+/* Why the decompressed data stopped (or that it has not). */
+enum src_state {
+    SRC_MORE = 0,   /* more may come */
+    SRC_CLEAN,      /* end of file after complete zstd frames */
+    SRC_TRUNC,      /* end of file inside a zstd frame */
+    SRC_ZSTD,       /* zstd reported an error */
+    SRC_IO          /* read error */
+};
+
+struct tmc_reader {
+    FILE *f;
+    int own_f;           /* f was opened here (not stdin) */
+    char *name;          /* path as shown in messages ("<stdin>" for "-") */
+    char *err;           /* last error message */
+    size_t err_cap;
+    int status;          /* first error (sticky), 0 = none */
+    int done;            /* END delivered: next returns 0 */
+
+    ZSTD_DStream *ds;
+    uint8_t *in;         /* compressed input */
+    size_t in_cap;
+    ZSTD_inBuffer zin;
+    int src_eof;         /* fread reported end of file */
+    int frame_open;      /* input consumed since the last complete frame */
+    int raw_magic;       /* the file starts with "TMC\0": not compressed */
+    enum src_state src;
+    int src_errno;       /* SRC_IO */
+    const char *zerr;    /* SRC_ZSTD: ZSTD_getErrorName */
+    uint64_t compressed; /* bytes read from the file */
+
+    uint8_t *buf;        /* decompressed data: [pos, end) not parsed yet */
+    size_t pos, end;
+    uint64_t base;       /* stream offset of buf[0] */
+
+    uint32_t threads;
+    uint64_t nrec;       /* records before the current one */
+    tmc_check chk;
+    char path[TMC_MAX_PATH + 1];          /* MODULE path, NUL-terminated */
+    uint8_t build_id[TMC_MAX_BUILD_ID];   /* MODULE build-id */
+};
+
+/* ---- errors ---- */
+
+static int fail_at(tmc_reader *r, int code, uint64_t offset, const char *what)
+{
+    tmc_format_error(&r->err, &r->err_cap, r->name, offset, what);
+    r->status = code;
+    return code;
+}
+
+static int failf(tmc_reader *r, int code, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), cold));
+
+static int failf(tmc_reader *r, int code, uint64_t offset, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return fail_at(r, code, offset, what);
+}
+
+/* The parser needs bytes that are not there.  If the data stopped because of
+ * a zstd or I/O error, that error is the one to report (at the offset the
+ * decompressed data reached); otherwise the stream itself is short and
+ * CLEAN_WHAT describes where, at offset AT. */
+static int fail_stop(tmc_reader *r, uint64_t at, const char *clean_what) __attribute__((cold));
+
+static int fail_stop(tmc_reader *r, uint64_t at, const char *clean_what)
+{
+    uint64_t reached = r->base + r->end;
+    switch (r->src) {
+    case SRC_IO:
+        return failf(r, TM_ERR_IO, reached, "read error: %s", strerror(r->src_errno));
+    case SRC_ZSTD:
+        if (reached == 0 && r->raw_magic)
+            return failf(r, TM_ERR_ZSTD, reached,
+                         "not zstd-compressed (an uncompressed commit stream? "
+                         "a .tmc file is compressed with zstd)");
+        if (reached == 0)
+            return failf(r, TM_ERR_ZSTD, reached, "zstd: %s (not a zstd-compressed .tmc file?)",
+                         r->zerr);
+        return failf(r, TM_ERR_ZSTD, reached, "zstd: %s", r->zerr);
+    case SRC_TRUNC:
+        return failf(r, TM_ERR_TRUNCATED, reached,
+                     "truncated: the file ends inside a zstd frame");
+    default:
+        if (r->compressed == 0)
+            return fail_at(r, TM_ERR_TRUNCATED, 0, "truncated: empty file");
+        return fail_at(r, TM_ERR_TRUNCATED, at, clean_what);
+    }
+}
+
+/* ---- decompression ---- */
+
+/* One call of ZSTD_decompressStream into buf[end, BUF_CAP), reading more
+ * input first if all of it has been consumed. */
+static void step(tmc_reader *r)
+{
+    if (r->zin.pos == r->zin.size && !r->src_eof) {
+        size_t n = fread(r->in, 1, r->in_cap, r->f);
+        if (n == 0) {
+            if (ferror(r->f)) {
+                r->src_errno = errno ? errno : EIO;
+                r->src = SRC_IO;
+                return;
+            }
+            r->src_eof = 1;
+        }
+        if (r->compressed == 0 && n >= 4 && !memcmp(r->in, "TMC", 4))
+            r->raw_magic = 1;
+        r->compressed += n;
+        r->zin.src = r->in;
+        r->zin.size = n;
+        r->zin.pos = 0;
+    }
+    ZSTD_outBuffer out = { r->buf, BUF_CAP, r->end };
+    size_t in_before = r->zin.pos;
+    size_t ret = ZSTD_decompressStream(r->ds, &out, &r->zin);
+    if (ZSTD_isError(ret)) {
+        r->zerr = ZSTD_getErrorName(ret);
+        r->src = SRC_ZSTD;
+        return;
+    }
+    int progress = out.pos != r->end || r->zin.pos != in_before;
+    r->end = out.pos;
+    /* ret == 0: a frame is complete and flushed.  A call that neither reads
+     * nor writes says nothing about frames (after a complete frame zstd then
+     * asks for the next frame's header). */
+    if (ret == 0)
+        r->frame_open = 0;
+    else if (progress)
+        r->frame_open = 1;
+    if (!progress && r->src_eof && r->zin.pos == r->zin.size)
+        r->src = r->frame_open ? SRC_TRUNC : SRC_CLEAN;
+}
+
+/* Moves the unparsed bytes to the front of the buffer and decompresses until
+ * the buffer is full or the data stops; then zeroes the padding after it. */
+static void fill(tmc_reader *r)
+{
+    if (r->pos) {
+        size_t keep = r->end - r->pos;
+        memmove(r->buf, r->buf + r->pos, keep);
+        r->base += r->pos;
+        r->pos = 0;
+        r->end = keep;
+    }
+    while (r->src == SRC_MORE && r->end < BUF_CAP)
+        step(r);
+    memset(r->buf + r->end, 0, PAD);
+}
+
+/* ---- open / close ---- */
+
+static int read_header(tmc_reader *r)
+{
+    fill(r);
+    if (r->end < TMC_HEADER_SIZE) {
+        char what[96];
+        snprintf(what, sizeof what, "truncated: header incomplete (%zu of %u bytes)",
+                 r->end, TMC_HEADER_SIZE);
+        return fail_stop(r, 0, what);
+    }
+    const uint8_t *h = r->buf;
+    if (memcmp(h, "TMC", 4))
+        return failf(r, TM_ERR_FORMAT, 0,
+                     "bad magic %02x %02x %02x %02x (expected 54 4d 43 00, \"TMC\\0\"): "
+                     "not a commit stream", h[0], h[1], h[2], h[3]);
+    unsigned version = h[4] | (unsigned)h[5] << 8;
+    unsigned hlen = h[6] | (unsigned)h[7] << 8;
+    uint32_t threads = h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 | (uint32_t)h[11] << 24;
+    uint32_t flags = h[12] | (uint32_t)h[13] << 8 | (uint32_t)h[14] << 16 | (uint32_t)h[15] << 24;
+    if (version != TMC_VERSION)
+        return failf(r, TM_ERR_FORMAT, 4, "unsupported version %u (this reader reads version %u)",
+                     version, TMC_VERSION);
+    if (hlen != TMC_HEADER_SIZE)
+        return failf(r, TM_ERR_FORMAT, 6, "header length %u (version 1 headers are %u bytes)",
+                     hlen, TMC_HEADER_SIZE);
+    if (threads < 1 || threads > TMC_MAX_THREADS)
+        return failf(r, TM_ERR_FORMAT, 8, "threads %" PRIu32 " out of range 1..%u",
+                     threads, TMC_MAX_THREADS);
+    if (flags)
+        return failf(r, TM_ERR_FORMAT, 12, "header flags 0x%" PRIx32 ": reserved, must be 0",
+                     flags);
+    if (tmc_check_init(&r->chk, threads))
+        return fail_at(r, TM_ERR_NOMEM, 0, "out of memory");
+    r->threads = threads;
+    r->pos = TMC_HEADER_SIZE;
+    return 0;
+}
+
+int tmc_reader_open(const char *path, tmc_reader **out)
+{
+    *out = NULL;
+    if (!path)
+        return TM_ERR_ARG;
+    tmc_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return TM_ERR_NOMEM;
+    int is_stdin = !strcmp(path, "-");
+    r->name = strdup(is_stdin ? "<stdin>" : path);
+    r->err_cap = 256;
+    r->err = malloc(r->err_cap);
+    if (!r->name || !r->err) {
+        tmc_reader_close(r);
+        return TM_ERR_NOMEM;
+    }
+    r->err[0] = '\0';
+    *out = r;
+    if (is_stdin) {
+        r->f = stdin;
+    } else {
+        r->f = fopen(path, "rb");
+        if (!r->f) {
+            char what[320];
+            snprintf(what, sizeof what, "cannot open: %s", strerror(errno));
+            tmc_format_plain(&r->err, &r->err_cap, r->name, what);
+            return r->status = TM_ERR_IO;
+        }
+        r->own_f = 1;
+    }
+    r->in_cap = ZSTD_DStreamInSize();
+    r->in = malloc(r->in_cap);
+    r->buf = malloc(BUF_CAP + PAD);
+    r->ds = ZSTD_createDStream();
+    if (!r->in || !r->buf || !r->ds)
+        return fail_at(r, TM_ERR_NOMEM, 0, "out of memory");
+    size_t zr = ZSTD_initDStream(r->ds);
+    if (ZSTD_isError(zr))
+        return failf(r, TM_ERR_ZSTD, 0, "zstd: %s", ZSTD_getErrorName(zr));
+    r->zin.src = r->in;
+    return read_header(r);
+}
+
+uint32_t tmc_reader_threads(const tmc_reader *r)
+{
+    return r->threads;
+}
+
+const char *tmc_reader_error(const tmc_reader *r)
+{
+    return r->status ? r->err : "";
+}
+
+uint64_t tmc_reader_offset(const tmc_reader *r)
+{
+    return r->base + r->pos;
+}
+
+void tmc_reader_close(tmc_reader *r)
+{
+    if (!r)
+        return;
+    if (r->own_f && r->f)
+        fclose(r->f);
+    ZSTD_freeDStream(r->ds);
+    tmc_check_free(&r->chk);
+    free(r->in);
+    free(r->buf);
+    free(r->name);
+    free(r->err);
+    free(r);
+}
+
+/* ---- records ---- */
+
+static void clear_record(tmc_record *rec, unsigned type)
+{
+    rec->type = (tmc_type)type;
+    rec->tid = 0;
+    rec->cycle = 0;
+    rec->flags = 0;
+    rec->pc = 0;
+    rec->target = 0;
+    rec->count = 0;
+    rec->bytes = 0;
+    rec->bclass = 0;
+    rec->taken = 0;
+    rec->len = 0;
+    rec->size = 0;
+    rec->addr = 0;
+    rec->path = NULL;
+    rec->path_len = 0;
+    rec->build_id = NULL;
+    rec->build_id_len = 0;
+}
+
+static int check_fail(tmc_reader *r, int code, uint64_t offset) __attribute__((cold));
+
+static int check_fail(tmc_reader *r, int code, uint64_t offset)
+{
+    return fail_at(r, code, offset, r->chk.what);
+}
+
+static int varint_fail(tmc_reader *r, uint64_t offset, unsigned type) __attribute__((cold));
+
+static int varint_fail(tmc_reader *r, uint64_t offset, unsigned type)
+{
+    return failf(r, TM_ERR_FORMAT, offset,
+                 "malformed varint in %s record (longer than 10 bytes or above 2^64-1)",
+                 tmc_type_name(type));
+}
+
+/* MODULE: load address, path (1..4096 bytes), build-id (0..64 bytes).  Not
+ * on the hot path, so decoded with explicit bounds checks. */
+static int read_module(tmc_reader *r, tmc_record *rec)
+{
+    if (r->end - r->pos < TMC_MODULE_REC_MAX && r->src == SRC_MORE)
+        fill(r);
+    const uint64_t at = r->base + r->pos;
+    const uint8_t *p = r->buf + r->pos + 1;
+    const uint8_t *lim = r->buf + r->end;
+    unsigned bad = 0;
+    /* Each varint starts at or before lim, and PAD >= 10 zero bytes follow
+     * the data when it has stopped, so they can be decoded unchecked. */
+    uint64_t addr = tmc_get_uv(&p, &bad);
+    if (p > lim)
+        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
+    uint64_t plen = tmc_get_uv(&p, &bad);
+    if (p > lim)
+        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
+    if (bad)
+        return varint_fail(r, at, TMC_MODULE);
+    if (plen < 1 || plen > TMC_MAX_PATH)
+        return failf(r, TM_ERR_FORMAT, at, "MODULE path length %" PRIu64 "; allowed 1..%u",
+                     plen, TMC_MAX_PATH);
+    if ((uint64_t)(lim - p) < plen)
+        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
+    memcpy(r->path, p, plen);
+    r->path[plen] = '\0';
+    p += plen;
+    uint64_t blen = tmc_get_uv(&p, &bad);
+    if (p > lim)
+        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
+    if (bad)
+        return varint_fail(r, at, TMC_MODULE);
+    if (blen > TMC_MAX_BUILD_ID)
+        return failf(r, TM_ERR_FORMAT, at, "MODULE build-id length %" PRIu64 "; allowed 0..%u",
+                     blen, TMC_MAX_BUILD_ID);
+    if ((uint64_t)(lim - p) < blen)
+        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
+    memcpy(r->build_id, p, blen);
+    p += blen;
+
+    clear_record(rec, TMC_MODULE);
+    rec->addr = addr;
+    rec->path = r->path;
+    rec->path_len = (size_t)plen;
+    rec->build_id = blen ? r->build_id : NULL;
+    rec->build_id_len = (size_t)blen;
+    r->pos = (size_t)(p - r->buf);
+    r->nrec++;
+    return 1;
+}
+
+/* END: the record count must match, and nothing may follow: the rest of the
+ * input is drained to make sure it decompresses to nothing. */
+static int read_end(tmc_reader *r, tmc_record *rec)
+{
+    const uint64_t at = r->base + r->pos;
+    const uint8_t *p = r->buf + r->pos + 1;
+    const uint8_t *lim = r->buf + r->end;
+    unsigned bad = 0;
+    uint64_t count = tmc_get_uv(&p, &bad);
+    if (p > lim)
+        return fail_stop(r, at, "truncated: END record incomplete at end of stream");
+    if (bad)
+        return varint_fail(r, at, TMC_END);
+    if (count != r->nrec)
+        return failf(r, TM_ERR_FORMAT, at,
+                     "END record count %" PRIu64 " does not match the %" PRIu64
+                     " records before it", count, r->nrec);
+    r->pos = (size_t)(p - r->buf);
+    while (r->pos == r->end && r->src == SRC_MORE)
+        fill(r);
+    if (r->pos < r->end)
+        return failf(r, TM_ERR_FORMAT, r->base + r->pos,
+                     "data after the END record (%zu+ bytes; nothing may follow END)",
+                     r->end - r->pos);
+    if (r->src != SRC_CLEAN)
+        return fail_stop(r, r->base + r->pos, "");
+    clear_record(rec, TMC_END);
+    rec->count = count;
+    r->done = 1;
+    return 1;
+}
+
+int tmc_reader_next(tmc_reader *r, tmc_record *rec)
+{
+    if (__builtin_expect(r->status != 0, 0))
+        return r->status;
+    if (__builtin_expect(r->done, 0))
+        return 0;
+    if (r->end - r->pos < TMC_SMALL_REC_MAX && r->src == SRC_MORE)
+        fill(r);
+    if (__builtin_expect(r->pos == r->end, 0))
+        return fail_stop(r, r->base + r->pos, "truncated: no END record");
+
+    const uint8_t *p = r->buf + r->pos;
+    const uint8_t *const lim = r->buf + r->end;
+    unsigned type = *p++;
+    if (__builtin_expect(type - 1u >= 6u, 0)) {
+        if (type == TMC_MODULE)
+            return read_module(r, rec);
+        if (type == TMC_END)
+            return read_end(r, rec);
+        return failf(r, TM_ERR_FORMAT, r->base + r->pos, "unknown record type %u", type);
+    }
+
+    /* Records of types 1..6: decode every field first (see the comment at the
+     * top: reading past lim is harmless, judging such fields is not). */
+    unsigned bad = 0;
+    uint64_t tid = tmc_get_uv(&p, &bad);
+    uint64_t dcycle = tmc_get_uv(&p, &bad);
+    uint64_t a = 0, b = 0;
+    unsigned f0 = 0, f1 = 0;
+    switch (type) {
+    case TMC_START:
+        f0 = *p++;
+        a = tmc_get_uv(&p, &bad);           /* pc */
+        break;
+    case TMC_EXIT:
+        f0 = *p++;
+        break;
+    case TMC_RUN:
+        a = tmc_get_uv(&p, &bad);           /* count */
+        b = tmc_get_uv(&p, &bad);           /* bytes */
+        break;
+    case TMC_BRANCH:
+        f0 = p[0];                          /* info */
+        f1 = p[1];                          /* len */
+        p += 2;
+        a = tmc_get_uv(&p, &bad);           /* dpc */
+        b = tmc_get_uv(&p, &bad);           /* dtarget */
+        break;
+    case TMC_EXC:
+        a = tmc_get_uv(&p, &bad);           /* handler */
+        break;
+    default: /* TMC_MEM */
+        f0 = p[0];                          /* flags */
+        f1 = p[1];                          /* size */
+        p += 2;
+        a = tmc_get_uv(&p, &bad);           /* addr */
+        if (f1 - 1u < TMC_MAX_OPERAND) {
+            memcpy(rec->value, p, f1);
+            memset(rec->value + f1, 0, TMC_MAX_OPERAND - f1);
+            p += f1;
+        }
+        break;
+    }
+    const uint64_t at = r->base + r->pos;
+    if (__builtin_expect(p > lim, 0))
+        return fail_stop(r, at, "truncated: record incomplete at end of stream");
+    if (__builtin_expect(bad, 0))
+        return varint_fail(r, at, type);
+
+    tmc_check *c = &r->chk;
+    uint64_t cycle = c->cycle + dcycle;
+    if (__builtin_expect(cycle < c->cycle, 0))
+        return failf(r, TM_ERR_FORMAT, at,
+                     "cycle goes backwards: cycle %" PRIu64 " + dcycle %" PRIu64
+                     " overflows 64 bits", c->cycle, dcycle);
+    int rc = tmc_check_thread(c, type, tid, cycle);
+    if (__builtin_expect(rc != 0, 0))
+        return check_fail(r, rc, at);
+
+    uint32_t t = (uint32_t)tid;
+    rec->type = (tmc_type)type;
+    rec->tid = t;
+    rec->cycle = cycle;
+    rec->flags = 0;
+    rec->target = 0;
+    rec->count = 0;
+    rec->bytes = 0;
+    rec->bclass = 0;
+    rec->taken = 0;
+    rec->len = 0;
+    rec->size = 0;
+    rec->addr = 0;
+    rec->path = NULL;
+    rec->path_len = 0;
+    rec->build_id = NULL;
+    rec->build_id_len = 0;
+    switch (type) {
+    case TMC_START:
+        if (__builtin_expect(f0 & ~TMC_START_TRACE_ON, 0))
+            return check_fail(r, tmc_check_flags_fail(c, type, f0), at);
+        c->state[t] = TMC_TS_LIVE;
+        c->g_event = TMC_START;
+        c->pc[t] = a;
+        rec->flags = f0;
+        rec->pc = a;
+        break;
+    case TMC_EXIT:
+        if (__builtin_expect(f0 & ~TMC_EXIT_TRACE_OFF, 0))
+            return check_fail(r, tmc_check_flags_fail(c, type, f0), at);
+        c->state[t] = TMC_TS_DONE;
+        c->g_event = TMC_EXIT;
+        rec->flags = f0;
+        rec->pc = 0;
+        break;
+    case TMC_RUN:
+        rec->pc = c->pc[t];
+        rc = tmc_check_run(c, t, a, b);
+        if (__builtin_expect(rc != 0, 0))
+            return check_fail(r, rc, at);
+        rec->count = a;
+        rec->bytes = b;
+        break;
+    case TMC_BRANCH: {
+        rc = tmc_check_branch(c, f0, f1);
+        if (__builtin_expect(rc != 0, 0))
+            return check_fail(r, rc, at);
+        uint64_t pc = c->pc[t];
+        if (__builtin_expect(a != 0, 0))
+            return failf(r, TM_ERR_FORMAT, at,
+                         "pc discontinuity in thread %" PRIu32 " at cycle %" PRIu64
+                         ": branch at 0x%" PRIx64 " (dpc %" PRId64 "), expected 0x%" PRIx64
+                         " (the thread's current pc)", t, cycle, pc + tmc_unzigzag(a),
+                         (int64_t)tmc_unzigzag(a), pc);
+        uint64_t target = pc + tmc_unzigzag(b);
+        unsigned taken = (f0 >> 3) & 1u;
+        c->pc[t] = taken ? target : pc + f1;
+        c->g_event = TMC_BRANCH;
+        rec->pc = pc;
+        rec->target = target;
+        rec->bclass = (uint8_t)(f0 & 7u);
+        rec->taken = (uint8_t)taken;
+        rec->len = (uint8_t)f1;
+        break;
+    }
+    case TMC_EXC:
+        rec->pc = c->pc[t];
+        rec->target = a;
+        c->pc[t] = a;
+        c->g_event = TMC_EXC;
+        break;
+    default: /* TMC_MEM */
+        if (__builtin_expect(f1 - 1u >= TMC_MAX_OPERAND, 0))
+            return check_fail(r, tmc_check_size_fail(c, f1), at);
+        if (__builtin_expect(f0 & ~TMC_MEM_STORE, 0))
+            return check_fail(r, tmc_check_flags_fail(c, type, f0), at);
+        rec->pc = 0;
+        rec->flags = f0;
+        rec->size = (uint8_t)f1;
+        rec->addr = a;
+        break;
+    }
+    r->pos = (size_t)(p - r->buf);
+    r->nrec++;
+    return 1;
+}
