@@ -21,7 +21,8 @@ static void usage(FILE *f)
             "  --encoding nx_b|tr_b|tr_e     message encoding (default tr_e)\n"
             "  --timestamps                  add diffCC time stamps to every message\n"
             "  --shared                      one predictor set shared by all threads\n"
-            "  --buffer BITS                 trace buffer size (default max(N*64, longest message))\n"
+            "  --buffer BITS|min             trace buffer size (default max(N*64, longest message);\n"
+            "                                min = the longest message of the configuration)\n"
             "  --port BITS                   trace port width per cycle (default 4)\n"
             "  --chunks-bcnt A,B --chunks-ta A,B --chunks-cc A,B   chunk sizes (1..32)\n"
             "  -o FILE                       trace output (.tmt; '-' = stdout)\n"
@@ -68,10 +69,13 @@ static int build_cfg(const model_opts *o, uint32_t threads, tm_model_cfg *cfg)
     if ((o->gshare && parse_u32_opt("--gshare", o->gshare, 1u << 20, &cfg->pred.gshare)) ||
         (o->ras && parse_u32_opt("--ras", o->ras, 1u << 20, &cfg->pred.ras)) ||
         (o->ibtb && parse_u32_opt("--ibtb", o->ibtb, 1u << 20, &cfg->pred.ibtb)) ||
-        (o->buffer && parse_u32_opt("--buffer", o->buffer, UINT32_MAX, &cfg->buffer_bits)) ||
+        (o->buffer && strcmp(o->buffer, "min") &&
+         parse_u32_opt("--buffer", o->buffer, UINT32_MAX, &cfg->buffer_bits)) ||
         (o->port && parse_u32_opt("--port", o->port, UINT32_MAX, &cfg->port_bits)))
         return -1;
-    if (o->buffer && cfg->buffer_bits == 0) {
+    if (o->buffer && !strcmp(o->buffer, "min"))
+        cfg->buffer_bits = tm_msg_max_bits(&cfg->enc);
+    else if (o->buffer && cfg->buffer_bits == 0) {
         tm_err("model", "--buffer 0: the buffer must hold at least the longest message (see --explain)");
         return -1;
     }
