@@ -1,0 +1,419 @@
+/* tm — encoding configurations and the four trace messages (docs/spec.md
+ * §4.3 – §4.6): length, encode, decode, maximum lengths and a text form.
+ *
+ * Conventions chosen where the header leaves room (see also msg.h):
+ *  - a message is valid for encoding iff its kind is known, ti < threads,
+ *    and the fields its kind uses are in range (BRANCH: cnt >= 1, t <= 1;
+ *    SYNC: reason <= 2, dropped <= 1 for OVERFLOW; END: reason <= 1,
+ *    lost <= 1, dropped <= 1 when lost).  Fields the kind does not use are
+ *    ignored by encode and set to 0 by decode.  tm_msg_encode returns
+ *    TM_ERR_ARG for an invalid message or configuration and appends nothing;
+ *    tm_msg_bits returns 0 for them (no valid message is 0 bits long).
+ *  - tm_msg_decode follows the status.h convention for functions that
+ *    deliver a message: 1 = *m filled, 0 = clean end (no bit left at
+ *    r->pos), negative = error (r->pos back at the message start, *m
+ *    untouched). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "tm/msg.h"
+#include "bitio.h"
+
+/* Upper bound on the length of any valid message under a valid
+ * configuration: Ti <= 10 bits (N <= 1024), a chunked field of a value
+ * < 2^64 is at most 64 data bits + 64 connect bits, the cnt = 0 escape at
+ * most 33 bits.  Longest is SYNC(OVERFLOW): 10 + 33 + 2 + 2 + 1 + 128 + 128
+ * + 64 + 128 = 496.  Encoding reserves this much once, then writes every
+ * field with unchecked puts. */
+#define MSG_BOUND_BITS 512u
+
+/* ---- configuration ---- */
+
+void tm_enc_cfg_default(tm_enc_cfg *c, tm_encoding enc, uint32_t threads, int timestamps)
+{
+    memset(c, 0, sizeof *c);
+    c->enc = enc;
+    c->threads = threads;
+    c->timestamps = timestamps != 0;
+    if (enc == TM_ENC_TR_E) {
+        c->cnt_a = 3; c->cnt_b = 2;
+        c->ta_a = 3; c->ta_b = 4;
+        c->cc_a = 4; c->cc_b = 2;
+    } else {
+        c->cnt_a = 8; c->cnt_b = 8;
+        c->ta_a = 16; c->ta_b = 16;
+        c->cc_a = 8; c->cc_b = 8;
+    }
+}
+
+static int chunk_ok(unsigned x)
+{
+    return x >= 1 && x <= 32;
+}
+
+int tm_enc_cfg_check(const tm_enc_cfg *c)
+{
+    if (!c) return TM_ERR_ARG;
+    if (c->enc != TM_ENC_NX_B && c->enc != TM_ENC_TR_B && c->enc != TM_ENC_TR_E) return TM_ERR_ARG;
+    if (c->threads < 1 || c->threads > 1024) return TM_ERR_ARG;
+    if (!chunk_ok(c->cnt_a) || !chunk_ok(c->cnt_b) || !chunk_ok(c->ta_a) || !chunk_ok(c->ta_b) ||
+        !chunk_ok(c->cc_a) || !chunk_ok(c->cc_b))
+        return TM_ERR_ARG;
+    return TM_OK;
+}
+
+unsigned tm_ti_bits(uint32_t threads)
+{
+    return threads <= 1 ? 0 : tm_nbits64((uint64_t)threads - 1);
+}
+
+const char *tm_encoding_name(tm_encoding e)
+{
+    switch (e) {
+    case TM_ENC_NX_B: return "nx_b";
+    case TM_ENC_TR_B: return "tr_b";
+    case TM_ENC_TR_E: return "tr_e";
+    }
+    return "?";
+}
+
+int tm_encoding_parse(const char *s)
+{
+    if (!s) return -1;
+    if (strcmp(s, "nx_b") == 0) return TM_ENC_NX_B;
+    if (strcmp(s, "tr_b") == 0) return TM_ENC_TR_B;
+    if (strcmp(s, "tr_e") == 0) return TM_ENC_TR_E;
+    return -1;
+}
+
+/* ---- messages ---- */
+
+static int msg_check(const tm_enc_cfg *c, const tm_msg *m)
+{
+    if (m->ti >= c->threads) return TM_ERR_ARG;
+    switch (m->kind) {
+    case TM_MSG_BRANCH:
+        return m->cnt >= 1 && m->t <= 1 ? TM_OK : TM_ERR_ARG;
+    case TM_MSG_EXC:
+        return TM_OK;
+    case TM_MSG_SYNC:
+        if (m->reason > TM_SYNC_OVERFLOW) return TM_ERR_ARG;
+        return m->reason != TM_SYNC_OVERFLOW || m->dropped <= 1 ? TM_OK : TM_ERR_ARG;
+    case TM_MSG_END:
+        if (m->reason > TM_END_STOP || m->lost > 1) return TM_ERR_ARG;
+        return !m->lost || m->dropped <= 1 ? TM_OK : TM_ERR_ARG;
+    }
+    return TM_ERR_ARG;
+}
+
+static int valid(const tm_enc_cfg *c, const tm_msg *m)
+{
+    return c && m && tm_enc_cfg_check(c) == TM_OK && msg_check(c, m) == TM_OK;
+}
+
+unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m)
+{
+    unsigned n;
+    if (!valid(c, m)) return 0;
+    n = tm_ti_bits(c->threads);
+    if (m->kind == TM_MSG_BRANCH) {
+        n += tm_chunked_len(m->cnt, c->cnt_a, c->cnt_b) + 1;
+        if (m->t) n += 1 + tm_chunked_len(tm_abs64(m->diff_ta), c->ta_a, c->ta_b);
+    } else {
+        n += c->cnt_a + 1 + 2; /* cnt = 0, K */
+        switch (m->kind) {
+        case TM_MSG_EXC:
+            n += tm_chunked_len(m->icnt, c->cnt_a, c->cnt_b);
+            n += 1 + tm_chunked_len(tm_abs64(m->diff_ta), c->ta_a, c->ta_b);
+            break;
+        case TM_MSG_SYNC:
+            n += 2; /* R */
+            if (m->reason == TM_SYNC_OVERFLOW)
+                n += 1 + tm_chunked_len(m->icnt, c->cnt_a, c->cnt_b) +
+                     tm_chunked_len(m->gap, c->cnt_a, c->cnt_b);
+            n += 64; /* ADDR */
+            break;
+        default: /* TM_MSG_END */
+            n += 2 + tm_chunked_len(m->icnt, c->cnt_a, c->cnt_b); /* X, L, iCnt */
+            if (m->lost) n += 1 + tm_chunked_len(m->gap, c->cnt_a, c->cnt_b);
+            break;
+        }
+    }
+    if (c->timestamps) n += tm_chunked_len(m->diff_cc, c->cc_a, c->cc_b);
+    return n;
+}
+
+/* Bits written since *mark; moves the mark to the current end. */
+static inline uint64_t take(const tm_wr *w, uint64_t *mark)
+{
+    uint64_t d = w->nbits - *mark;
+    *mark = w->nbits;
+    return d;
+}
+
+int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_bits *fb)
+{
+    tm_field_bits acc = {0, 0, 0, 0, 0};
+    unsigned ca, cb;
+    uint64_t mark;
+    tm_wr w;
+    int rc;
+    if (!bb || !valid(c, m)) return TM_ERR_ARG;
+    if ((rc = tm_bb_reserve(bb, MSG_BOUND_BITS)) != TM_OK) return rc;
+    ca = c->cnt_a;
+    cb = c->cnt_b;
+    tm_wr_begin(&w, bb);
+    mark = w.nbits;
+
+    tm_wr_put(&w, m->ti, tm_ti_bits(c->threads));
+    acc.ti = take(&w, &mark);
+    if (m->kind == TM_MSG_BRANCH) {
+        tm_wr_chunked(&w, m->cnt, ca, cb);
+        tm_wr_put(&w, m->t, 1);
+        acc.cnt = take(&w, &mark);
+        if (m->t) {
+            tm_wr_signed(&w, m->diff_ta, c->ta_a, c->ta_b);
+            acc.diffta = take(&w, &mark);
+        }
+    } else {
+        tm_wr_put(&w, 0, ca + 1u); /* cnt = 0: one zero chunk, C = 0 */
+        acc.cnt = take(&w, &mark);
+        switch (m->kind) {
+        case TM_MSG_EXC:
+            tm_wr_put(&w, 0, 2);
+            tm_wr_chunked(&w, m->icnt, ca, cb);
+            acc.sync = take(&w, &mark);
+            tm_wr_signed(&w, m->diff_ta, c->ta_a, c->ta_b);
+            acc.diffta = take(&w, &mark);
+            break;
+        case TM_MSG_SYNC:
+            tm_wr_put(&w, 1 | (uint64_t)m->reason << 2, 4); /* K = 1, R */
+            if (m->reason == TM_SYNC_OVERFLOW) {
+                tm_wr_put(&w, m->dropped, 1);
+                tm_wr_chunked(&w, m->icnt, ca, cb);
+                tm_wr_chunked(&w, m->gap, ca, cb);
+            }
+            tm_wr_put(&w, m->addr, 64);
+            acc.sync = take(&w, &mark);
+            break;
+        default: /* TM_MSG_END */
+            tm_wr_put(&w, 2 | (uint64_t)m->reason << 2 | (uint64_t)m->lost << 3, 4); /* K, X, L */
+            tm_wr_chunked(&w, m->icnt, ca, cb);
+            if (m->lost) {
+                tm_wr_put(&w, m->dropped, 1);
+                tm_wr_chunked(&w, m->gap, ca, cb);
+            }
+            acc.sync = take(&w, &mark);
+            break;
+        }
+    }
+    if (c->timestamps) {
+        tm_wr_chunked(&w, m->diff_cc, c->cc_a, c->cc_b);
+        acc.diffcc = take(&w, &mark);
+    }
+    tm_wr_end(&w, bb);
+    if (fb) {
+        fb->ti += acc.ti;
+        fb->cnt += acc.cnt;
+        fb->diffta += acc.diffta;
+        fb->diffcc += acc.diffcc;
+        fb->sync += acc.sync;
+    }
+    return TM_OK;
+}
+
+#define TRY(expr)                              \
+    do {                                       \
+        int rc_ = (expr);                      \
+        if (rc_ != TM_OK) return rc_;          \
+    } while (0)
+
+/* Reads the fields after Ti and cnt = 0. */
+static int decode_special(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
+{
+    unsigned ca = c->cnt_a, cb = c->cnt_b;
+    uint64_t k, x;
+    TRY(tm_rd_get(r, 2, &k));
+    switch (k) {
+    case 0:
+        m->kind = TM_MSG_EXC;
+        TRY(tm_rd_chunked(r, ca, cb, &m->icnt));
+        TRY(tm_rd_signed(r, c->ta_a, c->ta_b, &m->diff_ta));
+        return TM_OK;
+    case 1:
+        m->kind = TM_MSG_SYNC;
+        TRY(tm_rd_get(r, 2, &x));
+        if (x > TM_SYNC_OVERFLOW) return TM_ERR_FORMAT;
+        m->reason = (uint8_t)x;
+        if (x == TM_SYNC_OVERFLOW) {
+            TRY(tm_rd_get(r, 1, &x));
+            m->dropped = (uint8_t)x;
+            TRY(tm_rd_chunked(r, ca, cb, &m->icnt));
+            TRY(tm_rd_chunked(r, ca, cb, &m->gap));
+        }
+        TRY(tm_rd_get(r, 64, &m->addr));
+        return TM_OK;
+    case 2:
+        m->kind = TM_MSG_END;
+        TRY(tm_rd_get(r, 1, &x));
+        m->reason = (uint8_t)x;
+        TRY(tm_rd_get(r, 1, &x));
+        m->lost = (uint8_t)x;
+        TRY(tm_rd_chunked(r, ca, cb, &m->icnt));
+        if (m->lost) {
+            TRY(tm_rd_get(r, 1, &x));
+            m->dropped = (uint8_t)x;
+            TRY(tm_rd_chunked(r, ca, cb, &m->gap));
+        }
+        return TM_OK;
+    default: /* K = 3 is reserved */
+        return TM_ERR_FORMAT;
+    }
+}
+
+static int decode_body(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
+{
+    uint64_t x;
+    TRY(tm_rd_get(r, tm_ti_bits(c->threads), &x));
+    if (x >= c->threads) return TM_ERR_FORMAT;
+    m->ti = (uint32_t)x;
+    TRY(tm_rd_chunked(r, c->cnt_a, c->cnt_b, &m->cnt));
+    if (m->cnt != 0) {
+        m->kind = TM_MSG_BRANCH;
+        TRY(tm_rd_get(r, 1, &x));
+        m->t = (uint8_t)x;
+        if (m->t) TRY(tm_rd_signed(r, c->ta_a, c->ta_b, &m->diff_ta));
+    } else {
+        TRY(decode_special(c, r, m));
+    }
+    if (c->timestamps) TRY(tm_rd_chunked(r, c->cc_a, c->cc_b, &m->diff_cc));
+    return TM_OK;
+}
+
+int tm_msg_decode(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
+{
+    tm_msg tmp;
+    uint64_t start;
+    int rc;
+    if (!r || !m || tm_enc_cfg_check(c) != TM_OK || r->pos > r->nbits) return TM_ERR_ARG;
+    if (r->pos == r->nbits) return 0; /* clean end */
+    start = r->pos;
+    memset(&tmp, 0, sizeof tmp);
+    rc = decode_body(c, r, &tmp);
+    if (rc != TM_OK) {
+        r->pos = start;
+        return rc;
+    }
+    *m = tmp;
+    return 1;
+}
+
+/* ---- maximum lengths (§4.6) ---- */
+
+/* The longest message of KIND: every chunked field at 2^64 - 1, |diffTA| at
+ * 2^63, SYNC with R = OVERFLOW and END with L = 1 (their longest forms). */
+static unsigned longest(const tm_enc_cfg *c, tm_msg_kind kind)
+{
+    tm_msg m;
+    memset(&m, 0, sizeof m);
+    m.kind = kind;
+    m.ti = c->threads - 1;
+    m.cnt = UINT64_MAX;
+    m.t = 1;
+    m.diff_ta = INT64_MIN;
+    m.icnt = UINT64_MAX;
+    m.gap = UINT64_MAX;
+    m.addr = UINT64_MAX;
+    m.reason = kind == TM_MSG_SYNC ? TM_SYNC_OVERFLOW : TM_END_STOP;
+    m.lost = 1;
+    m.dropped = 1;
+    m.diff_cc = UINT64_MAX;
+    return tm_msg_bits(c, &m);
+}
+
+unsigned tm_msg_max_bits(const tm_enc_cfg *c)
+{
+    unsigned best = 0;
+    if (tm_enc_cfg_check(c) != TM_OK) return 0;
+    for (int k = TM_MSG_BRANCH; k <= TM_MSG_END; k++) {
+        unsigned n = longest(c, (tm_msg_kind)k);
+        if (n > best) best = n;
+    }
+    return best;
+}
+
+unsigned tm_msg_reserve_bits(const tm_enc_cfg *c)
+{
+    unsigned s, e;
+    if (tm_enc_cfg_check(c) != TM_OK) return 0;
+    s = longest(c, TM_MSG_SYNC);
+    e = longest(c, TM_MSG_END);
+    return s > e ? s : e;
+}
+
+/* ---- text form ---- */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TM_PRINTF(f, a)
+#endif
+
+/* Appends to buf[*len..n) like snprintf; *len counts the full length, so
+ * the output was truncated iff *len >= n at the end. */
+static void add(char *buf, size_t n, size_t *len, const char *fmt, ...) TM_PRINTF(4, 5);
+
+static void add(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    va_start(ap, fmt);
+    k = vsnprintf(*len < n ? buf + *len : NULL, *len < n ? n - *len : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0) *len += (size_t)k;
+}
+
+int tm_msg_format(const tm_msg *m, int timestamps, char *buf, size_t n)
+{
+    static const char *const sync_names[] = {"start", "trace_on", "overflow"};
+    size_t len = 0;
+    int ok = 1;
+    if (!m || !buf || n == 0) return TM_ERR_ARG;
+    buf[0] = '\0';
+    add(buf, n, &len, "T%" PRIu32 " ", m->ti);
+    switch (m->kind) {
+    case TM_MSG_BRANCH:
+        add(buf, n, &len, "BRANCH cnt=%" PRIu64 " T=%u", m->cnt, (unsigned)m->t);
+        if (m->t) add(buf, n, &len, " diffTA=%" PRId64, m->diff_ta);
+        break;
+    case TM_MSG_EXC:
+        add(buf, n, &len, "EXC iCnt=%" PRIu64 " diffTA=%" PRId64, m->icnt, m->diff_ta);
+        break;
+    case TM_MSG_SYNC:
+        if (m->reason <= TM_SYNC_OVERFLOW) {
+            add(buf, n, &len, "SYNC %s", sync_names[m->reason]);
+        } else {
+            add(buf, n, &len, "SYNC R=%u", (unsigned)m->reason);
+            ok = 0;
+        }
+        if (m->reason == TM_SYNC_OVERFLOW)
+            add(buf, n, &len, " D=%u iCnt=%" PRIu64 " gap=%" PRIu64, (unsigned)m->dropped, m->icnt,
+                m->gap);
+        add(buf, n, &len, " addr=0x%" PRIx64, m->addr);
+        break;
+    case TM_MSG_END:
+        add(buf, n, &len, "END %s L=%u iCnt=%" PRIu64,
+            m->reason == TM_END_EXIT ? "exit" : m->reason == TM_END_STOP ? "stop" : "X?",
+            (unsigned)m->lost, m->icnt);
+        if (m->reason > TM_END_STOP) ok = 0;
+        if (m->lost) add(buf, n, &len, " D=%u gap=%" PRIu64, (unsigned)m->dropped, m->gap);
+        break;
+    default:
+        add(buf, n, &len, "kind=%d?", (int)m->kind);
+        ok = 0;
+        break;
+    }
+    if (timestamps) add(buf, n, &len, " diffCC=%" PRIu64, m->diff_cc);
+    return ok && len < n ? TM_OK : TM_ERR_ARG;
+}
