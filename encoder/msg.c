@@ -9,10 +9,11 @@
  *    ignored by encode and set to 0 by decode.  tm_msg_encode returns
  *    TM_ERR_ARG for an invalid message or configuration and appends nothing;
  *    tm_msg_bits returns 0 for them (no valid message is 0 bits long).
- *  - tm_msg_decode follows the status.h convention for functions that
- *    deliver a message: 1 = *m filled, 0 = clean end (no bit left at
- *    r->pos), negative = error (r->pos back at the message start, *m
- *    untouched). */
+ *  - tm_msg_decode returns TM_OK with *m filled, or a negative status with
+ *    r->pos back at the message start and *m untouched.  With no bit left at
+ *    r->pos it returns TM_ERR_TRUNCATED (callers loop while pos < nbits).
+ *    This is msg.h's reading (and its callers'), not status.h's 1/0 rule
+ *    for functions that deliver a message. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -297,7 +298,6 @@ int tm_msg_decode(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
     uint64_t start;
     int rc;
     if (!r || !m || tm_enc_cfg_check(c) != TM_OK || r->pos > r->nbits) return TM_ERR_ARG;
-    if (r->pos == r->nbits) return 0; /* clean end */
     start = r->pos;
     memset(&tmp, 0, sizeof tmp);
     rc = decode_body(c, r, &tmp);
@@ -306,7 +306,7 @@ int tm_msg_decode(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
         return rc;
     }
     *m = tmp;
-    return 1;
+    return TM_OK;
 }
 
 /* ---- maximum lengths (§4.6) ---- */

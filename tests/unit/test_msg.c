@@ -728,7 +728,8 @@ static tm_msg rnd_msg(rng *r, const tm_enc_cfg *c, tm_msg_kind kind)
 /* Every kind x encoding x timestamps x thread count: a stream of messages
  * (each kind's variants and extremes, then random ones) is encoded; each
  * message's length must equal tm_msg_bits and stay <= MSG_MAX; the field
- * classes must add up; decoding gives the messages back and then a clean end. */
+ * classes must add up; decoding gives the messages back, then (no bits
+ * left) TM_ERR_TRUNCATED. */
 Test(msg_msg, round_trip_matrix)
 {
     const uint32_t threads[] = {1, 2, 3, 4, 8, 1000};
@@ -819,11 +820,11 @@ Test(msg_msg, round_trip_matrix)
                 tm_bitrd_init(&rd, bb.data, bb.nbits);
                 for (size_t i = 0; i < n; i++) {
                     tm_msg got;
-                    cr_assert_eq(tm_msg_decode(&c, &rd, &got), 1, "message %zu", i);
+                    cr_assert_eq(tm_msg_decode(&c, &rd, &got), TM_OK, "message %zu", i);
                     expect_msg_eq(&got, &msgs[i]);
                 }
                 tm_msg got;
-                cr_assert_eq(tm_msg_decode(&c, &rd, &got), 0, "clean end");
+                cr_assert_eq(tm_msg_decode(&c, &rd, &got), TM_ERR_TRUNCATED, "no bits left");
                 cr_assert_eq(rd.pos, bb.nbits);
                 tm_bitbuf_free(&bb);
             }
@@ -858,7 +859,7 @@ Test(msg_msg, round_trip_random_cfg)
         tm_bitrd_init(&rd, bb.data, bb.nbits);
         for (int i = 0; i < 40; i++) {
             tm_msg got;
-            cr_assert_eq(tm_msg_decode(&c, &rd, &got), 1);
+            cr_assert_eq(tm_msg_decode(&c, &rd, &got), TM_OK);
             expect_msg_eq(&got, &ms[i]);
         }
         tm_bitbuf_free(&bb);
@@ -888,7 +889,7 @@ static void worked(const tm_msg *m, const char *exp, tm_field_bits want)
     cr_assert_eq(fb.diffcc, want.diffcc);
     cr_assert_eq(fb.sync, want.sync);
     tm_bitrd_init(&rd, bb.data, bb.nbits);
-    cr_assert_eq(tm_msg_decode(&c, &rd, &got), 1);
+    cr_assert_eq(tm_msg_decode(&c, &rd, &got), TM_OK);
     expect_msg_eq(&got, m);
     cr_assert_eq(rd.pos, bb.nbits);
     tm_bitbuf_free(&bb);
@@ -1062,8 +1063,9 @@ Test(msg_msg, encode_rejects)
     tm_bitbuf_free(&bb);
 }
 
-/* Every message, cut at every bit, must be TM_ERR_TRUNCATED with the
- * position left at the message start (which is not bit 0 here). */
+/* Every message, cut at every bit (including before its first bit), must be
+ * TM_ERR_TRUNCATED with the position left at the message start (which is
+ * not bit 0 here). */
 Test(msg_msg, truncated_everywhere)
 {
     rng r = {3};
@@ -1090,15 +1092,12 @@ Test(msg_msg, truncated_everywhere)
                             tm_bitrd_init(&rd, bb.data, n);
                             rd.pos = start;
                             int rc = tm_msg_decode(&c, &rd, &got);
-                            if (n == start) {
-                                cr_assert_eq(rc, 0, "no bits left: clean end");
-                                cr_assert_eq(rd.pos, start);
-                            } else if (n < end) {
+                            if (n < end) {
                                 cr_assert_eq(rc, TM_ERR_TRUNCATED, "cut at %" PRIu64 " of %" PRIu64,
                                              n - start, end - start);
                                 cr_assert_eq(rd.pos, start);
                             } else {
-                                cr_assert_eq(rc, 1);
+                                cr_assert_eq(rc, TM_OK);
                                 expect_msg_eq(&got, &m);
                             }
                         }
@@ -1119,7 +1118,8 @@ static int decode_str(const tm_enc_cfg *c, const char *s, tm_msg *m)
     tm_bitrd_init(&rd, bb.data, bb.nbits);
     rd.pos = 5;
     rc = tm_msg_decode(c, &rd, m);
-    if (rc < 0) cr_assert_eq(rd.pos, 5, "pos after error %d", rc);
+    if (rc != TM_OK) cr_assert_eq(rd.pos, 5, "pos after error %d", rc);
+    else cr_assert_eq(rd.pos, bb.nbits, "a message uses every bit given here");
     tm_bitbuf_free(&bb);
     return rc;
 }
@@ -1132,7 +1132,7 @@ Test(msg_msg, decode_errors)
     tm_enc_cfg_default(&c, TM_ENC_TR_E, 4, 0);
 
     /* A valid END for reference, then the same with K = 3. */
-    cr_assert_eq(decode_str(&c, "01" "0000" "01" "0" "0" "0000", &m), 1);
+    cr_assert_eq(decode_str(&c, "01" "0000" "01" "0" "0" "0000", &m), TM_OK);
     cr_assert_eq(m.kind, TM_MSG_END);
     cr_assert_eq(decode_str(&c, "01" "0000" "11" "0" "0" "0000", &m), TM_ERR_FORMAT);
     /* SYNC with R = 3. */
@@ -1144,20 +1144,20 @@ Test(msg_msg, decode_errors)
     cr_assert_eq(decode_str(&c, "01" "0000" "10" "10" "1000000000000000000000000000000000000000"
                                 "000000000000000000000000",
                             &m),
-                 1);
+                 TM_OK);
     cr_assert_eq(m.reason, TM_SYNC_TRACE_ON);
     cr_assert_eq(m.addr, 1);
 
     /* Ti >= threads: N = 3 (Ti is 2 bits), Ti = 3. */
     c.threads = 3;
     cr_assert_eq(decode_str(&c, "11" "1000" "0", &m), TM_ERR_FORMAT);
-    cr_assert_eq(decode_str(&c, "01" "1000" "0", &m), 1);
+    cr_assert_eq(decode_str(&c, "01" "1000" "0", &m), TM_OK);
     cr_assert_eq(m.ti, 2);
     /* N = 1000: Ti is 10 bits, 1000..1023 are invalid. */
     c.threads = 1000;
     cr_assert_eq(decode_str(&c, "0001011111" "1000" "0", &m), TM_ERR_FORMAT); /* 1000 */
     cr_assert_eq(decode_str(&c, "1111111111" "1000" "0", &m), TM_ERR_FORMAT); /* 1023 */
-    cr_assert_eq(decode_str(&c, "1110011111" "1000" "0", &m), 1);             /* 999 */
+    cr_assert_eq(decode_str(&c, "1110011111" "1000" "0", &m), TM_OK);             /* 999 */
     cr_assert_eq(m.ti, 999);
     c.threads = 4;
 
@@ -1167,7 +1167,7 @@ Test(msg_msg, decode_errors)
     strcpy(p, "11" "0" "0");
     cr_assert_eq(decode_str(&c, s, &m), TM_ERR_FORMAT);
     strcpy(p, "10" "0" "0"); /* bit 63 only: cnt = 2^64 - 1, T = 0 */
-    cr_assert_eq(decode_str(&c, s, &m), 1);
+    cr_assert_eq(decode_str(&c, s, &m), TM_OK);
     cr_assert_eq(m.cnt, UINT64_MAX);
 
     /* Oversized diffTA: S = 0 with |diffTA| = 2^63 in a BRANCH. */
@@ -1176,7 +1176,7 @@ Test(msg_msg, decode_errors)
     strcpy(p, "1000" "0");
     cr_assert_eq(decode_str(&c, s, &m), TM_ERR_FORMAT);
     s[7] = '1'; /* S = 1: INT64_MIN is fine */
-    cr_assert_eq(decode_str(&c, s, &m), 1);
+    cr_assert_eq(decode_str(&c, s, &m), TM_OK);
     cr_assert_eq(m.diff_ta, INT64_MIN);
 
     /* Oversized diffCC ((4,2) chunks) in an END with time stamps. */
@@ -1184,7 +1184,7 @@ Test(msg_msg, decode_errors)
     p = s + sprintf(s, "00" "0000" "01" "0" "0" "0000" "1111" "1");
     for (int k = 0; k < 29; k++) p += sprintf(p, "11" "1");
     strcpy(p, "11" "0"); /* bits 62, 63: fine */
-    cr_assert_eq(decode_str(&c, s, &m), 1);
+    cr_assert_eq(decode_str(&c, s, &m), TM_OK);
     cr_assert_eq(m.diff_cc, UINT64_MAX);
     strcpy(p, "11" "1" "01" "0"); /* a chunk with bit 65 */
     cr_assert_eq(decode_str(&c, s, &m), TM_ERR_FORMAT);
