@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 #include "tmc_int.h"
 
 #define BUF_CAP (256u * 1024u)
@@ -55,6 +56,7 @@ struct tmc_reader {
     enum src_state src;
     int src_errno;       /* SRC_IO */
     const char *zerr;    /* SRC_ZSTD: ZSTD_getErrorName */
+    int zerr_prefix;     /* SRC_ZSTD: the error is "not a zstd frame" */
     uint64_t compressed; /* bytes read from the file */
 
     uint8_t *buf;        /* decompressed data: [pos, end) not parsed yet */
@@ -107,7 +109,7 @@ static int fail_stop(tmc_reader *r, uint64_t at, const char *clean_what)
             return failf(r, TM_ERR_ZSTD, reached,
                          "not zstd-compressed (an uncompressed commit stream? "
                          "a .tmc file is compressed with zstd)");
-        if (reached == 0)
+        if (reached == 0 && r->zerr_prefix)
             return failf(r, TM_ERR_ZSTD, reached, "zstd: %s (not a zstd-compressed .tmc file?)",
                          r->zerr);
         return failf(r, TM_ERR_ZSTD, reached, "zstd: %s", r->zerr);
@@ -149,6 +151,7 @@ static void step(tmc_reader *r)
     size_t ret = ZSTD_decompressStream(r->ds, &out, &r->zin);
     if (ZSTD_isError(ret)) {
         r->zerr = ZSTD_getErrorName(ret);
+        r->zerr_prefix = ZSTD_getErrorCode(ret) == ZSTD_error_prefix_unknown;
         r->src = SRC_ZSTD;
         return;
     }
@@ -400,7 +403,7 @@ static int read_end(tmc_reader *r, tmc_record *rec)
     if (count != r->nrec)
         return failf(r, TM_ERR_FORMAT, at,
                      "END record count %" PRIu64 " does not match the %" PRIu64
-                     " records before it", count, r->nrec);
+                     " record%s before it", count, r->nrec, r->nrec == 1 ? "" : "s");
     r->pos = (size_t)(p - r->buf);
     while (r->pos == r->end && r->src == SRC_MORE)
         fill(r);
@@ -416,90 +419,34 @@ static int read_end(tmc_reader *r, tmc_record *rec)
     return 1;
 }
 
-int tmc_reader_next(tmc_reader *r, tmc_record *rec)
+/* What every record of types 1..6 goes through once its fields are decoded
+ * (P: just past them): truncation, varints, cycle arithmetic and rules 1-4.
+ * On success the checker's cycle is the record's, and the common fields of
+ * REC are set (the others zeroed).  Inlined into each case of the switch
+ * below, so that each record type is one straight path. */
+static inline __attribute__((always_inline))
+int thread_record(tmc_reader *r, tmc_record *rec, unsigned type, uint64_t tid, uint64_t dcycle,
+                  const uint8_t *p, unsigned bad)
 {
-    if (__builtin_expect(r->status != 0, 0))
-        return r->status;
-    if (__builtin_expect(r->done, 0))
-        return 0;
-    if (r->end - r->pos < TMC_SMALL_REC_MAX && r->src == SRC_MORE)
-        fill(r);
-    if (__builtin_expect(r->pos == r->end, 0))
-        return fail_stop(r, r->base + r->pos, "truncated: no END record");
-
-    const uint8_t *p = r->buf + r->pos;
-    const uint8_t *const lim = r->buf + r->end;
-    unsigned type = *p++;
-    if (__builtin_expect(type - 1u >= 6u, 0)) {
-        if (type == TMC_MODULE)
-            return read_module(r, rec);
-        if (type == TMC_END)
-            return read_end(r, rec);
-        return failf(r, TM_ERR_FORMAT, r->base + r->pos, "unknown record type %u", type);
-    }
-
-    /* Records of types 1..6: decode every field first (see the comment at the
-     * top: reading past lim is harmless, judging such fields is not). */
-    unsigned bad = 0;
-    uint64_t tid = tmc_get_uv(&p, &bad);
-    uint64_t dcycle = tmc_get_uv(&p, &bad);
-    uint64_t a = 0, b = 0;
-    unsigned f0 = 0, f1 = 0;
-    switch (type) {
-    case TMC_START:
-        f0 = *p++;
-        a = tmc_get_uv(&p, &bad);           /* pc */
-        break;
-    case TMC_EXIT:
-        f0 = *p++;
-        break;
-    case TMC_RUN:
-        a = tmc_get_uv(&p, &bad);           /* count */
-        b = tmc_get_uv(&p, &bad);           /* bytes */
-        break;
-    case TMC_BRANCH:
-        f0 = p[0];                          /* info */
-        f1 = p[1];                          /* len */
-        p += 2;
-        a = tmc_get_uv(&p, &bad);           /* dpc */
-        b = tmc_get_uv(&p, &bad);           /* dtarget */
-        break;
-    case TMC_EXC:
-        a = tmc_get_uv(&p, &bad);           /* handler */
-        break;
-    default: /* TMC_MEM */
-        f0 = p[0];                          /* flags */
-        f1 = p[1];                          /* size */
-        p += 2;
-        a = tmc_get_uv(&p, &bad);           /* addr */
-        if (f1 - 1u < TMC_MAX_OPERAND) {
-            memcpy(rec->value, p, f1);
-            memset(rec->value + f1, 0, TMC_MAX_OPERAND - f1);
-            p += f1;
-        }
-        break;
-    }
     const uint64_t at = r->base + r->pos;
-    if (__builtin_expect(p > lim, 0))
+    if (__builtin_expect(p > r->buf + r->end, 0))
         return fail_stop(r, at, "truncated: record incomplete at end of stream");
     if (__builtin_expect(bad, 0))
         return varint_fail(r, at, type);
-
     tmc_check *c = &r->chk;
-    uint64_t cycle = c->cycle + dcycle;
-    if (__builtin_expect(cycle < c->cycle, 0))
+    uint64_t cy = c->cycle + dcycle;
+    if (__builtin_expect(cy < c->cycle, 0))
         return failf(r, TM_ERR_FORMAT, at,
                      "cycle goes backwards: cycle %" PRIu64 " + dcycle %" PRIu64
                      " overflows 64 bits", c->cycle, dcycle);
-    int rc = tmc_check_thread(c, type, tid, cycle);
+    int rc = tmc_check_thread(c, type, tid, cy);
     if (__builtin_expect(rc != 0, 0))
         return check_fail(r, rc, at);
-
-    uint32_t t = (uint32_t)tid;
     rec->type = (tmc_type)type;
-    rec->tid = t;
-    rec->cycle = cycle;
+    rec->tid = (uint32_t)tid;
+    rec->cycle = cy;
     rec->flags = 0;
+    rec->pc = 0;
     rec->target = 0;
     rec->count = 0;
     rec->bytes = 0;
@@ -512,70 +459,146 @@ int tmc_reader_next(tmc_reader *r, tmc_record *rec)
     rec->path_len = 0;
     rec->build_id = NULL;
     rec->build_id_len = 0;
+    return 0;
+}
+
+/* Decoding a record of types 1..6 never reads more than TMC_SMALL_REC_MAX
+ * bytes, which are buffered (or zero padding: see the top of the file); one
+ * switch on the type does decoding, checks and delivery. */
+int tmc_reader_next(tmc_reader *r, tmc_record *rec)
+{
+    if (__builtin_expect(r->status != 0, 0))
+        return r->status;
+    if (__builtin_expect(r->done, 0))
+        return 0;
+    if (r->end - r->pos < TMC_SMALL_REC_MAX && r->src == SRC_MORE)
+        fill(r);
+    if (__builtin_expect(r->pos == r->end, 0))
+        return fail_stop(r, r->base + r->pos, "truncated: no END record");
+
+    const uint8_t *p = r->buf + r->pos;
+    tmc_check *const c = &r->chk;
+    const unsigned type = *p++;
+    unsigned bad = 0;
+    int rc;
     switch (type) {
-    case TMC_START:
-        if (__builtin_expect(f0 & ~TMC_START_TRACE_ON, 0))
-            return check_fail(r, tmc_check_flags_fail(c, type, f0), at);
-        c->state[t] = TMC_TS_LIVE;
-        c->g_event = TMC_START;
-        c->pc[t] = a;
-        rec->flags = f0;
-        rec->pc = a;
-        break;
-    case TMC_EXIT:
-        if (__builtin_expect(f0 & ~TMC_EXIT_TRACE_OFF, 0))
-            return check_fail(r, tmc_check_flags_fail(c, type, f0), at);
-        c->state[t] = TMC_TS_DONE;
-        c->g_event = TMC_EXIT;
-        rec->flags = f0;
-        rec->pc = 0;
-        break;
-    case TMC_RUN:
+    case TMC_RUN: {
+        uint64_t tid = tmc_get_uv(&p, &bad);
+        uint64_t dcycle = tmc_get_uv(&p, &bad);
+        uint64_t count = tmc_get_uv(&p, &bad);
+        uint64_t bytes = tmc_get_uv(&p, &bad);
+        if ((rc = thread_record(r, rec, type, tid, dcycle, p, bad)) != 0)
+            return rc;
+        uint32_t t = (uint32_t)tid;
         rec->pc = c->pc[t];
-        rc = tmc_check_run(c, t, a, b);
-        if (__builtin_expect(rc != 0, 0))
-            return check_fail(r, rc, at);
-        rec->count = a;
-        rec->bytes = b;
+        if (__builtin_expect((rc = tmc_check_run(c, t, count, bytes)) != 0, 0))
+            return check_fail(r, rc, r->base + r->pos);
+        rec->count = count;
+        rec->bytes = bytes;
         break;
+    }
     case TMC_BRANCH: {
-        rc = tmc_check_branch(c, f0, f1);
-        if (__builtin_expect(rc != 0, 0))
-            return check_fail(r, rc, at);
+        uint64_t tid = tmc_get_uv(&p, &bad);
+        uint64_t dcycle = tmc_get_uv(&p, &bad);
+        unsigned info = p[0], len = p[1];
+        p += 2;
+        uint64_t dpc = tmc_get_uv(&p, &bad);
+        uint64_t dtarget = tmc_get_uv(&p, &bad);
+        if ((rc = thread_record(r, rec, type, tid, dcycle, p, bad)) != 0)
+            return rc;
+        if (__builtin_expect((rc = tmc_check_branch(c, info, len)) != 0, 0))
+            return check_fail(r, rc, r->base + r->pos);
+        uint32_t t = (uint32_t)tid;
         uint64_t pc = c->pc[t];
-        if (__builtin_expect(a != 0, 0))
-            return failf(r, TM_ERR_FORMAT, at,
+        if (__builtin_expect(dpc != 0, 0))
+            return failf(r, TM_ERR_FORMAT, r->base + r->pos,
                          "pc discontinuity in thread %" PRIu32 " at cycle %" PRIu64
                          ": branch at 0x%" PRIx64 " (dpc %" PRId64 "), expected 0x%" PRIx64
-                         " (the thread's current pc)", t, cycle, pc + tmc_unzigzag(a),
-                         (int64_t)tmc_unzigzag(a), pc);
-        uint64_t target = pc + tmc_unzigzag(b);
-        unsigned taken = (f0 >> 3) & 1u;
-        c->pc[t] = taken ? target : pc + f1;
+                         " (the thread's current pc)", t, c->cycle, pc + tmc_unzigzag(dpc),
+                         (int64_t)tmc_unzigzag(dpc), pc);
+        uint64_t target = pc + tmc_unzigzag(dtarget);
+        unsigned taken = (info >> 3) & 1u;
+        c->pc[t] = taken ? target : pc + len;
         c->g_event = TMC_BRANCH;
         rec->pc = pc;
         rec->target = target;
-        rec->bclass = (uint8_t)(f0 & 7u);
+        rec->bclass = (uint8_t)(info & 7u);
         rec->taken = (uint8_t)taken;
-        rec->len = (uint8_t)f1;
+        rec->len = (uint8_t)len;
         break;
     }
-    case TMC_EXC:
-        rec->pc = c->pc[t];
-        rec->target = a;
-        c->pc[t] = a;
+    case TMC_MEM: {
+        uint64_t tid = tmc_get_uv(&p, &bad);
+        uint64_t dcycle = tmc_get_uv(&p, &bad);
+        unsigned flags = p[0], size = p[1];
+        p += 2;
+        uint64_t addr = tmc_get_uv(&p, &bad);
+        /* A bad size is reported below, once truncation is ruled out. */
+        int size_ok = size - 1u < TMC_MAX_OPERAND;
+        if (size_ok) {
+            memcpy(rec->value, p, size);
+            memset(rec->value + size, 0, TMC_MAX_OPERAND - size);
+            p += size;
+        }
+        if ((rc = thread_record(r, rec, type, tid, dcycle, p, bad)) != 0)
+            return rc;
+        if (__builtin_expect(!size_ok, 0))
+            return check_fail(r, tmc_check_size_fail(c, size), r->base + r->pos);
+        if (__builtin_expect(flags & ~TMC_MEM_STORE, 0))
+            return check_fail(r, tmc_check_flags_fail(c, type, flags), r->base + r->pos);
+        rec->flags = flags;
+        rec->size = (uint8_t)size;
+        rec->addr = addr;
+        break;
+    }
+    case TMC_START: {
+        uint64_t tid = tmc_get_uv(&p, &bad);
+        uint64_t dcycle = tmc_get_uv(&p, &bad);
+        unsigned flags = *p++;
+        uint64_t pc = tmc_get_uv(&p, &bad);
+        if ((rc = thread_record(r, rec, type, tid, dcycle, p, bad)) != 0)
+            return rc;
+        if (__builtin_expect(flags & ~TMC_START_TRACE_ON, 0))
+            return check_fail(r, tmc_check_flags_fail(c, type, flags), r->base + r->pos);
+        uint32_t t = (uint32_t)tid;
+        c->state[t] = TMC_TS_LIVE;
+        c->g_event = TMC_START;
+        c->pc[t] = pc;
+        rec->flags = flags;
+        rec->pc = pc;
+        break;
+    }
+    case TMC_EXIT: {
+        uint64_t tid = tmc_get_uv(&p, &bad);
+        uint64_t dcycle = tmc_get_uv(&p, &bad);
+        unsigned flags = *p++;
+        if ((rc = thread_record(r, rec, type, tid, dcycle, p, bad)) != 0)
+            return rc;
+        if (__builtin_expect(flags & ~TMC_EXIT_TRACE_OFF, 0))
+            return check_fail(r, tmc_check_flags_fail(c, type, flags), r->base + r->pos);
+        c->state[tid] = TMC_TS_DONE;
+        c->g_event = TMC_EXIT;
+        rec->flags = flags;
+        break;
+    }
+    case TMC_EXC: {
+        uint64_t tid = tmc_get_uv(&p, &bad);
+        uint64_t dcycle = tmc_get_uv(&p, &bad);
+        uint64_t handler = tmc_get_uv(&p, &bad);
+        if ((rc = thread_record(r, rec, type, tid, dcycle, p, bad)) != 0)
+            return rc;
+        rec->pc = c->pc[tid];
+        rec->target = handler;
+        c->pc[tid] = handler;
         c->g_event = TMC_EXC;
         break;
-    default: /* TMC_MEM */
-        if (__builtin_expect(f1 - 1u >= TMC_MAX_OPERAND, 0))
-            return check_fail(r, tmc_check_size_fail(c, f1), at);
-        if (__builtin_expect(f0 & ~TMC_MEM_STORE, 0))
-            return check_fail(r, tmc_check_flags_fail(c, type, f0), at);
-        rec->pc = 0;
-        rec->flags = f0;
-        rec->size = (uint8_t)f1;
-        rec->addr = a;
-        break;
+    }
+    case TMC_MODULE:
+        return read_module(r, rec);
+    case TMC_END:
+        return read_end(r, rec);
+    default:
+        return failf(r, TM_ERR_FORMAT, r->base + r->pos, "unknown record type %u", type);
     }
     r->pos = (size_t)(p - r->buf);
     r->nrec++;

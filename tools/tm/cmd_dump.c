@@ -1,0 +1,240 @@
+/* tm dump — print or count the records of a commit stream (.tmc).
+ *
+ *   tm dump FILE       one line per record (FILE may be "-" for stdin)
+ *   tm dump --count FILE   totals only; this only parses and counts, and is
+ *                          the parse-speed baseline of `make bench`
+ *
+ * Output may be cut short by the reader of a pipe (`tm dump x.tmc | head`):
+ * SIGPIPE is ignored and the resulting EPIPE ends the command quietly with
+ * status 0. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include "tm/tmc.h"
+#include "cmd.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tm dump [--count] FILE.tmc\n"
+            "\n"
+            "Prints the records of a commit stream, one per line, after a header line;\n"
+            "FILE may be \"-\" for standard input.  The whole stream is validated\n"
+            "(docs/spec.md §2.3); the first error is printed and the status is 1.\n"
+            "\n"
+            "  --count   print only totals: records, instructions, branches per class,\n"
+            "            exceptions, loads, stores, modules, threads started, cycles\n"
+            "  --help    this text\n");
+}
+
+/* Bytes of a MODULE path, with backslash, blanks and anything not printable
+ * ASCII escaped as \xNN so that a line stays one line. */
+static void put_path(FILE *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch > ' ' && ch < 0x7F && ch != '\\')
+            putc(ch, out);
+        else
+            fprintf(out, "\\x%02x", ch);
+    }
+}
+
+static void put_hex(FILE *out, const uint8_t *b, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        putc(digits[b[i] >> 4], out);
+        putc(digits[b[i] & 15], out);
+    }
+}
+
+static void print_record(FILE *out, const tmc_record *r)
+{
+    if (r->type == TMC_MODULE) {
+        fprintf(out, "MODULE addr=0x%" PRIx64 " path=", r->addr);
+        put_path(out, r->path, r->path_len);
+        fputs(" build-id=", out);
+        if (r->build_id_len)
+            put_hex(out, r->build_id, r->build_id_len);
+        else
+            fputs("none", out);
+        putc('\n', out);
+        return;
+    }
+    if (r->type == TMC_END) {
+        fprintf(out, "END count=%" PRIu64 "\n", r->count);
+        return;
+    }
+    fprintf(out, "c=%" PRIu64 " t=%" PRIu32 " ", r->cycle, r->tid);
+    switch (r->type) {
+    case TMC_START:
+        fprintf(out, "START%s pc=0x%" PRIx64 "\n",
+                r->flags & TMC_START_TRACE_ON ? " trace-on" : "", r->pc);
+        break;
+    case TMC_EXIT:
+        fprintf(out, "EXIT%s\n", r->flags & TMC_EXIT_TRACE_OFF ? " trace-off" : "");
+        break;
+    case TMC_RUN:
+        fprintf(out, "RUN n=%" PRIu64 " bytes=%" PRIu64 " pc=0x%" PRIx64 "\n",
+                r->count, r->bytes, r->pc);
+        break;
+    case TMC_BRANCH:
+        fprintf(out, "BRANCH %s %c pc=0x%" PRIx64 " len=%u target=0x%" PRIx64 "\n",
+                tmc_bclass_name(r->bclass), r->taken ? 'T' : 'N', r->pc, r->len, r->target);
+        break;
+    case TMC_EXC:
+        fprintf(out, "EXC pc=0x%" PRIx64 " handler=0x%" PRIx64 "\n", r->pc, r->target);
+        break;
+    case TMC_MEM:
+        fprintf(out, "MEM %s size=%u addr=0x%" PRIx64 " value=",
+                r->flags & TMC_MEM_STORE ? "store" : "load", r->size, r->addr);
+        if (r->size <= 8) {
+            /* Value bytes are in memory order: print the little-endian
+             * integer they make. */
+            uint64_t v = 0;
+            for (unsigned i = 0; i < r->size; i++)
+                v |= (uint64_t)r->value[i] << (8 * i);
+            fprintf(out, "0x%0*" PRIx64 "\n", 2 * r->size, v);
+        } else {
+            put_hex(out, r->value, r->size);
+            putc('\n', out);
+        }
+        break;
+    default:
+        fprintf(out, "type %u\n", (unsigned)r->type);
+        break;
+    }
+}
+
+typedef struct counts {
+    uint64_t records, instructions, branches, cls[TMC_NCLASSES];
+    uint64_t exceptions, loads, stores, modules, started, cycles;
+} counts;
+
+/* Parses the whole stream, counting; nothing else (bench baseline). */
+static int count_stream(tmc_reader *r, counts *k)
+{
+    tmc_record rec;
+    int rc;
+    while ((rc = tmc_reader_next(r, &rec)) == 1) {
+        switch (rec.type) {
+        case TMC_START: k->started++; break;
+        case TMC_RUN: k->instructions += rec.count; break;
+        case TMC_BRANCH: k->cls[rec.bclass]++; break;
+        case TMC_EXC: k->exceptions++; break;
+        case TMC_MEM:
+            if (rec.flags & TMC_MEM_STORE)
+                k->stores++;
+            else
+                k->loads++;
+            break;
+        case TMC_MODULE: k->modules++; break;
+        case TMC_END: k->records = rec.count; continue;
+        default: break;
+        }
+        k->cycles = rec.type == TMC_MODULE ? k->cycles : rec.cycle;
+    }
+    for (int i = 0; i < TMC_NCLASSES; i++)
+        k->branches += k->cls[i];
+    k->instructions += k->branches;
+    return rc;
+}
+
+/* Output failed: quiet success if the reader went away, else an error. */
+static int output_failed(void)
+{
+    if (errno == EPIPE)
+        return 0;
+    tm_err("dump", "write error: %s", strerror(errno));
+    return 1;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+    int count = 0;
+    const char *file = NULL;
+    int opts = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts && !strcmp(a, "--")) {
+            opts = 0;
+        } else if (opts && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+            usage(stdout);
+            return 0;
+        } else if (opts && !strcmp(a, "--count")) {
+            count = 1;
+        } else if (opts && a[0] == '-' && a[1] != '\0') {
+            tm_err("dump", "unknown option '%s' (usage: tm dump [--count] FILE.tmc)", a);
+            return 2;
+        } else if (file) {
+            tm_err("dump", "more than one FILE ('%s' and '%s'); usage: tm dump [--count] FILE.tmc",
+                   file, a);
+            return 2;
+        } else {
+            file = a;
+        }
+    }
+    if (!file) {
+        tm_err("dump", "missing FILE.tmc (usage: tm dump [--count] FILE.tmc; \"-\" = stdin)");
+        return 2;
+    }
+
+    signal(SIGPIPE, SIG_IGN);
+    tmc_reader *r = NULL;
+    int rc = tmc_reader_open(file, &r);
+    if (rc) {
+        if (r)
+            tm_err("dump", "%s", tmc_reader_error(r));
+        else
+            tm_err("dump", "%s: %s", file, tm_status_str(rc));
+        tmc_reader_close(r);
+        return 1;
+    }
+
+    int status = 0;
+    if (count) {
+        counts k;
+        memset(&k, 0, sizeof k);
+        rc = count_stream(r, &k);
+        if (rc < 0) {
+            tm_err("dump", "%s", tmc_reader_error(r));
+            status = 1;
+        } else {
+            printf("records: %" PRIu64 "\n", k.records);
+            printf("instructions: %" PRIu64 "\n", k.instructions);
+            printf("branches: %" PRIu64 "\n", k.branches);
+            for (int i = 0; i < TMC_NCLASSES; i++)
+                printf("  %s: %" PRIu64 "\n", tmc_bclass_name((unsigned)i), k.cls[i]);
+            printf("exceptions: %" PRIu64 "\n", k.exceptions);
+            printf("loads: %" PRIu64 "\n", k.loads);
+            printf("stores: %" PRIu64 "\n", k.stores);
+            printf("modules: %" PRIu64 "\n", k.modules);
+            printf("threads-started: %" PRIu64 " (of %" PRIu32 ")\n", k.started,
+                   tmc_reader_threads(r));
+            printf("cycles: %" PRIu64 "\n", k.cycles);
+            if (fflush(stdout) || ferror(stdout))
+                status = output_failed();
+        }
+        tmc_reader_close(r);
+        return status;
+    }
+
+    printf("# tmc v%u threads=%" PRIu32 "\n", TMC_VERSION, tmc_reader_threads(r));
+    tmc_record rec;
+    while ((rc = tmc_reader_next(r, &rec)) == 1) {
+        print_record(stdout, &rec);
+        if (ferror(stdout))
+            break;
+    }
+    if (ferror(stdout) || fflush(stdout)) {
+        status = output_failed();
+    } else if (rc < 0) {
+        tm_err("dump", "%s", tmc_reader_error(r));
+        status = 1;
+    }
+    tmc_reader_close(r);
+    return status;
+}
