@@ -216,14 +216,17 @@ static inline int tm_rd_get(tm_bitrd *r, unsigned w, uint64_t *v)
     return TM_OK;
 }
 
-/* Chunked field.  Accepts any chunk of zeros (even past bit 63) but rejects
- * a 1 bit that would land above bit 63 (TM_ERR_FORMAT).  On error the
- * position is wherever the failing read left it; callers restore it. */
+/* Chunked field.  Only the canonical encoding is accepted (spec §4.2): a 1 bit
+ * that would land above bit 63, or a last chunk of zeros after C = 1 (which a
+ * writer never produces: C = 1 means more nonzero bits follow), is
+ * TM_ERR_FORMAT — so a corrupted trace is caught as early as possible.  On
+ * error the position is wherever the failing read left it; callers restore
+ * it. */
 static inline int tm_rd_chunked(tm_bitrd *r, unsigned a, unsigned b, uint64_t *out)
 {
     uint64_t v = 0, chunk, more;
     unsigned w = a, shift = 0; /* shift saturates at 64 */
-    int rc;
+    int rc, first = 1;
     for (;;) {
         if ((rc = tm_rd_get(r, w, &chunk)) != TM_OK) return rc;
         if (chunk != 0) {
@@ -234,16 +237,20 @@ static inline int tm_rd_chunked(tm_bitrd *r, unsigned a, unsigned b, uint64_t *o
         }
         shift = shift + w >= 64 ? 64 : shift + w;
         if ((rc = tm_rd_get(r, 1, &more)) != TM_OK) return rc;
-        if (!more) break;
+        if (!more) {
+            if (chunk == 0 && !first) return TM_ERR_FORMAT; /* non-canonical */
+            break;
+        }
         w = b;
+        first = 0;
     }
     *out = v;
     return TM_OK;
 }
 
 /* Signed difference: S then |d|.  A magnitude that does not fit (> 2^63 - 1
- * with S = 0, > 2^63 with S = 1) is TM_ERR_FORMAT; S = 1 with magnitude 0
- * ("negative zero") is read as 0. */
+ * with S = 0, > 2^63 with S = 1) is TM_ERR_FORMAT, and so is S = 1 with
+ * magnitude 0 ("negative zero", which a writer never produces). */
 static inline int tm_rd_signed(tm_bitrd *r, unsigned a, unsigned b, int64_t *out)
 {
     uint64_t s, mag;
@@ -254,7 +261,7 @@ static inline int tm_rd_signed(tm_bitrd *r, unsigned a, unsigned b, int64_t *out
         if (mag > (uint64_t)INT64_MAX) return TM_ERR_FORMAT;
         *out = (int64_t)mag;
     } else {
-        if (mag > (uint64_t)1 << 63) return TM_ERR_FORMAT;
+        if (mag == 0 || mag > (uint64_t)1 << 63) return TM_ERR_FORMAT;
         *out = mag == (uint64_t)1 << 63 ? INT64_MIN : -(int64_t)mag;
     }
     return TM_OK;

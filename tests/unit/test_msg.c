@@ -534,11 +534,13 @@ Test(msg_chunked, decode_errors)
     for (int k = 0; k < 40; k++) p += sprintf(p, "00000000" "1");
     strcpy(p, "00000001" "0");
     cr_assert_eq(chunked_from_str(s, 8, 8, &v), TM_ERR_FORMAT);
-    /* Zero chunks past bit 63 are not an error (no 1 bit above bit 63), even
-     * though a writer never produces them (C = 1 with nothing above). */
+    /* A last chunk of zeros after C = 1 is not canonical (a writer sets C = 1
+     * only when nonzero bits follow): rejected, past bit 63 or not. */
     strcpy(p, "00000000" "0");
-    cr_assert_eq(chunked_from_str(s, 8, 8, &v), TM_OK);
-    cr_assert_eq(v, 0);
+    cr_assert_eq(chunked_from_str(s, 8, 8, &v), TM_ERR_FORMAT);
+    cr_assert_eq(chunked_from_str("101" "1" "00" "0", 3, 2, &v), TM_ERR_FORMAT);
+    cr_assert_eq(chunked_from_str("101" "1" "00" "1" "10" "0", 3, 2, &v), TM_OK, "inner zero chunks are fine");
+    cr_assert_eq(v, 5 + (1u << 5));
     /* (32,32): the third chunk starts at bit 64. */
     p = s + sprintf(s, "%032d" "1" "%032d" "1", 0, 0);
     sprintf(p, "1%031d" "0", 0);
@@ -570,8 +572,9 @@ Test(msg_chunked, decode_errors)
     cr_assert_eq(signed_from_str("1" "1000000000000000" "1" "0000000000000000" "1"
                                  "0000000000000000" "1" "0000000000000001" "0", 16, 16, &d),
                  TM_ERR_FORMAT);
-    /* "Negative zero" (S = 1, |d| = 0) is read as 0. */
-    cr_assert_eq(signed_from_str("1" "000" "0", 3, 4, &d), TM_OK);
+    /* "Negative zero" (S = 1, |d| = 0) is never written: rejected. */
+    cr_assert_eq(signed_from_str("1" "000" "0", 3, 4, &d), TM_ERR_FORMAT);
+    cr_assert_eq(signed_from_str("0" "000" "0", 3, 4, &d), TM_OK);
     cr_assert_eq(d, 0);
     cr_assert_eq(signed_from_str("1", 3, 4, &d), TM_ERR_TRUNCATED);
 }
