@@ -104,7 +104,9 @@ typedef struct tm_field_bits {
 unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m);
 /* Appends M to BB.  If FB is not NULL, adds the bits of each field class. */
 int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_bits *fb);
-/* Reads one message.  TM_ERR_TRUNCATED if the input ends inside it,
+/* Reads one message: TM_OK when *m was filled (callers loop while
+ * r->pos < r->nbits; with no bit left the result is TM_ERR_TRUNCATED).
+ * TM_ERR_TRUNCATED if the input ends inside it,
  * TM_ERR_FORMAT for an invalid K or R, a Ti >= threads, or an oversized
  * chunked field.  On error r->pos is left at the start of the message. */
 int tm_msg_decode(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m);
