@@ -7,6 +7,9 @@ set -euo pipefail
 runs=0; overflows=0
 for n in 1 2 3 4 8; do
     "$TMFAST" gen --threads $n --insns 150000 --seed $((40 + n)) -o "$TMP/g$n.tmc"
+    # An unpredictable stream for the forced overflows: even tr_e's short
+    # messages then outrun a 1-bit port.
+    "$TMFAST" gen --threads $n --insns 60000 --seed $((50 + n)) --predictability 0 --exc-rate 0.05 -o "$TMP/h$n.tmc"
     for enc in nx_b tr_b tr_e; do
         if [ $enc = nx_b ]; then presets="large"; else presets="small medium large"; fi
         for preset in $presets; do
@@ -20,8 +23,8 @@ for n in 1 2 3 4 8; do
                     grep -q '^OK:' "$TMP/v.txt"
                     runs=$((runs + 1))
                     # Forced overflow: smallest buffer, 1-bit port.
-                    "$TM" model "${args[@]}" --buffer min --port 1 -q "$TMP/g$n.tmc" -o "$TMP/o.tmt" --stats "$TMP/o.json"
-                    "$TM" decode --verify "$TMP/g$n.tmc" "$TMP/o.tmt" > "$TMP/v.txt" || {
+                    "$TM" model "${args[@]}" --buffer min --port 1 -q "$TMP/h$n.tmc" -o "$TMP/o.tmt" --stats "$TMP/o.json"
+                    "$TM" decode --verify "$TMP/h$n.tmc" "$TMP/o.tmt" > "$TMP/v.txt" || {
                         echo "overflow verify failed: n=$n ${args[*]}"; cat "$TMP/v.txt"; exit 1; }
                     python3 - "$TMP/o.json" <<'PY'
 import json, sys
