@@ -36,7 +36,7 @@ typedef enum tmc_type {
     TMC_END = 8     /* end of stream; carries the record count */
 } tmc_type;
 
-/* Branch classes (docs/spec.md §2.4). */
+/* Branch classes (docs/spec.md §2.2). */
 typedef enum tmc_bclass {
     TMC_COND = 0,     /* conditional direct; outcome in .taken */
     TMC_JUMP = 1,     /* unconditional direct jump */
@@ -88,8 +88,11 @@ typedef struct tmc_reader tmc_reader;
 int tmc_reader_open(const char *path, tmc_reader **out);
 /* Threads declared by the header (thread ids are 0 .. threads-1). */
 uint32_t tmc_reader_threads(const tmc_reader *r);
-/* 1 = *rec filled, 0 = clean end (END record seen, stream exhausted),
- * <0 = tm_status; the message is then in tmc_reader_error(). */
+/* 1 = *rec filled, 0 = clean end, <0 = tm_status (the message is then in
+ * tmc_reader_error(); errors are sticky).  The END record itself is delivered
+ * (type TMC_END, count) once the whole stream has been verified (count,
+ * nothing after END, zstd checksum); after it, 0 forever.  Every complete
+ * record before an error is delivered first. */
 int tmc_reader_next(tmc_reader *r, tmc_record *rec);
 /* "FILE: offset N: what" of the last error ("" if none).  N is the offset
  * in the decompressed stream of the record that failed. */
@@ -102,10 +105,15 @@ void tmc_reader_close(tmc_reader *r);
 typedef struct tmc_writer tmc_writer;
 
 /* Creates PATH ("-" = stdout) for a stream with THREADS thread ids.
- * LEVEL is the zstd level (0 = default 3).  Output is deterministic. */
+ * LEVEL is the zstd level (0 = default 3).  Output is deterministic.  On
+ * failure *out may still be set, holding the message: free it with
+ * tmc_writer_abort. */
 int tmc_writer_open(const char *path, uint32_t threads, int level, tmc_writer **out);
 /* Appends one record (END is written by tmc_writer_close).  The writer checks
- * the same rules as the reader and refuses a record that breaks them. */
+ * the same rules as the reader and refuses a record that breaks them with
+ * TM_ERR_ARG; the refusal is sticky (later calls and close return it, and
+ * close then ends the zstd frame without END so the records before the error
+ * stay readable). */
 int tmc_writer_put(tmc_writer *w, const tmc_record *rec);
 const char *tmc_writer_error(const tmc_writer *w);
 /* Writes END, flushes and closes; returns the first error, if any. */
