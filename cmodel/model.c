@@ -33,6 +33,7 @@ struct tm_model {
     tm_bitbuf trace;
     uint64_t occ;
     uint32_t B, W, reserve, msgmax;
+    uint32_t resync_min;   /* no SYNC(OVERFLOW)/END(lost) is shorter */
 
     /* cycle bookkeeping */
     uint64_t next_cycle;   /* first cycle not yet begun */
@@ -137,6 +138,14 @@ int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
     m->W = c.port_bits;
     m->msgmax = tm_msg_max_bits(m->enc);
     m->reserve = tm_msg_reserve_bits(m->enc);
+    {
+        /* The shortest resynchronization message: END(lost) of zeros. */
+        tm_msg e;
+        memset(&e, 0, sizeof e);
+        e.kind = TM_MSG_END;
+        e.lost = 1;
+        m->resync_min = tm_msg_bits(m->enc, &e);
+    }
     tm_bitbuf_init(&m->trace);
     m->th = calloc(m->n, sizeof *m->th);
     if (!m->th)
@@ -237,7 +246,7 @@ static int offer(tm_model *m, uint32_t t, tm_msg *msg, int resync)
     unsigned L = tm_msg_bits(m->enc, msg);
     uint64_t freeb = m->B - m->occ;
     int ok = L <= freeb && (resync || m->lost_count == 0 || freeb - L >= m->reserve);
-    if (m->hook)
+    if (m->hook && (ok || !resync))
         m->hook(m->hook_arg, m->cur, t, msg, L, ok);
     if (!ok) {
         if (!resync) {
@@ -314,6 +323,8 @@ static void offer_resync(tm_model *m, uint32_t t)
     thread *th = &m->th[t];
     if (th->lost_cycle >= m->cur || m->shared_drop)
         return;
+    if (m->B - m->occ < m->resync_min)
+        return; /* cannot fit, whatever its fields */
     tm_msg msg;
     memset(&msg, 0, sizeof msg);
     msg.cnt = 0;
@@ -347,9 +358,9 @@ static void begin_cycle(tm_model *m, uint64_t c)
 }
 
 /* Slots of LOST cores before core LIMIT that have no group this cycle. */
-static void lost_slots(tm_model *m, uint32_t limit)
+static inline void lost_slots(tm_model *m, uint32_t limit)
 {
-    if (m->lost_count)
+    if (__builtin_expect(m->lost_count != 0, 0))
         for (uint32_t j = m->next_core; j < limit; j++)
             if (m->th[j].state == ST_LOST)
                 offer_resync(m, j);
@@ -373,6 +384,22 @@ static void advance_to(tm_model *m, uint64_t c)
     end_cycle(m);
     while (m->next_cycle < c) {
         if (m->lost_count) {
+            /* Cycles whose port transfer still leaves less room than the
+             * shortest resynchronization message cannot accept anything:
+             * drain them in bulk (identical to stepping them). */
+            uint64_t need_free = m->resync_min;
+            if (m->occ > m->B - need_free) {
+                uint64_t excess = m->occ - (m->B - need_free);
+                uint64_t j = (excess + m->W - 1) / m->W; /* first cycle with room */
+                uint64_t skip = j - 1;
+                if (skip > c - m->next_cycle)
+                    skip = c - m->next_cycle;
+                if (skip) {
+                    port_bulk(m, skip);
+                    m->next_cycle += skip;
+                    continue;
+                }
+            }
             begin_cycle(m, m->next_cycle);
             end_cycle(m);
         } else {
@@ -468,7 +495,9 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
     tm_msg msg;
     int have = 0;
     uint64_t target = 0;
-    memset(&msg, 0, sizeof msg);
+    msg.kind = TM_MSG_BRANCH;
+    msg.t = 0;
+    msg.cnt = 0;
     if (ev && ev->type == TMC_BRANCH) {
         th->icnt++;
         int tr = m->enc->enc != TM_ENC_NX_B;
@@ -531,12 +560,14 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
         }
     } else if (ev && ev->type == TMC_EXC) {
         msg.kind = TM_MSG_EXC;
+        msg.cnt = 0;
         msg.icnt = th->icnt;
         msg.diff_ta = (int64_t)(ev->target - th->pta);
         target = ev->target;
         have = 1;
     } else if (pend) {
         msg.kind = TM_MSG_END;
+        msg.cnt = 0;
         msg.reason = pend == END_STOP ? TM_END_STOP : TM_END_EXIT;
         msg.lost = 0;
         msg.icnt = th->icnt;
@@ -544,6 +575,26 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
     }
     if (!have)
         return TM_OK;
+    {
+        /* Clear the fields this kind does not use (they are not encoded, but
+         * the hook and the tests see the whole message). */
+        tm_msg full;
+        memset(&full, 0, sizeof full);
+        full.kind = msg.kind;
+        full.cnt = msg.cnt;
+        full.t = msg.t;
+        if (msg.kind == TM_MSG_BRANCH && msg.t)
+            full.diff_ta = msg.diff_ta;
+        if (msg.kind == TM_MSG_EXC) {
+            full.diff_ta = msg.diff_ta;
+            full.icnt = msg.icnt;
+        }
+        if (msg.kind == TM_MSG_END) {
+            full.icnt = msg.icnt;
+            full.reason = msg.reason;
+        }
+        msg = full;
+    }
     if (m->shared_drop) {
         /* Unreachable: after a shared drop every RUN thread is LOST. */
         return TM_OK;

@@ -108,9 +108,16 @@ static int msg_check(const tm_enc_cfg *c, const tm_msg *m)
     return TM_ERR_ARG;
 }
 
-static int valid(const tm_enc_cfg *c, const tm_msg *m)
+static inline int cfg_ok(const tm_enc_cfg *c)
 {
-    return c && m && tm_enc_cfg_check(c) == TM_OK && msg_check(c, m) == TM_OK;
+    return (c->enc == TM_ENC_NX_B || c->enc == TM_ENC_TR_B || c->enc == TM_ENC_TR_E) &&
+           c->threads >= 1 && c->threads <= 1024 && chunk_ok(c->cnt_a) && chunk_ok(c->cnt_b) &&
+           chunk_ok(c->ta_a) && chunk_ok(c->ta_b) && chunk_ok(c->cc_a) && chunk_ok(c->cc_b);
+}
+
+static inline int valid(const tm_enc_cfg *c, const tm_msg *m)
+{
+    return c && m && cfg_ok(c) && msg_check(c, m) == TM_OK;
 }
 
 unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m)

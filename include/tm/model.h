@@ -65,8 +65,10 @@ typedef struct tm_model_stats {
     uint32_t buffer_bits, port_bits, msg_max_bits, reserve_bits;
 } tm_model_stats;
 
-/* Observer of every message offer (for co-simulation and --trace-messages):
- * CYCLE, CORE, the message, its length and whether it was accepted. */
+/* Observer of the messages (for co-simulation and tests): called for every
+ * accepted message and every dropped one, with CYCLE, CORE, the message, its
+ * length and whether it was accepted.  A lost thread's resynchronization
+ * offer that does not fit yet is not reported (it is offered again). */
 typedef void (*tm_model_msg_hook)(void *arg, uint64_t cycle, uint32_t core,
                                   const tm_msg *m, unsigned bits, int accepted);
 
