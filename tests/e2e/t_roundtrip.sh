@@ -11,11 +11,9 @@ for n in 1 2 3 4 8; do
     # messages then outrun a 1-bit port.
     "$TMFAST" gen --threads $n --insns 60000 --seed $((50 + n)) --predictability 0 --exc-rate 0.05 -o "$TMP/h$n.tmc"
     for enc in nx_b tr_b tr_e; do
-        if [ $enc = nx_b ]; then presets="large"; else presets="small medium large"; fi
-        for preset in $presets; do
+        for preset in small medium large; do
             for ts in "" --timestamps; do
                 for sh in "" --shared; do
-                    [ $enc = nx_b ] && [ -n "$sh" ] && continue   # no predictors to share
                     args=(--config $preset --encoding $enc $ts $sh)
                     "$TM" model "${args[@]}" -q "$TMP/g$n.tmc" -o "$TMP/t.tmt" --stats "$TMP/s.json"
                     "$TM" decode --verify "$TMP/g$n.tmc" "$TMP/t.tmt" > "$TMP/v.txt" || {
