@@ -1,0 +1,169 @@
+/* tm gen — write a seeded synthetic commit stream (tm/gen.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd.h"
+#include "tm/gen.h"
+#include "tm/tmc.h"
+
+/* The ranges tm_gen_cfg_check enforces, for the messages about values that
+ * are not numbers at all (values that are numbers go through the check). */
+#define R_THREADS "1..1024"
+#define R_INSNS "1..1000000000000"
+#define R_SEED "0..18446744073709551615"
+#define R_PRED "0..1"
+#define R_EXC "0..0.1"
+#define R_REC "0..10000"
+
+/* Progress is shown for streams of at least this many instructions. */
+#define PROGRESS_MIN 10000000ULL
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tm gen [options] -o OUT.tmc\n"
+            "  --threads N           threads (" R_THREADS ", default 1)\n"
+            "  --insns N             instructions over all threads (" R_INSNS ", default 1M;\n"
+            "                        K/M/G suffixes = 10^3/10^6/10^9)\n"
+            "  --seed S              seed (default 1); same options and seed, same bytes\n"
+            "  --mem                 memory operands (MEM records; loads see earlier stores)\n"
+            "  --predictability P    share of branches with learnable behaviour (" R_PRED
+            ", default 0.9)\n"
+            "  --exc-rate R          exceptions per instruction (" R_EXC ", default 0.0001)\n"
+            "  --recursion D         maximum depth of the recursive functions (" R_REC
+            ", default 40)\n"
+            "  -o FILE               output commit stream ('-' = stdout)\n"
+            "Progress goes to stderr for streams of 10M instructions or more.\n");
+}
+
+typedef struct prog_state {
+    int tty;
+    int last;      /* last percentage (tty) or tenth (lines) shown */
+} prog_state;
+
+static void on_progress(uint64_t done, uint64_t total, void *arg)
+{
+    prog_state *ps = arg;
+    int pct = (int)(done * 100 / total);
+    if (ps->tty) {
+        if (pct != ps->last) {
+            fprintf(stderr, "\rgen: %d%%", pct);
+            if (done >= total)
+                fputc('\n', stderr);
+            ps->last = pct;
+        }
+    } else if (pct / 10 > ps->last) {
+        fprintf(stderr, "tm gen: %d%% (%" PRIu64 " instructions)\n", pct / 10 * 10, done);
+        ps->last = pct / 10;
+    }
+}
+
+/* Unsigned option VALUE; range errors come from tm_gen_cfg_check. */
+static int opt_u64(const char *opt, const char *v, const char *range, uint64_t *out)
+{
+    if (tm_parse_u64(v, out)) {
+        tm_err("gen", "%s %s: not a number; allowed %s", opt, v, range);
+        return -1;
+    }
+    return 0;
+}
+
+static int opt_u32(const char *opt, const char *v, const char *range, uint32_t *out)
+{
+    uint64_t x;
+    if (opt_u64(opt, v, range, &x))
+        return -1;
+    if (x > UINT32_MAX) {
+        tm_err("gen", "%s %s: allowed %s", opt, v, range);
+        return -1;
+    }
+    *out = (uint32_t)x;
+    return 0;
+}
+
+static int opt_double(const char *opt, const char *v, const char *range, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (!*v || errno || *end || !isfinite(x)) {
+        tm_err("gen", "%s %s: not a number; allowed %s", opt, v, range);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    tm_gen_cfg cfg;
+    tm_gen_cfg_default(&cfg);
+    const char *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        int r = 0, bad = 0;
+#define OPT(name)                                                            \
+    if ((r = tm_opt(argc, argv, &i, name, &v)) < 0) {                        \
+        tm_err("gen", "%s needs a value (see tm gen --help)", name);         \
+        return 2;                                                            \
+    } else if (r > 0)
+        OPT("--threads") bad = opt_u32("--threads", v, R_THREADS, &cfg.threads);
+        else OPT("--insns") bad = opt_u64("--insns", v, R_INSNS, &cfg.insns);
+        else OPT("--seed") bad = opt_u64("--seed", v, R_SEED, &cfg.seed);
+        else OPT("--predictability") bad = opt_double("--predictability", v, R_PRED, &cfg.predictability);
+        else OPT("--exc-rate") bad = opt_double("--exc-rate", v, R_EXC, &cfg.exc_rate);
+        else OPT("--recursion") bad = opt_u32("--recursion", v, R_REC, &cfg.recursion);
+        else OPT("-o") out = v;
+        else OPT("--output") out = v;
+        else if (!strcmp(a, "--mem")) cfg.mem = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if (a[0] == '-' && a[1] != '\0') {
+            tm_err("gen", "unknown option '%s' (see tm gen --help)", a);
+            return 2;
+        } else {
+            tm_err("gen", "unexpected argument '%s' (the output is given with -o)", a);
+            return 2;
+        }
+#undef OPT
+        if (bad)
+            return 2;
+    }
+    char err[512];
+    if (tm_gen_cfg_check(&cfg, err, sizeof err) != TM_OK) {
+        tm_err("gen", "%s", err);
+        return 2;
+    }
+    if (!out) {
+        tm_err("gen", "no output: give -o FILE.tmc ('-' = stdout)");
+        return 2;
+    }
+
+    tmc_writer *w = NULL;
+    int rc = tmc_writer_open(out, cfg.threads, -1, &w);
+    if (rc != TM_OK) {
+        tm_err("gen", "%s", w && *tmc_writer_error(w) ? tmc_writer_error(w) : tm_status_str(rc));
+        tmc_writer_abort(w);
+        return 1;
+    }
+    prog_state ps = {tm_progress_tty(), 0};
+    int show = cfg.insns >= PROGRESS_MIN;
+    rc = tm_gen_run(&cfg, w, show ? on_progress : NULL, &ps, err, sizeof err);
+    if (rc != TM_OK) {
+        if (show && ps.tty)
+            fputc('\n', stderr);
+        tm_err("gen", "%s", err);
+        tmc_writer_abort(w);
+        return 1;
+    }
+    errno = 0;
+    rc = tmc_writer_close(w);
+    if (rc != TM_OK) {
+        tm_err("gen", "%s: %s%s%s", strcmp(out, "-") ? out : "<stdout>", tm_status_str(rc),
+               errno ? ": " : "", errno ? strerror(errno) : "");
+        return 1;
+    }
+    return 0;
+}
