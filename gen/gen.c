@@ -118,6 +118,7 @@ typedef struct thr {
     uint64_t prev_ind;   /* pc of the last ijump/icall */
     uint32_t *mst;       /* per-operand stream counters */
     uint64_t stack_top, priv;
+    uint64_t wbase;      /* start of the lockstep period of the last cycle */
     uint32_t hist;       /* outcomes of the last cond branches, latest in bit 0 */
     uint8_t state, in_handler, rec_called;
 } thr;
@@ -407,11 +408,16 @@ static void schedule(gctx *g, thr *t, uint64_t c)
         d = 1;
     uint64_t nc = c + d;
     if (!idle) {
-        uint64_t P = g->win_period, w = c / P;
-        if (w >= 1 && c - w * P < g->win_len && c + 1 < w * P + g->win_len)
+        /* wbase = the start of the window period holding c (a division only
+         * when c has moved into another period) */
+        uint64_t P = g->win_period;
+        if (c - t->wbase >= P)
+            t->wbase = c / P * P;
+        uint64_t w = t->wbase;
+        if (w && c + 1 < w + g->win_len)
             nc = c + 1;
-        else if (nc > (w + 1) * P)
-            nc = (w + 1) * P;
+        else if (nc > w + P)
+            nc = w + P;
     }
     t->cycle = nc;
 }
