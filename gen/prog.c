@@ -10,16 +10,27 @@
  *
  * Functions have levels: a function calls only functions of higher levels,
  * so the call graph is acyclic except for the self-recursive functions, whose
- * depth the executing thread bounds.  Levels, from the leaves up:
- *   4  leaves: plain code, ifs, loops, switches; no calls
- *   3  recursive functions (call leaves and themselves), exception handlers
- *      (never called; entered by EXC, left by an ijump to the interrupted pc)
- *      and ordinary functions calling leaves
- *   2, 1  ordinary functions calling levels above them
- *   0  drivers: an endless loop calling level 1..3 functions; a thread starts
- *      in a driver and never returns from it.
+ * depth the executing thread bounds.  Levels, from the leaves up (counts per
+ * program drawn from the seed):
+ *   4  24..48 leaves: plain code, ifs, loops, switches; no calls
+ *   3  2..4 recursive functions (call leaves and themselves), 2..4 exception
+ *      handlers (never called; entered by EXC, left by an ijump to the
+ *      interrupted pc) and 12..24 ordinary functions calling leaves
+ *   2, 1  8..16 and 4..10 ordinary functions, also with icalls
+ *   0  1..4 drivers: an endless loop calling functions of any level; a thread
+ *      starts in a driver and never returns from it.
  * Functions are generated leaves first so that each knows the estimated cost
- * (instructions per call) of its callees and keeps its own cost in budget. */
+ * (instructions per call) of its callees and keeps its own cost in budget.
+ *
+ * Branch behaviours (enum gen_beh).  With probability `predictability` a
+ * branch is learnable: an if is strongly biased (always, never, 1/64 or 63/64
+ * taken), periodic in the enclosing loop's iteration or a function of the
+ * thread's last 1..3 cond outcomes (which gshare's history holds); a loop has
+ * a fixed trip count; an icall is monomorphic, has a hot target (31 times in
+ * 32) or picks its target from the previous indirect branch's pc (which the
+ * iBTB's path register holds); a switch has a hot case or a path-determined
+ * one.  Otherwise ifs are random with a 0.2..0.8 bias, loops run a random trip
+ * count and indirect branches pick uniformly. */
 #include <stdlib.h>
 #include <string.h>
 #include "tm/status.h"
