@@ -20,6 +20,11 @@ typedef struct thread {
     uint64_t icnt, bcnt, gap, tail;
     uint64_t pta, pcc, npc;
     uint64_t lost_cycle;
+    /* Cached length of the resynchronization message without diffCC, valid
+     * for (rs_tail, rs_gap, rs_end): a waiting thread offers every cycle. */
+    uint64_t rs_tail, rs_gap;
+    unsigned rs_base;
+    uint8_t rs_end, rs_valid;
     tm_pred *pred;     /* private organization */
     tm_thread_stats st;
 } thread;
@@ -27,6 +32,7 @@ typedef struct thread {
 struct tm_model {
     tm_model_cfg cfg;
     const tm_enc_cfg *enc;
+    tm_enc_cfg enc_nots;   /* the same encoding without time stamps */
     uint32_t n;
     thread *th;
     tm_pred *shared_pred;
@@ -133,6 +139,8 @@ int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
         return TM_ERR_NOMEM;
     m->cfg = c;
     m->enc = &m->cfg.enc;
+    m->enc_nots = m->cfg.enc;
+    m->enc_nots.timestamps = 0;
     m->n = c.enc.threads;
     m->B = c.buffer_bits;
     m->W = c.port_bits;
@@ -297,6 +305,7 @@ static void make_lost(tm_model *m, uint32_t t, uint64_t tail, uint64_t gap, int 
     th->dropped = (uint8_t)dropped;
     th->pend_end = (uint8_t)pend_end;
     th->lost_cycle = m->cur;
+    th->rs_valid = 0;
     th->st.losses++;
     m->lost_count++;
     if (!m->shared_pred)
@@ -323,11 +332,24 @@ static void offer_resync(tm_model *m, uint32_t t)
     thread *th = &m->th[t];
     if (th->lost_cycle >= m->cur || m->shared_drop)
         return;
-    if (m->B - m->occ < m->resync_min)
+    uint64_t freeb = m->B - m->occ;
+    if (freeb < m->resync_min)
         return; /* cannot fit, whatever its fields */
+    /* A resynchronization that does not fit is offered again next cycle and
+     * changes nothing: decide from the cached length (diffCC is the last
+     * field, spec §4.3) before building the message. */
+    int valid = th->rs_valid && th->rs_tail == th->tail && th->rs_gap == th->gap &&
+                th->rs_end == th->pend_end;
+    if (valid) {
+        uint64_t L = th->rs_base;
+        if (m->enc->timestamps)
+            L += tm_chunked_bits(m->cur - th->pcc, m->enc->cc_a, m->enc->cc_b);
+        if (L > freeb)
+            return;
+    }
     tm_msg msg;
     memset(&msg, 0, sizeof msg);
-    msg.cnt = 0;
+    msg.ti = t;
     msg.icnt = th->tail;
     msg.gap = th->gap;
     msg.dropped = th->dropped;
@@ -339,6 +361,18 @@ static void offer_resync(tm_model *m, uint32_t t)
         msg.kind = TM_MSG_SYNC;
         msg.reason = TM_SYNC_OVERFLOW;
         msg.addr = th->npc;
+    }
+    if (!valid) {
+        th->rs_base = tm_msg_bits(&m->enc_nots, &msg);
+        th->rs_tail = th->tail;
+        th->rs_gap = th->gap;
+        th->rs_end = th->pend_end;
+        th->rs_valid = 1;
+        uint64_t L = th->rs_base;
+        if (m->enc->timestamps)
+            L += tm_chunked_bits(m->cur - th->pcc, m->enc->cc_a, m->enc->cc_b);
+        if (L > freeb)
+            return;
     }
     if (offer(m, t, &msg, 1))
         accepted(m, t, &msg, th->npc);
