@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/model.h"
+#include "pred_int.h"
 
 enum { ST_IDLE = 0, ST_RUN, ST_LOST, ST_DONE };
 enum { END_NONE = 0, END_EXIT, END_STOP };
@@ -540,8 +541,8 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
         case TMC_COND:
             if (tr) {
                 th->bcnt++;
-                int pred = tm_pred_cond_predict(p, ev->pc);
-                tm_pred_cond_update(p, ev->pc, ev->taken);
+                int pred = pred_cond_predict(p, ev->pc);
+                pred_cond_update(p, ev->pc, ev->taken);
                 th->st.cond_predicted++;
                 if (pred != ev->taken) {
                     th->st.cond_mispredicted++;
@@ -557,7 +558,7 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
             break;
         case TMC_CALL:
             if (tr)
-                tm_pred_ras_push(p, ev->pc + ev->len);
+                pred_ras_push(p, ev->pc + ev->len);
             break;
         case TMC_IJUMP:
         case TMC_ICALL:
@@ -567,12 +568,12 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
                 uint64_t pt = 0;
                 int hit;
                 if (ev->bclass == TMC_RET) {
-                    hit = tm_pred_ras_pop(p, &pt);
+                    hit = pred_ras_pop(p, &pt);
                 } else {
-                    hit = tm_pred_ind_predict(p, ev->pc, &pt);
-                    tm_pred_ind_update(p, ev->pc, ev->target);
+                    hit = pred_ind_predict(p, ev->pc, &pt);
+                    pred_ind_update(p, ev->pc, ev->target);
                     if (ev->bclass == TMC_ICALL)
-                        tm_pred_ras_push(p, ev->pc + ev->len);
+                        pred_ras_push(p, ev->pc + ev->len);
                 }
                 th->st.target_predicted++;
                 if (!hit || pt != ev->target) {

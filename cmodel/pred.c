@@ -2,30 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tm/pred.h"
-
-typedef struct ibtb_entry {
-    uint64_t target;
-    uint8_t valid;
-    uint8_t tag;
-} ibtb_entry;
-
-struct tm_pred {
-    tm_pred_cfg cfg;
-    /* gshare */
-    uint8_t *ctr;       /* gshare counters, 0..3 */
-    uint32_t gmask;     /* gshare - 1 (BHR and index mask) */
-    uint32_t bhr;
-    /* RAS */
-    uint64_t *ras;
-    uint32_t ras_top, ras_count;
-    /* iBTB: sets x 2 ways, LRU bit per set = way to replace next */
-    ibtb_entry *ibtb;   /* [set * 2 + way] */
-    uint8_t *lru;
-    uint32_t sets;      /* q = ibtb / 2 */
-    uint32_t pir_mask;  /* 2^(8 + log2 q) - 1 */
-    uint32_t pir;
-};
+#include "pred_int.h"
 
 static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 
@@ -113,93 +90,27 @@ void tm_pred_reset(tm_pred *p)
     p->pir = 0;
 }
 
-uint32_t tm_pred_cond_index(const tm_pred *p, uint64_t pc)
-{
-    return (uint32_t)((p->bhr ^ (pc >> 4)) & p->gmask);
-}
+uint32_t tm_pred_cond_index(const tm_pred *p, uint64_t pc) { return pred_cond_index(p, pc); }
 
-int tm_pred_cond_predict(const tm_pred *p, uint64_t pc)
-{
-    if (!p->ctr)
-        return 0; /* no gshare: static not-taken */
-    return p->ctr[tm_pred_cond_index(p, pc)] >= 2;
-}
+int tm_pred_cond_predict(const tm_pred *p, uint64_t pc) { return pred_cond_predict(p, pc); }
 
-void tm_pred_cond_update(tm_pred *p, uint64_t pc, int taken)
-{
-    if (!p->ctr)
-        return;
-    uint8_t *c = &p->ctr[tm_pred_cond_index(p, pc)];
-    if (taken) {
-        if (*c < 3)
-            (*c)++;
-    } else if (*c > 0) {
-        (*c)--;
-    }
-    p->bhr = ((p->bhr << 1) | (taken ? 1u : 0u)) & p->gmask;
-}
+void tm_pred_cond_update(tm_pred *p, uint64_t pc, int taken) { pred_cond_update(p, pc, taken); }
 
 void tm_pred_ibtb_slot(const tm_pred *p, uint64_t pc, uint32_t *set, uint32_t *tag)
 {
-    *tag = (uint32_t)((p->pir ^ (pc >> 10)) & 0xFF);
-    *set = p->sets ? (uint32_t)(((p->pir >> 8) ^ (pc >> 4)) & (p->sets - 1)) : 0;
+    pred_ibtb_slot(p, pc, set, tag);
 }
 
 int tm_pred_ind_predict(const tm_pred *p, uint64_t pc, uint64_t *target)
 {
-    if (!p->ibtb)
-        return 0;
-    uint32_t set, tag;
-    tm_pred_ibtb_slot(p, pc, &set, &tag);
-    const ibtb_entry *e = &p->ibtb[set * 2];
-    for (int w = 0; w < 2; w++)
-        if (e[w].valid && e[w].tag == tag) {
-            *target = e[w].target;
-            return 1;
-        }
-    return 0;
+    return pred_ind_predict(p, pc, target);
 }
 
-void tm_pred_ind_update(tm_pred *p, uint64_t pc, uint64_t target)
-{
-    if (!p->ibtb)
-        return;
-    uint32_t set, tag;
-    tm_pred_ibtb_slot(p, pc, &set, &tag);
-    ibtb_entry *e = &p->ibtb[set * 2];
-    int way = -1;
-    for (int w = 0; w < 2; w++)
-        if (e[w].valid && e[w].tag == tag)
-            way = w;
-    if (way < 0) {
-        way = p->lru[set]; /* replace the least recently used way */
-        e[way].valid = 1;
-        e[way].tag = (uint8_t)tag;
-    }
-    e[way].target = target;
-    p->lru[set] = (uint8_t)(way ^ 1);
-    p->pir = (uint32_t)(((((uint64_t)p->pir << 2) ^ (pc >> 4)) | 1u) & p->pir_mask);
-}
+void tm_pred_ind_update(tm_pred *p, uint64_t pc, uint64_t target) { pred_ind_update(p, pc, target); }
 
-void tm_pred_ras_push(tm_pred *p, uint64_t ret_addr)
-{
-    if (!p->ras)
-        return;
-    p->ras_top = (p->ras_top + 1) % p->cfg.ras;
-    p->ras[p->ras_top] = ret_addr;
-    if (p->ras_count < p->cfg.ras)
-        p->ras_count++;
-}
+void tm_pred_ras_push(tm_pred *p, uint64_t ret_addr) { pred_ras_push(p, ret_addr); }
 
-int tm_pred_ras_pop(tm_pred *p, uint64_t *target)
-{
-    if (!p->ras || p->ras_count == 0)
-        return 0;
-    *target = p->ras[p->ras_top];
-    p->ras_top = (p->ras_top + p->cfg.ras - 1) % p->cfg.ras;
-    p->ras_count--;
-    return 1;
-}
+int tm_pred_ras_pop(tm_pred *p, uint64_t *target) { return pred_ras_pop(p, target); }
 
 void tm_pred_get_state(const tm_pred *p, tm_pred_state *s)
 {
