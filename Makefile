@@ -30,7 +30,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 STOOL_OBJS := $(TOOL_SRCS:%.c=$(SOBJ)/%.o)
 SUNIT_OBJS := $(UNIT_SRCS:%.c=$(SOBJ)/%.o)
 
-.PHONY: all deps test unit e2e run bench clean asan
+.PHONY: all deps test unit e2e run bench clean asan gates
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/bin/tm
@@ -67,7 +67,7 @@ asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests
 
 # Debian packages the project needs.  As root: installed with apt-get.
 # Otherwise the exact command is printed.
-DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3
+DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3 verilator yosys
 deps:
 	@bash scripts/deps.sh $(DEB_PKGS)
 
@@ -89,6 +89,10 @@ run: deps
 bench: deps
 	$(MAKE) all
 	bash bench/run.sh $(BUILD)
+
+# Yosys area of each preset (one core) and of the shared buffer.
+gates: deps
+	bash scripts/gates.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

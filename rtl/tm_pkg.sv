@@ -1,0 +1,90 @@
+// tm — shared types and constants of the trace module RTL (docs/spec.md §3-§4).
+package tm_pkg;
+
+  // Message kinds (spec §4.3)
+  typedef enum logic [1:0] {
+    MSG_BRANCH = 2'd0,
+    MSG_EXC    = 2'd1,
+    MSG_SYNC   = 2'd2,
+    MSG_END    = 2'd3
+  } msg_kind_e;
+
+  // SYNC reasons and END kinds
+  localparam logic [1:0] SYNC_START    = 2'd0;
+  localparam logic [1:0] SYNC_TRACE_ON = 2'd1;
+  localparam logic [1:0] SYNC_OVERFLOW = 2'd2;
+  localparam logic [1:0] END_EXIT      = 2'd0;
+  localparam logic [1:0] END_STOP      = 2'd1;
+
+  // Encodings
+  localparam int unsigned ENC_NX_B = 0;
+  localparam int unsigned ENC_TR_B = 1;
+  localparam int unsigned ENC_TR_E = 2;
+
+  // Branch classes (commit stream, spec §2.2)
+  typedef enum logic [2:0] {
+    BR_COND  = 3'd0,
+    BR_JUMP  = 3'd1,
+    BR_CALL  = 3'd2,
+    BR_IJUMP = 3'd3,
+    BR_ICALL = 3'd4,
+    BR_RET   = 3'd5
+  } br_class_e;
+
+  // Retire events (one per core per cycle at most)
+  typedef enum logic [2:0] {
+    EV_NONE   = 3'd0,
+    EV_START  = 3'd1,
+    EV_EXIT   = 3'd2,
+    EV_BRANCH = 3'd3,
+    EV_EXC    = 3'd4
+  } ev_e;
+
+  // One message with every field of every kind; fields a kind does not carry
+  // are 0.  ti is wide enough for 1024 threads.
+  typedef struct packed {
+    msg_kind_e   kind;
+    logic [9:0]  ti;
+    logic [63:0] cnt;      // BRANCH: bCnt or SL (>= 1)
+    logic        t;        // BRANCH: target follows
+    logic [63:0] diff_ta;  // BRANCH with t, EXC (two's complement)
+    logic [63:0] icnt;     // EXC, SYNC(OVERFLOW), END
+    logic [63:0] gap;      // SYNC(OVERFLOW), END with lost
+    logic [63:0] addr;     // SYNC
+    logic [1:0]  reason;   // SYNC reason, END X bit (END_EXIT/END_STOP)
+    logic        lost;     // END: L
+    logic        dropped;  // D
+    logic [63:0] diff_cc;  // with time stamps
+  } msg_t;
+
+  // Bits of a chunked field (spec §4.2) holding V with chunk sizes (A, B).
+  function automatic int unsigned chunked_len(logic [63:0] v, int unsigned a, int unsigned b);
+    int unsigned nbits;
+    int unsigned n;
+    nbits = 0;
+    for (int i = 0; i < 64; i++) begin
+      if (v[i]) nbits = i + 1;
+    end
+    n = a + 1;
+    if (nbits > a) n += ((nbits - a + b - 1) / b) * (b + 1);
+    return n;
+  endfunction
+
+  // Width of Ti for N threads: ceil(log2 N).
+  function automatic int unsigned ti_bits(int unsigned n);
+    int unsigned w;
+    w = 0;
+    while ((1 << w) < n) w++;
+    return w;
+  endfunction
+
+  // Longest message (spec §4.6): SYNC(OVERFLOW) with 64-bit counters.
+  function automatic int unsigned msg_max_bits(int unsigned tiw, bit ts, int unsigned ca, int unsigned cb,
+                                               int unsigned ha, int unsigned hb);
+    int unsigned n;
+    n = tiw + (ca + 1) + 2 + 2 + 1 + 2 * chunked_len(64'hFFFF_FFFF_FFFF_FFFF, ca, cb) + 64;
+    if (ts) n += chunked_len(64'hFFFF_FFFF_FFFF_FFFF, ha, hb);
+    return n;
+  endfunction
+
+endpackage
