@@ -41,6 +41,7 @@ struct tm_model {
     uint64_t occ;
     uint32_t B, W, reserve, msgmax;
     uint32_t resync_min;   /* no SYNC(OVERFLOW)/END(lost) is shorter */
+    uint64_t ts_mask;      /* diffCC is taken modulo 2^ts_bits */
 
     /* cycle bookkeeping */
     uint64_t next_cycle;   /* first cycle not yet begun */
@@ -107,6 +108,12 @@ int tm_model_cfg_resolve(tm_model_cfg *cfg, char *err, unsigned long errlen)
     unsigned msgmax = tm_msg_max_bits(&cfg->enc);
     if (cfg->port_bits == 0)
         cfg->port_bits = 4;
+    if (cfg->ts_bits == 0)
+        cfg->ts_bits = 64;
+    if (cfg->ts_bits < 8 || cfg->ts_bits > 64) {
+        snprintf(err, errlen, "--ts-bits %u: allowed 8..64", cfg->ts_bits);
+        return TM_ERR_ARG;
+    }
     if (cfg->port_bits > 1024) {
         snprintf(err, errlen, "--port %u: allowed 1..1024 bits per cycle", cfg->port_bits);
         return TM_ERR_ARG;
@@ -140,6 +147,7 @@ int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
         return TM_ERR_NOMEM;
     m->cfg = c;
     m->enc = &m->cfg.enc;
+    m->ts_mask = c.ts_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << c.ts_bits) - 1;
     m->enc_nots = m->cfg.enc;
     m->enc_nots.timestamps = 0;
     m->n = c.enc.threads;
@@ -251,7 +259,7 @@ static int offer(tm_model *m, uint32_t t, tm_msg *msg, int resync)
     thread *th = &m->th[t];
     msg->ti = t;
     if (m->enc->timestamps)
-        msg->diff_cc = m->cur - th->pcc;
+        msg->diff_cc = (m->cur - th->pcc) & m->ts_mask;
     unsigned L = tm_msg_bits(m->enc, msg);
     uint64_t freeb = m->B - m->occ;
     int ok = L <= freeb && (resync || m->lost_count == 0 || freeb - L >= m->reserve);
@@ -344,7 +352,7 @@ static void offer_resync(tm_model *m, uint32_t t)
     if (valid) {
         uint64_t L = th->rs_base;
         if (m->enc->timestamps)
-            L += tm_chunked_bits(m->cur - th->pcc, m->enc->cc_a, m->enc->cc_b);
+            L += tm_chunked_bits((m->cur - th->pcc) & m->ts_mask, m->enc->cc_a, m->enc->cc_b);
         if (L > freeb)
             return;
     }
@@ -371,7 +379,7 @@ static void offer_resync(tm_model *m, uint32_t t)
         th->rs_valid = 1;
         uint64_t L = th->rs_base;
         if (m->enc->timestamps)
-            L += tm_chunked_bits(m->cur - th->pcc, m->enc->cc_a, m->enc->cc_b);
+            L += tm_chunked_bits((m->cur - th->pcc) & m->ts_mask, m->enc->cc_a, m->enc->cc_b);
         if (L > freeb)
             return;
     }

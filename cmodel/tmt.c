@@ -31,6 +31,7 @@ int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits,
     h[22] = cfg->enc.cc_a; h[23] = cfg->enc.cc_b;
     put32(h + 24, cfg->buffer_bits);
     put32(h + 28, cfg->port_bits);
+    h[32] = (uint8_t)(cfg->ts_bits == 64 ? 0 : cfg->ts_bits);
     memset(t, 0, sizeof t);
     put64(t, bits->nbits);
     put64(t + 8, cycles);
@@ -157,6 +158,7 @@ int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)
     c->enc.cc_a = buf[22]; c->enc.cc_b = buf[23];
     c->buffer_bits = get32(buf + 24);
     c->port_bits = get32(buf + 28);
+    c->ts_bits = buf[32];
     char why[200];
     if (c->buffer_bits == 0 || c->port_bits == 0 || tm_model_cfg_resolve(c, why, sizeof why) != TM_OK) {
         snprintf(err, errlen, "%s: offset 8: invalid configuration in header: %s", name,

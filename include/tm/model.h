@@ -24,6 +24,7 @@ typedef struct tm_model_cfg {
     int shared;          /* one predictor set for all threads */
     uint32_t buffer_bits;/* 0 = default (spec §3.1) */
     uint32_t port_bits;  /* 0 = default 4 */
+    uint32_t ts_bits;    /* time-stamp counter width, 8..64; 0 = default 64 */
 } tm_model_cfg;
 
 /* Presets "small", "medium", "large" (spec §3.1): sets cfg->pred.

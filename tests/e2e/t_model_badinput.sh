@@ -18,6 +18,7 @@ check 2 '--encoding tr_x: allowed nx_b, tr_b, tr_e' "$TM" model --encoding tr_x 
 check 2 '--config huge: allowed small, medium, large' "$TM" model --config huge "$TMP/g.tmc" -o "$TMP/x.tmt"
 check 2 '--buffer 16: allowed' "$TM" model --buffer 16 "$TMP/g.tmc" -o "$TMP/x.tmt"
 check 2 '--port 0: allowed 1..1024' "$TM" model --port 0 "$TMP/g.tmc" -o "$TMP/x.tmt"
+check 2 '--ts-bits 7: allowed 8..64' "$TM" model --ts-bits 7 "$TMP/g.tmc" -o "$TMP/x.tmt"
 check 2 '--chunks-bcnt 0,2' "$TM" model --chunks-bcnt 0,2 "$TMP/g.tmc" -o "$TMP/x.tmt"
 check 2 "unknown option '--frobnicate'" "$TM" model --frobnicate "$TMP/g.tmc" -o "$TMP/x.tmt"
 check 2 'no output' "$TM" model "$TMP/g.tmc"

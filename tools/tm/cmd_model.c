@@ -24,6 +24,8 @@ static void usage(FILE *f)
             "  --buffer BITS|min             trace buffer size (default max(N*64, longest message);\n"
             "                                min = the longest message of the configuration)\n"
             "  --port BITS                   trace port width per cycle (default 4)\n"
+            "  --ts-bits N                   time-stamp counter width, 8..64 (default 64): diffCC\n"
+            "                                is taken modulo 2^N\n"
             "  --chunks-bcnt A,B --chunks-ta A,B --chunks-cc A,B   chunk sizes (1..32)\n"
             "  -o FILE                       trace output (.tmt; '-' = stdout)\n"
             "  --stats FILE                  statistics as JSON\n"
@@ -35,7 +37,7 @@ static void usage(FILE *f)
 /* Model options shared with other subcommands that run the model. */
 typedef struct model_opts {
     const char *config, *encoding;
-    const char *gshare, *ras, *ibtb, *buffer, *port;
+    const char *gshare, *ras, *ibtb, *buffer, *port, *ts_bits;
     const char *chunks[3];
     int timestamps, shared;
 } model_opts;
@@ -71,12 +73,17 @@ static int build_cfg(const model_opts *o, uint32_t threads, tm_model_cfg *cfg)
         (o->ibtb && parse_u32_opt("--ibtb", o->ibtb, 1u << 20, &cfg->pred.ibtb)) ||
         (o->buffer && strcmp(o->buffer, "min") &&
          parse_u32_opt("--buffer", o->buffer, UINT32_MAX, &cfg->buffer_bits)) ||
-        (o->port && parse_u32_opt("--port", o->port, UINT32_MAX, &cfg->port_bits)))
+        (o->port && parse_u32_opt("--port", o->port, UINT32_MAX, &cfg->port_bits)) ||
+        (o->ts_bits && parse_u32_opt("--ts-bits", o->ts_bits, UINT32_MAX, &cfg->ts_bits)))
         return -1;
     if (o->buffer && !strcmp(o->buffer, "min"))
         cfg->buffer_bits = tm_msg_max_bits(&cfg->enc);
     else if (o->buffer && cfg->buffer_bits == 0) {
         tm_err("model", "--buffer 0: the buffer must hold at least the longest message (see --explain)");
+        return -1;
+    }
+    if (o->ts_bits && cfg->ts_bits == 0) {
+        tm_err("model", "--ts-bits 0: allowed 8..64");
         return -1;
     }
     if (o->port && cfg->port_bits == 0) {
@@ -131,6 +138,7 @@ int cmd_model(int argc, char **argv)
         OPT("--ibtb", o.ibtb)
         OPT("--buffer", o.buffer)
         OPT("--port", o.port)
+        OPT("--ts-bits", o.ts_bits)
         OPT("--chunks-bcnt", o.chunks[0])
         OPT("--chunks-ta", o.chunks[1])
         OPT("--chunks-cc", o.chunks[2])

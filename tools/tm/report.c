@@ -121,11 +121,11 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m)
     fprintf(f, "  \"config\": {\"encoding\": \"%s\", \"timestamps\": %s, \"shared\": %s, \"threads\": %u, "
                "\"gshare\": %u, \"ras\": %u, \"ibtb\": %u, \"buffer_bits\": %u, \"port_bits\": %u, "
                "\"chunks\": {\"bcnt\": [%u, %u], \"ta\": [%u, %u], \"cc\": [%u, %u]}, "
-               "\"msg_max_bits\": %u, \"reserve_bits\": %u},\n",
+               "\"ts_bits\": %u, \"msg_max_bits\": %u, \"reserve_bits\": %u},\n",
             tm_encoding_name(cfg->enc.enc), cfg->enc.timestamps ? "true" : "false", cfg->shared ? "true" : "false",
             cfg->enc.threads, cfg->pred.gshare, cfg->pred.ras, cfg->pred.ibtb, cfg->buffer_bits, cfg->port_bits,
             cfg->enc.cnt_a, cfg->enc.cnt_b, cfg->enc.ta_a, cfg->enc.ta_b, cfg->enc.cc_a, cfg->enc.cc_b,
-            st->msg_max_bits, st->reserve_bits);
+            cfg->ts_bits, st->msg_max_bits, st->reserve_bits);
     fprintf(f, "  \"buffer\": {\"peak_occupancy\": %" PRIu64 ", \"overflow_cycles\": %" PRIu64
                ", \"dropped_messages\": %" PRIu64 ", \"dropped_bits\": %" PRIu64 ", \"idle_cycles\": %" PRIu64
                ", \"busy_cycles\": %" PRIu64 "},\n",
