@@ -795,3 +795,17 @@ int tm_model_finish(tm_model *m)
 }
 
 const tm_model_stats *tm_model_get_stats(const tm_model *m) { return &m->stats; }
+
+void tm_model_pred_counts(const tm_model *m, tm_pred_counts *c)
+{
+    memset(c, 0, sizeof *c);
+    for (uint32_t t = 0; t <= m->n; t++) {
+        const tm_pred *p = t < m->n ? m->th[t].pred : m->shared_pred;
+        if (!p)
+            continue;
+        c->ras_wraps += p->counts.ras_wraps;
+        c->ras_underflows += p->counts.ras_underflows;
+        c->ibtb_fills[0] += p->counts.ibtb_fills[0];
+        c->ibtb_fills[1] += p->counts.ibtb_fills[1];
+    }
+}

@@ -126,3 +126,5 @@ unsigned tm_pred_gshare_counter(const tm_pred *p, uint32_t idx)
         return 0;
     return p->ctr[idx];
 }
+
+void tm_pred_get_counts(const tm_pred *p, tm_pred_counts *c) { *c = p->counts; }

@@ -28,6 +28,7 @@ struct tm_pred {
     uint32_t sets;      /* q = ibtb / 2 */
     uint32_t pir_mask;  /* 2^(8 + log2 q) - 1 */
     uint32_t pir;
+    tm_pred_counts counts;  /* event counters (statistics and coverage) */
 };
 
 static inline uint32_t pred_cond_index(const tm_pred *p, uint64_t pc)
@@ -90,6 +91,7 @@ static inline void pred_ind_update(tm_pred *p, uint64_t pc, uint64_t target)
             way = w;
     if (way < 0) {
         way = p->lru[set]; /* replace the least recently used way */
+        p->counts.ibtb_fills[way]++;
         e[way].valid = 1;
         e[way].tag = (uint8_t)tag;
     }
@@ -106,12 +108,16 @@ static inline void pred_ras_push(tm_pred *p, uint64_t ret_addr)
     p->ras[p->ras_top] = ret_addr;
     if (p->ras_count < p->cfg.ras)
         p->ras_count++;
+    else
+        p->counts.ras_wraps++;
 }
 
 static inline int pred_ras_pop(tm_pred *p, uint64_t *target)
 {
-    if (!p->ras || p->ras_count == 0)
+    if (!p->ras || p->ras_count == 0) {
+        p->counts.ras_underflows++;
         return 0;
+    }
     *target = p->ras[p->ras_top];
     p->ras_top = p->ras_top == 0 ? p->cfg.ras - 1 : p->ras_top - 1;
     p->ras_count--;

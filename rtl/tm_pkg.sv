@@ -16,9 +16,11 @@ package tm_pkg;
   localparam logic [1:0] END_EXIT      = 2'd0;
   localparam logic [1:0] END_STOP      = 2'd1;
 
-  // Encodings
+  // Encodings (tr_b and tr_e differ only in their chunk sizes)
   localparam int unsigned ENC_NX_B = 0;
+  /* verilator lint_off UNUSEDPARAM */  // named for completeness: only nx_b is tested for
   localparam int unsigned ENC_TR_B = 1;
+  /* verilator lint_on UNUSEDPARAM */
   localparam int unsigned ENC_TR_E = 2;
 
   // Branch classes (commit stream, spec §2.2)

@@ -89,6 +89,8 @@ const tm_bitbuf *tm_model_trace(const tm_model *m);
 const tm_model_stats *tm_model_get_stats(const tm_model *m);
 /* Per-thread statistics (T < threads). */
 const tm_thread_stats *tm_model_thread_stats(const tm_model *m, uint32_t t);
+/* Predictor event counters summed over every predictor set. */
+void tm_model_pred_counts(const tm_model *m, tm_pred_counts *c);
 /* Last error text (e.g. a record that breaks the model's preconditions). */
 const char *tm_model_error(const tm_model *m);
 

@@ -21,6 +21,14 @@ typedef struct tm_pred_cfg {
 
 typedef struct tm_pred tm_pred;
 
+/* Event counters of a predictor set (not reset by tm_pred_reset). */
+typedef struct tm_pred_counts {
+    uint64_t ras_wraps;      /* pushes onto a full RAS (oldest entry overwritten) */
+    uint64_t ras_underflows; /* pops of an empty RAS (also with no RAS at all) */
+    uint64_t ibtb_fills[2];  /* iBTB misses that wrote way 0 / way 1 */
+} tm_pred_counts;
+void tm_pred_get_counts(const tm_pred *p, tm_pred_counts *c);
+
 /* TM_OK or TM_ERR_ARG; ERR (may be NULL) receives "--gshare 300: ..." text. */
 int tm_pred_cfg_check(const tm_pred_cfg *c, char *err, unsigned long errlen);
 int tm_pred_new(const tm_pred_cfg *c, tm_pred **out);

@@ -12,6 +12,7 @@ static const struct {
     {"dump", cmd_dump, "print or count the records of a commit stream"},
     {"model", cmd_model, "run the trace module model: .tmc -> .tmt + statistics"},
     {"decode", cmd_decode, "replay a trace (.tmt); --verify against the .tmc"},
+    {"cosim", cmd_cosim, "co-simulate the RTL with the model on a commit stream"},
 };
 
 static void usage(FILE *f)
@@ -35,6 +36,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "tm: unknown subcommand '%s' (one of: gen, dump, model, decode)\n", argv[1]);
+    fprintf(stderr, "tm: unknown subcommand '%s' (one of: gen, dump, model, decode, cosim)\n", argv[1]);
     return 2;
 }

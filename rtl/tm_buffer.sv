@@ -1,0 +1,100 @@
+// tm — shared trace buffer, arbitration and trace port (docs/spec.md §3.6).
+//
+// The buffer is a FIFO of BUF_BITS bits held as a vector, bit 0 the oldest.
+// Cycle c: the port carries min(PORT_BITS, occ) of the oldest bits (visible
+// during cycle c, from the registers); then the cores' offers are decided in
+// core order against the space left after that transfer, and the accepted
+// messages are appended; the new contents are registered at the clock edge.
+module tm_buffer #(
+  parameter int unsigned N         = 1,
+  parameter bit          SHARED    = 1'b0,
+  parameter int unsigned BUF_BITS  = 512,
+  parameter int unsigned PORT_BITS = 4,
+  parameter int unsigned MAXW      = 64,    // longest message
+  parameter int unsigned RESERVE   = MAXW,  // room kept for resynchronizations
+  parameter int unsigned LENW      = $clog2(MAXW + 1),
+  parameter int unsigned OCCW      = $clog2(BUF_BITS + 1),
+  parameter int unsigned PVW       = $clog2(PORT_BITS + 1)
+) (
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+  input  logic [N-1:0]               offer_i,
+  input  logic [N-1:0]               resync_i,
+  input  logic [N-1:0][LENW-1:0]     len_i,
+  input  logic [N-1:0][MAXW-1:0]     bits_i,
+  input  logic [N-1:0]               lost_q_i,     // threads LOST at the start of the cycle
+  output logic [N-1:0]               accept_o,
+  output logic [N-1:0]               drop_o,       // a non-resync offer that was not accepted
+  output logic [N-1:0]               suppressed_o, // shared: a lower core dropped this cycle
+  output logic                       shared_drop_o,// shared: some core dropped this cycle
+  output logic [PORT_BITS-1:0]       port_data_o,  // lane 0 = oldest bit
+  output logic [PVW-1:0]             port_valid_o, // number of valid lanes
+  output logic [OCCW-1:0]            occ_o
+);
+
+  logic [BUF_BITS-1:0] fifo_q, fifo_d;
+  logic [OCCW-1:0]     occ_q, occ_d;
+  logic [OCCW-1:0]     drain;
+
+  assign drain        = (occ_q < OCCW'(PORT_BITS)) ? occ_q : OCCW'(PORT_BITS);
+  assign port_valid_o = PVW'(drain);
+  assign port_data_o  = fifo_q[PORT_BITS-1:0] & ~({PORT_BITS{1'b1}} << drain);
+  assign occ_o        = occ_q;
+
+  // Widths wide enough for every intermediate sum.
+  localparam int unsigned SW = OCCW + LENW + 1;
+  localparam int unsigned CW = $clog2(N + 1) + 1;
+
+  always_comb begin
+    logic [SW-1:0] occ;
+    logic [SW-1:0] freeb;
+    logic [CW-1:0] lostcnt;
+    logic          sdrop;
+    logic          ok;
+    fifo_d       = fifo_q >> drain;
+    occ          = SW'(occ_q) - SW'(drain);
+    lostcnt      = '0;
+    for (int k = 0; k < N; k++) lostcnt += CW'(lost_q_i[k]);
+    sdrop        = 1'b0;
+    accept_o     = '0;
+    drop_o       = '0;
+    suppressed_o = '0;
+    for (int k = 0; k < N; k++) begin
+      suppressed_o[k] = SHARED && sdrop;
+      freeb = SW'(BUF_BITS) - occ;
+      ok    = 1'b0;
+      if (offer_i[k]) begin
+        if (resync_i[k]) begin
+          ok = SW'(len_i[k]) <= freeb;
+        end else begin
+          ok = SW'(len_i[k]) <= freeb &&
+               (lostcnt == '0 || freeb - SW'(len_i[k]) >= SW'(RESERVE));
+        end
+      end
+      accept_o[k] = offer_i[k] && ok;
+      drop_o[k]   = offer_i[k] && !ok && !resync_i[k];
+      if (accept_o[k]) begin
+        fifo_d = fifo_d | (BUF_BITS'(bits_i[k]) << occ);
+        occ    = occ + SW'(len_i[k]);
+        if (resync_i[k]) lostcnt = lostcnt - CW'(1);
+      end
+      if (drop_o[k]) begin
+        lostcnt = lostcnt + CW'(1);
+        if (SHARED) sdrop = 1'b1;
+      end
+    end
+    shared_drop_o = sdrop;
+    occ_d         = OCCW'(occ);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fifo_q <= '0;
+      occ_q  <= '0;
+    end else begin
+      fifo_q <= fifo_d;
+      occ_q  <= occ_d;
+    end
+  end
+
+endmodule

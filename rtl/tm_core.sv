@@ -1,0 +1,357 @@
+// tm — one core's trace logic (docs/spec.md §3.2-§3.5): counters, message
+// formation, the LOST/resynchronization state machine.  The predictors live
+// outside (tm_top: private per core or shared); this module drives their
+// request ports and consumes their combinational predictions.
+//
+// Timing: everything a core offers in cycle c is a combinational function of
+// the retire inputs of cycle c, the _q state and the predictions; the buffer
+// (tm_buffer) answers accept/drop in the same cycle; the state updates at
+// the clock edge that ends cycle c.
+module tm_core
+  import tm_pkg::*;
+#(
+  parameter int unsigned N      = 1,     // threads (for Ti)
+  parameter int unsigned CORE   = 0,     // this core's index (Ti)
+  parameter int unsigned ENC    = ENC_TR_E,
+  parameter bit          TS     = 1'b0,
+  parameter int unsigned TS_BITS = 64,
+  parameter int unsigned CA = 3, CB = 2, TA = 3, TB = 4, HA = 4, HB = 2,
+  parameter int unsigned TIW    = ti_bits(N),
+  parameter int unsigned MAXW   = msg_max_bits(TIW, TS, CA, CB, HA, HB),
+  parameter int unsigned LENW   = $clog2(MAXW + 1)
+) (
+  input  logic              clk_i,
+  input  logic              rst_ni,
+  input  logic [63:0]       cycle_i,        // global cycle counter
+
+  // retire interface (one group per cycle, spec §2.3)
+  input  logic              rv_valid_i,     // the thread has a group this cycle
+  input  logic [15:0]       rv_count_i,     // plain instructions
+  input  logic              rv_npc_valid_i, // rv_npc_i is the pc after the plain instructions
+  input  logic [63:0]       rv_npc_i,
+  input  ev_e               rv_event_i,
+  input  br_class_e         rv_class_i,
+  input  logic              rv_taken_i,
+  input  logic              rv_flag_i,      // START: trace-on; EXIT: trace-off
+  input  logic [63:0]       rv_pc_i,
+  input  logic [7:0]        rv_len_i,
+  input  logic [63:0]       rv_target_i,    // branch target or exception handler
+
+  // predictor requests (valid only while the thread is in RUN, tr_*)
+  output logic              pr_cond_o,      // gshare predict + update
+  output logic              pr_ind_o,       // iBTB predict + update (ijump, icall)
+  output logic              pr_push_o,      // RAS push (call, icall)
+  output logic              pr_pop_o,       // RAS pop (ret)
+  output logic [63:0]       pr_pc_o,
+  output logic              pr_taken_o,
+  output logic [63:0]       pr_target_o,
+  output logic [63:0]       pr_push_addr_o,
+  input  logic              pr_cond_pred_i,
+  input  logic              pr_ind_hit_i,
+  input  logic [63:0]       pr_ind_pred_i,
+  input  logic              pr_ras_hit_i,
+  input  logic [63:0]       pr_ras_pred_i,
+  output logic              pr_clear_o,     // private: reset this core's predictors
+
+  // offer to the buffer
+  output logic              offer_o,
+  output logic              offer_resync_o, // a LOST thread's SYNC(OVERFLOW) or END(lost)
+  output msg_t              offer_msg_o,
+  output logic [MAXW-1:0]   offer_bits_o,
+  output logic [LENW-1:0]   offer_len_o,
+  output logic              lost_q_o,       // the thread is LOST at the start of the cycle
+
+  // answer of the buffer, same cycle
+  input  logic              accept_i,
+  input  logic              drop_i,         // the offer was not accepted (not a resync)
+  input  logic              suppressed_i,   // shared: a lower core dropped this cycle
+  input  logic              shared_drop_i   // shared: some core dropped this cycle
+);
+
+  typedef enum logic [1:0] {
+    ST_IDLE = 2'd0,
+    ST_RUN  = 2'd1,
+    ST_LOST = 2'd2,
+    ST_DONE = 2'd3
+  } state_e;
+
+  localparam logic [1:0] PEND_NONE = 2'd0;
+  localparam logic [1:0] PEND_EXIT = 2'd1;
+  localparam logic [1:0] PEND_STOP = 2'd2;
+  localparam logic [63:0] TS_MASK = (TS_BITS >= 64) ? 64'hFFFF_FFFF_FFFF_FFFF
+                                                    : ((64'd1 << TS_BITS) - 64'd1);
+  localparam bit TR = (ENC != ENC_NX_B);
+
+  state_e      state_q, state_d;
+  logic [63:0] icnt_q, icnt_d, bcnt_q, bcnt_d, gap_q, gap_d, tail_q, tail_d;
+  logic [63:0] pta_q, pta_d, pcc_q, pcc_d, npc_q, npc_d;
+  logic        dropped_q, dropped_d;
+  logic [1:0]  pend_q, pend_d;
+
+  // ---------------------------------------------------------------- group
+  logic        is_branch, is_exc, is_exit, is_start;
+  logic        reported;        // cond, ijump, icall, ret
+  logic [63:0] n64, npc_new, icnt_new, bcnt_new;
+  logic [1:0]  pend_new;
+  logic        mispred;         // the event forms a branch message (RUN)
+
+  assign n64       = {48'd0, rv_count_i};
+  assign is_branch = rv_valid_i && rv_event_i == EV_BRANCH;
+  assign is_exc    = rv_valid_i && rv_event_i == EV_EXC;
+  assign is_exit   = rv_valid_i && rv_event_i == EV_EXIT;
+  assign is_start  = rv_valid_i && rv_event_i == EV_START;
+  assign reported  = rv_class_i == BR_COND || rv_class_i == BR_IJUMP ||
+                     rv_class_i == BR_ICALL || rv_class_i == BR_RET;
+
+  always_comb begin
+    npc_new = npc_q;
+    if (rv_valid_i && rv_npc_valid_i) npc_new = rv_npc_i;
+    if (is_branch) npc_new = rv_taken_i ? rv_target_i : rv_pc_i + {56'd0, rv_len_i};
+    if (is_exc)    npc_new = rv_target_i;
+    if (is_start)  npc_new = rv_pc_i;
+  end
+
+  assign pend_new = is_exit ? (rv_flag_i ? PEND_STOP : PEND_EXIT) : PEND_NONE;
+  assign icnt_new = icnt_q + (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch};
+  assign bcnt_new = bcnt_q + {63'd0, TR && is_branch && reported};
+
+  // ---------------------------------------------------------------- predictors
+  logic run_q;
+  assign run_q          = state_q == ST_RUN;
+  assign pr_cond_o      = TR && run_q && is_branch && rv_class_i == BR_COND;
+  assign pr_ind_o       = TR && run_q && is_branch &&
+                          (rv_class_i == BR_IJUMP || rv_class_i == BR_ICALL);
+  assign pr_push_o      = TR && run_q && is_branch &&
+                          (rv_class_i == BR_CALL || rv_class_i == BR_ICALL);
+  assign pr_pop_o       = TR && run_q && is_branch && rv_class_i == BR_RET;
+  assign pr_pc_o        = rv_pc_i;
+  assign pr_taken_o     = rv_taken_i;
+  assign pr_target_o    = rv_target_i;
+  assign pr_push_addr_o = rv_pc_i + {56'd0, rv_len_i};
+
+  always_comb begin
+    mispred = 1'b0;
+    if (is_branch) begin
+      if (TR) begin
+        unique case (rv_class_i)
+          BR_COND:            mispred = pr_cond_pred_i != rv_taken_i;
+          BR_IJUMP, BR_ICALL: mispred = !pr_ind_hit_i || pr_ind_pred_i != rv_target_i;
+          BR_RET:             mispred = !pr_ras_hit_i || pr_ras_pred_i != rv_target_i;
+          default:            mispred = 1'b0;
+        endcase
+      end else begin
+        mispred = (rv_class_i == BR_COND && rv_taken_i) || rv_class_i == BR_IJUMP ||
+                  rv_class_i == BR_ICALL || rv_class_i == BR_RET;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- offer
+  msg_t  msg;
+  logic  offer_raw;     // before suppression
+  logic  resync;
+  logic [63:0] msg_target;  // PTA after acceptance
+  logic [63:0] gap_new;
+
+  assign gap_new = gap_q + (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch} + {63'd0, is_exc};
+
+  always_comb begin
+    msg        = '0;
+    msg.ti     = 10'(CORE);
+    msg.diff_cc = (cycle_i - pcc_q) & TS_MASK;
+    offer_raw  = 1'b0;
+    resync     = 1'b0;
+    msg_target = pta_q;
+    unique case (state_q)
+      ST_IDLE: begin
+        if (is_start) begin
+          offer_raw  = 1'b1;
+          msg.kind   = MSG_SYNC;
+          msg.reason = rv_flag_i ? SYNC_TRACE_ON : SYNC_START;
+          msg.addr   = rv_pc_i;
+          msg_target = rv_pc_i;
+        end
+      end
+      ST_RUN: begin
+        if (is_branch && mispred) begin
+          offer_raw = 1'b1;
+          msg.kind  = MSG_BRANCH;
+          msg.cnt   = TR ? bcnt_new : icnt_new;
+          msg.t     = rv_class_i != BR_COND;
+          if (rv_class_i != BR_COND) begin
+            msg.diff_ta = rv_target_i - pta_q;
+            msg_target  = rv_target_i;
+          end
+        end else if (is_exc) begin
+          offer_raw   = 1'b1;
+          msg.kind    = MSG_EXC;
+          msg.icnt    = icnt_new;
+          msg.diff_ta = rv_target_i - pta_q;
+          msg_target  = rv_target_i;
+        end else if (is_exit) begin
+          offer_raw  = 1'b1;
+          msg.kind   = MSG_END;
+          msg.reason = rv_flag_i ? END_STOP : END_EXIT;
+          msg.icnt   = icnt_new;
+        end
+      end
+      ST_LOST: begin
+        offer_raw   = 1'b1;
+        resync      = 1'b1;
+        msg.icnt    = tail_q;
+        msg.gap     = gap_new;
+        msg.dropped = dropped_q;
+        if (pend_q != PEND_NONE || pend_new != PEND_NONE) begin
+          msg.kind   = MSG_END;
+          msg.reason = (pend_q != PEND_NONE ? pend_q == PEND_STOP : pend_new == PEND_STOP)
+                       ? END_STOP : END_EXIT;
+          msg.lost   = 1'b1;
+        end else begin
+          msg.kind   = MSG_SYNC;
+          msg.reason = SYNC_OVERFLOW;
+          msg.addr   = npc_new;
+          msg_target = npc_new;
+        end
+      end
+      default: ;
+    endcase
+  end
+
+  assign offer_o        = offer_raw && !suppressed_i;
+  assign offer_resync_o = resync;
+  assign offer_msg_o    = msg;
+  assign lost_q_o       = state_q == ST_LOST;
+
+  tm_msg_enc #(
+    .TIW (TIW), .TS (TS), .CA (CA), .CB (CB), .TA (TA), .TB (TB), .HA (HA), .HB (HB), .MAXW (MAXW)
+  ) u_enc (
+    .msg_i  (msg),
+    .bits_o (offer_bits_o),
+    .len_o  (offer_len_o)
+  );
+
+  // ---------------------------------------------------------------- next state
+  always_comb begin
+    state_d   = state_q;
+    icnt_d    = icnt_q;
+    bcnt_d    = bcnt_q;
+    gap_d     = gap_q;
+    tail_d    = tail_q;
+    pta_d     = pta_q;
+    pcc_d     = pcc_q;
+    npc_d     = npc_new;
+    dropped_d = dropped_q;
+    pend_d    = pend_q;
+    pr_clear_o = 1'b0;
+
+    unique case (state_q)
+      ST_IDLE: begin
+        if (is_start) begin
+          pr_clear_o = 1'b1;                 // private predictors start from reset
+          icnt_d = '0;
+          bcnt_d = '0;
+          if (accept_i) begin
+            state_d = ST_RUN;
+            pcc_d   = cycle_i;
+            pta_d   = msg_target;
+            if (shared_drop_i) begin         // a higher core dropped: lost right after
+              state_d   = ST_LOST;
+              tail_d    = '0;
+              gap_d     = '0;
+              dropped_d = 1'b0;
+              pend_d    = PEND_NONE;
+            end
+          end else begin                     // dropped or suppressed: lost from the start
+            state_d   = ST_LOST;
+            tail_d    = '0;
+            gap_d     = '0;
+            dropped_d = 1'b1;
+            pend_d    = PEND_NONE;
+          end
+        end
+      end
+      ST_RUN: begin
+        if (suppressed_i) begin              // a lower core dropped: lost before this group
+          state_d   = ST_LOST;
+          tail_d    = icnt_q;
+          gap_d     = (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch} + {63'd0, is_exc};
+          dropped_d = 1'b0;
+          pend_d    = pend_new;
+        end else if (offer_raw && accept_i) begin
+          icnt_d = '0;
+          bcnt_d = '0;
+          pcc_d  = cycle_i;
+          pta_d  = msg_target;
+          if (is_exit) state_d = ST_DONE;
+        end else if (offer_raw && drop_i) begin
+          state_d    = ST_LOST;
+          tail_d     = icnt_q;
+          gap_d      = (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch} + {63'd0, is_exc};
+          dropped_d  = 1'b1;
+          pend_d     = pend_new;
+          pr_clear_o = 1'b1;
+        end else begin
+          icnt_d = icnt_new;
+          bcnt_d = bcnt_new;
+        end
+        // A higher core's drop (shared organization) makes this thread lost
+        // after its group: everything it retired is in the tail.
+        if (shared_drop_i && !suppressed_i && !(offer_raw && drop_i) &&
+            !(offer_raw && accept_i && is_exit)) begin
+          state_d   = ST_LOST;
+          tail_d    = (offer_raw && accept_i) ? 64'd0 : icnt_new;
+          gap_d     = '0;
+          dropped_d = 1'b0;
+          pend_d    = PEND_NONE;
+        end
+      end
+      ST_LOST: begin
+        gap_d = gap_new;
+        if (pend_new != PEND_NONE && pend_q == PEND_NONE) pend_d = pend_new;
+        if (offer_o && accept_i) begin
+          icnt_d = '0;
+          bcnt_d = '0;
+          pcc_d  = cycle_i;
+          pta_d  = msg_target;
+          state_d = (msg.kind == MSG_END) ? ST_DONE : ST_RUN;
+          if (msg.kind != MSG_END && shared_drop_i) begin
+            // resynchronized, then a higher core dropped: lost again, empty tail
+            state_d   = ST_LOST;
+            tail_d    = '0;
+            gap_d     = '0;
+            dropped_d = 1'b0;
+            pend_d    = PEND_NONE;
+          end
+        end
+      end
+      default: ;
+    endcase
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q   <= ST_IDLE;
+      icnt_q    <= '0;
+      bcnt_q    <= '0;
+      gap_q     <= '0;
+      tail_q    <= '0;
+      pta_q     <= '0;
+      pcc_q     <= '0;
+      npc_q     <= '0;
+      dropped_q <= 1'b0;
+      pend_q    <= PEND_NONE;
+    end else begin
+      state_q   <= state_d;
+      icnt_q    <= icnt_d;
+      bcnt_q    <= bcnt_d;
+      gap_q     <= gap_d;
+      tail_q    <= tail_d;
+      pta_q     <= pta_d;
+      pcc_q     <= pcc_d;
+      npc_q     <= npc_d;
+      dropped_q <= dropped_d;
+      pend_q    <= pend_d;
+    end
+  end
+
+endmodule

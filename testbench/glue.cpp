@@ -1,0 +1,185 @@
+// tm testbench — the thin C++ glue around Verilator's generated model of
+// rtl/tm_top.sv.  Everything else of the testbench is C (testbench/cosim.c).
+#include <cstdint>
+#include <cstring>
+#include "Vtm_top.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+#include "glue.h"
+
+#ifndef TM_N
+#error "build with -DTM_N=... and the other parameters (tools/tm/cmd_cosim.c does)"
+#endif
+
+static const unsigned kMsgBits = 401; // tm_pkg::msg_t
+
+struct tb_rtl {
+    VerilatedContext *ctx;
+    Vtm_top *top;
+    VerilatedFstC *fst;
+    uint64_t time;
+};
+
+// Bit access to Verilator's packed values: plain integers for <= 64 bits,
+// VlWide (32-bit words, word 0 = least significant) above.
+template <typename T> static void put(T &dst, unsigned lo, unsigned w, uint64_t v)
+{
+    for (unsigned i = 0; i < w; i++) {
+        unsigned b = lo + i;
+        uint32_t bit = (uint32_t)((v >> i) & 1u);
+        if constexpr (sizeof(T) <= 8) {
+            dst = (T)((dst & ~((T)1 << b)) | ((T)bit << b));
+        } else {
+            dst[b / 32] = (dst[b / 32] & ~(1u << (b % 32))) | (bit << (b % 32));
+        }
+    }
+}
+
+template <typename T> static uint64_t get(const T &src, unsigned lo, unsigned w)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < w; i++) {
+        unsigned b = lo + i;
+        uint64_t bit;
+        if constexpr (sizeof(T) <= 8)
+            bit = (uint64_t)(src >> b) & 1u;
+        else
+            bit = (src[b / 32] >> (b % 32)) & 1u;
+        v |= bit << i;
+    }
+    return v;
+}
+
+extern "C" {
+
+void tb_rtl_params(tb_params *p)
+{
+    p->n = TM_N; p->enc = TM_ENC; p->ts = TM_TS; p->ts_bits = TM_TS_BITS; p->shared = TM_SHARED;
+    p->gshare = TM_GSHARE; p->ras = TM_RAS; p->ibtb = TM_IBTB;
+    p->ca = TM_CA; p->cb = TM_CB; p->ta = TM_TA; p->tb = TM_TB; p->ha = TM_HA; p->hb = TM_HB;
+    p->buf_bits = TM_BUF_BITS; p->port_bits = TM_PORT_BITS;
+}
+
+tb_rtl *tb_rtl_new(void)
+{
+    tb_rtl *r = new tb_rtl;
+    r->ctx = new VerilatedContext;
+    r->ctx->traceEverOn(true);
+    r->top = new Vtm_top(r->ctx);
+    r->fst = nullptr;
+    r->time = 0;
+    return r;
+}
+
+void tb_rtl_free(tb_rtl *r)
+{
+    if (!r)
+        return;
+    tb_rtl_wave_close(r);
+    r->top->final();
+    delete r->top;
+    delete r->ctx;
+    delete r;
+}
+
+static void dump(tb_rtl *r)
+{
+    if (r->fst)
+        r->fst->dump(r->time);
+    r->time++;
+}
+
+void tb_rtl_reset(tb_rtl *r)
+{
+    r->top->clk_i = 0;
+    r->top->rst_ni = 0;
+    r->top->eval();
+    dump(r);
+    r->top->rst_ni = 1;
+    r->top->eval();
+    dump(r);
+}
+
+void tb_rtl_set(tb_rtl *r, unsigned k, const tb_retire *in)
+{
+    Vtm_top *t = r->top;
+    put(t->rv_valid_i, k, 1, in->valid ? 1 : 0);
+    put(t->rv_count_i, 16 * k, 16, in->count);
+    put(t->rv_npc_valid_i, k, 1, in->npc_valid ? 1 : 0);
+    put(t->rv_npc_i, 64 * k, 64, in->npc);
+    put(t->rv_event_i, 3 * k, 3, in->event);
+    put(t->rv_class_i, 3 * k, 3, in->bclass);
+    put(t->rv_taken_i, k, 1, in->taken ? 1 : 0);
+    put(t->rv_flag_i, k, 1, in->flag ? 1 : 0);
+    put(t->rv_pc_i, 64 * k, 64, in->pc);
+    put(t->rv_len_i, 8 * k, 8, in->len);
+    put(t->rv_target_i, 64 * k, 64, in->target);
+}
+
+void tb_rtl_eval(tb_rtl *r) { r->top->eval(); }
+
+void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
+{
+    Vtm_top *t = r->top;
+    o->offer = (int)get(t->obs_offer_o, k, 1);
+    o->resync = (int)get(t->obs_resync_o, k, 1);
+    o->accept = (int)get(t->obs_accept_o, k, 1);
+    o->drop = (int)get(t->obs_drop_o, k, 1);
+    unsigned lw = TM_LENW;
+    o->len = (unsigned)get(t->obs_len_o, lw * k, lw);
+    unsigned b = kMsgBits * k;
+    o->diff_cc = get(t->obs_msg_o, b + 0, 64);
+    o->dropped = (unsigned)get(t->obs_msg_o, b + 64, 1);
+    o->lost = (unsigned)get(t->obs_msg_o, b + 65, 1);
+    o->reason = (unsigned)get(t->obs_msg_o, b + 66, 2);
+    o->addr = get(t->obs_msg_o, b + 68, 64);
+    o->gap = get(t->obs_msg_o, b + 132, 64);
+    o->icnt = get(t->obs_msg_o, b + 196, 64);
+    o->diff_ta = get(t->obs_msg_o, b + 260, 64);
+    o->t = (unsigned)get(t->obs_msg_o, b + 324, 1);
+    o->cnt = get(t->obs_msg_o, b + 325, 64);
+    o->ti = (unsigned)get(t->obs_msg_o, b + 389, 10);
+    o->kind = (unsigned)get(t->obs_msg_o, b + 399, 2);
+}
+
+unsigned tb_rtl_port(tb_rtl *r, uint64_t *lo, uint64_t *hi)
+{
+    Vtm_top *t = r->top;
+    static_assert(TM_PORT_BITS <= 64, "co-simulation supports ports of up to 64 bits");
+    *lo = get(t->port_data_o, 0, TM_PORT_BITS);
+    *hi = 0;
+    return (unsigned)t->port_valid_o;
+}
+
+uint64_t tb_rtl_cycle(tb_rtl *r) { return r->top->obs_cycle_o; }
+uint32_t tb_rtl_occupancy(tb_rtl *r) { return (uint32_t)r->top->obs_occ_o; }
+
+void tb_rtl_clock(tb_rtl *r)
+{
+    dump(r);
+    r->top->clk_i = 1;
+    r->top->eval();
+    dump(r);
+    r->top->clk_i = 0;
+    r->top->eval();
+}
+
+int tb_rtl_wave_open(tb_rtl *r, const char *path)
+{
+    tb_rtl_wave_close(r);
+    r->fst = new VerilatedFstC;
+    r->top->trace(r->fst, 99);
+    r->fst->open(path);
+    return r->fst->isOpen() ? 0 : -1;
+}
+
+void tb_rtl_wave_close(tb_rtl *r)
+{
+    if (r->fst) {
+        r->fst->close();
+        delete r->fst;
+        r->fst = nullptr;
+    }
+}
+
+} // extern "C"

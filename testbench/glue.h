@@ -1,0 +1,62 @@
+/* tm testbench — C interface to the Verilated RTL (testbench/glue.cpp is the
+ * only C++: it wraps Verilator's generated class). */
+#ifndef TB_GLUE_H
+#define TB_GLUE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One core's retire group for one cycle (rtl/tm_top.sv rv_*_i). */
+typedef struct tb_retire {
+    int valid;
+    uint32_t count;
+    int npc_valid;
+    uint64_t npc;
+    unsigned event;     /* tm_pkg::ev_e */
+    unsigned bclass;
+    int taken, flag;
+    uint64_t pc, target;
+    unsigned len;
+} tb_retire;
+
+/* One core's observed offer (rtl/tm_top.sv obs_*_o). */
+typedef struct tb_offer {
+    int offer, resync, accept, drop;
+    unsigned len;
+    unsigned kind, ti, t, reason, lost, dropped;
+    uint64_t cnt, diff_ta, icnt, gap, addr, diff_cc;
+} tb_offer;
+
+/* Compile-time parameters of the Verilated model (passed as -D by the build). */
+typedef struct tb_params {
+    unsigned n, enc, ts, ts_bits, shared, gshare, ras, ibtb, ca, cb, ta, tb, ha, hb, buf_bits, port_bits;
+} tb_params;
+
+typedef struct tb_rtl tb_rtl;
+
+void tb_rtl_params(tb_params *p);
+tb_rtl *tb_rtl_new(void);
+void tb_rtl_free(tb_rtl *r);
+/* Asserts and releases reset; the next cycle is cycle 0. */
+void tb_rtl_reset(tb_rtl *r);
+void tb_rtl_set(tb_rtl *r, unsigned core, const tb_retire *in);
+/* Settles the combinational logic for the current inputs. */
+void tb_rtl_eval(tb_rtl *r);
+void tb_rtl_offer(tb_rtl *r, unsigned core, tb_offer *o);
+/* Port lanes of this cycle: returns the number of valid lanes, *data the bits. */
+unsigned tb_rtl_port(tb_rtl *r, uint64_t *data_lo, uint64_t *data_hi);
+uint64_t tb_rtl_cycle(tb_rtl *r);
+uint32_t tb_rtl_occupancy(tb_rtl *r);
+/* Rising clock edge: ends the current cycle. */
+void tb_rtl_clock(tb_rtl *r);
+/* FST waveform: open (returns 0 on success), and close. */
+int tb_rtl_wave_open(tb_rtl *r, const char *path);
+void tb_rtl_wave_close(tb_rtl *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,129 @@
+/* tm command line: the model options shared by `tm model` and `tm cosim`. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "cmd.h"
+#include "modelopts.h"
+
+const char model_opts_help[] =
+    "  --config small|medium|large   predictor preset (default large)\n"
+    "  --gshare N --ras N --ibtb N   explicit sizes (gshare 0 or 2^k <= 4096; RAS 0..32;\n"
+    "                                iBTB 0 or 2^k in 2..64 entries, 2-way)\n"
+    "  --encoding nx_b|tr_b|tr_e     message encoding (default tr_e)\n"
+    "  --timestamps                  add diffCC time stamps to every message\n"
+    "  --ts-bits N                   time-stamp counter width, 8..64 (default 64): diffCC\n"
+    "                                is taken modulo 2^N\n"
+    "  --shared                      one predictor set shared by all threads\n"
+    "  --buffer BITS|min             trace buffer size (default max(N*64, longest message);\n"
+    "                                min = the longest message of the configuration)\n"
+    "  --port BITS                   trace port width per cycle (default 4)\n"
+    "  --chunks-bcnt A,B --chunks-ta A,B --chunks-cc A,B   chunk sizes (1..32)\n";
+
+int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int *i)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } vals[] = {
+        {"--config", offsetof(model_opts, config)},     {"--encoding", offsetof(model_opts, encoding)},
+        {"--gshare", offsetof(model_opts, gshare)},     {"--ras", offsetof(model_opts, ras)},
+        {"--ibtb", offsetof(model_opts, ibtb)},         {"--buffer", offsetof(model_opts, buffer)},
+        {"--port", offsetof(model_opts, port)},         {"--ts-bits", offsetof(model_opts, ts_bits)},
+        {"--chunks-bcnt", offsetof(model_opts, chunks)},
+        {"--chunks-ta", offsetof(model_opts, chunks) + sizeof(char *)},
+        {"--chunks-cc", offsetof(model_opts, chunks) + 2 * sizeof(char *)},
+    };
+    const char *a = argv[*i];
+    if (!strcmp(a, "--timestamps")) {
+        o->timestamps = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--shared")) {
+        o->shared = 1;
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
+        const char *v = NULL;
+        int r = tm_opt(argc, argv, i, vals[k].name, &v);
+        if (r < 0) {
+            tm_err(sub, "%s needs a value (see tm %s --help)", vals[k].name, sub);
+            return -1;
+        }
+        if (r > 0) {
+            *(const char **)((char *)o + vals[k].off) = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+
+static int parse_u32_opt(const char *sub, const char *opt, const char *v, uint32_t max, uint32_t *out)
+{
+    uint64_t x;
+    if (tm_parse_u64(v, &x) || x > max) {
+        tm_err(sub, "%s %s: not a number in 0..%u", opt, v, max);
+        return -1;
+    }
+    *out = (uint32_t)x;
+    return 0;
+}
+
+int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_model_cfg *cfg)
+{
+    int enc = TM_ENC_TR_E;
+    if (o->encoding && (enc = tm_encoding_parse(o->encoding)) < 0) {
+        tm_err(sub, "--encoding %s: allowed nx_b, tr_b, tr_e", o->encoding);
+        return -1;
+    }
+    memset(cfg, 0, sizeof *cfg);
+    tm_enc_cfg_default(&cfg->enc, (tm_encoding)enc, threads, o->timestamps);
+    if (tm_model_preset(cfg, o->config ? o->config : "large") != TM_OK) {
+        tm_err(sub, "--config %s: allowed small, medium, large", o->config);
+        return -1;
+    }
+    cfg->shared = o->shared;
+    if ((o->gshare && parse_u32_opt(sub, "--gshare", o->gshare, 1u << 20, &cfg->pred.gshare)) ||
+        (o->ras && parse_u32_opt(sub, "--ras", o->ras, 1u << 20, &cfg->pred.ras)) ||
+        (o->ibtb && parse_u32_opt(sub, "--ibtb", o->ibtb, 1u << 20, &cfg->pred.ibtb)) ||
+        (o->buffer && strcmp(o->buffer, "min") &&
+         parse_u32_opt(sub, "--buffer", o->buffer, UINT32_MAX, &cfg->buffer_bits)) ||
+        (o->port && parse_u32_opt(sub, "--port", o->port, UINT32_MAX, &cfg->port_bits)) ||
+        (o->ts_bits && parse_u32_opt(sub, "--ts-bits", o->ts_bits, UINT32_MAX, &cfg->ts_bits)))
+        return -1;
+    if (o->buffer && !strcmp(o->buffer, "min"))
+        cfg->buffer_bits = tm_msg_max_bits(&cfg->enc);
+    else if (o->buffer && cfg->buffer_bits == 0) {
+        tm_err(sub, "--buffer 0: the buffer must hold at least the longest message (see --explain)");
+        return -1;
+    }
+    if (o->ts_bits && cfg->ts_bits == 0) {
+        tm_err(sub, "--ts-bits 0: allowed 8..64");
+        return -1;
+    }
+    if (o->port && cfg->port_bits == 0) {
+        tm_err(sub, "--port 0: allowed 1..1024 bits per cycle");
+        return -1;
+    }
+    static const char *const names[3] = {"--chunks-bcnt", "--chunks-ta", "--chunks-cc"};
+    uint8_t *dst[3][2] = {{&cfg->enc.cnt_a, &cfg->enc.cnt_b}, {&cfg->enc.ta_a, &cfg->enc.ta_b},
+                          {&cfg->enc.cc_a, &cfg->enc.cc_b}};
+    for (int k = 0; k < 3; k++) {
+        if (!o->chunks[k])
+            continue;
+        unsigned a, b;
+        if (tm_parse_pair(o->chunks[k], &a, &b) || a < 1 || a > 32 || b < 1 || b > 32) {
+            tm_err(sub, "%s %s: expected A,B with each chunk size in 1..32", names[k], o->chunks[k]);
+            return -1;
+        }
+        *dst[k][0] = (uint8_t)a;
+        *dst[k][1] = (uint8_t)b;
+    }
+    char err[256];
+    if (tm_model_cfg_resolve(cfg, err, sizeof err) != TM_OK) {
+        tm_err(sub, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
