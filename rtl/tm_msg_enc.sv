@@ -1,0 +1,188 @@
+// tm — message encoder (docs/spec.md §4): the bits of one message, exactly
+// as tm_msg_encode / tm_msg_bits of the C library write them.  Combinational.
+//
+// bits_o[0] is the first bit of the message on the stream; bits at and above
+// len_o are 0.  Only valid messages are specified (BRANCH: cnt >= 1; SYNC:
+// reason <= 2; END: reason <= 1); fields a kind does not carry are ignored.
+//
+// Layout (LSB first):
+//   Ti (TIW bits) | head | f1 | f2 | f3 | [TS: diffCC]
+//   kind    head                     f1                 f2               f3
+//   BRANCH  cnt, T                   [T: S, |diffTA|]   -                -
+//   EXC     cnt=0, K=0               iCnt               S, |diffTA|      -
+//   SYNC    cnt=0, K=1, R, [R=2: D]  R=2 ? iCnt : ADDR  [R=2: gap]       [R=2: ADDR]
+//   END     cnt=0, K=2, X, L         iCnt               [L: D, gap]      -
+// The head sits at the fixed offset TIW; each later part is placed with a
+// shifter at the sum of the lengths before it.  A chunked field is a fixed
+// wiring of the value's bits plus the connect bits C_g = (v >> (a + g*b)) != 0,
+// which are 0 past the last chunk, so its full-width form is 0 above its
+// length without masking.
+module tm_msg_enc #(
+  parameter int unsigned TIW = 2,       // Ti width = ceil(log2 N); 0 for N = 1
+  parameter bit          TS  = 1'b0,    // diffCC present
+  parameter int unsigned CA  = 3,       // cnt / iCnt / gap chunks (1 .. 32)
+  parameter int unsigned CB  = 2,
+  parameter int unsigned TA  = 3,       // |diffTA| chunks (1 .. 32)
+  parameter int unsigned TB  = 4,
+  parameter int unsigned HA  = 4,       // diffCC chunks (1 .. 32)
+  parameter int unsigned HB  = 2,
+  parameter int unsigned MAXW = tm_pkg::msg_max_bits(TIW, TS, CA, CB, HA, HB)
+) (
+  input  tm_pkg::msg_t                 msg_i,
+  output logic [MAXW-1:0]              bits_o,
+  output logic [$clog2(MAXW+1)-1:0]    len_o
+);
+
+  // A chunked field of a 64-bit value with chunks of 1..32 bits is at most
+  // 128 bits long (a = b = 1: 64 data bits + 64 connect bits).
+  localparam int unsigned FW = 128;
+  // A part: a chunked field plus one leading bit (S or D).
+  localparam int unsigned PW = FW + 1;
+  localparam logic [9:0] TI_MASK = 10'((1 << TIW) - 1);
+
+  // Full-width chunked encoding of v with chunk sizes (a, b) (spec §4.2).
+  function automatic logic [FW-1:0] chunk_enc(logic [63:0] v, int unsigned a, int unsigned b);
+    logic [FW-1:0] e;
+    int unsigned t;  // position after the first chunk's data bits
+    int unsigned s;  // index in v of the first data bit of the group
+    e = '0;
+    for (int unsigned i = 0; i < FW; i++) begin
+      if (i < a) begin
+        e[i] = v[i];
+      end else begin
+        // Group g = t / (b + 1) is C_g followed by the b data bits of chunk g + 1.
+        t = i - a;
+        s = a + (t / (b + 1)) * b;
+        if (t % (b + 1) == 0) begin
+          e[i] = (s < 64) ? |(v >> s) : 1'b0;
+        end else if (s + t % (b + 1) - 1 < 64) begin
+          e[i] = v[s + t % (b + 1) - 1];
+        end
+      end
+    end
+    chunk_enc = e;
+  endfunction
+
+  // Length of the chunked encoding of v: a + 1, plus b + 1 per C_g = 1.
+  function automatic int unsigned chunk_len(logic [63:0] v, int unsigned a, int unsigned b);
+    int unsigned n;
+    n = a + 1;
+    for (int unsigned g = 0; g < 64; g++) begin
+      if (a + g * b < 64) begin
+        if (|(v >> (a + g * b))) n = n + b + 1;
+      end
+    end
+    chunk_len = n;
+  endfunction
+
+  logic [FW-1:0] enc_cnt, enc_icnt, enc_gap, enc_ta, enc_cc;
+  int unsigned   len_cnt, len_icnt, len_gap, len_ta, len_cc;
+  logic [63:0]   mag;   // |diffTA| (2^63 for the most negative value)
+  logic          neg;   // S
+
+  always_comb begin
+    neg      = msg_i.diff_ta[63];
+    mag      = neg ? 64'(-msg_i.diff_ta) : msg_i.diff_ta;
+    enc_cnt  = chunk_enc(msg_i.cnt, CA, CB);
+    len_cnt  = chunk_len(msg_i.cnt, CA, CB);
+    enc_icnt = chunk_enc(msg_i.icnt, CA, CB);
+    len_icnt = chunk_len(msg_i.icnt, CA, CB);
+    enc_gap  = chunk_enc(msg_i.gap, CA, CB);
+    len_gap  = chunk_len(msg_i.gap, CA, CB);
+    enc_ta   = chunk_enc(mag, TA, TB);
+    len_ta   = chunk_len(mag, TA, TB);
+    enc_cc   = chunk_enc(msg_i.diff_cc, HA, HB);
+    len_cc   = chunk_len(msg_i.diff_cc, HA, HB);
+  end
+
+  // The parts: value and length.
+  logic [PW-1:0] head, f1, f2, f3, f4;
+  int unsigned   len_head, len_f1, len_f2, len_f3, len_f4;
+  logic          ovf;
+
+  always_comb begin
+    ovf      = msg_i.reason == tm_pkg::SYNC_OVERFLOW;
+    head     = '0;
+    f1       = '0;
+    f2       = '0;
+    f3       = '0;
+    len_head = CA + 3;  // cnt = 0 (one zero chunk, C = 0), K
+    len_f1   = 0;
+    len_f2   = 0;
+    len_f3   = 0;
+    unique case (msg_i.kind)
+      tm_pkg::MSG_BRANCH: begin
+        head     = PW'(enc_cnt) | (PW'(msg_i.t) << len_cnt);
+        len_head = len_cnt + 1;
+        if (msg_i.t) begin
+          f1     = {enc_ta, neg};
+          len_f1 = len_ta + 1;
+        end
+      end
+      tm_pkg::MSG_EXC: begin
+        // K = 0
+        f1     = PW'(enc_icnt);
+        len_f1 = len_icnt;
+        f2     = {enc_ta, neg};
+        len_f2 = len_ta + 1;
+      end
+      tm_pkg::MSG_SYNC: begin
+        // K = 1, R, [R = 2: D]
+        head = PW'({msg_i.dropped & ovf, msg_i.reason, 2'b01}) << (CA + 1);
+        if (ovf) begin
+          len_head = CA + 6;
+          f1       = PW'(enc_icnt);
+          len_f1   = len_icnt;
+          f2       = PW'(enc_gap);
+          len_f2   = len_gap;
+          f3       = PW'(msg_i.addr);
+          len_f3   = 64;
+        end else begin
+          len_head = CA + 5;
+          f1       = PW'(msg_i.addr);
+          len_f1   = 64;
+        end
+      end
+      tm_pkg::MSG_END: begin
+        // K = 2, X, L
+        head     = PW'({msg_i.lost, msg_i.reason[0], 2'b10}) << (CA + 1);
+        len_head = CA + 5;
+        f1       = PW'(enc_icnt);
+        len_f1   = len_icnt;
+        if (msg_i.lost) begin
+          f2     = {enc_gap, msg_i.dropped};
+          len_f2 = len_gap + 1;
+        end
+      end
+      default: ;
+    endcase
+    f4     = TS ? PW'(enc_cc) : '0;
+    len_f4 = TS ? len_cc : 0;
+  end
+
+  // Placement.
+  int unsigned pos_f1, pos_f2, pos_f3, pos_f4, len;
+  logic [9:0]  ti;
+
+  always_comb begin
+    ti     = msg_i.ti & TI_MASK;
+    pos_f1 = TIW + len_head;
+    pos_f2 = pos_f1 + len_f1;
+    pos_f3 = pos_f2 + len_f2;
+    pos_f4 = pos_f3 + len_f3;
+    len    = pos_f4 + len_f4;
+    bits_o = MAXW'(ti)
+           | (MAXW'(head) << TIW)
+           | (MAXW'(f1) << pos_f1)
+           | (MAXW'(f2) << pos_f2)
+           | (MAXW'(f3) << pos_f3)
+           | (MAXW'(f4) << pos_f4);
+    len_o  = $bits(len_o)'(len);
+  end
+
+  // Ti bits above TIW and the high bits of the 32-bit length sum (always
+  // < MAXW + 1) are not used.
+  logic unused_bits;
+  assign unused_bits = ^{msg_i.ti & ~TI_MASK, len};
+
+endmodule

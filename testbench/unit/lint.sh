@@ -1,0 +1,41 @@
+#!/bin/bash
+# tm — `verilator --lint-only -Wall` of the predictor and message-encoder RTL
+# with several parameter sets each; exit status 1 on any warning.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+VLT=$ROOT/testbench/unit/lint.vlt  # waives the package's unused constants only
+n=0
+bad=0
+
+lint() { # module, -G overrides...
+    local m=$1
+    shift
+    local out rc
+    out=$(verilator --lint-only -Wall "$VLT" "$ROOT/rtl/tm_pkg.sv" "$ROOT/rtl/$m.sv" \
+          --top-module "$m" "$@" 2>&1)
+    rc=$?
+    n=$((n + 1))
+    if [ $rc -ne 0 ] || [ -n "$out" ]; then
+        echo "FAIL $m $*"
+        echo "$out" | head -30
+        bad=$((bad + 1))
+    fi
+}
+
+for p in 1 4; do for e in 0 1 2 256 4096; do lint tm_gshare -GENTRIES=$e -GP=$p; done; done
+for p in 1 3; do for e in 0 1 2 7 8 32; do lint tm_ras -GENTRIES=$e -GP=$p; done; done
+for p in 1 8; do for e in 0 2 4 16 64; do lint tm_ibtb -GENTRIES=$e -GP=$p; done; done
+#        TIW  TS     CA CB TA TB HA HB
+for c in "0   1'b0   3  2  3  4  4  2" \
+         "3   1'b1   3  2  3  4  4  2" \
+         "2   1'b1   8  8  16 16 8  8" \
+         "10  1'b1   1  1  1  1  1  1" \
+         "10  1'b1   32 32 32 32 32 32" \
+         "1   1'b0   5  7  13 1  32 3"; do
+    set -- $c
+    lint tm_msg_enc -GTIW=$1 -GTS=$2 -GCA=$3 -GCB=$4 -GTA=$5 -GTB=$6 -GHA=$7 -GHB=$8
+done
+
+echo "lint: $n runs, $bad with warnings"
+[ "$bad" -eq 0 ]

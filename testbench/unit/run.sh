@@ -1,0 +1,56 @@
+#!/bin/bash
+# tm — unit testbenches of the predictor and message-encoder RTL
+# (rtl/tm_gshare.sv, tm_ras.sv, tm_ibtb.sv, tm_msg_enc.sv) against the C
+# library, bit for bit.  Builds one Verilator simulator per module into
+# build/vunit/ (every tested parameter set of the module side by side in one
+# model, see tb_*.sv), runs them and prints one PASS/FAIL line per parameter
+# set, then "N passed, N failed".  Exit status 1 on any failure.
+#
+#   testbench/unit/run.sh [+cycles=N] [+msgs=N] [+seed=S]
+# Defaults: 1000000 cycles per predictor config, 500000 messages per encoder
+# config, seed 1.  The arguments are passed to every simulator.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TB=$ROOT/testbench/unit
+OUT=$ROOT/build/vunit
+ARGS=("+cycles=1000000" "+msgs=500000" "$@")
+mkdir -p "$OUT"
+
+make -C "$ROOT" -s build/lib/libtm.a || { echo "FAIL build/lib/libtm.a"; exit 1; }
+cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -I"$ROOT/include" -c "$TB/tb_ref.c" -o "$OUT/tb_ref.o" ||
+    { echo "FAIL tb_ref.c"; exit 1; }
+
+pass=0
+fail=0
+for m in gshare ras ibtb msg_enc; do
+    top=tb_$m
+    srcs=("$ROOT/rtl/tm_$m.sv")
+    [ "$m" = msg_enc ] && srcs=("$TB/lint.vlt" "$ROOT/rtl/tm_pkg.sv" "${srcs[@]}")
+    rm -f "$OUT/$top/V$top"   # relink even if only tb_ref.o or libtm.a changed
+    if ! verilator --cc --exe --build -j 2 -Wall -O3 --x-assign fast --x-initial fast \
+            -CFLAGS "-O2 -I$TB" -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" \
+            --Mdir "$OUT/$top" --top-module "$top" -o "V$top" \
+            "${srcs[@]}" "$TB/$top.sv" "$TB/$top.cpp" "$OUT/tb_ref.o" "$ROOT/build/lib/libtm.a" \
+            -LDFLAGS "-lzstd -lm" > "$OUT/$top.build.log" 2>&1; then
+        echo "FAIL $top: build (see $OUT/$top.build.log)"
+        tail -20 "$OUT/$top.build.log"
+        fail=$((fail + 1))
+        continue
+    fi
+    "$OUT/$top/V$top" "${ARGS[@]}" > "$OUT/$top.log" 2>&1
+    rc=$?
+    grep -E '^(PASS|FAIL) ' "$OUT/$top.log"
+    p=$(grep -c '^PASS ' "$OUT/$top.log")
+    f=$(grep -c '^FAIL ' "$OUT/$top.log")
+    if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "FAIL $top: simulator exit status $rc"
+        f=1
+    fi
+    if [ "$f" -ne 0 ]; then grep -vE '^(PASS|FAIL) ' "$OUT/$top.log" | head -20; fi
+    pass=$((pass + p))
+    fail=$((fail + f))
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,54 @@
+// tm — Verilator glue for tb_msg_enc: moves tb_msg_io structs (tb_ref.c) in
+// and out of the model's ports, one message per config per evaluation.
+#include <memory>
+#include "Vtb_msg_enc.h"
+#include "tb_ref.h"
+#include "vglue.h"
+
+int main(int argc, char **argv)
+{
+    const uint64_t msgs = plusarg(argc, argv, "msgs", 300000);
+    const uint64_t seed = plusarg(argc, argv, "seed", 1);
+    auto ctx = std::make_unique<VerilatedContext>();
+    ctx->commandArgs(argc, argv);
+    auto top = std::make_unique<Vtb_msg_enc>(ctx.get());
+    const unsigned NC = 6, OW = TB_MSG_MAXW;
+    top->eval();
+    tb_msg *ref[NC];
+    tb_msg_io io[NC];
+    for (unsigned c = 0; c < NC; c++) {
+        auto ch = [&](unsigned k) { return static_cast<unsigned>(vget(top->cfg_chunks_o, 48 * c + 8 * k, 8)); };
+        ref[c] = tb_msg_new(static_cast<unsigned>(vget(top->cfg_tiw_o, 32 * c, 32)),
+                            static_cast<unsigned>(vget(top->cfg_ts_o, c, 1)), ch(0), ch(1), ch(2),
+                            ch(3), ch(4), ch(5),
+                            static_cast<unsigned>(vget(top->cfg_maxw_o, 32 * c, 32)), seed);
+    }
+    for (uint64_t n = 0; n < msgs; n++) {
+        for (unsigned c = 0; c < NC; c++) {
+            tb_msg_stim(ref[c], &io[c]);
+            vput(top->kind_i, 2 * c, 2, io[c].kind);
+            vput(top->ti_i, 10 * c, 10, io[c].ti);
+            vput(top->cnt_i, 64 * c, 64, io[c].cnt);
+            vput(top->t_i, c, 1, io[c].t);
+            vput(top->diff_ta_i, 64 * c, 64, io[c].diff_ta);
+            vput(top->icnt_i, 64 * c, 64, io[c].icnt);
+            vput(top->gap_i, 64 * c, 64, io[c].gap);
+            vput(top->addr_i, 64 * c, 64, io[c].addr);
+            vput(top->reason_i, 2 * c, 2, io[c].reason);
+            vput(top->lost_i, c, 1, io[c].lost);
+            vput(top->dropped_i, c, 1, io[c].dropped);
+            vput(top->diff_cc_i, 64 * c, 64, io[c].diff_cc);
+        }
+        top->eval();
+        for (unsigned c = 0; c < NC; c++) {
+            for (unsigned k = 0; k < OW / 8; k++)
+                io[c].bits[k] = static_cast<uint8_t>(vget(top->bits_o, OW * c + 8 * k, 8));
+            io[c].len = static_cast<unsigned>(vget(top->len_o, 16 * c, 16));
+            tb_msg_check(ref[c], &io[c]);
+        }
+    }
+    int failed = 0;
+    for (unsigned c = 0; c < NC; c++) failed += tb_msg_finish(ref[c]);
+    top->final();
+    return failed ? 1 : 0;
+}

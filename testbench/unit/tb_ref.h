@@ -1,0 +1,95 @@
+/* tm — unit testbenches of the predictor and message-encoder RTL: stimulus
+ * and checking against the C library (C side).  The Verilator glue (C++)
+ * only moves these structs in and out of the model's ports.
+ *
+ * Every testbench instantiates several parameter sets ("configs") of one
+ * module side by side; each config has its own stimulus stream and its own
+ * C reference, and gets its own PASS/FAIL line. */
+#ifndef TM_TB_REF_H
+#define TM_TB_REF_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TB_MAXP 8 /* most sequential ports of any testbench */
+
+/* Small deterministic PRNG (splitmix64). */
+uint64_t tb_rand(uint64_t *s);
+/* A 64-bit value with a random number (0..64) of significant bits, biased
+ * toward the interesting ones: 0, all ones of a width, 2^k, random. */
+uint64_t tb_rand_value(uint64_t *s);
+
+/* Common report: prints "PASS name: ..." or "FAIL name: ..."; returns 1 if
+ * failed. */
+int tb_report(const char *name, int failed, const char *detail);
+
+/* ---- gshare ---- */
+typedef struct tb_gshare_io {
+    /* inputs for one cycle */
+    uint8_t rst_n, clear;
+    uint8_t valid[TB_MAXP], taken[TB_MAXP];
+    uint64_t pc[TB_MAXP];
+    /* outputs of the DUT in that cycle (before the clock edge) */
+    uint8_t pred[TB_MAXP];
+} tb_gshare_io;
+typedef struct tb_gshare tb_gshare;
+tb_gshare *tb_gshare_new(unsigned entries, unsigned ports, uint64_t seed);
+void tb_gshare_stim(tb_gshare *t, tb_gshare_io *io);
+/* Runs the reference for the cycle of IO and compares; 0 = match. */
+int tb_gshare_check(tb_gshare *t, const tb_gshare_io *io);
+int tb_gshare_finish(tb_gshare *t); /* report, free; 1 = failed */
+
+/* ---- RAS ---- */
+typedef struct tb_ras_io {
+    uint8_t rst_n, clear;
+    uint8_t push[TB_MAXP], pop[TB_MAXP];
+    uint64_t addr[TB_MAXP];
+    uint8_t hit[TB_MAXP];
+    uint64_t pred[TB_MAXP];
+} tb_ras_io;
+typedef struct tb_ras tb_ras;
+tb_ras *tb_ras_new(unsigned entries, unsigned ports, uint64_t seed);
+void tb_ras_stim(tb_ras *t, tb_ras_io *io);
+int tb_ras_check(tb_ras *t, const tb_ras_io *io);
+int tb_ras_finish(tb_ras *t);
+
+/* ---- iBTB ---- */
+typedef struct tb_ibtb_io {
+    uint8_t rst_n, clear;
+    uint8_t valid[TB_MAXP];
+    uint64_t pc[TB_MAXP], target[TB_MAXP];
+    uint8_t hit[TB_MAXP];
+    uint64_t pred[TB_MAXP];
+} tb_ibtb_io;
+typedef struct tb_ibtb tb_ibtb;
+tb_ibtb *tb_ibtb_new(unsigned entries, unsigned ports, uint64_t seed);
+void tb_ibtb_stim(tb_ibtb *t, tb_ibtb_io *io);
+int tb_ibtb_check(tb_ibtb *t, const tb_ibtb_io *io);
+int tb_ibtb_finish(tb_ibtb *t);
+
+/* ---- message encoder ---- */
+#define TB_MSG_MAXW 512 /* width of the wrapper's bits output per config */
+typedef struct tb_msg_io {
+    /* the message (tm_pkg::msg_t fields) */
+    uint8_t kind, t, reason, lost, dropped;
+    uint32_t ti;
+    uint64_t cnt, diff_ta, icnt, gap, addr, diff_cc;
+    /* outputs of the DUT */
+    uint8_t bits[TB_MSG_MAXW / 8]; /* bit k in bits[k/8] >> (k%8) */
+    unsigned len;
+} tb_msg_io;
+typedef struct tb_msg tb_msg;
+/* MAXW: the module's MAXW parameter (checked against tm_msg_max_bits). */
+tb_msg *tb_msg_new(unsigned tiw, unsigned ts, unsigned ca, unsigned cb, unsigned ta, unsigned tb,
+                   unsigned ha, unsigned hb, unsigned maxw, uint64_t seed);
+void tb_msg_stim(tb_msg *t, tb_msg_io *io);
+int tb_msg_check(tb_msg *t, const tb_msg_io *io);
+int tb_msg_finish(tb_msg *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
