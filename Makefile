@@ -30,7 +30,7 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 STOOL_OBJS := $(TOOL_SRCS:%.c=$(SOBJ)/%.o)
 SUNIT_OBJS := $(UNIT_SRCS:%.c=$(SOBJ)/%.o)
 
-.PHONY: all deps test unit e2e run bench clean asan gates
+.PHONY: all deps test unit e2e run bench clean asan gates lint cosim regress
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/bin/tm
@@ -81,6 +81,21 @@ test: deps
 	$(MAKE) all asan
 	$(MAKE) unit
 	$(MAKE) e2e
+	$(MAKE) lint
+	$(MAKE) cosim
+
+# RTL: lint every top-level configuration; co-simulate with the model.
+lint: deps
+	bash scripts/lint.sh
+	bash testbench/unit/lint.sh
+
+cosim: all
+	bash testbench/unit/run.sh $(BUILD)
+	bash testbench/regress.sh $(BUILD) quick
+
+# The full co-simulation sweep (144 parameter sets; hours, not for CI).
+regress: all
+	bash testbench/regress.sh $(BUILD) full
 
 run: deps
 	$(MAKE) all

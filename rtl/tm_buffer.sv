@@ -1,6 +1,8 @@
 // tm — shared trace buffer, arbitration and trace port (docs/spec.md §3.6).
 //
 // The buffer is a FIFO of BUF_BITS bits held as a vector, bit 0 the oldest.
+// Per-core vectors are flat (core k's field at [W*k +: W]), the layout of a
+// packed [N-1:0][W-1:0] array: Yosys 0.23 cannot read multi-dimensional ports.
 // Cycle c: the port carries min(PORT_BITS, occ) of the oldest bits (visible
 // during cycle c, from the registers); then the cores' offers are decided in
 // core order against the space left after that transfer, and the accepted
@@ -20,8 +22,8 @@ module tm_buffer #(
   input  logic                       rst_ni,
   input  logic [N-1:0]               offer_i,
   input  logic [N-1:0]               resync_i,
-  input  logic [N-1:0][LENW-1:0]     len_i,
-  input  logic [N-1:0][MAXW-1:0]     bits_i,
+  input  logic [N*LENW-1:0]          len_i,        // core k: len_i[LENW*k +: LENW]
+  input  logic [N*MAXW-1:0]          bits_i,       // core k: bits_i[MAXW*k +: MAXW]
   input  logic [N-1:0]               lost_q_i,     // threads LOST at the start of the cycle
   output logic [N-1:0]               accept_o,
   output logic [N-1:0]               drop_o,       // a non-resync offer that was not accepted
@@ -65,17 +67,17 @@ module tm_buffer #(
       ok    = 1'b0;
       if (offer_i[k]) begin
         if (resync_i[k]) begin
-          ok = SW'(len_i[k]) <= freeb;
+          ok = SW'(len_i[LENW*k +: LENW]) <= freeb;
         end else begin
-          ok = SW'(len_i[k]) <= freeb &&
-               (lostcnt == '0 || freeb - SW'(len_i[k]) >= SW'(RESERVE));
+          ok = SW'(len_i[LENW*k +: LENW]) <= freeb &&
+               (lostcnt == '0 || freeb - SW'(len_i[LENW*k +: LENW]) >= SW'(RESERVE));
         end
       end
       accept_o[k] = offer_i[k] && ok;
       drop_o[k]   = offer_i[k] && !ok && !resync_i[k];
       if (accept_o[k]) begin
-        fifo_d = fifo_d | (BUF_BITS'(bits_i[k]) << occ);
-        occ    = occ + SW'(len_i[k]);
+        fifo_d = fifo_d | (BUF_BITS'(bits_i[MAXW*k +: MAXW]) << occ);
+        occ    = occ + SW'(len_i[LENW*k +: LENW]);
         if (resync_i[k]) lostcnt = lostcnt - CW'(1);
       end
       if (drop_o[k]) begin

@@ -62,8 +62,13 @@ module tm_top
   logic [N-1:0][63:0] pr_pc, pr_target, pr_push_addr;
   logic [N-1:0]       cond_pred, ind_hit, ras_hit;
   logic [N-1:0][63:0] ind_pred, ras_pred;
-  // core <-> buffer
-  logic [N-1:0]            offer, resync, lost_q, accept, drop, suppressed;
+  // core <-> buffer.  Bit k of offer/accept/drop/suppressed depends only on
+  // bits below k (arbitration in core order), which Verilator's scheduler sees
+  // as a loop through the whole vector: a false loop, not a combinational one.
+  /* verilator lint_off UNOPTFLAT */
+  logic [N-1:0]            offer, accept, drop, suppressed;
+  /* verilator lint_on UNOPTFLAT */
+  logic [N-1:0]            resync, lost_q;
   logic [N-1:0][MAXW-1:0]  bits;
   logic [N-1:0][LENW-1:0]  len;
   msg_t [N-1:0]            msgs;

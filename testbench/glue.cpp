@@ -65,6 +65,9 @@ tb_rtl *tb_rtl_new(void)
     tb_rtl *r = new tb_rtl;
     r->ctx = new VerilatedContext;
     r->ctx->traceEverOn(true);
+    // Every register starts random (built with --x-initial unique): state the
+    // reset does not cover shows up as a mismatch instead of a lucky zero.
+    r->ctx->randReset(2);
     r->top = new Vtm_top(r->ctx);
     r->fst = nullptr;
     r->time = 0;
@@ -91,7 +94,12 @@ static void dump(tb_rtl *r)
 
 void tb_rtl_reset(tb_rtl *r)
 {
+    // Signals start at 0 in Verilator: raise rst_ni first so that lowering it
+    // is a real negative edge and the asynchronous reset takes effect.
     r->top->clk_i = 0;
+    r->top->rst_ni = 1;
+    r->top->eval();
+    dump(r);
     r->top->rst_ni = 0;
     r->top->eval();
     dump(r);

@@ -175,6 +175,10 @@ static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, c
     vargv[n++] = "-j";
     vargv[n++] = "2";
     vargv[n++] = "--trace-fst";
+    vargv[n++] = "--x-initial";
+    vargv[n++] = "unique";
+    vargv[n++] = "--x-assign";
+    vargv[n++] = "unique";
     vargv[n++] = "-Wno-fatal";
     vargv[n++] = "-Wno-lint";
     vargv[n++] = "-Wno-style";

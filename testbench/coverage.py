@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Merges the coverage bins written by `tm cosim --cov` and fails if a
+required bin was never hit.  Bins (testbench/cosim.c):
+  ENC.FIELD.chunksK   a message of encoding ENC whose FIELD needed K chunks
+  sync_start, sync_overflow, end_exit, end_stop, end_lost, exception, drop
+  ras_wrap, ras_underflow, ibtb_fill_way0, ibtb_fill_way1
+  conflict.I.J        cycles in which cores I and J both offered a message
+"""
+import sys
+from collections import Counter
+
+# Chunk counts every regression must reach, per encoding and field.  Chosen
+# to span every chunk boundary that the streams can produce in an RTL
+# simulation of a few million cycles (tr_e (3,2): bCnt up to 2^9 = 5 chunks;
+# |diffTA| (3,4) up to 2^23 = 6 chunks; diffCC (4,2) up to 2^12 = 5 chunks;
+# 8/16-bit chunks: 2 chunks each).
+REQUIRED = {
+    "tr_e": {"branch_cnt": 4, "target_cnt": 3, "target_diffta": 6, "exc_icnt": 3, "exc_diffta": 5, "diffcc": 5},
+    "tr_b": {"branch_cnt": 1, "target_cnt": 1, "target_diffta": 2, "exc_icnt": 1, "exc_diffta": 2, "diffcc": 2},
+    "nx_b": {"branch_cnt": 2, "target_cnt": 2, "target_diffta": 2, "exc_icnt": 1, "exc_diffta": 2, "diffcc": 2},
+}
+EVENTS = ["sync_start", "sync_overflow", "end_exit", "end_stop", "end_lost", "exception", "drop",
+          "ras_wrap", "ras_underflow", "ibtb_fill_way0", "ibtb_fill_way1"]
+CORES = 8
+
+def main(path):
+    bins = Counter()
+    for line in open(path):
+        name, count = line.split()
+        bins[name] += int(count)
+    missing = []
+    for enc, fields in REQUIRED.items():
+        for field, kmax in fields.items():
+            for k in range(1, kmax + 1):
+                if bins[f"{enc}.{field}.chunks{k}"] == 0:
+                    missing.append(f"{enc}.{field}.chunks{k}")
+    missing += [e for e in EVENTS if bins[e] == 0]
+    for i in range(CORES):
+        for j in range(i + 1, CORES):
+            if bins[f"conflict.{i}.{j}"] == 0:
+                missing.append(f"conflict.{i}.{j}")
+    hit = sum(1 for b, c in bins.items() if c)
+    print(f"coverage: {hit} bins hit; {len(missing)} required bins missed")
+    if missing:
+        print("missed: " + ", ".join(missing))
+        return 1
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
