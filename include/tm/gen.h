@@ -36,6 +36,60 @@ int tm_gen_run(const tm_gen_cfg *c, tmc_writer *w,
                void (*progress)(uint64_t done, uint64_t total, void *arg), void *arg,
                char *err, size_t errlen);
 
+
+/* ---- directed streams (`tm gen --directed NAME`) ----
+ *
+ * Deterministic streams, each aimed at one thing the RTL co-simulation must
+ * exercise (docs: gen/directed.c describes every stream and what it covers):
+ *   chunks     bCnt, SL, EXC iCnt, |diffTA| and diffCC at every chunk boundary
+ *              2^k-1 and 2^k (counts up to 2^20, |diffTA| up to 2^48, both
+ *              signs, diffCC up to 2^20 cycles), plus loops learned by gshare
+ *   ras        recursion deeper than 32 (RAS wrap), returns without calls
+ *   ibtb       iBTB sites in one set with different tags: both ways replaced,
+ *              repeated hits, LRU; one target and many targets per site
+ *   samecycle  every thread retires a (mostly mispredicted) event in the same
+ *              cycle, bursts of 1..64 cycles in a row
+ *   overflow   dense unpredictable events for `--buffer min --port 1`, with
+ *              thread starts and exits while others are lost
+ *   idle       idle stretches of 10^4..10^6 cycles between bursts
+ *   tswrap     gaps between a thread's messages of 2^16 +- 1 and 2^20 +- 1
+ *              cycles and more
+ *   all        every stream above as consecutive phases of one stream
+ * Every stream obeys docs/spec.md section 2.3 and keeps the program static
+ * (one instruction per pc).  Same kind, threads and seed, same bytes. */
+typedef enum tm_gen_directed {
+    TM_GEN_DIR_CHUNKS = 0,
+    TM_GEN_DIR_RAS,
+    TM_GEN_DIR_IBTB,
+    TM_GEN_DIR_SAMECYCLE,
+    TM_GEN_DIR_OVERFLOW,
+    TM_GEN_DIR_IDLE,
+    TM_GEN_DIR_TSWRAP,
+    TM_GEN_DIR_ALL
+} tm_gen_directed;
+#define TM_GEN_DIR_COUNT 8
+#define TM_GEN_DIR_MAX_THREADS 64u
+#define TM_GEN_DIR_DEFAULT_THREADS 4u
+
+typedef struct tm_gen_directed_cfg {
+    tm_gen_directed kind;
+    uint32_t threads;   /* 1 .. TM_GEN_DIR_MAX_THREADS */
+    uint64_t seed;      /* orders, event mixes and idle lengths */
+} tm_gen_directed_cfg;
+
+/* kind chunks, 4 threads, seed 1. */
+void tm_gen_directed_default(tm_gen_directed_cfg *c);
+/* Name of a kind ("chunks", ...; NULL if out of range) and the reverse
+ * (-1 if unknown). */
+const char *tm_gen_directed_name(int kind);
+int tm_gen_directed_parse(const char *name);
+/* "chunks, ras, ibtb, samecycle, overflow, idle, tswrap, all" */
+const char *tm_gen_directed_names(void);
+/* TM_OK, or TM_ERR_ARG with a message naming the option and the allowed range. */
+int tm_gen_directed_check(const tm_gen_directed_cfg *c, char *err, size_t errlen);
+/* Writes the whole stream to W (not closed). */
+int tm_gen_directed_run(const tm_gen_directed_cfg *c, tmc_writer *w, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

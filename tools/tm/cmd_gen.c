@@ -25,6 +25,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tm gen [options] -o OUT.tmc\n"
+            "       tm gen --directed NAME [--threads N] [--seed S] -o OUT.tmc\n"
             "  --threads N           threads (" R_THREADS ", default 1)\n"
             "  --insns N             instructions over all threads (" R_INSNS ", default 1M;\n"
             "                        K/M/G suffixes = 10^3/10^6/10^9)\n"
@@ -36,6 +37,14 @@ static void usage(FILE *f)
             "  --recursion D         maximum depth of the recursive functions (" R_REC
             ", default 40)\n"
             "  -o FILE               output commit stream ('-' = stdout)\n"
+            "  --directed NAME       a deterministic stream aimed at one thing the RTL must\n"
+            "                        exercise: chunks (every chunk boundary of bCnt, SL, iCnt,\n"
+            "                        diffTA, diffCC), ras (RAS overflow/underflow), ibtb (set\n"
+            "                        conflicts, LRU), samecycle (all cores offer a message in\n"
+            "                        the same cycle), overflow (for --buffer min --port 1),\n"
+            "                        idle (10^4..10^6-cycle gaps), tswrap (message gaps over\n"
+            "                        2^16 and 2^20 cycles), all (every one, as phases).\n"
+            "                        Takes only --threads (1..64, default 4), --seed, -o.\n"
             "Progress goes to stderr for streams of 10M instructions or more.\n");
 }
 
@@ -97,11 +106,49 @@ static int opt_double(const char *opt, const char *v, const char *range, double 
     return 0;
 }
 
+/* tm gen --directed: writes the stream to OUT. */
+static int run_directed(const tm_gen_directed_cfg *dc, const char *out)
+{
+    char err[512];
+    if (tm_gen_directed_check(dc, err, sizeof err) != TM_OK) {
+        tm_err("gen", "%s", err);
+        return 2;
+    }
+    if (!out) {
+        tm_err("gen", "no output: give -o FILE.tmc ('-' = stdout)");
+        return 2;
+    }
+    tmc_writer *w = NULL;
+    int rc = tmc_writer_open(out, dc->threads, -1, &w);
+    if (rc != TM_OK) {
+        tm_err("gen", "%s", w && *tmc_writer_error(w) ? tmc_writer_error(w) : tm_status_str(rc));
+        tmc_writer_abort(w);
+        return 1;
+    }
+    rc = tm_gen_directed_run(dc, w, err, sizeof err);
+    if (rc != TM_OK) {
+        tm_err("gen", "%s", err);
+        tmc_writer_abort(w);
+        return 1;
+    }
+    errno = 0;
+    rc = tmc_writer_close(w);
+    if (rc != TM_OK) {
+        tm_err("gen", "%s: %s%s%s", strcmp(out, "-") ? out : "<stdout>", tm_status_str(rc),
+               errno ? ": " : "", errno ? strerror(errno) : "");
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
     tm_gen_cfg cfg;
     tm_gen_cfg_default(&cfg);
     const char *out = NULL;
+    const char *directed = NULL;
+    const char *random_only = NULL; /* an option of the random generator */
+    int threads_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r = 0, bad = 0;
@@ -110,15 +157,19 @@ int cmd_gen(int argc, char **argv)
         tm_err("gen", "%s needs a value (see tm gen --help)", name);         \
         return 2;                                                            \
     } else if (r > 0)
-        OPT("--threads") bad = opt_u32("--threads", v, R_THREADS, &cfg.threads);
-        else OPT("--insns") bad = opt_u64("--insns", v, R_INSNS, &cfg.insns);
+        OPT("--threads") { bad = opt_u32("--threads", v, R_THREADS, &cfg.threads); threads_given = 1; }
+        else OPT("--directed") directed = v;
+        else OPT("--insns") { bad = opt_u64("--insns", v, R_INSNS, &cfg.insns); random_only = "--insns"; }
         else OPT("--seed") bad = opt_u64("--seed", v, R_SEED, &cfg.seed);
-        else OPT("--predictability") bad = opt_double("--predictability", v, R_PRED, &cfg.predictability);
-        else OPT("--exc-rate") bad = opt_double("--exc-rate", v, R_EXC, &cfg.exc_rate);
-        else OPT("--recursion") bad = opt_u32("--recursion", v, R_REC, &cfg.recursion);
+        else OPT("--predictability") {
+            bad = opt_double("--predictability", v, R_PRED, &cfg.predictability);
+            random_only = "--predictability";
+        }
+        else OPT("--exc-rate") { bad = opt_double("--exc-rate", v, R_EXC, &cfg.exc_rate); random_only = "--exc-rate"; }
+        else OPT("--recursion") { bad = opt_u32("--recursion", v, R_REC, &cfg.recursion); random_only = "--recursion"; }
         else OPT("-o") out = v;
         else OPT("--output") out = v;
-        else if (!strcmp(a, "--mem")) cfg.mem = 1;
+        else if (!strcmp(a, "--mem")) { cfg.mem = 1; random_only = "--mem"; }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1] != '\0') {
             tm_err("gen", "unknown option '%s' (see tm gen --help)", a);
@@ -130,6 +181,26 @@ int cmd_gen(int argc, char **argv)
 #undef OPT
         if (bad)
             return 2;
+    }
+    if (directed) {
+        int kind = tm_gen_directed_parse(directed);
+        if (kind < 0) {
+            tm_err("gen", "--directed %s: unknown stream; allowed %s", directed,
+                   tm_gen_directed_names());
+            return 2;
+        }
+        if (random_only) {
+            tm_err("gen", "%s cannot be used with --directed (it takes --threads, --seed, -o)",
+                   random_only);
+            return 2;
+        }
+        tm_gen_directed_cfg dc;
+        tm_gen_directed_default(&dc);
+        dc.kind = (tm_gen_directed)kind;
+        dc.seed = cfg.seed;
+        if (threads_given)
+            dc.threads = cfg.threads;
+        return run_directed(&dc, out);
     }
     char err[512];
     if (tm_gen_cfg_check(&cfg, err, sizeof err) != TM_OK) {
