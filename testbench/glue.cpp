@@ -21,33 +21,42 @@ struct tb_rtl {
 };
 
 // Bit access to Verilator's packed values: plain integers for <= 64 bits,
-// VlWide (32-bit words, word 0 = least significant) above.
+// VlWide (32-bit words, word 0 = least significant) above.  W <= 64.
 template <typename T> static void put(T &dst, unsigned lo, unsigned w, uint64_t v)
 {
-    for (unsigned i = 0; i < w; i++) {
-        unsigned b = lo + i;
-        uint32_t bit = (uint32_t)((v >> i) & 1u);
-        if constexpr (sizeof(T) <= 8) {
-            dst = (T)((dst & ~((T)1 << b)) | ((T)bit << b));
-        } else {
-            dst[b / 32] = (dst[b / 32] & ~(1u << (b % 32))) | (bit << (b % 32));
+    if constexpr (sizeof(T) <= 8) {
+        uint64_t mask = (w >= 64 ? ~0ull : ((1ull << w) - 1)) << lo;
+        dst = (T)(((uint64_t)dst & ~mask) | ((v << lo) & mask));
+    } else {
+        unsigned done = 0;
+        while (done < w) {
+            unsigned b = lo + done, word = b / 32, off = b % 32;
+            unsigned take = 32 - off < w - done ? 32 - off : w - done;
+            uint32_t m = (take >= 32 ? 0xFFFFFFFFu : ((1u << take) - 1)) << off;
+            uint32_t bits = (uint32_t)(v >> done) << off;
+            dst[word] = (dst[word] & ~m) | (bits & m);
+            done += take;
         }
     }
 }
 
 template <typename T> static uint64_t get(const T &src, unsigned lo, unsigned w)
 {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < w; i++) {
-        unsigned b = lo + i;
-        uint64_t bit;
-        if constexpr (sizeof(T) <= 8)
-            bit = (uint64_t)(src >> b) & 1u;
-        else
-            bit = (src[b / 32] >> (b % 32)) & 1u;
-        v |= bit << i;
+    if constexpr (sizeof(T) <= 8) {
+        uint64_t v = (uint64_t)src >> lo;
+        return w >= 64 ? v : v & ((1ull << w) - 1);
+    } else {
+        uint64_t v = 0;
+        unsigned done = 0;
+        while (done < w) {
+            unsigned b = lo + done, word = b / 32, off = b % 32;
+            unsigned take = 32 - off < w - done ? 32 - off : w - done;
+            uint64_t bits = (src[word] >> off) & (take >= 32 ? 0xFFFFFFFFu : ((1u << take) - 1));
+            v |= bits << done;
+            done += take;
+        }
+        return v;
     }
-    return v;
 }
 
 extern "C" {
@@ -133,6 +142,12 @@ void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
     o->resync = (int)get(t->obs_resync_o, k, 1);
     o->accept = (int)get(t->obs_accept_o, k, 1);
     o->drop = (int)get(t->obs_drop_o, k, 1);
+    if (!o->accept && !o->drop) {
+        o->len = 0;
+        o->kind = o->ti = o->t = o->reason = o->lost = o->dropped = 0;
+        o->cnt = o->diff_ta = o->icnt = o->gap = o->addr = o->diff_cc = 0;
+        return;
+    }
     unsigned lw = TM_LENW;
     o->len = (unsigned)get(t->obs_len_o, lw * k, lw);
     unsigned b = kMsgBits * k;
@@ -168,8 +183,9 @@ void tb_rtl_clock(tb_rtl *r)
     r->top->clk_i = 1;
     r->top->eval();
     dump(r);
+    // The falling edge triggers nothing; the next cycle's eval (after its
+    // inputs are set) settles the logic, so no eval here.
     r->top->clk_i = 0;
-    r->top->eval();
 }
 
 int tb_rtl_wave_open(tb_rtl *r, const char *path)
