@@ -177,8 +177,8 @@ static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, c
     vargv[n++] = "--trace-fst";
     vargv[n++] = "--x-initial";
     vargv[n++] = "unique";
-    vargv[n++] = "--x-assign";
-    vargv[n++] = "unique";
+    vargv[n++] = "-MAKEFLAGS";       /* the model code at -O2, not Verilator's default -Os */
+    vargv[n++] = "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2";
     vargv[n++] = "-Wno-fatal";
     vargv[n++] = "-Wno-lint";
     vargv[n++] = "-Wno-style";
