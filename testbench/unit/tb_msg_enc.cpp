@@ -12,7 +12,7 @@ int main(int argc, char **argv)
     auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(argc, argv);
     auto top = std::make_unique<Vtb_msg_enc>(ctx.get());
-    const unsigned NC = 6, OW = TB_MSG_MAXW;
+    const unsigned NC = 7, OW = TB_MSG_MAXW;
     top->eval();
     tb_msg *ref[NC];
     tb_msg_io io[NC];

@@ -3,7 +3,7 @@
 // bits_o of config c is bits_o[OW*c +: OW], zero-extended from MAXW; the
 // parameters (and the MAXW each instance computed) are on the cfg_* outputs.
 module tb_msg_enc #(
-  parameter int unsigned NC = 6,
+  parameter int unsigned NC = 7,
   parameter int unsigned OW = 512
 ) (
   input  logic [2*NC-1:0]   kind_i,
@@ -26,15 +26,16 @@ module tb_msg_enc #(
   output logic [8*6*NC-1:0] cfg_chunks_o   // CA, CB, TA, TB, HA, HB (8 bits each)
 );
 
-  //                              TIW TS CA  CB  TA  TB  HA  HB
-  localparam int unsigned TIW [NC] = '{ 0,  3,  2, 10, 10,  1};
-  localparam bit          TSV [NC] = '{ 0,  1,  1,  1,  1,  1};
-  localparam int unsigned CAV [NC] = '{ 3,  3,  8,  1, 32,  5};
-  localparam int unsigned CBV [NC] = '{ 2,  2,  8,  1, 32,  7};
-  localparam int unsigned TAV [NC] = '{ 3,  3, 16,  1, 32, 13};
-  localparam int unsigned TBV [NC] = '{ 4,  4, 16,  1, 32,  1};
-  localparam int unsigned HAV [NC] = '{ 4,  4,  8,  1, 32, 32};
-  localparam int unsigned HBV [NC] = '{ 2,  2,  8,  1, 32,  3};
+  // Configs: tr_e N=1; tr_e N=8 ts; tr_b N=4 ts; chunks 1,1 and 32,32 with
+  // N=1024 ts; an odd mix; tr_e N=4 ts (spec §4.7, starts with its examples).
+  localparam int unsigned TIW [NC] = '{ 0,  3,  2, 10, 10,  1,  2};
+  localparam bit          TSV [NC] = '{ 0,  1,  1,  1,  1,  1,  1};
+  localparam int unsigned CAV [NC] = '{ 3,  3,  8,  1, 32,  5,  3};
+  localparam int unsigned CBV [NC] = '{ 2,  2,  8,  1, 32,  7,  2};
+  localparam int unsigned TAV [NC] = '{ 3,  3, 16,  1, 32, 13,  3};
+  localparam int unsigned TBV [NC] = '{ 4,  4, 16,  1, 32,  1,  4};
+  localparam int unsigned HAV [NC] = '{ 4,  4,  8,  1, 32, 32,  4};
+  localparam int unsigned HBV [NC] = '{ 2,  2,  8,  1, 32,  3,  2};
 
   for (genvar c = 0; c < NC; c++) begin : g_cfg
     localparam int unsigned MAXW =

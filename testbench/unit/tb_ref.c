@@ -176,7 +176,7 @@ int tb_gshare_check(tb_gshare *t, const tb_gshare_io *io)
 
 int tb_gshare_finish(tb_gshare *t)
 {
-    char d[256];
+    char d[384];
     int f;
     snprintf(d, sizeof d,
              "%" PRIu64 " cycles, %" PRIu64 " predict+update ops compared (%" PRIu64
@@ -429,7 +429,8 @@ struct tb_msg {
     char name[128];
     tm_enc_cfg cfg;
     unsigned maxw;
-    uint64_t rng, n, kinds[4], maxlen;
+    int examples; /* the configuration of spec §4.7: start with its examples */
+    uint64_t rng, n, stim, kinds[4], maxlen;
     tm_bitbuf bb;
     int failed;
 };
@@ -451,6 +452,7 @@ tb_msg *tb_msg_new(unsigned tiw, unsigned ts, unsigned ca, unsigned cb, unsigned
     t->cfg.cc_a = (uint8_t)ha;
     t->cfg.cc_b = (uint8_t)hb;
     t->maxw = maxw;
+    t->examples = tiw == 2 && ts && ca == 3 && cb == 2 && ta == 3 && tb == 4 && ha == 4 && hb == 2;
     t->rng = seed ^ ((uint64_t)tiw << 40 | (uint64_t)ca << 32 | (uint64_t)ta << 24 | ha);
     tm_bitbuf_init(&t->bb);
     if (tm_enc_cfg_check(&t->cfg) != TM_OK || tm_ti_bits(t->cfg.threads) != tiw) {
@@ -481,10 +483,38 @@ static uint64_t rand_diff(uint64_t *s)
     }
 }
 
+/* The worked examples of spec §4.7 (tr_e, N = 4, time stamps). */
+static void msg_example(unsigned k, tb_msg_io *io)
+{
+    switch (k) {
+    case 0: io->kind = TM_MSG_BRANCH; io->ti = 1; io->cnt = 5; io->diff_cc = 3; break;
+    case 1:
+        io->kind = TM_MSG_BRANCH; io->ti = 2; io->cnt = 8; io->t = 1;
+        io->diff_ta = (uint64_t)-16; io->diff_cc = 20;
+        break;
+    case 2: io->kind = TM_MSG_EXC; io->ti = 3; io->icnt = 12; io->diff_ta = 100; break;
+    case 3: io->kind = TM_MSG_SYNC; io->reason = TM_SYNC_START; io->addr = 0x401000; io->diff_cc = 7; break;
+    case 4:
+        io->kind = TM_MSG_SYNC; io->ti = 1; io->reason = TM_SYNC_OVERFLOW; io->dropped = 1;
+        io->icnt = 3; io->gap = 40; io->addr = 0x1000; io->diff_cc = 9;
+        break;
+    case 5: io->kind = TM_MSG_END; io->ti = 2; io->reason = TM_END_EXIT; io->icnt = 6; io->diff_cc = 2; break;
+    default:
+        io->kind = TM_MSG_END; io->ti = 3; io->reason = TM_END_STOP; io->lost = 1; io->gap = 17;
+        io->diff_cc = 100;
+        break;
+    }
+}
+
 void tb_msg_stim(tb_msg *t, tb_msg_io *io)
 {
     uint64_t *s = &t->rng;
     memset(io, 0, sizeof *io);
+    if (t->examples && t->stim < 7) {
+        msg_example((unsigned)t->stim++, io);
+        return;
+    }
+    t->stim++;
     /* Every field random (a kind ignores the fields it does not carry), then
      * the constraints of a valid message. */
     io->kind = (uint8_t)(tb_rand(s) % 4);
@@ -554,12 +584,13 @@ int tb_msg_check(tb_msg *t, const tb_msg_io *io)
 
 int tb_msg_finish(tb_msg *t)
 {
-    char d[256];
+    char d[384];
     int f;
     snprintf(d, sizeof d,
              "%" PRIu64 " messages compared (BRANCH %" PRIu64 ", EXC %" PRIu64 ", SYNC %" PRIu64
-             ", END %" PRIu64 "), longest %" PRIu64 " of MAXW %u bits",
-             t->n, t->kinds[0], t->kinds[1], t->kinds[2], t->kinds[3], t->maxlen, t->maxw);
+             ", END %" PRIu64 "%s), longest %" PRIu64 " of MAXW %u bits",
+             t->n, t->kinds[0], t->kinds[1], t->kinds[2], t->kinds[3],
+             t->examples ? "; the first 7 are the examples of spec 4.7" : "", t->maxlen, t->maxw);
     f = tb_report(t->name, t->failed, d);
     tm_bitbuf_free(&t->bb);
     free(t);
