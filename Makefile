@@ -90,7 +90,7 @@ lint: deps
 	bash testbench/unit/lint.sh
 
 cosim: all
-	bash testbench/unit/run.sh $(BUILD)
+	bash testbench/unit/run.sh
 	bash testbench/regress.sh $(BUILD) quick
 
 # The full co-simulation sweep (144 parameter sets; hours, not for CI).

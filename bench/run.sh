@@ -49,3 +49,28 @@ for r in sys.argv[4:]:
     print(f"{'tm model ' + name:22}{s:10.3f}{insns/s/1e6:10.1f}{s/parse:9.2f}")
 print("\ntargets: >= 100 M instructions/s for the large preset; model <= 2x the parse alone")
 PY
+
+# Co-simulation throughput (issue: RTL in lockstep with the model), large
+# preset, N = 1 and N = 8, next to the model alone on the same stream.
+if command -v verilator > /dev/null; then
+    cinsns=${TM_BENCH_COSIM_INSNS:-400000}
+    rows=()
+    for n in 1 8; do
+        "$TM" gen --threads $n --insns "$cinsns" --seed 5 -o "$dir/c$n.tmc"
+        "$TM" cosim --config large --encoding tr_e -q "$dir/c$n.tmc" > /dev/null 2>&1   # builds the simulator
+        cyc=$("$TM" dump --count "$dir/c$n.tmc" | awk '/^cycles:/ {print $2}')
+        s_co=$(best "$TM" cosim --config large --encoding tr_e -q "$dir/c$n.tmc")
+        s_mo=$(best "$TM" model --config large --encoding tr_e -q "$dir/c$n.tmc" -o /dev/null)
+        rows+=("$n $cyc $s_co $s_mo")
+    done
+    python3 - "$cinsns" "${rows[@]}" <<'PY'
+import sys
+insns = int(sys.argv[1])
+print(f"\nco-simulation (tm cosim, large preset, tr_e), {insns/1e3:.0f}K instructions")
+print(f"{'':8}{'cosim s':>10}{'insn/s':>12}{'cycles/s':>12}{'model s':>10}{'model insn/s':>14}{'ratio':>8}")
+for r in sys.argv[2:]:
+    n, cyc, co, mo = r.split(); cyc = int(cyc); co = float(co); mo = float(mo)
+    print(f"N = {n:<4}{co:10.2f}{insns/co:12.0f}{cyc/co:12.0f}{mo:10.3f}{insns/mo:14.0f}{co/mo:8.0f}x")
+print("target: >= 1 M instructions/s for N = 1")
+PY
+fi

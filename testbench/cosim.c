@@ -436,6 +436,7 @@ int main(int argc, char **argv)
     tm_model_cfg *cfg = &s.cfg;
     memset(cfg, 0, sizeof *cfg);
     const char *wave = NULL, *covf = NULL;
+    long long inject = -1; /* test only: corrupt the model's expectation from this cycle on */
     unsigned threads = 0, enc = 0, ts = 0, tsb = 64, shared = 0, ch[6] = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -465,6 +466,9 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--wave") && v) {
             wave = v;
+            i++;
+        } else if (!strcmp(a, "--inject-fault") && v) {
+            inject = strtoll(v, NULL, 10);
             i++;
         } else if (!strcmp(a, "--cov") && v) {
             covf = v;
@@ -538,6 +542,16 @@ int main(int argc, char **argv)
     }
     s.trace = tm_model_trace(m);
     s.model_cycles = tm_model_get_stats(m)->cycles;
+    if (inject >= 0) {
+        /* Proves that the comparison can fail: the first accepted message at
+         * or after the cycle gets a different count, as a broken RTL would. */
+        for (size_t i = 0; i < s.evs.n; i++)
+            if (s.evs.v[i].cycle >= (uint64_t)inject && s.evs.v[i].accepted) {
+                s.evs.v[i].m.cnt ^= 1;
+                s.evs.v[i].m.icnt ^= 1;
+                break;
+            }
+    }
 
     /* Pass 2: the RTL, cycle by cycle. */
     cov c;

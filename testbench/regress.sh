@@ -2,9 +2,10 @@
 # Co-simulation regression: tm cosim over a set of configurations and
 # streams, then a coverage check (testbench/coverage.py): every bin must be
 # hit.  Usage: testbench/regress.sh BUILD quick|full
-#   quick (make test): 14 parameter sets covering every preset x encoding
+#   quick (make test): 17 parameter sets covering every preset x encoding
 #         pair, time stamps on/off, private/shared and N in {1,2,4,8}, plus
-#         forced overflows (smallest buffer, 1-bit port);
+#         forced overflows (smallest buffer, 1-bit port), on random and
+#         directed streams (tm gen --directed);
 #   full  (make regress): the whole product presets x encodings x time
 #         stamps x private/shared x N in {1,2,4,8} (144 simulators).
 set -uo pipefail
@@ -23,11 +24,7 @@ stream() {  # n kind -> path
             rand) "$TM" gen --threads "$n" --insns $((60000 * n)) --seed $((100 + n)) -o "$f" ;;
             hard) "$TM" gen --threads "$n" --insns $((15000 * n)) --seed $((200 + n)) --predictability 0 \
                       --exc-rate 0.05 -o "$f" ;;
-            dir)  if "$TM" gen --help 2>&1 | grep -q -- --directed; then
-                      "$TM" gen --directed all --threads "$n" --seed $((300 + n)) -o "$f"
-                  else
-                      "$TM" gen --threads "$n" --insns $((30000 * n)) --seed $((300 + n)) --recursion 60 -o "$f"
-                  fi ;;
+            *)    "$TM" gen --directed "$kind" --threads "$n" --seed $((300 + n)) -o "$f" ;;
         esac
     fi
     echo "$f"
@@ -52,29 +49,36 @@ if [ "$mode" = full ]; then
                 for sh in "" --shared; do
                     for n in 1 2 4 8; do
                         cosim rand $n --config $preset --encoding $enc $ts $sh
-                        cosim dir $n --config $preset --encoding $enc $ts $sh
+                        cosim samecycle $n --config $preset --encoding $enc $ts $sh
+                        cosim ras $n --config $preset --encoding $enc $ts $sh
+                        cosim ibtb $n --config $preset --encoding $enc $ts $sh
                     done
                 done
             done
         done
     done
 fi
-# The covering set (also part of the full run).
-cosim rand 1 --config large  --encoding tr_e
-cosim dir  8 --config large  --encoding tr_e --timestamps --shared
-cosim rand 2 --config large  --encoding tr_b --timestamps
-cosim rand 4 --config large  --encoding nx_b --shared
-cosim dir  2 --config medium --encoding tr_e --shared
-cosim dir  8 --config medium --encoding tr_b
-cosim rand 1 --config medium --encoding nx_b --timestamps
-cosim dir  4 --config small  --encoding tr_e --timestamps --ts-bits 12
-cosim rand 1 --config small  --encoding tr_b --timestamps --shared
-cosim dir  8 --config small  --encoding nx_b
+# The covering set (also part of the full run): every preset x encoding pair,
+# time stamps on and off, private and shared, N in {1, 2, 4, 8}, and the
+# directed streams of tm gen --directed.
+cosim rand      1 --config large  --encoding tr_e
+cosim chunks    1 --config large  --encoding tr_e --timestamps
+cosim chunks    1 --config medium --encoding tr_b --timestamps
+cosim chunks    1 --config small  --encoding nx_b --timestamps
+cosim samecycle 8 --config large  --encoding tr_e --timestamps --shared
+cosim rand      2 --config large  --encoding tr_b --timestamps
+cosim rand      4 --config large  --encoding nx_b --shared
+cosim ibtb      2 --config medium --encoding tr_e --shared
+cosim ras       8 --config medium --encoding tr_b
+cosim rand      1 --config medium --encoding nx_b --timestamps
+cosim rand      4 --config small  --encoding tr_e --timestamps --ts-bits 12
+cosim ras       1 --config small  --encoding tr_b --timestamps --shared
+cosim samecycle 8 --config small  --encoding nx_b
 # Forced overflows: the smallest buffer and a 1-bit port.
-cosim hard 4 --config large  --encoding tr_e --timestamps --shared --buffer min --port 1
-cosim hard 2 --config small  --encoding nx_b --buffer min --port 1
-cosim hard 8 --config medium --encoding tr_b --timestamps --buffer min --port 1
-cosim hard 1 --config small  --encoding tr_e --buffer min --port 1
+cosim overflow  4 --config large  --encoding tr_e --timestamps --shared --buffer min --port 1
+cosim overflow  2 --config small  --encoding nx_b --buffer min --port 1
+cosim overflow  8 --config medium --encoding tr_b --timestamps --buffer min --port 1
+cosim hard      1 --config small  --encoding tr_e --buffer min --port 1
 
 cat "$work"/cov.* > "$work/coverage" 2>/dev/null || true
 python3 "$root/testbench/coverage.py" "$work/coverage" || fails=$((fails + 1))

@@ -38,6 +38,8 @@ static void usage(FILE *f)
             "  --wave F.fst                  on a mismatch, write an FST waveform of the cycles around it\n"
             "  --cov F                       write the coverage bins of the run to F\n"
             "  -q                            print only the verdict line\n"
+            "  --inject-fault CYCLE          (testing the testbench) corrupt the model's first message\n"
+            "                                at or after CYCLE, so that the comparison must fail\n"
             "Prints a line beginning with PASS (instructions, messages, bits, cycles) and exits 0, or the\n"
             "first mismatch field by field and exits 1.  The first run of a parameter set builds its\n"
             "simulator with Verilator (tens of seconds); later runs reuse it.\n");
@@ -98,10 +100,32 @@ static int mkdirs(const char *path)
     return mkdir(tmp, 0777) && errno != EEXIST ? -1 : 0;
 }
 
-/* Builds the simulator for CFG into DIR (if not there yet). */
+/* 1 if SIM exists and is newer than every source it is built from. */
+static int sim_fresh(const char *root, const char *sim)
+{
+    struct stat st;
+    if (stat(sim, &st) != 0)
+        return 0;
+    static const char *const srcs[] = {"rtl/tm_pkg.sv", "rtl/tm_gshare.sv", "rtl/tm_ras.sv", "rtl/tm_ibtb.sv",
+                                       "rtl/tm_msg_enc.sv", "rtl/tm_core.sv", "rtl/tm_buffer.sv", "rtl/tm_top.sv",
+                                       "testbench/cosim.c", "testbench/glue.cpp", "testbench/glue.h",
+                                       "build/lib/libtm.a"};
+    for (size_t k = 0; k < sizeof srcs / sizeof srcs[0]; k++) {
+        char path[PATH_MAX + 64];
+        struct stat ss;
+        if (pfmt(path, sizeof path, "%s/%s", root, srcs[k]) || stat(path, &ss) != 0)
+            return 0;
+        if (ss.st_mtim.tv_sec > st.st_mtim.tv_sec ||
+            (ss.st_mtim.tv_sec == st.st_mtim.tv_sec && ss.st_mtim.tv_nsec > st.st_mtim.tv_nsec))
+            return 0;
+    }
+    return 1;
+}
+
+/* Builds the simulator for CFG into DIR (unless an up-to-date one is there). */
 static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, const char *sim)
 {
-    if (access(sim, X_OK) == 0)
+    if (sim_fresh(root, sim))
         return 0;
     char lib[PATH_MAX + 64], cobj[PATH_MAX + 64];
     pfmt(lib, sizeof lib, "%s/build/lib/libtm.a", root);
@@ -113,7 +137,7 @@ static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, c
         tm_err("cosim", "%s: cannot create: %s", dir, strerror(errno));
         return -1;
     }
-    fprintf(stderr, "tm cosim: building the simulator for this parameter set in %s (once)\n", dir);
+    fprintf(stderr, "tm cosim: building the simulator for this parameter set in %s\n", dir);
     /* The C testbench, compiled as C. */
     pfmt(cobj, sizeof cobj, "%s/cosim.o", dir);
     char inc[PATH_MAX + 16], tbinc[PATH_MAX + 32], csrc[PATH_MAX + 32];
@@ -209,7 +233,7 @@ int cmd_cosim(int argc, char **argv)
 {
     model_opts o;
     memset(&o, 0, sizeof o);
-    const char *in = NULL, *wave = NULL, *covf = NULL;
+    const char *in = NULL, *wave = NULL, *covf = NULL, *inject = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         int mr = model_opts_parse("cosim", &o, argc, argv, &i);
@@ -225,6 +249,12 @@ int cmd_cosim(int argc, char **argv)
                 return 2;
             }
             wave = v;
+        } else if ((r = tm_opt(argc, argv, &i, "--inject-fault", &v)) != 0) {
+            if (r < 0) {
+                tm_err("cosim", "--inject-fault needs a cycle");
+                return 2;
+            }
+            inject = v;
         } else if ((r = tm_opt(argc, argv, &i, "--cov", &v)) != 0) {
             if (r < 0) {
                 tm_err("cosim", "--cov needs a file name");
@@ -318,6 +348,10 @@ int cmd_cosim(int argc, char **argv)
     if (covf) {
         sargv[n++] = "--cov";
         sargv[n++] = (char *)covf;
+    }
+    if (inject) {
+        sargv[n++] = "--inject-fault";
+        sargv[n++] = (char *)inject;
     }
     if (quiet)
         sargv[n++] = "-q";
