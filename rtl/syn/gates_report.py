@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Prints the tables of `make gates` (scripts/gates.sh).
+
+usage: gates_report.py JOBS.tsv YOSYS_VERSION
+
+JOBS.tsv: one line per synthesis: name, top module, parameters (K=V,...),
+and the path prefix of its results (PREFIX.generic and PREFIX.nand are Yosys
+`stat` outputs after synth and after abc -g NAND, PREFIX.time the seconds)."""
+import re
+import sys
+
+FF_WEIGHT = 6  # NAND2 equivalents of a D flip-flop with asynchronous reset
+PAPER = {'small': 2300, 'medium': 4800, 'large': 16500}  # 003 §6.4, gates per core
+PRESETS = [('small', 512, 8, 0), ('medium', 1024, 16, 16), ('large', 4096, 32, 64)]
+FF_RE = re.compile(r'^\$_(S?DFF|DFFE|SDFFE|SDFFCE|DFFSR|DFFSRE|ALDFF|ALDFFE|DLATCH|SR)')
+
+
+def read_stat(path):
+    """(cells, flip-flop bits, {cell type: count}) of the top module."""
+    cells, types = 0, {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'\s+Number of cells:\s+(\d+)', line)
+            if m:
+                cells, types = int(m.group(1)), {}  # the last block is the top
+                continue
+            m = re.match(r'\s+(\$\S+)\s+(\d+)\s*$', line)
+            if m:
+                types[m.group(1)] = int(m.group(2))
+    ff = sum(n for t, n in types.items() if FF_RE.match(t))
+    return cells, ff, types
+
+
+class Result:
+    def __init__(self, name, top, params, prefix=None):
+        self.name, self.top, self.extrapolated = name, top, False
+        self.params = dict(p.split('=', 1) for p in params.split(',') if p)
+        if prefix is None:
+            return
+        self.cells, self.ff, _ = read_stat(prefix + '.generic')
+        _, ff2, types = read_stat(prefix + '.nand')
+        self.gates = sum(n for t, n in types.items() if not FF_RE.match(t))
+        self.other = sorted(t for t in types if not FF_RE.match(t) and t not in ('$_NAND_', '$_NOT_'))
+        try:
+            self.seconds = int(open(prefix + '.time').read().strip())
+        except (OSError, ValueError):
+            self.seconds = None
+        if ff2 != self.ff:
+            self.ff = max(self.ff, ff2)
+
+    @property
+    def nand2eq(self):
+        return self.gates + FF_WEIGHT * self.ff
+
+
+def gshare_ff(entries):
+    return 2 * entries + max(1, entries.bit_length() - 1)
+
+
+def extrapolate(r512, r1024, entries):
+    """gshare logic is linear in the entries: the line through 512 and 1024."""
+    r = Result('gshare_%d' % entries, 'tm_gshare', 'ENTRIES=%d,P=1' % entries)
+    k = (entries - 1024) / 512.0
+    r.cells = round(r1024.cells + k * (r1024.cells - r512.cells))
+    r.ff = gshare_ff(entries)
+    r.gates = round(r1024.gates + k * (r1024.gates - r512.gates))
+    r.seconds, r.extrapolated, r.other = None, True, []
+    return r
+
+
+def fmt(n):
+    return '{:,}'.format(n)
+
+
+def main():
+    jobs, yv = sys.argv[1], sys.argv[2]
+    res = {}
+    with open(jobs) as f:
+        for line in f:
+            name, top, params, prefix = line.rstrip('\n').split('\t')
+            res[name] = Result(name, top, params, prefix)
+    if 'gshare_4096' not in res:
+        res['gshare_4096'] = extrapolate(res['gshare_512'], res['gshare_1024'], 4096)
+
+    print('tm gates: %s; each module synthesized alone (synth -flatten, then abc -g NAND)' % yv)
+    print('  cells     generic Yosys cells after synth (gates and flip-flops)')
+    print('  FF        flip-flop bits (all state: the RTL infers no memories)')
+    print('  gates     two-input NANDs and inverters after abc -g NAND (flip-flop enables')
+    print('            are multiplexers there); an inverter counts as one gate')
+    print('  NAND2-eq  gates + %d x FF (a D flip-flop with asynchronous reset ~ %d NAND2)'
+          % (FF_WEIGHT, FF_WEIGHT))
+    print()
+    print('%-10s %-38s %9s %7s %9s %10s %6s' % ('module', 'parameters', 'cells', 'FF', 'gates',
+                                                 'NAND2-eq', 'time'))
+    rows = []
+    for enc, name in (('nx_b', 'core_nx_b'), ('tr_b', 'core_tr_b'), ('tr_e', 'core_tr_e'),
+                      ('ttr_e', 'core_ttr_e')):
+        r = res[name]
+        ch = '%s,%s/%s,%s/%s,%s' % tuple(r.params[k] for k in ('CA', 'CB', 'TA', 'TB', 'HA', 'HB'))
+        rows.append((r, '%s N=1, chunks %s' % (enc, ch)))
+    for e in (512, 1024, 4096):
+        r = res['gshare_%d' % e]
+        rows.append((r, '%d entries%s' % (e, ' (extrapolated, see below)' if r.extrapolated else '')))
+    for e in (8, 16, 32):
+        rows.append((res['ras_%d' % e], '%d entries' % e))
+    for e in (16, 64):
+        rows.append((res['ibtb_%d' % e], '%d entries (2 ways x %d sets)' % (e, e // 2)))
+    for n in (1, 4, 8):
+        r = res['buffer_%d' % n]
+        rows.append((r, 'N=%d, %s bits, port %s, MAXW %s' % (n, r.params['BUF_BITS'],
+                                                              r.params['PORT_BITS'], r.params['MAXW'])))
+    for r, desc in rows:
+        t = '-' if r.seconds is None else '%ds' % r.seconds
+        print('%-10s %-38s %9s %7s %9s %10s %6s' % (r.top, desc, fmt(r.cells), fmt(r.ff),
+                                                    fmt(r.gates), fmt(r.nand2eq), t))
+    others = sorted({t for r, _ in rows for t in r.other})
+    if others:
+        print('note: gates include cell types other than NAND and NOT: %s' % ', '.join(others))
+    g = res['gshare_4096']
+    if g.extrapolated:
+        print('gshare 4096: not synthesized (about 15 min and 3 GB in Yosys 0.23): flip-flops counted')
+        print('  (2 x 4096 counter bits + 12 BHR bits), cells and gates extrapolated on the line through')
+        print('  the 512- and 1024-entry syntheses (the logic is linear in the entries); GATES_FULL=1')
+        print('  synthesizes it.')
+
+    print()
+    print('One core (N = 1, tr_e without time stamps, private predictors): tm_core + its tm_gshare,')
+    print('tm_ras, tm_ibtb.  Predictor FF are the predictor state (storage); the predictors\' gates')
+    print('are their read, compare, update and write logic.')
+    print('%-7s %-15s %8s %9s %8s %9s %9s %10s %8s %8s' % (
+        'preset', 'gshare/RAS/iBTB', 'core FF', 'core gts', 'pred FF', 'pred gts', 'total FF',
+        'NAND2-eq', 'storage', 'paper'))
+    core = res['core_tr_e']
+    for name, gsh, ras, ibtb in PRESETS:
+        pred = [res['gshare_%d' % gsh], res['ras_%d' % ras]] + ([res['ibtb_%d' % ibtb]] if ibtb else [])
+        pff = sum(p.ff for p in pred)
+        pg = sum(p.gates for p in pred)
+        total = core.nand2eq + sum(p.nand2eq for p in pred)
+        print('%-7s %-15s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
+            name, '%d/%d/%d' % (gsh, ras, ibtb), fmt(core.ff), fmt(core.gates), fmt(pff), fmt(pg),
+            fmt(core.ff + pff), fmt(total) + ('*' if gsh == 4096 and g.extrapolated else ''),
+            100.0 * FF_WEIGHT * pff / total, '~' + fmt(PAPER[name])))
+    print('storage = predictor flip-flops x %d as a share of NAND2-eq.  paper = 003 section 6.4' % FF_WEIGHT)
+    if g.extrapolated:
+        print('* with the extrapolated 4096-entry gshare')
+    print('The paper counts about one gate per predictor state bit (array storage) plus about 1K')
+    print('gates of logic: state bits per preset (gshare 2p + log2 p, RAS 64r + pointers, iBTB')
+    print('73 bits per entry + LRU + PIR): %s.' % ', '.join(
+        '%s %s' % (name, fmt(sum(res[k].ff for k in (
+            ['gshare_%d' % gsh, 'ras_%d' % ras] + (['ibtb_%d' % ibtb] if ibtb else [])))))
+        for name, gsh, ras, ibtb in PRESETS))
+
+
+if __name__ == '__main__':
+    main()
