@@ -69,7 +69,7 @@ package tm_pkg;
     end
     n = a + 1;
     if (nbits > a) n += ((nbits - a + b - 1) / b) * (b + 1);
-    return n;
+    chunked_len = n;
   endfunction
 
   // Width of Ti for N threads: ceil(log2 N).
@@ -77,7 +77,7 @@ package tm_pkg;
     int unsigned w;
     w = 0;
     while ((1 << w) < n) w++;
-    return w;
+    ti_bits = w;
   endfunction
 
   // Longest message (spec §4.6): SYNC(OVERFLOW) with 64-bit counters.
@@ -86,7 +86,7 @@ package tm_pkg;
     int unsigned n;
     n = tiw + (ca + 1) + 2 + 2 + 1 + 2 * chunked_len(64'hFFFF_FFFF_FFFF_FFFF, ca, cb) + 64;
     if (ts) n += chunked_len(64'hFFFF_FFFF_FFFF_FFFF, ha, hb);
-    return n;
+    msg_max_bits = n;
   endfunction
 
 endpackage
