@@ -298,7 +298,7 @@ void tmc_reader_close(tmc_reader *r)
 
 /* ---- records ---- */
 
-static void clear_record(tmc_record *rec, unsigned type)
+static inline void clear_record(tmc_record *rec, unsigned type)
 {
     rec->type = (tmc_type)type;
     rec->tid = 0;
@@ -442,23 +442,9 @@ int thread_record(tmc_reader *r, tmc_record *rec, unsigned type, uint64_t tid, u
     int rc = tmc_check_thread(c, type, tid, cy);
     if (__builtin_expect(rc != 0, 0))
         return check_fail(r, rc, at);
-    rec->type = (tmc_type)type;
+    clear_record(rec, type);
     rec->tid = (uint32_t)tid;
     rec->cycle = cy;
-    rec->flags = 0;
-    rec->pc = 0;
-    rec->target = 0;
-    rec->count = 0;
-    rec->bytes = 0;
-    rec->bclass = 0;
-    rec->taken = 0;
-    rec->len = 0;
-    rec->size = 0;
-    rec->addr = 0;
-    rec->path = NULL;
-    rec->path_len = 0;
-    rec->build_id = NULL;
-    rec->build_id_len = 0;
     return 0;
 }
 
