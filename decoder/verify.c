@@ -301,6 +301,26 @@ static int replay_branch(vstate *v, uint32_t t, const tmc_record *r, int in_tail
     return TM_OK;
 }
 
+/* The gap of a lost thread is used up and its pending message is a
+ * SYNC(OVERFLOW): the thread must continue at ADDR (WHERE says how it goes
+ * on, for the message); afterwards it replays normally again. */
+static int resync(vstate *v, uint32_t t, const char *where)
+{
+    dthread *d = &v->th[t];
+    if (d->npc != d->m.addr)
+        return fail(v, TM_ERR_MISMATCH,
+                    "thread %u, instruction %" PRIu64 ": resynchronization address 0x%" PRIx64
+                    " at trace bit %" PRIu64 " but the thread %s 0x%" PRIx64,
+                    t, d->index, d->m.addr, d->m_pos, where, d->npc);
+    int rc = check_cc(v, t, 0, 0, d->last_cycle);
+    if (rc)
+        return rc;
+    d->pta = d->m.addr;
+    consume(d);
+    d->mode = D_ACTIVE;
+    return TM_OK;
+}
+
 static int record_active(vstate *v, uint32_t t, const tmc_record *r);
 
 /* GAP mode: records retire without reconstruction until the gap is used up. */
@@ -321,20 +341,8 @@ static int record_gap(vstate *v, uint32_t t, const tmc_record *r)
     int counted = r->type == TMC_RUN || r->type == TMC_BRANCH || r->type == TMC_EXC;
     if (d->gap_left == 0 && (counted || r->type == TMC_EXIT)) {
         if (d->m.kind == TM_MSG_SYNC) {
-            if (d->npc != d->m.addr) {
-                char buf[200];
-                snprintf(buf, sizeof buf,
-                         "resynchronization address 0x%" PRIx64 " but the thread continues at 0x%" PRIx64,
-                         d->m.addr, d->npc);
-                return mismatch_rec(v, t, r, buf);
-            }
-            int rc = check_cc(v, t, 0, 0, d->last_cycle);
-            if (rc)
-                return rc;
-            d->pta = d->m.addr;
-            consume(d);
-            d->mode = D_ACTIVE;
-            return record_active(v, t, r);
+            int rc = resync(v, t, "continues at");
+            return rc ? rc : record_active(v, t, r);
         }
         /* END(lost) */
         if (r->type != TMC_EXIT)
@@ -571,16 +579,8 @@ static int finish_thread(vstate *v, uint32_t t)
                             "thread %u: the commit stream ends %" PRIu64 " instructions before the trace's gap does",
                             t, d->gap_left);
             if (d->m.kind == TM_MSG_SYNC) {
-                if (d->npc != d->m.addr)
-                    return fail(v, TM_ERR_MISMATCH,
-                                "thread %u: resynchronization address 0x%" PRIx64 " but the thread stopped at 0x%" PRIx64,
-                                t, d->m.addr, d->npc);
-                rc = check_cc(v, t, 0, 0, d->last_cycle);
-                if (rc)
+                if ((rc = resync(v, t, "stopped at")) != TM_OK)
                     return rc;
-                d->pta = d->m.addr;
-                consume(d);
-                d->mode = D_ACTIVE;
             } else {
                 if (d->m.reason != TM_END_STOP)
                     return fail(v, TM_ERR_MISMATCH, "thread %u: the trace says the thread exited, the commit stream only ends", t);
