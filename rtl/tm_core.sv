@@ -225,6 +225,7 @@ module tm_core
   tm_msg_enc #(
     .TIW (TIW), .TS (TS), .CA (CA), .CB (CB), .TA (TA), .TB (TB), .HA (HA), .HB (HB), .MAXW (MAXW)
   ) u_enc (
+    .valid_i (offer_raw),
     .msg_i  (msg),
     .bits_o (offer_bits_o),
     .len_o  (offer_len_o)

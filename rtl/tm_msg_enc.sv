@@ -2,7 +2,10 @@
 // as tm_msg_encode / tm_msg_bits of the C library write them.  Combinational.
 //
 // bits_o[0] is the first bit of the message on the stream; bits at and above
-// len_o are 0.  Only valid messages are specified (BRANCH: cnt >= 1; SYNC:
+// len_o are 0.  valid_i = 0 gives bits_o = 0 and len_o = 0: the whole encoder
+// sits in one always_comb under `if (valid_i)`, so a simulator skips it in
+// the cycles without a message (hardware: an AND on the outputs).  Only
+// valid messages are specified (BRANCH: cnt >= 1; SYNC:
 // reason <= 2; END: reason <= 1); fields a kind does not carry are ignored.
 //
 // Layout (LSB first):
@@ -28,6 +31,7 @@ module tm_msg_enc #(
   parameter int unsigned HB  = 2,
   parameter int unsigned MAXW = tm_pkg::msg_max_bits(TIW, TS, CA, CB, HA, HB)
 ) (
+  input  logic                         valid_i,
   input  tm_pkg::msg_t                 msg_i,
   output logic [MAXW-1:0]              bits_o,
   output logic [$clog2(MAXW+1)-1:0]    len_o
@@ -40,24 +44,21 @@ module tm_msg_enc #(
   localparam int unsigned PW = FW + 1;
   localparam logic [9:0] TI_MASK = 10'((1 << TIW) - 1);
 
-  // Full-width chunked encoding of v with chunk sizes (a, b) (spec §4.2).
+  // Full-width chunked encoding of v with chunk sizes (a, b) (spec §4.2):
+  // the first a data bits, then per group g the connect bit
+  // C_g = (v >> (a + g*b)) != 0 followed by the b data bits of chunk g + 1.
+  // A group with C_g = 0 is all zeros (its data bits are 0 as well), so only
+  // the groups with C_g = 1 are ORed in.
   function automatic logic [FW-1:0] chunk_enc(logic [63:0] v, int unsigned a, int unsigned b);
     logic [FW-1:0] e;
-    int unsigned t;  // position after the first chunk's data bits
-    int unsigned s;  // index in v of the first data bit of the group
-    e = '0;
-    for (int unsigned i = 0; i < FW; i++) begin
-      if (i < a) begin
-        e[i] = v[i];
-      end else begin
-        // Group g = t / (b + 1) is C_g followed by the b data bits of chunk g + 1.
-        t = i - a;
-        s = a + (t / (b + 1)) * b;
-        if (t % (b + 1) == 0) begin
-          e[i] = (s < 64) ? |(v >> s) : 1'b0;
-        end else if (s + t % (b + 1) - 1 < 64) begin
-          e[i] = v[s + t % (b + 1) - 1];
-        end
+    logic [63:0]   r, d;
+    d = v & ((64'd1 << a) - 64'd1);
+    e = FW'(d);
+    for (int unsigned g = 0; g < 64; g++) begin
+      if (a + g * b < 64) begin
+        r = v >> (a + g * b);
+        d = r & ((64'd1 << b) - 64'd1);
+        if (r != '0) e = e | (FW'({d, 1'b1}) << (a + g * (b + 1)));
       end
     end
     chunk_enc = e;
@@ -79,105 +80,128 @@ module tm_msg_enc #(
   int unsigned   len_cnt, len_icnt, len_gap, len_ta, len_cc;
   logic [63:0]   mag;   // |diffTA| (2^63 for the most negative value)
   logic          neg;   // S
-
-  always_comb begin
-    neg      = msg_i.diff_ta[63];
-    mag      = neg ? 64'(-msg_i.diff_ta) : msg_i.diff_ta;
-    enc_cnt  = chunk_enc(msg_i.cnt, CA, CB);
-    len_cnt  = chunk_len(msg_i.cnt, CA, CB);
-    enc_icnt = chunk_enc(msg_i.icnt, CA, CB);
-    len_icnt = chunk_len(msg_i.icnt, CA, CB);
-    enc_gap  = chunk_enc(msg_i.gap, CA, CB);
-    len_gap  = chunk_len(msg_i.gap, CA, CB);
-    enc_ta   = chunk_enc(mag, TA, TB);
-    len_ta   = chunk_len(mag, TA, TB);
-    enc_cc   = chunk_enc(msg_i.diff_cc, HA, HB);
-    len_cc   = chunk_len(msg_i.diff_cc, HA, HB);
-  end
-
   // The parts: value and length.
   logic [PW-1:0] head, f1, f2, f3, f4;
   int unsigned   len_head, len_f1, len_f2, len_f3, len_f4;
   logic          ovf;
+  // Placement.
+  int unsigned   pos_f1, pos_f2, pos_f3, pos_f4, len;
+  logic [9:0]    ti;
 
   always_comb begin
-    ovf      = msg_i.reason == tm_pkg::SYNC_OVERFLOW;
+    neg      = 1'b0;
+    mag      = '0;
+    enc_cnt  = '0;
+    len_cnt  = 0;
+    enc_icnt = '0;
+    len_icnt = 0;
+    enc_gap  = '0;
+    len_gap  = 0;
+    enc_ta   = '0;
+    len_ta   = 0;
+    enc_cc   = '0;
+    len_cc   = 0;
+    ovf      = 1'b0;
     head     = '0;
     f1       = '0;
     f2       = '0;
     f3       = '0;
-    len_head = CA + 3;  // cnt = 0 (one zero chunk, C = 0), K
+    f4       = '0;
+    len_head = 0;
     len_f1   = 0;
     len_f2   = 0;
     len_f3   = 0;
-    unique case (msg_i.kind)
-      tm_pkg::MSG_BRANCH: begin
-        head     = PW'(enc_cnt) | (PW'(msg_i.t) << len_cnt);
-        len_head = len_cnt + 1;
-        if (msg_i.t) begin
-          f1     = {enc_ta, neg};
-          len_f1 = len_ta + 1;
+    len_f4   = 0;
+    ti       = '0;
+    pos_f1   = 0;
+    pos_f2   = 0;
+    pos_f3   = 0;
+    pos_f4   = 0;
+    len      = 0;
+    bits_o   = '0;
+    len_o    = '0;
+    if (valid_i) begin
+      // The chunked fields.
+      neg      = msg_i.diff_ta[63];
+      mag      = neg ? 64'(-msg_i.diff_ta) : msg_i.diff_ta;
+      enc_cnt  = chunk_enc(msg_i.cnt, CA, CB);
+      len_cnt  = chunk_len(msg_i.cnt, CA, CB);
+      enc_icnt = chunk_enc(msg_i.icnt, CA, CB);
+      len_icnt = chunk_len(msg_i.icnt, CA, CB);
+      enc_gap  = chunk_enc(msg_i.gap, CA, CB);
+      len_gap  = chunk_len(msg_i.gap, CA, CB);
+      enc_ta   = chunk_enc(mag, TA, TB);
+      len_ta   = chunk_len(mag, TA, TB);
+      enc_cc   = chunk_enc(msg_i.diff_cc, HA, HB);
+      len_cc   = chunk_len(msg_i.diff_cc, HA, HB);
+
+      // The parts.
+      ovf      = msg_i.reason == tm_pkg::SYNC_OVERFLOW;
+      len_head = CA + 3;  // cnt = 0 (one zero chunk, C = 0), K
+      unique case (msg_i.kind)
+        tm_pkg::MSG_BRANCH: begin
+          head     = PW'(enc_cnt) | (PW'(msg_i.t) << len_cnt);
+          len_head = len_cnt + 1;
+          if (msg_i.t) begin
+            f1     = {enc_ta, neg};
+            len_f1 = len_ta + 1;
+          end
         end
-      end
-      tm_pkg::MSG_EXC: begin
-        // K = 0
-        f1     = PW'(enc_icnt);
-        len_f1 = len_icnt;
-        f2     = {enc_ta, neg};
-        len_f2 = len_ta + 1;
-      end
-      tm_pkg::MSG_SYNC: begin
-        // K = 1, R, [R = 2: D]
-        head = PW'({msg_i.dropped & ovf, msg_i.reason, 2'b01}) << (CA + 1);
-        if (ovf) begin
-          len_head = CA + 6;
+        tm_pkg::MSG_EXC: begin
+          // K = 0
+          f1     = PW'(enc_icnt);
+          len_f1 = len_icnt;
+          f2     = {enc_ta, neg};
+          len_f2 = len_ta + 1;
+        end
+        tm_pkg::MSG_SYNC: begin
+          // K = 1, R, [R = 2: D]
+          head = PW'({msg_i.dropped & ovf, msg_i.reason, 2'b01}) << (CA + 1);
+          if (ovf) begin
+            len_head = CA + 6;
+            f1       = PW'(enc_icnt);
+            len_f1   = len_icnt;
+            f2       = PW'(enc_gap);
+            len_f2   = len_gap;
+            f3       = PW'(msg_i.addr);
+            len_f3   = 64;
+          end else begin
+            len_head = CA + 5;
+            f1       = PW'(msg_i.addr);
+            len_f1   = 64;
+          end
+        end
+        tm_pkg::MSG_END: begin
+          // K = 2, X, L
+          head     = PW'({msg_i.lost, msg_i.reason[0], 2'b10}) << (CA + 1);
+          len_head = CA + 5;
           f1       = PW'(enc_icnt);
           len_f1   = len_icnt;
-          f2       = PW'(enc_gap);
-          len_f2   = len_gap;
-          f3       = PW'(msg_i.addr);
-          len_f3   = 64;
-        end else begin
-          len_head = CA + 5;
-          f1       = PW'(msg_i.addr);
-          len_f1   = 64;
+          if (msg_i.lost) begin
+            f2     = {enc_gap, msg_i.dropped};
+            len_f2 = len_gap + 1;
+          end
         end
-      end
-      tm_pkg::MSG_END: begin
-        // K = 2, X, L
-        head     = PW'({msg_i.lost, msg_i.reason[0], 2'b10}) << (CA + 1);
-        len_head = CA + 5;
-        f1       = PW'(enc_icnt);
-        len_f1   = len_icnt;
-        if (msg_i.lost) begin
-          f2     = {enc_gap, msg_i.dropped};
-          len_f2 = len_gap + 1;
-        end
-      end
-      default: ;
-    endcase
-    f4     = TS ? PW'(enc_cc) : '0;
-    len_f4 = TS ? len_cc : 0;
-  end
+        default: ;
+      endcase
+      f4     = TS ? PW'(enc_cc) : '0;
+      len_f4 = TS ? len_cc : 0;
 
-  // Placement.
-  int unsigned pos_f1, pos_f2, pos_f3, pos_f4, len;
-  logic [9:0]  ti;
-
-  always_comb begin
-    ti     = msg_i.ti & TI_MASK;
-    pos_f1 = TIW + len_head;
-    pos_f2 = pos_f1 + len_f1;
-    pos_f3 = pos_f2 + len_f2;
-    pos_f4 = pos_f3 + len_f3;
-    len    = pos_f4 + len_f4;
-    bits_o = MAXW'(ti)
-           | (MAXW'(head) << TIW)
-           | (MAXW'(f1) << pos_f1)
-           | (MAXW'(f2) << pos_f2)
-           | (MAXW'(f3) << pos_f3)
-           | (MAXW'(f4) << pos_f4);
-    len_o  = $bits(len_o)'(len);
+      // Placement.
+      ti     = msg_i.ti & TI_MASK;
+      pos_f1 = TIW + len_head;
+      pos_f2 = pos_f1 + len_f1;
+      pos_f3 = pos_f2 + len_f2;
+      pos_f4 = pos_f3 + len_f3;
+      len    = pos_f4 + len_f4;
+      bits_o = MAXW'(ti)
+             | (MAXW'(head) << TIW)
+             | (MAXW'(f1) << pos_f1)
+             | (MAXW'(f2) << pos_f2)
+             | (MAXW'(f3) << pos_f3)
+             | (MAXW'(f4) << pos_f4);
+      len_o  = $bits(len_o)'(len);
+    end
   end
 
   // Ti bits above TIW and the high bits of the 32-bit length sum (always

@@ -65,6 +65,7 @@ module tb_msg_enc #(
       .TIW (TIW[c]), .TS (TSV[c]), .CA (CAV[c]), .CB (CBV[c]), .TA (TAV[c]), .TB (TBV[c]),
       .HA (HAV[c]), .HB (HBV[c])
     ) u_dut (
+      .valid_i (1'b1),
       .msg_i  (msg),
       .bits_o (bits),
       .len_o  (len)

@@ -147,9 +147,9 @@ endmodule" "$(one ENT 8 PP 3)"
   parameter int unsigned TIW = 3, parameter bit TS = 1'b1,
   parameter int unsigned CA = 3, CB = 2, TA = 3, TB = 4, HA = 4, HB = 2,
   parameter int unsigned MAXW = tm_pkg::msg_max_bits(TIW, TS, CA, CB, HA, HB)
-) (input tm_pkg::msg_t msg_i, output logic [MAXW-1:0] bits_o,
+) (input logic valid_i, input tm_pkg::msg_t msg_i, output logic [MAXW-1:0] bits_o,
    output logic [\$clog2(MAXW+1)-1:0] len_o);
-  tm_msg_enc_net u (.msg_i (msg_i), .bits_o (bits_o), .len_o (len_o));
+  tm_msg_enc_net u (.valid_i (valid_i), .msg_i (msg_i), .bits_o (bits_o), .len_o (len_o));
 endmodule" "$(one TIW 3 TSV 1 CAV 3 CBV 2 TAV 3 TBV 4 HAV 4 HBV 2)" "$ROOT/rtl/tm_pkg.sv"
 fi
 
