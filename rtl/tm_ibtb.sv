@@ -3,7 +3,8 @@
 //
 // ENTRIES = 2 ways x Q sets (Q = ENTRIES / 2, K = log2 Q); each entry holds
 // valid, an 8-bit tag and a 64-bit target; one LRU bit per set names the way
-// to replace; the PIR has 8 + K bits.  Everything resets to 0.  For every
+// to replace; the PIR has 8 + K bits.  Valid bits, LRU bits and the PIR
+// reset to 0 (tags and targets need no reset).  For every
 // port p with valid_i[p] (an ijump or icall at pc with actual target):
 //   tag = (PIR ^ (pc >> 10)) & 0xFF,  set = ((PIR >> 8) ^ (pc >> 4)) & (Q - 1)
 //   lookup: the valid way of the set with that tag gives pred_o[p] (hit_o[p]);
@@ -53,13 +54,15 @@ module tm_ibtb #(
     localparam int unsigned PW = 8 + K;            // PIR width
     localparam logic [SW-1:0] SMASK = SW'(Q - 1);
 
-    // Set s: valid val[2*s +: 2], tags tag[16*s +: 16] (way w at bit 8*w),
-    // targets tgt[128*s +: 128] (way w at bit 64*w), LRU lru[s].
-    logic [2*Q-1:0]   val_d, val_q;
-    logic [16*Q-1:0]  tag_d, tag_q;
-    logic [128*Q-1:0] tgt_d, tgt_q;
-    logic [Q-1:0]     lru_d, lru_q;
-    logic [PW-1:0]    pir_d, pir_q;
+    // Set s: valid val[2*s +: 2], tags tag_q[s] (way w at bit 8*w), targets
+    // tgt_q[s] (way w at bit 64*w), LRU lru[s].  Tags and targets have no
+    // reset: a way's tag and target are only read while it is valid, and
+    // every write that makes it valid writes both.
+    logic [2*Q-1:0]   val_q;
+    logic [15:0]      tag_q [Q];
+    logic [127:0]     tgt_q [Q];
+    logic [Q-1:0]     lru_q;
+    logic [PW-1:0]    pir_q;
 
     logic [PW*(P+1)-1:0] pir_c;  // PIR port p sees: pir_c[PW*p +: PW]; the last: after all ports
     logic [SW*P-1:0]     set;    // set of port p
@@ -97,8 +100,8 @@ module tm_ibtb #(
         // The registered set, then the set as left by the latest earlier
         // valid port of this cycle that used the same set.
         cur_val[2*p +: 2]     = val_q[2*set[SW*p +: SW] +: 2];
-        cur_tag[16*p +: 16]   = tag_q[16*set[SW*p +: SW] +: 16];
-        cur_tgt[128*p +: 128] = tgt_q[128*set[SW*p +: SW] +: 128];
+        cur_tag[16*p +: 16]   = tag_q[set[SW*p +: SW]];
+        cur_tgt[128*p +: 128] = tgt_q[set[SW*p +: SW]];
         cur_lru[p]            = lru_q[set[SW*p +: SW]];
         for (int unsigned q = 0; q < p; q++) begin
           if (valid_i[q] && set[SW*q +: SW] == set[SW*p +: SW]) begin
@@ -143,44 +146,34 @@ module tm_ibtb #(
       end
     end
 
-    always_comb begin
-      val_d = val_q;
-      tag_d = tag_q;
-      tgt_d = tgt_q;
-      lru_d = lru_q;
+    // In port order: a later port's value for the same set wins (it already
+    // includes the earlier updates).  A clear_i cycle writes nothing.
+    always_ff @(posedge clk_i) begin
       for (int unsigned p = 0; p < P; p++) begin
-        // In port order: a later port's value for the same set wins (it
-        // already includes the earlier updates).
-        if (valid_i[p]) begin
-          val_d[2*set[SW*p +: SW] +: 2]     = nxt_val[2*p +: 2];
-          tag_d[16*set[SW*p +: SW] +: 16]   = nxt_tag[16*p +: 16];
-          tgt_d[128*set[SW*p +: SW] +: 128] = nxt_tgt[128*p +: 128];
-          lru_d[set[SW*p +: SW]]            = nxt_lru[p];
+        if (valid_i[p] && !clear_i) begin
+          tag_q[set[SW*p +: SW]] <= nxt_tag[16*p +: 16];
+          tgt_q[set[SW*p +: SW]] <= nxt_tgt[128*p +: 128];
         end
-      end
-      pir_d = pir_c[PW*P +: PW];
-      if (clear_i) begin
-        val_d = '0;
-        tag_d = '0;
-        tgt_d = '0;
-        lru_d = '0;
-        pir_d = '0;
       end
     end
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         val_q <= '0;
-        tag_q <= '0;
-        tgt_q <= '0;
+        lru_q <= '0;
+        pir_q <= '0;
+      end else if (clear_i) begin
+        val_q <= '0;
         lru_q <= '0;
         pir_q <= '0;
       end else begin
-        val_q <= val_d;
-        tag_q <= tag_d;
-        tgt_q <= tgt_d;
-        lru_q <= lru_d;
-        pir_q <= pir_d;
+        for (int unsigned p = 0; p < P; p++) begin
+          if (valid_i[p]) begin
+            val_q[2*set[SW*p +: SW] +: 2] <= nxt_val[2*p +: 2];
+            lru_q[set[SW*p +: SW]]        <= nxt_lru[p];
+          end
+        end
+        pir_q <= pir_c[PW*P +: PW];
       end
     end
 

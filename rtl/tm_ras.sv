@@ -1,7 +1,8 @@
 // tm — return address stack of one predictor set (docs/spec.md §3.3).
 //
 // ENTRIES (0 .. 32, any value) 64-bit entries used circularly, with a `top`
-// index and a `count` (0 .. ENTRIES), all reset to 0.
+// index and a `count` (0 .. ENTRIES), both reset to 0 (the entries need no
+// reset).
 //   push(a): top = (top + 1) mod ENTRIES; ent[top] = a;
 //            count = min(count + 1, ENTRIES)   (a full stack loses its oldest)
 //   pop:     count == 0: no prediction (hit_o = 0), nothing changes;
@@ -50,9 +51,11 @@ module tm_ras #(
     localparam logic [TW-1:0] LAST = TW'(ENTRIES - 1);
     localparam logic [CW-1:0] FULL = CW'(ENTRIES);
 
-    logic [64*ENTRIES-1:0] ent_d, ent_q;   // entry i is ent[64*i +: 64]
-    logic [TW-1:0]         top_d, top_q;
-    logic [CW-1:0]         cnt_d, cnt_q;
+    // The entries have no reset: a pop reads only entries pushed since the
+    // last reset or clear (count says how many there are).
+    logic [63:0]           ent_q [ENTRIES];
+    logic [TW-1:0]         top_q;
+    logic [CW-1:0]         cnt_q;
 
     logic [TW*(P+1)-1:0]   top_c;  // top port p sees: top_c[TW*p +: TW]; the last: after all ports
     logic [CW*(P+1)-1:0]   cnt_c;  // count port p sees
@@ -78,7 +81,7 @@ module tm_ras #(
           hit_o[p] = 1'b1;
           // The registered entry, then the latest push of an earlier port of
           // this cycle to the same entry.
-          pred_o[64*p +: 64] = ent_q[64*top_c[TW*p +: TW] +: 64];
+          pred_o[64*p +: 64] = ent_q[top_c[TW*p +: TW]];
           for (int unsigned q = 0; q < p; q++) begin
             if (push_i[q] && widx[TW*q +: TW] == top_c[TW*p +: TW]) begin
               pred_o[64*p +: 64] = push_addr_i[64*q +: 64];
@@ -90,29 +93,24 @@ module tm_ras #(
       end
     end
 
-    always_comb begin
-      ent_d = ent_q;
+    // Pushes in port order: a later port's push to the same entry wins.  A
+    // clear_i cycle writes nothing.
+    always_ff @(posedge clk_i) begin
       for (int unsigned p = 0; p < P; p++) begin
-        if (push_i[p]) ent_d[64*widx[TW*p +: TW] +: 64] = push_addr_i[64*p +: 64];  // later ports win
-      end
-      top_d = top_c[TW*P +: TW];
-      cnt_d = cnt_c[CW*P +: CW];
-      if (clear_i) begin
-        ent_d = '0;
-        top_d = '0;
-        cnt_d = '0;
+        if (push_i[p] && !clear_i) ent_q[widx[TW*p +: TW]] <= push_addr_i[64*p +: 64];
       end
     end
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        ent_q <= '0;
+        top_q <= '0;
+        cnt_q <= '0;
+      end else if (clear_i) begin
         top_q <= '0;
         cnt_q <= '0;
       end else begin
-        ent_q <= ent_d;
-        top_q <= top_d;
-        cnt_q <= cnt_d;
+        top_q <= top_c[TW*P +: TW];
+        cnt_q <= cnt_c[CW*P +: CW];
       end
     end
 
