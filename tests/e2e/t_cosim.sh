@@ -8,6 +8,15 @@ set -euo pipefail
 grep -q '^PASS: 200000 instructions' "$TMP/out1"
 "$TMFAST" cosim --config small --encoding nx_b --timestamps --shared "$TMP/c.tmc" 2>/dev/null | tee "$TMP/out2"
 grep -q '^PASS: 200000 instructions' "$TMP/out2"
+# The simulator is built once per parameter set: a second run reuses it, and
+# a newer libtm.a makes the next run relink it (and only that one run).
+"$TMFAST" cosim --config large --encoding tr_e -q "$TMP/c.tmc" > /dev/null 2> "$TMP/again"
+if grep -q 'building the simulator' "$TMP/again"; then echo "rebuilt without a change"; exit 1; fi
+touch "$(dirname "$TMFAST")/../lib/libtm.a"
+"$TMFAST" cosim --config large --encoding tr_e -q "$TMP/c.tmc" > /dev/null 2> "$TMP/again"
+grep -q 'building the simulator' "$TMP/again"
+"$TMFAST" cosim --config large --encoding tr_e -q "$TMP/c.tmc" > /dev/null 2> "$TMP/again"
+if grep -q 'building the simulator' "$TMP/again"; then echo "rebuilt without a change"; exit 1; fi
 set +e
 "$TMFAST" cosim --config large --encoding tr_e --inject-fault 20000 --wave "$TMP/w.fst" "$TMP/c.tmc" > "$TMP/out3" 2>&1
 st=$?

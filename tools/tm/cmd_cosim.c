@@ -222,6 +222,13 @@ static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, c
         vargv[n++] = rtl[k];
     vargv[n++] = glue;
     vargv[n] = NULL;
+    /* libtm.a and cosim.o are not dependencies of Verilator's makefile: with
+       only them changed it would not relink (the simulator would keep the old
+       library, and stay older than its sources, so every run rebuilt it). */
+    if (unlink(sim) != 0 && errno != ENOENT) {
+        tm_err("cosim", "%s: cannot replace: %s", sim, strerror(errno));
+        return -1;
+    }
     if (run(vargv, 1) != 0) {
         tm_err("cosim", "building the simulator with Verilator failed (see the messages above)");
         return -1;
