@@ -13,6 +13,8 @@ BUILD=${1:-build}
 mode=${2:-quick}
 root=$(cd "$(dirname "$0")/.." && pwd)
 TM="$root/$BUILD/bin/tm"
+case "$mode" in quick|full) ;; *) echo "regress.sh: mode '$mode': allowed are quick and full" >&2; exit 2;; esac
+[ -x "$TM" ] || { echo "regress.sh: $TM is missing: build it first (make), or name the build directory: regress.sh BUILD quick|full" >&2; exit 2; }
 work=$(mktemp -d /tmp/tm-regress.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 fails=0; runs=0
