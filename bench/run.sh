@@ -53,7 +53,7 @@ PY
 # Co-simulation throughput (issue: RTL in lockstep with the model), large
 # preset, N = 1 and N = 8, next to the model alone on the same stream.
 if command -v verilator > /dev/null; then
-    cinsns=${TM_BENCH_COSIM_INSNS:-400000}
+    cinsns=${TM_BENCH_COSIM_INSNS:-2000000}
     rows=()
     for n in 1 8; do
         "$TM" gen --threads $n --insns "$cinsns" --seed 5 -o "$dir/c$n.tmc"

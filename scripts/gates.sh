@@ -11,19 +11,15 @@
 # tr_e + its private predictors) next to the paper's estimates.
 #
 # Flow (rtl/syn/synth.ys.in): read_verilog -sv; hierarchy -chparam;
-# synth -flatten (generic gates; all state is flip-flops: the RTL infers no
-# memories); stat; dffunmap; abc -g NAND; stat.  What counts:
+# synth -flatten (generic gates; the predictor tables are inferred as
+# memories and memory_map turns them into flip-flops: all state is
+# flip-flops); stat; dffunmap; abc -g NAND; stat.  What counts:
 #   cells     generic cells after synth (gates and flip-flops)
 #   FF        flip-flop bits
 #   gates     two-input NANDs and inverters after abc -g NAND (an inverter
 #             counts as one gate; enables of flip-flops are multiplexers here)
 #   NAND2-eq  gates + 6 x FF (a D flip-flop with asynchronous reset is about
 #             six NAND2 in common standard-cell libraries)
-# The 4096-entry gshare takes about 15 minutes and 3 GB in Yosys 0.23; its
-# logic grows linearly with the entries, so by default it is extrapolated
-# from the 512- and 1024-entry syntheses and its flip-flops are counted
-# (2 x 4096 + 12); GATES_FULL=1 synthesizes it instead.
-#
 # Yosys 0.23 cannot read some SystemVerilog the RTL uses; the sources are
 # copied to BUILD_DIR/gates/src and rewritten there by rtl/syn/yosys_compat.py
 # (meaning-preserving; see that file).  tm_top (multi-dimensional packed
@@ -32,7 +28,7 @@
 # Results are cached in BUILD_DIR/gates/cache by a hash of the sources a
 # module needs, the flow, the parameters and the Yosys version, so a second
 # run is instant and an edit reruns only the modules it concerns.
-# Environment: GATES_JOBS (parallel Yosys runs, default nproc), GATES_FULL.
+# Environment: GATES_JOBS (parallel Yosys runs, default nproc).
 # Exit status: 0, or 1 with one line on stderr (missing tool or module,
 # unreadable RTL, a failed synthesis).
 set -uo pipefail
@@ -96,9 +92,9 @@ buffer_job() { # N: tr_e without time stamps, default buffer, 4-bit port
 }
 TRE="CA=3,CB=2,TA=3,TB=4,HA=4,HB=2"
 NXB="CA=8,CB=8,TA=16,TB=16,HA=8,HB=8"
-jobs=("ibtb_64 tm_ibtb ENTRIES=64,P=1")
-[ "${GATES_FULL:-0}" = 1 ] && jobs+=("gshare_4096 tm_gshare ENTRIES=4096,P=1")
-jobs+=("gshare_1024 tm_gshare ENTRIES=1024,P=1"
+jobs=("gshare_4096 tm_gshare ENTRIES=4096,P=1"
+       "ibtb_64 tm_ibtb ENTRIES=64,P=1"
+       "gshare_1024 tm_gshare ENTRIES=1024,P=1"
        "ras_32 tm_ras ENTRIES=32,P=1"
        "core_tr_e tm_core N=1,ENC=2,TS=0,$TRE"
        "core_ttr_e tm_core N=1,ENC=2,TS=1,$TRE"

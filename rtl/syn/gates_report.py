@@ -33,7 +33,7 @@ def read_stat(path):
 
 class Result:
     def __init__(self, name, top, params, prefix=None):
-        self.name, self.top, self.extrapolated = name, top, False
+        self.name, self.top = name, top
         self.params = dict(p.split('=', 1) for p in params.split(',') if p)
         if prefix is None:
             return
@@ -53,21 +53,6 @@ class Result:
         return self.gates + FF_WEIGHT * self.ff
 
 
-def gshare_ff(entries):
-    return 2 * entries + max(1, entries.bit_length() - 1)
-
-
-def extrapolate(r512, r1024, entries):
-    """gshare logic is linear in the entries: the line through 512 and 1024."""
-    r = Result('gshare_%d' % entries, 'tm_gshare', 'ENTRIES=%d,P=1' % entries)
-    k = (entries - 1024) / 512.0
-    r.cells = round(r1024.cells + k * (r1024.cells - r512.cells))
-    r.ff = gshare_ff(entries)
-    r.gates = round(r1024.gates + k * (r1024.gates - r512.gates))
-    r.seconds, r.extrapolated, r.other = None, True, []
-    return r
-
-
 def fmt(n):
     return '{:,}'.format(n)
 
@@ -79,12 +64,11 @@ def main():
         for line in f:
             name, top, params, prefix = line.rstrip('\n').split('\t')
             res[name] = Result(name, top, params, prefix)
-    if 'gshare_4096' not in res:
-        res['gshare_4096'] = extrapolate(res['gshare_512'], res['gshare_1024'], 4096)
 
     print('tm gates: %s; each module synthesized alone (synth -flatten, then abc -g NAND)' % yv)
     print('  cells     generic Yosys cells after synth (gates and flip-flops)')
-    print('  FF        flip-flop bits (all state: the RTL infers no memories)')
+    print('  FF        flip-flop bits (all state; the predictor tables are memories that')
+    print('            synth maps to flip-flops)')
     print('  gates     two-input NANDs and inverters after abc -g NAND (flip-flop enables')
     print('            are multiplexers there); an inverter counts as one gate')
     print('  NAND2-eq  gates + %d x FF (a D flip-flop with asynchronous reset ~ %d NAND2)'
@@ -100,7 +84,7 @@ def main():
         rows.append((r, '%s N=1, chunks %s' % (enc, ch)))
     for e in (512, 1024, 4096):
         r = res['gshare_%d' % e]
-        rows.append((r, '%d entries%s' % (e, ' (extrapolated, see below)' if r.extrapolated else '')))
+        rows.append((r, '%d entries' % e))
     for e in (8, 16, 32):
         rows.append((res['ras_%d' % e], '%d entries' % e))
     for e in (16, 64):
@@ -116,13 +100,6 @@ def main():
     others = sorted({t for r, _ in rows for t in r.other})
     if others:
         print('note: gates include cell types other than NAND and NOT: %s' % ', '.join(others))
-    g = res['gshare_4096']
-    if g.extrapolated:
-        print('gshare 4096: not synthesized (about 15 min and 3 GB in Yosys 0.23): flip-flops counted')
-        print('  (2 x 4096 counter bits + 12 BHR bits), cells and gates extrapolated on the line through')
-        print('  the 512- and 1024-entry syntheses (the logic is linear in the entries); GATES_FULL=1')
-        print('  synthesizes it.')
-
     print()
     print('One core (N = 1, tr_e without time stamps, private predictors): tm_core + its tm_gshare,')
     print('tm_ras, tm_ibtb.  Predictor FF are the predictor state (storage); the predictors\' gates')
@@ -138,14 +115,12 @@ def main():
         total = core.nand2eq + sum(p.nand2eq for p in pred)
         print('%-7s %-15s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
             name, '%d/%d/%d' % (gsh, ras, ibtb), fmt(core.ff), fmt(core.gates), fmt(pff), fmt(pg),
-            fmt(core.ff + pff), fmt(total) + ('*' if gsh == 4096 and g.extrapolated else ''),
+            fmt(core.ff + pff), fmt(total),
             100.0 * FF_WEIGHT * pff / total, '~' + fmt(PAPER[name])))
     print('storage = predictor flip-flops x %d as a share of NAND2-eq.  paper = 003 section 6.4' % FF_WEIGHT)
-    if g.extrapolated:
-        print('* with the extrapolated 4096-entry gshare')
     print('The paper counts about one gate per predictor state bit (array storage) plus about 1K')
-    print('gates of logic: state bits per preset (gshare 2p + log2 p, RAS 64r + pointers, iBTB')
-    print('73 bits per entry + LRU + PIR): %s.' % ', '.join(
+    print('gates of logic.  State bits per preset (gshare 2p + p/32 row valid bits + log2 p,')
+    print('RAS 64r + pointers, iBTB 73 bits per entry + LRU + PIR): %s.' % ', '.join(
         '%s %s' % (name, fmt(sum(res[k].ff for k in (
             ['gshare_%d' % gsh, 'ras_%d' % ras] + (['ibtb_%d' % ibtb] if ibtb else [])))))
         for name, gsh, ras, ibtb in PRESETS))
