@@ -386,15 +386,49 @@ static int do_branch(gctx *g, thr *t, uint32_t tid, uint64_t cycle, uint32_t si)
     return put(g, r);
 }
 
-/* The cycle of the thread's next group (see the timing notes at the top). */
-static void schedule(gctx *g, thr *t, uint64_t c)
+/* With --mem: does the control transfer of S carry a memory operand of its
+ * own (the return-address store of a call, the load of a ret)? */
+static int branch_has_mem(const gctx *g, const gen_seg *s)
+{
+    return g->use_mem && (s->beh == GB_CALL || s->beh == GB_ICALL || s->beh == GB_RET);
+}
+
+/* With --mem, a group holds at most one memory operand.  For a thread at
+ * plain instruction IDX of segment S that would retire the rest of the
+ * segment in one group, returns the length of the group that must end right
+ * after the first memory instruction at or after IDX (the instructions up to
+ * and including it), or 0 when the rest of the segment fits in one group:
+ * no memory instruction, or exactly one and a control transfer without an
+ * operand of its own.  *FIRST is set to the first memory operand at or after
+ * IDX (or the segment's end of operands). */
+static uint32_t mem_cut(const gctx *g, const gen_seg *s, uint32_t idx, const gen_mtpl **first)
+{
+    const gen_mtpl *m = g->prog.mem + s->mem0, *end = m + s->nmem;
+    while (m < end && m->insn < idx)
+        m++;
+    *first = m;
+    if (!g->use_mem || m == end)
+        return 0;
+    if (m + 1 < end || branch_has_mem(g, s))
+        return (uint32_t)m->insn - idx + 1;
+    return 0;
+}
+
+/* The cycle of the thread's next group (see the timing notes at the top).
+ * CONT: the group just written ended at a memory operand (--mem) and the
+ * next one continues the same segment: only the CPI model applies, the
+ * stalls, idle stretches and CPI changes are drawn once per segment. */
+static void schedule(gctx *g, thr *t, uint64_t c, int cont)
 {
     const gen_seg *s = &g->prog.seg[t->pos.seg];
-    uint64_t n = (uint64_t)(s->nplain - t->pos.idx) + 1;
+    const gen_mtpl *m;
+    uint64_t n = mem_cut(g, s, t->pos.idx, &m);
+    if (n == 0)
+        n = (uint64_t)(s->nplain - t->pos.idx) + 1;
     uint64_t acc = n * t->cpi + t->cacc;
     uint64_t d = acc >> 8;
     t->cacc = (uint32_t)(acc & 255);
-    uint64_t r = gen_rng_next(&t->rt);
+    uint64_t r = cont ? 1 : gen_rng_next(&t->rt);
     int idle = 0;
     if ((r & 0x3FFF) == 0) {
         d += 1000 + (r >> 32) % 20000;
@@ -446,7 +480,7 @@ static int step(gctx *g, uint32_t tid)
         g->r_start.cycle = c;
         g->r_start.pc = gen_pos_pc(p, t->pos);
         t->state = T_RUN;
-        schedule(g, t, c);
+        schedule(g, t, c, 0);
         return put(g, &g->r_start);
     }
     if (t->left == 0) {
@@ -470,6 +504,23 @@ static int step(gctx *g, uint32_t tid)
         take = 1 + gen_below(&t->rt, take - 1);  /* the block retires over two cycles */
         ev = EV_NONE;
     }
+    /* With --mem: at most one MEM record per group, so the group ends right
+     * after its first memory instruction if another operand would follow in
+     * it (a second memory instruction, or the branch's own operand). */
+    const gen_mtpl *m = NULL, *mend = p->mem + s->mem0 + s->nmem;
+    int cont = 0;
+    if (g->use_mem) {
+        uint32_t cut = mem_cut(g, s, idx, &m);
+        if (ev != EV_BRANCH)
+            cut = m < mend && m->insn < idx + take && m + 1 < mend && m[1].insn < idx + take
+                      ? (uint32_t)m->insn - idx + 1
+                      : 0;
+        if (cut) {
+            take = cut;
+            ev = EV_NONE;
+            cont = 1;
+        }
+    }
     const uint16_t *off = p->off + s->ioff;
     if (take) {
         tmc_record *r = &g->r_run;
@@ -480,14 +531,9 @@ static int step(gctx *g, uint32_t tid)
         r->bytes = off[idx + take] - off[idx];
         if ((rc = put(g, r)))
             return rc;
-        if (g->use_mem) {
-            const gen_mtpl *m = p->mem + s->mem0, *end = m + s->nmem;
-            while (m < end && m->insn < idx)
-                m++;
-            for (; m < end && m->insn < idx + take; m++)
-                if ((rc = mem_op(g, t, tid, c, mem_addr(g, t, m), m->size, m->store, m->vkind)))
-                    return rc;
-        }
+        if (m && m < mend && m->insn < idx + take &&
+            (rc = mem_op(g, t, tid, c, mem_addr(g, t, m), m->size, m->store, m->vkind)))
+            return rc;
         t->left -= take;
         if (!t->in_handler)
             t->exc_cd -= take;
@@ -529,7 +575,7 @@ static int step(gctx *g, uint32_t tid)
         break;
     }
     progress(g, n);
-    schedule(g, t, c);
+    schedule(g, t, c, cont);
     return TM_OK;
 }
 
