@@ -28,6 +28,8 @@
  * + 64 + 128 = 496.  Encoding reserves this much once, then writes every
  * field with unchecked puts. */
 #define MSG_BOUND_BITS 512u
+/* A DATA message: Ti (10) + Q + fahCnt (128) + VALUE (512) = 651. */
+#define DATA_BOUND_BITS 704u
 
 /* ---- configuration ---- */
 
@@ -41,11 +43,14 @@ void tm_enc_cfg_default(tm_enc_cfg *c, tm_encoding enc, uint32_t threads, int ti
         c->cnt_a = 3; c->cnt_b = 2;
         c->ta_a = 3; c->ta_b = 4;
         c->cc_a = 4; c->cc_b = 2;
+        c->fah_a = 3; c->fah_b = 2;
     } else {
         c->cnt_a = 8; c->cnt_b = 8;
         c->ta_a = 16; c->ta_b = 16;
         c->cc_a = 8; c->cc_b = 8;
+        c->fah_a = 8; c->fah_b = 8;
     }
+    c->data = TM_DATA_NONE;
 }
 
 static int chunk_ok(unsigned x)
@@ -61,7 +66,28 @@ int tm_enc_cfg_check(const tm_enc_cfg *c)
     if (!chunk_ok(c->cnt_a) || !chunk_ok(c->cnt_b) || !chunk_ok(c->ta_a) || !chunk_ok(c->ta_b) ||
         !chunk_ok(c->cc_a) || !chunk_ok(c->cc_b))
         return TM_ERR_ARG;
+    if (c->data > TM_DATA_ALL) return TM_ERR_ARG;
+    if (c->data && (!chunk_ok(c->fah_a) || !chunk_ok(c->fah_b))) return TM_ERR_ARG;
     return TM_OK;
+}
+
+const char *tm_data_mode_name(tm_data_mode d)
+{
+    switch (d) {
+    case TM_DATA_NONE: return "none";
+    case TM_DATA_CFIAT: return "cfiat";
+    case TM_DATA_ALL: return "all";
+    }
+    return "?";
+}
+
+int tm_data_mode_parse(const char *s)
+{
+    if (!s) return -1;
+    if (strcmp(s, "none") == 0) return TM_DATA_NONE;
+    if (strcmp(s, "cfiat") == 0) return TM_DATA_CFIAT;
+    if (strcmp(s, "all") == 0) return TM_DATA_ALL;
+    return -1;
 }
 
 unsigned tm_ti_bits(uint32_t threads)
@@ -104,6 +130,8 @@ static int msg_check(const tm_enc_cfg *c, const tm_msg *m)
     case TM_MSG_END:
         if (m->reason > TM_END_STOP || m->lost > 1) return TM_ERR_ARG;
         return !m->lost || m->dropped <= 1 ? TM_OK : TM_ERR_ARG;
+    case TM_MSG_DATA:
+        return c->data && m->size >= 1 && m->size <= TM_DATA_MAX_SIZE ? TM_OK : TM_ERR_ARG;
     }
     return TM_ERR_ARG;
 }
@@ -112,7 +140,8 @@ static inline int cfg_ok(const tm_enc_cfg *c)
 {
     return (c->enc == TM_ENC_NX_B || c->enc == TM_ENC_TR_B || c->enc == TM_ENC_TR_E) &&
            c->threads >= 1 && c->threads <= 1024 && chunk_ok(c->cnt_a) && chunk_ok(c->cnt_b) &&
-           chunk_ok(c->ta_a) && chunk_ok(c->ta_b) && chunk_ok(c->cc_a) && chunk_ok(c->cc_b);
+           chunk_ok(c->ta_a) && chunk_ok(c->ta_b) && chunk_ok(c->cc_a) && chunk_ok(c->cc_b) &&
+           c->data <= TM_DATA_ALL && (!c->data || (chunk_ok(c->fah_a) && chunk_ok(c->fah_b)));
 }
 
 static inline int valid(const tm_enc_cfg *c, const tm_msg *m)
@@ -125,6 +154,9 @@ unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m)
     unsigned n;
     if (!valid(c, m)) return 0;
     n = tm_ti_bits(c->threads);
+    if (c->data) n += 1; /* Q */
+    if (m->kind == TM_MSG_DATA)
+        return n + tm_chunked_len(m->fah, c->fah_a, c->fah_b) + 8u * m->size;
     if (m->kind == TM_MSG_BRANCH) {
         n += tm_chunked_len(m->cnt, c->cnt_a, c->cnt_b) + 1;
         if (m->t) n += 1 + tm_chunked_len(tm_abs64(m->diff_ta), c->ta_a, c->ta_b);
@@ -162,13 +194,15 @@ static inline uint64_t take(const tm_wr *w, uint64_t *mark)
 
 int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_bits *fb)
 {
-    tm_field_bits acc = {0, 0, 0, 0, 0};
+    tm_field_bits acc;
     unsigned ca, cb;
     uint64_t mark;
     tm_wr w;
     int rc;
     if (!bb || !valid(c, m)) return TM_ERR_ARG;
-    if ((rc = tm_bb_reserve(bb, MSG_BOUND_BITS)) != TM_OK) return rc;
+    memset(&acc, 0, sizeof acc);
+    if ((rc = tm_bb_reserve(bb, m->kind == TM_MSG_DATA ? DATA_BOUND_BITS : MSG_BOUND_BITS)) != TM_OK)
+        return rc;
     ca = c->cnt_a;
     cb = c->cnt_b;
     tm_wr_begin(&w, bb);
@@ -176,7 +210,22 @@ int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_
 
     tm_wr_put(&w, m->ti, tm_ti_bits(c->threads));
     acc.ti = take(&w, &mark);
-    if (m->kind == TM_MSG_BRANCH) {
+    if (c->data) {
+        tm_wr_put(&w, m->kind == TM_MSG_DATA, 1);
+        acc.q = take(&w, &mark);
+    }
+    if (m->kind == TM_MSG_DATA) {
+        tm_wr_chunked(&w, m->fah, c->fah_a, c->fah_b);
+        acc.fah = take(&w, &mark);
+        for (unsigned k = 0; k < m->size; k += 8) {
+            uint64_t v = 0;
+            unsigned nb = m->size - k < 8 ? m->size - k : 8;
+            for (unsigned j = 0; j < nb; j++)
+                v |= (uint64_t)m->value[k + j] << (8 * j);
+            tm_wr_put(&w, v, 8 * nb);
+        }
+        acc.value = take(&w, &mark);
+    } else if (m->kind == TM_MSG_BRANCH) {
         tm_wr_chunked(&w, m->cnt, ca, cb);
         tm_wr_put(&w, m->t, 1);
         acc.cnt = take(&w, &mark);
@@ -216,7 +265,7 @@ int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_
             break;
         }
     }
-    if (c->timestamps) {
+    if (c->timestamps && m->kind != TM_MSG_DATA) {
         tm_wr_chunked(&w, m->diff_cc, c->cc_a, c->cc_b);
         acc.diffcc = take(&w, &mark);
     }
@@ -227,6 +276,9 @@ int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_
         fb->diffta += acc.diffta;
         fb->diffcc += acc.diffcc;
         fb->sync += acc.sync;
+        fb->q += acc.q;
+        fb->fah += acc.fah;
+        fb->value += acc.value;
     }
     return TM_OK;
 }
@@ -280,12 +332,32 @@ static int decode_special(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
     }
 }
 
-static int decode_body(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
+static int decode_body(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size, void *arg)
 {
     uint64_t x;
     TRY(tm_rd_get(r, tm_ti_bits(c->threads), &x));
     if (x >= c->threads) return TM_ERR_FORMAT;
     m->ti = (uint32_t)x;
+    if (c->data) {
+        TRY(tm_rd_get(r, 1, &x));
+        if (x) {
+            int n;
+            m->kind = TM_MSG_DATA;
+            TRY(tm_rd_chunked(r, c->fah_a, c->fah_b, &m->fah));
+            if (!size) return TM_ERR_ARG;
+            n = size(arg, m->ti, m->fah);
+            if (n < 0) return n;
+            if (n < 1 || n > TM_DATA_MAX_SIZE) return TM_ERR_FORMAT;
+            m->size = (uint8_t)n;
+            for (int k = 0; k < n; k += 8) {
+                int nb = n - k < 8 ? n - k : 8;
+                TRY(tm_rd_get(r, 8u * (unsigned)nb, &x));
+                for (int j = 0; j < nb; j++)
+                    m->value[k + j] = (uint8_t)(x >> (8 * j));
+            }
+            return TM_OK;
+        }
+    }
     TRY(tm_rd_chunked(r, c->cnt_a, c->cnt_b, &m->cnt));
     if (m->cnt != 0) {
         m->kind = TM_MSG_BRANCH;
@@ -301,13 +373,18 @@ static int decode_body(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
 
 int tm_msg_decode(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
 {
+    return tm_msg_decode_sized(c, r, m, NULL, NULL);
+}
+
+int tm_msg_decode_sized(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size, void *arg)
+{
     tm_msg tmp;
     uint64_t start;
     int rc;
     if (!r || !m || tm_enc_cfg_check(c) != TM_OK || r->pos > r->nbits) return TM_ERR_ARG;
     start = r->pos;
     memset(&tmp, 0, sizeof tmp);
-    rc = decode_body(c, r, &tmp);
+    rc = decode_body(c, r, &tmp, size, arg);
     if (rc != TM_OK) {
         r->pos = start;
         return rc;
@@ -336,7 +413,15 @@ static unsigned longest(const tm_enc_cfg *c, tm_msg_kind kind)
     m.lost = 1;
     m.dropped = 1;
     m.diff_cc = UINT64_MAX;
+    m.fah = UINT64_MAX;
+    m.size = TM_DATA_MAX_SIZE;
     return tm_msg_bits(c, &m);
+}
+
+unsigned tm_msg_data_max_bits(const tm_enc_cfg *c)
+{
+    if (tm_enc_cfg_check(c) != TM_OK || !c->data) return 0;
+    return longest(c, TM_MSG_DATA);
 }
 
 unsigned tm_msg_max_bits(const tm_enc_cfg *c)
@@ -347,7 +432,7 @@ unsigned tm_msg_max_bits(const tm_enc_cfg *c)
         unsigned n = longest(c, (tm_msg_kind)k);
         if (n > best) best = n;
     }
-    return best;
+    return best + tm_msg_data_max_bits(c);
 }
 
 unsigned tm_msg_reserve_bits(const tm_enc_cfg *c)
@@ -416,11 +501,20 @@ int tm_msg_format(const tm_msg *m, int timestamps, char *buf, size_t n)
         if (m->reason > TM_END_STOP) ok = 0;
         if (m->lost) add(buf, n, &len, " D=%u gap=%" PRIu64, (unsigned)m->dropped, m->gap);
         break;
+    case TM_MSG_DATA:
+        add(buf, n, &len, "DATA fah=%" PRIu64 " size=%u value=0x", m->fah, (unsigned)m->size);
+        if (m->size < 1 || m->size > TM_DATA_MAX_SIZE) {
+            ok = 0;
+            break;
+        }
+        for (unsigned k = m->size; k-- > 0;)  /* most significant byte first */
+            add(buf, n, &len, "%02x", (unsigned)m->value[k]);
+        break;
     default:
         add(buf, n, &len, "kind=%d?", (int)m->kind);
         ok = 0;
         break;
     }
-    if (timestamps) add(buf, n, &len, " diffCC=%" PRIu64, m->diff_cc);
+    if (timestamps && m->kind != TM_MSG_DATA) add(buf, n, &len, " diffCC=%" PRIu64, m->diff_cc);
     return ok && len < n ? TM_OK : TM_ERR_ARG;
 }

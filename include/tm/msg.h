@@ -54,6 +54,9 @@ int tm_signed_get(tm_bitrd *r, unsigned a, unsigned b, int64_t *d);
 /* ---- encoding configuration ---- */
 typedef enum tm_encoding { TM_ENC_NX_B = 0, TM_ENC_TR_B = 1, TM_ENC_TR_E = 2 } tm_encoding;
 
+/* Load-value tracing (spec §3.8): off, CFiat, or every load (baseline). */
+typedef enum tm_data_mode { TM_DATA_NONE = 0, TM_DATA_CFIAT = 1, TM_DATA_ALL = 2 } tm_data_mode;
+
 typedef struct tm_enc_cfg {
     tm_encoding enc;
     uint32_t threads;     /* N: Ti is ceil(log2 N) bits */
@@ -61,11 +64,15 @@ typedef struct tm_enc_cfg {
     uint8_t cnt_a, cnt_b; /* bcnt chunks (i0, i1) */
     uint8_t ta_a, ta_b;   /* |diffTA| chunks (j0, j1) */
     uint8_t cc_a, cc_b;   /* diffCC chunks (h0, h1) */
+    uint8_t data;         /* tm_data_mode: with data tracing every message has
+                             the class bit Q, and DATA messages exist (§4.8) */
+    uint8_t fah_a, fah_b; /* fahCnt chunks (k0, k1) */
 } tm_enc_cfg;
 
-/* Fills the default chunk sizes of ENC (spec §4.4). */
+/* Fills the default chunk sizes of ENC (spec §4.4, §3.8); data = none. */
 void tm_enc_cfg_default(tm_enc_cfg *c, tm_encoding enc, uint32_t threads, int timestamps);
-/* TM_OK or TM_ERR_ARG (chunk sizes outside 1..32, threads outside 1..1024). */
+/* TM_OK or TM_ERR_ARG (chunk sizes outside 1..32, threads outside 1..1024,
+ * an unknown data mode). */
 int tm_enc_cfg_check(const tm_enc_cfg *c);
 /* Width of Ti: ceil(log2 threads). */
 unsigned tm_ti_bits(uint32_t threads);
@@ -74,8 +81,12 @@ int tm_encoding_parse(const char *s);         /* -1 if unknown */
 
 /* ---- messages (spec §4.3) ---- */
 typedef enum tm_msg_kind {
-    TM_MSG_BRANCH = 0, TM_MSG_EXC = 1, TM_MSG_SYNC = 2, TM_MSG_END = 3
+    TM_MSG_BRANCH = 0, TM_MSG_EXC = 1, TM_MSG_SYNC = 2, TM_MSG_END = 3,
+    TM_MSG_DATA = 4      /* only with data tracing (spec §4.8) */
 } tm_msg_kind;
+
+#define TM_MSG_KINDS 5
+#define TM_DATA_MAX_SIZE 64  /* bytes of a memory operand */
 
 enum { TM_SYNC_START = 0, TM_SYNC_TRACE_ON = 1, TM_SYNC_OVERFLOW = 2 };
 enum { TM_END_EXIT = 0, TM_END_STOP = 1 };
@@ -92,12 +103,17 @@ typedef struct tm_msg {
     uint8_t reason;    /* SYNC: TM_SYNC_*; END: TM_END_* (the X bit) */
     uint8_t lost;      /* END: L bit */
     uint8_t dropped;   /* SYNC(OVERFLOW), END with lost: D bit */
-    uint64_t diff_cc;  /* when timestamps */
+    uint64_t diff_cc;  /* when timestamps (not in DATA) */
+    uint64_t fah;      /* DATA: fahCnt */
+    uint8_t size;      /* DATA: operand size in bytes, 1..64 (not encoded) */
+    uint8_t value[TM_DATA_MAX_SIZE]; /* DATA: the loaded bytes, memory order */
 } tm_msg;
 
 /* Bits per field class (spec §4.5). */
 typedef struct tm_field_bits {
     uint64_t ti, cnt, diffta, diffcc, sync;
+    uint64_t q;            /* class bits (data tracing on), every message */
+    uint64_t fah, value;   /* DATA fields */
 } tm_field_bits;
 
 /* Length in bits of M under C, without writing it. */
@@ -108,12 +124,27 @@ int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_
  * r->pos < r->nbits; with no bit left the result is TM_ERR_TRUNCATED).
  * TM_ERR_TRUNCATED if the input ends inside it,
  * TM_ERR_FORMAT for an invalid K or R, a Ti >= threads, or an oversized
- * chunked field.  On error r->pos is left at the start of the message. */
+ * chunked field.  On error r->pos is left at the start of the message.
+ * A DATA message cannot be read without its operand size: tm_msg_decode
+ * returns TM_ERR_ARG for one (use tm_msg_decode_sized). */
 int tm_msg_decode(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m);
 
-/* MSG_MAX and RESERVE of spec §4.6. */
+/* The operand size (1..64 bytes) of the load a DATA message of thread TI
+ * reports, FAH loads after the thread's previous reported one (spec §4.8);
+ * or a negative status, which the decode returns. */
+typedef int (*tm_msg_size_fn)(void *arg, uint32_t ti, uint64_t fah);
+/* tm_msg_decode that reads DATA messages, asking SIZE for their length.
+ * A SIZE result outside 1..64 gives TM_ERR_FORMAT. */
+int tm_msg_decode_sized(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size, void *arg);
+
+/* MSG_MAX and RESERVE of spec §4.6 and §4.8: with data tracing MSG_MAX is
+ * the longest bundle (DATA + control message). */
 unsigned tm_msg_max_bits(const tm_enc_cfg *c);
 unsigned tm_msg_reserve_bits(const tm_enc_cfg *c);
+/* The longest DATA message (0 without data tracing). */
+unsigned tm_msg_data_max_bits(const tm_enc_cfg *c);
+const char *tm_data_mode_name(tm_data_mode d);  /* "none", "cfiat", "all" */
+int tm_data_mode_parse(const char *s);          /* -1 if unknown */
 
 /* One-line text form of a message ("T1 BRANCH cnt=3 T=1 diffTA=-16 ..."). */
 int tm_msg_format(const tm_msg *m, int timestamps, char *buf, size_t n);

@@ -138,6 +138,9 @@ static void expect(const cap *c, const exp_msg *e, int n)
         case TM_MSG_END:
             cr_assert_eq(m->icnt, e[i].icnt, "message %d iCnt", i);
             break;
+        case TM_MSG_DATA:
+            cr_assert_eq(m->fah, e[i].cnt, "message %d fahCnt", i);
+            break;
         }
     }
 }

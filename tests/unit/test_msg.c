@@ -723,6 +723,12 @@ static tm_msg rnd_msg(rng *r, const tm_enc_cfg *c, tm_msg_kind kind)
             m.gap = rnd_val(r);
         }
         break;
+    case TM_MSG_DATA:
+        m.fah = rnd_val(r);
+        m.size = (uint8_t)(1 + rnd(r) % TM_DATA_MAX_SIZE);
+        for (unsigned k = 0; k < m.size; k++)
+            m.value[k] = (uint8_t)rnd(r);
+        return m;
     }
     if (c->timestamps) m.diff_cc = rnd_val(r);
     return m;
@@ -746,7 +752,7 @@ Test(msg_msg, round_trip_matrix)
                 tm_enc_cfg c;
                 tm_bitbuf bb;
                 tm_bitrd rd;
-                tm_field_bits fb = {0, 0, 0, 0, 0};
+                tm_field_bits fb = {0};
                 size_t n = 0;
                 unsigned maxb, resb;
                 tm_enc_cfg_default(&c, (tm_encoding)e, threads[ti], ts);
@@ -880,7 +886,7 @@ static void worked(const tm_msg *m, const char *exp, tm_field_bits want)
     tm_bitbuf bb;
     tm_bitrd rd;
     tm_msg got;
-    tm_field_bits fb = {0, 0, 0, 0, 0};
+    tm_field_bits fb = {0};
     tm_enc_cfg_default(&c, TM_ENC_TR_E, 4, 1);
     tm_bitbuf_init(&bb);
     cr_assert_eq(tm_msg_encode(&c, m, &bb, &fb), TM_OK);
@@ -1307,4 +1313,198 @@ Test(msg_format, lines)
     tm_msg bad = {.kind = (tm_msg_kind)7};
     char buf[64];
     cr_assert_eq(tm_msg_format(&bad, 0, buf, sizeof buf), TM_ERR_ARG);
+}
+
+/* ---- data tracing (spec §4.8): the class bit Q and DATA messages ---- */
+
+static int size_of(void *arg, uint32_t ti, uint64_t fah)
+{
+    (void)ti;
+    (void)fah;
+    return *(const int *)arg;
+}
+
+/* tr_e, N = 4, time stamps on, CFiat: fah chunks (3,2). */
+static void data_cfg(tm_enc_cfg *c)
+{
+    tm_enc_cfg_default(c, TM_ENC_TR_E, 4, 1);
+    c->data = TM_DATA_CFIAT;
+}
+
+/* Example — DATA: T2, fahCnt = 9, a 2-byte load of 0x1234.  26 bits; no
+ * diffCC although time stamps are on. */
+Test(msg_data, worked_data)
+{
+    tm_enc_cfg c;
+    tm_bitbuf bb;
+    tm_bitrd rd;
+    tm_msg m, got;
+    tm_field_bits fb;
+    memset(&fb, 0, sizeof fb);
+    memset(&m, 0, sizeof m);
+    data_cfg(&c);
+    m.kind = TM_MSG_DATA;
+    m.ti = 2;
+    m.fah = 9;
+    m.size = 2;
+    m.value[0] = 0x34;
+    m.value[1] = 0x12;
+    m.diff_cc = 77; /* ignored: DATA carries no time stamp */
+    tm_bitbuf_init(&bb);
+    cr_assert_eq(tm_msg_encode(&c, &m, &bb, &fb), TM_OK);
+    expect_bits(&bb, 0,
+                "01"                 /* Ti = 2                                 */
+                "1"                  /* Q = 1: data                            */
+                "100" "1" "10" "0"   /* fahCnt = 9: 001 -> "100", C=1, 1, C=0  */
+                "00101100"           /* byte 0 = 0x34, LSB first               */
+                "01001000");         /* byte 1 = 0x12                          */
+    cr_assert_eq(tm_msg_bits(&c, &m), 26);
+    cr_assert_eq(fb.ti, 2);
+    cr_assert_eq(fb.q, 1);
+    cr_assert_eq(fb.fah, 7);
+    cr_assert_eq(fb.value, 16);
+    cr_assert_eq(fb.diffcc, 0);
+    int two = 2;
+    tm_bitrd_init(&rd, bb.data, bb.nbits);
+    cr_assert_eq(tm_msg_decode_sized(&c, &rd, &got, size_of, &two), TM_OK);
+    cr_assert_eq(got.kind, TM_MSG_DATA);
+    cr_assert_eq(got.ti, 2);
+    cr_assert_eq(got.fah, 9);
+    cr_assert_eq(got.size, 2);
+    cr_assert_eq(got.value[0], 0x34);
+    cr_assert_eq(got.value[1], 0x12);
+    cr_assert_eq(rd.pos, 26);
+    /* Without a size callback a DATA message cannot be read. */
+    tm_bitrd_init(&rd, bb.data, bb.nbits);
+    cr_assert_eq(tm_msg_decode(&c, &rd, &got), TM_ERR_ARG);
+    cr_assert_eq(rd.pos, 0);
+    /* A size outside 1..64 is a format error; a negative status is passed on. */
+    int zero = 0, big = 65, neg = TM_ERR_MISMATCH;
+    cr_assert_eq(tm_msg_decode_sized(&c, &rd, &got, size_of, &zero), TM_ERR_FORMAT);
+    cr_assert_eq(tm_msg_decode_sized(&c, &rd, &got, size_of, &big), TM_ERR_FORMAT);
+    cr_assert_eq(tm_msg_decode_sized(&c, &rd, &got, size_of, &neg), TM_ERR_MISMATCH);
+    cr_assert_eq(rd.pos, 0);
+    /* Cut anywhere: truncated, position unchanged. */
+    for (uint64_t cut = 1; cut < 26; cut++) {
+        tm_bitrd_init(&rd, bb.data, cut);
+        cr_assert_eq(tm_msg_decode_sized(&c, &rd, &got, size_of, &two), TM_ERR_TRUNCATED, "cut %llu",
+                     (unsigned long long)cut);
+        cr_assert_eq(rd.pos, 0);
+    }
+    tm_bitbuf_free(&bb);
+}
+
+/* With data tracing a control message gets Q = 0 after Ti (example 1 of
+ * §4.7 becomes 13 bits). */
+Test(msg_data, control_message_class_bit)
+{
+    tm_enc_cfg c;
+    tm_bitbuf bb;
+    tm_bitrd rd;
+    tm_msg got;
+    tm_field_bits fb;
+    memset(&fb, 0, sizeof fb);
+    data_cfg(&c);
+    tm_msg m = {.kind = TM_MSG_BRANCH, .ti = 1, .cnt = 5, .t = 0, .diff_cc = 3};
+    tm_bitbuf_init(&bb);
+    cr_assert_eq(tm_msg_encode(&c, &m, &bb, &fb), TM_OK);
+    expect_bits(&bb, 0, "10" "0" "101" "0" "0" "1100" "0");
+    cr_assert_eq(fb.q, 1);
+    cr_assert_eq(fb.cnt, 5);
+    tm_bitrd_init(&rd, bb.data, bb.nbits);
+    cr_assert_eq(tm_msg_decode(&c, &rd, &got), TM_OK); /* control: no size needed */
+    expect_msg_eq(&got, &m);
+    tm_bitbuf_free(&bb);
+    /* A DATA message is invalid without data tracing, and with size 0 or 65. */
+    tm_enc_cfg off;
+    tm_enc_cfg_default(&off, TM_ENC_TR_E, 4, 1);
+    tm_msg d;
+    memset(&d, 0, sizeof d);
+    d.kind = TM_MSG_DATA;
+    d.size = 8;
+    cr_assert_eq(tm_msg_bits(&off, &d), 0);
+    cr_assert_gt(tm_msg_bits(&c, &d), 0);
+    d.size = 0;
+    cr_assert_eq(tm_msg_bits(&c, &d), 0);
+    d.size = 65;
+    cr_assert_eq(tm_msg_bits(&c, &d), 0);
+    /* Bad data configurations. */
+    c.data = 3;
+    cr_assert_eq(tm_enc_cfg_check(&c), TM_ERR_ARG);
+    c.data = TM_DATA_ALL;
+    c.fah_a = 0;
+    cr_assert_eq(tm_enc_cfg_check(&c), TM_ERR_ARG);
+    c.fah_a = 33;
+    cr_assert_eq(tm_enc_cfg_check(&c), TM_ERR_ARG);
+    cr_assert_eq(tm_data_mode_parse("cfiat"), TM_DATA_CFIAT);
+    cr_assert_eq(tm_data_mode_parse("all"), TM_DATA_ALL);
+    cr_assert_eq(tm_data_mode_parse("none"), TM_DATA_NONE);
+    cr_assert_eq(tm_data_mode_parse("CFiat"), -1);
+    cr_assert_str_eq(tm_data_mode_name(TM_DATA_CFIAT), "cfiat");
+}
+
+/* MSG_MAX with data tracing is the longest bundle: tr_e, N = 1: the longest
+ * control message 267 + Q = 268; DATA = Q + fahCnt (3,2) at 2^64-1 (97) +
+ * 512 = 610; bundle 878.  RESERVE = 268. */
+Test(msg_data, max_lengths)
+{
+    tm_enc_cfg c;
+    tm_enc_cfg_default(&c, TM_ENC_TR_E, 1, 0);
+    cr_assert_eq(tm_msg_max_bits(&c), 267);
+    cr_assert_eq(tm_msg_data_max_bits(&c), 0);
+    c.data = TM_DATA_CFIAT;
+    cr_assert_eq(tm_msg_data_max_bits(&c), 610);
+    cr_assert_eq(tm_msg_max_bits(&c), 878);
+    cr_assert_eq(tm_msg_reserve_bits(&c), 268);
+}
+
+/* Random DATA and control messages, every size, random data configurations:
+ * a stream of them decodes back exactly. */
+Test(msg_data, random_stream_round_trip)
+{
+    rng r = {12345};
+    for (int round = 0; round < 200; round++) {
+        tm_enc_cfg c;
+        tm_enc_cfg_default(&c, (tm_encoding)(rnd(&r) % 3), 1 + (uint32_t)(rnd(&r) % 1024), (int)(rnd(&r) & 1));
+        c.data = (uint8_t)(1 + rnd(&r) % 2);
+        c.fah_a = (uint8_t)(1 + rnd(&r) % 32);
+        c.fah_b = (uint8_t)(1 + rnd(&r) % 32);
+        tm_bitbuf bb;
+        tm_bitbuf_init(&bb);
+        enum { K = 40 };
+        tm_msg ms[K];
+        int sizes[K];
+        for (int i = 0; i < K; i++) {
+            if (rnd(&r) % 2) {
+                memset(&ms[i], 0, sizeof ms[i]);
+                ms[i].kind = TM_MSG_DATA;
+                ms[i].ti = (uint32_t)(rnd(&r) % c.threads);
+                ms[i].fah = rnd_val(&r);
+                ms[i].size = (uint8_t)(1 + rnd(&r) % 64);
+                for (int k = 0; k < ms[i].size; k++)
+                    ms[i].value[k] = (uint8_t)rnd(&r);
+            } else {
+                ms[i] = rnd_msg(&r, &c, (tm_msg_kind)(rnd(&r) % 4));
+            }
+            sizes[i] = ms[i].size;
+            cr_assert_eq(tm_msg_encode(&c, &ms[i], &bb, NULL), TM_OK);
+        }
+        tm_bitrd rd;
+        tm_bitrd_init(&rd, bb.data, bb.nbits);
+        for (int i = 0; i < K; i++) {
+            tm_msg got;
+            cr_assert_eq(tm_msg_decode_sized(&c, &rd, &got, size_of, &sizes[i]), TM_OK, "round %d msg %d", round, i);
+            cr_assert_eq(got.kind, ms[i].kind);
+            if (got.kind == TM_MSG_DATA) {
+                cr_assert_eq(got.ti, ms[i].ti);
+                cr_assert_eq(got.fah, ms[i].fah);
+                cr_assert_eq(got.size, ms[i].size);
+                cr_assert(!memcmp(got.value, ms[i].value, got.size));
+            } else {
+                expect_msg_eq(&got, &ms[i]);
+            }
+        }
+        cr_assert_eq(rd.pos, bb.nbits);
+        tm_bitbuf_free(&bb);
+    }
 }
