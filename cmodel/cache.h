@@ -1,0 +1,66 @@
+/* tm — the CFiat data cache with first-access flags (docs/spec.md §3.8).
+ *
+ * Internal to libtm (the model uses it; tests include it directly).  One
+ * tm_cache is one cache: private (one per core) or shared by all threads.
+ * It holds tags, valid bits, true-LRU order and per-line FA flags (with the
+ * thread that set each flag when shared), no data. */
+#ifndef TM_CACHE_H
+#define TM_CACHE_H
+
+#include <stdint.h>
+#include "tm/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tm_cache_cfg {
+    uint32_t size;   /* bytes, 2^k, 16 .. 64 MB */
+    uint32_t assoc;  /* 2^k, 1 .. min(64, size / line) */
+    uint32_t line;   /* bytes, 2^k, 4 .. 4096 */
+    uint32_t gran;   /* bytes per FA flag, 2^k, 1 .. line, line / gran <= 64 */
+} tm_cache_cfg;
+
+/* Operand size classes of the statistics (spec §8). */
+enum { TM_SZ_BYTE, TM_SZ_WORD, TM_SZ_DWORD, TM_SZ_QWORD, TM_SZ_10, TM_SZ_OWORD, TM_SZ_HWORD,
+       TM_SZ_64, TM_SZ_OTHER, TM_SZ_CLASSES };
+unsigned tm_size_class(unsigned size);
+const char *tm_size_class_name(unsigned cls);
+
+/* Result of one operand. */
+typedef struct tm_cache_res {
+    uint8_t lines;     /* lines the operand covers (1 .. 5) */
+    uint8_t all_hit;   /* every line hit */
+    uint8_t flags_hit; /* load: every touched flag valid for the thread (in lines that hit) */
+    uint8_t report;    /* load: needs a report (some line missed or some flag did not hit) */
+} tm_cache_res;
+
+typedef struct tm_cache tm_cache;
+
+/* Checks CFG; ERR gets one line naming the parameter and the allowed range. */
+int tm_cache_cfg_check(const tm_cache_cfg *cfg, char *err, unsigned long errlen);
+/* SHARED: flags record the thread that set them (spec §3.8). */
+int tm_cache_new(const tm_cache_cfg *cfg, int shared, tm_cache **out);
+void tm_cache_free(tm_cache *c);
+/* Load of SIZE (1..64) bytes at ADDR by thread TID. */
+tm_cache_res tm_cache_load(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size);
+/* Store (write-allocate). */
+tm_cache_res tm_cache_store(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size);
+/* Another core stored SIZE bytes at ADDR: clears every flag of each line it
+ * covers that this cache holds.  Returns the number of lines invalidated. */
+unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size);
+/* Clears every FA flag (a resynchronization, spec §3.8). */
+void tm_cache_clear_flags(tm_cache *c);
+
+/* Introspection for tests and co-simulation: way of ADDR's line or -1; the
+ * flags of that line (bit k = granule k). */
+int tm_cache_way_of(const tm_cache *c, uint64_t addr);
+uint64_t tm_cache_flags_of(const tm_cache *c, uint64_t addr);
+/* The way the last miss of the last operand filled, per line (in address
+ * order), and how many lines that operand covered; for tests. */
+unsigned tm_cache_last_ways(const tm_cache *c, int ways[5], int hits[5]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
