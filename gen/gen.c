@@ -3,16 +3,34 @@
  * Every thread runs the same static program (gen/prog.c) from one of its
  * driver functions, with its own random streams: one for control flow, one
  * for timing and one for memory addresses and values, so --mem adds memory
- * operands to the same paths and times.  A thread's state is a position in
- * the program, a call stack of frames (return position, recursion depth, loop
+ * operands to the same paths: each thread's BRANCH and EXC records and the
+ * instructions between them are those of the stream without --mem (the
+ * cycles are not: --mem splits groups).  Without --mem the memory code draws
+ * nothing and changes nothing.  A thread's state is a position in the
+ * program, a call stack of frames (return position, recursion depth, loop
  * counters) and its remaining instruction budget.
  *
- * Groups.  In each cycle a thread retires one group: the plain instructions
- * up to the end of its current segment (one RUN record) and their memory
- * operands (MEM records), then the segment's control transfer (BRANCH).  A
- * group is cut short, without an event, now and then (a long block retiring
- * over two cycles), by an exception (EXC after the instructions before it)
- * and by the end of the budget (EXIT).
+ * Groups.  A thread retires at most one group per cycle: the plain
+ * instructions up to the end of its current segment (one RUN record), then
+ * the segment's control transfer (BRANCH).  A group is cut short, without an
+ * event, now and then (a long block retiring over two cycles), by an
+ * exception (EXC after the instructions before it) and by the end of the
+ * budget (EXIT).
+ *
+ * Memory operands (--mem).  A plain instruction has at most one memory
+ * operand (gen/prog.c); a call's store of its return address and a ret's
+ * load of it are the operands of those branches.  The data trace takes at
+ * most one memory operand per thread per cycle, so a group holds at most one
+ * MEM record: when another operand would follow in it (a second memory
+ * instruction, or the operand of the segment's call or ret), the group ends
+ * right after its first memory instruction (RUN up to and including that
+ * instruction, then its MEM) and the thread goes on with the rest of the
+ * segment in its next group.  A call or ret thus retires in a group whose
+ * only MEM is its own, after the segment's earlier operands were split off;
+ * an EXC or EXIT group holds one MEM at most like any other.  A group's
+ * addresses and values are computed when it is written, in the stream's
+ * global (cycle, tid) order, so loads see every store earlier in the
+ * stream (gen/mem.c), another thread's included.
  *
  * Exceptions.  After a random number of instructions (uniform in
  * 1 .. 2 / exc_rate, so exc_rate per instruction on average) the thread takes
@@ -27,14 +45,20 @@
  * next group and CPI per thread in 0.5 .. 2, drawn again now and then; plus a
  * stall of 5..204 cycles in one group of 32, and an idle stretch of
  * 1000..20999 cycles in one group of 16384 (a thread idles about a tenth of
- * the time).  Lockstep windows (L cycles every P, both drawn from the seed)
- * make every running thread retire a group in each cycle of the window, so
- * all threads retire events in the same cycles there.  Threads are merged in
- * (cycle, tid) order with a heap keyed (cycle << 10 | tid); streams average
- * under 10 cycles per instruction, so even the largest budget stays far below
- * the 2^54 cycles the key holds (checked all the same).  A group's
- * memory values are computed when it is written, so loads see every store
- * earlier in the stream.
+ * the time).  With --mem the groups a segment is split into share its
+ * cycles: each retires n x CPI cycles after the previous one, at least 1,
+ * a cycle taken beyond that share being paid back by the segment's later
+ * groups (a negative carry, forgiven when a group ends other than at a
+ * memory operand); the stalls, idle stretches, CPI changes and two-cycle
+ * cuts are drawn only for groups that do not continue a segment after a
+ * memory operand, so they come per segment as without --mem.  Lockstep
+ * windows (L cycles every P, both drawn from the seed) make every running
+ * thread retire a group in each cycle of the window, so all threads retire
+ * events (with --mem: most often memory operands) in the same cycles there.
+ * Threads are merged in (cycle, tid) order with a heap keyed
+ * (cycle << 10 | tid); streams average under 10 cycles per instruction, so
+ * even the largest budget stays far below the 2^54 cycles the key holds
+ * (checked all the same).
  *
  * Recursion.  A call from outside a recursive function draws its depth,
  * uniform in 0 .. recursion, or the maximum with probability 1/4 and on the
@@ -114,13 +138,15 @@ typedef struct thr {
     frame *fr;
     uint32_t depth, cap;
     uint32_t cpi;        /* cycles per instruction, 8.8 fixed point */
-    uint32_t cacc;       /* fraction of a cycle carried */
+    int32_t cacc;        /* fraction of a cycle carried, 8.8 fixed point; with
+                            --mem negative while a segment's groups owe cycles */
     uint64_t prev_ind;   /* pc of the last ijump/icall */
     uint32_t *mst;       /* per-operand stream counters */
     uint64_t stack_top, priv;
     uint64_t wbase;      /* start of the lockstep period of the last cycle */
     uint32_t hist;       /* outcomes of the last cond branches, latest in bit 0 */
     uint8_t state, in_handler, rec_called;
+    uint8_t cont;        /* --mem: the last group ended at a memory operand */
 } thr;
 
 typedef struct gctx {
@@ -425,19 +451,34 @@ static void schedule(gctx *g, thr *t, uint64_t c, int cont)
     uint64_t n = mem_cut(g, s, t->pos.idx, &m);
     if (n == 0)
         n = (uint64_t)(s->nplain - t->pos.idx) + 1;
-    uint64_t acc = n * t->cpi + t->cacc;
-    uint64_t d = acc >> 8;
-    t->cacc = (uint32_t)(acc & 255);
-    uint64_t r = cont ? 1 : gen_rng_next(&t->rt);
-    int idle = 0;
-    if ((r & 0x3FFF) == 0) {
-        d += 1000 + (r >> 32) % 20000;
-        idle = 1;
-    } else if ((r & 0x1F) == 0) {
-        d += 5 + (r >> 32) % 200;
+    /* A group retires at least one cycle after the previous one.  Without
+     * --mem a group shorter than a cycle just takes one.  With --mem the
+     * cycle it takes beyond its share is owed (a negative carry) and paid
+     * back by the later groups of the same segment, so the split groups of
+     * a segment share its cycles; what is still owed at the segment's end
+     * is forgiven. */
+    int64_t carry = t->cacc < 0 && !cont ? 0 : t->cacc;
+    int64_t acc = (int64_t)n * t->cpi + carry;
+    uint64_t d;
+    if (g->use_mem && acc < 256) {
+        d = 1;
+        t->cacc = (int32_t)(acc - 256);
+    } else {
+        d = (uint64_t)acc >> 8;
+        t->cacc = (int32_t)(acc & 255);
     }
-    if (((r >> 14) & 0x1FFF) == 0)
-        t->cpi = 128 + (uint32_t)((r >> 40) % 385);
+    int idle = 0;
+    if (!cont) {
+        uint64_t r = gen_rng_next(&t->rt);
+        if ((r & 0x3FFF) == 0) {
+            d += 1000 + (r >> 32) % 20000;
+            idle = 1;
+        } else if ((r & 0x1F) == 0) {
+            d += 5 + (r >> 32) % 200;
+        }
+        if (((r >> 14) & 0x1FFF) == 0)
+            t->cpi = 128 + (uint32_t)((r >> 40) % 385);
+    }
     if (d == 0)
         d = 1;
     uint64_t nc = c + d;
@@ -500,7 +541,7 @@ static int step(gctx *g, uint32_t tid)
     if (!t->in_handler && t->exc_cd <= take) {
         take = (uint32_t)t->exc_cd;
         ev = EV_EXC;
-    } else if (ev == EV_BRANCH && take >= 2 && (gen_rng_next(&t->rt) >> 60) == 0) {
+    } else if (ev == EV_BRANCH && !t->cont && take >= 2 && (gen_rng_next(&t->rt) >> 60) == 0) {
         take = 1 + gen_below(&t->rt, take - 1);  /* the block retires over two cycles */
         ev = EV_NONE;
     }
@@ -531,9 +572,9 @@ static int step(gctx *g, uint32_t tid)
         r->bytes = off[idx + take] - off[idx];
         if ((rc = put(g, r)))
             return rc;
-        if (m && m < mend && m->insn < idx + take &&
-            (rc = mem_op(g, t, tid, c, mem_addr(g, t, m), m->size, m->store, m->vkind)))
-            return rc;
+        for (; m && m < mend && m->insn < idx + take; m++)  /* one at most */
+            if ((rc = mem_op(g, t, tid, c, mem_addr(g, t, m), m->size, m->store, m->vkind)))
+                return rc;
         t->left -= take;
         if (!t->in_handler)
             t->exc_cd -= take;
@@ -575,6 +616,7 @@ static int step(gctx *g, uint32_t tid)
         break;
     }
     progress(g, n);
+    t->cont = (uint8_t)cont;
     schedule(g, t, c, cont);
     return TM_OK;
 }

@@ -144,7 +144,8 @@ typedef struct gen_seg {
     uint64_t pc;      /* address of instruction 0 */
     uint64_t tpc;     /* direct target address (cond, jump, call) */
     uint32_t ioff;    /* prog.off[ioff + i] = byte offset of instruction i, i <= nplain */
-    uint32_t mem0;    /* memory operands: prog.mem[mem0 .. mem0 + nmem), by insn */
+    uint32_t mem0;    /* memory operands: prog.mem[mem0 .. mem0 + nmem), by insn,
+                         at most one per instruction */
     uint32_t nmem;
     gen_pos tgt;      /* direct target */
     uint32_t arg, arg2;

@@ -56,6 +56,8 @@ typedef struct pb {
      * a superset of the branches learnable), rb the behaviours' parameters. */
     gen_rng r, rl, rb;
     uint64_t learn;      /* share of learnable branches, 2^32 = all */
+    gen_mtpl rmw;        /* the store of a read-modify-write ... */
+    int rmw_pend;        /* ... waiting for an instruction without an operand */
     uint32_t recursion;
     int oom;
     uint32_t capseg, capoff, capmem, captable, captab, capfunc;
@@ -169,6 +171,7 @@ static uint32_t branch(pb *b, unsigned cls, unsigned beh, int64_t lab, uint32_t 
     s->arg = arg;
     s->arg2 = arg2;
     s->nmem = p->nmem - s->mem0;
+    b->rmw_pend = 0;
     if (lab >= 0)
         add_fix(b, FIX_SEG, si, (uint32_t)lab);
     p->nseg++;
@@ -252,12 +255,24 @@ static gen_mtpl *add_mem(pb *b, unsigned kind, unsigned size, int store, int mis
     return m;
 }
 
-/* Draws the memory operands of one plain instruction (about 30% have one). */
+/* Draws the memory operand of one plain instruction (about 30% have one).
+ * An instruction has at most one operand: `tm gen --mem` writes at most one
+ * MEM record per group, and a group ends after a memory instruction.  So a
+ * read-modify-write is compiled as load; op; store: the load here, the store
+ * of the same operand on the next instruction of the segment without an
+ * operand of its own (none if the segment ends first). */
 static void maybe_mem(pb *b)
 {
     uint32_t r = gen_below(&b->r, 100);
-    if (r >= 30)
+    if (r >= 30) {
+        if (b->rmw_pend && RESERVE(b, b->p->mem, b->capmem, b->p->nmem + 1)) {
+            gen_mtpl *m = &b->p->mem[b->p->nmem++];
+            *m = b->rmw;
+            m->insn = (uint8_t)cur(b)->nplain;
+            b->rmw_pend = 0;
+        }
         return;
+    }
     uint32_t k = gen_below(&b->r, 100);
     unsigned kind;
     if (k < 30) kind = MK_STACK;
@@ -277,15 +292,15 @@ static void maybe_mem(pb *b)
     } else if (kind == MK_CONS) {
         add_mem(b, kind, size, 0, 0);
     } else if (op < 10 && (kind == MK_STACK || kind == MK_LOOP)) {
-        /* read-modify-write: load and store of the same operand */
+        /* read-modify-write: load now, store later (see above) */
         gen_mtpl *m = add_mem(b, kind, size, 0, 0);
-        if (m && RESERVE(b, b->p->mem, b->capmem, b->p->nmem + 1)) {
-            b->p->mem[b->p->nmem] = b->p->mem[b->p->nmem - 1];
-            b->p->mem[b->p->nmem].store = 1;
-            b->p->nmem++;
+        if (m) {
+            b->rmw = *m;
+            b->rmw.store = 1;
+            b->rmw_pend = 1;
         }
     } else {
-        add_mem(b, kind, size, op < 40, 0);  /* about two loads per store */
+        add_mem(b, kind, size, op < 25, 0);  /* about two loads per store */
     }
 }
 
@@ -334,6 +349,7 @@ static void func_begin(pb *b, unsigned kind, unsigned level)
     b->level = level;
     b->loops = 0;
     b->depth = 0;
+    b->rmw_pend = 0;
     b->nlab = 0;
     b->nfix = 0;
 }
@@ -670,6 +686,7 @@ static void build_driver(pb *b, uint32_t rec)
     uint32_t head = new_label(b);
     place(b, head);
     plain(b, 2);
+    b->rmw_pend = 0;  /* the next instructions have operands of their own */
     static const uint8_t forced[][4] = {
         /* kind, size, store, misaligned */
         {MK_STREAM, 10, 1, 0}, {MK_RAND, 10, 0, 0}, {MK_STREAM, 16, 1, 0}, {MK_RAND, 16, 0, 1},

@@ -21,7 +21,8 @@ typedef struct tm_gen_cfg {
     uint64_t insns;        /* total instructions over all threads (approximate
                               upper bound is exact: the stream stops at insns) */
     uint64_t seed;
-    int mem;               /* emit memory operands */
+    int mem;               /* emit memory operands (at most one MEM record per
+                              group; the same control flow as without) */
     double predictability; /* 0 .. 1: share of branches with learnable behavior */
     double exc_rate;       /* exceptions per instruction (0 = none) */
     uint32_t recursion;    /* maximum recursion depth of the recursive functions */
