@@ -76,8 +76,8 @@ static tm_pred *pred_of(vstate *v, uint32_t t)
 
 static const char *kind_name(const tm_msg *m)
 {
-    static const char *const k[] = {"BRANCH", "EXC", "SYNC", "END"};
-    return k[m->kind & 3];
+    static const char *const k[] = {"BRANCH", "EXC", "SYNC", "END", "DATA"};
+    return (unsigned)m->kind < 5 ? k[m->kind] : "?";
 }
 
 /* ---------------------------------------------------------------- messages */
