@@ -111,16 +111,16 @@ jobs=("gshare_4096 tm_gshare ENTRIES=4096,P=1"
 # The files module TOP needs: the package, its own file and, recursively,
 # those of the tm_* modules it instantiates.
 deps() {
-    local todo=("$1") seen=" " m sub
+    local queue=("$1") seen=" " m sub
     echo "$out/src/tm_pkg.sv"
-    while [ ${#todo[@]} -gt 0 ]; do
-        m=${todo[0]}; todo=("${todo[@]:1}")
+    while [ ${#queue[@]} -gt 0 ]; do
+        m=${queue[0]}; queue=("${queue[@]:1}")
         case $seen in *" $m "*) continue ;; esac
         seen+="$m "
         [ -f "$out/src/$m.sv" ] || continue
         echo "$out/src/$m.sv"
         for sub in $(grep -oE '^\s*tm_[a-z0-9_]+\s+(#|u_)' "$out/src/$m.sv" | grep -oE 'tm_[a-z0-9_]+'); do
-            todo+=("$sub")
+            queue+=("$sub")
         done
     done
 }
