@@ -42,6 +42,18 @@ const char *tm_size_class_name(unsigned cls)
     return cls < TM_SZ_CLASSES ? class_names[cls] : "?";
 }
 
+int tm_cache_preset(tm_cache_cfg *c, const char *name)
+{
+    if (!strcmp(name, "tool")) {
+        c->size = 32u << 10; c->assoc = 4; c->line = 32; c->gran = 4;
+    } else if (!strcmp(name, "study")) {
+        c->size = 64u << 10; c->assoc = 4; c->line = 64; c->gran = 4;
+    } else {
+        return TM_ERR_ARG;
+    }
+    return TM_OK;
+}
+
 static int pow2(uint32_t x)
 {
     return x && !(x & (x - 1));

@@ -8,24 +8,14 @@
 #define TM_CACHE_H
 
 #include <stdint.h>
+#include "tm/model.h"
 #include "tm/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct tm_cache_cfg {
-    uint32_t size;   /* bytes, 2^k, 16 .. 64 MB */
-    uint32_t assoc;  /* 2^k, 1 .. min(64, size / line) */
-    uint32_t line;   /* bytes, 2^k, 4 .. 4096 */
-    uint32_t gran;   /* bytes per FA flag, 2^k, 1 .. line, line / gran <= 64 */
-} tm_cache_cfg;
-
-/* Operand size classes of the statistics (spec §8). */
-enum { TM_SZ_BYTE, TM_SZ_WORD, TM_SZ_DWORD, TM_SZ_QWORD, TM_SZ_10, TM_SZ_OWORD, TM_SZ_HWORD,
-       TM_SZ_64, TM_SZ_OTHER, TM_SZ_CLASSES };
-unsigned tm_size_class(unsigned size);
-const char *tm_size_class_name(unsigned cls);
+/* tm_cache_cfg, tm_size_class and the TM_SZ_* classes are in tm/model.h. */
 
 /* Result of one operand. */
 typedef struct tm_cache_res {

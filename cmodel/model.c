@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/model.h"
+#include "cache.h"
 #include "pred_int.h"
 
 enum { ST_IDLE = 0, ST_RUN, ST_LOST, ST_DONE };
@@ -27,6 +28,9 @@ typedef struct thread {
     unsigned rs_base;
     uint8_t rs_end, rs_valid;
     tm_pred *pred;     /* private organization */
+    tm_cache *cache;   /* cfiat, private organization */
+    uint64_t fah;      /* loads since the load of the last accepted DATA */
+    uint8_t clear_flags; /* SYNC(OVERFLOW) accepted this cycle (spec §3.8) */
     tm_thread_stats st;
 } thread;
 
@@ -37,6 +41,9 @@ struct tm_model {
     uint32_t n;
     thread *th;
     tm_pred *shared_pred;
+    tm_cache *shared_cache;  /* cfiat_shared */
+    int data;                /* tm_data_mode */
+    int any_clear;           /* some thread's clear_flags is set */
     tm_bitbuf trace;
     uint64_t occ;
     uint32_t B, W, reserve, msgmax;
@@ -61,6 +68,8 @@ struct tm_model {
     uint64_t g_n;          /* plain instructions */
     uint64_t g_npc;        /* npc after the runs */
     int g_has_npc;
+    int g_mem;             /* the group has a memory operand (data tracing) */
+    tmc_record g_mrec;     /* it */
 
     tm_model_stats stats;
     tm_model_msg_hook hook;
@@ -97,17 +106,40 @@ int tm_model_cfg_resolve(tm_model_cfg *cfg, char *err, unsigned long errlen)
         snprintf(err, errlen, "threads %u: allowed 1..%u", cfg->enc.threads, TMC_MAX_THREADS);
         return TM_ERR_ARG;
     }
+    if (cfg->enc.data > TM_DATA_ALL) {
+        snprintf(err, errlen, "data tracing mode %u: allowed none, cfiat, all", cfg->enc.data);
+        return TM_ERR_ARG;
+    }
     if (tm_enc_cfg_check(&cfg->enc) != TM_OK) {
-        snprintf(err, errlen, "chunk sizes (%u,%u)/(%u,%u)/(%u,%u): each must be 1..32",
-                 cfg->enc.cnt_a, cfg->enc.cnt_b, cfg->enc.ta_a, cfg->enc.ta_b,
-                 cfg->enc.cc_a, cfg->enc.cc_b);
+        if (cfg->enc.data)
+            snprintf(err, errlen, "chunk sizes (%u,%u)/(%u,%u)/(%u,%u), fah (%u,%u): each must be 1..32",
+                     cfg->enc.cnt_a, cfg->enc.cnt_b, cfg->enc.ta_a, cfg->enc.ta_b, cfg->enc.cc_a,
+                     cfg->enc.cc_b, cfg->enc.fah_a, cfg->enc.fah_b);
+        else
+            snprintf(err, errlen, "chunk sizes (%u,%u)/(%u,%u)/(%u,%u): each must be 1..32",
+                     cfg->enc.cnt_a, cfg->enc.cnt_b, cfg->enc.ta_a, cfg->enc.ta_b,
+                     cfg->enc.cc_a, cfg->enc.cc_b);
         return TM_ERR_ARG;
     }
     if (tm_pred_cfg_check(&cfg->pred, err, errlen) != TM_OK)
         return TM_ERR_ARG;
+    if (cfg->enc.data == TM_DATA_CFIAT) {
+        if (!cfg->cache.size && !cfg->cache.assoc && !cfg->cache.line && !cfg->cache.gran)
+            tm_cache_preset(&cfg->cache, "tool");
+        if (tm_cache_cfg_check(&cfg->cache, err, errlen) != TM_OK)
+            return TM_ERR_ARG;
+    } else {
+        if (cfg->cfiat_shared) {
+            snprintf(err, errlen, "--cfiat-shared: only with CFiat data tracing (--cfiat)");
+            return TM_ERR_ARG;
+        }
+        memset(&cfg->cache, 0, sizeof cfg->cache);
+    }
+    if (!cfg->enc.data)
+        cfg->enc.fah_a = cfg->enc.fah_b = 0;
     unsigned msgmax = tm_msg_max_bits(&cfg->enc);
     if (cfg->port_bits == 0)
-        cfg->port_bits = 4;
+        cfg->port_bits = cfg->enc.data ? 32 : 4; /* load values need a wider port */
     if (cfg->ts_bits == 0)
         cfg->ts_bits = 64;
     if (cfg->ts_bits < 8 || cfg->ts_bits > 64) {
@@ -119,8 +151,8 @@ int tm_model_cfg_resolve(tm_model_cfg *cfg, char *err, unsigned long errlen)
         return TM_ERR_ARG;
     }
     if (cfg->buffer_bits == 0) {
-        uint32_t b = cfg->enc.threads * 64u;
-        uint32_t m = (msgmax + 63u) / 64u * 64u;
+        uint32_t b = cfg->enc.threads * (cfg->enc.data ? 1024u : 64u);
+        uint32_t m = (msgmax * (cfg->enc.data ? 2u : 1u) + 63u) / 64u * 64u;
         cfg->buffer_bits = b > m ? b : m;
     }
     if (cfg->buffer_bits < msgmax || cfg->buffer_bits > (1u << 24)) {
@@ -179,6 +211,17 @@ int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
             if (tm_pred_new(&pc, &m->th[i].pred) != TM_OK)
                 goto nomem;
     }
+    m->data = c.enc.data;
+    if (m->data == TM_DATA_CFIAT) {
+        if (c.cfiat_shared) {
+            if (tm_cache_new(&c.cache, 1, &m->shared_cache) != TM_OK)
+                goto nomem;
+        } else {
+            for (uint32_t i = 0; i < m->n; i++)
+                if (tm_cache_new(&c.cache, 0, &m->th[i].cache) != TM_OK)
+                    goto nomem;
+        }
+    }
     m->stats.threads = m->n;
     m->stats.buffer_bits = m->B;
     m->stats.port_bits = m->W;
@@ -196,10 +239,13 @@ void tm_model_free(tm_model *m)
     if (!m)
         return;
     if (m->th)
-        for (uint32_t i = 0; i < m->n; i++)
+        for (uint32_t i = 0; i < m->n; i++) {
             tm_pred_free(m->th[i].pred);
+            tm_cache_free(m->th[i].cache);
+        }
     free(m->th);
     tm_pred_free(m->shared_pred);
+    tm_cache_free(m->shared_cache);
     tm_bitbuf_free(&m->trace);
     free(m);
 }
@@ -253,35 +299,62 @@ static void port_bulk(tm_model *m, uint64_t k)
 
 /* ---------------------------------------------------------------- offers */
 
-/* Offers message MSG of core T (spec §3.6 step 2).  Returns 1 if accepted. */
-static int offer(tm_model *m, uint32_t t, tm_msg *msg, int resync)
+/* Offers the bundle of core T (spec §3.6 step 2, §3.8): the DATA message
+ * DMSG (NULL if none) followed by the control message MSG (NULL if none).
+ * Returns 1 if accepted. */
+static int offer2(tm_model *m, uint32_t t, tm_msg *dmsg, tm_msg *msg, int resync)
 {
     thread *th = &m->th[t];
-    msg->ti = t;
-    if (m->enc->timestamps)
-        msg->diff_cc = (m->cur - th->pcc) & m->ts_mask;
-    unsigned L = tm_msg_bits(m->enc, msg);
+    unsigned Ld = 0, L = 0;
+    if (dmsg) {
+        dmsg->ti = t;
+        Ld = tm_msg_bits(m->enc, dmsg);
+    }
+    if (msg) {
+        msg->ti = t;
+        if (m->enc->timestamps)
+            msg->diff_cc = (m->cur - th->pcc) & m->ts_mask;
+        L = tm_msg_bits(m->enc, msg);
+    }
     uint64_t freeb = m->B - m->occ;
-    int ok = L <= freeb && (resync || m->lost_count == 0 || freeb - L >= m->reserve);
-    if (m->hook && (ok || !resync))
-        m->hook(m->hook_arg, m->cur, t, msg, L, ok);
+    uint64_t Lb = (uint64_t)Ld + L;
+    int ok = Lb <= freeb && (resync || m->lost_count == 0 || freeb - Lb >= m->reserve);
+    if (m->hook && (ok || !resync)) {
+        if (dmsg)
+            m->hook(m->hook_arg, m->cur, t, dmsg, Ld, ok);
+        if (msg)
+            m->hook(m->hook_arg, m->cur, t, msg, L, ok);
+    }
     if (!ok) {
         if (!resync) {
-            th->st.dropped_messages++;
-            th->st.dropped_bits += L;
+            th->st.dropped_messages += (dmsg != NULL) + (msg != NULL);
+            th->st.dropped_bits += Lb;
+            th->st.dropped_data += dmsg != NULL;
             m->cycle_drop = 1;
         }
         return 0;
     }
-    tm_msg_encode(m->enc, msg, &m->trace, &th->st.bits);
-    m->occ += L;
+    if (dmsg) {
+        tm_msg_encode(m->enc, dmsg, &m->trace, &th->st.bits);
+        th->st.messages[TM_MSG_DATA]++;
+        th->st.data_bits += Ld;
+    }
+    if (msg) {
+        tm_msg_encode(m->enc, msg, &m->trace, &th->st.bits);
+        th->st.messages[msg->kind]++;
+        if (msg->kind == TM_MSG_SYNC)
+            th->st.sync_reasons[msg->reason]++;
+    }
+    m->occ += Lb;
     if (m->occ > m->stats.peak_occupancy)
         m->stats.peak_occupancy = m->occ;
-    th->st.messages[msg->kind]++;
-    th->st.bits_total += L;
-    if (msg->kind == TM_MSG_SYNC)
-        th->st.sync_reasons[msg->reason]++;
+    th->st.bits_total += Lb;
     return 1;
+}
+
+static int offer(tm_model *m, uint32_t t, tm_msg *msg, int resync)
+{
+    return offer2(m, t, NULL, msg, resync);
 }
 
 /* Bookkeeping of an accepted message (spec §3.4 step 4). */
@@ -293,6 +366,10 @@ static void accepted(tm_model *m, uint32_t t, const tm_msg *msg, uint64_t target
     if ((msg->kind == TM_MSG_BRANCH && msg->t) || msg->kind == TM_MSG_EXC ||
         msg->kind == TM_MSG_SYNC)
         th->pta = target;
+    if (msg->kind == TM_MSG_SYNC && msg->reason == TM_SYNC_OVERFLOW && m->data == TM_DATA_CFIAT) {
+        th->clear_flags = 1;
+        m->any_clear = 1;
+    }
     if (msg->kind == TM_MSG_END) {
         if (th->state == ST_LOST)
             m->lost_count--;
@@ -418,6 +495,16 @@ static void end_cycle(tm_model *m)
     lost_slots(m, m->n);
     if (m->cycle_drop)
         m->stats.overflow_cycles++;
+    if (m->any_clear) {
+        /* Resynchronized threads forget their flags (spec §3.8). */
+        m->any_clear = 0;
+        for (uint32_t t = 0; t < m->n; t++)
+            if (m->th[t].clear_flags) {
+                m->th[t].clear_flags = 0;
+                tm_cache_clear_flags(m->shared_cache ? m->shared_cache : m->th[t].cache);
+                m->stats.cache.flag_clears++;
+            }
+    }
     m->in_cycle = 0;
 }
 
@@ -455,6 +542,64 @@ static void advance_to(tm_model *m, uint64_t c)
 
 /* ---------------------------------------------------------------- groups */
 
+/* The memory operand of thread T's group goes through the cache (spec
+ * §3.8).  Returns 1 if the thread forms a DATA message for it. */
+static int mem_operand(tm_model *m, uint32_t t)
+{
+    thread *th = &m->th[t];
+    const tmc_record *r = &m->g_mrec;
+    int store = (r->flags & TMC_MEM_STORE) != 0;
+    int lost = th->state != ST_RUN;
+    if (store) {
+        th->st.stores++;
+        th->st.lost_stores += lost;
+    } else {
+        th->st.loads++;
+        th->st.lost_loads += lost;
+    }
+    int need = !store;
+    if (m->data == TM_DATA_CFIAT) {
+        tm_cache *c = m->shared_cache ? m->shared_cache : th->cache;
+        tm_cache_stats *cs = &m->stats.cache;
+        unsigned k = tm_size_class(r->size);
+        tm_cache_res res;
+        if (store) {
+            res = tm_cache_store(c, t, r->addr, r->size);
+            cs->store_refs[k]++;
+            if (res.all_hit)
+                cs->store_hits[k]++;
+            else
+                cs->store_misses[k]++;
+            if (!m->shared_cache && !m->cfg.no_invalidate)
+                for (uint32_t j = 0; j < m->n; j++)
+                    if (j != t)
+                        cs->invalidations += tm_cache_invalidate(m->th[j].cache, r->addr, r->size);
+        } else {
+            res = tm_cache_load(c, t, r->addr, r->size);
+            cs->load_refs[k]++;
+            if (res.all_hit) {
+                cs->load_hits[k]++;
+                if (res.flags_hit)
+                    cs->fa_hits[k]++;
+                else
+                    cs->fa_misses[k]++;
+            } else {
+                cs->load_misses[k]++;
+            }
+            need = res.report;
+        }
+        cs->multi_line += res.lines > 1;
+    }
+    if (store)
+        return 0;
+    th->st.reports += need;
+    if (lost || !need) {
+        th->fah++;
+        return 0;
+    }
+    return 1;
+}
+
 /* Processes the group of thread T in the current cycle: G_N plain
  * instructions then the event EV (NULL if none) (spec §3.4). */
 static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
@@ -468,6 +613,11 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
         th->npc = m->g_npc;
 
     if (ev && ev->type == TMC_START) {
+        if (m->g_mem) {
+            snprintf(m->err, sizeof m->err, "cycle %llu: thread %u has a memory operand before it starts",
+                     (unsigned long long)m->cur, t);
+            return TM_ERR_ARG;
+        }
         if (th->state != ST_IDLE) {
             snprintf(m->err, sizeof m->err, "cycle %llu: thread %u started twice",
                      (unsigned long long)m->cur, t);
@@ -502,6 +652,8 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
                  (unsigned long long)m->cur, t, th->state == ST_IDLE ? "not started" : "exited");
         return TM_ERR_ARG;
     }
+    /* The memory operand first, then the event (spec §3.8). */
+    int dm = m->g_mem ? mem_operand(m, t) : 0;
 
     uint64_t extra = 0;      /* instructions + exceptions of the event */
     int pend = END_NONE;
@@ -616,9 +768,17 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
         msg.icnt = th->icnt;
         have = 1;
     }
-    if (!have)
+    tm_msg dmsg;
+    if (dm) {
+        memset(&dmsg, 0, sizeof dmsg);
+        dmsg.kind = TM_MSG_DATA;
+        dmsg.fah = th->fah;
+        dmsg.size = m->g_mrec.size;
+        memcpy(dmsg.value, m->g_mrec.value, dmsg.size);
+    }
+    if (!have && !dm)
         return TM_OK;
-    {
+    if (have) {
         /* Clear the fields this kind does not use (they are not encoded, but
          * the hook and the tests see the whole message). */
         tm_msg full;
@@ -642,9 +802,13 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
         /* Unreachable: after a shared drop every RUN thread is LOST. */
         return TM_OK;
     }
-    if (offer(m, t, &msg, 0)) {
-        accepted(m, t, &msg, target);
+    if (offer2(m, t, dm ? &dmsg : NULL, have ? &msg : NULL, 0)) {
+        if (have)
+            accepted(m, t, &msg, target);
+        if (dm)
+            th->fah = 0;
     } else {
+        th->fah += dm;
         uint64_t gap = th->icnt - icnt_before + (ev && ev->type == TMC_EXC);
         dropped(m, t, icnt_before, gap, pend);
     }
@@ -659,6 +823,7 @@ static int flush_group(tm_model *m, const tmc_record *ev)
     m->grp = 0;
     m->g_n = 0;
     m->g_has_npc = 0;
+    m->g_mem = 0;
     return rc;
 }
 
@@ -701,6 +866,24 @@ int tm_model_put(tm_model *m, const tmc_record *r)
         m->g_has_npc = 1;
         return TM_OK;
     case TMC_MEM:
+        if (!m->data)
+            return TM_OK;
+        if (m->g_mem) {
+            snprintf(m->err, sizeof m->err,
+                     "cycle %llu thread %u: two memory operands in one cycle; with data tracing the "
+                     "retire interface carries at most one per thread per cycle (docs/spec.md §3.8)",
+                     (unsigned long long)r->cycle, r->tid);
+            return TM_ERR_ARG;
+        }
+        if (r->size < 1 || r->size > TM_DATA_MAX_SIZE) {
+            snprintf(m->err, sizeof m->err, "cycle %llu thread %u: memory operand of %u bytes (allowed 1..%u)",
+                     (unsigned long long)r->cycle, r->tid, (unsigned)r->size, TM_DATA_MAX_SIZE);
+            return TM_ERR_ARG;
+        }
+        m->g_mem = 1;
+        m->g_mrec = *r;
+        m->g_mrec.path = NULL;
+        m->g_mrec.build_id = NULL;
         return TM_OK;
     case TMC_START:
     case TMC_EXIT:
@@ -775,7 +958,7 @@ int tm_model_finish(tm_model *m)
         T->cond_mispredicted += s->cond_mispredicted;
         T->target_predicted += s->target_predicted;
         T->target_mispredicted += s->target_mispredicted;
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < TM_MSG_KINDS; k++)
             T->messages[k] += s->messages[k];
         for (int k = 0; k < 3; k++)
             T->sync_reasons[k] += s->sync_reasons[k];
@@ -784,6 +967,16 @@ int tm_model_finish(tm_model *m)
         T->bits.diffta += s->bits.diffta;
         T->bits.diffcc += s->bits.diffcc;
         T->bits.sync += s->bits.sync;
+        T->bits.q += s->bits.q;
+        T->bits.fah += s->bits.fah;
+        T->bits.value += s->bits.value;
+        T->loads += s->loads;
+        T->stores += s->stores;
+        T->lost_loads += s->lost_loads;
+        T->lost_stores += s->lost_stores;
+        T->reports += s->reports;
+        T->data_bits += s->data_bits;
+        T->dropped_data += s->dropped_data;
         T->bits_total += s->bits_total;
         T->dropped_messages += s->dropped_messages;
         T->dropped_bits += s->dropped_bits;

@@ -32,6 +32,16 @@ int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits,
     put32(h + 24, cfg->buffer_bits);
     put32(h + 28, cfg->port_bits);
     h[32] = (uint8_t)(cfg->ts_bits == 64 ? 0 : cfg->ts_bits);
+    h[33] = cfg->enc.data;
+    h[34] = (uint8_t)(cfg->cfiat_shared ? 1 : 0);
+    h[35] = cfg->enc.fah_a;
+    h[36] = cfg->enc.fah_b;
+    if (cfg->enc.data == TM_DATA_CFIAT) {
+        put32(h + 40, cfg->cache.size);
+        put16(h + 44, cfg->cache.assoc);
+        put16(h + 46, cfg->cache.line);
+        put16(h + 48, cfg->cache.gran);
+    }
     memset(t, 0, sizeof t);
     put64(t, bits->nbits);
     put64(t + 8, cycles);
@@ -159,6 +169,36 @@ int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)
     c->buffer_bits = get32(buf + 24);
     c->port_bits = get32(buf + 28);
     c->ts_bits = buf[32];
+    if (buf[33] > TM_DATA_ALL) {
+        snprintf(err, errlen, "%s: offset 33: unknown data tracing mode %u (allowed 0 none, 1 cfiat, 2 all)",
+                 name, buf[33]);
+        goto fail;
+    }
+    c->enc.data = buf[33];
+    if (buf[34] & ~1u) {
+        snprintf(err, errlen, "%s: offset 34: unknown data flags 0x%02x", name, buf[34]);
+        goto fail;
+    }
+    c->cfiat_shared = buf[34] & 1;
+    c->enc.fah_a = buf[35];
+    c->enc.fah_b = buf[36];
+    c->cache.size = get32(buf + 40);
+    c->cache.assoc = get16(buf + 44);
+    c->cache.line = get16(buf + 46);
+    c->cache.gran = get16(buf + 48);
+    if (c->enc.data != TM_DATA_CFIAT && (c->cfiat_shared || c->cache.size || c->cache.assoc ||
+                                         c->cache.line || c->cache.gran)) {
+        snprintf(err, errlen, "%s: offset 34: cache fields set without CFiat data tracing", name);
+        goto fail;
+    }
+    if (c->enc.data == TM_DATA_CFIAT && !c->cache.size) {
+        snprintf(err, errlen, "%s: offset 40: CFiat trace without a cache size", name);
+        goto fail;
+    }
+    if (!c->enc.data && (c->enc.fah_a || c->enc.fah_b)) {
+        snprintf(err, errlen, "%s: offset 35: fah chunk sizes set without data tracing", name);
+        goto fail;
+    }
     char why[200];
     if (c->buffer_bits == 0 || c->port_bits == 0 || tm_model_cfg_resolve(c, why, sizeof why) != TM_OK) {
         snprintf(err, errlen, "%s: offset 8: invalid configuration in header: %s", name,

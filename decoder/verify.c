@@ -22,12 +22,29 @@ enum { D_WAIT = 0, D_ACTIVE, D_TAIL, D_GAP, D_DONE };
 typedef struct qent {
     tm_msg m;
     uint64_t pos;
+    uint64_t lidx;     /* DATA: index of the reported load among the thread's */
 } qent;
 
 typedef struct msgq {
     qent *v;
     size_t head, len, cap; /* ring buffer */
 } msgq;
+
+/* The replay's copy of the bytes a thread loaded or stored since its last
+ * gap (spec §6 step 7): 64-byte blocks in an open-addressing table whose
+ * entries belong to generation GEN; emptying the copy is GEN++. */
+typedef struct kblock {
+    uint64_t key;      /* address >> 6 */
+    uint32_t gen;      /* 0 = never used */
+    uint64_t known;    /* bit i: byte i is known */
+    uint8_t b[64];
+} kblock;
+
+typedef struct kmap {
+    kblock *v;
+    size_t cap, live;  /* live: entries of generation gen */
+    uint32_t gen;
+} kmap;
 
 typedef struct dthread {
     int mode;
@@ -42,6 +59,13 @@ typedef struct dthread {
     uint64_t last_cycle;
     tm_pred *pred;
     msgq q;
+    /* data tracing */
+    msgq dq;           /* parsed DATA messages, in order */
+    uint64_t lcount;   /* loads retired so far (in and out of gaps) */
+    kmap known;
+    uint64_t g_cycle;  /* cycle of the last instruction record replayed */
+    int g_valid;
+    int rec_gap;       /* that record was inside a gap */
 } dthread;
 
 typedef struct vstate {
@@ -54,6 +78,8 @@ typedef struct vstate {
     tm_bitrd rd;
     uint64_t last_cycle;
     tm_verify_result *res;
+    int data;              /* tm_data_mode */
+    tm_load_sizes *ls;     /* data: sizes of the loads, read ahead */
 } vstate;
 
 static int fail(vstate *v, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -96,7 +122,7 @@ static int q_push(msgq *q, const tm_msg *m, uint64_t pos)
         q->cap = nc;
         q->head = 0;
     }
-    q->v[(q->head + q->len) % q->cap] = (qent){*m, pos};
+    q->v[(q->head + q->len) % q->cap] = (qent){*m, pos, 0};
     q->len++;
     return TM_OK;
 }
@@ -116,11 +142,23 @@ static int fetch(vstate *v, uint32_t t)
                         t, d->index);
         tm_msg m;
         uint64_t pos = v->rd.pos;
-        int rc = tm_msg_decode(&v->enc, &v->rd, &m);
-        if (rc != TM_OK)
+        int rc = v->data ? tm_msg_decode_sized(&v->enc, &v->rd, &m, tm_load_sizes_fn, v->ls)
+                         : tm_msg_decode(&v->enc, &v->rd, &m);
+        if (rc != TM_OK) {
+            if (v->data && tm_load_sizes_error(v->ls)[0])
+                return fail(v, rc, "trace bit %" PRIu64 ": cannot split off a DATA message: %s", pos,
+                            tm_load_sizes_error(v->ls));
             return fail(v, rc, "trace bit %" PRIu64 ": cannot decode a message (%s)", pos,
                         rc == TM_ERR_TRUNCATED ? "the trace ends inside it" : "invalid field");
-        rc = q_push(&v->th[m.ti].q, &m, pos);
+        }
+        if (m.kind == TM_MSG_DATA) {
+            msgq *dq = &v->th[m.ti].dq;
+            rc = q_push(dq, &m, pos);
+            if (rc == TM_OK)
+                dq->v[(dq->head + dq->len - 1) % dq->cap].lidx = tm_load_sizes_split(v->ls);
+        } else {
+            rc = q_push(&v->th[m.ti].q, &m, pos);
+        }
         if (rc != TM_OK)
             return fail(v, rc, "out of memory");
     }
@@ -186,6 +224,96 @@ static void enter_lost_if(vstate *v, dthread *d)
     d->mode = d->tail_left ? D_TAIL : D_GAP;
     v->res->gaps++;
     v->res->gap_instructions += d->m.gap;
+}
+
+/* ---------------------------------------------------------------- copy */
+
+static size_t km_hash(uint64_t key)
+{
+    key *= UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(key >> 17);
+}
+
+static int km_grow(kmap *k)
+{
+    size_t nc = k->cap ? k->cap * 2 : 1024;
+    kblock *nv = calloc(nc, sizeof *nv);
+    if (!nv)
+        return TM_ERR_NOMEM;
+    for (size_t i = 0; i < k->cap; i++) {
+        const kblock *b = &k->v[i];
+        if (b->gen != k->gen)
+            continue;
+        size_t j = km_hash(b->key) & (nc - 1);
+        while (nv[j].gen)
+            j = (j + 1) & (nc - 1);
+        nv[j] = *b;
+    }
+    free(k->v);
+    k->v = nv;
+    k->cap = nc;
+    return TM_OK;
+}
+
+/* The block of KEY, or NULL (not present; CREATE: out of memory). */
+static kblock *km_find(kmap *k, uint64_t key, int create)
+{
+    if (create && (k->live + 1) * 2 > k->cap && km_grow(k) != TM_OK)
+        return NULL;
+    if (!k->cap)
+        return NULL;
+    size_t mask = k->cap - 1;
+    for (size_t i = km_hash(key) & mask;; i = (i + 1) & mask) {
+        kblock *b = &k->v[i];
+        if (b->gen != k->gen) {
+            if (!create)
+                return NULL;
+            b->key = key;
+            b->gen = k->gen;
+            b->known = 0;
+            k->live++;
+            return b;
+        }
+        if (b->key == key)
+            return b;
+    }
+}
+
+static void km_clear(kmap *k)
+{
+    k->live = 0;
+    if (++k->gen == 0) {
+        if (k->v)
+            memset(k->v, 0, k->cap * sizeof *k->v);
+        k->gen = 1;
+    }
+}
+
+static int km_put(kmap *k, uint64_t addr, const uint8_t *val, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t a = addr + i;
+        kblock *b = km_find(k, a >> 6, 1);
+        if (!b)
+            return TM_ERR_NOMEM;
+        b->b[a & 63] = val[i];
+        b->known |= UINT64_C(1) << (a & 63);
+    }
+    return TM_OK;
+}
+
+/* Fills VAL from the copy; returns -1 if every byte is known, else the
+ * index of the first unknown byte. */
+static int km_get(kmap *k, uint64_t addr, uint8_t *val, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t a = addr + i;
+        kblock *b = km_find(k, a >> 6, 0);
+        if (!b || !(b->known >> (a & 63) & 1))
+            return (int)i;
+        val[i] = b->b[a & 63];
+    }
+    return -1;
 }
 
 /* ---------------------------------------------------------------- replay */
@@ -323,21 +451,32 @@ static int resync(vstate *v, uint32_t t, const char *where)
 
 static int record_active(vstate *v, uint32_t t, const tmc_record *r);
 
+/* The first record of a gap. */
+static void gap_begin(vstate *v, dthread *d)
+{
+    if (d->gap_started)
+        return;
+    d->gap_started = 1;
+    /* The loss reset the predictors: the shared set at the dropping
+     * thread's first gap record (spec §3.5), a private set any time. */
+    if (v->shared) {
+        if (d->m.dropped)
+            tm_pred_reset(v->shared_pred);
+    } else {
+        tm_pred_reset(d->pred);
+    }
+    /* The module cleared the thread's FA flags when it resynchronized: the
+     * loads after the gap are reported until their bytes are known again. */
+    if (v->data)
+        km_clear(&d->known);
+}
+
 /* GAP mode: records retire without reconstruction until the gap is used up. */
 static int record_gap(vstate *v, uint32_t t, const tmc_record *r)
 {
     dthread *d = &v->th[t];
-    if (!d->gap_started) {
-        d->gap_started = 1;
-        /* The loss reset the predictors: the shared set at the dropping
-         * thread's first gap record (spec §3.5), a private set any time. */
-        if (v->shared) {
-            if (d->m.dropped)
-                tm_pred_reset(v->shared_pred);
-        } else {
-            tm_pred_reset(d->pred);
-        }
-    }
+    d->rec_gap = 1;
+    gap_begin(v, d);
     int counted = r->type == TMC_RUN || r->type == TMC_BRANCH || r->type == TMC_EXC;
     if (d->gap_left == 0 && (counted || r->type == TMC_EXIT)) {
         if (d->m.kind == TM_MSG_SYNC) {
@@ -389,6 +528,7 @@ static int record_tail(vstate *v, uint32_t t, const tmc_record *r)
 {
     dthread *d = &v->th[t];
     int rc = TM_OK;
+    d->rec_gap = 0;
     switch (r->type) {
     case TMC_RUN:
         if (r->count > d->tail_left)
@@ -426,6 +566,7 @@ static int record_active(vstate *v, uint32_t t, const tmc_record *r)
         enter_lost_if(v, d);
         return d->mode == D_TAIL ? record_tail(v, t, r) : record_gap(v, t, r);
     }
+    d->rec_gap = 0;
     int counts_to_icnt = d->m.kind == TM_MSG_EXC || d->m.kind == TM_MSG_END;
     char buf[200];
     switch (r->type) {
@@ -494,6 +635,7 @@ static int record_start(vstate *v, uint32_t t, const tmc_record *r)
     dthread *d = &v->th[t];
     if (r->type != TMC_START)
         return mismatch_rec(v, t, r, "record of a thread that has not started");
+    d->rec_gap = 0;
     if (!v->shared)
         tm_pred_reset(d->pred);
     d->npc = r->pc;
@@ -525,10 +667,123 @@ static int record_start(vstate *v, uint32_t t, const tmc_record *r)
     return TM_OK;
 }
 
+static void hex_value(char *buf, size_t n, const uint8_t *v, unsigned size)
+{
+    /* The bytes in memory order, as "0x" + two digits per byte. */
+    size_t k = (size_t)snprintf(buf, n, "0x");
+    for (unsigned i = 0; i < size && k + 3 < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%02x", v[i]);
+}
+
+/* A memory operand (spec §6 step 7). */
+static int on_mem(vstate *v, const tmc_record *r)
+{
+    uint32_t t = r->tid;
+    dthread *d = &v->th[t];
+    int store = (r->flags & TMC_MEM_STORE) != 0;
+    int rc;
+    if (d->mode == D_WAIT || d->mode == D_DONE)
+        return mismatch_rec(v, t, r, "memory operand of a thread that is not being traced");
+    int in_gap;
+    if (d->g_valid && d->g_cycle == r->cycle) {
+        in_gap = d->rec_gap; /* the group's instructions tell */
+    } else {
+        /* The operand opens its group: classify the group as its first
+         * instruction will be. */
+        for (;;) {
+            if (d->mode == D_ACTIVE) {
+                if ((rc = fetch(v, t)) != TM_OK)
+                    return rc;
+                if (is_lost_msg(&d->m))
+                    enter_lost_if(v, d);
+            }
+            if (d->mode == D_GAP && d->gap_left == 0 && d->m.kind == TM_MSG_SYNC) {
+                /* The gap is over: this group comes after it (and may open
+                 * the next loss). */
+                if ((rc = resync(v, t, "continues at")) != TM_OK)
+                    return rc;
+                continue;
+            }
+            break;
+        }
+        in_gap = d->mode == D_GAP;
+    }
+    if (in_gap)
+        gap_begin(v, d);
+    if (store) {
+        if (!in_gap) {
+            v->res->stores++;
+            if (km_put(&d->known, r->addr, r->value, r->size) != TM_OK)
+                return fail(v, TM_ERR_NOMEM, "out of memory");
+        }
+        return TM_OK;
+    }
+    uint64_t k = d->lcount++;
+    v->res->loads++;
+    /* Every DATA message up to the thread's pending control message is
+     * parsed, so the queue shows whether one reports this load. */
+    if (d->mode == D_ACTIVE && !d->have && (rc = fetch(v, t)) != TM_OK)
+        return rc;
+    msgq *dq = &d->dq;
+    qent *e = dq->len ? &dq->v[dq->head] : NULL;
+    char buf[600], a[140], b[140];
+    if (e && e->lidx < k)
+        return fail(v, TM_ERR_MISMATCH,
+                    "thread %u, load %" PRIu64 ": the DATA message at trace bit %" PRIu64
+                    " reports the thread's load %" PRIu64 ", which retired without it",
+                    t, k, e->pos, e->lidx);
+    if (in_gap) {
+        if (e && e->lidx == k)
+            return fail(v, TM_ERR_MISMATCH,
+                        "thread %u, load %" PRIu64 ": the DATA message at trace bit %" PRIu64
+                        " reports a load inside an overflow gap",
+                        t, k, e->pos);
+        return TM_OK;
+    }
+    uint8_t val[TMC_MAX_OPERAND];
+    const char *src;
+    char srcbuf[80];
+    if (e && e->lidx == k) {
+        memcpy(val, e->m.value, r->size);
+        snprintf(srcbuf, sizeof srcbuf, "the DATA message at trace bit %" PRIu64, e->pos);
+        src = srcbuf;
+        dq->head = (dq->head + 1) % dq->cap;
+        dq->len--;
+        v->res->loads_reported++;
+        v->res->messages++;
+    } else {
+        int u = km_get(&d->known, r->addr, val, r->size);
+        if (u >= 0) {
+            snprintf(buf, sizeof buf,
+                     "load %" PRIu64 " of %u bytes at 0x%" PRIx64 " has no DATA message, but the replay does not "
+                     "know its byte at 0x%" PRIx64 " (the thread has not loaded or stored it since it started or "
+                     "since its last gap)",
+                     k, (unsigned)r->size, r->addr, r->addr + (uint64_t)u);
+            return mismatch_rec(v, t, r, buf);
+        }
+        src = "the bytes the thread last loaded or stored (no DATA message)";
+        v->res->loads_inferred++;
+    }
+    if (memcmp(val, r->value, r->size)) {
+        hex_value(a, sizeof a, val, r->size);
+        hex_value(b, sizeof b, r->value, r->size);
+        snprintf(buf, sizeof buf,
+                 "load %" PRIu64 " of %u bytes at 0x%" PRIx64 ": replayed value %s (from %s), the commit stream "
+                 "says %s",
+                 k, (unsigned)r->size, r->addr, a, src, b);
+        return mismatch_rec(v, t, r, buf);
+    }
+    if (km_put(&d->known, r->addr, val, r->size) != TM_OK)
+        return fail(v, TM_ERR_NOMEM, "out of memory");
+    return TM_OK;
+}
+
 static int on_record(vstate *v, const tmc_record *r)
 {
-    if (r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_MEM)
+    if (r->type == TMC_MODULE || r->type == TMC_END)
         return TM_OK;
+    if (r->type == TMC_MEM)
+        return v->data ? on_mem(v, r) : TM_OK;
     uint32_t t = r->tid;
     dthread *d = &v->th[t];
     v->last_cycle = r->cycle;
@@ -536,6 +791,8 @@ static int on_record(vstate *v, const tmc_record *r)
         v->res->instructions += r->count;
     else if (r->type == TMC_BRANCH)
         v->res->instructions++;
+    d->g_cycle = r->cycle;
+    d->g_valid = 1;
     switch (d->mode) {
     case D_WAIT: return record_start(v, t, r);
     case D_ACTIVE: return record_active(v, t, r);
@@ -612,6 +869,7 @@ int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
     v.shared = tf->cfg.shared;
     v.ts_mask = tf->cfg.ts_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << tf->cfg.ts_bits) - 1;
     v.n = v.enc.threads;
+    v.data = v.enc.data;
     tm_bitrd_init(&v.rd, tf->data, tf->bits);
 
     tmc_reader *rd = NULL;
@@ -627,7 +885,16 @@ int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
         tmc_reader_close(rd);
         return rc;
     }
+    if (v.data) {
+        rc = tm_load_sizes_open(tmc_path, v.n, &v.ls);
+        if (rc != TM_OK) {
+            fail(&v, rc, "%s", v.ls ? tm_load_sizes_error(v.ls) : "out of memory");
+            goto out;
+        }
+    }
     v.th = calloc(v.n, sizeof *v.th);
+    for (uint32_t i = 0; v.th && i < v.n; i++)
+        v.th[i].known.gen = 1;
     tm_pred_cfg pc = tf->cfg.pred;
     if (v.nx)
         memset(&pc, 0, sizeof pc);
@@ -658,14 +925,20 @@ int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
             goto out;
     /* Nothing may be left in the trace. */
     for (uint32_t t = 0; t < v.n; t++)
-        if (v.th[t].q.len || v.th[t].have) {
+        if (v.th[t].dq.len) {
+            rc = fail(&v, TM_ERR_MISMATCH,
+                      "thread %u: the DATA message at trace bit %" PRIu64 " reports a load after the thread's last",
+                      t, v.th[t].dq.v[v.th[t].dq.head].pos);
+            goto out;
+        } else if (v.th[t].q.len || v.th[t].have) {
             rc = fail(&v, TM_ERR_MISMATCH, "thread %u: the trace holds messages beyond the end of the commit stream", t);
             goto out;
         }
     if (v.rd.pos < v.rd.nbits) {
         uint64_t pos = v.rd.pos;
         tm_msg m;
-        if (tm_msg_decode(&v.enc, &v.rd, &m) == TM_OK)
+        if ((v.data ? tm_msg_decode_sized(&v.enc, &v.rd, &m, tm_load_sizes_fn, v.ls)
+                    : tm_msg_decode(&v.enc, &v.rd, &m)) == TM_OK)
             rc = fail(&v, TM_ERR_MISMATCH, "trace bit %" PRIu64 ": a message for thread %u follows the end of every thread",
                       pos, m.ti);
         else
@@ -679,10 +952,13 @@ out:
         for (uint32_t i = 0; i < v.n; i++) {
             tm_pred_free(v.th[i].pred);
             free(v.th[i].q.v);
+            free(v.th[i].dq.v);
+            free(v.th[i].known.v);
         }
     free(v.th);
     tm_pred_free(v.shared_pred);
     tmc_reader_close(rd);
+    tm_load_sizes_close(v.ls);
     if (rc != TM_OK)
         res->ok = 0;
     return rc;

@@ -26,6 +26,11 @@ typedef struct tm_verify_result {
     uint64_t gaps;             /* overflow gaps crossed */
     uint64_t gap_instructions; /* instructions inside gaps (not reconstructed) */
     uint64_t cycles_checked;   /* time stamps compared */
+    /* data tracing (spec §6 step 7) */
+    uint64_t loads;            /* loads retired (in and out of gaps) */
+    uint64_t loads_reported;   /* values taken from DATA messages */
+    uint64_t loads_inferred;   /* values taken from the replay's copy */
+    uint64_t stores;           /* stores applied to the copy */
     char error[1024];          /* first divergence or input error, one paragraph */
 } tm_verify_result;
 
@@ -34,6 +39,22 @@ typedef struct tm_verify_result {
  * PROGRESS (may be NULL) is called about every 2^22 records. */
 int tm_verify(const char *tmc_path, const tmt_file *trace, tm_verify_result *res,
               void (*progress)(uint64_t records, void *arg), void *arg);
+
+/* Operand sizes of each thread's loads, read ahead from a second pass over
+ * the commit stream: a DATA message's length depends on the size of the load
+ * it reports (spec §4.8), which is what an instruction-set simulator gives a
+ * debugger.  Needs a file (not "-"). */
+typedef struct tm_load_sizes tm_load_sizes;
+/* On failure *OUT may be set and holds the message: close it after use. */
+int tm_load_sizes_open(const char *tmc_path, uint32_t threads, tm_load_sizes **out);
+/* A tm_msg_size_fn (pass the tm_load_sizes as ARG to tm_msg_decode_sized). */
+int tm_load_sizes_fn(void *arg, uint32_t ti, uint64_t fah);
+/* After tm_msg_decode_sized returned a DATA message: that thread's later
+ * DATA messages count from the load after it.  Returns the index (among the
+ * thread's loads, from 0) of the load the message reports. */
+uint64_t tm_load_sizes_split(tm_load_sizes *ls);
+const char *tm_load_sizes_error(const tm_load_sizes *ls);
+void tm_load_sizes_close(tm_load_sizes *ls);
 
 #ifdef __cplusplus
 }

@@ -18,13 +18,30 @@
 extern "C" {
 #endif
 
+/* CFiat data cache geometry (spec §3.8). */
+typedef struct tm_cache_cfg {
+    uint32_t size;   /* bytes, 2^k, 16 .. 64 MB */
+    uint32_t assoc;  /* 2^k, 1 .. min(64, size / line) */
+    uint32_t line;   /* bytes, 2^k, 4 .. 4096 */
+    uint32_t gran;   /* bytes per FA flag, 2^k, 1 .. line, line / gran <= 64 */
+} tm_cache_cfg;
+
+/* Cache presets "tool" (32 KB, 4-way, 32-byte lines, g 4) and "study"
+ * (64 KB, 4-way, 64-byte lines, g 4).  TM_ERR_ARG for an unknown name. */
+int tm_cache_preset(tm_cache_cfg *c, const char *name);
+
 typedef struct tm_model_cfg {
-    tm_enc_cfg enc;      /* encoding, threads, timestamps, chunk sizes */
+    tm_enc_cfg enc;      /* encoding, threads, timestamps, chunk sizes,
+                            data tracing mode (enc.data) and fah chunks */
     tm_pred_cfg pred;    /* predictor sizes (ignored by nx_b) */
     int shared;          /* one predictor set for all threads */
     uint32_t buffer_bits;/* 0 = default (spec §3.1) */
     uint32_t port_bits;  /* 0 = default 4 */
     uint32_t ts_bits;    /* time-stamp counter width, 8..64; 0 = default 64 */
+    tm_cache_cfg cache;  /* enc.data == cfiat: the data cache (all 0 = "tool") */
+    int cfiat_shared;    /* one data cache for all threads, flags with owners */
+    int no_invalidate;   /* TEST ONLY: private caches skip the invalidation of
+                            other cores' flags, which breaks replay (spec §7) */
 } tm_model_cfg;
 
 /* Presets "small", "medium", "large" (spec §3.1): sets cfg->pred.
@@ -44,14 +61,38 @@ typedef struct tm_thread_stats {
     uint64_t exceptions;
     uint64_t cond_predicted, cond_mispredicted;     /* tr_*: cond looked up */
     uint64_t target_predicted, target_mispredicted; /* tr_*: ijump/icall/ret */
-    uint64_t messages[4];         /* accepted, by tm_msg_kind */
+    uint64_t messages[TM_MSG_KINDS]; /* accepted, by tm_msg_kind */
     uint64_t sync_reasons[3];     /* accepted SYNC by reason */
     tm_field_bits bits;           /* accepted bits by field class */
     uint64_t bits_total;
     uint64_t dropped_messages, dropped_bits;
     uint64_t losses;              /* times the thread became LOST */
     uint64_t lost_instructions;   /* instructions in gaps */
+    /* data tracing (spec §3.8) */
+    uint64_t loads, stores;       /* memory operands, traced and in gaps */
+    uint64_t lost_loads, lost_stores; /* of them, retired while LOST */
+    uint64_t reports;             /* traced loads that needed a DATA message */
+    uint64_t data_bits;           /* bits of accepted DATA messages */
+    uint64_t dropped_data;        /* DATA messages in dropped bundles */
 } tm_thread_stats;
+
+/* Operand size classes of the data statistics (spec §8). */
+enum { TM_SZ_BYTE, TM_SZ_WORD, TM_SZ_DWORD, TM_SZ_QWORD, TM_SZ_10, TM_SZ_OWORD, TM_SZ_HWORD,
+       TM_SZ_64, TM_SZ_OTHER, TM_SZ_CLASSES };
+unsigned tm_size_class(unsigned size);
+const char *tm_size_class_name(unsigned cls); /* "byte" .. "other" */
+
+/* CFiat cache statistics, summed over the caches (spec §8).  A reference is
+ * one operand; it hits when every line it covers hits.  FA hit: a load that
+ * hit and whose touched flags were all valid for the thread. */
+typedef struct tm_cache_stats {
+    uint64_t load_refs[TM_SZ_CLASSES], load_hits[TM_SZ_CLASSES], load_misses[TM_SZ_CLASSES];
+    uint64_t store_refs[TM_SZ_CLASSES], store_hits[TM_SZ_CLASSES], store_misses[TM_SZ_CLASSES];
+    uint64_t fa_hits[TM_SZ_CLASSES], fa_misses[TM_SZ_CLASSES];
+    uint64_t multi_line;          /* operands covering more than one line */
+    uint64_t invalidations;       /* lines of other caches a store reached */
+    uint64_t flag_clears;         /* caches whose flags a resynchronization cleared */
+} tm_cache_stats;
 
 typedef struct tm_model_stats {
     uint32_t threads;
@@ -64,11 +105,14 @@ typedef struct tm_model_stats {
     uint64_t idle_cycles;    /* port cycles with no bit */
     uint64_t busy_cycles;    /* port cycles with >= 1 bit */
     uint32_t buffer_bits, port_bits, msg_max_bits, reserve_bits;
+    tm_cache_stats cache;    /* cfiat only */
 } tm_model_stats;
 
 /* Observer of the messages (for co-simulation and tests): called for every
  * accepted message and every dropped one, with CYCLE, CORE, the message, its
- * length and whether it was accepted.  A lost thread's resynchronization
+ * length and whether it was accepted.  With data tracing a bundle (spec
+ * §3.8) is reported as its DATA message then its control message, with the
+ * same ACCEPTED.  A lost thread's resynchronization
  * offer that does not fit yet is not reported (it is offered again). */
 typedef void (*tm_model_msg_hook)(void *arg, uint64_t cycle, uint32_t core,
                                   const tm_msg *m, unsigned bits, int accepted);

@@ -17,7 +17,19 @@ const char model_opts_help[] =
     "  --buffer BITS|min             trace buffer size (default max(N*64, longest message);\n"
     "                                min = the longest message of the configuration)\n"
     "  --port BITS                   trace port width per cycle (default 4)\n"
-    "  --chunks-bcnt A,B --chunks-ta A,B --chunks-cc A,B   chunk sizes (1..32)\n";
+    "  --chunks-bcnt A,B --chunks-ta A,B --chunks-cc A,B   chunk sizes (1..32)\n"
+    "load-value tracing (docs/spec.md §3.8; needs MEM records, e.g. tm gen --mem):\n"
+    "  --cfiat                       CFiat: report a load value only when the debugger\n"
+    "                                cannot know it (same as --data cfiat)\n"
+    "  --data none|cfiat|all         all = the baseline: every load value reported\n"
+    "  --cache tool|study|SIZE       data cache: tool = 32K 4-way 32-byte lines g 4\n"
+    "                                (default), study = 64K 4-way 64-byte lines g 4, or a\n"
+    "                                size in bytes (suffix K or M), 2^k in 16..64M\n"
+    "  --assoc N --line N --granularity N   ways (2^k <= 64), line bytes (2^k in\n"
+    "                                4..4096), bytes per first-access flag (2^k <= line,\n"
+    "                                at most 64 flags per line)\n"
+    "  --cfiat-shared                one cache for all threads (flags tagged by thread)\n"
+    "  --chunks-fah A,B              fahCnt chunk sizes (default 3,2 tr_e, 8,8 others)\n";
 
 int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int *i)
 {
@@ -32,6 +44,10 @@ int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int 
         {"--chunks-bcnt", offsetof(model_opts, chunks)},
         {"--chunks-ta", offsetof(model_opts, chunks) + sizeof(char *)},
         {"--chunks-cc", offsetof(model_opts, chunks) + 2 * sizeof(char *)},
+        {"--chunks-fah", offsetof(model_opts, chunks) + 3 * sizeof(char *)},
+        {"--data", offsetof(model_opts, data)},         {"--cache", offsetof(model_opts, cache)},
+        {"--assoc", offsetof(model_opts, assoc)},       {"--line", offsetof(model_opts, line)},
+        {"--granularity", offsetof(model_opts, gran)},
     };
     const char *a = argv[*i];
     if (!strcmp(a, "--timestamps")) {
@@ -40,6 +56,14 @@ int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int 
     }
     if (!strcmp(a, "--shared")) {
         o->shared = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--cfiat")) {
+        o->cfiat = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--cfiat-shared")) {
+        o->cfiat_shared = 1;
         return 1;
     }
     for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
@@ -69,6 +93,70 @@ static int parse_u32_opt(const char *sub, const char *opt, const char *v, uint32
     return 0;
 }
 
+/* A byte count with an optional K or M suffix (KiB, MiB). */
+static int parse_size(const char *v, uint32_t *out)
+{
+    char num[32];
+    size_t n = strlen(v);
+    uint64_t mul = 1;
+    if (n && (v[n - 1] == 'K' || v[n - 1] == 'k'))
+        mul = 1024, n--;
+    else if (n && (v[n - 1] == 'M' || v[n - 1] == 'm'))
+        mul = 1024 * 1024, n--;
+    if (n == 0 || n >= sizeof num)
+        return -1;
+    memcpy(num, v, n);
+    num[n] = 0;
+    uint64_t x;
+    if (tm_parse_u64(num, &x) || x > UINT32_MAX / mul)
+        return -1;
+    *out = (uint32_t)(x * mul);
+    return 0;
+}
+
+/* The data tracing options (spec §3.8). */
+static int data_cfg(const char *sub, const model_opts *o, tm_model_cfg *cfg)
+{
+    int mode = TM_DATA_NONE;
+    if (o->data && (mode = tm_data_mode_parse(o->data)) < 0) {
+        tm_err(sub, "--data %s: allowed none, cfiat, all", o->data);
+        return -1;
+    }
+    if (o->cfiat) {
+        if (o->data && mode != TM_DATA_CFIAT) {
+            tm_err(sub, "--cfiat contradicts --data %s", o->data);
+            return -1;
+        }
+        mode = TM_DATA_CFIAT;
+    }
+    cfg->enc.data = (uint8_t)mode;
+    const char *cache_opt = o->cfiat_shared ? "--cfiat-shared" : o->cache ? "--cache" : o->assoc ? "--assoc"
+                            : o->line ? "--line" : o->gran ? "--granularity" : NULL;
+    if (cache_opt && mode != TM_DATA_CFIAT) {
+        tm_err(sub, "%s: only with CFiat data tracing (add --cfiat)", cache_opt);
+        return -1;
+    }
+    if (o->chunks[3] && mode == TM_DATA_NONE) {
+        tm_err(sub, "--chunks-fah: only with data tracing (--cfiat or --data)");
+        return -1;
+    }
+    if (mode != TM_DATA_CFIAT)
+        return 0;
+    cfg->cfiat_shared = o->cfiat_shared;
+    tm_cache_preset(&cfg->cache, "tool");
+    if (o->cache && tm_cache_preset(&cfg->cache, o->cache) != TM_OK && parse_size(o->cache, &cfg->cache.size)) {
+        tm_err(sub, "--cache %s: allowed tool, study, or a size in bytes (suffix K or M), a power of two "
+                    "from 16 to 64M",
+               o->cache);
+        return -1;
+    }
+    if ((o->assoc && parse_u32_opt(sub, "--assoc", o->assoc, 1u << 16, &cfg->cache.assoc)) ||
+        (o->line && parse_u32_opt(sub, "--line", o->line, 1u << 16, &cfg->cache.line)) ||
+        (o->gran && parse_u32_opt(sub, "--granularity", o->gran, 1u << 16, &cfg->cache.gran)))
+        return -1;
+    return 0;
+}
+
 int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_model_cfg *cfg)
 {
     int enc = TM_ENC_TR_E;
@@ -91,9 +179,9 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
         (o->port && parse_u32_opt(sub, "--port", o->port, UINT32_MAX, &cfg->port_bits)) ||
         (o->ts_bits && parse_u32_opt(sub, "--ts-bits", o->ts_bits, UINT32_MAX, &cfg->ts_bits)))
         return -1;
-    if (o->buffer && !strcmp(o->buffer, "min"))
-        cfg->buffer_bits = tm_msg_max_bits(&cfg->enc);
-    else if (o->buffer && cfg->buffer_bits == 0) {
+    if (data_cfg(sub, o, cfg))
+        return -1;
+    if (o->buffer && strcmp(o->buffer, "min") && cfg->buffer_bits == 0) {
         tm_err(sub, "--buffer 0: the buffer must hold at least the longest message (see --explain)");
         return -1;
     }
@@ -105,10 +193,10 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
         tm_err(sub, "--port 0: allowed 1..1024 bits per cycle");
         return -1;
     }
-    static const char *const names[3] = {"--chunks-bcnt", "--chunks-ta", "--chunks-cc"};
-    uint8_t *dst[3][2] = {{&cfg->enc.cnt_a, &cfg->enc.cnt_b}, {&cfg->enc.ta_a, &cfg->enc.ta_b},
-                          {&cfg->enc.cc_a, &cfg->enc.cc_b}};
-    for (int k = 0; k < 3; k++) {
+    static const char *const names[4] = {"--chunks-bcnt", "--chunks-ta", "--chunks-cc", "--chunks-fah"};
+    uint8_t *dst[4][2] = {{&cfg->enc.cnt_a, &cfg->enc.cnt_b}, {&cfg->enc.ta_a, &cfg->enc.ta_b},
+                          {&cfg->enc.cc_a, &cfg->enc.cc_b}, {&cfg->enc.fah_a, &cfg->enc.fah_b}};
+    for (int k = 0; k < 4; k++) {
         if (!o->chunks[k])
             continue;
         unsigned a, b;
@@ -118,6 +206,10 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
         }
         *dst[k][0] = (uint8_t)a;
         *dst[k][1] = (uint8_t)b;
+    }
+    if (o->buffer && !strcmp(o->buffer, "min")) {
+        if (tm_enc_cfg_check(&cfg->enc) == TM_OK)
+            cfg->buffer_bits = tm_msg_max_bits(&cfg->enc);
     }
     char err[256];
     if (tm_model_cfg_resolve(cfg, err, sizeof err) != TM_OK) {

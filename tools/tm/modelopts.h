@@ -8,8 +8,9 @@
 typedef struct model_opts {
     const char *config, *encoding;
     const char *gshare, *ras, *ibtb, *buffer, *port, *ts_bits;
-    const char *chunks[3];
-    int timestamps, shared;
+    const char *chunks[4];        /* bcnt, ta, cc, fah */
+    const char *data, *cache, *assoc, *line, *gran;
+    int timestamps, shared, cfiat, cfiat_shared;
 } model_opts;
 
 /* If ARGV[*I] is a model option, consumes it (and its value) and returns 1;
