@@ -11,7 +11,8 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: tm decode F.tmt                  list the trace's messages\n"
+            "usage: tm decode F.tmt [--tmc F.tmc]    list the trace's messages (a trace with load\n"
+            "                                        values needs the commit stream for their sizes)\n"
             "       tm decode --verify F.tmc F.tmt   replay the trace and compare it with the commit stream\n"
             "  -q, --quiet   with --verify: print only the verdict line\n"
             "Exit status with --verify: 0 if every thread's execution matches, 1 on the first divergence.\n");
@@ -27,8 +28,23 @@ static void progress(uint64_t records, void *arg)
     }
 }
 
-static int list_messages(const char *path, const tmt_file *tf)
+static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
 {
+    tm_load_sizes *ls = NULL;
+    if (tf->cfg.enc.data) {
+        if (!tmc) {
+            tm_err("decode", "%s: the trace has load values (data tracing %s), whose lengths are the loads' sizes: "
+                             "give the commit stream with --tmc F.tmc",
+                   path, tm_data_mode_name((tm_data_mode)tf->cfg.enc.data));
+            return 2;
+        }
+        if (tm_load_sizes_open(tmc, tf->cfg.enc.threads, &ls) != TM_OK) {
+            tm_err("decode", "%s", ls ? tm_load_sizes_error(ls) : "out of memory");
+            tm_load_sizes_close(ls);
+            return 1;
+        }
+    }
+    int status = 0;
     tm_bitrd rd;
     tm_bitrd_init(&rd, tf->data, tf->bits);
     char line[512];
@@ -39,31 +55,50 @@ static int list_messages(const char *path, const tmt_file *tf)
     while (rd.pos < rd.nbits) {
         uint64_t pos = rd.pos;
         tm_msg m;
-        int rc = tm_msg_decode(&tf->cfg.enc, &rd, &m);
+        int rc = ls ? tm_msg_decode_sized(&tf->cfg.enc, &rd, &m, tm_load_sizes_fn, ls)
+                    : tm_msg_decode(&tf->cfg.enc, &rd, &m);
         if (rc != TM_OK) {
             fflush(stdout);
-            tm_err("decode", "%s: trace bit %" PRIu64 ": %s", path, pos,
-                   rc == TM_ERR_TRUNCATED ? "the trace ends inside a message" : "invalid message");
-            return 1;
+            if (ls && tm_load_sizes_error(ls)[0])
+                tm_err("decode", "%s: trace bit %" PRIu64 ": %s", path, pos, tm_load_sizes_error(ls));
+            else
+                tm_err("decode", "%s: trace bit %" PRIu64 ": %s", path, pos,
+                       rc == TM_ERR_TRUNCATED ? "the trace ends inside a message" : "invalid message");
+            status = 1;
+            break;
         }
+        if (m.kind == TM_MSG_DATA)
+            tm_load_sizes_split(ls);
         tm_msg_format(&m, tf->cfg.enc.timestamps, line, sizeof line);
-        if (printf("%10" PRIu64 "  %s\n", pos, line) < 0)
-            return 1;
+        if (printf("%10" PRIu64 "  %s\n", pos, line) < 0) {
+            status = 1;
+            break;
+        }
         n++;
     }
-    printf("# %" PRIu64 " messages\n", n);
-    return 0;
+    if (!status)
+        printf("# %" PRIu64 " messages\n", n);
+    tm_load_sizes_close(ls);
+    return status;
 }
 
 int cmd_decode(int argc, char **argv)
 {
     int verify = 0, quiet = 0;
+    const char *tmc = NULL;
     const char *files[2];
     int nf = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--verify")) verify = 1;
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
+        else if (!strcmp(a, "--tmc")) {
+            if (i + 1 >= argc) {
+                tm_err("decode", "--tmc needs the commit stream F.tmc");
+                return 2;
+            }
+            tmc = argv[++i];
+        }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1] != '\0') {
             tm_err("decode", "unknown option '%s' (see tm decode --help)", a);
@@ -88,7 +123,7 @@ int cmd_decode(int argc, char **argv)
     }
     int status;
     if (!verify) {
-        status = list_messages(tmt_path, &tf);
+        status = list_messages(tmt_path, &tf, tmc);
     } else {
         tm_verify_result res;
         time_t last = time(NULL);
@@ -100,6 +135,11 @@ int cmd_decode(int argc, char **argv)
                    res.messages);
             if (tf.cfg.enc.timestamps)
                 printf(", %" PRIu64 " time stamps", res.cycles_checked);
+            if (tf.cfg.enc.data)
+                printf("; %" PRIu64 " load values replayed (%" PRIu64 " from DATA messages, %" PRIu64
+                       " from the replay's copy), %" PRIu64 " loads in gaps",
+                       res.loads_reported + res.loads_inferred, res.loads_reported, res.loads_inferred,
+                       res.loads - res.loads_reported - res.loads_inferred);
             printf("\n");
             status = 0;
         } else if (rc == TM_ERR_MISMATCH) {

@@ -19,10 +19,26 @@ static const char *preset_name(const tm_model_cfg *c)
 
 void report_cfg_line(char *buf, size_t n, const tm_model_cfg *c)
 {
-    snprintf(buf, n, "%s%s %s (gshare %u, RAS %u, iBTB %u) %s, %u threads, buffer %u bits, port %u bits/cycle",
+    char data[128] = "";
+    if (c->enc.data == TM_DATA_ALL)
+        snprintf(data, sizeof data, ", data all");
+    else if (c->enc.data == TM_DATA_CFIAT)
+        snprintf(data, sizeof data, ", cfiat %u B %u-way %u-byte lines g %u %s", c->cache.size, c->cache.assoc,
+                 c->cache.line, c->cache.gran, c->cfiat_shared ? "shared" : "private");
+    int k = snprintf(buf, n, "%s%s %s (gshare %u, RAS %u, iBTB %u) %s, %u threads, buffer %u bits, port %u bits/cycle",
              c->enc.timestamps ? "t" : "", tm_encoding_name(c->enc.enc), preset_name(c), c->pred.gshare,
              c->pred.ras, c->pred.ibtb, c->shared ? "shared" : "private", c->enc.threads, c->buffer_bits,
              c->port_bits);
+    if (k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, "%s", data);
+}
+
+static uint64_t sum(const uint64_t *v)
+{
+    uint64_t s = 0;
+    for (int i = 0; i < TM_SZ_CLASSES; i++)
+        s += v[i];
+    return s;
 }
 
 static void thread_line(FILE *f, const char *name, const tm_thread_stats *s)
@@ -33,7 +49,7 @@ static void thread_line(FILE *f, const char *name, const tm_thread_stats *s)
     fprintf(f, "%-7s %12" PRIu64 " %11" PRIu64 " %8.3f%% %8.3f%% %9" PRIu64 " %11" PRIu64 " %8.4f\n", name,
             s->instructions, br, 100.0 * ratio(s->cond_mispredicted, s->cond_predicted),
             100.0 * ratio(s->target_mispredicted, s->target_predicted),
-            s->messages[0] + s->messages[1] + s->messages[2] + s->messages[3], s->bits_total,
+            s->messages[0] + s->messages[1] + s->messages[2] + s->messages[3] + s->messages[4], s->bits_total,
             ratio(s->bits_total, s->instructions));
 }
 
@@ -41,7 +57,7 @@ void report_text(FILE *f, const tm_model_cfg *cfg, const tm_model *m)
 {
     const tm_model_stats *st = tm_model_get_stats(m);
     const tm_thread_stats *T = &st->total;
-    char line[256];
+    char line[384];
     report_cfg_line(line, sizeof line, cfg);
     fprintf(f, "config: %s\n", line);
     fprintf(f, "%-7s %12s %11s %9s %9s %9s %11s %8s\n", "thread", "instructions", "branches", "outcome",
@@ -71,12 +87,43 @@ void report_text(FILE *f, const tm_model_cfg *cfg, const tm_model *m)
                " bits), lost instructions %" PRIu64 "; port idle %" PRIu64 " of %" PRIu64 " cycles\n",
             st->peak_occupancy, st->buffer_bits, st->overflow_cycles, T->dropped_messages, T->dropped_bits,
             T->lost_instructions, st->idle_cycles, st->idle_cycles + st->busy_cycles);
+    if (!cfg->enc.data)
+        return;
+    uint64_t ctl = st->bits - T->data_bits;
+    fprintf(f, "data: %" PRIu64 " loads, %" PRIu64 " stores (%" PRIu64 " and %" PRIu64 " in gaps); %" PRIu64
+               " needed a report (%.3f%%); %" PRIu64 " DATA messages (%" PRIu64 " dropped)\n",
+            T->loads, T->stores, T->lost_loads, T->lost_stores, T->reports, 100.0 * ratio(T->reports, T->loads),
+            T->messages[TM_MSG_DATA], T->dropped_data);
+    fprintf(f, "data bits: %" PRIu64 " (fahCnt %" PRIu64 ", value %" PRIu64 "): %.4f bits/load, %.4f bits/instruction; "
+               "control %" PRIu64 " bits, %.4f bits/instruction; together %.4f bits/instruction\n",
+            T->data_bits, T->bits.fah, T->bits.value, ratio(T->data_bits, T->loads),
+            ratio(T->data_bits, T->instructions), ctl, ratio(ctl, T->instructions),
+            ratio(st->bits, T->instructions));
+    if (cfg->enc.data != TM_DATA_CFIAT)
+        return;
+    const tm_cache_stats *c = &st->cache;
+    fprintf(f, "%-8s %10s %9s %9s %10s %9s %9s %9s %9s\n", "size", "load refs", "hits", "misses", "store refs",
+            "hits", "misses", "FA hits", "FA miss");
+    for (unsigned k = 0; k <= TM_SZ_CLASSES; k++) {
+        int tot = k == TM_SZ_CLASSES;
+        if (!tot && !c->load_refs[k] && !c->store_refs[k])
+            continue;
+        fprintf(f, "%-8s %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+                   " %9" PRIu64 "\n",
+                tot ? "total" : tm_size_class_name(k), tot ? sum(c->load_refs) : c->load_refs[k],
+                tot ? sum(c->load_hits) : c->load_hits[k], tot ? sum(c->load_misses) : c->load_misses[k],
+                tot ? sum(c->store_refs) : c->store_refs[k], tot ? sum(c->store_hits) : c->store_hits[k],
+                tot ? sum(c->store_misses) : c->store_misses[k], tot ? sum(c->fa_hits) : c->fa_hits[k],
+                tot ? sum(c->fa_misses) : c->fa_misses[k]);
+    }
+    fprintf(f, "cache: %" PRIu64 " operands on several lines, %" PRIu64 " invalidations, %" PRIu64 " flag clears\n",
+            c->multi_line, c->invalidations, c->flag_clears);
 }
 
 static void json_thread(FILE *f, const tm_thread_stats *s, const char *indent)
 {
     static const char *const cls[] = {"cond", "jump", "call", "ijump", "icall", "ret"};
-    uint64_t msgs = s->messages[0] + s->messages[1] + s->messages[2] + s->messages[3];
+    uint64_t msgs = s->messages[0] + s->messages[1] + s->messages[2] + s->messages[3] + s->messages[4];
     fprintf(f, "%s\"instructions\": %" PRIu64 ",\n", indent, s->instructions);
     fprintf(f, "%s\"bits\": %" PRIu64 ",\n", indent, s->bits_total);
     fprintf(f, "%s\"bits_per_instruction\": %.6f,\n", indent, ratio(s->bits_total, s->instructions));
@@ -99,6 +146,14 @@ static void json_thread(FILE *f, const tm_thread_stats *s, const char *indent)
     fprintf(f, "%s\"bits_by_field\": {\"ti\": %" PRIu64 ", \"cnt\": %" PRIu64 ", \"diffta\": %" PRIu64
                ", \"diffcc\": %" PRIu64 ", \"sync\": %" PRIu64 "},\n",
             indent, s->bits.ti, s->bits.cnt, s->bits.diffta, s->bits.diffcc, s->bits.sync);
+    if (s->loads || s->stores || s->messages[TM_MSG_DATA])
+        fprintf(f, "%s\"data\": {\"loads\": %" PRIu64 ", \"stores\": %" PRIu64 ", \"lost_loads\": %" PRIu64
+                   ", \"lost_stores\": %" PRIu64 ", \"reports_needed\": %" PRIu64 ", \"messages\": %" PRIu64
+                   ", \"dropped_messages\": %" PRIu64 ", \"bits\": %" PRIu64 ", \"q_bits\": %" PRIu64
+                   ", \"fah_bits\": %" PRIu64 ", \"value_bits\": %" PRIu64 ", \"bits_per_load\": %.6f},\n",
+                indent, s->loads, s->stores, s->lost_loads, s->lost_stores, s->reports, s->messages[TM_MSG_DATA],
+                s->dropped_data, s->data_bits, s->bits.q, s->bits.fah, s->bits.value,
+                ratio(s->data_bits, s->loads));
     fprintf(f, "%s\"dropped_messages\": %" PRIu64 ", \"dropped_bits\": %" PRIu64 ", \"losses\": %" PRIu64
                ", \"lost_instructions\": %" PRIu64 "\n",
             indent, s->dropped_messages, s->dropped_bits, s->losses, s->lost_instructions);
@@ -131,6 +186,47 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m)
                ", \"busy_cycles\": %" PRIu64 "},\n",
             st->peak_occupancy, st->overflow_cycles, T->dropped_messages, T->dropped_bits, st->idle_cycles,
             st->busy_cycles);
+    if (cfg->enc.data) {
+        const tm_cache_stats *c = &st->cache;
+        uint64_t ctl = st->bits - T->data_bits;
+        fprintf(f, "  \"data\": {\n");
+        fprintf(f, "    \"mode\": \"%s\", \"cache\": {\"size\": %u, \"assoc\": %u, \"line\": %u, "
+                   "\"granularity\": %u, \"shared\": %s}, \"chunks_fah\": [%u, %u],\n",
+                tm_data_mode_name((tm_data_mode)cfg->enc.data), cfg->cache.size, cfg->cache.assoc, cfg->cache.line,
+                cfg->cache.gran, cfg->cfiat_shared ? "true" : "false", cfg->enc.fah_a, cfg->enc.fah_b);
+        fprintf(f, "    \"loads\": %" PRIu64 ", \"stores\": %" PRIu64 ", \"lost_loads\": %" PRIu64
+                   ", \"lost_stores\": %" PRIu64 ", \"reports_needed\": %" PRIu64 ",\n",
+                T->loads, T->stores, T->lost_loads, T->lost_stores, T->reports);
+        fprintf(f, "    \"messages\": %" PRIu64 ", \"dropped_messages\": %" PRIu64 ",\n", T->messages[TM_MSG_DATA],
+                T->dropped_data);
+        fprintf(f, "    \"bits\": %" PRIu64 ", \"bits_by_field\": {\"ti\": %" PRIu64 ", \"q\": %" PRIu64
+                   ", \"fah\": %" PRIu64 ", \"value\": %" PRIu64 "},\n",
+                T->data_bits, T->data_bits - T->bits.fah - T->bits.value - T->messages[TM_MSG_DATA],
+                T->messages[TM_MSG_DATA], T->bits.fah, T->bits.value);
+        fprintf(f, "    \"bits_per_load\": %.6f, \"bits_per_instruction\": %.6f, \"fa_miss_rate\": %.6f,\n",
+                ratio(T->data_bits, T->loads), ratio(T->data_bits, T->instructions), ratio(T->reports, T->loads));
+        fprintf(f, "    \"control_bits\": %" PRIu64 ", \"control_bits_per_instruction\": %.6f, "
+                   "\"total_bits_per_instruction\": %.6f",
+                ctl, ratio(ctl, T->instructions), ratio(st->bits, T->instructions));
+        if (cfg->enc.data == TM_DATA_CFIAT) {
+            fprintf(f, ",\n    \"by_size\": {");
+            for (unsigned k = 0; k < TM_SZ_CLASSES; k++)
+                fprintf(f, "%s\n      \"%s\": {\"load_refs\": %" PRIu64 ", \"load_hits\": %" PRIu64
+                           ", \"load_misses\": %" PRIu64 ", \"store_refs\": %" PRIu64 ", \"store_hits\": %" PRIu64
+                           ", \"store_misses\": %" PRIu64 ", \"fa_hits\": %" PRIu64 ", \"fa_misses\": %" PRIu64 "}",
+                        k ? "," : "", tm_size_class_name(k), c->load_refs[k], c->load_hits[k], c->load_misses[k],
+                        c->store_refs[k], c->store_hits[k], c->store_misses[k], c->fa_hits[k], c->fa_misses[k]);
+            fprintf(f, "\n    },\n    \"load_refs\": %" PRIu64 ", \"load_hits\": %" PRIu64 ", \"load_misses\": %" PRIu64
+                       ", \"store_refs\": %" PRIu64 ", \"store_hits\": %" PRIu64 ", \"store_misses\": %" PRIu64
+                       ", \"fa_hits\": %" PRIu64 ", \"fa_misses\": %" PRIu64 ",\n",
+                    sum(c->load_refs), sum(c->load_hits), sum(c->load_misses), sum(c->store_refs),
+                    sum(c->store_hits), sum(c->store_misses), sum(c->fa_hits), sum(c->fa_misses));
+            fprintf(f, "    \"multi_line_operands\": %" PRIu64 ", \"invalidations\": %" PRIu64
+                       ", \"flag_clears\": %" PRIu64,
+                    c->multi_line, c->invalidations, c->flag_clears);
+        }
+        fprintf(f, "\n  },\n");
+    }
     fprintf(f, "  \"total\": {\n");
     json_thread(f, T, "    ");
     fprintf(f, "  },\n  \"threads\": [\n");
