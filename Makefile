@@ -101,8 +101,12 @@ run: deps
 	$(MAKE) all
 	bash scripts/run.sh $(BUILD)
 
+$(BUILD)/bin/tm-bench: $(OBJ)/bench/model_bench.o $(OBJ)/tools/tm/modelopts.o $(OBJ)/tools/tm/util.o $(BUILD)/lib/libtm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT_CFLAGS) -o $@ $^ $(LIBS)
+
 bench: deps
-	$(MAKE) all
+	$(MAKE) all $(BUILD)/bin/tm-bench
 	bash bench/run.sh $(BUILD)
 
 # Yosys area of each preset (one core) and of the shared buffer.

@@ -50,6 +50,36 @@ for r in sys.argv[4:]:
 print("\ntargets: >= 100 M instructions/s for the large preset; model <= 2x the parse alone")
 PY
 
+# Load-value tracing (issue 4): memory operands per second through the model
+# with CFiat on, next to the control-flow-only run of the same stream; the
+# records are held in memory by tm-bench so that the figures are the model's.
+dinsns=${TM_BENCH_DATA_INSNS:-10000000}
+"$TM" gen --threads "$threads" --insns "$dinsns" --seed 3 --mem -o "$dir/m.tmc"
+echo "bench: data tracing, $dinsns instructions with memory operands" >&2
+"$BUILD/bin/tm-bench" "$dir/m.tmc" "$reps" \
+    -- --cfiat --port 64 --buffer 65536 -- --cfiat --cache study --port 64 --buffer 65536 \
+    -- --cfiat --cfiat-shared --port 64 --buffer 65536 -- --data all --port 64 --buffer 65536 \
+    -- --cfiat > "$dir/data.txt"
+mops=$("$TM" dump --count "$dir/m.tmc" | awk '/^loads:|^stores:/ {s += $2} END {print s}')
+python3 - "$dinsns" "$mops" "$dir/data.txt" <<'PY'
+import sys
+insns = int(sys.argv[1]); mops = int(sys.argv[2])
+rows = [l.rsplit(None, 3) for l in open(sys.argv[3])]
+base = float(rows[0][1])
+labels = ["control flow only", "cfiat, tool cache", "cfiat, study cache", "cfiat, shared tool cache",
+          "all loads (baseline)", "cfiat, default port/buffer"]
+print(f"\nmodel with load-value tracing, {insns/1e6:.0f}M instructions, {mops/1e6:.2f}M memory operands, "
+      "4 threads, records in memory")
+print(f"{'':28}{'seconds':>9}{'M insn/s':>10}{'M ops/s':>9}{'x control':>10}{'data path M ops/s':>19}")
+for lab, (name, s, mi, mo) in zip(labels, rows):
+    s = float(s)
+    extra = s - base
+    dp = f"{mops/extra/1e6:19.1f}" if extra > 0 and lab != labels[0] else f"{'':>19}"
+    print(f"{lab:28}{s:9.3f}{float(mi):10.1f}{float(mo):9.1f}{s/base:10.2f}{dp}")
+print("M ops/s: memory operands / model time; data path: memory operands / (time - control-only time)")
+print("target: >= 40 M memory operands/s with CFiat on")
+PY
+
 # Co-simulation throughput (issue: RTL in lockstep with the model), large
 # preset, N = 1 and N = 8, next to the model alone on the same stream.
 if command -v verilator > /dev/null; then

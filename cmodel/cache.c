@@ -4,15 +4,21 @@
 #include <string.h>
 #include "cache.h"
 
+/* One way of a set; the ways of a set are adjacent (one lookup touches one
+ * or two host cache lines). */
+typedef struct way {
+    uint64_t tag;
+    uint64_t stamp;    /* last access; 0 = invalid */
+    uint64_t flags;    /* bit k: granule k's flag */
+} way;
+
 struct tm_cache {
     tm_cache_cfg cfg;
     int shared;
     uint32_t sets, ways, flags_per_line;
     unsigned line_shift, set_shift, gran_shift;
     uint64_t clock;
-    uint64_t *tag;
-    uint64_t *stamp;   /* last access; 0 = invalid */
-    uint64_t *flags;   /* bit k: granule k's flag */
+    way *w;
     uint16_t *owner;   /* shared: thread of each flag (ways x flags_per_line) */
     /* last operand, for tests */
     unsigned last_lines;
@@ -111,12 +117,10 @@ int tm_cache_new(const tm_cache_cfg *cfg, int shared, tm_cache **out)
     c->set_shift = log2u(c->sets);
     c->gran_shift = log2u(cfg->gran);
     size_t n = (size_t)c->sets * c->ways;
-    c->tag = calloc(n, sizeof *c->tag);
-    c->stamp = calloc(n, sizeof *c->stamp);
-    c->flags = calloc(n, sizeof *c->flags);
+    c->w = calloc(n, sizeof *c->w);
     if (c->shared)
         c->owner = calloc(n * c->flags_per_line, sizeof *c->owner);
-    if (!c->tag || !c->stamp || !c->flags || (c->shared && !c->owner)) {
+    if (!c->w || (c->shared && !c->owner)) {
         tm_cache_free(c);
         return TM_ERR_NOMEM;
     }
@@ -128,9 +132,7 @@ void tm_cache_free(tm_cache *c)
 {
     if (!c)
         return;
-    free(c->tag);
-    free(c->stamp);
-    free(c->flags);
+    free(c->w);
     free(c->owner);
     free(c);
 }
@@ -147,8 +149,9 @@ static inline long find(const tm_cache *c, uint64_t line, uint64_t *base)
     uint64_t set = line & (c->sets - 1);
     uint64_t tag = line >> c->set_shift;
     *base = set * c->ways;
+    const way *s = c->w + *base;
     for (uint32_t w = 0; w < c->ways; w++)
-        if (c->stamp[*base + w] && c->tag[*base + w] == tag)
+        if (s[w].tag == tag && s[w].stamp)
             return (long)w;
     return -1;
 }
@@ -158,8 +161,9 @@ static inline uint32_t fill(tm_cache *c, uint64_t line, uint64_t base)
 {
     uint32_t v = 0;
     int found = 0;
+    way *s = c->w + base;
     for (uint32_t w = c->ways; w-- > 0;)
-        if (!c->stamp[base + w]) {
+        if (!s[w].stamp) {
             v = w;
             found = 1;
             break;
@@ -167,13 +171,13 @@ static inline uint32_t fill(tm_cache *c, uint64_t line, uint64_t base)
     if (!found) {
         uint64_t best = UINT64_MAX;
         for (uint32_t w = 0; w < c->ways; w++)
-            if (c->stamp[base + w] < best) {
-                best = c->stamp[base + w];
+            if (s[w].stamp < best) {
+                best = s[w].stamp;
                 v = w;
             }
     }
-    c->tag[base + v] = line >> c->set_shift;
-    c->flags[base + v] = 0;
+    s[v].tag = line >> c->set_shift;
+    s[v].flags = 0;
     return v;
 }
 
@@ -194,7 +198,7 @@ static inline void masks(const tm_cache *c, uint64_t line, uint64_t a, uint64_t 
 /* Flags of way IDX valid for thread TID among MASK. */
 static inline uint64_t valid_for(const tm_cache *c, size_t idx, uint32_t tid, uint64_t mask)
 {
-    uint64_t f = c->flags[idx] & mask;
+    uint64_t f = c->w[idx].flags & mask;
     if (!c->shared || !f)
         return f;
     const uint16_t *o = c->owner + idx * c->flags_per_line;
@@ -209,7 +213,7 @@ static inline uint64_t valid_for(const tm_cache *c, size_t idx, uint32_t tid, ui
 
 static inline void set_flags(tm_cache *c, size_t idx, uint32_t tid, uint64_t mask)
 {
-    c->flags[idx] |= mask;
+    c->w[idx].flags |= mask;
     if (c->shared) {
         uint16_t *o = c->owner + idx * c->flags_per_line;
         for (uint64_t m = mask; m; m &= m - 1)
@@ -230,7 +234,7 @@ static tm_cache_res cache_access(tm_cache *c, uint32_t tid, uint64_t addr, unsig
         if (!hit)
             w = fill(c, line, base);
         size_t idx = base + (size_t)w;
-        c->stamp[idx] = ++c->clock;
+        c->w[idx].stamp = ++c->clock;
         if (c->last_lines < 5) {
             c->last_way[c->last_lines] = (int)w;
             c->last_hit[c->last_lines] = hit;
@@ -245,7 +249,7 @@ static tm_cache_res cache_access(tm_cache *c, uint32_t tid, uint64_t addr, unsig
              * for the storing thread. */
             uint64_t part = touch & ~full;
             if (part)
-                c->flags[idx] &= ~(part & ~valid_for(c, idx, tid, part));
+                c->w[idx].flags &= ~(part & ~valid_for(c, idx, tid, part));
         } else if (hit && valid_for(c, idx, tid, touch) != touch) {
             r.flags_hit = 0;
         }
@@ -274,7 +278,7 @@ unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size)
         uint64_t base;
         long w = find(c, line, &base);
         if (w >= 0) {
-            c->flags[base + (size_t)w] = 0;
+            c->w[base + (size_t)w].flags = 0;
             n++;
         }
     }
@@ -283,7 +287,9 @@ unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size)
 
 void tm_cache_clear_flags(tm_cache *c)
 {
-    memset(c->flags, 0, (size_t)c->sets * c->ways * sizeof *c->flags);
+    size_t n = (size_t)c->sets * c->ways;
+    for (size_t i = 0; i < n; i++)
+        c->w[i].flags = 0;
 }
 
 int tm_cache_way_of(const tm_cache *c, uint64_t addr)
@@ -297,7 +303,7 @@ uint64_t tm_cache_flags_of(const tm_cache *c, uint64_t addr)
 {
     uint64_t base;
     long w = find(c, addr >> c->line_shift, &base);
-    return w < 0 ? 0 : c->flags[base + (size_t)w];
+    return w < 0 ? 0 : c->w[base + (size_t)w].flags;
 }
 
 unsigned tm_cache_last_ways(const tm_cache *c, int ways[5], int hits[5])

@@ -5,6 +5,7 @@
  * arbitration order), and simulates the cycles in which nothing retires in
  * bulk when no thread waits for resynchronization.  Every decision that
  * affects the output bits is named after the spec paragraph that defines it. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,14 @@
 #include "pred_int.h"
 
 enum { ST_IDLE = 0, ST_RUN, ST_LOST, ST_DONE };
+
+/* What the model keeps of a MEM record (the value only of a load). */
+typedef struct memop {
+    uint32_t flags;
+    uint8_t size;
+    uint64_t addr;
+    uint8_t value[TMC_MAX_OPERAND];
+} memop;
 enum { END_NONE = 0, END_EXIT, END_STOP };
 
 typedef struct thread {
@@ -69,7 +78,7 @@ struct tm_model {
     uint64_t g_npc;        /* npc after the runs */
     int g_has_npc;
     int g_mem;             /* the group has a memory operand (data tracing) */
-    tmc_record g_mrec;     /* it */
+    memop g_mrec;          /* it */
 
     tm_model_stats stats;
     tm_model_msg_hook hook;
@@ -547,7 +556,7 @@ static void advance_to(tm_model *m, uint64_t c)
 static int mem_operand(tm_model *m, uint32_t t)
 {
     thread *th = &m->th[t];
-    const tmc_record *r = &m->g_mrec;
+    const memop *r = &m->g_mrec;
     int store = (r->flags & TMC_MEM_STORE) != 0;
     int lost = th->state != ST_RUN;
     if (store) {
@@ -770,7 +779,7 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
     }
     tm_msg dmsg;
     if (dm) {
-        memset(&dmsg, 0, sizeof dmsg);
+        memset(&dmsg, 0, offsetof(tm_msg, value));
         dmsg.kind = TM_MSG_DATA;
         dmsg.fah = th->fah;
         dmsg.size = m->g_mrec.size;
@@ -881,9 +890,11 @@ int tm_model_put(tm_model *m, const tmc_record *r)
             return TM_ERR_ARG;
         }
         m->g_mem = 1;
-        m->g_mrec = *r;
-        m->g_mrec.path = NULL;
-        m->g_mrec.build_id = NULL;
+        m->g_mrec.flags = r->flags;
+        m->g_mrec.size = r->size;
+        m->g_mrec.addr = r->addr;
+        if (!(r->flags & TMC_MEM_STORE))
+            memcpy(m->g_mrec.value, r->value, r->size);
         return TM_OK;
     case TMC_START:
     case TMC_EXIT:
