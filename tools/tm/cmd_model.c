@@ -89,12 +89,16 @@ int mr = model_opts_parse("model", &o, argc, argv, &i);
         return 2;
     }
     if (explain) {
-        char line[256];
+        char line[384];
         report_cfg_line(line, sizeof line, &cfg);
-        printf("config: %s\nchunks: bcnt (%u,%u), ta (%u,%u), cc (%u,%u)\nlongest message: %u bits; "
-               "resynchronization reserve: %u bits\n",
-               line, cfg.enc.cnt_a, cfg.enc.cnt_b, cfg.enc.ta_a, cfg.enc.ta_b, cfg.enc.cc_a, cfg.enc.cc_b,
-               tm_msg_max_bits(&cfg.enc), tm_msg_reserve_bits(&cfg.enc));
+        printf("config: %s\nchunks: bcnt (%u,%u), ta (%u,%u), cc (%u,%u)", line, cfg.enc.cnt_a, cfg.enc.cnt_b,
+               cfg.enc.ta_a, cfg.enc.ta_b, cfg.enc.cc_a, cfg.enc.cc_b);
+        if (cfg.enc.data)
+            printf(", fah (%u,%u)", cfg.enc.fah_a, cfg.enc.fah_b);
+        printf("\nlongest message: %u bits%s; resynchronization reserve: %u bits\n", tm_msg_max_bits(&cfg.enc),
+               cfg.enc.data ? " (a bundle: DATA + control)" : "", tm_msg_reserve_bits(&cfg.enc));
+        if (cfg.enc.data)
+            printf("longest DATA message: %u bits (64-byte value)\n", tm_msg_data_max_bits(&cfg.enc));
         if (!out) {
             tmc_reader_close(rd);
             return 0;
