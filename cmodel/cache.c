@@ -7,8 +7,8 @@
 /* One way of a set; the ways of a set are adjacent (one lookup touches one
  * or two host cache lines). */
 typedef struct way {
-    uint64_t tag;
-    uint64_t stamp;    /* last access; 0 = invalid */
+    uint64_t tagv;     /* tag + 1; 0 = invalid */
+    uint64_t stamp;    /* last access */
     uint64_t flags;    /* bit k: granule k's flag */
 } way;
 
@@ -147,13 +147,15 @@ static inline uint64_t span(unsigned lo, unsigned hi) /* bits lo..hi, hi < 64 */
 static inline long find(const tm_cache *c, uint64_t line, uint64_t *base)
 {
     uint64_t set = line & (c->sets - 1);
-    uint64_t tag = line >> c->set_shift;
+    uint64_t tv = (line >> c->set_shift) + 1;
     *base = set * c->ways;
     const way *s = c->w + *base;
+    /* Without early exit: valid ways hold distinct tags, and a branch-free
+     * scan beats a mispredicted exit for the usual 4 or 8 ways. */
+    long hit = -1;
     for (uint32_t w = 0; w < c->ways; w++)
-        if (s[w].tag == tag && s[w].stamp)
-            return (long)w;
-    return -1;
+        hit = s[w].tagv == tv ? (long)w : hit;
+    return hit;
 }
 
 /* Fills LINE into its set (highest invalid way, else LRU); flags clear. */
@@ -162,21 +164,20 @@ static inline uint32_t fill(tm_cache *c, uint64_t line, uint64_t base)
     uint32_t v = 0;
     int found = 0;
     way *s = c->w + base;
-    for (uint32_t w = c->ways; w-- > 0;)
-        if (!s[w].stamp) {
-            v = w;
-            found = 1;
-            break;
-        }
+    for (uint32_t w = 0; w < c->ways; w++) { /* the highest invalid way */
+        int inv = s[w].tagv == 0;
+        v = inv ? w : v;
+        found |= inv;
+    }
     if (!found) {
         uint64_t best = UINT64_MAX;
-        for (uint32_t w = 0; w < c->ways; w++)
-            if (s[w].stamp < best) {
-                best = s[w].stamp;
-                v = w;
-            }
+        for (uint32_t w = 0; w < c->ways; w++) {
+            int older = s[w].stamp < best;
+            best = older ? s[w].stamp : best;
+            v = older ? w : v;
+        }
     }
-    s[v].tag = line >> c->set_shift;
+    s[v].tagv = (line >> c->set_shift) + 1;
     s[v].flags = 0;
     return v;
 }
