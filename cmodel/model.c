@@ -818,6 +818,15 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
             th->fah = 0;
     } else {
         th->fah += dm;
+        /* The dropped group is in the gap (spec §3.5): count its
+         * instructions and its memory operand there (spec §8). */
+        th->st.lost_instructions += th->icnt - icnt_before;
+        if (m->g_mem) {
+            if (m->g_mrec.flags & TMC_MEM_STORE)
+                th->st.lost_stores++;
+            else
+                th->st.lost_loads++;
+        }
         uint64_t gap = th->icnt - icnt_before + (ev && ev->type == TMC_EXC);
         dropped(m, t, icnt_before, gap, pend);
     }

@@ -48,6 +48,12 @@ assert m, "verify output lacks the load counts: " + text
 replayed, reported, inferred, gaps = map(int, m.groups())
 assert replayed + gaps == d["loads"], f"replay saw {replayed} + {gaps} loads, the model {d['loads']}"
 assert reported == d["messages"], f"replay took {reported} values from DATA messages, the model accepted {d['messages']}"
+assert gaps == d["lost_loads"], f"replay: {gaps} loads in gaps, the model's statistics: {d['lost_loads']}"
+g = re.search(r"\((\d+) reconstructed, (\d+) in (\d+) overflow gaps\)", text)
+assert g, "verify output lacks the gap counts: " + text
+if s["total"]["exceptions"] == 0:
+    assert int(g.group(2)) == s["total"]["lost_instructions"], \
+        f"replay: {g.group(2)} instructions in gaps, the model's statistics: {s['total']['lost_instructions']}"
 dropped = s["buffer"]["dropped_messages"]
 if "overflow" in flags:
     assert dropped > 0, "expected the buffer to overflow"
@@ -113,6 +119,17 @@ for n in 1 2 4 8; do
         check_json s.json v.out "$flags" || fail "N=$n $args: statistics"
         runs=$((runs + 1))
     done
+done
+# Without exceptions the replay's instructions in gaps are the model's
+# lost_instructions exactly (a gap counts exceptions too).
+"$TMFAST" gen --threads 4 --insns 200000 --seed 3 --mem --exc-rate 0 -o noexc.tmc || fail "gen --exc-rate 0"
+for c in "cfiat|--cfiat --port 8" "cfiat|--cfiat --shared --cfiat-shared --port 4 --buffer min" "all|--data all --port 8"; do
+    flags=${c%%|*}; args=${c#*|}
+    # shellcheck disable=SC2086
+    "$TM" model $args -q noexc.tmc -o t.tmt --stats s.json || { fail "$args: model"; continue; }
+    verify_ok noexc.tmc t.tmt "no exceptions, $args" || continue
+    check_json s.json v.out "$flags,overflow" || fail "no exceptions, $args: statistics"
+    runs=$((runs + 1))
 done
 echo "round trips: $runs verified"
 

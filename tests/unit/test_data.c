@@ -465,7 +465,11 @@ Test(data, dropped_bundle_lost_loads_and_resync_clear)
     cr_assert_eq(st->dropped_messages, 2);
     cr_assert_eq(st->dropped_bits, 37);
     cr_assert_eq(st->loads, 10);
-    cr_assert_eq(st->lost_loads, 3);
+    /* In the gap (spec §3.5, §8): the dropped group (its load and its 2
+     * instructions) and the 3 groups retired while LOST. */
+    cr_assert_eq(st->lost_loads, 4, "loads in gaps: %llu, expected 4", (unsigned long long)st->lost_loads);
+    cr_assert_eq(st->lost_instructions, y->m.gap, "instructions in gaps: %llu, the SYNC's gap is %llu",
+                 (unsigned long long)st->lost_instructions, (unsigned long long)y->m.gap);
     cr_assert_eq(st->messages[TM_MSG_DATA], 5);
     cr_assert_eq(ms->cache.flag_clears, 1);
     tm_model_free(s.m);
@@ -541,7 +545,9 @@ Test(data, fahcnt_after_loss_and_cleared_flags)
     const tm_thread_stats *st = tm_model_thread_stats(s.m, 1);
     cr_assert_eq(st->losses, 1);
     cr_assert_eq(st->dropped_data, 1);
-    cr_assert_eq(st->lost_loads, 1);
+    cr_assert_eq(st->lost_loads, 2, "loads in gaps: the dropped one and the one retired while LOST");
+    cr_assert_eq(st->lost_instructions, y->m.gap);
+    cr_assert_eq(y->m.gap, 2);
     cr_assert_eq(tm_model_thread_stats(s.m, 0)->losses, 0);
     tm_model_free(s.m);
 }
