@@ -321,11 +321,14 @@ static int km_get(kmap *k, uint64_t addr, uint8_t *val, unsigned n)
 static int mismatch_rec(vstate *v, uint32_t t, const tmc_record *r, const char *what)
 {
     dthread *d = &v->th[t];
+    /* A MEM record has no pc: name the thread's next pc (the operand is of
+     * an instruction before it, or of the group's event at it). */
+    int mem = r->type == TMC_MEM;
     return fail(v, TM_ERR_MISMATCH,
-                "thread %u, instruction %" PRIu64 " (pc 0x%" PRIx64 ", cycle %" PRIu64 "): %s "
+                "thread %u, instruction %" PRIu64 " (%spc 0x%" PRIx64 ", cycle %" PRIu64 "): %s "
                 "(pending message: %s at trace bit %" PRIu64 ")",
-                t, d->index, r->pc, r->cycle, what, d->have ? kind_name(&d->m) : "none",
-                d->have ? d->m_pos : 0);
+                t, d->index, mem ? "next " : "", mem ? d->npc : r->pc, r->cycle, what,
+                d->have ? kind_name(&d->m) : "none", d->have ? d->m_pos : 0);
 }
 
 /* A branch in ACTIVE or TAIL mode.  IN_TAIL: no message may be reached. */

@@ -140,6 +140,29 @@ echo "round trips: $runs verified"
 "$TMFAST" model --cfiat -q g2.tmc -o c.tmt || fail "model for the corruption test"
 "$TM" decode c.tmt --tmc g2.tmc > c.lst || fail "decode --tmc"
 grep -q ' T1 DATA fah=[0-9]* size=[0-9]* value=0x' c.lst || fail "decode --tmc lists no DATA message"
+# The MISMATCH of a load names where the thread is: the pc after the
+# instructions the commit stream retired before the operand (from tm dump).
+mempc='
+import re, sys
+m = re.search(r"^MISMATCH: thread (\d+), instruction \d+ \((?:next )?pc 0x([0-9a-f]+), cycle (\d+)\): load \d+ of (\d+) bytes at 0x([0-9a-f]+)", open(sys.argv[1]).read())
+assert m, "no load MISMATCH"
+t, pc, cyc, size, addr = int(m[1]), int(m[2], 16), int(m[3]), int(m[4]), int(m[5], 16)
+npc = {}
+for line in sys.stdin:
+    f = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+    if "t" not in f or int(f["t"]) != t:
+        continue
+    w = line.split()
+    if w[2] == "START": npc[t] = int(f["pc"], 16)
+    elif w[2] == "RUN": npc[t] = int(f["pc"], 16) + int(f["bytes"])
+    elif w[2] == "BRANCH": npc[t] = int(f["target"], 16) if w[4] == "T" else int(f["pc"], 16) + int(f["len"])
+    elif w[2] == "EXC": npc[t] = int(f["handler"], 16)
+    elif w[2] == "MEM" and int(f["c"]) == cyc and int(f["addr"], 16) == addr and int(f["size"]) == size:
+        assert pc == npc[t], f"MISMATCH names pc {pc:#x}, the thread is at {npc[t]:#x}"
+        sys.exit(0)
+sys.exit("the load of the MISMATCH is not in the commit stream")
+'
+"$TMFAST" dump g2.tmc > g2.dump || fail "dump"
 for pick in 1 40 400; do
     # the PICK-th DATA message and the position of the message after it
     read -r pos next < <(awk -v k="$pick" '$1 ~ /^[0-9]+$/ { if (want) { print p, $1; exit } if ($3 == "DATA" && ++i == k) { want = 1; p = $1 } }' c.lst)
@@ -159,6 +182,8 @@ PY
         fail "flipped value bit of the DATA message at bit $pos: exit $st"; sed 's/^/    /' v.out v.err | head -n 4
     elif grep -qE 'Sanitizer|runtime error' v.err; then
         fail "flipped value bit: sanitizer report"
+    elif ! python3 -c "$mempc" v.out < g2.dump; then
+        fail "flipped value bit of the DATA message at bit $pos: the MISMATCH names the wrong pc"
     else
         echo "ok corrupt DATA at bit $pos: $(cut -c1-160 v.out)"
     fi
