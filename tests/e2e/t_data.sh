@@ -42,6 +42,16 @@ for k in ("bits_per_load", "bits_per_instruction", "fa_miss_rate"):
     assert v >= 0, f"data.{k} = {v}"
 assert d["loads"] > 0 and d["stores"] > 0, "no memory operands"
 assert 0 < d["fa_miss_rate"] <= 1
+assert d["bits"] == sum(d["bits_by_field"].values()), "data bits are not the sum of their fields"
+assert abs(d["bits_per_load"] - d["bits"] / d["loads"]) < 1e-4 * max(1, d["bits_per_load"])
+assert abs(d["bits_per_instruction"] - d["bits"] / s["instructions"]) < 1e-4 * max(1, d["bits_per_instruction"])
+if d["mode"] == "cfiat":
+    by = d["by_size"]
+    assert sum(c["load_refs"] for c in by.values()) == d["loads"], "by_size load references"
+    assert sum(c["store_refs"] for c in by.values()) == d["stores"], "by_size store references"
+    for name, c in by.items():
+        assert c["load_hits"] + c["load_misses"] == c["load_refs"], name
+        assert c["fa_hits"] + c["fa_misses"] == c["load_hits"], name
 text = open(vout).read()
 m = re.search(r"; (\d+) load values replayed \((\d+) from DATA messages, (\d+) from the replay's copy\), (\d+) loads in gaps", text)
 assert m, "verify output lacks the load counts: " + text
