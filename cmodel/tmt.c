@@ -186,9 +186,12 @@ int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)
     c->cache.assoc = get16(buf + 44);
     c->cache.line = get16(buf + 46);
     c->cache.gran = get16(buf + 48);
-    if (c->enc.data != TM_DATA_CFIAT && (c->cfiat_shared || c->cache.size || c->cache.assoc ||
-                                         c->cache.line || c->cache.gran)) {
-        snprintf(err, errlen, "%s: offset 34: cache fields set without CFiat data tracing", name);
+    if (c->enc.data != TM_DATA_CFIAT && c->cfiat_shared) {
+        snprintf(err, errlen, "%s: offset 34: cfiat_shared set without CFiat data tracing", name);
+        goto fail;
+    }
+    if (c->enc.data != TM_DATA_CFIAT && (c->cache.size || c->cache.assoc || c->cache.line || c->cache.gran)) {
+        snprintf(err, errlen, "%s: offset 40: cache geometry set without CFiat data tracing", name);
         goto fail;
     }
     if (c->enc.data == TM_DATA_CFIAT && !c->cache.size) {

@@ -70,7 +70,8 @@ typedef struct tm_thread_stats {
     uint64_t lost_instructions;   /* instructions in gaps */
     /* data tracing (spec §3.8) */
     uint64_t loads, stores;       /* memory operands, traced and in gaps */
-    uint64_t lost_loads, lost_stores; /* of them, retired while LOST */
+    uint64_t lost_loads, lost_stores; /* of them, in gaps (retired while LOST,
+                                     or in the group of a dropped bundle) */
     uint64_t reports;             /* traced loads that needed a DATA message */
     uint64_t data_bits;           /* bits of accepted DATA messages */
     uint64_t dropped_data;        /* DATA messages in dropped bundles */
