@@ -9,17 +9,19 @@
 // reason <= 2; END: reason <= 1); fields a kind does not carry are ignored.
 //
 // Layout (LSB first):
-//   Ti (TIW bits) | head | f1 | f2 | f3 | [TS: diffCC]
+//   Ti (TIW bits) | [DATA: Q = 0] | head | f1 | f2 | f3 | [TS: diffCC]
 //   kind    head                     f1                 f2               f3
 //   BRANCH  cnt, T                   [T: S, |diffTA|]   -                -
 //   EXC     cnt=0, K=0               iCnt               S, |diffTA|      -
 //   SYNC    cnt=0, K=1, R, [R=2: D]  R=2 ? iCnt : ADDR  [R=2: gap]       [R=2: ADDR]
 //   END     cnt=0, K=2, X, L         iCnt               [L: D, gap]      -
-// The head sits at the fixed offset TIW; each later part is placed with a
-// shifter at the sum of the lengths before it.  A chunked field is a fixed
-// wiring of the value's bits plus the connect bits C_g = (v >> (a + g*b)) != 0,
-// which are 0 past the last chunk, so its full-width form is 0 above its
-// length without masking.
+// With DATA != 0 (data tracing on, spec §4.8) the class bit Q = 0 follows Ti
+// and MAXW is one bit more; DATA = 0 is the encoding of §4.3 unchanged.
+// The head sits at the fixed offset TIW (+ 1 with Q); each later part is
+// placed with a shifter at the sum of the lengths before it.  A chunked
+// field (tm_pkg::chunk_enc) is a fixed wiring of the value's bits plus the
+// connect bits C_g = (v >> (a + g*b)) != 0, which are 0 past the last chunk,
+// so its full-width form is 0 above its length without masking.
 module tm_msg_enc #(
   parameter int unsigned TIW = 2,       // Ti width = ceil(log2 N); 0 for N = 1
   parameter bit          TS  = 1'b0,    // diffCC present
@@ -29,7 +31,8 @@ module tm_msg_enc #(
   parameter int unsigned TB  = 4,
   parameter int unsigned HA  = 4,       // diffCC chunks (1 .. 32)
   parameter int unsigned HB  = 2,
-  parameter int unsigned MAXW = tm_pkg::msg_max_bits(TIW, TS, CA, CB, HA, HB)
+  parameter int unsigned DATA = 0,      // data tracing (spec §3.8): 0 none, else Q = 0 after Ti
+  parameter int unsigned MAXW = tm_pkg::msg_max_bits(TIW, TS, CA, CB, HA, HB) + ((DATA != 0) ? 1 : 0)
 ) (
   input  logic                         valid_i,
   input  tm_pkg::msg_t                 msg_i,
@@ -37,44 +40,13 @@ module tm_msg_enc #(
   output logic [$clog2(MAXW+1)-1:0]    len_o
 );
 
-  // A chunked field of a 64-bit value with chunks of 1..32 bits is at most
-  // 128 bits long (a = b = 1: 64 data bits + 64 connect bits).
-  localparam int unsigned FW = 128;
+  // A chunked field (tm_pkg::chunk_enc) is at most 128 bits long.
+  localparam int unsigned FW = tm_pkg::CHUNK_W;
   // A part: a chunked field plus one leading bit (S or D).
   localparam int unsigned PW = FW + 1;
   localparam logic [9:0] TI_MASK = 10'((1 << TIW) - 1);
-
-  // Full-width chunked encoding of v with chunk sizes (a, b) (spec §4.2):
-  // the first a data bits, then per group g the connect bit
-  // C_g = (v >> (a + g*b)) != 0 followed by the b data bits of chunk g + 1.
-  // A group with C_g = 0 is all zeros (its data bits are 0 as well), so only
-  // the groups with C_g = 1 are ORed in.
-  function automatic logic [FW-1:0] chunk_enc(logic [63:0] v, int unsigned a, int unsigned b);
-    logic [FW-1:0] e;
-    logic [63:0]   r, d;
-    d = v & ((64'd1 << a) - 64'd1);
-    e = FW'(d);
-    for (int unsigned g = 0; g < 64; g++) begin
-      if (a + g * b < 64) begin
-        r = v >> (a + g * b);
-        d = r & ((64'd1 << b) - 64'd1);
-        if (r != '0) e = e | (FW'({d, 1'b1}) << (a + g * (b + 1)));
-      end
-    end
-    chunk_enc = e;
-  endfunction
-
-  // Length of the chunked encoding of v: a + 1, plus b + 1 per C_g = 1.
-  function automatic int unsigned chunk_len(logic [63:0] v, int unsigned a, int unsigned b);
-    int unsigned n;
-    n = a + 1;
-    for (int unsigned g = 0; g < 64; g++) begin
-      if (a + g * b < 64) begin
-        if (|(v >> (a + g * b))) n = n + b + 1;
-      end
-    end
-    chunk_len = n;
-  endfunction
+  // The class bit Q (0 here: a control message) follows Ti with data tracing.
+  localparam int unsigned QW = (DATA != 0) ? 1 : 0;
 
   logic [FW-1:0] enc_cnt, enc_icnt, enc_gap, enc_ta, enc_cc;
   int unsigned   len_cnt, len_icnt, len_gap, len_ta, len_cc;
@@ -124,16 +96,16 @@ module tm_msg_enc #(
       // The chunked fields.
       neg      = msg_i.diff_ta[63];
       mag      = neg ? 64'(-msg_i.diff_ta) : msg_i.diff_ta;
-      enc_cnt  = chunk_enc(msg_i.cnt, CA, CB);
-      len_cnt  = chunk_len(msg_i.cnt, CA, CB);
-      enc_icnt = chunk_enc(msg_i.icnt, CA, CB);
-      len_icnt = chunk_len(msg_i.icnt, CA, CB);
-      enc_gap  = chunk_enc(msg_i.gap, CA, CB);
-      len_gap  = chunk_len(msg_i.gap, CA, CB);
-      enc_ta   = chunk_enc(mag, TA, TB);
-      len_ta   = chunk_len(mag, TA, TB);
-      enc_cc   = chunk_enc(msg_i.diff_cc, HA, HB);
-      len_cc   = chunk_len(msg_i.diff_cc, HA, HB);
+      enc_cnt  = tm_pkg::chunk_enc(msg_i.cnt, CA, CB);
+      len_cnt  = tm_pkg::chunk_len(msg_i.cnt, CA, CB);
+      enc_icnt = tm_pkg::chunk_enc(msg_i.icnt, CA, CB);
+      len_icnt = tm_pkg::chunk_len(msg_i.icnt, CA, CB);
+      enc_gap  = tm_pkg::chunk_enc(msg_i.gap, CA, CB);
+      len_gap  = tm_pkg::chunk_len(msg_i.gap, CA, CB);
+      enc_ta   = tm_pkg::chunk_enc(mag, TA, TB);
+      len_ta   = tm_pkg::chunk_len(mag, TA, TB);
+      enc_cc   = tm_pkg::chunk_enc(msg_i.diff_cc, HA, HB);
+      len_cc   = tm_pkg::chunk_len(msg_i.diff_cc, HA, HB);
 
       // The parts.
       ovf      = msg_i.reason == tm_pkg::SYNC_OVERFLOW;
@@ -189,13 +161,13 @@ module tm_msg_enc #(
 
       // Placement.
       ti     = msg_i.ti & TI_MASK;
-      pos_f1 = TIW + len_head;
+      pos_f1 = TIW + QW + len_head;
       pos_f2 = pos_f1 + len_f1;
       pos_f3 = pos_f2 + len_f2;
       pos_f4 = pos_f3 + len_f3;
       len    = pos_f4 + len_f4;
       bits_o = MAXW'(ti)
-             | (MAXW'(head) << TIW)
+             | (MAXW'(head) << (TIW + QW))
              | (MAXW'(f1) << pos_f1)
              | (MAXW'(f2) << pos_f2)
              | (MAXW'(f3) << pos_f3)

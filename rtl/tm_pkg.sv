@@ -80,13 +80,56 @@ package tm_pkg;
     ti_bits = w;
   endfunction
 
-  // Longest message (spec §4.6): SYNC(OVERFLOW) with 64-bit counters.
+  // Longest control message (spec §4.6): SYNC(OVERFLOW) with 64-bit
+  // counters; with data tracing (spec §4.8) one bit more (the class bit Q).
   function automatic int unsigned msg_max_bits(int unsigned tiw, bit ts, int unsigned ca, int unsigned cb,
                                                int unsigned ha, int unsigned hb);
     int unsigned n;
     n = tiw + (ca + 1) + 2 + 2 + 1 + 2 * chunked_len(64'hFFFF_FFFF_FFFF_FFFF, ca, cb) + 64;
     if (ts) n += chunked_len(64'hFFFF_FFFF_FFFF_FFFF, ha, hb);
     msg_max_bits = n;
+  endfunction
+
+  // Longest DATA message (spec §4.8): Ti, Q, fahCnt = 2^64 - 1, 64 bytes.
+  function automatic int unsigned data_max_bits(int unsigned tiw, int unsigned fa, int unsigned fb);
+    data_max_bits = tiw + 1 + chunked_len(64'hFFFF_FFFF_FFFF_FFFF, fa, fb) + 512;
+  endfunction
+
+  // A chunked field of a 64-bit value with chunks of 1..32 bits is at most
+  // 128 bits long (a = b = 1: 64 data bits + 64 connect bits).
+  localparam int unsigned CHUNK_W = 128;
+
+  // Full-width chunked encoding of v with chunk sizes (a, b) (spec §4.2):
+  // the first a data bits, then per group g the connect bit
+  // C_g = (v >> (a + g*b)) != 0 followed by the b data bits of chunk g + 1.
+  // A group with C_g = 0 is all zeros (its data bits are 0 as well), so only
+  // the groups with C_g = 1 are ORed in, and the result is 0 above its
+  // length (chunk_len) without masking.
+  function automatic logic [CHUNK_W-1:0] chunk_enc(logic [63:0] v, int unsigned a, int unsigned b);
+    logic [CHUNK_W-1:0] e;
+    logic [63:0]        r, d;
+    d = v & ((64'd1 << a) - 64'd1);
+    e = CHUNK_W'(d);
+    for (int unsigned g = 0; g < 64; g++) begin
+      if (a + g * b < 64) begin
+        r = v >> (a + g * b);
+        d = r & ((64'd1 << b) - 64'd1);
+        if (r != '0) e = e | (CHUNK_W'({d, 1'b1}) << (a + g * (b + 1)));
+      end
+    end
+    chunk_enc = e;
+  endfunction
+
+  // Length of the chunked encoding of v: a + 1, plus b + 1 per C_g = 1.
+  function automatic int unsigned chunk_len(logic [63:0] v, int unsigned a, int unsigned b);
+    int unsigned n;
+    n = a + 1;
+    for (int unsigned g = 0; g < 64; g++) begin
+      if (a + g * b < 64) begin
+        if (|(v >> (a + g * b))) n = n + b + 1;
+      end
+    end
+    chunk_len = n;
   endfunction
 
 endpackage

@@ -1,6 +1,7 @@
 #!/bin/bash
-# tm — `verilator --lint-only -Wall` of the predictor and message-encoder RTL
-# with several parameter sets each; exit status 1 on any warning.
+# tm — `verilator --lint-only -Wall` of the predictor, message-encoder and
+# data-path RTL with several parameter sets each; exit status 1 on any
+# warning.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,5 +38,19 @@ for c in "0   1'b0   3  2  3  4  4  2" \
     lint tm_msg_enc -GTIW=$1 -GTS=$2 -GCA=$3 -GCB=$4 -GTA=$5 -GTB=$6 -GHA=$7 -GHB=$8
 done
 
+for d in 0 1 2; do
+    lint tm_msg_enc -GTIW=3 -GTS=1\'b1 -GDATA=$d
+    lint tm_msg_enc -GTIW=0 -GTS=1\'b0 -GCA=1 -GCB=1 -GDATA=$d
+done
+#        TIW  TI    FA FB
+for c in "0   0     3  2" \
+         "3   5     3  2" \
+         "2   3     8  8" \
+         "10  1023  1  1" \
+         "10  513   32 32" \
+         "1   1     13 7"; do
+    set -- $c
+    lint tm_data_enc -GTIW=$1 -GTI=$2 -GFA=$3 -GFB=$4
+done
 echo "lint: $n runs, $bad with warnings"
 [ "$bad" -eq 0 ]

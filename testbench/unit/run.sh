@@ -1,7 +1,7 @@
 #!/bin/bash
-# tm — unit testbenches of the predictor and message-encoder RTL
-# (rtl/tm_gshare.sv, tm_ras.sv, tm_ibtb.sv, tm_msg_enc.sv) against the C
-# library, bit for bit.  Builds one Verilator simulator per module into
+# tm — unit testbenches of the predictor, message-encoder and data-path RTL
+# (rtl/tm_gshare.sv, tm_ras.sv, tm_ibtb.sv, tm_msg_enc.sv, tm_data_enc.sv)
+# against the C library, bit for bit.  Builds one Verilator simulator per module into
 # build/vunit/ (every tested parameter set of the module side by side in one
 # model, see tb_*.sv), runs them and prints one PASS/FAIL line per parameter
 # set, then "N passed, N failed".  Exit status 1 on any failure.
@@ -23,10 +23,10 @@ cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -I"$ROOT/include" -c "$TB/tb_ref.
 
 pass=0
 fail=0
-for m in gshare ras ibtb msg_enc; do
+for m in gshare ras ibtb msg_enc data_enc; do
     top=tb_$m
     srcs=("$ROOT/rtl/tm_$m.sv")
-    [ "$m" = msg_enc ] && srcs=("$TB/lint.vlt" "$ROOT/rtl/tm_pkg.sv" "${srcs[@]}")
+    case $m in msg_enc|data_enc) srcs=("$TB/lint.vlt" "$ROOT/rtl/tm_pkg.sv" "${srcs[@]}") ;; esac
     rm -f "$OUT/$top/V$top"   # relink even if only tb_ref.o or libtm.a changed
     if ! verilator --cc --exe --build -j 2 -Wall -O3 --x-assign fast --x-initial fast \
             -CFLAGS "-O2 -I$TB" -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" \

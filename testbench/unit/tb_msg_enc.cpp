@@ -12,7 +12,7 @@ int main(int argc, char **argv)
     auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(argc, argv);
     auto top = std::make_unique<Vtb_msg_enc>(ctx.get());
-    const unsigned NC = 7, OW = TB_MSG_MAXW;
+    const unsigned NC = 11, OW = TB_MSG_MAXW;
     top->eval();
     tb_msg *ref[NC];
     tb_msg_io io[NC];
@@ -20,7 +20,7 @@ int main(int argc, char **argv)
         auto ch = [&](unsigned k) { return static_cast<unsigned>(vget(top->cfg_chunks_o, 48 * c + 8 * k, 8)); };
         ref[c] = tb_msg_new(static_cast<unsigned>(vget(top->cfg_tiw_o, 32 * c, 32)),
                             static_cast<unsigned>(vget(top->cfg_ts_o, c, 1)), ch(0), ch(1), ch(2),
-                            ch(3), ch(4), ch(5),
+                            ch(3), ch(4), ch(5), static_cast<unsigned>(vget(top->cfg_data_o, 8 * c, 8)),
                             static_cast<unsigned>(vget(top->cfg_maxw_o, 32 * c, 32)), seed);
     }
     for (uint64_t n = 0; n < msgs; n++) {

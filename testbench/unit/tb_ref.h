@@ -82,12 +82,32 @@ typedef struct tb_msg_io {
     unsigned len;
 } tb_msg_io;
 typedef struct tb_msg tb_msg;
-/* MAXW: the module's MAXW parameter (checked against tm_msg_max_bits). */
+/* DATA: the data tracing mode (0 none; else every message has the class
+ * bit Q).  MAXW: the module's MAXW parameter (checked against
+ * tm_msg_max_bits, less the DATA message's tm_msg_data_max_bits). */
 tb_msg *tb_msg_new(unsigned tiw, unsigned ts, unsigned ca, unsigned cb, unsigned ta, unsigned tb,
-                   unsigned ha, unsigned hb, unsigned maxw, uint64_t seed);
+                   unsigned ha, unsigned hb, unsigned data, unsigned maxw, uint64_t seed);
 void tb_msg_stim(tb_msg *t, tb_msg_io *io);
 int tb_msg_check(tb_msg *t, const tb_msg_io *io);
 int tb_msg_finish(tb_msg *t);
+
+/* ---- DATA message encoder (rtl/tm_data_enc.sv against tm_msg_encode) ---- */
+#define TB_DATA_MAXW 704 /* width of the wrapper's bits output per config */
+typedef struct tb_data_io {
+    uint64_t fah;
+    uint8_t size;      /* 1..64 */
+    uint8_t value[64]; /* byte k at value_i[8k +: 8]; bytes >= size are junk */
+    uint8_t bits[TB_DATA_MAXW / 8];
+    unsigned len;
+} tb_data_io;
+typedef struct tb_data tb_data;
+/* TI: the core index (a parameter of the module); MAXW: its MAXW
+ * (checked against tm_msg_data_max_bits). */
+tb_data *tb_data_new(unsigned ti, unsigned tiw, unsigned fa, unsigned fb, unsigned maxw,
+                     uint64_t seed);
+void tb_data_stim(tb_data *t, tb_data_io *io);
+int tb_data_check(tb_data *t, const tb_data_io *io);
+int tb_data_finish(tb_data *t);
 
 #ifdef __cplusplus
 }
