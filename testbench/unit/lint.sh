@@ -52,5 +52,22 @@ for c in "0   0     3  2" \
     set -- $c
     lint tm_data_enc -GTIW=$1 -GTI=$2 -GFA=$3 -GFB=$4
 done
+#        SIZE      ASSOC LINE  GRAN N
+for c in "32768    4     32    4    1" \
+         "32768    4     32    4    4" \
+         "65536    4     64    4    1" \
+         "65536    4     64    4    8" \
+         "1024     2     16    4    8" \
+         "512      1     16    16   3" \
+         "4096     16    16    1    2" \
+         "8192     64    64    1    2" \
+         "16384    2     4096  64   2" \
+         "128      1     4     1    2" \
+         "256      2     8     2    1" \
+         "67108864 8     64    1    4"; do
+    set -- $c
+    lint tm_dcache -GSIZE=$1 -GASSOC=$2 -GLINE=$3 -GGRAN=$4 -GN=$5
+done
+
 echo "lint: $n runs, $bad with warnings"
 [ "$bad" -eq 0 ]

@@ -1,14 +1,15 @@
 #!/bin/bash
 # tm — unit testbenches of the predictor, message-encoder and data-path RTL
-# (rtl/tm_gshare.sv, tm_ras.sv, tm_ibtb.sv, tm_msg_enc.sv, tm_data_enc.sv)
-# against the C library, bit for bit.  Builds one Verilator simulator per module into
+# (rtl/tm_gshare.sv, tm_ras.sv, tm_ibtb.sv, tm_msg_enc.sv, tm_dcache.sv,
+# tm_data_enc.sv) against the C library, bit for bit.  Builds one Verilator simulator per module into
 # build/vunit/ (every tested parameter set of the module side by side in one
 # model, see tb_*.sv), runs them and prints one PASS/FAIL line per parameter
 # set, then "N passed, N failed".  Exit status 1 on any failure.
 #
 #   testbench/unit/run.sh [+cycles=N] [+msgs=N] [+seed=S]
-# Defaults: 1000000 cycles per predictor config, 500000 messages per encoder
-# config, seed 1.  The arguments are passed to every simulator.
+# Defaults: 1000000 cycles per predictor and cache config, 500000 messages
+# per encoder config, seed 1.  The arguments are passed to every simulator.
+# tb_dcache also prints the simulation speed of its caches ("speed:").
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +24,7 @@ cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -I"$ROOT/include" -c "$TB/tb_ref.
 
 pass=0
 fail=0
-for m in gshare ras ibtb msg_enc data_enc; do
+for m in gshare ras ibtb msg_enc dcache data_enc; do
     top=tb_$m
     srcs=("$ROOT/rtl/tm_$m.sv")
     case $m in msg_enc|data_enc) srcs=("$TB/lint.vlt" "$ROOT/rtl/tm_pkg.sv" "${srcs[@]}") ;; esac
@@ -40,14 +41,14 @@ for m in gshare ras ibtb msg_enc data_enc; do
     fi
     "$OUT/$top/V$top" "${ARGS[@]}" > "$OUT/$top.log" 2>&1
     rc=$?
-    grep -E '^(PASS|FAIL) ' "$OUT/$top.log"
+    grep -E '^(PASS|FAIL|speed:) ' "$OUT/$top.log"
     p=$(grep -c '^PASS ' "$OUT/$top.log")
     f=$(grep -c '^FAIL ' "$OUT/$top.log")
     if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "FAIL $top: simulator exit status $rc"
         f=1
     fi
-    if [ "$f" -ne 0 ]; then grep -vE '^(PASS|FAIL) ' "$OUT/$top.log" | head -20; fi
+    if [ "$f" -ne 0 ]; then grep -vE '^(PASS|FAIL|speed:) ' "$OUT/$top.log" | head -20; fi
     pass=$((pass + p))
     fail=$((fail + f))
 done

@@ -91,6 +91,30 @@ void tb_msg_stim(tb_msg *t, tb_msg_io *io);
 int tb_msg_check(tb_msg *t, const tb_msg_io *io);
 int tb_msg_finish(tb_msg *t);
 
+/* ---- CFiat data cache (rtl/tm_dcache.sv against cmodel/cache.c) ---- */
+#define TB_DC_LINES 17 /* most lines of an operand: 4-byte lines */
+#define TB_DC_PORTS 7  /* most invalidation ports: N = 8 */
+typedef struct tb_dcache_io {
+    /* inputs for one cycle */
+    uint8_t rst_n, clear, valid, store, size;
+    uint64_t addr;
+    uint8_t inv_valid[TB_DC_PORTS], inv_before[TB_DC_PORTS], inv_size[TB_DC_PORTS];
+    uint64_t inv_addr[TB_DC_PORTS];
+    /* outputs of the DUT in that cycle (before the clock edge) */
+    uint8_t lines, all_hit, flags_hit, report;
+    uint8_t line_hit[TB_DC_LINES], line_way[TB_DC_LINES], line_fall[TB_DC_LINES],
+        line_fany[TB_DC_LINES];
+    uint8_t inv_lines[TB_DC_PORTS];
+} tb_dcache_io;
+typedef struct tb_dcache tb_dcache;
+/* A private cache of one of N cores (N - 1 invalidation ports). */
+tb_dcache *tb_dcache_new(unsigned size, unsigned assoc, unsigned line, unsigned gran, unsigned n,
+                         uint64_t seed);
+void tb_dcache_stim(tb_dcache *t, tb_dcache_io *io);
+int tb_dcache_check(tb_dcache *t, const tb_dcache_io *io);
+int tb_dcache_finish(tb_dcache *t); /* report, free; 1 = failed */
+void tb_dcache_free(tb_dcache *t);  /* free without a report */
+
 /* ---- DATA message encoder (rtl/tm_data_enc.sv against tm_msg_encode) ---- */
 #define TB_DATA_MAXW 704 /* width of the wrapper's bits output per config */
 typedef struct tb_data_io {
