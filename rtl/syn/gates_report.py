@@ -12,6 +12,10 @@ import sys
 FF_WEIGHT = 6  # NAND2 equivalents of a D flip-flop with asynchronous reset
 PAPER = {'small': 2300, 'medium': 4800, 'large': 16500}  # 003 §6.4, gates per core
 PRESETS = [('small', 512, 8, 0), ('medium', 1024, 16, 16), ('large', 4096, 32, 64)]
+# CFiat cache presets (spec 3.8): size, ways, line, granule; synthesized at
+# DC_SETS sets and extrapolated to the full size (scripts/gates.sh).
+DC_PRESETS = [('tool', 32768, 4, 32, 4), ('study', 65536, 4, 64, 4)]
+DC_SETS = (16, 32)
 FF_RE = re.compile(r'^\$_(S?DFF|DFFE|SDFFE|SDFFCE|DFFSR|DFFSRE|ALDFF|ALDFFE|DLATCH|SR)')
 
 
@@ -57,6 +61,47 @@ def fmt(n):
     return '{:,}'.format(n)
 
 
+def log2(x):
+    return x.bit_length() - 1
+
+
+def dcache_ff(sets, ways, line, gran):
+    """Flip-flop bits of tm_dcache: per way tag, flags, valid, flag-valid; per
+    set one LRU bit per pair of ways."""
+    tag = 64 - log2(line) - log2(sets)
+    lru = ways * (ways - 1) // 2 if ways > 1 else 1
+    return sets * ways * (tag + line // gran + 2) + sets * lru
+
+
+def dcache_table(res):
+    s1, s2 = DC_SETS
+    print('CFiat cache of one core (tm_dcache, private, N = 1; spec 3.8).  Synthesized at %d and'
+          % s1)
+    print('%d sets; the full cache extrapolated: gates linearly in the sets, FF counted exactly'
+          % s2)
+    print('(tags, flags, valid and flag-valid bits per way, LRU bits per set); see scripts/gates.sh.')
+    print('%-7s %-28s %8s %9s %8s %9s %8s %10s %10s' % (
+        'preset', 'geometry', 'FF@%d' % s1, 'gates@%d' % s1, 'FF@%d' % s2, 'gates@%d' % s2,
+        'FF', 'gates', 'NAND2-eq'))
+    for name, size, ways, line, gran in DC_PRESETS:
+        a, b = res['dcache_%s_%d' % (name, s1)], res['dcache_%s_%d' % (name, s2)]
+        for r, n in ((a, s1), (b, s2)):
+            if r.ff != dcache_ff(n, ways, line, gran):
+                sys.exit('gates_report: %s has %d flip-flops, the formula says %d'
+                         % (r.name, r.ff, dcache_ff(n, ways, line, gran)))
+        sets = size // (line * ways)
+        ff = dcache_ff(sets, ways, line, gran)
+        gates = b.gates + (sets - s2) * (b.gates - a.gates) // (s2 - s1)
+        print('%-7s %-28s %8s %9s %8s %9s %8s %10s %10s' % (
+            name, '%dK %d-way %dB g%d, %d sets' % (size // 1024, ways, line, gran, sets), fmt(a.ff),
+            fmt(a.gates),
+            fmt(b.ff), fmt(b.gates), fmt(ff), fmt(gates), fmt(gates + FF_WEIGHT * ff)))
+    print('Tags (%s bits per way) are flip-flops like the predictor tables.  With N cores each'
+          % ', '.join('%s %d' % (n, 64 - log2(l) - log2(sz // (l * w))) for n, sz, w, l, g in DC_PRESETS))
+    print('cache also looks up the lines of the other cores\' stores (N - 1 more lookup ports, not')
+    print('counted here).')
+
+
 def main():
     jobs, yv = sys.argv[1], sys.argv[2]
     res = {}
@@ -93,6 +138,11 @@ def main():
         r = res['buffer_%d' % n]
         rows.append((r, 'N=%d, %s bits, port %s, MAXW %s' % (n, r.params['BUF_BITS'],
                                                               r.params['PORT_BITS'], r.params['MAXW'])))
+    for name, _, ways, line, gran in DC_PRESETS:
+        for n in DC_SETS:
+            r = res['dcache_%s_%d' % (name, n)]
+            rows.append((r, '%s, %d sets: %dK %d-way %dB g%d' % (
+                name, n, n * ways * line // 1024, ways, line, gran)))
     for r, desc in rows:
         t = '-' if r.seconds is None else '%ds' % r.seconds
         print('%-10s %-38s %9s %7s %9s %10s %6s' % (r.top, desc, fmt(r.cells), fmt(r.ff),
@@ -124,6 +174,8 @@ def main():
         '%s %s' % (name, fmt(sum(res[k].ff for k in (
             ['gshare_%d' % gsh, 'ras_%d' % ras] + (['ibtb_%d' % ibtb] if ibtb else [])))))
         for name, gsh, ras, ibtb in PRESETS))
+    print()
+    dcache_table(res)
 
 
 if __name__ == '__main__':
