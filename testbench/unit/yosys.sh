@@ -1,5 +1,5 @@
 #!/bin/bash
-# tm — Yosys checks of the predictor and message-encoder RTL.
+# tm — Yosys checks of the predictor, message-encoder and data-path RTL.
 #
 #   testbench/unit/yosys.sh          read every module with a few parameter
 #                                    sets: read_verilog -sv; hierarchy; proc;
@@ -45,7 +45,7 @@ fi
 # read_check module "K=V K=V ..."
 read_check() {
     local m=$1 params=$2 pkg="" ch="" kv log rc
-    [ "$m" = tm_msg_enc ] && pkg=$PKG
+    case $m in tm_msg_enc|tm_data_enc) pkg=$PKG ;; esac
     for kv in $params; do ch="$ch -set ${kv%%=*} ${kv#*=}"; done
     log=$OUT/$m.$(echo "$params" | tr ' =' '_-').log
     yosys -p "read_verilog -sv $pkg $ROOT/rtl/$m.sv; chparam $ch $m; hierarchy -top $m; proc; opt; stat" \
@@ -72,6 +72,10 @@ read_check tm_ibtb "ENTRIES=2 P=3"
 read_check tm_ibtb "ENTRIES=8 P=3"
 read_check tm_msg_enc "TIW=0 TS=0"
 read_check tm_msg_enc "TIW=3 TS=1"
+read_check tm_msg_enc "TIW=3 TS=1 DATA=1"
+read_check tm_data_enc "TIW=3 TI=5"
+read_check tm_dcache "SIZE=512 ASSOC=2 LINE=16 GRAN=4 N=3"
+read_check tm_dcache "SIZE=128 ASSOC=1 LINE=4 GRAN=1 N=1"
 
 if [ "${1:-}" = --sim ]; then
     make -C "$ROOT" -s build/lib/libtm.a || exit 1
