@@ -7,6 +7,18 @@
 // the retire inputs of cycle c, the _q state and the predictions; the buffer
 // (tm_buffer) answers accept/drop in the same cycle; the state updates at
 // the clock edge that ends cycle c.
+//
+// Data tracing (DATA != 0, spec §3.8, docs/rtl-data.md): the group's memory
+// operand (mem_*_i) goes through the core's cache (tm_dcache in tm_top,
+// DATA == 1), which answers dc_report_i; a thread in RUN whose load needs a
+// report (DATA == 1) or that loads at all (DATA == 2) forms DATA(fahCnt,
+// value) (tm_data_enc).  The core offers one BUNDLE: the DATA message, if
+// any, then the control message, if any (offer_bits_o = DATA bits, then the
+// control bits from bit offset len(DATA); offer_len_o = the sum), accepted or
+// dropped as a whole.  A dropped bundle makes the thread LOST exactly as a
+// dropped control message (the gap holds its whole group).  fahCnt counts
+// the loads since the load of the last accepted DATA message.  With
+// DATA == 0 nothing of this exists: offer_bits_o is the control message.
 module tm_core
   import tm_pkg::*;
 #(
@@ -16,8 +28,14 @@ module tm_core
   parameter bit          TS     = 1'b0,
   parameter int unsigned TS_BITS = 64,
   parameter int unsigned CA = 3, CB = 2, TA = 3, TB = 4, HA = 4, HB = 2,
+  parameter int unsigned DATA   = 0,     // data tracing: 0 none, 1 cfiat, 2 all
+  parameter int unsigned FA = 3, FB = 2, // fahCnt chunks (DATA != 0)
   parameter int unsigned TIW    = ti_bits(N),
-  parameter int unsigned MAXW   = msg_max_bits(TIW, TS, CA, CB, HA, HB),
+  // Longest control message (with the class bit Q when DATA != 0), longest
+  // DATA message (1 = unused when DATA == 0), longest bundle.
+  parameter int unsigned CMAXW  = msg_max_bits(TIW, TS, CA, CB, HA, HB) + ((DATA != 0) ? 1 : 0),
+  parameter int unsigned DMAXW  = (DATA != 0) ? data_max_bits(TIW, FA, FB) : 1,
+  parameter int unsigned MAXW   = CMAXW + ((DATA != 0) ? DMAXW : 0),
   parameter int unsigned LENW   = $clog2(MAXW + 1)
 ) (
   input  logic              clk_i,
@@ -36,6 +54,16 @@ module tm_core
   input  logic [63:0]       rv_pc_i,
   input  logic [7:0]        rv_len_i,
   input  logic [63:0]       rv_target_i,    // branch target or exception handler
+  // the group's memory operand (DATA != 0; at most one per group)
+  input  logic              mem_valid_i,
+  input  logic              mem_store_i,
+  input  logic [6:0]        mem_size_i,     // 1 .. 64 bytes
+  input  logic [511:0]      mem_value_i,    // byte k (address addr + k) in bits 8k+7..8k
+
+  // the cache (DATA == 1, tm_top's tm_dcache of this core)
+  output logic              dc_valid_o,     // the operand goes through the cache (RUN or LOST)
+  input  logic              dc_report_i,    // the load needs a report
+  output logic              dc_clear_o,     // SYNC(OVERFLOW) accepted: clear the flags (end of cycle)
 
   // predictor requests (valid only while the thread is in RUN, tr_*)
   output logic              pr_cond_o,      // gshare predict + update
@@ -57,9 +85,16 @@ module tm_core
   output logic              offer_o,
   output logic              offer_resync_o, // a LOST thread's SYNC(OVERFLOW) or END(lost)
   output msg_t              offer_msg_o,
-  output logic [MAXW-1:0]   offer_bits_o,
-  output logic [LENW-1:0]   offer_len_o,
+  output logic [MAXW-1:0]   offer_bits_o,   // the bundle: DATA bits, then the control bits
+  output logic [LENW-1:0]   offer_len_o,    // the bundle's length
   output logic              lost_q_o,       // the thread is LOST at the start of the cycle
+  // the parts of the offer (observation)
+  output logic              offer_ctrl_o,   // the offer holds a control message (offer_msg_o)
+  output logic [LENW-1:0]   offer_clen_o,   // its length
+  output logic              offer_data_o,   // the offer holds a DATA message
+  output logic [LENW-1:0]   offer_dlen_o,   // its length
+  output logic [63:0]       offer_fah_o,    // its fahCnt
+  output logic [DMAXW-1:0]  offer_dbits_o,  // its bits
 
   // answer of the buffer, same cycle
   input  logic              accept_i,
@@ -148,7 +183,9 @@ module tm_core
 
   // ---------------------------------------------------------------- offer
   msg_t  msg;
-  logic  offer_raw;     // before suppression
+  logic  ctrl_raw;      // a control message, before suppression
+  logic  data_raw;      // a DATA message, before suppression
+  logic  offer_raw;     // the bundle, before suppression
   logic  resync;
   logic [63:0] msg_target;  // PTA after acceptance
   logic [63:0] gap_new;
@@ -159,13 +196,13 @@ module tm_core
     msg        = '0;
     msg.ti     = 10'(CORE);
     msg.diff_cc = (cycle_i - pcc_q) & TS_MASK;
-    offer_raw  = 1'b0;
+    ctrl_raw   = 1'b0;
     resync     = 1'b0;
     msg_target = pta_q;
     unique case (state_q)
       ST_IDLE: begin
         if (is_start) begin
-          offer_raw  = 1'b1;
+          ctrl_raw   = 1'b1;
           msg.kind   = MSG_SYNC;
           msg.reason = rv_flag_i ? SYNC_TRACE_ON : SYNC_START;
           msg.addr   = rv_pc_i;
@@ -174,7 +211,7 @@ module tm_core
       end
       ST_RUN: begin
         if (is_branch && mispred) begin
-          offer_raw = 1'b1;
+          ctrl_raw  = 1'b1;
           msg.kind  = MSG_BRANCH;
           msg.cnt   = TR ? bcnt_new : icnt_new;
           msg.t     = rv_class_i != BR_COND;
@@ -183,20 +220,20 @@ module tm_core
             msg_target  = rv_target_i;
           end
         end else if (is_exc) begin
-          offer_raw   = 1'b1;
+          ctrl_raw    = 1'b1;
           msg.kind    = MSG_EXC;
           msg.icnt    = icnt_new;
           msg.diff_ta = rv_target_i - pta_q;
           msg_target  = rv_target_i;
         end else if (is_exit) begin
-          offer_raw  = 1'b1;
+          ctrl_raw   = 1'b1;
           msg.kind   = MSG_END;
           msg.reason = rv_flag_i ? END_STOP : END_EXIT;
           msg.icnt   = icnt_new;
         end
       end
       ST_LOST: begin
-        offer_raw   = 1'b1;
+        ctrl_raw    = 1'b1;
         resync      = 1'b1;
         msg.icnt    = tail_q;
         msg.gap     = gap_new;
@@ -217,19 +254,96 @@ module tm_core
     endcase
   end
 
+  assign offer_raw      = ctrl_raw | data_raw;
   assign offer_o        = offer_raw && !suppressed_i;
   assign offer_resync_o = resync;
   assign offer_msg_o    = msg;
   assign lost_q_o       = state_q == ST_LOST;
+  assign offer_ctrl_o   = ctrl_raw && !suppressed_i;
+  assign offer_data_o   = data_raw && !suppressed_i;
+
+  localparam int unsigned CLENW = $clog2(CMAXW + 1);
+  logic [CMAXW-1:0] cbits;
+  logic [CLENW-1:0] clen;
 
   tm_msg_enc #(
-    .TIW (TIW), .TS (TS), .CA (CA), .CB (CB), .TA (TA), .TB (TB), .HA (HA), .HB (HB), .MAXW (MAXW)
+    .TIW (TIW), .TS (TS), .CA (CA), .CB (CB), .TA (TA), .TB (TB), .HA (HA), .HB (HB), .DATA (DATA),
+    .MAXW (CMAXW)
   ) u_enc (
-    .valid_i (offer_raw),
+    .valid_i (ctrl_raw),
     .msg_i  (msg),
-    .bits_o (offer_bits_o),
-    .len_o  (offer_len_o)
+    .bits_o (cbits),
+    .len_o  (clen)
   );
+  assign offer_clen_o = LENW'(clen);
+
+  // ---------------------------------------------------------------- data
+  logic [63:0] fah_q, fah_d;    // loads since the load of the last accepted DATA
+  logic        live;            // RUN or LOST: the operand is retired and traced
+
+  assign live       = state_q == ST_RUN || state_q == ST_LOST;
+  assign dc_valid_o = (DATA != 0) && rv_valid_i && mem_valid_i && live;
+  assign dc_clear_o = (DATA == 1) && resync && offer_o && accept_i && msg.kind == MSG_SYNC;
+  assign offer_fah_o = fah_q;
+
+  if (DATA != 0) begin : g_data
+    localparam int unsigned DLENW = $clog2(DMAXW + 1);
+    logic [DLENW-1:0] dlen;
+    logic             need;
+
+    // A load of a thread in RUN that needs a report (cfiat) or any (all).
+    assign need     = (DATA == 2) || dc_report_i;
+    assign data_raw = state_q == ST_RUN && dc_valid_o && !mem_store_i && need;
+
+    tm_data_enc #(
+      .TIW (TIW), .TI (CORE), .FA (FA), .FB (FB), .MAXW (DMAXW)
+    ) u_data_enc (
+      .valid_i (data_raw),
+      .fah_i   (fah_q),
+      .size_i  (mem_size_i),
+      .value_i (mem_value_i),
+      .bits_o  (offer_dbits_o),
+      .len_o   (dlen)
+    );
+    assign offer_dlen_o = LENW'(dlen);
+
+    // The bundle; the control bits move by len(DATA) only when there is one.
+    always_comb begin
+      if (data_raw) begin
+        offer_bits_o = MAXW'(offer_dbits_o) | (MAXW'(cbits) << dlen);
+        offer_len_o  = LENW'(dlen) + LENW'(clen);
+      end else begin
+        offer_bits_o = MAXW'(cbits);
+        offer_len_o  = LENW'(clen);
+      end
+    end
+
+    // Every load of a live thread counts, unless its DATA message is accepted.
+    always_comb begin
+      fah_d = fah_q;
+      if (data_raw && offer_o && accept_i) fah_d = '0;
+      else if (dc_valid_o && !mem_store_i) fah_d = fah_q + 64'd1;
+    end
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) fah_q <= '0;
+      else         fah_q <= fah_d;
+    end
+  end else begin : g_no_data
+    assign data_raw      = 1'b0;
+    assign offer_bits_o  = cbits;
+    assign offer_len_o   = LENW'(clen);
+    assign offer_dlen_o  = '0;
+    assign offer_dbits_o = '0;
+    assign fah_q         = '0;
+    assign fah_d         = '0;
+    logic unused_data;
+    assign unused_data = ^{mem_valid_i, mem_store_i, mem_size_i, mem_value_i, dc_report_i, live, fah_d};
+  end
+  if (DATA != 1) begin : g_no_cache
+    logic unused_report;
+    assign unused_report = dc_report_i;
+  end
 
   // ---------------------------------------------------------------- next state
   always_comb begin
@@ -279,12 +393,17 @@ module tm_core
           dropped_d = 1'b0;
           pend_d    = pend_new;
         end else if (offer_raw && accept_i) begin
-          icnt_d = '0;
-          bcnt_d = '0;
-          pcc_d  = cycle_i;
-          pta_d  = msg_target;
-          if (is_exit) state_d = ST_DONE;
-        end else if (offer_raw && drop_i) begin
+          if (ctrl_raw) begin
+            icnt_d = '0;
+            bcnt_d = '0;
+            pcc_d  = cycle_i;
+            pta_d  = msg_target;
+            if (is_exit) state_d = ST_DONE;
+          end else begin                     // a DATA message alone: counting goes on
+            icnt_d = icnt_new;
+            bcnt_d = bcnt_new;
+          end
+        end else if (offer_raw && drop_i) begin     // the whole bundle
           state_d    = ST_LOST;
           tail_d     = icnt_q;
           gap_d      = (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch} + {63'd0, is_exc};
@@ -298,9 +417,9 @@ module tm_core
         // A higher core's drop (shared organization) makes this thread lost
         // after its group: everything it retired is in the tail.
         if (shared_drop_i && !suppressed_i && !(offer_raw && drop_i) &&
-            !(offer_raw && accept_i && is_exit)) begin
+            !(ctrl_raw && accept_i && is_exit)) begin
           state_d   = ST_LOST;
-          tail_d    = (offer_raw && accept_i) ? 64'd0 : icnt_new;
+          tail_d    = (ctrl_raw && accept_i) ? 64'd0 : icnt_new;
           gap_d     = '0;
           dropped_d = 1'b0;
           pend_d    = PEND_NONE;

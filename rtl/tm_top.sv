@@ -2,6 +2,17 @@
 // shared set accessed in core order), the shared trace buffer and the port
 // (docs/spec.md §3).  Parameters mirror tm_model_cfg; the presets are
 // GSHARE/RAS/IBTB = 512/8/0 (small), 1024/16/16 (medium), 4096/32/64 (large).
+//
+// Data tracing (spec §3.8, docs/rtl-data.md): DATA = 0 none, 1 cfiat, 2 all.
+// Each core's memory operand (mem_*_i) goes through that core's private
+// CFiat cache (tm_dcache, DATA == 1 only; geometry DC_SIZE, DC_ASSOC,
+// DC_LINE, DC_GRAN); a store of core j reaches every other core k's cache on
+// an invalidation port, before k's own access if j < k, after it if j > k
+// (the cores act in index order); a core's flags are cleared at the end of
+// a cycle in which its SYNC(OVERFLOW) is accepted.  Each core offers one
+// bundle (DATA message, then control message) to the buffer; MAXW is then
+// the longest bundle and RESERVE the longest control message.  The shared
+// cache organization (cfiat_shared) is not built.
 module tm_top
   import tm_pkg::*;
 #(
@@ -14,13 +25,26 @@ module tm_top
   parameter int unsigned RAS       = 32,
   parameter int unsigned IBTB      = 64,
   parameter int unsigned CA = 3, CB = 2, TA = 3, TB = 4, HA = 4, HB = 2,
+  parameter int unsigned DATA      = 0,       // data tracing: 0 none, 1 cfiat, 2 all
+  parameter int unsigned DC_SIZE   = 32768,   // cache bytes (DATA == 1)
+  parameter int unsigned DC_ASSOC  = 4,       // ways
+  parameter int unsigned DC_LINE   = 32,      // line bytes
+  parameter int unsigned DC_GRAN   = 4,       // bytes per first-access flag
+  parameter int unsigned FA = 3, FB = 2,      // fahCnt chunks (DATA != 0)
   parameter int unsigned TIW       = ti_bits(N),
-  parameter int unsigned MAXW      = msg_max_bits(TIW, TS, CA, CB, HA, HB),
+  parameter int unsigned CMAXW     = msg_max_bits(TIW, TS, CA, CB, HA, HB) + ((DATA != 0) ? 1 : 0),
+  parameter int unsigned DMAXW     = (DATA != 0) ? data_max_bits(TIW, FA, FB) : 1,
+  parameter int unsigned MAXW      = CMAXW + ((DATA != 0) ? DMAXW : 0),
   parameter int unsigned BUF_BITS  = 512,
   parameter int unsigned PORT_BITS = 4,
   parameter int unsigned LENW      = $clog2(MAXW + 1),
   parameter int unsigned PVW       = $clog2(PORT_BITS + 1),
-  parameter int unsigned OCCW      = $clog2(BUF_BITS + 1)
+  parameter int unsigned OCCW      = $clog2(BUF_BITS + 1),
+  // Cache observation widths (tm_dcache): lines of one operand, a count of
+  // them, invalidation ports.
+  parameter int unsigned DLMAX     = (DC_LINE + 62) / DC_LINE + 1,
+  parameter int unsigned DLNW      = $clog2(DLMAX + 1),
+  parameter int unsigned DNI       = (N > 1) ? N - 1 : 1
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
@@ -36,6 +60,13 @@ module tm_top
   input  logic [N-1:0][63:0]      rv_pc_i,
   input  logic [N-1:0][7:0]       rv_len_i,
   input  logic [N-1:0][63:0]      rv_target_i,
+  // the group's memory operand (DATA != 0): byte k of the value (address
+  // addr + k) in bits 8k+7..8k; size 1..64 bytes
+  input  logic [N-1:0]            mem_valid_i,
+  input  logic [N-1:0]            mem_store_i,
+  input  logic [N-1:0][63:0]      mem_addr_i,
+  input  logic [N-1:0][6:0]       mem_size_i,
+  input  logic [N-1:0][511:0]     mem_value_i,
   // trace port
   output logic [PORT_BITS-1:0]    port_data_o,
   output logic [PVW-1:0]          port_valid_o,
@@ -45,9 +76,25 @@ module tm_top
   output logic [N-1:0]            obs_accept_o,
   output logic [N-1:0]            obs_drop_o,
   output msg_t [N-1:0]            obs_msg_o,
-  output logic [N-1:0][LENW-1:0]  obs_len_o,
+  output logic [N-1:0][LENW-1:0]  obs_len_o,       // the control message's length
   output logic [OCCW-1:0]         obs_occ_o,
-  output logic [63:0]             obs_cycle_o
+  output logic [63:0]             obs_cycle_o,
+  // the parts of each core's offer (bundle) and its DATA message
+  output logic [N-1:0]            obs_ctrl_o,      // the offer holds a control message (obs_msg_o)
+  output logic [N-1:0]            obs_data_o,      // the offer holds a DATA message
+  output logic [N-1:0][LENW-1:0]  obs_data_len_o,
+  output logic [N-1:0][63:0]      obs_data_fah_o,
+  output logic [N-1:0][6:0]       obs_data_size_o,
+  output logic [N-1:0][DMAXW-1:0] obs_data_bits_o,
+  // each core's cache (DATA == 1; else 0): the own access and its results
+  // per line, the lines each invalidation port found held, the flag clear
+  output logic [N-1:0]            obs_dc_valid_o,
+  output logic [N-1:0][DLNW-1:0]  obs_dc_lines_o,
+  output logic [N-1:0][DLMAX-1:0] obs_dc_hit_o,
+  output logic [N-1:0][DLMAX-1:0] obs_dc_fall_o,
+  output logic [N-1:0][DLMAX-1:0] obs_dc_fany_o,
+  output logic [N-1:0][DNI*DLNW-1:0] obs_dc_inv_o,
+  output logic [N-1:0]            obs_dc_clear_o
 );
 
   logic [63:0] cycle_q;
@@ -70,15 +117,20 @@ module tm_top
   /* verilator lint_on UNOPTFLAT */
   logic [N-1:0]            resync, lost_q;
   logic [N-1:0][MAXW-1:0]  bits;
-  logic [N-1:0][LENW-1:0]  len;
+  logic [N-1:0][LENW-1:0]  len, clen, dlen;
   msg_t [N-1:0]            msgs;
   logic                    shared_drop;
+  logic [N-1:0]            ctrl, data;
+  logic [N-1:0][63:0]      fah;
+  logic [N-1:0][DMAXW-1:0] dbits;
+  // core <-> cache
+  logic [N-1:0]            dc_valid, dc_report, dc_clear;
 
   for (genvar k = 0; k < N; k++) begin : g_core
     tm_core #(
       .N (N), .CORE (k), .ENC (ENC), .TS (TS), .TS_BITS (TS_BITS),
-      .CA (CA), .CB (CB), .TA (TA), .TB (TB), .HA (HA), .HB (HB), .TIW (TIW), .MAXW (MAXW),
-      .LENW (LENW)
+      .CA (CA), .CB (CB), .TA (TA), .TB (TB), .HA (HA), .HB (HB), .DATA (DATA), .FA (FA), .FB (FB),
+      .TIW (TIW), .CMAXW (CMAXW), .DMAXW (DMAXW), .MAXW (MAXW), .LENW (LENW)
     ) u_core (
       .clk_i, .rst_ni,
       .cycle_i        (cycle_q),
@@ -93,6 +145,13 @@ module tm_top
       .rv_pc_i        (rv_pc_i[k]),
       .rv_len_i       (rv_len_i[k]),
       .rv_target_i    (rv_target_i[k]),
+      .mem_valid_i    (mem_valid_i[k]),
+      .mem_store_i    (mem_store_i[k]),
+      .mem_size_i     (mem_size_i[k]),
+      .mem_value_i    (mem_value_i[k]),
+      .dc_valid_o     (dc_valid[k]),
+      .dc_report_i    (dc_report[k]),
+      .dc_clear_o     (dc_clear[k]),
       .pr_cond_o      (pr_cond[k]),
       .pr_ind_o       (pr_ind[k]),
       .pr_push_o      (pr_push[k]),
@@ -113,6 +172,12 @@ module tm_top
       .offer_bits_o   (bits[k]),
       .offer_len_o    (len[k]),
       .lost_q_o       (lost_q[k]),
+      .offer_ctrl_o   (ctrl[k]),
+      .offer_clen_o   (clen[k]),
+      .offer_data_o   (data[k]),
+      .offer_dlen_o   (dlen[k]),
+      .offer_fah_o    (fah[k]),
+      .offer_dbits_o  (dbits[k]),
       .accept_i       (accept[k]),
       .drop_i         (drop[k]),
       .suppressed_i   (suppressed[k]),
@@ -153,9 +218,83 @@ module tm_top
     end
   end
 
+  // Data caches: one private cache per core (DATA == 1).  Core k's
+  // invalidation port j carries the store of core o = j (j < k) or j + 1
+  // (j >= k), before k's own access iff o < k.
+  if (DATA == 1) begin : g_dcache
+    for (genvar k = 0; k < N; k++) begin : g_core
+      logic [DNI-1:0]      inv_valid, inv_before;
+      logic [64*DNI-1:0]   inv_addr;
+      logic [7*DNI-1:0]    inv_size;
+      logic [DLNW-1:0]     lines;
+      logic [DLMAX-1:0]    lhit, lfall, lfany;
+      logic [DNI*DLNW-1:0] ilines;
+      logic                all_hit, flags_hit;
+      logic [DLMAX*((DC_ASSOC > 1) ? $clog2(DC_ASSOC) : 1)-1:0] lway;
+      if (N > 1) begin : g_inv
+        for (genvar j = 0; j < DNI; j++) begin : g_port
+          localparam int unsigned O = (j < k) ? j : j + 1;  // the other core
+          assign inv_valid[j]         = dc_valid[O] && mem_store_i[O];
+          assign inv_before[j]        = O < k;
+          assign inv_addr[64*j +: 64] = mem_addr_i[O];
+          assign inv_size[7*j +: 7]   = mem_size_i[O];
+        end
+      end else begin : g_no_inv
+        assign inv_valid  = '0;
+        assign inv_before = '0;
+        assign inv_addr   = '0;
+        assign inv_size   = '0;
+      end
+      tm_dcache #(
+        .SIZE (DC_SIZE), .ASSOC (DC_ASSOC), .LINE (DC_LINE), .GRAN (DC_GRAN), .N (N)
+      ) u_dcache (
+        .clk_i, .rst_ni,
+        .clear_i      (dc_clear[k]),
+        .valid_i      (dc_valid[k]),
+        .store_i      (mem_store_i[k]),
+        .addr_i       (mem_addr_i[k]),
+        .size_i       (mem_size_i[k]),
+        .inv_valid_i  (inv_valid),
+        .inv_before_i (inv_before),
+        .inv_addr_i   (inv_addr),
+        .inv_size_i   (inv_size),
+        .lines_o      (lines),
+        .all_hit_o    (all_hit),
+        .flags_hit_o  (flags_hit),
+        .report_o     (dc_report[k]),
+        .line_hit_o   (lhit),
+        .line_way_o   (lway),
+        .line_fall_o  (lfall),
+        .line_fany_o  (lfany),
+        .inv_lines_o  (ilines)
+      );
+      assign obs_dc_valid_o[k] = dc_valid[k];
+      assign obs_dc_lines_o[k] = lines;
+      assign obs_dc_hit_o[k]   = lhit;
+      assign obs_dc_fall_o[k]  = lfall;
+      assign obs_dc_fany_o[k]  = lfany;
+      assign obs_dc_inv_o[k]   = ilines;
+      assign obs_dc_clear_o[k] = dc_clear[k];
+      // The summary bits repeat the per-line ones; the ways are internal.
+      logic unused_dc;
+      assign unused_dc = ^{all_hit, flags_hit, lway};
+    end
+  end else begin : g_no_dcache
+    assign dc_report      = '0;
+    assign obs_dc_valid_o = '0;
+    assign obs_dc_lines_o = '0;
+    assign obs_dc_hit_o   = '0;
+    assign obs_dc_fall_o  = '0;
+    assign obs_dc_fany_o  = '0;
+    assign obs_dc_inv_o   = '0;
+    assign obs_dc_clear_o = '0;
+    logic unused_dc;
+    assign unused_dc = ^{dc_valid, dc_clear, mem_addr_i};
+  end
+
   tm_buffer #(
     .N (N), .SHARED (SHARED), .BUF_BITS (BUF_BITS), .PORT_BITS (PORT_BITS), .MAXW (MAXW),
-    .RESERVE (MAXW), .LENW (LENW), .OCCW (OCCW), .PVW (PVW)
+    .RESERVE (CMAXW), .LENW (LENW), .OCCW (OCCW), .PVW (PVW)
   ) u_buffer (
     .clk_i, .rst_ni,
     .offer_i       (offer),
@@ -177,6 +316,12 @@ module tm_top
   assign obs_accept_o = accept;
   assign obs_drop_o   = drop;
   assign obs_msg_o    = msgs;
-  assign obs_len_o    = len;
+  assign obs_len_o    = clen;
+  assign obs_ctrl_o      = ctrl;
+  assign obs_data_o      = data;
+  assign obs_data_len_o  = dlen;
+  assign obs_data_fah_o  = fah;
+  assign obs_data_size_o = mem_size_i;
+  assign obs_data_bits_o = dbits;
 
 endmodule

@@ -13,6 +13,16 @@
 
 static const unsigned kMsgBits = 401; // tm_pkg::msg_t
 
+// Data tracing widths (rtl/tm_top.sv): the longest DATA message (1 without
+// data tracing), lines of one operand, their count, invalidation ports.
+static const unsigned kDmaxw = TM_DMAXW;
+static const unsigned kDlmax = (TM_DC_LINE + 62) / TM_DC_LINE + 1;
+static constexpr unsigned clog2(unsigned v) { return v <= 1 ? 0 : 1 + clog2((v + 1) / 2); }
+static const unsigned kDlnw = clog2(kDlmax + 1);
+static const unsigned kDni = TM_N > 1 ? TM_N - 1 : 1;
+static_assert(kDmaxw <= 8 * sizeof(((tb_offer *)0)->dbits), "tb_offer.dbits holds a DATA message");
+static_assert(kDlmax <= 32, "tb_dcache line masks hold every line of an operand");
+
 struct tb_rtl {
     VerilatedContext *ctx;
     Vtm_top *top;
@@ -67,6 +77,8 @@ void tb_rtl_params(tb_params *p)
     p->gshare = TM_GSHARE; p->ras = TM_RAS; p->ibtb = TM_IBTB;
     p->ca = TM_CA; p->cb = TM_CB; p->ta = TM_TA; p->tb = TM_TB; p->ha = TM_HA; p->hb = TM_HB;
     p->buf_bits = TM_BUF_BITS; p->port_bits = TM_PORT_BITS;
+    p->data = TM_DATA; p->dc_size = TM_DC_SIZE; p->dc_assoc = TM_DC_ASSOC; p->dc_line = TM_DC_LINE;
+    p->dc_gran = TM_DC_GRAN; p->fa = TM_FA; p->fb = TM_FB;
 }
 
 tb_rtl *tb_rtl_new(void)
@@ -131,6 +143,22 @@ void tb_rtl_set(tb_rtl *r, unsigned k, const tb_retire *in)
     put(t->rv_pc_i, 64 * k, 64, in->pc);
     put(t->rv_len_i, 8 * k, 8, in->len);
     put(t->rv_target_i, 64 * k, 64, in->target);
+#if TM_DATA
+    put(t->mem_valid_i, k, 1, in->mem_valid ? 1 : 0);
+    // The operand's fields matter only with mem_valid: leave them as they
+    // are otherwise (fewer input changes to evaluate).
+    if (in->mem_valid) {
+        put(t->mem_store_i, k, 1, in->mem_store ? 1 : 0);
+        put(t->mem_addr_i, 64 * k, 64, in->mem_addr);
+        put(t->mem_size_i, 7 * k, 7, in->mem_size);
+        for (unsigned w = 0; w < 8; w++) {
+            uint64_t v = 0;
+            for (unsigned b = 0; b < 8; b++)
+                v |= (uint64_t)in->mem_value[8 * w + b] << (8 * b);
+            put(t->mem_value_i, 512 * k + 64 * w, 64, v);
+        }
+    }
+#endif
 }
 
 void tb_rtl_eval(tb_rtl *r) { r->top->eval(); }
@@ -142,11 +170,26 @@ void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
     o->resync = (int)get(t->obs_resync_o, k, 1);
     o->accept = (int)get(t->obs_accept_o, k, 1);
     o->drop = (int)get(t->obs_drop_o, k, 1);
+    o->dlen = o->dsize = 0;
+    o->dfah = 0;
     if (!o->accept && !o->drop) {
+        o->ctrl = o->data = 0;
         o->len = 0;
         o->kind = o->ti = o->t = o->reason = o->lost = o->dropped = 0;
         o->cnt = o->diff_ta = o->icnt = o->gap = o->addr = o->diff_cc = 0;
         return;
+    }
+    o->ctrl = (int)get(t->obs_ctrl_o, k, 1);
+    o->data = (int)get(t->obs_data_o, k, 1);
+    if (o->data) {
+        o->dlen = (unsigned)get(t->obs_data_len_o, TM_LENW * k, TM_LENW);
+        o->dfah = get(t->obs_data_fah_o, 64 * k, 64);
+        o->dsize = (unsigned)get(t->obs_data_size_o, 7 * k, 7);
+        memset(o->dbits, 0, sizeof o->dbits);
+        for (unsigned b = 0; b < kDmaxw; b += 8) {
+            unsigned w = kDmaxw - b < 8 ? kDmaxw - b : 8;
+            o->dbits[b / 8] = (uint8_t)get(t->obs_data_bits_o, kDmaxw * k + b, w);
+        }
     }
     unsigned lw = TM_LENW;
     o->len = (unsigned)get(t->obs_len_o, lw * k, lw);
@@ -172,6 +215,19 @@ unsigned tb_rtl_port(tb_rtl *r, uint64_t *lo, uint64_t *hi)
     *lo = get(t->port_data_o, 0, TM_PORT_BITS);
     *hi = 0;
     return (unsigned)t->port_valid_o;
+}
+
+void tb_rtl_dcache(tb_rtl *r, unsigned k, tb_dcache *d)
+{
+    Vtm_top *t = r->top;
+    d->valid = (int)get(t->obs_dc_valid_o, k, 1);
+    d->clear = (int)get(t->obs_dc_clear_o, k, 1);
+    d->lines = (unsigned)get(t->obs_dc_lines_o, kDlnw * k, kDlnw);
+    d->hit = (uint32_t)get(t->obs_dc_hit_o, kDlmax * k, kDlmax);
+    d->fall = (uint32_t)get(t->obs_dc_fall_o, kDlmax * k, kDlmax);
+    d->fany = (uint32_t)get(t->obs_dc_fany_o, kDlmax * k, kDlmax);
+    for (unsigned j = 0; j < kDni && j < 63; j++)
+        d->inv[j] = (unsigned)get(t->obs_dc_inv_o, kDni * kDlnw * k + kDlnw * j, kDlnw);
 }
 
 uint64_t tb_rtl_cycle(tb_rtl *r) { return r->top->obs_cycle_o; }

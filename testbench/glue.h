@@ -20,19 +20,42 @@ typedef struct tb_retire {
     int taken, flag;
     uint64_t pc, target;
     unsigned len;
+    /* the memory operand (rtl/tm_top.sv mem_*_i; data tracing only); the
+     * fields from mem_store on are read only with mem_valid */
+    int mem_valid;
+    int mem_store;
+    unsigned mem_size;  /* 1..64 */
+    uint64_t mem_addr;
+    uint8_t mem_value[64]; /* memory order */
 } tb_retire;
 
-/* One core's observed offer (rtl/tm_top.sv obs_*_o). */
+/* One core's observed offer (rtl/tm_top.sv obs_*_o): a bundle of a DATA
+ * message (data) and a control message (ctrl), accepted or dropped whole. */
 typedef struct tb_offer {
     int offer, resync, accept, drop;
-    unsigned len;
+    int ctrl;           /* the control message below is part of the offer */
+    unsigned len;       /* its length */
     unsigned kind, ti, t, reason, lost, dropped;
     uint64_t cnt, diff_ta, icnt, gap, addr, diff_cc;
+    int data;           /* a DATA message is part of the offer */
+    unsigned dlen, dsize;
+    uint64_t dfah;
+    uint8_t dbits[128]; /* its bits, bit k of the message = bit k%8 of byte k/8 */
 } tb_offer;
+
+/* One core's cache in this cycle (rtl/tm_top.sv obs_dc_*_o; cfiat only). */
+typedef struct tb_dcache {
+    int valid;          /* the own access */
+    unsigned lines;     /* lines it covers */
+    uint32_t hit, fall, fany; /* per line i (bit i): hit; all / some touched flags set */
+    unsigned inv[63];   /* invalidation port j: lines it found held */
+    int clear;          /* flags cleared at the end of the cycle */
+} tb_dcache;
 
 /* Compile-time parameters of the Verilated model (passed as -D by the build). */
 typedef struct tb_params {
     unsigned n, enc, ts, ts_bits, shared, gshare, ras, ibtb, ca, cb, ta, tb, ha, hb, buf_bits, port_bits;
+    unsigned data, dc_size, dc_assoc, dc_line, dc_gran, fa, fb; /* data tracing */
 } tb_params;
 
 typedef struct tb_rtl tb_rtl;
@@ -46,6 +69,8 @@ void tb_rtl_set(tb_rtl *r, unsigned core, const tb_retire *in);
 /* Settles the combinational logic for the current inputs. */
 void tb_rtl_eval(tb_rtl *r);
 void tb_rtl_offer(tb_rtl *r, unsigned core, tb_offer *o);
+/* The cache observation of CORE (all 0 without CFiat). */
+void tb_rtl_dcache(tb_rtl *r, unsigned core, tb_dcache *d);
 /* Port lanes of this cycle: returns the number of valid lanes, *data the bits. */
 unsigned tb_rtl_port(tb_rtl *r, uint64_t *data_lo, uint64_t *data_hi);
 uint64_t tb_rtl_cycle(tb_rtl *r);

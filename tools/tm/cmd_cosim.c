@@ -39,10 +39,13 @@ static void usage(FILE *f)
             "  --cov F                       write the coverage bins of the run to F\n"
             "  -q                            print only the verdict line\n"
             "  --inject-fault CYCLE          (testing the testbench) corrupt the model's first message\n"
-            "                                at or after CYCLE, so that the comparison must fail\n"
+            "                                at or after CYCLE (with data tracing: its first DATA\n"
+            "                                message), so that the comparison must fail\n"
             "Prints a line beginning with PASS (instructions, messages, bits, cycles) and exits 0, or the\n"
             "first mismatch field by field and exits 1.  The first run of a parameter set builds its\n"
-            "simulator with Verilator (tens of seconds); later runs reuse it.\n");
+            "simulator with Verilator (tens of seconds to a minute or two); later runs reuse it.\n"
+            "Data tracing (--cfiat, --data all) is co-simulated with private caches only (not\n"
+            "--cfiat-shared), and with at least as many cache sets as lines a 64-byte operand covers.\n");
 }
 
 /* The repository root: the directory above build/ that holds rtl/tm_top.sv. */
@@ -107,9 +110,10 @@ static int sim_fresh(const char *root, const char *sim)
     if (stat(sim, &st) != 0)
         return 0;
     static const char *const srcs[] = {"rtl/tm_pkg.sv", "rtl/tm_gshare.sv", "rtl/tm_ras.sv", "rtl/tm_ibtb.sv",
-                                       "rtl/tm_msg_enc.sv", "rtl/tm_core.sv", "rtl/tm_buffer.sv", "rtl/tm_top.sv",
+                                       "rtl/tm_msg_enc.sv", "rtl/tm_data_enc.sv", "rtl/tm_dcache.sv",
+                                       "rtl/tm_core.sv", "rtl/tm_buffer.sv", "rtl/tm_top.sv",
                                        "testbench/cosim.c", "testbench/glue.cpp", "testbench/glue.h",
-                                       "build/lib/libtm.a"};
+                                       "cmodel/cache.h", "build/lib/libtm.a"};
     for (size_t k = 0; k < sizeof srcs / sizeof srcs[0]; k++) {
         char path[PATH_MAX + 64];
         struct stat ss;
@@ -120,6 +124,31 @@ static int sim_fresh(const char *root, const char *sim)
             return 0;
     }
     return 1;
+}
+
+/* The data tracing parameters of the RTL (tm_top DATA, DC_*, FA, FB): the
+ * cache geometry only with CFiat, the fah chunks only with data tracing;
+ * otherwise tm_top's defaults. */
+typedef struct data_params {
+    unsigned data, size, assoc, line, gran, fa, fb, dmaxw;
+} data_params;
+
+static data_params data_params_of(const tm_model_cfg *c)
+{
+    data_params d = {0, 32768, 4, 32, 4, 3, 2, 1};
+    d.data = c->enc.data;
+    if (c->enc.data) {
+        d.fa = c->enc.fah_a;
+        d.fb = c->enc.fah_b;
+        d.dmaxw = tm_msg_data_max_bits(&c->enc);
+    }
+    if (c->enc.data == TM_DATA_CFIAT) {
+        d.size = c->cache.size;
+        d.assoc = c->cache.assoc;
+        d.line = c->cache.line;
+        d.gran = c->cache.gran;
+    }
+    return d;
 }
 
 /* Builds the simulator for CFG into DIR (unless an up-to-date one is there). */
@@ -140,12 +169,13 @@ static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, c
     fprintf(stderr, "tm cosim: building the simulator for this parameter set in %s\n", dir);
     /* The C testbench, compiled as C. */
     pfmt(cobj, sizeof cobj, "%s/cosim.o", dir);
-    char inc[PATH_MAX + 16], tbinc[PATH_MAX + 32], csrc[PATH_MAX + 32];
+    char inc[PATH_MAX + 16], tbinc[PATH_MAX + 32], cminc[PATH_MAX + 32], csrc[PATH_MAX + 32];
     pfmt(inc, sizeof inc, "-I%s/include", root);
+    pfmt(cminc, sizeof cminc, "-I%s/cmodel", root); /* cache.h: the testbench's shadow caches */
     pfmt(tbinc, sizeof tbinc, "-I%s/testbench", root);
     pfmt(csrc, sizeof csrc, "%s/testbench/cosim.c", root);
     char *cc_argv[] = {"cc", "-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_POSIX_C_SOURCE=200809L",
-                       inc, tbinc, "-c", csrc, "-o", cobj, NULL};
+                       inc, tbinc, cminc, "-c", csrc, "-o", cobj, NULL};
     if (run(cc_argv, 0) != 0) {
         tm_err("cosim", "compiling %s failed", csrc);
         return -1;
@@ -153,17 +183,20 @@ static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, c
     unsigned maxw = tm_msg_max_bits(&c->enc), lenw = 0;
     while ((1u << lenw) < maxw + 1)
         lenw++;
+    data_params d = data_params_of(c);
     char defs[1024];
     pfmt(defs, sizeof defs,
              "-O2 -DTM_N=%u -DTM_ENC=%u -DTM_TS=%u -DTM_TS_BITS=%u -DTM_SHARED=%u -DTM_GSHARE=%u -DTM_RAS=%u "
              "-DTM_IBTB=%u -DTM_CA=%u -DTM_CB=%u -DTM_TA=%u -DTM_TB=%u -DTM_HA=%u -DTM_HB=%u -DTM_BUF_BITS=%u "
-             "-DTM_PORT_BITS=%u -DTM_LENW=%u %s %s",
+             "-DTM_PORT_BITS=%u -DTM_LENW=%u -DTM_DATA=%u -DTM_DC_SIZE=%u -DTM_DC_ASSOC=%u -DTM_DC_LINE=%u "
+             "-DTM_DC_GRAN=%u -DTM_FA=%u -DTM_FB=%u -DTM_DMAXW=%u %s %s",
              c->enc.threads, (unsigned)c->enc.enc, (unsigned)c->enc.timestamps, c->ts_bits, (unsigned)c->shared,
              c->pred.gshare, c->pred.ras, c->pred.ibtb, c->enc.cnt_a, c->enc.cnt_b, c->enc.ta_a, c->enc.ta_b,
-             c->enc.cc_a, c->enc.cc_b, c->buffer_bits, c->port_bits, lenw, inc, tbinc);
+             c->enc.cc_a, c->enc.cc_b, c->buffer_bits, c->port_bits, lenw, d.data, d.size, d.assoc, d.line,
+             d.gran, d.fa, d.fb, d.dmaxw, inc, tbinc);
     char ldflags[PATH_MAX * 2 + 64];
     pfmt(ldflags, sizeof ldflags, "%s %s -lzstd -lm", cobj, lib);
-    char g[20][64];
+    char g[24][64];
     pfmt(g[0], 64, "-GN=%u", c->enc.threads);
     pfmt(g[1], 64, "-GENC=%u", (unsigned)c->enc.enc);
     pfmt(g[2], 64, "-GTS=1'b%u", (unsigned)c->enc.timestamps);
@@ -180,13 +213,23 @@ static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, c
     pfmt(g[13], 64, "-GHB=%u", c->enc.cc_b);
     pfmt(g[14], 64, "-GBUF_BITS=%u", c->buffer_bits);
     pfmt(g[15], 64, "-GPORT_BITS=%u", c->port_bits);
+    pfmt(g[16], 64, "-GDATA=%u", d.data);
+    pfmt(g[17], 64, "-GDC_SIZE=%u", d.size);
+    pfmt(g[18], 64, "-GDC_ASSOC=%u", d.assoc);
+    pfmt(g[19], 64, "-GDC_LINE=%u", d.line);
+    pfmt(g[20], 64, "-GDC_GRAN=%u", d.gran);
+    pfmt(g[21], 64, "-GFA=%u", d.fa);
+    pfmt(g[22], 64, "-GFB=%u", d.fb);
     char mdir[PATH_MAX + 16], exe[PATH_MAX + 32];
     pfmt(mdir, sizeof mdir, "%s/obj", dir);
     pfmt(exe, sizeof exe, "%s", sim);
-    char rtl[8][PATH_MAX + 32];
-    static const char *const files[8] = {"rtl/tm_pkg.sv", "rtl/tm_gshare.sv", "rtl/tm_ras.sv", "rtl/tm_ibtb.sv",
-                                         "rtl/tm_msg_enc.sv", "rtl/tm_core.sv", "rtl/tm_buffer.sv", "rtl/tm_top.sv"};
-    for (int k = 0; k < 8; k++)
+    enum { NFILES = 10 };
+    char rtl[NFILES][PATH_MAX + 32];
+    static const char *const files[NFILES] = {"rtl/tm_pkg.sv", "rtl/tm_gshare.sv", "rtl/tm_ras.sv",
+                                              "rtl/tm_ibtb.sv", "rtl/tm_msg_enc.sv", "rtl/tm_data_enc.sv",
+                                              "rtl/tm_dcache.sv", "rtl/tm_core.sv", "rtl/tm_buffer.sv",
+                                              "rtl/tm_top.sv"};
+    for (int k = 0; k < NFILES; k++)
         pfmt(rtl[k], sizeof rtl[k], "%s/%s", root, files[k]);
     char glue[PATH_MAX + 32];
     pfmt(glue, sizeof glue, "%s/testbench/glue.cpp", root);
@@ -216,9 +259,9 @@ static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, c
     vargv[n++] = ldflags;
     vargv[n++] = "-o";
     vargv[n++] = exe;
-    for (int k = 0; k < 16; k++)
+    for (int k = 0; k < 23; k++)
         vargv[n++] = g[k];
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < NFILES; k++)
         vargv[n++] = rtl[k];
     vargv[n++] = glue;
     vargv[n] = NULL;
@@ -312,39 +355,63 @@ int cmd_cosim(int argc, char **argv)
         tm_err("cosim", "%s: %u threads: co-simulation supports up to 64", in, threads);
         return 2;
     }
+    if (cfg.cfiat_shared) {
+        tm_err("cosim", "--cfiat-shared: the RTL builds private caches only (one per core); co-simulate "
+                        "CFiat without it");
+        return 2;
+    }
+    if (cfg.enc.data == TM_DATA_CFIAT) {
+        /* rtl/tm_dcache.sv looks up the lines of an operand in parallel,
+         * which needs them in distinct sets. */
+        const tm_cache_cfg *cc = &cfg.cache;
+        unsigned sets = cc->size / (cc->line * cc->assoc), lmax = (cc->line + 62) / cc->line + 1;
+        if (sets < lmax) {
+            tm_err("cosim", "--assoc %u (with --cache %u --line %u): %u set%s, but the RTL cache needs at least "
+                            "%u: a 64-byte operand covers up to %u lines of %u bytes, looked up in distinct sets",
+                   cc->assoc, cc->size, cc->line, sets, sets == 1 ? "" : "s", lmax, lmax, cc->line);
+            return 2;
+        }
+    }
     char root[PATH_MAX];
     if (find_root(root, sizeof root)) {
         tm_err("cosim", "cannot find the RTL (rtl/tm_top.sv above the tm executable)");
         return 1;
     }
-    char key[256], dir[PATH_MAX + 300], sim[PATH_MAX + 340];
-    pfmt(key, sizeof key, "n%u-e%u-t%u-w%u-s%u-g%u-r%u-i%u-c%u.%u.%u.%u.%u.%u-b%u-p%u", threads,
+    char key[256], dkey[128] = "", dir[PATH_MAX + 300], sim[PATH_MAX + 340];
+    data_params d = data_params_of(&cfg);
+    if (d.data)
+        pfmt(dkey, sizeof dkey, "-d%u-k%u.%u.%u.%u-f%u.%u", d.data, d.size, d.assoc, d.line, d.gran, d.fa, d.fb);
+    pfmt(key, sizeof key, "n%u-e%u-t%u-w%u-s%u-g%u-r%u-i%u-c%u.%u.%u.%u.%u.%u-b%u-p%u%s", threads,
              (unsigned)cfg.enc.enc, (unsigned)cfg.enc.timestamps, cfg.ts_bits, (unsigned)cfg.shared, cfg.pred.gshare,
              cfg.pred.ras, cfg.pred.ibtb, cfg.enc.cnt_a, cfg.enc.cnt_b, cfg.enc.ta_a, cfg.enc.ta_b, cfg.enc.cc_a,
-             cfg.enc.cc_b, cfg.buffer_bits, cfg.port_bits);
+             cfg.enc.cc_b, cfg.buffer_bits, cfg.port_bits, dkey);
     pfmt(dir, sizeof dir, "%s/build/cosim/%s", root, key);
     pfmt(sim, sizeof sim, "%s/tm-cosim-sim", dir);
     if (build_sim(root, dir, &cfg, sim))
         return 1;
-    char a[16][32];
-    pfmt(a[0], 32, "%u", threads);
-    pfmt(a[1], 32, "%u", (unsigned)cfg.enc.enc);
-    pfmt(a[2], 32, "%u", (unsigned)cfg.enc.timestamps);
-    pfmt(a[3], 32, "%u", cfg.ts_bits);
-    pfmt(a[4], 32, "%u", (unsigned)cfg.shared);
-    pfmt(a[5], 32, "%u", cfg.pred.gshare);
-    pfmt(a[6], 32, "%u", cfg.pred.ras);
-    pfmt(a[7], 32, "%u", cfg.pred.ibtb);
-    pfmt(a[8], 32, "%u,%u,%u,%u,%u,%u", cfg.enc.cnt_a, cfg.enc.cnt_b, cfg.enc.ta_a, cfg.enc.ta_b, cfg.enc.cc_a,
+    char a[16][48];
+    pfmt(a[0], 48, "%u", threads);
+    pfmt(a[1], 48, "%u", (unsigned)cfg.enc.enc);
+    pfmt(a[2], 48, "%u", (unsigned)cfg.enc.timestamps);
+    pfmt(a[3], 48, "%u", cfg.ts_bits);
+    pfmt(a[4], 48, "%u", (unsigned)cfg.shared);
+    pfmt(a[5], 48, "%u", cfg.pred.gshare);
+    pfmt(a[6], 48, "%u", cfg.pred.ras);
+    pfmt(a[7], 48, "%u", cfg.pred.ibtb);
+    pfmt(a[8], 48, "%u,%u,%u,%u,%u,%u", cfg.enc.cnt_a, cfg.enc.cnt_b, cfg.enc.ta_a, cfg.enc.ta_b, cfg.enc.cc_a,
              cfg.enc.cc_b);
-    pfmt(a[9], 32, "%u", cfg.buffer_bits);
-    pfmt(a[10], 32, "%u", cfg.port_bits);
-    char *sargv[40];
+    pfmt(a[9], 48, "%u", cfg.buffer_bits);
+    pfmt(a[10], 48, "%u", cfg.port_bits);
+    pfmt(a[11], 48, "%u", d.data);
+    pfmt(a[12], 48, "%u,%u,%u,%u", d.size, d.assoc, d.line, d.gran);
+    pfmt(a[13], 48, "%u,%u", d.fa, d.fb);
+    char *sargv[48];
     int n = 0;
     sargv[n++] = sim;
-    static const char *const names[11] = {"--threads", "--encoding", "--ts", "--ts-bits", "--shared", "--gshare",
-                                          "--ras", "--ibtb", "--chunks", "--buffer", "--port"};
-    for (int k = 0; k < 11; k++) {
+    static const char *const names[14] = {"--threads", "--encoding", "--ts", "--ts-bits", "--shared", "--gshare",
+                                          "--ras", "--ibtb", "--chunks", "--buffer", "--port", "--data",
+                                          "--dcache", "--fah"};
+    for (int k = 0; k < 14; k++) {
         sargv[n++] = (char *)names[k];
         sargv[n++] = a[k];
     }
