@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # make lint: verilator --lint-only -Wall over every top-level configuration:
-# the presets x encodings x time stamps x private/shared x N in {1,2,4,8}.
+# the presets x encodings x time stamps x private/shared x N in {1,2,4,8};
+# then data tracing (DATA 1 cfiat, 2 all): cache geometries (the presets,
+# small, direct mapped with 4-byte lines, 4 KB lines with 64 flags) x
+# N in {1,2,4,8}, the encoding, time stamps and predictor sharing rotating.
 # Waivers live in the RTL next to the code they concern, each with a comment.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rtl=("$root"/rtl/tm_pkg.sv "$root"/rtl/tm_gshare.sv "$root"/rtl/tm_ras.sv "$root"/rtl/tm_ibtb.sv \
-     "$root"/rtl/tm_msg_enc.sv "$root"/rtl/tm_core.sv "$root"/rtl/tm_buffer.sv "$root"/rtl/tm_top.sv)
+     "$root"/rtl/tm_msg_enc.sv "$root"/rtl/tm_data_enc.sv "$root"/rtl/tm_dcache.sv \
+     "$root"/rtl/tm_core.sv "$root"/rtl/tm_buffer.sv "$root"/rtl/tm_top.sv)
 runs=0; fails=0
 for preset in "512 8 0" "1024 16 16" "4096 32 64"; do
     set -- $preset
@@ -24,6 +28,30 @@ for preset in "512 8 0" "1024 16 16" "4096 32 64"; do
                 done
             done
         done
+    done
+done
+encs=("2 3 2 3 4 4 2 3 2" "1 8 8 16 16 8 8 8 8" "0 8 8 16 16 8 8 8 8")
+k=0
+#        DATA SIZE  ASSOC LINE GRAN
+for d in "1    32768 4     32   4" \
+         "1    65536 4     64   4" \
+         "1    1024  2     16   4" \
+         "1    128   1     4    1" \
+         "1    16384 2     4096 64" \
+         "2    32768 4     32   4"; do
+    set -- $d
+    dm=$1 dsz=$2 das=$3 dln=$4 dgr=$5
+    for n in 1 2 4 8; do
+        set -- ${encs[$((k % 3))]}
+        e=$1 ca=$2 cb=$3 ta=$4 tb=$5 ha=$6 hb=$7 fa=$8 fb=$9
+        ts=$((k % 2)); sh=$(((k / 2) % 2)); k=$((k + 1))
+        args=(-GN=$n -GENC=$e "-GTS=1'b$ts" "-GSHARED=1'b$sh" -GCA=$ca -GCB=$cb -GTA=$ta -GTB=$tb -GHA=$ha -GHB=$hb
+              -GDATA=$dm -GDC_SIZE=$dsz -GDC_ASSOC=$das -GDC_LINE=$dln -GDC_GRAN=$dgr -GFA=$fa -GFB=$fb
+              -GBUF_BITS=$(( n * 1024 > 2048 ? n * 1024 : 2048 )) -GPORT_BITS=32)
+        if ! out=$(verilator --lint-only -Wall --top-module tm_top "${args[@]}" "${rtl[@]}" 2>&1); then
+            echo "lint: FAIL ${args[*]}"; echo "$out" | head -20; fails=$((fails + 1))
+        fi
+        runs=$((runs + 1))
     done
 done
 echo "lint: $((runs - fails)) passed, $fails failed"
