@@ -44,12 +44,13 @@
 // result).  Everything is 0 for ports that are not valid and for lines
 // >= lines_o.  State changes at the clock edge that ends the cycle.
 //
-// Storage: tags, flags and LRU state are arrays of one row per set without
-// reset (`tag_q`, `flags_q`, `lru_q`); valid bits (`val_q`) and flag-valid
+// Storage: tags and flags are arrays of one entry per way (way w of set s
+// is entry {s, w}), the LRU bits an array of one entry per set, all without
+// reset (`tag_q`, `flg_q`, `lru_q`); valid bits (`val_q`) and flag-valid
 // bits (`fok_q`, one per way) are registers with reset.  A way's flags read
 // as 0 unless its fok bit is set, so an invalidation clears one fok bit and
 // clear_i (and reset) clears all of them: the flag array itself is only
-// written by the own access, one row per line.  True LRU: one "older" bit
+// written by the own access, one entry per line.  True LRU: one "older" bit
 // per pair of ways (i < j: way i was used less recently than way j); an
 // access of way w sets (i, w) for i < w and clears (w, j) for j > w; the
 // LRU way is the one older than every other.  The bits have no reset: a
