@@ -221,37 +221,61 @@ static const char *kname(unsigned k)
     return k < 5 ? n[k] : "?";
 }
 
+/* One compared field: its name, the model's value and the RTL's. */
+typedef struct fld {
+    const char *name;
+    uint64_t want, got;
+} fld;
+
+/* 1 if some field differs.  The table is formatted only then (most
+ * messages match, and formatting every one would cost more than the
+ * comparison). */
+static int fields_differ(const fld *f, int nf)
+{
+    for (int i = 0; i < nf; i++)
+        if (f[i].want != f[i].got)
+            return 1;
+    return 0;
+}
+
+static size_t fields_table(char *buf, size_t size, const fld *f, int nf)
+{
+    size_t n = 0;
+    for (int i = 0; i < nf && n < size; i++) {
+        int r = snprintf(buf + n, size - n, "    %-9s expected %-20" PRIu64 " got %-20" PRIu64 "%s\n", f[i].name,
+                         f[i].want, f[i].got, f[i].want == f[i].got ? "" : "  <--");
+        if (r < 0)
+            break;
+        n += (size_t)r;
+    }
+    return n < size ? n : size - 1;
+}
+
 /* Field-by-field comparison of the model's message and the RTL's offer. */
 static int compare_msg(sim *s, uint64_t cycle, unsigned core, const ev *e, const tb_offer *o)
 {
-    char buf[1536];
-    int n = 0, bad = 0;
     const tm_msg *m = &e->m;
-#define F(name, want, got)                                                                          \
-    do {                                                                                            \
-        uint64_t w_ = (uint64_t)(want), g_ = (uint64_t)(got);                                       \
-        n += snprintf(buf + n, sizeof buf - (size_t)n, "    %-9s expected %-20" PRIu64 " got %-20" PRIu64 \
-                      "%s\n", name, w_, g_, w_ == g_ ? "" : "  <--");                               \
-        bad |= w_ != g_;                                                                            \
-    } while (0)
-    F("accepted", e->accepted, o->accept);
-    F("length", e->len, o->len);
-    F("kind", m->kind, o->kind);
-    F("ti", m->ti, o->ti);
-    F("cnt", m->cnt, o->cnt);
-    F("t", m->t, o->t);
-    F("diffTA", (uint64_t)m->diff_ta, o->diff_ta);
-    F("iCnt", m->icnt, o->icnt);
-    F("gap", m->gap, o->gap);
-    F("addr", m->addr, o->addr);
-    F("reason", m->reason, o->reason);
-    F("lost", m->lost, o->lost);
-    F("dropped", m->dropped, o->dropped);
-    if (s->cfg.enc.timestamps)
-        F("diffCC", m->diff_cc, o->diff_cc);
-#undef F
-    if (!bad)
+    fld f[] = {
+        {"accepted", (uint64_t)e->accepted, (uint64_t)o->accept},
+        {"length", e->len, o->len},
+        {"kind", m->kind, o->kind},
+        {"ti", m->ti, o->ti},
+        {"cnt", m->cnt, o->cnt},
+        {"t", m->t, o->t},
+        {"diffTA", (uint64_t)m->diff_ta, o->diff_ta},
+        {"iCnt", m->icnt, o->icnt},
+        {"gap", m->gap, o->gap},
+        {"addr", m->addr, o->addr},
+        {"reason", m->reason, o->reason},
+        {"lost", m->lost, o->lost},
+        {"dropped", m->dropped, o->dropped},
+        {"diffCC", m->diff_cc, o->diff_cc},
+    };
+    int nf = (int)(sizeof f / sizeof f[0]) - (s->cfg.enc.timestamps ? 0 : 1);
+    if (!fields_differ(f, nf))
         return 0;
+    char buf[1536];
+    fields_table(buf, sizeof buf, f, nf);
     return mismatch(s, cycle, "cycle %" PRIu64 ", core %u: %s message differs (model / RTL):\n%s", cycle, core,
                     kname(m->kind), buf);
 }
@@ -283,41 +307,39 @@ static int compare_data(sim *s, uint64_t cycle, unsigned core, const ev *e, cons
         if (v != m->value[i])
             vbad = (int)i;
     }
+    /* The first differing bit: whole bytes first (the model's buffer holds
+     * the message from bit 0; both are 0 past the length). */
     int bbad = -1;
-    for (unsigned b = 0; b < e->len && b < 8 * sizeof o->dbits && bbad < 0; b++)
+    unsigned nbits = e->len < 8 * sizeof o->dbits ? e->len : 8 * sizeof o->dbits;
+    unsigned b0 = 0;
+    while (b0 + 8 <= nbits && o->dbits[b0 / 8] == s->dbuf.data[b0 / 8])
+        b0 += 8;
+    for (unsigned b = b0; b < nbits && bbad < 0; b++)
         if (bit_of(o->dbits, b) != bit_of(s->dbuf.data, b))
             bbad = (int)b;
+    fld f[] = {
+        {"accepted", (uint64_t)e->accepted, (uint64_t)o->accept},
+        {"length", e->len, o->dlen},
+        {"ti", m->ti, ti},
+        {"Q", 1, q},
+        {"fahCnt", m->fah, o->dfah},
+        {"size", m->size, o->dsize},
+    };
+    int nf = (int)(sizeof f / sizeof f[0]);
+    if (!fields_differ(f, nf) && vbad < 0 && bbad < 0)
+        return 0;
     char buf[1536];
-    int bad = 0;
-#define F(name, want, got)                                                                          \
-    do {                                                                                            \
-        uint64_t w_ = (uint64_t)(want), g_ = (uint64_t)(got);                                       \
-        n += (unsigned)snprintf(buf + n, sizeof buf - n, "    %-9s expected %-20" PRIu64 " got %-20" PRIu64 \
-                                "%s\n", name, w_, g_, w_ == g_ ? "" : "  <--");                      \
-        bad |= w_ != g_;                                                                            \
-    } while (0)
-    F("accepted", e->accepted, o->accept);
-    F("length", e->len, o->dlen);
-    F("ti", m->ti, ti);
-    F("Q", 1, q);
-    F("fahCnt", m->fah, o->dfah);
-    F("size", m->size, o->dsize);
-#undef F
+    n = (unsigned)fields_table(buf, sizeof buf, f, nf);
     if (vbad >= 0) {
         unsigned v = 0;
         for (unsigned b = 0; b < 8; b++)
             v |= bit_of(o->dbits, voff + 8 * (unsigned)vbad + b) << b;
-        n += (unsigned)snprintf(buf + n, sizeof buf - n, "    value     byte %d: expected 0x%02x got 0x%02x  <--\n",
-                                vbad, m->value[vbad], v);
-        bad = 1;
+        snprintf(buf + n, sizeof buf - n, "    value     byte %d: expected 0x%02x got 0x%02x  <--\n", vbad,
+                 m->value[vbad], v);
+    } else if (bbad >= 0 && !fields_differ(f, nf)) {
+        snprintf(buf + n, sizeof buf - n, "    bits      bit %d of the message: expected %u got %u  <--\n", bbad,
+                 bit_of(s->dbuf.data, (unsigned)bbad), bit_of(o->dbits, (unsigned)bbad));
     }
-    if (!bad && bbad >= 0) {
-        n += (unsigned)snprintf(buf + n, sizeof buf - n, "    bits      bit %d of the message: expected %u got %u  <--\n",
-                                bbad, bit_of(s->dbuf.data, (unsigned)bbad), bit_of(o->dbits, (unsigned)bbad));
-        bad = 1;
-    }
-    if (!bad)
-        return 0;
     return mismatch(s, cycle, "cycle %" PRIu64 ", core %u: DATA message differs (model / RTL):\n%s", cycle, core, buf);
 }
 
