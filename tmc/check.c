@@ -162,6 +162,14 @@ int tmc_check_size_fail(tmc_check *c, unsigned size)
                           "; allowed 1..%u", size, c->cycle, c->tid, TMC_MAX_OPERAND);
 }
 
+int tmc_check_wrap_fail(tmc_check *c, uint64_t addr, unsigned size)
+{
+    return tmc_check_fail(c, TM_ERR_FORMAT,
+                          "operand of %u bytes at 0x%" PRIx64 " (cycle %" PRIu64 ", thread %" PRIu32
+                          ") runs past the top of the 64-bit address space",
+                          size, addr, c->cycle, c->tid);
+}
+
 static void format_into(char **buf, size_t *cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -532,6 +532,8 @@ int tmc_reader_next(tmc_reader *r, tmc_record *rec)
             return check_fail(r, tmc_check_size_fail(c, size), r->base + r->pos);
         if (__builtin_expect(flags & ~TMC_MEM_STORE, 0))
             return check_fail(r, tmc_check_flags_fail(c, type, flags), r->base + r->pos);
+        if (__builtin_expect(addr > UINT64_MAX - (size - 1u), 0))
+            return check_fail(r, tmc_check_wrap_fail(c, addr, size), r->base + r->pos);
         rec->flags = flags;
         rec->size = (uint8_t)size;
         rec->addr = addr;

@@ -50,6 +50,8 @@ int tmc_check_run_fail(tmc_check *c, uint64_t count, uint64_t bytes) __attribute
 int tmc_check_branch_fail(tmc_check *c, unsigned info, unsigned len) __attribute__((cold));
 int tmc_check_flags_fail(tmc_check *c, unsigned type, unsigned flags) __attribute__((cold));
 int tmc_check_size_fail(tmc_check *c, unsigned size) __attribute__((cold));
+/* A memory operand whose last byte would lie above 2^64 - 1. */
+int tmc_check_wrap_fail(tmc_check *c, uint64_t addr, unsigned size) __attribute__((cold));
 /* "START", "RUN", ... ("?" for anything else). */
 const char *tmc_type_name(unsigned type);
 /* Formats "NAME: offset N: WHAT" into a buffer it (re)allocates. */

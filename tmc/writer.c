@@ -293,6 +293,8 @@ int tmc_writer_put(tmc_writer *w, const tmc_record *rec)
             return check_fail(w, tmc_check_size_fail(c, rec->size));
         if (rec->flags & ~TMC_MEM_STORE)
             return check_fail(w, tmc_check_flags_fail(c, type, rec->flags));
+        if (rec->addr > UINT64_MAX - (rec->size - 1u))
+            return check_fail(w, tmc_check_wrap_fail(c, rec->addr, rec->size));
         *p++ = (uint8_t)rec->flags;
         *p++ = rec->size;
         p += tmc_put_uv(p, rec->addr);

@@ -360,7 +360,7 @@ static size_t sample_records(tmc_record *out)
     r = rec_of(TMC_MEM, 0, 7);
     r.flags = TMC_MEM_STORE;
     r.size = 64;
-    r.addr = UINT64_MAX;
+    r.addr = UINT64_MAX - 63; /* the last 64 bytes of the address space */
     for (int i = 0; i < 64; i++)
         r.value[i] = (uint8_t)(255 - i);
     out[n++] = r;
@@ -542,7 +542,7 @@ Test(tmc, varint_extremes)
     raw r;
     hdr(&r, 1);
     r_start(&r, 0, 0, 0, UINT64_MAX);                       /* pc 2^64-1 */
-    r_mem(&r, 0, 1, 0, 8, UINT64_MAX);
+    r_mem(&r, 0, 1, 0, 8, UINT64_MAX - 7);                  /* the last 8 bytes */
     r_branch(&r, 0, 0, 0x08 | TMC_COND, 255, 0, INT64_MIN); /* dtarget -2^63 */
     r_exc(&r, 0, UINT64_MAX - 1, 0x8000000000000000ull);    /* cycle 2^64-1 */
     r_end(&r, 4);
@@ -557,7 +557,7 @@ Test(tmc, varint_extremes)
     cr_assert_eq(rec.pc, UINT64_MAX);
     cr_assert_eq(rec.cycle, 0);
     cr_assert_eq(tmc_reader_next(rd, &rec), 1);
-    cr_assert_eq(rec.addr, UINT64_MAX);
+    cr_assert_eq(rec.addr, UINT64_MAX - 7);
     cr_assert_eq(rec.value[0], 0xA0);
     cr_assert_eq(rec.value[7], 0xA7);
     cr_assert_eq(rec.value[8], 0, "value bytes beyond size are 0");
@@ -1249,6 +1249,26 @@ Test(tmc, bad_mem)
     r_mem(&r, 0, 1, 2, 4, 0x10);
     r_end(&r, 2);
     expect_bad(&r, TM_ERR_FORMAT, at, "MEM flags 0x02");
+    /* An operand past the top of the address space (the cache model and the
+     * RTL would see no line at all). */
+    r.n = at;
+    r_mem(&r, 0, 1, 0, 8, UINT64_MAX - 6);
+    r_end(&r, 2);
+    expect_bad(&r, TM_ERR_FORMAT, at, "runs past the top of the 64-bit address space");
+    r.n = at;
+    r_mem(&r, 0, 1, 0, 8, UINT64_MAX - 7); /* the last 8 bytes: fine */
+    r_end(&r, 2);
+    {
+        tdir d;
+        tdir_make(&d);
+        const char *p = tdir_path(&d, "top.tmc");
+        write_zst(p, r.b, r.n);
+        char msg[1024];
+        uint64_t n = 0;
+        cr_expect_eq(read_all(p, &n, msg, sizeof msg), 0, "%s", msg);
+        cr_expect_eq(n, 3);
+        tdir_clean(&d);
+    }
 }
 
 Test(tmc, bad_flags)
@@ -1530,6 +1550,10 @@ Test(tmc, writer_refuses_bad_fields)
     m.size = 1;
     m.flags = 4;
     refused(writer2(&d), m, "MEM flags 0x04");
+    m.flags = 0;
+    m.size = 2;
+    m.addr = UINT64_MAX;
+    refused(writer2(&d), m, "past the top of the 64-bit address space");
     tmc_record s = start_at(0, 0, 0);
     s.flags = 2;
     w = NULL;
