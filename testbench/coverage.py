@@ -5,6 +5,22 @@ required bin was never hit.  Bins (testbench/cosim.c):
   sync_start, sync_overflow, end_exit, end_stop, end_lost, exception, drop
   ras_wrap, ras_underflow, ibtb_fill_way0, ibtb_fill_way1
   conflict.I.J        cycles in which cores I and J both offered a message
+data tracing (docs/rtl-data.md):
+  ENC.data_fah.chunksK  an accepted DATA message of encoding ENC whose fahCnt
+                        needed K chunks
+  data_size.CLASS       accepted DATA messages by operand size class (spec §8)
+  data.MODE.accepted, data.MODE.dropped   DATA messages, MODE cfiat or all
+  data.bundle_accepted, data.bundle_dropped   bundles of DATA + control
+  cache.load_line_miss, cache.load_line_hit_flags_all/_part/_none
+                        lines of loads: miss, or hit with all / some / none
+                        of the touched granules' flags set
+  cache.store_line_miss, cache.store_line_hit   lines of stores
+  cache.lines2, cache.lines3plus   operands covering 2, 3 or more lines
+  cache.inv_held_before, cache.inv_held_after   another core's store found
+                        a line held, before / after the own access
+  cache.same_line_store_before/_after   in the same cycle, a lower / higher
+                        core stores to a line this core accesses
+  cache.flag_clear      flags cleared after a resynchronization
 """
 import sys
 from collections import Counter
@@ -22,6 +38,17 @@ REQUIRED = {
 EVENTS = ["sync_start", "sync_overflow", "end_exit", "end_stop", "end_lost", "exception", "drop",
           "ras_wrap", "ras_underflow", "ibtb_fill_way0", "ibtb_fill_way1"]
 CORES = 8
+# Data tracing: fahCnt chunk counts per encoding (tr_e (3,2): up to 31 in 2
+# chunks; (8,8): 1 chunk up to 255), and every event bin.
+DATA_FAH = {"tr_e": 2, "tr_b": 1, "nx_b": 1}
+SIZES = ["byte", "word", "dword", "qword", "10-byte", "oword", "hword", "64-byte", "other"]
+DATA_EVENTS = (["data.cfiat.accepted", "data.cfiat.dropped", "data.all.accepted", "data.all.dropped",
+                "data.bundle_accepted", "data.bundle_dropped"] +
+               ["data_size." + z for z in SIZES] +
+               ["cache." + b for b in ["load_line_miss", "load_line_hit_flags_all", "load_line_hit_flags_part",
+                                       "load_line_hit_flags_none", "store_line_miss", "store_line_hit", "lines2",
+                                       "lines3plus", "inv_held_before", "inv_held_after",
+                                       "same_line_store_before", "same_line_store_after", "flag_clear"]])
 
 def main(path):
     bins = Counter()
@@ -35,6 +62,9 @@ def main(path):
                 if bins[f"{enc}.{field}.chunks{k}"] == 0:
                     missing.append(f"{enc}.{field}.chunks{k}")
     missing += [e for e in EVENTS if bins[e] == 0]
+    for enc, kmax in DATA_FAH.items():
+        missing += [f"{enc}.data_fah.chunks{k}" for k in range(1, kmax + 1) if bins[f"{enc}.data_fah.chunks{k}"] == 0]
+    missing += [e for e in DATA_EVENTS if bins[e] == 0]
     for i in range(CORES):
         for j in range(i + 1, CORES):
             if bins[f"conflict.{i}.{j}"] == 0:

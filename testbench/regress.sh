@@ -5,7 +5,8 @@
 #   quick (make test): 17 parameter sets covering every preset x encoding
 #         pair, time stamps on/off, private/shared and N in {1,2,4,8}, plus
 #         forced overflows (smallest buffer, 1-bit port), on random and
-#         directed streams (tm gen --directed);
+#         directed streams (tm gen --directed); and 3 data tracing sets
+#         (docs/rtl-data.md) on streams with memory operands (tm gen --mem);
 #   full  (make regress): the whole product presets x encodings x time
 #         stamps x private/shared x N in {1,2,4,8} (144 simulators).
 set -uo pipefail
@@ -26,6 +27,7 @@ stream() {  # n kind -> path
             rand) "$TM" gen --threads "$n" --insns $((60000 * n)) --seed $((100 + n)) -o "$f" ;;
             hard) "$TM" gen --threads "$n" --insns $((15000 * n)) --seed $((200 + n)) --predictability 0 \
                       --exc-rate 0.05 -o "$f" ;;
+            mem)  "$TM" gen --threads "$n" --insns $((100000 * n)) --seed $((400 + n)) --mem -o "$f" ;;
             *)    "$TM" gen --directed "$kind" --threads "$n" --seed $((300 + n)) -o "$f" ;;
         esac
     fi
@@ -81,6 +83,14 @@ cosim overflow  4 --config large  --encoding tr_e --timestamps --shared --buffer
 cosim overflow  2 --config small  --encoding nx_b --buffer min --port 1
 cosim overflow  8 --config medium --encoding tr_b --timestamps --buffer min --port 1
 cosim hard      1 --config small  --encoding tr_e --buffer min --port 1
+# Data tracing: CFiat with the default cache on 4 cores (invalidations,
+# same-cycle stores, overflows and flag clears at the default 32-bit port),
+# every load reported with the smallest buffer and a 4-bit port (shared
+# predictors: drops by lower cores), and CFiat with a small cache of 16-byte
+# lines (operands on up to 5 lines) on one core.
+cosim mem       4 --config large  --encoding tr_e --cfiat
+cosim mem       2 --config medium --encoding tr_b --timestamps --shared --data all --buffer min --port 4
+cosim mem       1 --config small  --encoding nx_b --cfiat --cache 1K --assoc 2 --line 16 --granularity 4 --port 8
 
 cat "$work"/cov.* > "$work/coverage" 2>/dev/null || true
 python3 "$root/testbench/coverage.py" "$work/coverage" || fails=$((fails + 1))
