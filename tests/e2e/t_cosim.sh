@@ -34,3 +34,26 @@ set +e
 "$TMFAST" cosim --gshare 3 "$TMP/c.tmc" 2>"$TMP/err"; st=$?
 set -e
 [ $st -eq 2 ] && grep -q -- '--gshare 3: allowed' "$TMP/err"
+# Data tracing (docs/rtl-data.md): CFiat co-simulates (the parameter set of a
+# regress.sh quick run, so the simulator is shared); a fault in a DATA
+# message is reported field by field; the shared cache organization and a
+# cache with fewer sets than lines per operand are refused with one line.
+"$TMFAST" gen --threads 4 --insns 100000 --seed 3 --mem -o "$TMP/m.tmc"
+dopts=(--config large --encoding tr_e --cfiat)
+"$TMFAST" cosim "${dopts[@]}" "$TMP/m.tmc" 2>/dev/null | tee "$TMP/out4"
+grep -q '^PASS: 100000 instructions, .* DATA' "$TMP/out4"
+grep -q '^cache coverage' "$TMP/out4"
+set +e
+"$TMFAST" cosim "${dopts[@]}" --inject-fault 0 "$TMP/m.tmc" > "$TMP/out5" 2>&1; st=$?
+set -e
+cat "$TMP/out5"
+[ $st -eq 1 ] && grep -q '^MISMATCH: cycle [0-9]*, core [0-9]: DATA message differs' "$TMP/out5"
+grep -q 'fahCnt .*<--' "$TMP/out5"
+set +e
+"$TMFAST" cosim --cfiat --cfiat-shared "$TMP/m.tmc" 2>"$TMP/err"; st=$?
+set -e
+[ $st -eq 2 ] && grep -q -- '--cfiat-shared: the RTL builds private caches only' "$TMP/err" && [ "$(wc -l < "$TMP/err")" -eq 1 ]
+set +e
+"$TMFAST" cosim --cfiat --cache 1K --assoc 64 --line 16 "$TMP/m.tmc" 2>"$TMP/err"; st=$?
+set -e
+[ $st -eq 2 ] && grep -q -- '--assoc 64 (with --cache 1024 --line 16): 1 set, but the RTL cache needs at least 5' "$TMP/err"
