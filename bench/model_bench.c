@@ -131,8 +131,10 @@ int main(int argc, char **argv)
                 x.len = c->len;
                 x.size = c->size;
                 x.addr = c->addr;
-                if (c->type == TMC_MEM)
+                if (c->type == TMC_MEM) {
                     memcpy(x.value, pool + c->voff, c->size);
+                    memset(x.value + c->size, 0, TMC_MAX_OPERAND - c->size); /* as the reader */
+                }
                 if (tm_model_put(m, &x) != TM_OK) {
                     fprintf(stderr, "tm-bench: %s\n", tm_model_error(m));
                     return 1;

@@ -783,7 +783,7 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
         dmsg.kind = TM_MSG_DATA;
         dmsg.fah = th->fah;
         dmsg.size = m->g_mrec.size;
-        memcpy(dmsg.value, m->g_mrec.value, dmsg.size);
+        memcpy(dmsg.value, m->g_mrec.value, sizeof dmsg.value);
     }
     if (!have && !dm)
         return TM_OK;
@@ -902,8 +902,8 @@ int tm_model_put(tm_model *m, const tmc_record *r)
         m->g_mrec.flags = r->flags;
         m->g_mrec.size = r->size;
         m->g_mrec.addr = r->addr;
-        if (!(r->flags & TMC_MEM_STORE))
-            memcpy(m->g_mrec.value, r->value, r->size);
+        if (!(r->flags & TMC_MEM_STORE)) /* whole array: a fixed-size copy is cheaper */
+            memcpy(m->g_mrec.value, r->value, sizeof m->g_mrec.value);
         return TM_OK;
     case TMC_START:
     case TMC_EXIT:
