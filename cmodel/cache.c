@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bits_int.h"
 #include "cache.h"
 
 /* One way of a set; the ways of a set are adjacent (one lookup touches one
@@ -60,37 +61,25 @@ int tm_cache_preset(tm_cache_cfg *c, const char *name)
     return TM_OK;
 }
 
-static int pow2(uint32_t x)
-{
-    return x && !(x & (x - 1));
-}
-
-static unsigned log2u(uint32_t x)
-{
-    unsigned k = 0;
-    while ((1u << k) < x)
-        k++;
-    return k;
-}
 
 int tm_cache_cfg_check(const tm_cache_cfg *c, char *err, unsigned long errlen)
 {
-    if (!pow2(c->size) || c->size < 16 || c->size > (64u << 20)) {
+    if (!tm_is_pow2(c->size) || c->size < 16 || c->size > (64u << 20)) {
         snprintf(err, errlen, "--cache %u: allowed a power of two from 16 bytes to 64M", c->size);
         return TM_ERR_ARG;
     }
-    if (!pow2(c->line) || c->line < 4 || c->line > 4096 || c->line > c->size) {
+    if (!tm_is_pow2(c->line) || c->line < 4 || c->line > 4096 || c->line > c->size) {
         snprintf(err, errlen, "--line %u: allowed a power of two from 4 to 4096 bytes, at most the cache size %u",
                  c->line, c->size);
         return TM_ERR_ARG;
     }
     uint32_t maxa = c->size / c->line < 64 ? c->size / c->line : 64;
-    if (!pow2(c->assoc) || c->assoc > maxa) {
+    if (!tm_is_pow2(c->assoc) || c->assoc > maxa) {
         snprintf(err, errlen, "--assoc %u: allowed a power of two from 1 to %u (cache size / line, at most 64)",
                  c->assoc, maxa);
         return TM_ERR_ARG;
     }
-    if (!pow2(c->gran) || c->gran > c->line || c->line / c->gran > 64) {
+    if (!tm_is_pow2(c->gran) || c->gran > c->line || c->line / c->gran > 64) {
         snprintf(err, errlen,
                  "--granularity %u: allowed a power of two from %u to the line size %u (at most 64 flags per line)",
                  c->gran, c->line / 64 > 1 ? c->line / 64 : 1, c->line);
@@ -113,9 +102,9 @@ int tm_cache_new(const tm_cache_cfg *cfg, int shared, tm_cache **out)
     c->ways = cfg->assoc;
     c->sets = cfg->size / (cfg->line * cfg->assoc);
     c->flags_per_line = cfg->line / cfg->gran;
-    c->line_shift = log2u(cfg->line);
-    c->set_shift = log2u(c->sets);
-    c->gran_shift = log2u(cfg->gran);
+    c->line_shift = tm_log2u(cfg->line);
+    c->set_shift = tm_log2u(c->sets);
+    c->gran_shift = tm_log2u(cfg->gran);
     size_t n = (size_t)c->sets * c->ways;
     c->w = calloc(n, sizeof *c->w);
     if (c->shared)

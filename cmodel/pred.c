@@ -2,21 +2,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bits_int.h"
 #include "pred_int.h"
 
-static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
-
-static unsigned log2u(uint32_t v)
-{
-    unsigned k = 0;
-    while ((1u << k) < v)
-        k++;
-    return k;
-}
 
 int tm_pred_cfg_check(const tm_pred_cfg *c, char *err, unsigned long errlen)
 {
-    if (c->gshare != 0 && (!is_pow2(c->gshare) || c->gshare > 4096)) {
+    if (c->gshare != 0 && (!tm_is_pow2(c->gshare) || c->gshare > 4096)) {
         if (err)
             snprintf(err, errlen, "--gshare %u: allowed 0 or a power of two from 1 to 4096", c->gshare);
         return TM_ERR_ARG;
@@ -26,7 +18,7 @@ int tm_pred_cfg_check(const tm_pred_cfg *c, char *err, unsigned long errlen)
             snprintf(err, errlen, "--ras %u: allowed 0 to 32", c->ras);
         return TM_ERR_ARG;
     }
-    if (c->ibtb != 0 && (!is_pow2(c->ibtb) || c->ibtb < 2 || c->ibtb > 64)) {
+    if (c->ibtb != 0 && (!tm_is_pow2(c->ibtb) || c->ibtb < 2 || c->ibtb > 64)) {
         if (err)
             snprintf(err, errlen, "--ibtb %u: allowed 0 or a power of two from 2 to 64", c->ibtb);
         return TM_ERR_ARG;
@@ -53,7 +45,7 @@ int tm_pred_new(const tm_pred_cfg *c, tm_pred **out)
         p->sets = c->ibtb / 2;
         p->ibtb = calloc(c->ibtb, sizeof *p->ibtb);
         p->lru = calloc(p->sets, 1);
-        p->pir_mask = (1u << (8 + log2u(p->sets))) - 1;
+        p->pir_mask = (1u << (8 + tm_log2u(p->sets))) - 1;
     }
     if ((c->gshare && !p->ctr) || (c->ras && !p->ras) || (c->ibtb && (!p->ibtb || !p->lru))) {
         tm_pred_free(p);
