@@ -14,7 +14,7 @@ SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 LIBS := -lzstd -lm
 
 # Component libraries, each a directory of C files; together they are libtm.
-LIBDIRS := common tmc encoder cmodel decoder gen
+LIBDIRS := common tmc encoder cmodel decoder gen capture
 LIB_SRCS := $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c))
 TOOL_SRCS := $(wildcard tools/tm/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -30,10 +30,16 @@ SLIB_OBJS := $(LIB_SRCS:%.c=$(SOBJ)/%.o)
 STOOL_OBJS := $(TOOL_SRCS:%.c=$(SOBJ)/%.o)
 SUNIT_OBJS := $(UNIT_SRCS:%.c=$(SOBJ)/%.o)
 
+# The Valgrind frontend's tool (rules below).
+VG_LIBDIR := /usr/lib/x86_64-linux-gnu/valgrind
+VG_EXECDIR := /usr/libexec/valgrind
+VGDIR := $(BUILD)/lib/valgrind
+VGTOOL := $(VGDIR)/tmtrace-amd64-linux
+
 .PHONY: all deps test unit e2e run bench clean asan gates lint cosim regress
 .DEFAULT_GOAL := all
 
-all: $(BUILD)/bin/tm
+all: $(BUILD)/bin/tm $(VGTOOL)
 
 $(OBJ)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -59,6 +65,24 @@ $(BUILD)/asan/bin/tm: $(STOOL_OBJS) $(BUILD)/asan/lib/libtm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_CFLAGS) -o $@ $(STOOL_OBJS) $(BUILD)/asan/lib/libtm.a $(LIBS)
 
+# The Valgrind frontend (vg-frontend/): an out-of-tree tool, linked the way
+# Valgrind links its own (Makefile.tool.am: static, no default libraries, text
+# at the tool load address), in a folder with links to the installed preload
+# objects, which `tm record` passes to valgrind as VALGRIND_LIB.
+VG_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Wno-unused-parameter -Iinclude -I/usr/include/valgrind \
+	-DVGA_amd64=1 -DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 \
+	-fno-strict-aliasing -fno-builtin -fno-stack-protector -fno-pie -fcf-protection=none
+$(BUILD)/vg/tm_vg.o: vg-frontend/tm_vg.c include/tm/capwire.h
+	@mkdir -p $(dir $@)
+	$(CC) $(VG_CFLAGS) -c $< -o $@
+$(VGTOOL): $(BUILD)/vg/tm_vg.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< -static -nodefaultlibs -nostartfiles -u _start -no-pie -Wl,--build-id=none \
+		-Wl,-Ttext-segment=0x58000000 $(VG_LIBDIR)/libcoregrind-amd64-linux.a \
+		$(VG_LIBDIR)/libvex-amd64-linux.a -lgcc $(VG_LIBDIR)/libgcc-sup-amd64-linux.a
+	for f in $(VG_EXECDIR)/vgpreload_core-amd64-linux.so $(VG_EXECDIR)/default.supp \
+		$(VG_EXECDIR)/none-amd64-linux $(VG_EXECDIR)/lackey-amd64-linux; do ln -sf $$f $(VGDIR)/; done
+
 $(BUILD)/asan/bin/unit-tests: $(SUNIT_OBJS) $(BUILD)/asan/lib/libtm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_CFLAGS) -o $@ $(SUNIT_OBJS) $(BUILD)/asan/lib/libtm.a -lcriterion $(LIBS)
@@ -67,7 +91,8 @@ asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests
 
 # Debian packages the project needs.  As root: installed with apt-get.
 # Otherwise the exact command is printed.
-DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3 verilator yosys
+DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3 verilator yosys \
+	valgrind pigz xz-utils
 deps:
 	@bash scripts/deps.sh $(DEB_PKGS)
 

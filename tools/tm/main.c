@@ -13,6 +13,7 @@ static const struct {
     {"model", cmd_model, "run the trace module model: .tmc -> .tmt + statistics"},
     {"decode", cmd_decode, "replay a trace (.tmt); --verify against the .tmc"},
     {"cosim", cmd_cosim, "co-simulate the RTL with the model on a commit stream"},
+    {"record", cmd_record, "run a program under Valgrind and trace it: -> .tmt (+ .tmc)"},
 };
 
 static void usage(FILE *f)
@@ -36,6 +37,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "tm: unknown subcommand '%s' (one of: gen, dump, model, decode, cosim)\n", argv[1]);
+    fprintf(stderr, "tm: unknown subcommand '%s' (one of: gen, dump, model, decode, cosim, record)\n", argv[1]);
     return 2;
 }

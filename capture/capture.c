@@ -1,0 +1,800 @@
+/* tm — capture layer (docs/capture.md): capture stream -> commit stream. */
+#include <elf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tm/capture.h"
+
+typedef struct xit {
+    uint8_t kind, dyn;
+    uint16_t insn;
+    uint64_t target;
+} xit;
+
+typedef struct block {
+    uint64_t addr;
+    uint32_t ninsn, nexit;
+    size_t ioff;   /* into c->ilen / c->ioffs */
+    size_t xoff;   /* into c->xits */
+} block;
+
+typedef struct pmem {
+    uint16_t insn;
+    uint8_t store, size;
+    uint64_t addr;
+    uint8_t value[TMC_MAX_OPERAND];
+} pmem;
+
+enum { T_NONE = 0, T_NEW, T_RUN, T_DONE };
+
+typedef struct cthread {
+    uint8_t state;
+    int32_t id;          /* tmc thread id, -1 until it runs */
+    uint64_t expect;     /* pc of its next instruction */
+    int exc;             /* an exception is pending: the next block is its target */
+    pmem *mem;           /* memory operands of the block being run */
+    size_t nmem, capmem;
+} cthread;
+
+struct tm_cap {
+    tm_cap_cfg cfg;
+    tm_cap_sink sink;
+    tm_cap_info info;
+    char err[256];
+    int failed;
+    /* input reassembly */
+    uint64_t *w;
+    size_t nw, capw;
+    uint8_t part[8];
+    unsigned npart;
+    int have_magic;
+    uint64_t off;        /* byte offset of w[0] in the stream */
+    /* blocks */
+    block *blocks;       /* index = id */
+    size_t nblocks, bcap;
+    uint32_t *ioffs;     /* per insn: offset from the block's address */
+    uint8_t *ilen;
+    size_t ni, capi;
+    xit *xits;
+    size_t nx, capx;
+    /* addr -> latest block id (open addressing) */
+    uint64_t *hkey, *hval;
+    size_t hcap, hn;
+    /* threads (capture ids) */
+    cthread *th;
+    size_t nth;
+    uint32_t cur;        /* capture thread running */
+    uint32_t next_id;
+    /* groups */
+    uint64_t cycle;      /* cycle of the open group */
+    int open, open_mem;
+    uint32_t open_tid;
+    /* modules seen (path + base) */
+    char **mods;
+    uint64_t *mbase;
+    size_t nmods;
+};
+
+static int fail(tm_cap *c, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(tm_cap *c, uint64_t off, const char *fmt, ...)
+{
+    if (c->failed)
+        return TM_ERR_FORMAT;
+    int n = snprintf(c->err, sizeof c->err, "capture: offset %llu: ", (unsigned long long)off);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err + n, sizeof c->err - (size_t)n, fmt, ap);
+    va_end(ap);
+    c->failed = 1;
+    return TM_ERR_FORMAT;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elt)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elt);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out)
+{
+    *out = NULL;
+    if (!cfg->threads || cfg->threads > TMC_MAX_THREADS)
+        return TM_ERR_ARG;
+    tm_cap *c = calloc(1, sizeof *c);
+    if (!c)
+        return TM_ERR_NOMEM;
+    c->cfg = *cfg;
+    c->sink = *sink;
+    c->hcap = 1 << 12;
+    c->hkey = calloc(c->hcap, sizeof *c->hkey);
+    c->hval = calloc(c->hcap, sizeof *c->hval);
+    if (!c->hkey || !c->hval) {
+        tm_cap_free(c);
+        return TM_ERR_NOMEM;
+    }
+    *out = c;
+    return TM_OK;
+}
+
+void tm_cap_free(tm_cap *c)
+{
+    if (!c)
+        return;
+    free(c->w);
+    free(c->blocks);
+    free(c->ioffs);
+    free(c->ilen);
+    free(c->xits);
+    free(c->hkey);
+    free(c->hval);
+    for (size_t i = 0; i < c->nth; i++)
+        free(c->th[i].mem);
+    free(c->th);
+    for (size_t i = 0; i < c->nmods; i++)
+        free(c->mods[i]);
+    free(c->mods);
+    free(c->mbase);
+    free(c);
+}
+
+const char *tm_cap_error(const tm_cap *c) { return c->err; }
+void tm_cap_get_info(const tm_cap *c, tm_cap_info *info) { *info = c->info; }
+
+/* ------------------------------------------------------------ hash */
+
+static uint64_t hmix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return k;
+}
+
+static int hput(tm_cap *c, uint64_t key, uint64_t val)
+{
+    if (2 * (c->hn + 1) > c->hcap) {
+        size_t ncap = c->hcap * 2;
+        uint64_t *nk = calloc(ncap, sizeof *nk), *nv = calloc(ncap, sizeof *nv);
+        if (!nk || !nv) {
+            free(nk);
+            free(nv);
+            return -1;
+        }
+        for (size_t i = 0; i < c->hcap; i++)
+            if (c->hval[i]) {
+                size_t j = hmix(c->hkey[i]) & (ncap - 1);
+                while (nv[j])
+                    j = (j + 1) & (ncap - 1);
+                nk[j] = c->hkey[i];
+                nv[j] = c->hval[i];
+            }
+        free(c->hkey);
+        free(c->hval);
+        c->hkey = nk;
+        c->hval = nv;
+        c->hcap = ncap;
+    }
+    size_t j = hmix(key) & (c->hcap - 1);
+    while (c->hval[j] && c->hkey[j] != key)
+        j = (j + 1) & (c->hcap - 1);
+    if (!c->hval[j])
+        c->hn++;
+    c->hkey[j] = key;
+    c->hval[j] = val;
+    return 0;
+}
+
+static uint64_t hget(const tm_cap *c, uint64_t key)
+{
+    size_t j = hmix(key) & (c->hcap - 1);
+    while (c->hval[j]) {
+        if (c->hkey[j] == key)
+            return c->hval[j];
+        j = (j + 1) & (c->hcap - 1);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ output */
+
+static int emit(tm_cap *c, tmc_record *r)
+{
+    if (c->sink.record && c->sink.record(c->sink.arg, r))
+        return fail(c, c->off, "the consumer stopped");
+    return TM_OK;
+}
+
+/* Opens a group of thread TID (a new cycle) unless one is open. */
+static void group(tm_cap *c, uint32_t tid)
+{
+    if (!c->open || c->open_tid != tid) {
+        c->cycle = c->info.cycles++;
+        c->open = 1;
+        c->open_mem = 0;
+        c->open_tid = tid;
+    }
+}
+
+static void close_group(tm_cap *c) { c->open = 0; }
+
+static int emit_run(tm_cap *c, cthread *t, const block *b, uint32_t i0, uint32_t i1)
+{
+    if (i1 <= i0)
+        return TM_OK;
+    group(c, (uint32_t)t->id);
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.type = TMC_RUN;
+    r.tid = (uint32_t)t->id;
+    r.cycle = c->cycle;
+    r.pc = b->addr + c->ioffs[b->ioff + i0];
+    r.count = i1 - i0;
+    r.bytes = c->ioffs[b->ioff + i1 - 1] + c->ilen[b->ioff + i1 - 1] - c->ioffs[b->ioff + i0];
+    c->info.instructions += r.count;
+    t->expect = r.pc + r.bytes;
+    return emit(c, &r);
+}
+
+static int emit_mem(tm_cap *c, cthread *t, const pmem *m)
+{
+    if (c->open && c->open_mem)
+        close_group(c);
+    group(c, (uint32_t)t->id);
+    c->open_mem = 1;
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.type = TMC_MEM;
+    r.tid = (uint32_t)t->id;
+    r.cycle = c->cycle;
+    r.flags = m->store ? TMC_MEM_STORE : 0;
+    r.size = m->size;
+    r.addr = m->addr;
+    memcpy(r.value, m->value, m->size);
+    c->info.mem++;
+    return emit(c, &r);
+}
+
+static int emit_event(tm_cap *c, cthread *t, tmc_record *r)
+{
+    group(c, (uint32_t)t->id);
+    r->tid = (uint32_t)t->id;
+    r->cycle = c->cycle;
+    int rc = emit(c, r);
+    close_group(c);
+    return rc;
+}
+
+static const uint8_t bclass_of[TMCAP_X_KINDS] = {
+    [TMCAP_X_COND_T] = TMC_COND, [TMCAP_X_COND_N] = TMC_COND, [TMCAP_X_JUMP] = TMC_JUMP,
+    [TMCAP_X_CALL] = TMC_CALL,   [TMCAP_X_IJUMP] = TMC_IJUMP, [TMCAP_X_ICALL] = TMC_ICALL,
+    [TMCAP_X_RET] = TMC_RET};
+
+static int emit_branch(tm_cap *c, cthread *t, const block *b, uint32_t k, int kind, uint64_t target)
+{
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.type = TMC_BRANCH;
+    r.pc = b->addr + c->ioffs[b->ioff + k];
+    r.len = c->ilen[b->ioff + k];
+    r.bclass = bclass_of[kind];
+    r.taken = kind != TMCAP_X_COND_N;
+    r.target = target;
+    c->info.instructions++;
+    t->expect = r.taken ? target : r.pc + r.len;
+    return emit_event(c, t, &r);
+}
+
+/* Thread T ran block B up to instruction END (exclusive) and left it through
+ * exit E (NULL: a partial run cut by a signal); its pending memory operands
+ * belong to this run.  Emits the groups (docs/capture.md §3). */
+static int run_block(tm_cap *c, cthread *t, const block *b, uint32_t e, int partial, uint32_t end,
+                     uint64_t dyn)
+{
+    const xit *xs = c->xits + b->xoff;
+    const xit *x = partial ? NULL : &xs[e];
+    int kind = x ? x->kind : TMCAP_X_STAY;
+    uint32_t k = x ? x->insn : end;
+    uint32_t nret = kind == TMCAP_X_STAY ? k : k + 1; /* instructions retired */
+    int final_branch = kind >= TMCAP_X_COND_T;
+    uint32_t pos = 0; /* next instruction not yet in a RUN */
+    size_t mi = 0;
+    int rc;
+    /* Conditional branches passed through (side exits before E at earlier
+     * instructions) are not taken; then the end. */
+    uint32_t nside = partial ? b->nexit - 1 : e;
+    for (uint32_t s = 0; s <= nside; s++) {
+        int is_end = s == nside;
+        uint32_t at; /* instruction of the point: a passed branch, or the end */
+        if (!is_end) {
+            if (xs[s].kind != TMCAP_X_COND_T || xs[s].insn >= k)
+                continue;
+            at = xs[s].insn;
+        } else {
+            at = final_branch ? k : nret;
+        }
+        /* The memory operands of the instructions up to AT: each ends the
+         * group of its instruction; a branch's operand joins its group. */
+        for (; mi < t->nmem && (is_end || t->mem[mi].insn <= at); mi++) {
+            const pmem *m = &t->mem[mi];
+            uint32_t upto = (uint32_t)m->insn + 1 < at ? (uint32_t)m->insn + 1 : at;
+            if (upto > nret)
+                upto = nret;
+            if (c->open && c->open_mem)
+                close_group(c);
+            if ((rc = emit_run(c, t, b, pos, upto)) != TM_OK)
+                return rc;
+            if (upto > pos)
+                pos = upto;
+            if ((rc = emit_mem(c, t, m)) != TM_OK)
+                return rc;
+        }
+        if ((rc = emit_run(c, t, b, pos, at)) != TM_OK)
+            return rc;
+        if (at > pos)
+            pos = at;
+        if (!is_end) {
+            if ((rc = emit_branch(c, t, b, at, TMCAP_X_COND_N, xs[s].target)) != TM_OK)
+                return rc;
+            pos = at + 1;
+        }
+    }
+    t->nmem = 0;
+    if (final_branch) {
+        uint64_t target = x->dyn ? dyn : x->target;
+        if ((rc = emit_branch(c, t, b, k, kind, target)) != TM_OK)
+            return rc;
+    } else {
+        close_group(c);
+        if (kind == TMCAP_X_STAY)
+            t->expect = b->addr + c->ioffs[b->ioff + k];
+        else
+            t->expect = x->dyn ? dyn : x->target;
+    }
+    return TM_OK;
+}
+
+/* ------------------------------------------------------------ threads */
+
+static cthread *thread_of(tm_cap *c, uint64_t tid)
+{
+    if (tid >= 1u << 20)
+        return NULL;
+    if (tid >= c->nth) {
+        size_t n = c->nth ? c->nth : 16;
+        while (n <= tid)
+            n *= 2;
+        cthread *p = realloc(c->th, n * sizeof *p);
+        if (!p)
+            return NULL;
+        memset(p + c->nth, 0, (n - c->nth) * sizeof *p);
+        for (size_t i = c->nth; i < n; i++)
+            p[i].id = -1;
+        c->th = p;
+        c->nth = n;
+    }
+    return &c->th[tid];
+}
+
+/* Starts capture thread T at PC: a tmc id and START. */
+static int start_thread(tm_cap *c, cthread *t, uint64_t pc)
+{
+    if (c->next_id >= c->cfg.threads)
+        return fail(c, c->off,
+                    "the program runs more than %u threads; give the trace module more cores (--threads)",
+                    c->cfg.threads);
+    t->id = (int32_t)c->next_id++;
+    t->state = T_RUN;
+    t->expect = pc;
+    c->info.threads = c->next_id;
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.type = TMC_START;
+    r.pc = pc;
+    return emit_event(c, t, &r);
+}
+
+static int end_thread(tm_cap *c, cthread *t)
+{
+    if (t->state != T_RUN) {
+        t->state = T_DONE;
+        return TM_OK;
+    }
+    t->state = T_DONE;
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.type = TMC_EXIT;
+    return emit_event(c, t, &r);
+}
+
+/* The pending exception of T goes to TARGET. */
+static int resolve_exc(tm_cap *c, cthread *t, uint64_t target)
+{
+    t->exc = 0;
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.type = TMC_EXC;
+    r.pc = t->expect;
+    r.target = target;
+    t->expect = target;
+    return emit_event(c, t, &r);
+}
+
+/* ------------------------------------------------------------ events */
+
+static int module(tm_cap *c, uint64_t base, const char *path)
+{
+    for (size_t i = 0; i < c->nmods; i++)
+        if (c->mbase[i] == base && !strcmp(c->mods[i], path))
+            return TM_OK;
+    char **np = realloc(c->mods, (c->nmods + 1) * sizeof *np);
+    if (!np)
+        return TM_ERR_NOMEM;
+    c->mods = np;
+    uint64_t *nb = realloc(c->mbase, (c->nmods + 1) * sizeof *nb);
+    if (!nb)
+        return TM_ERR_NOMEM;
+    c->mbase = nb;
+    if (!(c->mods[c->nmods] = strdup(path)))
+        return TM_ERR_NOMEM;
+    c->mbase[c->nmods++] = base;
+    uint8_t id[64];
+    tm_cap_module m = {base, path, id, tm_elf_build_id(path, id), NULL, 0};
+    if (c->sink.module && c->sink.module(c->sink.arg, &m))
+        return fail(c, c->off, "the consumer stopped");
+    return TM_OK;
+}
+
+/* Length in words of the event at W (N words available), 0 if incomplete. */
+static size_t event_len(const uint64_t *w, size_t n)
+{
+    uint64_t w0 = w[0];
+    switch (w0 & 0xff) {
+    case TMCAP_BLOCK: {
+        uint64_t ni = (w0 >> 8) & 0xffff, nx = (w0 >> 24) & 0xff;
+        return 3 + ni + 2 * nx;
+    }
+    case TMCAP_EXEC:
+        return 1; /* + target for DYN exits: decided with the block */
+    case TMCAP_SIGNAL:
+        return 2;
+    case TMCAP_MEM:
+        return 2 + (((w0 >> 16) & 0xff) + 7) / 8;
+    case TMCAP_MAP:
+        return 4 + (((w0 >> 8) & 0xffff) + 7) / 8;
+    case TMCAP_VDSO:
+        return 2 + (((w0 >> 8) & 0xffffffff) + 7) / 8;
+    default:
+        (void)n;
+        return 1;
+    }
+}
+
+/* Handles the event at W (LEN words); returns words used, or 0 if more are
+ * needed, or -1 on error. */
+static long event(tm_cap *c, const uint64_t *w, size_t n)
+{
+    uint64_t w0 = w[0];
+    unsigned type = w0 & 0xff;
+    size_t len = event_len(w, n);
+    if (len > n)
+        return 0;
+    cthread *t;
+    int rc = TM_OK;
+    switch (type) {
+    case TMCAP_BLOCK: {
+        uint32_t ni = (w0 >> 8) & 0xffff, nx = (w0 >> 24) & 0xff;
+        uint64_t id = w[1];
+        if (ni == 0 || ni > TMCAP_MAX_INSNS || nx == 0)
+            return fail(c, c->off, "block with %u instructions and %u exits", ni, nx), -1;
+        if (id != c->nblocks + (c->nblocks == 0))
+            return fail(c, c->off, "block id %llu out of sequence", (unsigned long long)id), -1;
+        size_t capi = c->capi;
+        if (grow((void **)&c->blocks, &c->bcap, id + 1, sizeof *c->blocks) ||
+            grow((void **)&c->ioffs, &c->capi, c->ni + ni, sizeof *c->ioffs) ||
+            grow((void **)&c->ilen, &capi, c->ni + ni, sizeof *c->ilen) ||
+            grow((void **)&c->xits, &c->capx, c->nx + nx, sizeof *c->xits))
+            return fail(c, c->off, "out of memory"), -1;
+        block *b = &c->blocks[id];
+        b->addr = w[2];
+        b->ninsn = ni;
+        b->nexit = nx;
+        b->ioff = c->ni;
+        b->xoff = c->nx;
+        uint64_t at = 0;
+        for (uint32_t i = 0; i < ni; i++) {
+            uint64_t v = w[3 + i];
+            uint32_t l = v & 0xff;
+            uint64_t o = v >> 8;
+            if (l == 0 || o != at)
+                return fail(c, c->off, "block %llu: instruction %u at +%llu, %u bytes: not straight-line code",
+                            (unsigned long long)id, i, (unsigned long long)o, l), -1;
+            c->ioffs[c->ni + i] = (uint32_t)o;
+            c->ilen[c->ni + i] = (uint8_t)l;
+            at = o + l;
+        }
+        for (uint32_t j = 0; j < nx; j++) {
+            uint64_t d = w[3 + ni + 2 * j];
+            xit *x = &c->xits[c->nx + j];
+            x->kind = d & 0xff;
+            x->insn = (d >> 8) & 0xffff;
+            x->dyn = ((d >> 24) & TMCAP_XF_DYN) != 0;
+            x->target = w[4 + ni + 2 * j];
+            if (x->kind >= TMCAP_X_KINDS || x->insn >= ni)
+                return fail(c, c->off, "block %llu: exit %u: kind %u at instruction %u", (unsigned long long)id, j,
+                            x->kind, x->insn), -1;
+        }
+        c->ni += ni;
+        c->nx += nx;
+        c->nblocks = id + 1;
+        c->info.blocks++;
+        if (hput(c, b->addr, id))
+            return fail(c, c->off, "out of memory"), -1;
+        return (long)len;
+    }
+    case TMCAP_EXEC: {
+        uint64_t id = w0 >> 16;
+        uint32_t e = (w0 >> 8) & 0xff;
+        if (id == 0 || id >= c->nblocks)
+            return fail(c, c->off, "execution of unknown block %llu", (unsigned long long)id), -1;
+        const block *b = &c->blocks[id];
+        if (e >= b->nexit)
+            return fail(c, c->off, "block %llu has no exit %u", (unsigned long long)id, e), -1;
+        const xit *x = &c->xits[b->xoff + e];
+        if (x->dyn) {
+            if (n < 2)
+                return 0;
+            len = 2;
+        }
+        if (!(t = thread_of(c, c->cur)))
+            return fail(c, c->off, "thread %u out of range", c->cur), -1;
+        if (t->state == T_NONE || t->state == T_NEW) {
+            if ((rc = start_thread(c, t, b->addr)) != TM_OK)
+                return -1;
+        } else if (t->state == T_DONE) {
+            return fail(c, c->off, "thread %u runs after its exit", c->cur), -1;
+        }
+        if (t->exc && b->addr != t->expect)
+            rc = resolve_exc(c, t, b->addr);
+        t->exc = 0;
+        if (rc == TM_OK && b->addr != t->expect)
+            return fail(c, c->off, "thread %u: block at 0x%llx, but its next instruction is at 0x%llx", c->cur,
+                        (unsigned long long)b->addr, (unsigned long long)t->expect), -1;
+        c->info.execs++;
+        if (rc == TM_OK)
+            rc = run_block(c, t, b, e, 0, 0, x->dyn ? w[1] : 0);
+        return rc == TM_OK ? (long)len : -1;
+    }
+    case TMCAP_THREAD:
+        c->cur = (uint32_t)(w0 >> 8);
+        if (!thread_of(c, c->cur))
+            return fail(c, c->off, "thread %u out of range", c->cur), -1;
+        return 1;
+    case TMCAP_CREATE: {
+        uint32_t tid = (uint32_t)((w0 >> 8) & 0xffffff);
+        if (!(t = thread_of(c, tid)))
+            return fail(c, c->off, "thread %u out of range", tid), -1;
+        /* A capture id is reused after its thread ended: a new thread. */
+        free(t->mem);
+        memset(t, 0, sizeof *t);
+        t->id = -1;
+        t->state = T_NEW;
+        return 1;
+    }
+    case TMCAP_EXIT: {
+        uint32_t tid = (uint32_t)(w0 >> 8);
+        if (!(t = thread_of(c, tid)))
+            return fail(c, c->off, "thread %u out of range", tid), -1;
+        return end_thread(c, t) == TM_OK ? 1 : -1;
+    }
+    case TMCAP_SIGNAL: {
+        uint32_t tid = (uint32_t)((w0 >> 8) & 0xffffff);
+        uint64_t pc = w[1];
+        if (!(t = thread_of(c, tid)))
+            return fail(c, c->off, "thread %u out of range", tid), -1;
+        c->info.signals++;
+        if (t->state != T_RUN)
+            return 2; /* not yet running: its first block is the handler */
+        if (t->exc) /* a handler that had not run yet is interrupted at once */
+            rc = resolve_exc(c, t, pc);
+        if (rc == TM_OK && (pc != t->expect || t->nmem)) {
+            /* A block cut short by a synchronous signal: the instructions
+             * before PC retired. */
+            uint64_t id = hget(c, t->expect);
+            const block *b = id ? &c->blocks[id] : NULL;
+            uint32_t end = 0;
+            if (b) {
+                for (end = 0; end < b->ninsn && b->addr + c->ioffs[b->ioff + end] != pc; end++)
+                    ;
+            }
+            if (b && end < b->ninsn)
+                rc = run_block(c, t, b, 0, 1, end, 0);
+            else
+                t->nmem = 0; /* the interrupted point is not in that block
+                                (a restarted system call): nothing retired */
+        }
+        t->exc = 1;
+        return rc == TM_OK ? 2 : -1;
+    }
+    case TMCAP_SIGRET: {
+        uint32_t tid = (uint32_t)(w0 >> 8);
+        if (!(t = thread_of(c, tid)))
+            return fail(c, c->off, "thread %u out of range", tid), -1;
+        if (t->state == T_RUN)
+            t->exc = 1;
+        return 1;
+    }
+    case TMCAP_MEM: {
+        unsigned size = (w0 >> 16) & 0xff;
+        if (size < 1 || size > TMC_MAX_OPERAND)
+            return fail(c, c->off, "memory operand of %u bytes", size), -1;
+        if (!(t = thread_of(c, c->cur)))
+            return fail(c, c->off, "thread %u out of range", c->cur), -1;
+        if (grow((void **)&t->mem, &t->capmem, t->nmem + 1, sizeof *t->mem))
+            return fail(c, c->off, "out of memory"), -1;
+        pmem *m = &t->mem[t->nmem++];
+        m->store = (w0 >> 8) & 1;
+        m->size = (uint8_t)size;
+        m->insn = (uint16_t)(w0 >> 24);
+        m->addr = w[1];
+        memcpy(m->value, &w[2], size);
+        return (long)len;
+    }
+    case TMCAP_MAP: {
+        size_t pl = (w0 >> 8) & 0xffff;
+        if (pl == 0 || pl > TMCAP_MAX_PATH)
+            return fail(c, c->off, "mapping path of %zu bytes", pl), -1;
+        char path[TMCAP_MAX_PATH + 1];
+        memcpy(path, &w[4], pl);
+        path[pl] = 0;
+        if (w[3] > w[1])
+            return fail(c, c->off, "mapping at 0x%llx with file offset 0x%llx", (unsigned long long)w[1],
+                        (unsigned long long)w[3]), -1;
+        return module(c, w[1] - w[3], path) == TM_OK ? (long)len : -1;
+    }
+    case TMCAP_VDSO: {
+        size_t vl = (w0 >> 8) & 0xffffffff;
+        if (vl == 0 || vl > TMCAP_MAX_VDSO)
+            return fail(c, c->off, "vdso of %zu bytes", vl), -1;
+        for (size_t i = 0; i < c->nmods; i++)
+            if (c->mbase[i] == w[1] && !strcmp(c->mods[i], "[vdso]"))
+                return (long)len;
+        tm_cap_module m = {w[1], "[vdso]", NULL, 0, (const uint8_t *)&w[2], vl};
+        char **np = realloc(c->mods, (c->nmods + 1) * sizeof *np);
+        uint64_t *nb = np ? realloc(c->mbase, (c->nmods + 1) * sizeof *nb) : NULL;
+        if (np)
+            c->mods = np;
+        if (!np || !nb || !(c->mods[c->nmods] = strdup("[vdso]")))
+            return fail(c, c->off, "out of memory"), -1;
+        c->mbase = nb;
+        c->mbase[c->nmods++] = w[1];
+        if (c->sink.module && c->sink.module(c->sink.arg, &m))
+            return fail(c, c->off, "the consumer stopped"), -1;
+        return (long)len;
+    }
+    case TMCAP_END:
+        c->info.ended = 1;
+        c->info.status = (int)((w0 >> 8) & 0xff);
+        return 1;
+    default:
+        return fail(c, c->off, "unknown event type %u", type), -1;
+    }
+}
+
+int tm_cap_feed(tm_cap *c, const void *data, size_t n)
+{
+    if (c->failed)
+        return TM_ERR_FORMAT;
+    const uint8_t *p = data;
+    c->info.bytes += n;
+    /* whole words into c->w */
+    size_t words = (c->npart + n) / 8;
+    if (grow((void **)&c->w, &c->capw, c->nw + words, sizeof *c->w))
+        return fail(c, c->off, "out of memory");
+    while (n) {
+        size_t k = 8 - c->npart < n ? 8 - c->npart : n;
+        if (c->npart == 0 && n >= 8) {
+            size_t whole = n / 8;
+            memcpy(c->w + c->nw, p, whole * 8);
+            c->nw += whole;
+            p += whole * 8;
+            n -= whole * 8;
+            continue;
+        }
+        memcpy(c->part + c->npart, p, k);
+        c->npart += (unsigned)k;
+        p += k;
+        n -= k;
+        if (c->npart == 8) {
+            memcpy(c->w + c->nw++, c->part, 8);
+            c->npart = 0;
+        }
+    }
+    size_t i = 0;
+    if (!c->have_magic && c->nw) {
+        if (c->w[0] != TMCAP_MAGIC)
+            return fail(c, 0, "not a tm capture stream (bad magic)");
+        c->have_magic = 1;
+        i = 1;
+        c->off = 8;
+    }
+    while (i < c->nw) {
+        long used = event(c, c->w + i, c->nw - i);
+        if (used < 0)
+            return TM_ERR_FORMAT;
+        if (used == 0)
+            break;
+        i += (size_t)used;
+        c->off += (uint64_t)used * 8;
+    }
+    memmove(c->w, c->w + i, (c->nw - i) * sizeof *c->w);
+    c->nw -= i;
+    return TM_OK;
+}
+
+int tm_cap_finish(tm_cap *c)
+{
+    if (c->failed)
+        return TM_ERR_FORMAT;
+    /* Threads still running end (the program ended, or its capture was cut). */
+    for (size_t i = 0; i < c->nth; i++)
+        if (c->th[i].state == T_RUN && end_thread(c, &c->th[i]) != TM_OK)
+            return TM_ERR_FORMAT;
+    return TM_OK;
+}
+
+/* ------------------------------------------------------------ ELF */
+
+size_t tm_elf_build_id(const char *path, uint8_t id[64])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    Elf64_Ehdr eh;
+    size_t got = 0;
+    if (fread(&eh, sizeof eh, 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256) {
+        fclose(f);
+        return 0;
+    }
+    for (unsigned i = 0; i < eh.e_phnum && !got; i++) {
+        Elf64_Phdr ph;
+        if (fseek(f, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) || fread(&ph, sizeof ph, 1, f) != 1)
+            break;
+        if (ph.p_type != PT_NOTE || ph.p_filesz > 65536)
+            continue;
+        uint8_t *nb = malloc(ph.p_filesz);
+        if (!nb)
+            break;
+        if (!fseek(f, (long)ph.p_offset, SEEK_SET) && fread(nb, 1, ph.p_filesz, f) == ph.p_filesz) {
+            size_t o = 0;
+            while (o + 12 <= ph.p_filesz) {
+                uint32_t nsz, dsz, typ;
+                memcpy(&nsz, nb + o, 4);
+                memcpy(&dsz, nb + o + 4, 4);
+                memcpy(&typ, nb + o + 8, 4);
+                size_t no = o + 12, dof = no + ((nsz + 3) & ~3u);
+                if (dof + dsz > ph.p_filesz)
+                    break;
+                if (typ == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(nb + no, "GNU", 4) && dsz <= 64 && dsz) {
+                    memcpy(id, nb + dof, dsz);
+                    got = dsz;
+                    break;
+                }
+                o = dof + ((dsz + 3) & ~3u);
+            }
+        }
+        free(nb);
+    }
+    fclose(f);
+    return got;
+}

@@ -1,0 +1,82 @@
+/* tm — capture layer: turns a frontend's capture stream (tm/capwire.h,
+ * docs/capture.md) into the commit stream, one record at a time.
+ *
+ * The frontends (the Valgrind tool, later a Pin tool) only report what ran:
+ * block descriptors, the exit each executed block took, memory operands,
+ * thread and signal events, mappings.  This layer applies the timing model
+ * (docs/capture.md §3: threads run serialized, every group gets the next
+ * global cycle), assigns thread ids in order of first execution, checks the
+ * control flow's continuity, and hands tmc records to a sink: the model, a
+ * .tmc writer, or both. */
+#ifndef TM_CAPTURE_H
+#define TM_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tm/capwire.h"
+#include "tm/status.h"
+#include "tm/tmc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tm_cap tm_cap;
+
+typedef struct tm_cap_cfg {
+    uint32_t threads;  /* thread ids available (the trace module's cores) */
+} tm_cap_cfg;
+
+/* A module: an executable file mapping (load address = address of file
+ * offset 0) or the vdso (path "[vdso]", bytes given). */
+typedef struct tm_cap_module {
+    uint64_t base;
+    const char *path;
+    const uint8_t *build_id;
+    size_t build_id_len;
+    const uint8_t *bytes;  /* vdso only */
+    size_t len;            /* vdso: byte count */
+} tm_cap_module;
+
+typedef struct tm_cap_sink {
+    /* Every commit-stream record, in (cycle, thread) order; nonzero stops. */
+    int (*record)(void *arg, const tmc_record *r);
+    /* Every module, once, before the first record that runs in it. */
+    int (*module)(void *arg, const tm_cap_module *m);
+    void *arg;
+} tm_cap_sink;
+
+/* How the capture ended. */
+typedef struct tm_cap_info {
+    int ended;            /* the frontend reported the program's end */
+    int status;           /* its exit status */
+    uint64_t bytes;       /* capture bytes consumed */
+    uint64_t blocks;      /* block descriptors */
+    uint64_t execs;       /* executed blocks */
+    uint64_t instructions;
+    uint64_t mem;         /* memory operands */
+    uint64_t signals;
+    uint32_t threads;     /* thread ids used */
+    uint64_t cycles;      /* last cycle + 1 */
+} tm_cap_info;
+
+int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out);
+/* Consumes N bytes of the capture stream (any chunking). */
+int tm_cap_feed(tm_cap *c, const void *data, size_t n);
+/* End of the stream: threads still running exit.  A stream that ends
+ * inside an event, or without the frontend's END, still ends every thread
+ * cleanly (tm_cap_info.ended tells which). */
+int tm_cap_finish(tm_cap *c);
+void tm_cap_get_info(const tm_cap *c, tm_cap_info *info);
+/* One line: what went wrong and at which byte offset of the capture. */
+const char *tm_cap_error(const tm_cap *c);
+void tm_cap_free(tm_cap *c);
+
+/* GNU build-id of the ELF file PATH into ID (up to 64 bytes); returns its
+ * length, 0 if the file has none or cannot be read. */
+size_t tm_elf_build_id(const char *path, uint8_t id[64]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

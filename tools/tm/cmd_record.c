@@ -1,0 +1,422 @@
+/* tm record — run a program under the Valgrind frontend (vg-frontend/) and
+ * feed the trace module model on the fly (docs/capture.md, docs/guide.md).
+ *
+ *   tm record [model options] [--commit] [--threads N] -o BASE -- PROG ARGS
+ *
+ * The tool writes the capture stream into a pipe; this process turns it
+ * into commit-stream records (capture/) and hands each to the model (and,
+ * with --commit, to a .tmc writer).  The program's stdin, stdout, stderr and
+ * exit status pass through. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmd.h"
+#include "modelopts.h"
+#include "report.h"
+#include "tm/capture.h"
+#include "tm/model.h"
+#include "tm/tmc.h"
+#include "tm/tmt.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: tm record [options] -o BASE -- PROG [ARGS...]\n%s", model_opts_help);
+    fprintf(f,
+            "  -o BASE                       outputs: BASE.tmt, BASE.json, BASE.stats, BASE.modules\n"
+            "                                (and BASE.vdso, BASE.tmc with --commit)\n"
+            "  --commit                      also write the commit stream BASE.tmc\n"
+            "  --threads N                   cores of the trace module = most threads the program\n"
+            "                                may run (1..1024, default 8)\n"
+            "  --valgrind PATH               the valgrind launcher (default: valgrind on PATH)\n"
+            "The program runs under Valgrind (tool tmtrace); its stdin, stdout, stderr and exit status\n"
+            "pass through.  See docs/guide.md and docs/capture.md.\n");
+}
+
+typedef struct rec_ctx {
+    tm_model *m;
+    tmc_writer *w;
+    FILE *mods;
+    const char *base;
+    char err[512];
+    int failed;
+} rec_ctx;
+
+static int on_record(void *arg, const tmc_record *r)
+{
+    rec_ctx *x = arg;
+    if (tm_model_put(x->m, r) != TM_OK) {
+        snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
+        x->failed = 1;
+        return 1;
+    }
+    if (x->w && tmc_writer_put(x->w, r) != TM_OK) {
+        snprintf(x->err, sizeof x->err, "%s.tmc: %s", x->base, tmc_writer_error(x->w));
+        x->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int on_module(void *arg, const tm_cap_module *m)
+{
+    rec_ctx *x = arg;
+    fprintf(x->mods, "0x%016" PRIx64 " ", m->base);
+    if (m->build_id_len)
+        for (size_t i = 0; i < m->build_id_len; i++)
+            fprintf(x->mods, "%02x", m->build_id[i]);
+    else
+        fputc('-', x->mods);
+    fprintf(x->mods, " %s\n", m->path);
+    if (m->bytes) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s.vdso", x->base);
+        FILE *f = fopen(p, "wb");
+        if (!f || fwrite(m->bytes, 1, m->len, f) != m->len || fclose(f)) {
+            snprintf(x->err, sizeof x->err, "%.400s: %s", p, strerror(errno));
+            x->failed = 1;
+            return 1;
+        }
+    }
+    if (x->w) {
+        tmc_record r;
+        memset(&r, 0, sizeof r);
+        r.type = TMC_MODULE;
+        r.addr = m->base;
+        r.path = m->path;
+        r.path_len = strlen(m->path);
+        r.build_id = m->build_id;
+        r.build_id_len = m->build_id_len;
+        if (tmc_writer_put(x->w, &r) != TM_OK) {
+            snprintf(x->err, sizeof x->err, "%s.tmc: %s", x->base, tmc_writer_error(x->w));
+            x->failed = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The program PROG as execvp would find it; 0 if it is an ELF executable or
+ * a script, else -1 after one line. */
+static int check_program(const char *prog)
+{
+    char path[PATH_MAX];
+    const char *found = NULL;
+    if (strchr(prog, '/')) {
+        found = prog;
+    } else {
+        const char *pathenv = getenv("PATH");
+        if (!pathenv)
+            pathenv = "/usr/local/bin:/usr/bin:/bin";
+        while (*pathenv && !found) {
+            const char *e = strchr(pathenv, ':');
+            size_t n = e ? (size_t)(e - pathenv) : strlen(pathenv);
+            snprintf(path, sizeof path, "%.*s/%s", (int)n, n ? pathenv : ".", prog);
+            if (access(path, X_OK) == 0)
+                found = path;
+            pathenv += n + (e != NULL);
+        }
+    }
+    struct stat st;
+    if (!found || stat(found, &st) != 0) {
+        tm_err("record", "%s: no such program%s", prog, strchr(prog, '/') ? "" : " on PATH");
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) || access(found, X_OK) != 0) {
+        tm_err("record", "%s: not an executable file", found);
+        return -1;
+    }
+    unsigned char magic[4] = {0};
+    FILE *f = fopen(found, "rb");
+    size_t got = f ? fread(magic, 1, 4, f) : 0;
+    if (f)
+        fclose(f);
+    if (!(got == 4 && !memcmp(magic, "\177ELF", 4)) && !(got >= 2 && magic[0] == '#' && magic[1] == '!')) {
+        tm_err("record", "%s: not an ELF executable (nor a #! script)", found);
+        return -1;
+    }
+    return 0;
+}
+
+/* The folder with tmtrace-amd64-linux: $TM_VALGRIND_LIB, else
+ * <dir of tm>/../lib/valgrind. */
+static int tool_dir(char *out, size_t n)
+{
+    const char *env = getenv("TM_VALGRIND_LIB");
+    if (env && *env) {
+        snprintf(out, n, "%s", env);
+    } else {
+        char self[PATH_MAX];
+        ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (k <= 0)
+            return -1;
+        self[k] = 0;
+        char *slash = strrchr(self, '/');
+        if (!slash)
+            return -1;
+        *slash = 0;
+        if (snprintf(out, n, "%s/../lib/valgrind", self) >= (int)n)
+            return -1;
+    }
+    char tool[PATH_MAX + 32];
+    snprintf(tool, sizeof tool, "%s/tmtrace-amd64-linux", out);
+    return access(tool, X_OK) == 0 ? 0 : -1;
+}
+
+static const char *signame(int s)
+{
+    const char *d = strsignal(s);
+    return d ? d : "?";
+}
+
+int cmd_record(int argc, char **argv)
+{
+    model_opts o;
+    memset(&o, 0, sizeof o);
+    const char *base = NULL, *valgrind = "valgrind";
+    uint64_t nthreads = 8;
+    int commit = 0, argi = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int r;
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            argi = i + 1;
+            break;
+        }
+        int mr = model_opts_parse("record", &o, argc, argv, &i);
+        if (mr < 0)
+            return 2;
+        if (mr > 0)
+            continue;
+        if ((r = tm_opt(argc, argv, &i, "-o", &v)) != 0 || (r = tm_opt(argc, argv, &i, "--output", &v)) != 0) {
+            if (r < 0) {
+                tm_err("record", "-o needs a value: the base name of the outputs");
+                return 2;
+            }
+            base = v;
+            continue;
+        }
+        if ((r = tm_opt(argc, argv, &i, "--threads", &v)) != 0) {
+            if (r < 0 || tm_parse_u64(v, &nthreads) || nthreads < 1 || nthreads > TMC_MAX_THREADS) {
+                tm_err("record", "--threads %s: allowed 1..%u", r < 0 ? "" : v, TMC_MAX_THREADS);
+                return 2;
+            }
+            continue;
+        }
+        if ((r = tm_opt(argc, argv, &i, "--valgrind", &v)) != 0) {
+            if (r < 0) {
+                tm_err("record", "--valgrind needs a path");
+                return 2;
+            }
+            valgrind = v;
+            continue;
+        }
+        if (!strcmp(a, "--commit")) {
+            commit = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (a[0] == '-') {
+            tm_err("record", "unknown option '%s' (see tm record --help)", a);
+            return 2;
+        } else {
+            argi = i;
+            break;
+        }
+    }
+    if (argi < 0 || argi >= argc) {
+        tm_err("record", "no program to run (usage: tm record [options] -o BASE -- PROG [ARGS...])");
+        return 2;
+    }
+    if (!base || !*base) {
+        tm_err("record", "no output: give -o BASE");
+        return 2;
+    }
+    tm_model_cfg cfg;
+    if (model_opts_cfg("record", &o, (uint32_t)nthreads, &cfg))
+        return 2;
+    if (check_program(argv[argi]))
+        return 2;
+    char tdir[PATH_MAX];
+    if (tool_dir(tdir, sizeof tdir)) {
+        tm_err("record", "the Valgrind tool tmtrace-amd64-linux is not built (run make; or set TM_VALGRIND_LIB)");
+        return 1;
+    }
+
+    /* Outputs first: a bad -o fails before the program runs. */
+    rec_ctx x;
+    memset(&x, 0, sizeof x);
+    x.base = base;
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s.modules", base);
+    if (!(x.mods = fopen(p, "w"))) {
+        tm_err("record", "%s: %s", p, strerror(errno));
+        return 1;
+    }
+    int rc;
+    if (commit) {
+        snprintf(p, sizeof p, "%s.tmc", base);
+        if ((rc = tmc_writer_open(p, (uint32_t)nthreads, 0, &x.w)) != TM_OK) {
+            tm_err("record", "%s", x.w ? tmc_writer_error(x.w) : p);
+            tmc_writer_abort(x.w);
+            fclose(x.mods);
+            return 1;
+        }
+    }
+    if ((rc = tm_model_new(&cfg, &x.m)) != TM_OK) {
+        tm_err("record", "cannot create the model: %s", tm_status_str(rc));
+        return 1;
+    }
+    tm_cap_cfg cc = {(uint32_t)nthreads};
+    tm_cap_sink sink = {on_record, on_module, &x};
+    tm_cap *cap = NULL;
+    if ((rc = tm_cap_new(&cc, &sink, &cap)) != TM_OK) {
+        tm_err("record", "cannot create the capture: %s", tm_status_str(rc));
+        return 1;
+    }
+
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC)) {
+        tm_err("record", "pipe: %s", strerror(errno));
+        return 1;
+    }
+    fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        tm_err("record", "fork: %s", strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        /* The child: the write end stays open across exec. */
+        int wfd = fcntl(pfd[1], F_DUPFD, 3);
+        close(pfd[0]);
+        close(pfd[1]);
+        setenv("VALGRIND_LIB", tdir, 1);
+        int nargs = argc - argi;
+        char **av = calloc((size_t)nargs + 8, sizeof *av);
+        char fdopt[32];
+        snprintf(fdopt, sizeof fdopt, "--tm-fd=%d", wfd);
+        int k = 0;
+        av[k++] = (char *)valgrind;
+        av[k++] = "--tool=tmtrace";
+        av[k++] = "-q";
+        av[k++] = fdopt;
+        av[k++] = cfg.enc.data ? "--tm-mem=yes" : "--tm-mem=no";
+        for (int j = argi; j < argc; j++)
+            av[k++] = argv[j];
+        av[k] = NULL;
+        execvp(valgrind, av);
+        fprintf(stderr, "tm record: cannot run %s: %s\n", valgrind, strerror(errno));
+        _exit(127);
+    }
+    close(pfd[1]);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+
+    static uint8_t buf[1 << 20];
+    time_t t0 = time(NULL), last = t0;
+    int tty = tm_progress_tty();
+    int cap_failed = 0;
+    for (;;) {
+        ssize_t n = read(pfd[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (!cap_failed && tm_cap_feed(cap, buf, (size_t)n) != TM_OK) {
+            cap_failed = 1;
+            /* Drain the pipe so that the program runs to its end. */
+        }
+        if (tty) {
+            time_t now = time(NULL);
+            if (now - last >= 2) {
+                tm_cap_info in;
+                tm_cap_get_info(cap, &in);
+                fprintf(stderr, "tm record: %" PRIu64 "M instructions, %lds\r", in.instructions / 1000000,
+                        (long)(now - t0));
+                last = now;
+            }
+        }
+    }
+    close(pfd[0]);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    int status = 0;
+    if (!cap_failed && tm_cap_finish(cap) != TM_OK)
+        cap_failed = 1;
+    if (cap_failed) {
+        tm_err("record", "%s", x.failed ? x.err : tm_cap_error(cap));
+        status = 1;
+    }
+    tm_cap_info info;
+    tm_cap_get_info(cap, &info);
+    tm_model_finish(x.m);
+    char err[512];
+    snprintf(p, sizeof p, "%s.tmt", base);
+    if (tmt_write(p, &cfg, tm_model_trace(x.m), tm_model_get_stats(x.m)->cycles, err, sizeof err) != TM_OK) {
+        tm_err("record", "%s", err);
+        status = 1;
+    }
+    snprintf(p, sizeof p, "%s.json", base);
+    if (report_json(p, &cfg, x.m)) {
+        tm_err("record", "%s: cannot write statistics: %s", p, strerror(errno));
+        status = 1;
+    }
+    snprintf(p, sizeof p, "%s.stats", base);
+    FILE *sf = fopen(p, "w");
+    if (sf) {
+        fprintf(sf, "program: %s\n", argv[argi]);
+        if (WIFEXITED(ws))
+            fprintf(sf, "ended: exit status %d\n", WEXITSTATUS(ws));
+        else if (WIFSIGNALED(ws))
+            fprintf(sf, "ended: killed by signal %d (%s)\n", WTERMSIG(ws), signame(WTERMSIG(ws)));
+        fprintf(sf, "capture: %" PRIu64 " bytes, %" PRIu64 " blocks translated, %" PRIu64 " executed, %" PRIu64
+                    " signals, %u threads, %s\n",
+                info.bytes, info.blocks, info.execs, info.signals, info.threads,
+                info.ended ? "complete" : "cut short (no end marker from the frontend)");
+        report_text(sf, &cfg, x.m);
+    }
+    if (!sf || fclose(sf)) {
+        tm_err("record", "%s: %s", p, strerror(errno));
+        status = 1;
+    }
+    if (x.w && tmc_writer_close(x.w) != TM_OK) {
+        tm_err("record", "%s.tmc: %s", base, tmc_writer_error(x.w));
+        status = 1;
+    }
+    if (fclose(x.mods)) {
+        tm_err("record", "%s.modules: %s", base, strerror(errno));
+        status = 1;
+    }
+    tm_model_free(x.m);
+    tm_cap_free(cap);
+    if (tty)
+        fprintf(stderr, "\n");
+    if (status)
+        return status;
+    if (WIFEXITED(ws)) {
+        if (WEXITSTATUS(ws) == 127 && !info.bytes)
+            return 127; /* valgrind itself could not run */
+        return WEXITSTATUS(ws);
+    }
+    if (WIFSIGNALED(ws)) {
+        tm_err("record", "%s was killed by signal %d (%s); the trace up to there is written", argv[argi],
+               WTERMSIG(ws), signame(WTERMSIG(ws)));
+        return 128 + WTERMSIG(ws);
+    }
+    return 1;
+}

@@ -1,0 +1,589 @@
+/* tmtrace — the Valgrind frontend of tm (docs/capture.md).
+ *
+ * A thin Valgrind tool: it describes each superblock it instruments as a
+ * BLOCK (its instructions and the exits that leave it, classified as the
+ * commit stream's branch classes), and at run time reports which exit each
+ * executed block took (EXEC), the memory operands with their values (MEM),
+ * thread creation, switches and exits, signal delivery and return, and the
+ * executable mappings.  Everything else (cycle stamps, groups, thread ids,
+ * the model) is done by `tm record` on the other end of the pipe, with code
+ * shared by every frontend (capture/).
+ *
+ * Options: --tm-fd=N (the pipe, required), --tm-mem=yes|no (memory
+ * operands, default no).  Superblock chasing is switched off so that every
+ * control transfer ends a block. */
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_threadstate.h"
+#include "tm/capwire.h"
+
+/* ------------------------------------------------------------ output */
+
+#define BUF_WORDS (1u << 16)
+#define BUF_MARGIN 64u /* room for the largest event a helper writes */
+
+static Int out_fd = -1;
+static Bool clo_mem = False;
+static ULong *buf;
+static UInt pos;
+static ULong next_id = 1;
+static ThreadId cur_tid = 0;
+
+static void flush(void)
+{
+    const char *p = (const char *)buf;
+    Int left = (Int)(pos * 8);
+    while (left > 0 && out_fd >= 0) {
+        Int n = VG_(write)(out_fd, p, left);
+        if (n <= 0) {
+            VG_(umsg)("tmtrace: write to tm record failed; tracing stops\n");
+            out_fd = -1;
+            break;
+        }
+        p += n;
+        left -= n;
+    }
+    pos = 0;
+}
+
+static inline void put(ULong w)
+{
+    buf[pos++] = w;
+}
+
+static inline void room(UInt words)
+{
+    if (pos + words > BUF_WORDS)
+        flush();
+}
+
+static void put_bytes(const void *src, UInt n)
+{
+    const UChar *s = src;
+    while (n) {
+        ULong w = 0;
+        UInt k = n < 8 ? n : 8;
+        VG_(memcpy)(&w, s, k);
+        room(1);
+        put(w);
+        s += k;
+        n -= k;
+    }
+}
+
+static void switch_to(ThreadId tid)
+{
+    if (tid != cur_tid) {
+        room(1);
+        put(TMCAP_THREAD | (ULong)tid << 8);
+        cur_tid = tid;
+    }
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static VG_REGPARM(1) void h_exec(ULong w0)
+{
+    buf[pos++] = w0;
+    if (pos > BUF_WORDS - BUF_MARGIN)
+        flush();
+}
+
+static VG_REGPARM(2) void h_exec_dyn(ULong w0, ULong target)
+{
+    buf[pos] = w0;
+    buf[pos + 1] = target;
+    pos += 2;
+    if (pos > BUF_WORDS - BUF_MARGIN)
+        flush();
+}
+
+/* w0 is the MEM word without size; the operand is read from memory, which
+ * for a load is what it read and for a store what it wrote. */
+static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
+{
+    UInt size = (UInt)(w0 >> 16) & 0xff;
+    buf[pos] = w0;
+    buf[pos + 1] = a;
+    ULong *v = buf + pos + 2;
+    UInt nw = (size + 7) / 8;
+    v[nw - 1] = 0;
+    VG_(memcpy)(v, (const void *)a, size);
+    pos += 2 + nw;
+    if (pos > BUF_WORDS - BUF_MARGIN)
+        flush();
+}
+
+/* ------------------------------------------------------------ decoding */
+
+/* What the instruction at A (LEN bytes) is, from its bytes: rep-prefixed
+ * string instruction, direct conditional branch (with its target), direct
+ * jump. */
+enum { I_OTHER, I_REP, I_JCC, I_LOOP, I_JMP };
+
+static Int decode(Addr a, UInt len, ULong *target, Int *cc)
+{
+    const UChar *p = (const UChar *)a;
+    UInt i = 0;
+    Bool rep = False;
+    for (; i < len; i++) {
+        UChar b = p[i];
+        if (b == 0xF2 || b == 0xF3)
+            rep = True;
+        else if (!(b == 0x66 || b == 0x67 || b == 0x2E || b == 0x36 || b == 0x3E || b == 0x26 ||
+                   b == 0x64 || b == 0x65 || b == 0xF0 || (b >= 0x40 && b <= 0x4F)))
+            break;
+    }
+    if (i >= len)
+        return I_OTHER;
+    UChar op = p[i];
+    ULong fall = a + len;
+    if (rep && ((op >= 0xA4 && op <= 0xA7) || (op >= 0xAA && op <= 0xAF) || (op >= 0x6C && op <= 0x6F)))
+        return I_REP;
+    if (op >= 0x70 && op <= 0x7F && i + 2 == len) {
+        *target = fall + (ULong)(Long)(signed char)p[i + 1];
+        *cc = op & 15;
+        return I_JCC;
+    }
+    if (op >= 0xE0 && op <= 0xE3 && i + 2 == len) {
+        *target = fall + (ULong)(Long)(signed char)p[i + 1];
+        return I_LOOP;
+    }
+    if (op == 0xEB && i + 2 == len) {
+        *target = fall + (ULong)(Long)(signed char)p[i + 1];
+        return I_JMP;
+    }
+    if (op == 0xE9 && i + 5 == len) {
+        Int rel;
+        VG_(memcpy)(&rel, p + i + 1, 4);
+        *target = fall + (ULong)(Long)rel;
+        return I_JMP;
+    }
+    if (op == 0x0F && i + 6 == len && p[i + 1] >= 0x80 && p[i + 1] <= 0x8F) {
+        Int rel;
+        VG_(memcpy)(&rel, p + i + 2, 4);
+        *target = fall + (ULong)(Long)rel;
+        *cc = p[i + 1] & 15;
+        return I_JCC;
+    }
+    return I_OTHER;
+}
+
+/* ------------------------------------------------------------ instrument */
+
+static void scan_vdso(void);
+
+#define MAX_INSNS 512
+#define MAX_EXITS 64
+
+typedef struct {
+    UInt insn;
+    Int kind;
+    UInt flags;
+    ULong target;
+} xdesc;
+
+static Bool is_sig(IRJumpKind jk)
+{
+    return jk == Ijk_SigTRAP || jk == Ijk_SigSEGV || jk == Ijk_SigBUS || jk == Ijk_SigILL ||
+           jk == Ijk_SigFPE || jk == Ijk_SigFPE_IntDiv || jk == Ijk_SigFPE_IntOvf || jk == Ijk_NoDecode;
+}
+
+/* Classifies a transfer of block instruction K (address A, LEN bytes) to
+ * DST (IS_CONST) with jump kind JK; FINAL for the block's end. */
+static xdesc classify(UInt k, Addr a, UInt len, IRJumpKind jk, Bool is_const, ULong dst, Bool final,
+                      Bool side_at_last)
+{
+    xdesc x = {k, TMCAP_X_FALL, 0, dst};
+    ULong fall = a + len, tgt = 0;
+    Int cc = 0;
+    Int what = decode(a, len, &tgt, &cc);
+    if (!is_const)
+        x.flags = TMCAP_XF_DYN;
+    if (is_sig(jk)) {
+        /* a fault: the instruction retires only if control is after it
+         * (int3) */
+        x.kind = is_const && dst == fall ? TMCAP_X_FALL : TMCAP_X_STAY;
+        return x;
+    }
+    if (jk == Ijk_Call) {
+        x.kind = is_const ? TMCAP_X_CALL : TMCAP_X_ICALL;
+        return x;
+    }
+    if (jk == Ijk_Ret) {
+        x.kind = TMCAP_X_RET;
+        return x;
+    }
+    if (jk != Ijk_Boring) { /* syscalls, client requests, yields, ... */
+        x.kind = is_const && dst == a ? TMCAP_X_STAY : TMCAP_X_FALL;
+        return x;
+    }
+    if (!is_const) {
+        x.kind = TMCAP_X_IJUMP;
+        return x;
+    }
+    if (what == I_REP) {
+        x.kind = dst == a ? TMCAP_X_STAY : TMCAP_X_FALL;
+        return x;
+    }
+    if (what == I_JCC || what == I_LOOP) {
+        x.target = tgt;
+        if (tgt != fall) {
+            x.kind = dst == tgt ? TMCAP_X_COND_T : TMCAP_X_COND_N;
+        } else if (what == I_LOOP) {
+            x.kind = final ? TMCAP_X_COND_N : TMCAP_X_COND_T;
+        } else {
+            /* Both ways lead to the next instruction: VEX's side exit is
+             * the "true" way for an even condition code (jcc_01). */
+            Bool exit_true = (cc & 1) == 0;
+            Bool taken = final ? !exit_true : exit_true;
+            x.kind = taken ? TMCAP_X_COND_T : TMCAP_X_COND_N;
+        }
+        return x;
+    }
+    (void)side_at_last;
+    if (what == I_JMP) {
+        x.kind = TMCAP_X_JUMP;
+        x.target = tgt;
+        return x;
+    }
+    x.kind = dst == fall ? TMCAP_X_FALL : TMCAP_X_JUMP;
+    return x;
+}
+
+static void add_mem_call(IRSB *sb, UInt insn, Bool store, UInt size, IRExpr *addr, IRExpr *guard)
+{
+    while (size > 0) { /* operands above 64 bytes (fxsave, xsave) in 64-byte parts */
+        UInt s = size > 64 ? 64 : size;
+        ULong w0 = TMCAP_MEM | (ULong)(store ? 1 : 0) << 8 | (ULong)s << 16 | (ULong)insn << 24;
+        IRExpr *a = addr; /* an atom; parts after the first get a new one */
+        IRDirty *d = unsafeIRDirty_0_N(2, "tm_mem", VG_(fnptr_to_fnentry)(h_mem),
+                                       mkIRExprVec_2(IRExpr_Const(IRConst_U64(w0)), a));
+        if (guard)
+            d->guard = guard;
+        addStmtToIRSB(sb, IRStmt_Dirty(d));
+        size -= s;
+        if (size) {
+            IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+            addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Binop(Iop_Add64, addr, IRExpr_Const(IRConst_U64(64)))));
+            addr = IRExpr_RdTmp(t);
+        }
+    }
+}
+
+static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+                           const VexGuestExtents *vge, const VexArchInfo *archinfo_host, IRType gWordTy,
+                           IRType hWordTy)
+{
+    (void)closure; (void)layout; (void)vge; (void)archinfo_host; (void)hWordTy;
+    if (gWordTy != Ity_I64)
+        VG_(tool_panic)("tmtrace: 64-bit guests only");
+    static Addr ia[MAX_INSNS];
+    static UInt il[MAX_INSNS];
+    static xdesc xs[MAX_EXITS];
+    UInt ni = 0, nx = 0;
+    ULong id = next_id++;
+
+    static Bool scanned = False;
+    if (!scanned) {
+        scanned = True;
+        scan_vdso();
+    }
+    IRSB *out = deepCopyIRSBExceptStmts(in);
+    Int i = 0;
+    for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
+        addStmtToIRSB(out, in->stmts[i]);
+    for (; i < in->stmts_used; i++) {
+        IRStmt *st = in->stmts[i];
+        if (!st)
+            continue;
+        UInt k = ni ? ni - 1 : 0;
+        switch (st->tag) {
+        case Ist_IMark:
+            if (ni == MAX_INSNS)
+                VG_(tool_panic)("tmtrace: block too long");
+            ia[ni] = (Addr)st->Ist.IMark.addr;
+            il[ni] = st->Ist.IMark.len;
+            ni++;
+            addStmtToIRSB(out, st);
+            break;
+        case Ist_Exit: {
+            if (nx == MAX_EXITS - 1)
+                VG_(tool_panic)("tmtrace: too many exits");
+            const IRConst *c = st->Ist.Exit.dst;
+            xdesc x = classify(k, ia[k], il[k], st->Ist.Exit.jk, True, c->Ico.U64, False, False);
+            ULong w0 = TMCAP_EXEC | (ULong)nx << 8 | id << 16;
+            IRDirty *d = unsafeIRDirty_0_N(1, "tm_exec", VG_(fnptr_to_fnentry)(h_exec),
+                                           mkIRExprVec_1(IRExpr_Const(IRConst_U64(w0))));
+            d->guard = st->Ist.Exit.guard;
+            addStmtToIRSB(out, IRStmt_Dirty(d));
+            xs[nx++] = x;
+            addStmtToIRSB(out, st);
+            break;
+        }
+        case Ist_WrTmp:
+            addStmtToIRSB(out, st);
+            if (clo_mem && st->Ist.WrTmp.data->tag == Iex_Load) {
+                IRExpr *e = st->Ist.WrTmp.data;
+                add_mem_call(out, k, False, sizeofIRType(e->Iex.Load.ty), e->Iex.Load.addr, NULL);
+            }
+            break;
+        case Ist_Store:
+            addStmtToIRSB(out, st);
+            if (clo_mem)
+                add_mem_call(out, k, True, sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Store.data)),
+                             st->Ist.Store.addr, NULL);
+            break;
+        case Ist_LoadG: {
+            addStmtToIRSB(out, st);
+            if (clo_mem) {
+                IRLoadG *lg = st->Ist.LoadG.details;
+                IRType tw, tl;
+                typeOfIRLoadGOp(lg->cvt, &tw, &tl);
+                add_mem_call(out, k, False, sizeofIRType(tl), lg->addr, lg->guard);
+            }
+            break;
+        }
+        case Ist_StoreG: {
+            addStmtToIRSB(out, st);
+            if (clo_mem) {
+                IRStoreG *sg = st->Ist.StoreG.details;
+                add_mem_call(out, k, True, sizeofIRType(typeOfIRExpr(in->tyenv, sg->data)), sg->addr,
+                             sg->guard);
+            }
+            break;
+        }
+        case Ist_CAS: {
+            IRCAS *cas = st->Ist.CAS.details;
+            UInt sz = sizeofIRType(typeOfIRExpr(in->tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
+            if (clo_mem)
+                add_mem_call(out, k, False, sz, cas->addr, NULL);
+            addStmtToIRSB(out, st);
+            if (clo_mem) /* x86 writes back even when the comparison fails */
+                add_mem_call(out, k, True, sz, cas->addr, NULL);
+            break;
+        }
+        case Ist_Dirty: {
+            IRDirty *dd = st->Ist.Dirty.details;
+            Bool rd = dd->mFx == Ifx_Read || dd->mFx == Ifx_Modify;
+            Bool wr = dd->mFx == Ifx_Write || dd->mFx == Ifx_Modify;
+            if (clo_mem && rd && dd->mSize > 0)
+                add_mem_call(out, k, False, (UInt)dd->mSize, dd->mAddr, dd->guard);
+            addStmtToIRSB(out, st);
+            if (clo_mem && wr && dd->mSize > 0)
+                add_mem_call(out, k, True, (UInt)dd->mSize, dd->mAddr, dd->guard);
+            break;
+        }
+        default:
+            addStmtToIRSB(out, st);
+            break;
+        }
+    }
+    if (ni == 0) {
+        /* No guest instruction (should not happen): nothing to report. */
+        return out;
+    }
+    /* The block's end. */
+    UInt k = ni - 1;
+    Bool is_const = in->next->tag == Iex_Const;
+    ULong dst = is_const ? in->next->Iex.Const.con->Ico.U64 : 0;
+    xdesc x = classify(k, ia[k], il[k], in->jumpkind, is_const, dst, True, False);
+    ULong w0 = TMCAP_EXEC | (ULong)nx << 8 | id << 16;
+    IRDirty *d;
+    if (x.flags & TMCAP_XF_DYN)
+        d = unsafeIRDirty_0_N(2, "tm_exec_dyn", VG_(fnptr_to_fnentry)(h_exec_dyn),
+                              mkIRExprVec_2(IRExpr_Const(IRConst_U64(w0)), in->next));
+    else
+        d = unsafeIRDirty_0_N(1, "tm_exec", VG_(fnptr_to_fnentry)(h_exec),
+                              mkIRExprVec_1(IRExpr_Const(IRConst_U64(w0))));
+    addStmtToIRSB(out, IRStmt_Dirty(d));
+    xs[nx++] = x;
+
+    /* The descriptor, before any execution of the block. */
+    room(3 + ni + 2 * nx);
+    put(TMCAP_BLOCK | (ULong)ni << 8 | (ULong)nx << 24);
+    put(id);
+    put(ia[0]);
+    for (UInt j = 0; j < ni; j++)
+        put((ULong)il[j] | (ULong)(ia[j] - ia[0]) << 8);
+    for (UInt j = 0; j < nx; j++) {
+        put((ULong)xs[j].kind | (ULong)xs[j].insn << 8 | (ULong)xs[j].flags << 24);
+        put(xs[j].target);
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void start_client_code(ThreadId tid, ULong blocks_done)
+{
+    (void)blocks_done;
+    switch_to(tid);
+}
+
+static void thread_create(ThreadId parent, ThreadId child)
+{
+    room(1);
+    put(TMCAP_CREATE | (ULong)child << 8 | (ULong)parent << 32);
+}
+
+static void thread_exit(ThreadId tid)
+{
+    room(1);
+    put(TMCAP_EXIT | (ULong)tid << 8);
+}
+
+static void pre_signal(ThreadId tid, Int sig, Bool alt)
+{
+    (void)alt;
+    switch_to(tid);
+    room(2);
+    put(TMCAP_SIGNAL | (ULong)tid << 8 | (ULong)(UInt)sig << 32);
+    put(VG_(get_IP)(tid));
+}
+
+static void post_signal(ThreadId tid, Int sig)
+{
+    (void)sig;
+    switch_to(tid);
+    room(1);
+    put(TMCAP_SIGRET | (ULong)tid << 8);
+}
+
+static void report_mapping(Addr a, SizeT len, Bool xx)
+{
+    if (!xx || len == 0)
+        return;
+    NSegment const *seg = VG_(am_find_nsegment)(a);
+    if (!seg || (seg->kind != SkFileC && seg->kind != SkAnonC) || !VG_(am_is_valid_for_client)(a, len, 0))
+        return; /* not the client's */
+    const HChar *name = VG_(am_get_filename)(seg);
+    if (name) {
+        UInt n = (UInt)VG_(strlen)(name);
+        if (n == 0 || n > TMCAP_MAX_PATH)
+            return;
+        room(4 + (n + 7) / 8);
+        put(TMCAP_MAP | (ULong)n << 8);
+        put(a);
+        put(len);
+        put((ULong)seg->offset + (a - seg->start));
+        put_bytes(name, n);
+    } else if (len <= TMCAP_MAX_VDSO && len >= 4 && VG_(memcmp)((const void *)a, "\177ELF", 4) == 0) {
+        /* an anonymous executable ELF image: the vdso */
+        room(2);
+        put(TMCAP_VDSO | (ULong)len << 8);
+        put(a);
+        put_bytes((const void *)a, (UInt)len);
+    }
+}
+
+/* The vdso: an anonymous executable client segment holding an ELF image
+ * (Valgrind does not report it as a mapping).  Looked for once, when the
+ * first block is instrumented. */
+static void scan_vdso(void)
+{
+    Addr starts[256];
+    Int n = VG_(am_get_segment_starts)(SkAnonC, starts, 256);
+    for (Int i = 0; i < n; i++) {
+        NSegment const *seg = VG_(am_find_nsegment)(starts[i]);
+        if (seg && seg->hasX && seg->hasR)
+            report_mapping(seg->start, seg->end - seg->start + 1, True);
+    }
+}
+
+static void new_mem_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
+{
+    (void)rr; (void)ww; (void)di;
+    report_mapping(a, len, xx);
+}
+
+static void new_mem_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
+{
+    (void)rr; (void)ww; (void)di;
+    report_mapping(a, len, xx);
+}
+
+static void change_mem_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
+{
+    (void)rr; (void)ww;
+    report_mapping(a, len, xx);
+}
+
+/* ------------------------------------------------------------ setup */
+
+static Bool process_cmd_line_option(const HChar *arg)
+{
+    Long fdv = -1;
+    if (VG_BINT_CLO(arg, "--tm-fd", fdv, 0, 1 << 20)) {
+        out_fd = (Int)fdv;
+    } else if (VG_BOOL_CLO(arg, "--tm-mem", clo_mem)) {
+    } else {
+        return False;
+    }
+    return True;
+}
+
+static void print_usage(void)
+{
+    VG_(printf)("    --tm-fd=N           write the capture stream to file descriptor N (required)\n"
+                "    --tm-mem=yes|no     capture memory operands and their values [no]\n");
+}
+
+static void print_debug_usage(void)
+{
+    VG_(printf)("    (none)\n");
+}
+
+static void post_clo_init(void)
+{
+    if (out_fd < 0) {
+        VG_(umsg)("tmtrace: --tm-fd=N is required (tmtrace is run by `tm record`)\n");
+        VG_(exit)(1);
+    }
+    /* Every control transfer ends a superblock. */
+    VG_(clo_vex_control).guest_chase = False;
+    /* ... and no block is a loop unrolled (iropt's self-loop unrolling would
+     * repeat instructions inside one block). */
+    VG_(clo_vex_control).iropt_unroll_thresh = 0;
+    buf = VG_(malloc)("tmtrace.buf", BUF_WORDS * sizeof(ULong));
+    pos = 0;
+    put(TMCAP_MAGIC);
+}
+
+static void fini(Int exitcode)
+{
+    room(1);
+    put(TMCAP_END | (ULong)(exitcode & 0xff) << 8);
+    flush();
+}
+
+static void pre_clo_init(void)
+{
+    VG_(details_name)("tmtrace");
+    VG_(details_version)("1");
+    VG_(details_description)("the trace module's capture frontend");
+    VG_(details_copyright_author)("the tm authors");
+    VG_(details_bug_reports_to)("the tm issue tracker");
+    VG_(details_avg_translation_sizeB)(400);
+    VG_(basic_tool_funcs)(post_clo_init, tm_instrument, fini);
+    VG_(needs_command_line_options)(process_cmd_line_option, print_usage, print_debug_usage);
+    VG_(track_start_client_code)(start_client_code);
+    VG_(track_pre_thread_ll_create)(thread_create);
+    VG_(track_pre_thread_ll_exit)(thread_exit);
+    VG_(track_pre_deliver_signal)(pre_signal);
+    VG_(track_post_deliver_signal)(post_signal);
+    VG_(track_new_mem_startup)(new_mem_startup);
+    VG_(track_new_mem_mmap)(new_mem_mmap);
+    VG_(track_change_mem_mprotect)(change_mem_mprotect);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)
