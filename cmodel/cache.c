@@ -5,13 +5,15 @@
 #include "bits_int.h"
 #include "cache.h"
 
-/* One way of a set; the ways of a set are adjacent (one lookup touches one
- * or two host cache lines). */
-typedef struct way {
-    uint64_t tagv;     /* tag + 1; 0 = invalid */
-    uint64_t stamp;    /* last access */
+/* Layout: the tags of a set are adjacent in TAG (one host cache line holds
+ * the tags of a 4-way set twice over), so that a lookup, and above all the
+ * probe of another core's cache by a store, touches one line; the stamp and
+ * the flags of a way sit together in SF (a 4-way set's are one 64-byte
+ * line), touched on a hit or a fill. */
+typedef struct sf {
+    uint64_t stamp;    /* last access (0: never) */
     uint64_t flags;    /* bit k: granule k's flag */
-} way;
+} sf;
 
 struct tm_cache {
     tm_cache_cfg cfg;
@@ -19,7 +21,8 @@ struct tm_cache {
     uint32_t sets, ways, flags_per_line;
     unsigned line_shift, set_shift, gran_shift;
     uint64_t clock;
-    way *w;
+    uint64_t *tag;     /* sets x ways: tag + 1; 0 = invalid */
+    sf *sf;            /* sets x ways */
     uint16_t *owner;   /* shared: thread of each flag (ways x flags_per_line) */
     /* last operand, for tests */
     unsigned last_lines;
@@ -88,6 +91,16 @@ int tm_cache_cfg_check(const tm_cache_cfg *c, char *err, unsigned long errlen)
     return TM_OK;
 }
 
+/* Zeroed, on a host cache line boundary. */
+static void *aligned_zalloc(size_t bytes)
+{
+    size_t n = (bytes + 63) / 64 * 64;
+    void *p = aligned_alloc(64, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
 int tm_cache_new(const tm_cache_cfg *cfg, int shared, tm_cache **out)
 {
     char err[160];
@@ -106,10 +119,11 @@ int tm_cache_new(const tm_cache_cfg *cfg, int shared, tm_cache **out)
     c->set_shift = tm_log2u(c->sets);
     c->gran_shift = tm_log2u(cfg->gran);
     size_t n = (size_t)c->sets * c->ways;
-    c->w = calloc(n, sizeof *c->w);
+    c->tag = aligned_zalloc(n * sizeof *c->tag);
+    c->sf = aligned_zalloc(n * sizeof *c->sf);
     if (c->shared)
         c->owner = calloc(n * c->flags_per_line, sizeof *c->owner);
-    if (!c->w || (c->shared && !c->owner)) {
+    if (!c->tag || !c->sf || (c->shared && !c->owner)) {
         tm_cache_free(c);
         return TM_ERR_NOMEM;
     }
@@ -121,74 +135,87 @@ void tm_cache_free(tm_cache *c)
 {
     if (!c)
         return;
-    free(c->w);
+    free(c->tag);
+    free(c->sf);
     free(c->owner);
     free(c);
 }
 
-static inline uint64_t span(unsigned lo, unsigned hi) /* bits lo..hi, hi < 64 */
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#define NOINLINE __attribute__((noinline))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define ALWAYS_INLINE inline
+#define NOINLINE
+#define LIKELY(x) (x)
+#endif
+
+static inline uint64_t span(unsigned lo, unsigned hi) /* bits lo..hi, lo <= hi < 64 */
 {
-    uint64_t top = hi >= 63 ? ~UINT64_C(0) : (UINT64_C(1) << (hi + 1)) - 1;
-    return top & ~((UINT64_C(1) << lo) - 1);
+    return (~UINT64_C(0) >> (63 - hi)) & (~UINT64_C(0) << lo);
 }
 
-/* Index of the way holding LINE (line number) or -1. */
+/* The way of the N-way set at T holding TV, or -1.  Without early exit:
+ * valid ways hold distinct tags, and a branch-free scan beats a mispredicted
+ * exit for the usual 4 or 8 ways. */
+static inline long scan(const uint64_t *t, uint64_t tv, uint32_t n)
+{
+    long hit = -1;
+#pragma GCC unroll 8
+    for (uint32_t w = 0; w < n; w++)
+        hit = t[w] == tv ? (long)w : hit;
+    return hit;
+}
+
+/* Index of the way holding LINE or -1; *BASE = first way of its set. */
 static inline long find(const tm_cache *c, uint64_t line, uint64_t *base)
 {
     uint64_t set = line & (c->sets - 1);
     uint64_t tv = (line >> c->set_shift) + 1;
     *base = set * c->ways;
-    const way *s = c->w + *base;
-    /* Without early exit: valid ways hold distinct tags, and a branch-free
-     * scan beats a mispredicted exit for the usual 4 or 8 ways. */
-    long hit = -1;
-    for (uint32_t w = 0; w < c->ways; w++)
-        hit = s[w].tagv == tv ? (long)w : hit;
-    return hit;
+    const uint64_t *t = c->tag + *base;
+    /* Constant trip counts for the common associativities (unrolled). */
+    switch (c->ways) {
+    case 4: return scan(t, tv, 4);
+    case 8: return scan(t, tv, 8);
+    case 2: return scan(t, tv, 2);
+    default: return scan(t, tv, c->ways);
+    }
 }
 
-/* Fills LINE into its set (highest invalid way, else LRU); flags clear. */
+/* Fills LINE into its set (the highest invalid way, else LRU); flags
+ * clear. */
 static inline uint32_t fill(tm_cache *c, uint64_t line, uint64_t base)
 {
     uint32_t v = 0;
     int found = 0;
-    way *s = c->w + base;
+    const uint64_t *t = c->tag + base;
+#pragma GCC unroll 4
     for (uint32_t w = 0; w < c->ways; w++) { /* the highest invalid way */
-        int inv = s[w].tagv == 0;
+        int inv = t[w] == 0;
         v = inv ? w : v;
         found |= inv;
     }
     if (!found) {
+        const sf *s = c->sf + base;
         uint64_t best = UINT64_MAX;
+#pragma GCC unroll 4
         for (uint32_t w = 0; w < c->ways; w++) {
             int older = s[w].stamp < best;
             best = older ? s[w].stamp : best;
             v = older ? w : v;
         }
     }
-    s[v].tagv = (line >> c->set_shift) + 1;
-    s[v].flags = 0;
+    c->tag[base + v] = (line >> c->set_shift) + 1;
+    c->sf[base + v].flags = 0;
     return v;
-}
-
-/* The granules of line LINE the operand [a, e] touches and fully covers. */
-static inline void masks(const tm_cache *c, uint64_t line, uint64_t a, uint64_t e, uint64_t *touch,
-                         uint64_t *full)
-{
-    uint64_t lb = line << c->line_shift;
-    unsigned lo = (unsigned)((a > lb ? a : lb) - lb);
-    unsigned hi = (unsigned)((e < lb + c->cfg.line - 1 ? e : lb + c->cfg.line - 1) - lb);
-    unsigned g = c->gran_shift;
-    *touch = span(lo >> g, hi >> g);
-    unsigned fl = (lo + c->cfg.gran - 1) >> g;
-    int fh = (int)((hi + 1) >> g) - 1;
-    *full = fh >= (int)fl ? span(fl, (unsigned)fh) : 0;
 }
 
 /* Flags of way IDX valid for thread TID among MASK. */
 static inline uint64_t valid_for(const tm_cache *c, size_t idx, uint32_t tid, uint64_t mask)
 {
-    uint64_t f = c->w[idx].flags & mask;
+    uint64_t f = c->sf[idx].flags & mask;
     if (!c->shared || !f)
         return f;
     const uint16_t *o = c->owner + idx * c->flags_per_line;
@@ -203,7 +230,7 @@ static inline uint64_t valid_for(const tm_cache *c, size_t idx, uint32_t tid, ui
 
 static inline void set_flags(tm_cache *c, size_t idx, uint32_t tid, uint64_t mask)
 {
-    c->w[idx].flags |= mask;
+    c->sf[idx].flags |= mask;
     if (c->shared) {
         uint16_t *o = c->owner + idx * c->flags_per_line;
         for (uint64_t m = mask; m; m &= m - 1)
@@ -211,39 +238,67 @@ static inline void set_flags(tm_cache *c, size_t idx, uint32_t tid, uint64_t mas
     }
 }
 
-static tm_cache_res cache_access(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size, int store)
+/* One line of an operand: LINE, bytes LO..HI of it (LO <= HI). */
+static ALWAYS_INLINE void line_access(tm_cache *c, uint32_t tid, uint64_t line, unsigned lo, unsigned hi,
+                               int store, tm_cache_res *r)
+{
+    uint64_t base;
+    long w = find(c, line, &base);
+    int hit = w >= 0;
+    if (!hit) {
+        w = fill(c, line, base);
+        r->all_hit = 0;
+    }
+    size_t idx = base + (size_t)w;
+    c->sf[idx].stamp = ++c->clock;
+    if (c->last_lines < 5) {
+        c->last_way[c->last_lines] = (int)w;
+        c->last_hit[c->last_lines] = hit;
+    }
+    c->last_lines++;
+    r->lines++;
+    /* The granules the operand touches and those it fully covers. */
+    unsigned g = c->gran_shift;
+    uint64_t touch = span(lo >> g, hi >> g);
+    unsigned fl = (lo + c->cfg.gran - 1) >> g;
+    unsigned fh1 = (hi + 1) >> g; /* last fully covered granule + 1 */
+    uint64_t full = fh1 > fl ? span(fl, fh1 - 1) : 0;
+    if (store) {
+        /* A partly covered granule keeps its flag only if it is valid
+         * for the storing thread. */
+        uint64_t part = touch & ~full;
+        if (part)
+            c->sf[idx].flags &= ~(part & ~valid_for(c, idx, tid, part));
+    } else if (hit && valid_for(c, idx, tid, touch) != touch) {
+        r->flags_hit = 0;
+    }
+    set_flags(c, idx, tid, full);
+}
+
+/* An operand covering lines L0 < L1 (bytes A .. E). */
+static NOINLINE void multi_access(tm_cache *c, uint32_t tid, uint64_t a, uint64_t e, int store,
+                                  tm_cache_res *r)
+{
+    uint64_t l0 = a >> c->line_shift, l1 = e >> c->line_shift;
+    unsigned lmask = c->cfg.line - 1;
+    line_access(c, tid, l0, (unsigned)(a & lmask), lmask, store, r);
+    for (uint64_t line = l0 + 1; line < l1; line++)
+        line_access(c, tid, line, 0, lmask, store, r);
+    line_access(c, tid, l1, 0, (unsigned)(e & lmask), store, r);
+}
+
+static ALWAYS_INLINE tm_cache_res cache_access(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size,
+                                               int store)
 {
     tm_cache_res r = {0, 1, 1, 0};
     uint64_t e = addr + size - 1;
-    uint64_t l0 = addr >> c->line_shift, l1 = e >> c->line_shift;
     c->last_lines = 0;
-    for (uint64_t line = l0; line <= l1; line++) {
-        uint64_t base, touch, full;
-        long w = find(c, line, &base);
-        int hit = w >= 0;
-        if (!hit)
-            w = fill(c, line, base);
-        size_t idx = base + (size_t)w;
-        c->w[idx].stamp = ++c->clock;
-        if (c->last_lines < 5) {
-            c->last_way[c->last_lines] = (int)w;
-            c->last_hit[c->last_lines] = hit;
-        }
-        c->last_lines++;
-        r.lines++;
-        masks(c, line, addr, e, &touch, &full);
-        if (!hit)
-            r.all_hit = 0;
-        if (store) {
-            /* A partly covered granule keeps its flag only if it is valid
-             * for the storing thread. */
-            uint64_t part = touch & ~full;
-            if (part)
-                c->w[idx].flags &= ~(part & ~valid_for(c, idx, tid, part));
-        } else if (hit && valid_for(c, idx, tid, touch) != touch) {
-            r.flags_hit = 0;
-        }
-        set_flags(c, idx, tid, full);
+    if (LIKELY((addr ^ e) >> c->line_shift == 0)) {
+        unsigned lmask = c->cfg.line - 1;
+        line_access(c, tid, addr >> c->line_shift, (unsigned)(addr & lmask), (unsigned)(e & lmask), store,
+                    &r);
+    } else {
+        multi_access(c, tid, addr, e, store, &r);
     }
     if (!store)
         r.report = !r.all_hit || !r.flags_hit;
@@ -260,26 +315,42 @@ tm_cache_res tm_cache_store(tm_cache *c, uint32_t tid, uint64_t addr, unsigned s
     return cache_access(c, tid, addr, size, 1);
 }
 
+static ALWAYS_INLINE unsigned invalidate_line(tm_cache *c, uint64_t line)
+{
+    uint64_t base;
+    long w = find(c, line, &base);
+    if (w < 0)
+        return 0;
+    c->sf[base + (size_t)w].flags = 0;
+    return 1;
+}
+
 unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size)
 {
-    unsigned n = 0;
     uint64_t l0 = addr >> c->line_shift, l1 = (addr + size - 1) >> c->line_shift;
-    for (uint64_t line = l0; line <= l1; line++) {
-        uint64_t base;
-        long w = find(c, line, &base);
-        if (w >= 0) {
-            c->w[base + (size_t)w].flags = 0;
-            n++;
-        }
-    }
+    if (LIKELY(l0 == l1))
+        return invalidate_line(c, l0);
+    unsigned n = 0;
+    for (uint64_t line = l0; line <= l1; line++)
+        n += invalidate_line(c, line);
     return n;
+}
+
+unsigned tm_cache_invalidate_others(tm_cache *const *cs, uint32_t n, uint32_t self, uint64_t addr,
+                                    unsigned size)
+{
+    unsigned k = 0;
+    for (uint32_t j = 0; j < n; j++)
+        if (j != self)
+            k += tm_cache_invalidate(cs[j], addr, size);
+    return k;
 }
 
 void tm_cache_clear_flags(tm_cache *c)
 {
     size_t n = (size_t)c->sets * c->ways;
     for (size_t i = 0; i < n; i++)
-        c->w[i].flags = 0;
+        c->sf[i].flags = 0;
 }
 
 int tm_cache_way_of(const tm_cache *c, uint64_t addr)
@@ -293,7 +364,7 @@ uint64_t tm_cache_flags_of(const tm_cache *c, uint64_t addr)
 {
     uint64_t base;
     long w = find(c, addr >> c->line_shift, &base);
-    return w < 0 ? 0 : c->w[base + (size_t)w].flags;
+    return w < 0 ? 0 : c->sf[base + (size_t)w].flags;
 }
 
 unsigned tm_cache_last_ways(const tm_cache *c, int ways[5], int hits[5])

@@ -39,6 +39,10 @@ tm_cache_res tm_cache_store(tm_cache *c, uint32_t tid, uint64_t addr, unsigned s
 /* Another core stored SIZE bytes at ADDR: clears every flag of each line it
  * covers that this cache holds.  Returns the number of lines invalidated. */
 unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size);
+/* tm_cache_invalidate of each of the N caches CS but CS[SELF] (private
+ * caches of one configuration: a store of core SELF); the sum. */
+unsigned tm_cache_invalidate_others(tm_cache *const *cs, uint32_t n, uint32_t self, uint64_t addr,
+                                    unsigned size);
 /* Clears every FA flag (a resynchronization, spec §3.8). */
 void tm_cache_clear_flags(tm_cache *c);
 
