@@ -51,6 +51,7 @@ struct tm_model {
     thread *th;
     tm_pred *shared_pred;
     tm_cache *shared_cache;  /* cfiat_shared */
+    tm_cache **pcache;       /* cfiat, private: each thread's cache */
     int data;                /* tm_data_mode */
     int any_clear;           /* some thread's clear_flags is set */
     tm_bitbuf trace;
@@ -58,6 +59,10 @@ struct tm_model {
     uint32_t B, W, reserve, msgmax;
     uint32_t resync_min;   /* no SYNC(OVERFLOW)/END(lost) is shorter */
     uint64_t ts_mask;      /* diffCC is taken modulo 2^ts_bits */
+    /* Lengths for the fast path (offer_fast): Ti + Q, and each chunked
+     * field's length by the significant bits of its value (0..64). */
+    unsigned tiq_bits;
+    uint8_t len_cnt[65], len_ta[65], len_cc[65], len_fah[65];
 
     /* cycle bookkeeping */
     uint64_t next_cycle;   /* first cycle not yet begun */
@@ -195,6 +200,14 @@ int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
     m->B = c.buffer_bits;
     m->W = c.port_bits;
     m->msgmax = tm_msg_max_bits(m->enc);
+    m->tiq_bits = tm_ti_bits(c.enc.threads) + (c.enc.data ? 1u : 0u);
+    for (unsigned k = 0; k <= 64; k++) {
+        uint64_t v = k ? UINT64_C(1) << (k - 1) : 0; /* any value of k bits */
+        m->len_cnt[k] = (uint8_t)tm_chunked_bits(v, c.enc.cnt_a, c.enc.cnt_b);
+        m->len_ta[k] = (uint8_t)tm_chunked_bits(v, c.enc.ta_a, c.enc.ta_b);
+        m->len_cc[k] = (uint8_t)tm_chunked_bits(v, c.enc.cc_a, c.enc.cc_b);
+        m->len_fah[k] = c.enc.data ? (uint8_t)tm_chunked_bits(v, c.enc.fah_a, c.enc.fah_b) : 0;
+    }
     m->reserve = tm_msg_reserve_bits(m->enc);
     {
         /* The shortest resynchronization message: END(lost) of zeros. */
@@ -226,9 +239,14 @@ int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
             if (tm_cache_new(&c.cache, 1, &m->shared_cache) != TM_OK)
                 goto nomem;
         } else {
-            for (uint32_t i = 0; i < m->n; i++)
+            m->pcache = calloc(m->n, sizeof *m->pcache);
+            if (!m->pcache)
+                goto nomem;
+            for (uint32_t i = 0; i < m->n; i++) {
                 if (tm_cache_new(&c.cache, 0, &m->th[i].cache) != TM_OK)
                     goto nomem;
+                m->pcache[i] = m->th[i].cache;
+            }
         }
     }
     m->stats.threads = m->n;
@@ -253,6 +271,7 @@ void tm_model_free(tm_model *m)
             tm_cache_free(m->th[i].cache);
         }
     free(m->th);
+    free(m->pcache);
     tm_pred_free(m->shared_pred);
     tm_cache_free(m->shared_cache);
     tm_bitbuf_free(&m->trace);
@@ -296,6 +315,10 @@ static void port_bulk(tm_model *m, uint64_t k)
 {
     if (!k)
         return;
+    if (!m->occ) {
+        m->stats.idle_cycles += k;
+        return;
+    }
     uint64_t need = (m->occ + m->W - 1) / m->W; /* cycles to empty the buffer */
     uint64_t busy = need < k ? need : k;
     m->stats.busy_cycles += busy;
@@ -366,20 +389,77 @@ static int offer(tm_model *m, uint32_t t, tm_msg *msg, int resync)
     return offer2(m, t, NULL, msg, resync);
 }
 
-/* Bookkeeping of an accepted message (spec §3.4 step 4). */
-static void accepted(tm_model *m, uint32_t t, const tm_msg *msg, uint64_t target)
+/* Significant bits of V (0 for 0). */
+static inline unsigned nbits64(uint64_t v)
+{
+    return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
+}
+
+static inline uint64_t abs64(int64_t d)
+{
+    return d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
+}
+
+/* offer2 for the common bundle, without tm_msg structures and without a
+ * hook: a DATA message for the group's load if DM, then a BRANCH message
+ * (CNT, TBIT, DIFF_TA) if HAVE.  Lengths come from the tables (the same as
+ * tm_msg_bits); not a resynchronization.  Returns 1 if accepted. */
+static int offer_fast(tm_model *m, uint32_t t, int dm, int have, uint64_t cnt, unsigned tbit,
+                      int64_t diff_ta)
+{
+    thread *th = &m->th[t];
+    unsigned Ld = 0, L = 0;
+    uint64_t dcc = 0;
+    if (dm)
+        Ld = m->tiq_bits + m->len_fah[nbits64(th->fah)] + 8u * m->g_mrec.size;
+    if (have) {
+        L = m->tiq_bits + m->len_cnt[nbits64(cnt)] + 1;
+        if (tbit)
+            L += 1 + m->len_ta[nbits64(abs64(diff_ta))];
+        if (m->enc->timestamps) {
+            dcc = (m->cur - th->pcc) & m->ts_mask;
+            L += m->len_cc[nbits64(dcc)];
+        }
+    }
+    uint64_t freeb = m->B - m->occ;
+    uint64_t Lb = (uint64_t)Ld + L;
+    if (Lb > freeb || (m->lost_count != 0 && freeb - Lb < m->reserve)) {
+        th->st.dropped_messages += (unsigned)dm + (unsigned)have;
+        th->st.dropped_bits += Lb;
+        th->st.dropped_data += (unsigned)dm;
+        m->cycle_drop = 1;
+        return 0;
+    }
+    if (dm) {
+        tm_msg_encode_data(m->enc, t, th->fah, m->g_mrec.value, m->g_mrec.size, &m->trace, &th->st.bits);
+        th->st.messages[TM_MSG_DATA]++;
+        th->st.data_bits += Ld;
+    }
+    if (have) {
+        tm_msg_encode_branch(m->enc, t, cnt, tbit, diff_ta, dcc, &m->trace, &th->st.bits);
+        th->st.messages[TM_MSG_BRANCH]++;
+    }
+    m->occ += Lb;
+    if (m->occ > m->stats.peak_occupancy)
+        m->stats.peak_occupancy = m->occ;
+    th->st.bits_total += Lb;
+    return 1;
+}
+
+/* Bookkeeping of an accepted message of KIND (spec §3.4 step 4): TBIT of a
+ * BRANCH, REASON of a SYNC. */
+static void accepted_k(tm_model *m, uint32_t t, int kind, unsigned tbit, unsigned reason, uint64_t target)
 {
     thread *th = &m->th[t];
     th->icnt = th->bcnt = 0;
     th->pcc = m->cur;
-    if ((msg->kind == TM_MSG_BRANCH && msg->t) || msg->kind == TM_MSG_EXC ||
-        msg->kind == TM_MSG_SYNC)
+    if ((kind == TM_MSG_BRANCH && tbit) || kind == TM_MSG_EXC || kind == TM_MSG_SYNC)
         th->pta = target;
-    if (msg->kind == TM_MSG_SYNC && msg->reason == TM_SYNC_OVERFLOW && m->data == TM_DATA_CFIAT) {
+    if (kind == TM_MSG_SYNC && reason == TM_SYNC_OVERFLOW && m->data == TM_DATA_CFIAT) {
         th->clear_flags = 1;
         m->any_clear = 1;
     }
-    if (msg->kind == TM_MSG_END) {
+    if (kind == TM_MSG_END) {
         if (th->state == ST_LOST)
             m->lost_count--;
         th->state = ST_DONE;
@@ -388,6 +468,11 @@ static void accepted(tm_model *m, uint32_t t, const tm_msg *msg, uint64_t target
         th->state = ST_RUN;
         m->lost_count--;
     }
+}
+
+static void accepted(tm_model *m, uint32_t t, const tm_msg *msg, uint64_t target)
+{
+    accepted_k(m, t, msg->kind, msg->t, msg->reason, target);
 }
 
 /* Thread T becomes LOST in the current cycle (spec §3.5). */
@@ -551,6 +636,15 @@ static void advance_to(tm_model *m, uint64_t c)
 
 /* ---------------------------------------------------------------- groups */
 
+/* tm_size_class of 0..64 */
+#define O TM_SZ_OTHER
+static const uint8_t size_class[TM_DATA_MAX_SIZE + 1] = {
+    O, TM_SZ_BYTE, TM_SZ_WORD, O, TM_SZ_DWORD, O, O, O, TM_SZ_QWORD, O, TM_SZ_10, O, O, O, O, O,
+    TM_SZ_OWORD, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, TM_SZ_HWORD, O, O, O, O, O, O, O, O,
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, TM_SZ_64,
+};
+#undef O
+
 /* The memory operand of thread T's group goes through the cache (spec
  * §3.8).  Returns 1 if the thread forms a DATA message for it. */
 static int mem_operand(tm_model *m, uint32_t t)
@@ -570,7 +664,7 @@ static int mem_operand(tm_model *m, uint32_t t)
     if (m->data == TM_DATA_CFIAT) {
         tm_cache *c = m->shared_cache ? m->shared_cache : th->cache;
         tm_cache_stats *cs = &m->stats.cache;
-        unsigned k = tm_size_class(r->size);
+        unsigned k = size_class[r->size];
         tm_cache_res res;
         if (store) {
             res = tm_cache_store(c, t, r->addr, r->size);
@@ -580,9 +674,7 @@ static int mem_operand(tm_model *m, uint32_t t)
             else
                 cs->store_misses[k]++;
             if (!m->shared_cache && !m->cfg.no_invalidate)
-                for (uint32_t j = 0; j < m->n; j++)
-                    if (j != t)
-                        cs->invalidations += tm_cache_invalidate(m->th[j].cache, r->addr, r->size);
+                cs->invalidations += tm_cache_invalidate_others(m->pcache, m->n, t, r->addr, r->size);
         } else {
             res = tm_cache_load(c, t, r->addr, r->size);
             cs->load_refs[k]++;
@@ -696,12 +788,14 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
     /* ST_RUN */
     uint64_t icnt_before = th->icnt;
     th->icnt += n;
-    tm_msg msg;
+    struct {  /* the control message's fields (a whole tm_msg only if needed) */
+        int kind;
+        uint8_t t, reason;
+        uint64_t cnt, icnt;
+        int64_t diff_ta;
+    } msg = {TM_MSG_BRANCH, 0, 0, 0, 0, 0};
     int have = 0;
     uint64_t target = 0;
-    msg.kind = TM_MSG_BRANCH;
-    msg.t = 0;
-    msg.cnt = 0;
     if (ev && ev->type == TMC_BRANCH) {
         th->icnt++;
         int tr = m->enc->enc != TM_ENC_NX_B;
@@ -773,47 +867,50 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
         msg.kind = TM_MSG_END;
         msg.cnt = 0;
         msg.reason = pend == END_STOP ? TM_END_STOP : TM_END_EXIT;
-        msg.lost = 0;
         msg.icnt = th->icnt;
         have = 1;
     }
-    tm_msg dmsg;
-    if (dm) {
-        memset(&dmsg, 0, offsetof(tm_msg, value));
-        dmsg.kind = TM_MSG_DATA;
-        dmsg.fah = th->fah;
-        dmsg.size = m->g_mrec.size;
-        memcpy(dmsg.value, m->g_mrec.value, sizeof dmsg.value);
-    }
     if (!have && !dm)
         return TM_OK;
-    if (have) {
-        /* Clear the fields this kind does not use (they are not encoded, but
-         * the hook and the tests see the whole message). */
-        tm_msg full;
-        memset(&full, 0, sizeof full);
-        full.kind = msg.kind;
-        full.cnt = msg.cnt;
-        full.t = msg.t;
-        if (msg.kind == TM_MSG_BRANCH && msg.t)
-            full.diff_ta = msg.diff_ta;
-        if (msg.kind == TM_MSG_EXC) {
-            full.diff_ta = msg.diff_ta;
-            full.icnt = msg.icnt;
-        }
-        if (msg.kind == TM_MSG_END) {
-            full.icnt = msg.icnt;
-            full.reason = msg.reason;
-        }
-        msg = full;
-    }
     if (m->shared_drop) {
         /* Unreachable: after a shared drop every RUN thread is LOST. */
         return TM_OK;
     }
-    if (offer2(m, t, dm ? &dmsg : NULL, have ? &msg : NULL, 0)) {
+    int ok;
+    if (!m->hook && (!have || msg.kind == TM_MSG_BRANCH)) {
+        ok = offer_fast(m, t, dm, have, msg.cnt, msg.t, msg.diff_ta);
+    } else {
+        /* Whole messages: every field the kind does not use is 0 (they are
+         * not encoded, but the hook and the tests see the whole message). */
+        tm_msg dmsg, full;
+        if (dm) {
+            memset(&dmsg, 0, sizeof dmsg);
+            dmsg.kind = TM_MSG_DATA;
+            dmsg.fah = th->fah;
+            dmsg.size = m->g_mrec.size;
+            memcpy(dmsg.value, m->g_mrec.value, dmsg.size);
+        }
+        if (have) {
+            memset(&full, 0, sizeof full);
+            full.kind = (tm_msg_kind)msg.kind;
+            full.cnt = msg.cnt;
+            full.t = msg.t;
+            if (msg.kind == TM_MSG_BRANCH && msg.t)
+                full.diff_ta = msg.diff_ta;
+            if (msg.kind == TM_MSG_EXC) {
+                full.diff_ta = msg.diff_ta;
+                full.icnt = msg.icnt;
+            }
+            if (msg.kind == TM_MSG_END) {
+                full.icnt = msg.icnt;
+                full.reason = msg.reason;
+            }
+        }
+        ok = offer2(m, t, dm ? &dmsg : NULL, have ? &full : NULL, 0);
+    }
+    if (ok) {
         if (have)
-            accepted(m, t, &msg, target);
+            accepted_k(m, t, msg.kind, msg.t, msg.reason, target);
         if (dm)
             th->fah = 0;
     } else {
@@ -845,8 +942,61 @@ static int flush_group(tm_model *m, const tmc_record *ev)
     return rc;
 }
 
+/* A MEM record of the group being assembled. */
+static int put_mem(tm_model *m, const tmc_record *r)
+{
+    if (!m->data)
+        return TM_OK;
+    if (m->g_mem) {
+        snprintf(m->err, sizeof m->err,
+                 "cycle %llu thread %u: two memory operands in one cycle; with data tracing the "
+                 "retire interface carries at most one per thread per cycle (docs/spec.md §3.8)",
+                 (unsigned long long)r->cycle, r->tid);
+        return TM_ERR_ARG;
+    }
+    if (r->size < 1 || r->size > TM_DATA_MAX_SIZE) {
+        snprintf(m->err, sizeof m->err, "cycle %llu thread %u: memory operand of %u bytes (allowed 1..%u)",
+                 (unsigned long long)r->cycle, r->tid, (unsigned)r->size, TM_DATA_MAX_SIZE);
+        return TM_ERR_ARG;
+    }
+    m->g_mem = 1;
+    m->g_mrec.flags = r->flags;
+    m->g_mrec.size = r->size;
+    m->g_mrec.addr = r->addr;
+    if (!(r->flags & TMC_MEM_STORE)) {
+        /* The whole array, in 16-byte pieces (a fixed-size copy is cheaper
+         * than one of SIZE bytes; one 64-byte memcpy may become rep movs).
+         * Only the first SIZE bytes are used. */
+        memcpy(m->g_mrec.value, r->value, 16);
+        memcpy(m->g_mrec.value + 16, r->value + 16, 16);
+        memcpy(m->g_mrec.value + 32, r->value + 32, 16);
+        memcpy(m->g_mrec.value + 48, r->value + 48, 16);
+    }
+    return TM_OK;
+}
+
 int tm_model_put(tm_model *m, const tmc_record *r)
 {
+    /* Fast path: another record of the group being assembled (same cycle
+     * and thread; every check below holds for it). */
+    if (m->grp && r->tid == m->g_tid && r->cycle == m->cur) {
+        switch (r->type) {
+        case TMC_RUN:
+            m->g_n += r->count;
+            m->g_npc = r->pc + r->bytes;
+            m->g_has_npc = 1;
+            return TM_OK;
+        case TMC_MEM:
+            return put_mem(m, r);
+        case TMC_START:
+        case TMC_EXIT:
+        case TMC_BRANCH:
+        case TMC_EXC:
+            return flush_group(m, r);
+        default:
+            break;
+        }
+    }
     if (m->finished) {
         snprintf(m->err, sizeof m->err, "record after tm_model_finish");
         return TM_ERR_STATE;
@@ -884,27 +1034,7 @@ int tm_model_put(tm_model *m, const tmc_record *r)
         m->g_has_npc = 1;
         return TM_OK;
     case TMC_MEM:
-        if (!m->data)
-            return TM_OK;
-        if (m->g_mem) {
-            snprintf(m->err, sizeof m->err,
-                     "cycle %llu thread %u: two memory operands in one cycle; with data tracing the "
-                     "retire interface carries at most one per thread per cycle (docs/spec.md §3.8)",
-                     (unsigned long long)r->cycle, r->tid);
-            return TM_ERR_ARG;
-        }
-        if (r->size < 1 || r->size > TM_DATA_MAX_SIZE) {
-            snprintf(m->err, sizeof m->err, "cycle %llu thread %u: memory operand of %u bytes (allowed 1..%u)",
-                     (unsigned long long)r->cycle, r->tid, (unsigned)r->size, TM_DATA_MAX_SIZE);
-            return TM_ERR_ARG;
-        }
-        m->g_mem = 1;
-        m->g_mrec.flags = r->flags;
-        m->g_mrec.size = r->size;
-        m->g_mrec.addr = r->addr;
-        if (!(r->flags & TMC_MEM_STORE)) /* whole array: a fixed-size copy is cheaper */
-            memcpy(m->g_mrec.value, r->value, sizeof m->g_mrec.value);
-        return TM_OK;
+        return put_mem(m, r);
     case TMC_START:
     case TMC_EXIT:
     case TMC_BRANCH:

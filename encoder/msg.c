@@ -184,6 +184,77 @@ unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m)
     return n;
 }
 
+/* The SIZE (1..64) bytes of VALUE, byte 0 first, a 64-bit word at a time:
+ * the bytes up to the next multiple of 8 past SIZE must be readable (they
+ * are not written). */
+static inline void wr_value(tm_wr *w, const uint8_t *value, unsigned size)
+{
+    for (unsigned k = 0; k < size; k += 8)
+        tm_wr_put(w, tm_load_le64(value + k), size - k < 8 ? 8 * (size - k) : 64);
+}
+
+int tm_msg_encode_data(const tm_enc_cfg *c, uint32_t ti, uint64_t fah, const uint8_t *value,
+                       unsigned size, tm_bitbuf *bb, tm_field_bits *fb)
+{
+    tm_wr w;
+    int rc;
+    if (!bb || !value || !c || !cfg_ok(c) || !c->data || ti >= c->threads || size < 1 ||
+        size > TM_DATA_MAX_SIZE)
+        return TM_ERR_ARG;
+    if ((rc = tm_bb_reserve(bb, DATA_BOUND_BITS)) != TM_OK)
+        return rc;
+    unsigned tb = tm_ti_bits(c->threads);
+    unsigned fb_fah = tm_chunked_len(fah, c->fah_a, c->fah_b);
+    tm_wr_begin(&w, bb);
+    tm_wr_put(&w, ti | (uint64_t)1 << tb, tb + 1); /* Ti, Q = 1 */
+    tm_wr_chunked(&w, fah, c->fah_a, c->fah_b);
+    wr_value(&w, value, size);
+    tm_wr_end(&w, bb);
+    if (fb) {
+        fb->ti += tb;
+        fb->q += 1;
+        fb->fah += fb_fah;
+        fb->value += 8u * size;
+    }
+    return TM_OK;
+}
+
+int tm_msg_encode_branch(const tm_enc_cfg *c, uint32_t ti, uint64_t cnt, unsigned t, int64_t diff_ta,
+                         uint64_t diff_cc, tm_bitbuf *bb, tm_field_bits *fb)
+{
+    tm_wr w;
+    int rc;
+    if (!bb || !c || !cfg_ok(c) || ti >= c->threads || cnt < 1 || t > 1)
+        return TM_ERR_ARG;
+    if ((rc = tm_bb_reserve(bb, MSG_BOUND_BITS)) != TM_OK)
+        return rc;
+    unsigned tb = tm_ti_bits(c->threads);
+    unsigned q = c->data ? 1 : 0;
+    unsigned lcnt = tm_chunked_len(cnt, c->cnt_a, c->cnt_b) + 1;
+    tm_wr_begin(&w, bb);
+    tm_wr_put(&w, ti, tb + q); /* Ti, Q = 0 */
+    tm_wr_chunked(&w, cnt, c->cnt_a, c->cnt_b);
+    tm_wr_put(&w, t, 1);
+    unsigned lta = 0, lcc = 0;
+    if (t) {
+        lta = 1 + tm_chunked_len(tm_abs64(diff_ta), c->ta_a, c->ta_b);
+        tm_wr_signed(&w, diff_ta, c->ta_a, c->ta_b);
+    }
+    if (c->timestamps) {
+        lcc = tm_chunked_len(diff_cc, c->cc_a, c->cc_b);
+        tm_wr_chunked(&w, diff_cc, c->cc_a, c->cc_b);
+    }
+    tm_wr_end(&w, bb);
+    if (fb) {
+        fb->ti += tb;
+        fb->q += q;
+        fb->cnt += lcnt;
+        fb->diffta += lta;
+        fb->diffcc += lcc;
+    }
+    return TM_OK;
+}
+
 /* Bits written since *mark; moves the mark to the current end. */
 static inline uint64_t take(const tm_wr *w, uint64_t *mark)
 {
@@ -217,13 +288,7 @@ int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_
     if (m->kind == TM_MSG_DATA) {
         tm_wr_chunked(&w, m->fah, c->fah_a, c->fah_b);
         acc.fah = take(&w, &mark);
-        for (unsigned k = 0; k < m->size; k += 8) {
-            uint64_t v = 0;
-            unsigned nb = m->size - k < 8 ? m->size - k : 8;
-            for (unsigned j = 0; j < nb; j++)
-                v |= (uint64_t)m->value[k + j] << (8 * j);
-            tm_wr_put(&w, v, 8 * nb);
-        }
+        wr_value(&w, m->value, m->size);
         acc.value = take(&w, &mark);
     } else if (m->kind == TM_MSG_BRANCH) {
         tm_wr_chunked(&w, m->cnt, ca, cb);

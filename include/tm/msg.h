@@ -120,6 +120,16 @@ typedef struct tm_field_bits {
 unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m);
 /* Appends M to BB.  If FB is not NULL, adds the bits of each field class. */
 int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_bits *fb);
+/* tm_msg_encode of a DATA message (TI, FAH, the SIZE bytes of VALUE) and of
+ * a BRANCH message (TI, CNT, T, DIFF_TA if T, DIFF_CC with time stamps)
+ * without a tm_msg: the same bits and the same FB accounting.  For the
+ * model's inner loop; TM_ERR_ARG (nothing appended) if the message or C is
+ * invalid.  VALUE is read a 64-bit word at a time: the bytes up to the next
+ * multiple of 8 past SIZE must be readable (a TM_DATA_MAX_SIZE array is). */
+int tm_msg_encode_data(const tm_enc_cfg *c, uint32_t ti, uint64_t fah, const uint8_t *value,
+                       unsigned size, tm_bitbuf *bb, tm_field_bits *fb);
+int tm_msg_encode_branch(const tm_enc_cfg *c, uint32_t ti, uint64_t cnt, unsigned t, int64_t diff_ta,
+                         uint64_t diff_cc, tm_bitbuf *bb, tm_field_bits *fb);
 /* Reads one message: TM_OK when *m was filled (callers loop while
  * r->pos < r->nbits; with no bit left the result is TM_ERR_TRUNCATED).
  * TM_ERR_TRUNCATED if the input ends inside it,
