@@ -245,7 +245,7 @@ static int emit_run(tm_cap *c, cthread *t, const block *b, uint32_t i0, uint32_t
     return emit(c, &r);
 }
 
-static int emit_mem(tm_cap *c, cthread *t, const pmem *m)
+static int emit_mem(tm_cap *c, cthread *t, const block *b, const pmem *m)
 {
     if (c->open && c->open_mem)
         close_group(c);
@@ -259,6 +259,9 @@ static int emit_mem(tm_cap *c, cthread *t, const pmem *m)
     r.flags = m->store ? TMC_MEM_STORE : 0;
     r.size = m->size;
     r.addr = m->addr;
+    /* not part of the commit stream: the instruction's address, for the
+     * descriptor outputs of tm record --mode (0: a write by the system) */
+    r.pc = m->insn < b->ninsn ? b->addr + c->ioffs[b->ioff + m->insn] : 0;
     memcpy(r.value, m->value, m->size);
     c->info.mem++;
     return emit(c, &r);
@@ -335,7 +338,7 @@ static int run_block(tm_cap *c, cthread *t, const block *b, uint32_t e, int part
                 return rc;
             if (upto > pos)
                 pos = upto;
-            if ((rc = emit_mem(c, t, m)) != TM_OK)
+            if ((rc = emit_mem(c, t, b, m)) != TM_OK)
                 return rc;
         }
         if ((rc = emit_run(c, t, b, pos, at)) != TM_OK)

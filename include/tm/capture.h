@@ -39,7 +39,10 @@ typedef struct tm_cap_module {
 } tm_cap_module;
 
 typedef struct tm_cap_sink {
-    /* Every commit-stream record, in (cycle, thread) order; nonzero stops. */
+    /* Every commit-stream record, in (cycle, thread) order; nonzero stops.
+     * MEM records also carry, in .pc (not part of the commit stream), the
+     * address of the instruction they belong to (0: a write by the system,
+     * e.g. a system call's output, docs/capture.md). */
     int (*record)(void *arg, const tmc_record *r);
     /* Every module, once, before the first record that runs in it. */
     int (*module)(void *arg, const tm_cap_module *m);
