@@ -25,10 +25,16 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* 40 bytes: the fields of a record's type share slots (the stream of
+ * records is read once per run; its size is memory traffic).  The copy
+ * into the tmc_record sets every field the model reads for the type (it
+ * reads no other). */
 typedef struct crec {
-    uint64_t cycle, pc, target, count, bytes, addr;
-    uint64_t voff;     /* MEM: offset of the value in the pool */
-    uint32_t tid, flags;
+    uint64_t cycle;
+    uint64_t a;        /* pc (START, RUN, BRANCH, EXC); addr (MEM) */
+    uint64_t b;        /* bytes (RUN); target (BRANCH, EXC); MEM: offset of the value in the pool */
+    uint64_t w;        /* count (RUN); flags (START, EXIT, MEM) */
+    uint16_t tid;
     uint8_t type, bclass, taken, len, size;
 } crec;
 
@@ -73,8 +79,14 @@ int main(int argc, char **argv)
             pool = np;
             pcap *= 2;
         }
-        crec c = {r.cycle, r.pc, r.target, r.count, r.bytes, r.addr, pn, r.tid, r.flags,
+        crec c = {r.cycle, r.type == TMC_MEM ? r.addr : r.pc,
+                  r.type == TMC_MEM ? pn : r.type == TMC_RUN ? r.bytes : r.target,
+                  r.type == TMC_RUN ? r.count : r.flags, (uint16_t)r.tid,
                   (uint8_t)r.type, r.bclass, r.taken, r.len, r.size};
+        if (r.tid > UINT16_MAX) {
+            fprintf(stderr, "tm-bench: thread id %u\n", r.tid);
+            return 1;
+        }
         if (r.type == TMC_MEM) {
             memcpy(pool + pn, r.value, r.size);
             pn += r.size;
@@ -121,22 +133,20 @@ int main(int argc, char **argv)
                 x.type = (tmc_type)c->type;
                 x.tid = c->tid;
                 x.cycle = c->cycle;
-                x.flags = c->flags;
-                x.pc = c->pc;
-                x.target = c->target;
-                x.count = c->count;
-                x.bytes = c->bytes;
+                x.pc = x.addr = c->a;
+                x.target = x.bytes = c->b;
+                x.count = c->w;
+                x.flags = (uint32_t)c->w;
                 x.bclass = c->bclass;
                 x.taken = c->taken;
                 x.len = c->len;
                 x.size = c->size;
-                x.addr = c->addr;
                 /* The model reads only the first SIZE bytes of a value (bytes
                  * past it are junk here, 0 from the reader): one fixed-size
                  * copy, as cheap as a pointer. */
                 if (c->type == TMC_MEM) /* 16-byte pieces: not rep movs */
                 {
-                    const uint8_t *src = pool + c->voff;
+                    const uint8_t *src = pool + c->b;
                     memcpy(x.value, src, 16);
                     memcpy(x.value + 16, src + 16, 16);
                     memcpy(x.value + 32, src + 32, 16);
