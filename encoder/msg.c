@@ -198,8 +198,8 @@ int tm_msg_encode_data(const tm_enc_cfg *c, uint32_t ti, uint64_t fah, const uin
 {
     tm_wr w;
     int rc;
-    if (!bb || !value || !c || !cfg_ok(c) || !c->data || ti >= c->threads || size < 1 ||
-        size > TM_DATA_MAX_SIZE)
+    if (!bb || !value || !c || !c->data || ti >= c->threads || c->threads > 1024 || size < 1 ||
+        size > TM_DATA_MAX_SIZE || !chunk_ok(c->fah_a) || !chunk_ok(c->fah_b))
         return TM_ERR_ARG;
     if ((rc = tm_bb_reserve(bb, DATA_BOUND_BITS)) != TM_OK)
         return rc;
@@ -224,7 +224,9 @@ int tm_msg_encode_branch(const tm_enc_cfg *c, uint32_t ti, uint64_t cnt, unsigne
 {
     tm_wr w;
     int rc;
-    if (!bb || !c || !cfg_ok(c) || ti >= c->threads || cnt < 1 || t > 1)
+    if (!bb || !c || ti >= c->threads || c->threads > 1024 || cnt < 1 || t > 1 || !chunk_ok(c->cnt_a) ||
+        !chunk_ok(c->cnt_b) || (t && (!chunk_ok(c->ta_a) || !chunk_ok(c->ta_b))) ||
+        (c->timestamps && (!chunk_ok(c->cc_a) || !chunk_ok(c->cc_b))))
         return TM_ERR_ARG;
     if ((rc = tm_bb_reserve(bb, MSG_BOUND_BITS)) != TM_OK)
         return rc;

@@ -123,8 +123,8 @@ int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_
 /* tm_msg_encode of a DATA message (TI, FAH, the SIZE bytes of VALUE) and of
  * a BRANCH message (TI, CNT, T, DIFF_TA if T, DIFF_CC with time stamps)
  * without a tm_msg: the same bits and the same FB accounting.  For the
- * model's inner loop; TM_ERR_ARG (nothing appended) if the message or C is
- * invalid.  VALUE is read a 64-bit word at a time: the bytes up to the next
+ * model's inner loop; TM_ERR_ARG (nothing appended) if the message or the
+ * fields of C it needs are invalid (C's encoding is not checked).  VALUE is read a 64-bit word at a time: the bytes up to the next
  * multiple of 8 past SIZE must be readable (a TM_DATA_MAX_SIZE array is). */
 int tm_msg_encode_data(const tm_enc_cfg *c, uint32_t ti, uint64_t fah, const uint8_t *value,
                        unsigned size, tm_bitbuf *bb, tm_field_bits *fb);
