@@ -5,24 +5,19 @@
 #include "bits_int.h"
 #include "cache.h"
 
-/* Layout: the tags of a set are adjacent in TAG (one host cache line holds
- * the tags of a 4-way set twice over), so that a lookup, and above all the
- * probe of another core's cache by a store, touches one line; the stamp and
- * the flags of a way sit together in SF (a 4-way set's are one 64-byte
- * line), touched on a hit or a fill. */
-typedef struct sf {
-    uint64_t stamp;    /* last access (0: never) */
-    uint64_t flags;    /* bit k: granule k's flag */
-} sf;
-
+/* Layout: one block per set, its ways' tags then their flags (a 4-way set
+ * is one 64-byte host cache line), so that a lookup touches one line, and
+ * the probe of another core's cache by a store too.  True LRU as a rank per
+ * way (0 = most recent; a permutation of 0..ways-1 in each set): the same
+ * order as last-access stamps for the ways that were accessed, and every
+ * valid way was (ways become valid only by a fill, never invalid again). */
 struct tm_cache {
     tm_cache_cfg cfg;
     int shared;
     uint32_t sets, ways, flags_per_line;
     unsigned line_shift, set_shift, gran_shift;
-    uint64_t clock;
-    uint64_t *tag;     /* sets x ways: tag + 1; 0 = invalid */
-    sf *sf;            /* sets x ways */
+    uint64_t *blk;     /* sets x (ways tags + 1 (0 = invalid), ways flags) */
+    uint8_t *rank;     /* sets x ways: LRU rank */
     uint16_t *owner;   /* shared: thread of each flag (ways x flags_per_line) */
     /* last operand, for tests */
     unsigned last_lines;
@@ -119,11 +114,14 @@ int tm_cache_new(const tm_cache_cfg *cfg, int shared, tm_cache **out)
     c->set_shift = tm_log2u(c->sets);
     c->gran_shift = tm_log2u(cfg->gran);
     size_t n = (size_t)c->sets * c->ways;
-    c->tag = aligned_zalloc(n * sizeof *c->tag);
-    c->sf = aligned_zalloc(n * sizeof *c->sf);
+    c->blk = aligned_zalloc(2 * n * sizeof *c->blk);
+    c->rank = malloc(n);
+    if (c->rank)
+        for (size_t i = 0; i < n; i++)
+            c->rank[i] = (uint8_t)(i & (c->ways - 1));
     if (c->shared)
         c->owner = calloc(n * c->flags_per_line, sizeof *c->owner);
-    if (!c->tag || !c->sf || (c->shared && !c->owner)) {
+    if (!c->blk || !c->rank || (c->shared && !c->owner)) {
         tm_cache_free(c);
         return TM_ERR_NOMEM;
     }
@@ -135,8 +133,8 @@ void tm_cache_free(tm_cache *c)
 {
     if (!c)
         return;
-    free(c->tag);
-    free(c->sf);
+    free(c->blk);
+    free(c->rank);
     free(c->owner);
     free(c);
 }
@@ -150,6 +148,17 @@ void tm_cache_free(tm_cache *c)
 #define NOINLINE
 #define LIKELY(x) (x)
 #endif
+
+/* The tag and the flags of way IDX (set * ways + way). */
+static inline uint64_t *tag_of(const tm_cache *c, size_t idx)
+{
+    return c->blk + idx + (idx & ~(size_t)(c->ways - 1));
+}
+
+static inline uint64_t *flags_of(const tm_cache *c, size_t idx)
+{
+    return c->blk + idx + (idx & ~(size_t)(c->ways - 1)) + c->ways;
+}
 
 static inline uint64_t span(unsigned lo, unsigned hi) /* bits lo..hi, lo <= hi < 64 */
 {
@@ -174,7 +183,7 @@ static inline long find(const tm_cache *c, uint64_t line, uint64_t *base)
     uint64_t set = line & (c->sets - 1);
     uint64_t tv = (line >> c->set_shift) + 1;
     *base = set * c->ways;
-    const uint64_t *t = c->tag + *base;
+    const uint64_t *t = tag_of(c, *base);
     /* Constant trip counts for the common associativities (unrolled). */
     switch (c->ways) {
     case 4: return scan(t, tv, 4);
@@ -184,13 +193,13 @@ static inline long find(const tm_cache *c, uint64_t line, uint64_t *base)
     }
 }
 
-/* Fills LINE into its set (the highest invalid way, else LRU); flags
- * clear. */
+/* Fills LINE into its set (the highest invalid way, else the LRU one);
+ * flags clear. */
 static inline uint32_t fill(tm_cache *c, uint64_t line, uint64_t base)
 {
     uint32_t v = 0;
     int found = 0;
-    const uint64_t *t = c->tag + base;
+    uint64_t *t = tag_of(c, base);
 #pragma GCC unroll 4
     for (uint32_t w = 0; w < c->ways; w++) { /* the highest invalid way */
         int inv = t[w] == 0;
@@ -198,24 +207,32 @@ static inline uint32_t fill(tm_cache *c, uint64_t line, uint64_t base)
         found |= inv;
     }
     if (!found) {
-        const sf *s = c->sf + base;
-        uint64_t best = UINT64_MAX;
+        const uint8_t *rk = c->rank + base;
+        uint32_t last = c->ways - 1;
 #pragma GCC unroll 4
-        for (uint32_t w = 0; w < c->ways; w++) {
-            int older = s[w].stamp < best;
-            best = older ? s[w].stamp : best;
-            v = older ? w : v;
-        }
+        for (uint32_t w = 0; w < c->ways; w++)
+            v = rk[w] == last ? w : v;
     }
-    c->tag[base + v] = (line >> c->set_shift) + 1;
-    c->sf[base + v].flags = 0;
+    t[v] = (line >> c->set_shift) + 1;
+    t[c->ways + v] = 0;
     return v;
+}
+
+/* Way W of the set at BASE becomes the most recently used. */
+static inline void touch_lru(tm_cache *c, uint64_t base, uint32_t w)
+{
+    uint8_t *rk = c->rank + base;
+    unsigned r = rk[w];
+#pragma GCC unroll 8
+    for (uint32_t v = 0; v < c->ways; v++)
+        rk[v] = (uint8_t)(rk[v] + (rk[v] < r));
+    rk[w] = 0;
 }
 
 /* Flags of way IDX valid for thread TID among MASK. */
 static inline uint64_t valid_for(const tm_cache *c, size_t idx, uint32_t tid, uint64_t mask)
 {
-    uint64_t f = c->sf[idx].flags & mask;
+    uint64_t f = *flags_of(c, idx) & mask;
     if (!c->shared || !f)
         return f;
     const uint16_t *o = c->owner + idx * c->flags_per_line;
@@ -230,7 +247,7 @@ static inline uint64_t valid_for(const tm_cache *c, size_t idx, uint32_t tid, ui
 
 static inline void set_flags(tm_cache *c, size_t idx, uint32_t tid, uint64_t mask)
 {
-    c->sf[idx].flags |= mask;
+    *flags_of(c, idx) |= mask;
     if (c->shared) {
         uint16_t *o = c->owner + idx * c->flags_per_line;
         for (uint64_t m = mask; m; m &= m - 1)
@@ -250,7 +267,7 @@ static ALWAYS_INLINE void line_access(tm_cache *c, uint32_t tid, uint64_t line, 
         r->all_hit = 0;
     }
     size_t idx = base + (size_t)w;
-    c->sf[idx].stamp = ++c->clock;
+    touch_lru(c, base, (uint32_t)w);
     if (c->last_lines < 5) {
         c->last_way[c->last_lines] = (int)w;
         c->last_hit[c->last_lines] = hit;
@@ -263,12 +280,22 @@ static ALWAYS_INLINE void line_access(tm_cache *c, uint32_t tid, uint64_t line, 
     unsigned fl = (lo + c->cfg.gran - 1) >> g;
     unsigned fh1 = (hi + 1) >> g; /* last fully covered granule + 1 */
     uint64_t full = fh1 > fl ? span(fl, fh1 - 1) : 0;
+    if (!c->shared) {
+        /* Every flag is valid for every access: a store keeps the flags
+         * of the granules it covers partly (below), a load misses flags
+         * only on a hit with some touched flag clear. */
+        uint64_t *f = flags_of(c, idx);
+        if (!store)
+            r->flags_hit &= (uint8_t)(!hit | ((*f & touch) == touch));
+        *f |= full;
+        return;
+    }
     if (store) {
         /* A partly covered granule keeps its flag only if it is valid
          * for the storing thread. */
         uint64_t part = touch & ~full;
         if (part)
-            c->sf[idx].flags &= ~(part & ~valid_for(c, idx, tid, part));
+            *flags_of(c, idx) &= ~(part & ~valid_for(c, idx, tid, part));
     } else if (hit && valid_for(c, idx, tid, touch) != touch) {
         r->flags_hit = 0;
     }
@@ -305,6 +332,11 @@ static ALWAYS_INLINE tm_cache_res cache_access(tm_cache *c, uint32_t tid, uint64
     return r;
 }
 
+tm_cache_res tm_cache_access(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size, int store)
+{
+    return store ? cache_access(c, tid, addr, size, 1) : cache_access(c, tid, addr, size, 0);
+}
+
 tm_cache_res tm_cache_load(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size)
 {
     return cache_access(c, tid, addr, size, 0);
@@ -321,7 +353,7 @@ static ALWAYS_INLINE unsigned invalidate_line(tm_cache *c, uint64_t line)
     long w = find(c, line, &base);
     if (w < 0)
         return 0;
-    c->sf[base + (size_t)w].flags = 0;
+    *flags_of(c, base + (size_t)w) = 0;
     return 1;
 }
 
@@ -350,7 +382,7 @@ void tm_cache_clear_flags(tm_cache *c)
 {
     size_t n = (size_t)c->sets * c->ways;
     for (size_t i = 0; i < n; i++)
-        c->sf[i].flags = 0;
+        *flags_of(c, i) = 0;
 }
 
 int tm_cache_way_of(const tm_cache *c, uint64_t addr)
@@ -364,7 +396,7 @@ uint64_t tm_cache_flags_of(const tm_cache *c, uint64_t addr)
 {
     uint64_t base;
     long w = find(c, addr >> c->line_shift, &base);
-    return w < 0 ? 0 : c->sf[base + (size_t)w].flags;
+    return w < 0 ? 0 : *flags_of(c, base + (size_t)w);
 }
 
 unsigned tm_cache_last_ways(const tm_cache *c, int ways[5], int hits[5])

@@ -36,6 +36,8 @@ void tm_cache_free(tm_cache *c);
 tm_cache_res tm_cache_load(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size);
 /* Store (write-allocate). */
 tm_cache_res tm_cache_store(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size);
+/* tm_cache_store if STORE, else tm_cache_load. */
+tm_cache_res tm_cache_access(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size, int store);
 /* Another core stored SIZE bytes at ADDR: clears every flag of each line it
  * covers that this cache holds.  Returns the number of lines invalidated. */
 unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size);

@@ -649,56 +649,40 @@ static const uint8_t size_class[TM_DATA_MAX_SIZE + 1] = {
  * §3.8).  Returns 1 if the thread forms a DATA message for it. */
 static int mem_operand(tm_model *m, uint32_t t)
 {
+    /* Branch-free counting: whether an operand is a load, hits, needs a
+     * report, are data the host cannot predict. */
     thread *th = &m->th[t];
     const memop *r = &m->g_mrec;
-    int store = (r->flags & TMC_MEM_STORE) != 0;
-    int lost = th->state != ST_RUN;
-    if (store) {
-        th->st.stores++;
-        th->st.lost_stores += lost;
-    } else {
-        th->st.loads++;
-        th->st.lost_loads += lost;
-    }
-    int need = !store;
+    unsigned store = (r->flags & TMC_MEM_STORE) != 0, load = !store;
+    unsigned lost = th->state != ST_RUN;
+    th->st.stores += store;
+    th->st.lost_stores += store & lost;
+    th->st.loads += load;
+    th->st.lost_loads += load & lost;
+    unsigned need = load;
     if (m->data == TM_DATA_CFIAT) {
         tm_cache *c = m->shared_cache ? m->shared_cache : th->cache;
         tm_cache_stats *cs = &m->stats.cache;
         unsigned k = size_class[r->size];
-        tm_cache_res res;
-        if (store) {
-            res = tm_cache_store(c, t, r->addr, r->size);
-            cs->store_refs[k]++;
-            if (res.all_hit)
-                cs->store_hits[k]++;
-            else
-                cs->store_misses[k]++;
-            if (!m->shared_cache && !m->cfg.no_invalidate)
-                cs->invalidations += tm_cache_invalidate_others(m->pcache, m->n, t, r->addr, r->size);
-        } else {
-            res = tm_cache_load(c, t, r->addr, r->size);
-            cs->load_refs[k]++;
-            if (res.all_hit) {
-                cs->load_hits[k]++;
-                if (res.flags_hit)
-                    cs->fa_hits[k]++;
-                else
-                    cs->fa_misses[k]++;
-            } else {
-                cs->load_misses[k]++;
-            }
-            need = res.report;
-        }
+        tm_cache_res res = tm_cache_access(c, t, r->addr, r->size, (int)store);
+        unsigned hit = res.all_hit, fh = res.flags_hit;
+        cs->store_refs[k] += store;
+        cs->store_hits[k] += store & hit;
+        cs->store_misses[k] += store & !hit;
+        cs->load_refs[k] += load;
+        cs->load_hits[k] += load & hit;
+        cs->load_misses[k] += load & !hit;
+        cs->fa_hits[k] += load & hit & fh;
+        cs->fa_misses[k] += load & hit & !fh;
         cs->multi_line += res.lines > 1;
+        if (store && !m->shared_cache && !m->cfg.no_invalidate)
+            cs->invalidations += tm_cache_invalidate_others(m->pcache, m->n, t, r->addr, r->size);
+        need = load & res.report;
     }
-    if (store)
-        return 0;
     th->st.reports += need;
-    if (lost || !need) {
-        th->fah++;
-        return 0;
-    }
-    return 1;
+    unsigned dm = need & !lost;
+    th->fah += load & !dm;
+    return (int)dm;
 }
 
 /* Processes the group of thread T in the current cycle: G_N plain
