@@ -1,0 +1,932 @@
+/* tm record --mode: the thesis tools' descriptor outputs (recmodes.h;
+ * docs/guide.md "tm record --mode").  Uses only libc and libtm, so that the
+ * unit tests can include this file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "recmodes.h"
+
+enum { RM_MCFTRACE, RM_MLSTRACE, RM_MCFTRAPTOR, RM_MLVCFIAT, RM_MODES };
+
+static const char *const mode_names[RM_MODES] = {"mcftrace", "mlstrace", "mcftraptor", "mlvcfiat"};
+/* The thesis's tool names: the default file names and the statistics. */
+static const char *const tool_names[RM_MODES] = {"mcfTrace", "mlsTrace", "mcfTRaptor", "mlvCFiat"};
+
+typedef struct compressor {
+    const char *name, *suffix;
+    const char *args[4]; /* after the program name: read stdin, write stdout */
+} compressor;
+
+static const compressor compressors[] = {
+    {"gzip", ".gz", {"-c", NULL}},
+    {"bzip2", ".bz2", {"-c", NULL}},
+    {"pigz", ".gz", {"-c", NULL}},
+    {"pbzip2", ".bz2", {"-c", NULL}},
+    {"zstd", ".zst", {"-q", "-c", NULL}},
+};
+#define NCOMPRESSORS (sizeof compressors / sizeof compressors[0])
+
+const char rec_mode_help[] =
+    "  --mode M                      also write the descriptors of the thesis's tool M: mcftrace,\n"
+    "                                mlstrace, mcftraptor, mlvcfiat (files BASE.bin or BASE.txt and\n"
+    "                                BASE.Statistics; without -o a time-stamped name)\n"
+    "  -a                            ASCII descriptors (default binary)\n"
+    "  -c C                          pipe the descriptors through C: gzip, bzip2, pigz, pbzip2, zstd\n"
+    "  -f N                          stop the descriptors (and the tracing) at N MB\n"
+    "  --store                       mlstrace: store descriptors too\n";
+
+/* Type&Outcome codes of mcfTrace (Fig. 4.2, §4.1.1). */
+enum { MCF_UI = 0, MCF_UD = 1, MCF_CDT = 2, MCF_CDNT = 3 };
+/* Type byte of mcfTRaptor binary descriptors (Fig. 4.22; our codes). */
+enum { TR_OUTCOME = 0, TR_TARGET = 1, TR_EXC = 2 };
+
+#define OUTBUF (1u << 16)
+
+struct rec_mode {
+    int mode, ascii, store;
+    uint64_t limit;
+    int full, failed;
+    char err[512];
+    char *path, *stats_path;
+    int fd, sock;            /* descriptor output; sock: a socket to the compressor */
+    pid_t pid;               /* the compressor, 0 = none */
+    const char *comp;
+    FILE *sf;
+    uint8_t *buf;
+    size_t len;
+    uint64_t bytes, descs;   /* uncompressed descriptor bytes, descriptors written */
+    struct timespec t0;
+    uint64_t skipped, instructions;
+    uint32_t nthreads;       /* distinct thread ids started */
+    uint8_t seen[TMC_MAX_THREADS / 8];
+    /* mcftrace */
+    uint64_t mcf[4];         /* by Type&Outcome */
+    uint64_t exceptions;
+    /* mlstrace */
+    uint64_t loads[TM_SZ_CLASSES], stores[TM_SZ_CLASSES];
+    uint64_t sys_writes;
+    /* hook modes */
+    uint64_t *pta;           /* per thread: previous target address (spec §3.4) */
+    uint32_t threads;
+    uint64_t dropped, dropped_data, overflow_syncs;
+    uint64_t tr_desc[3];     /* mcftraptor descriptors by type */
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static void fail(rec_mode *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(rec_mode *m, const char *fmt, ...)
+{
+    if (m->failed)
+        return;
+    m->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->err, sizeof m->err, fmt, ap);
+    va_end(ap);
+}
+
+static int find_mode(const char *s)
+{
+    for (int k = 0; k < RM_MODES; k++)
+        if (!strcasecmp(s, mode_names[k]))
+            return k;
+    return -1;
+}
+
+static const compressor *find_compressor(const char *s)
+{
+    for (size_t k = 0; k < NCOMPRESSORS; k++)
+        if (!strcmp(s, compressors[k].name))
+            return &compressors[k];
+    return NULL;
+}
+
+/* "NAME VALUE" or "NAME=VALUE": 1 with *val, -1 value missing, 0 not NAME. */
+static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n))
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n])
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *val = argv[++*i];
+    return 1;
+}
+
+static void perr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void perr(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("tm record: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int rec_mode_parse(rec_mode_cfg *c, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v = NULL;
+    int r;
+    if (!strcmp(a, "-a")) {
+        c->ascii = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--store")) {
+        c->store = 1;
+        return 1;
+    }
+    if ((r = opt_value(argc, argv, i, "--mode", &v)) != 0) {
+        if (r < 0 || find_mode(v) < 0) {
+            perr("--mode %s: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat", r < 0 ? "needs a value" : v);
+            return -1;
+        }
+        c->mode = v;
+        return 1;
+    }
+    if ((r = opt_value(argc, argv, i, "-c", &v)) != 0) {
+        if (r < 0 || !find_compressor(v)) {
+            perr("-c %s: allowed gzip, bzip2, pigz, pbzip2, zstd", r < 0 ? "needs a compressor" : v);
+            return -1;
+        }
+        c->compress = v;
+        return 1;
+    }
+    if ((r = opt_value(argc, argv, i, "-f", &v)) != 0) {
+        uint64_t n = 0;
+        int ok = r > 0 && *v;
+        for (const char *p = v; ok && *p; p++) {
+            if (*p < '0' || *p > '9' || n > (UINT64_MAX >> 20) / 10)
+                ok = 0;
+            else
+                n = n * 10 + (uint64_t)(*p - '0');
+        }
+        if (!ok || n == 0 || n > (UINT64_MAX >> 20)) {
+            perr("-f %s: allowed a whole number of megabytes, at least 1", r < 0 ? "needs a value" : v);
+            return -1;
+        }
+        c->size_limit = n << 20;
+        return 1;
+    }
+    return 0;
+}
+
+int rec_mode_needs_mem(const rec_mode_cfg *c)
+{
+    int k = c && c->mode ? find_mode(c->mode) : -1;
+    return k == RM_MLSTRACE || k == RM_MLVCFIAT;
+}
+
+int rec_mode_needs_cfiat(const rec_mode_cfg *c)
+{
+    return c && c->mode && find_mode(c->mode) == RM_MLVCFIAT;
+}
+
+/* ------------------------------------------------------------ output */
+
+static int write_all(rec_mode *m, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t k = m->sock ? send(m->fd, p, n, MSG_NOSIGNAL) : write(m->fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (m->sock)
+                fail(m, "%s: the compressor %s stopped reading: %s", m->path, m->comp,
+                     k < 0 ? strerror(errno) : "no progress");
+            else
+                fail(m, "%s: %s", m->path, k < 0 ? strerror(errno) : "no progress");
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int flush_buf(rec_mode *m)
+{
+    if (!m->len || m->failed)
+        return m->failed ? -1 : 0;
+    int r = write_all(m, m->buf, m->len);
+    m->len = 0;
+    return r;
+}
+
+/* Appends one descriptor of N bytes: 1 written, 0 not (the limit, an
+ * earlier error). */
+static int emit(rec_mode *m, const void *d, size_t n)
+{
+    if (m->full || m->failed)
+        return 0;
+    if (m->limit && m->bytes + n > m->limit) {
+        m->full = 1;
+        return 0;
+    }
+    if (m->len + n > OUTBUF && flush_buf(m))
+        return 0;
+    memcpy(m->buf + m->len, d, n);
+    m->len += n;
+    m->bytes += n;
+    m->descs++;
+    return 1;
+}
+
+static uint8_t *put_le(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++)
+        *p++ = (uint8_t)(v >> (8 * k));
+    return p;
+}
+
+/* The operand value most significant byte first (memory order reversed). */
+static uint8_t *put_be_value(uint8_t *p, const uint8_t *value, unsigned size)
+{
+    for (unsigned k = size; k-- > 0;)
+        *p++ = value[k];
+    return p;
+}
+
+static int hex_value(char *s, const uint8_t *value, unsigned size)
+{
+    static const char hx[] = "0123456789abcdef";
+    char *p = s;
+    *p++ = '0';
+    *p++ = 'x';
+    for (unsigned k = size; k-- > 0;) {
+        *p++ = hx[value[k] >> 4];
+        *p++ = hx[value[k] & 15];
+    }
+    *p = 0;
+    return (int)(p - s);
+}
+
+static int tid_ok(rec_mode *m, uint32_t tid)
+{
+    if (!m->ascii && tid > 255) {
+        fail(m, "%s: thread id %u does not fit the 1-byte Thread ID of a binary descriptor (0..255); use -a",
+             m->path, tid);
+        return 0;
+    }
+    return 1;
+}
+
+static int u32_ok(rec_mode *m, uint64_t v, const char *field)
+{
+    if (!m->ascii && v > UINT32_MAX) {
+        fail(m, "%s: %s %" PRIu64 " does not fit the 4-byte field of a binary descriptor; use -a", m->path,
+             field, v);
+        return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------ mcfTrace */
+
+static void mcftrace_branch(rec_mode *m, const tmc_record *r)
+{
+    unsigned code;
+    switch (r->bclass) {
+    case TMC_COND: code = r->taken ? MCF_CDT : MCF_CDNT; break;
+    case TMC_JUMP:
+    case TMC_CALL: code = MCF_UD; break;
+    default: code = MCF_UI; break;
+    }
+    if (!tid_ok(m, r->tid))
+        return;
+    int ok;
+    if (m->ascii) {
+        static const char *const to[4] = {"U, I, T", "U, D, T", "C, D, T", "C, D, NT"};
+        char line[96];
+        int n = snprintf(line, sizeof line, "%" PRIu32 ", 0x%016" PRIx64 ", 0x%016" PRIx64 ", %s\n", r->tid, r->pc,
+                         r->target, to[code]);
+        ok = emit(m, line, (size_t)n);
+    } else {
+        uint8_t d[18], *p = d;
+        *p++ = (uint8_t)r->tid;
+        p = put_le(p, r->pc, 8);
+        p = put_le(p, r->target, 8);
+        *p++ = (uint8_t)code;
+        ok = emit(m, d, sizeof d);
+    }
+    if (ok)
+        m->mcf[code]++;
+}
+
+/* ------------------------------------------------------------ mlsTrace */
+
+static void mlstrace_mem(rec_mode *m, const tmc_record *r)
+{
+    int store = (r->flags & TMC_MEM_STORE) != 0;
+    if (store && !r->pc) {
+        m->sys_writes++;
+        return;
+    }
+    if (store && !m->store)
+        return;
+    if (!tid_ok(m, r->tid))
+        return;
+    int ok;
+    unsigned size = r->size;
+    if (m->ascii) {
+        char line[256];
+        int n = snprintf(line, sizeof line, "%" PRIu32 ", %s0x%016" PRIx64 ", 0x%016" PRIx64 ", %u, ", r->tid,
+                         m->store ? (store ? "S, " : "L, ") : "", r->pc, r->addr, size);
+        n += hex_value(line + n, r->value, size);
+        line[n++] = '\n';
+        ok = emit(m, line, (size_t)n);
+    } else {
+        uint8_t d[2 + 8 + 8 + 1 + TMC_MAX_OPERAND], *p = d;
+        *p++ = (uint8_t)r->tid;
+        if (m->store)
+            *p++ = (uint8_t)store;
+        p = put_le(p, r->pc, 8);
+        p = put_le(p, r->addr, 8);
+        *p++ = (uint8_t)size;
+        p = put_be_value(p, r->value, size);
+        ok = emit(m, d, (size_t)(p - d));
+    }
+    if (ok)
+        (store ? m->stores : m->loads)[tm_size_class(size)]++;
+}
+
+/* ------------------------------------------------------------ records */
+
+int rec_mode_record(rec_mode *m, const tmc_record *r)
+{
+    if (!m)
+        return 0;
+    if (m->failed)
+        return -1;
+    if (m->full)
+        return 0;
+    switch (r->type) {
+    case TMC_START:
+        if (r->tid < TMC_MAX_THREADS && !(m->seen[r->tid / 8] & (1u << (r->tid % 8)))) {
+            m->seen[r->tid / 8] |= (uint8_t)(1u << (r->tid % 8));
+            m->nthreads++;
+        }
+        break;
+    case TMC_RUN:
+        m->instructions += r->count;
+        break;
+    case TMC_BRANCH:
+        if (m->mode == RM_MCFTRACE)
+            mcftrace_branch(m, r);
+        if (!m->full)
+            m->instructions++;
+        break;
+    case TMC_EXC:
+        m->exceptions++;
+        break;
+    case TMC_MEM:
+        if (m->mode == RM_MLSTRACE)
+            mlstrace_mem(m, r);
+        break;
+    default:
+        break;
+    }
+    return m->failed ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ the hook */
+
+static void traptor_msg(rec_mode *m, const tm_msg *msg)
+{
+    uint32_t t = msg->ti;
+    uint64_t target = 0;
+    if (msg->kind == TM_MSG_SYNC) {
+        m->pta[t] = msg->addr;
+        m->overflow_syncs += msg->reason == TM_SYNC_OVERFLOW;
+        return;
+    }
+    if ((msg->kind == TM_MSG_BRANCH && msg->t) || msg->kind == TM_MSG_EXC) {
+        m->pta[t] += (uint64_t)msg->diff_ta;
+        target = m->pta[t];
+    }
+    if (m->mode != RM_MCFTRAPTOR || (msg->kind != TM_MSG_BRANCH && msg->kind != TM_MSG_EXC))
+        return;
+    if (!tid_ok(m, t))
+        return;
+    int type = msg->kind == TM_MSG_EXC ? TR_EXC : msg->t ? TR_TARGET : TR_OUTCOME;
+    if (!u32_ok(m, type == TR_EXC ? msg->icnt : msg->cnt, type == TR_EXC ? "iCnt" : "bCnt"))
+        return;
+    int ok;
+    if (m->ascii) {
+        char line[96];
+        int n;
+        if (type == TR_OUTCOME)
+            n = snprintf(line, sizeof line, "%" PRIu32 ", %" PRIu64 "\n", t, msg->cnt);
+        else if (type == TR_TARGET)
+            n = snprintf(line, sizeof line, "%" PRIu32 ", %" PRIu64 ", T, 0x%016" PRIx64 "\n", t, msg->cnt, target);
+        else
+            n = snprintf(line, sizeof line, "%" PRIu32 ", 0, %" PRIu64 ", 0x%016" PRIx64 "\n", t, msg->icnt, target);
+        ok = emit(m, line, (size_t)n);
+    } else {
+        uint8_t d[18], *p = d;
+        *p++ = (uint8_t)t;
+        if (type == TR_EXC) {
+            p = put_le(p, 0, 4);
+            p = put_le(p, msg->icnt, 4);
+            p = put_le(p, target, 8);
+        } else {
+            p = put_le(p, msg->cnt, 4);
+            if (type == TR_TARGET) {
+                *p++ = 1; /* Taken */
+                p = put_le(p, target, 8);
+            }
+        }
+        *p++ = (uint8_t)type;
+        ok = emit(m, d, (size_t)(p - d));
+    }
+    if (ok)
+        m->tr_desc[type]++;
+}
+
+static void cfiat_data(rec_mode *m, const tm_msg *msg)
+{
+    if (!tid_ok(m, msg->ti) || !u32_ok(m, msg->fah, "fahCnt"))
+        return;
+    unsigned size = msg->size;
+    if (size < 1 || size > TM_DATA_MAX_SIZE) {
+        fail(m, "%s: a DATA message of thread %u has operand size %u", m->path, msg->ti, size);
+        return;
+    }
+    if (m->ascii) {
+        char line[192];
+        int n = snprintf(line, sizeof line, "%" PRIu32 ", %" PRIu64 ", ", msg->ti, msg->fah);
+        n += hex_value(line + n, msg->value, size);
+        line[n++] = '\n';
+        emit(m, line, (size_t)n);
+    } else {
+        uint8_t d[1 + 4 + 1 + TM_DATA_MAX_SIZE], *p = d;
+        *p++ = (uint8_t)msg->ti;
+        p = put_le(p, msg->fah, 4);
+        *p++ = (uint8_t)size;
+        p = put_be_value(p, msg->value, size);
+        emit(m, d, (size_t)(p - d));
+    }
+}
+
+void rec_mode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg, unsigned bits, int accepted)
+{
+    (void)cycle;
+    (void)core;
+    (void)bits;
+    rec_mode *m = arg;
+    if (!m || (m->mode != RM_MCFTRAPTOR && m->mode != RM_MLVCFIAT) || m->failed)
+        return;
+    if (!accepted) {
+        m->dropped++;
+        m->dropped_data += msg->kind == TM_MSG_DATA;
+        return;
+    }
+    if (msg->ti >= m->threads) {
+        fail(m, "%s: a message of thread %u, the model has %u threads", m->path, msg->ti, m->threads);
+        return;
+    }
+    if (msg->kind == TM_MSG_DATA) {
+        if (m->mode == RM_MLVCFIAT)
+            cfiat_data(m, msg);
+    } else {
+        traptor_msg(m, msg);
+    }
+}
+
+int rec_mode_full(const rec_mode *m) { return m ? m->full : 0; }
+
+void rec_mode_set_skipped(rec_mode *m, uint64_t n)
+{
+    if (m)
+        m->skipped = n;
+}
+
+const char *rec_mode_path(const rec_mode *m) { return m ? m->path : ""; }
+const char *rec_mode_stats_path(const rec_mode *m) { return m ? m->stats_path : ""; }
+const char *rec_mode_error(const rec_mode *m) { return m ? m->err : ""; }
+
+/* ------------------------------------------------------------ open */
+
+/* Closes every descriptor from 3 up except KEEP (the child of a fork). */
+static void close_from3_except(int keep)
+{
+#ifdef SYS_close_range
+    if ((keep <= 3 || syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u) == 0) &&
+        syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+        return;
+#endif
+    for (int fd = 3; fd < 4096; fd++)
+        if (fd != keep)
+            close(fd);
+}
+
+/* Starts the compressor C reading a socket (our end in m->fd) and writing
+ * OUTFD.  An exec failure comes back through a close-on-exec pipe. */
+static int start_compressor(rec_mode *m, const compressor *c, int outfd, char *err, size_t errlen)
+{
+    int sv[2], ep[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+        snprintf(err, errlen, "-c %s: socketpair: %s", c->name, strerror(errno));
+        return -1;
+    }
+    if (pipe(ep) || fcntl(ep[0], F_SETFD, FD_CLOEXEC) || fcntl(ep[1], F_SETFD, FD_CLOEXEC)) {
+        snprintf(err, errlen, "-c %s: pipe: %s", c->name, strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "-c %s: fork: %s", c->name, strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        close(ep[0]);
+        close(ep[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        int e = 0;
+        signal(SIGPIPE, SIG_DFL);
+        if (dup2(sv[1], 0) < 0 || dup2(outfd, 1) < 0) {
+            e = errno;
+        } else {
+            close_from3_except(ep[1]);
+            char *argv[6];
+            int k = 0;
+            argv[k++] = (char *)c->name;
+            for (int j = 0; c->args[j]; j++)
+                argv[k++] = (char *)c->args[j];
+            argv[k] = NULL;
+            execvp(c->name, argv);
+            e = errno;
+        }
+        ssize_t w = write(ep[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
+    close(sv[1]);
+    close(ep[1]);
+    int e = 0;
+    ssize_t n;
+    while ((n = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(ep[0]);
+    if (n > 0) {
+        close(sv[0]);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        snprintf(err, errlen, "-c %s: cannot run %s: %s", c->name, c->name,
+                 e == ENOENT ? "not found on PATH (install it or choose another -c)" : strerror(e));
+        return -1;
+    }
+    m->fd = sv[0];
+    m->sock = 1;
+    m->pid = pid;
+    m->comp = c->name;
+    return 0;
+}
+
+static char *cat3(const char *a, const char *b, const char *c)
+{
+    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+    char *s = malloc(la + lb + lc + 1);
+    if (s) {
+        memcpy(s, a, la);
+        memcpy(s + la, b, lb);
+        memcpy(s + la + lb, c, lc + 1);
+    }
+    return s;
+}
+
+static void free_mode(rec_mode *m)
+{
+    free(m->path);
+    free(m->stats_path);
+    free(m->buf);
+    free(m->pta);
+    free(m);
+}
+
+int rec_mode_open(const rec_mode_cfg *c, const tm_model_cfg *mcfg, rec_mode **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!c->mode) {
+        if (c->ascii || c->compress || c->size_limit || c->store) {
+            snprintf(err, errlen, "%s needs --mode (mcftrace, mlstrace, mcftraptor, mlvcfiat)",
+                     c->ascii ? "-a" : c->compress ? "-c" : c->size_limit ? "-f" : "--store");
+            return -1;
+        }
+        return 0;
+    }
+    int mode = find_mode(c->mode);
+    if (mode < 0) {
+        snprintf(err, errlen, "--mode %s: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat", c->mode);
+        return -1;
+    }
+    const compressor *comp = NULL;
+    if (c->compress && !(comp = find_compressor(c->compress))) {
+        snprintf(err, errlen, "-c %s: allowed gzip, bzip2, pigz, pbzip2, zstd", c->compress);
+        return -1;
+    }
+    if (c->store && mode != RM_MLSTRACE) {
+        snprintf(err, errlen, "--store: only with --mode mlstrace");
+        return -1;
+    }
+    if (mode == RM_MCFTRAPTOR || mode == RM_MLVCFIAT) {
+        if (!mcfg) {
+            snprintf(err, errlen, "--mode %s: needs the model", mode_names[mode]);
+            return -1;
+        }
+        if (mode == RM_MCFTRAPTOR && mcfg->enc.enc == TM_ENC_NX_B) {
+            snprintf(err, errlen, "--mode mcftraptor: needs a predicting encoding (--encoding tr_b or tr_e), "
+                                  "nx_b has no predictors");
+            return -1;
+        }
+        if (mode == RM_MLVCFIAT && mcfg->enc.data != TM_DATA_CFIAT) {
+            snprintf(err, errlen, "--mode mlvcfiat: needs CFiat data tracing (--cfiat)");
+            return -1;
+        }
+    }
+    if (mcfg && !c->ascii && mcfg->enc.threads > 256) {
+        snprintf(err, errlen, "--threads %u: binary descriptors hold thread ids 0..255 (a 1-byte Thread ID); "
+                              "use -a or at most 256 threads", mcfg->enc.threads);
+        return -1;
+    }
+
+    rec_mode *m = calloc(1, sizeof *m);
+    if (!m || !(m->buf = malloc(OUTBUF))) {
+        free(m);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    m->mode = mode;
+    m->ascii = c->ascii != 0;
+    m->store = c->store != 0;
+    m->limit = c->size_limit;
+    m->fd = -1;
+    clock_gettime(CLOCK_MONOTONIC, &m->t0);
+    if (mcfg) {
+        m->threads = mcfg->enc.threads;
+        if (!(m->pta = calloc(m->threads ? m->threads : 1, sizeof *m->pta))) {
+            free_mode(m);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+
+    char base[128];
+    const char *name = c->name;
+    if (!name) {
+        time_t now = time(NULL);
+        struct tm tmv;
+        localtime_r(&now, &tmv);
+        snprintf(base, sizeof base, "%s.out%d_%d_%d_%d.%d.%d", tool_names[mode], tmv.tm_year + 1900,
+                 tmv.tm_mon + 1, tmv.tm_mday, tmv.tm_hour, tmv.tm_min, tmv.tm_sec);
+        name = base;
+    }
+    m->path = cat3(name, m->ascii ? ".txt" : ".bin", comp ? comp->suffix : "");
+    m->stats_path = cat3(name, ".Statistics", "");
+    if (!m->path || !m->stats_path) {
+        free_mode(m);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int fd = open(m->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", m->path, strerror(errno));
+        free_mode(m);
+        return -1;
+    }
+    if (!(m->sf = fopen(m->stats_path, "w"))) {
+        snprintf(err, errlen, "%s: %s", m->stats_path, strerror(errno));
+        close(fd);
+        unlink(m->path);
+        free_mode(m);
+        return -1;
+    }
+    if (comp) {
+        int r = start_compressor(m, comp, fd, err, errlen);
+        close(fd);
+        if (r) {
+            fclose(m->sf);
+            unlink(m->path);
+            unlink(m->stats_path);
+            free_mode(m);
+            return -1;
+        }
+    } else {
+        m->fd = fd;
+    }
+    *out = m;
+    return 0;
+}
+
+/* ------------------------------------------------------------ close */
+
+static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
+
+/* Table 4.4's classes in the thesis's order; the 64-byte class (beyond the
+ * thesis) is counted with "other". */
+static const unsigned thesis_classes[8] = {TM_SZ_BYTE, TM_SZ_WORD,  TM_SZ_DWORD, TM_SZ_QWORD,
+                                           TM_SZ_10,   TM_SZ_OWORD, TM_SZ_HWORD, TM_SZ_OTHER};
+
+static uint64_t class_count(const uint64_t *v, unsigned k)
+{
+    return thesis_classes[k] == TM_SZ_OTHER ? v[TM_SZ_OTHER] + v[TM_SZ_64] : v[thesis_classes[k]];
+}
+
+static uint64_t sum_classes(const uint64_t *v)
+{
+    uint64_t s = 0;
+    for (unsigned k = 0; k < TM_SZ_CLASSES; k++)
+        s += v[k];
+    return s;
+}
+
+static void mls_block(FILE *f, const char *title, const uint64_t *v)
+{
+    static const char *const names[8] = {"Byte Operands",  "Word Operands",     "Doubleword Operands",
+                                         "Quadword Operands", "Extended Precision Operands",
+                                         "Octaword Operands", "Hexaword Operands", "Operands of other size"};
+    uint64_t tot = sum_classes(v);
+    fprintf(f, "Total %s Operands: %" PRIu64 "\n", title, tot);
+    for (unsigned k = 0; k < 8; k++)
+        fprintf(f, "\t%" PRIu64 " ( %%%.2f ) %s\n", class_count(v, k), pct(class_count(v, k), tot), names[k]);
+}
+
+/* "hits:misses(rate%)" with the rate truncated to a whole percent (Fig. 4.38). */
+static void cfiat_line(FILE *f, const char *name, uint64_t h, uint64_t mi)
+{
+    uint64_t rate = h + mi ? (uint64_t)((h * 100.0L) / (long double)(h + mi)) : 0;
+    fprintf(f, "\t%s %" PRIu64 ":%" PRIu64 "(%" PRIu64 "%%)\n", name, h, mi, rate);
+}
+
+static void cfiat_block(FILE *f, const char *title, const uint64_t *h, const uint64_t *mi)
+{
+    static const char *const names[8] = {"Byte Operands",  "Word Operands",     "Doubleword Operands",
+                                         "Quadword Operands", "Extended Precision Operands",
+                                         "Octaword Operands", "Hexaword Operands", "Other Sized Operands"};
+    fprintf(f, "-- %s References Hits: Misses (Hit Rate)\n", title);
+    cfiat_line(f, "Total", sum_classes(h), sum_classes(mi));
+    for (unsigned k = 0; k < 8; k++)
+        cfiat_line(f, names[k], class_count(h, k), class_count(mi, k));
+}
+
+static void write_stats(rec_mode *m, const tm_model *model, double ms)
+{
+    FILE *f = m->sf;
+    const char *tool = tool_names[m->mode];
+    tm_model_stats zero;
+    memset(&zero, 0, sizeof zero);
+    const tm_model_stats *st = model ? tm_model_get_stats(model) : &zero;
+    const tm_thread_stats *T = &st->total;
+    switch (m->mode) {
+    case RM_MCFTRACE: {
+        uint64_t rec = m->mcf[0] + m->mcf[1] + m->mcf[2] + m->mcf[3];
+        fprintf(f, "%s: Traced %" PRIu64 " instructions\n", tool, m->instructions);
+        fprintf(f, "%s: Skipped %" PRIu64 " instructions\n", tool, m->skipped);
+        fprintf(f, "%s: Recorded %" PRIu64 " control transfer instructions.\n", tool, rec);
+        static const unsigned order[4] = {MCF_UD, MCF_CDT, MCF_CDNT, MCF_UI};
+        static const char *const names[4] = {"Unconditional Direct", "Conditional Direct Taken",
+                                             "Conditional Direct Not Taken", "Unconditional Indirect"};
+        for (int k = 0; k < 4; k++)
+            fprintf(f, "\t%" PRIu64 " ( %%%.2f ) %s\n", m->mcf[order[k]], pct(m->mcf[order[k]], rec), names[k]);
+        break;
+    }
+    case RM_MLSTRACE:
+        fprintf(f, "Instrumentation Time: %.2f ms\n", ms);
+        fprintf(f, "Number of Threads: %" PRIu32 "\n", m->nthreads);
+        fprintf(f, "Traced %" PRIu64 " instructions\n", m->instructions);
+        fprintf(f, "Skipped %" PRIu64 " instructions\n", m->skipped);
+        mls_block(f, "Load", m->loads);
+        if (m->store)
+            mls_block(f, "Store", m->stores);
+        break;
+    case RM_MCFTRAPTOR: {
+        uint64_t cond = T->cond_predicted, ind = T->target_predicted;
+        uint64_t cmis = T->cond_mispredicted, tmis = T->target_mispredicted;
+        fprintf(f, "%s: Instrumentation Time %.2f ms\n", tool, ms);
+        fprintf(f, "%s: Skipped %" PRIu64 " instructions\n", tool, m->skipped);
+        fprintf(f, "%s: Recorded %" PRIu64 " direct conditional branches, indirect unconditional branches, "
+                   "and exceptions\n",
+                tool, cond + ind + T->exceptions);
+        fprintf(f, "%" PRIu64 " conditional direct branches\n", cond);
+        fprintf(f, "\t%" PRIu64 " ( %%%.2f ) outcomes predicted\n", cond - cmis, pct(cond - cmis, cond));
+        fprintf(f, "\t%" PRIu64 " ( %%%.2f ) outcomes mispredicted\n", cmis, pct(cmis, cond));
+        fprintf(f, "%" PRIu64 " unconditional indirect branches\n", ind);
+        fprintf(f, "\t%" PRIu64 " ( %%%.2f ) targets predicted\n", ind - tmis, pct(ind - tmis, ind));
+        fprintf(f, "\t%" PRIu64 " ( %%%.2f ) targets mispredicted\n", tmis, pct(tmis, ind));
+        fprintf(f, "%" PRIu64 " exceptions\n", T->exceptions);
+        break;
+    }
+    case RM_MLVCFIAT: {
+        const tm_cache_stats *cs = &st->cache;
+        uint64_t h[TM_SZ_CLASSES], mi[TM_SZ_CLASSES];
+        for (unsigned k = 0; k < TM_SZ_CLASSES; k++) {
+            h[k] = cs->load_hits[k] + cs->store_hits[k];
+            mi[k] = cs->load_misses[k] + cs->store_misses[k];
+        }
+        fprintf(f, "Instrumentation Time (ms): %f\n", ms);
+        fprintf(f, "Instructions Traced: %" PRIu64 "\n", m->instructions);
+        fprintf(f, "Skipped Instructions: %" PRIu64 "\n", m->skipped);
+        fprintf(f, "\n");
+        cfiat_block(f, "Cache", h, mi);
+        cfiat_block(f, "First Access Flag", cs->fa_hits, cs->fa_misses);
+        break;
+    }
+    default:
+        break;
+    }
+
+    /* What the thesis's statistics do not show. */
+    fprintf(f, "tm: %" PRIu64 " descriptors, %" PRIu64 " bytes (%s%s%s) in %s\n", m->descs, m->bytes,
+            m->ascii ? "ASCII" : "binary", m->comp ? ", before " : "", m->comp ? m->comp : "", m->path);
+    if (m->limit)
+        fprintf(f, "tm: size limit %" PRIu64 " bytes %s\n", m->limit,
+                m->full ? "reached: the descriptors and statistics stop there" : "not reached");
+    switch (m->mode) {
+    case RM_MCFTRACE:
+        fprintf(f, "tm: %" PRIu64 " exceptions (mcfTrace has no exception descriptor)\n", m->exceptions);
+        break;
+    case RM_MLSTRACE:
+        fprintf(f, "tm: %" PRIu64 " writes by the system (no instruction; not traced)\n", m->sys_writes);
+        if (m->loads[TM_SZ_64] || m->stores[TM_SZ_64])
+            fprintf(f, "tm: of the other size, %" PRIu64 " loads and %" PRIu64 " stores of 64 bytes\n",
+                    m->loads[TM_SZ_64], m->stores[TM_SZ_64]);
+        break;
+    case RM_MCFTRAPTOR:
+        fprintf(f, "tm: descriptors: %" PRIu64 " mispredicted outcomes, %" PRIu64 " mispredicted targets, %" PRIu64
+                   " exceptions\n",
+                m->tr_desc[TR_OUTCOME], m->tr_desc[TR_TARGET], m->tr_desc[TR_EXC]);
+        break;
+    case RM_MLVCFIAT: {
+        uint64_t h64 = st->cache.load_hits[TM_SZ_64] + st->cache.store_hits[TM_SZ_64];
+        uint64_t m64 = st->cache.load_misses[TM_SZ_64] + st->cache.store_misses[TM_SZ_64];
+        if (h64 || m64 || st->cache.fa_hits[TM_SZ_64] || st->cache.fa_misses[TM_SZ_64])
+            fprintf(f, "tm: of the other size, 64-byte operands: cache %" PRIu64 ":%" PRIu64 ", first access %" PRIu64
+                       ":%" PRIu64 "\n",
+                    h64, m64, st->cache.fa_hits[TM_SZ_64], st->cache.fa_misses[TM_SZ_64]);
+        break;
+    }
+    default:
+        break;
+    }
+    if (m->mode == RM_MCFTRAPTOR || m->mode == RM_MLVCFIAT)
+        fprintf(f, "tm: %" PRIu64 " messages dropped by the trace buffer (%" PRIu64 " DATA), %" PRIu64
+                   " overflow resynchronizations: %s\n",
+                m->dropped, m->dropped_data, m->overflow_syncs,
+                m->dropped ? "their descriptors are missing (enlarge --buffer or --port)" : "none missing");
+}
+
+int rec_mode_close(rec_mode *m, const tm_model *model, char *err, size_t errlen)
+{
+    if (!m)
+        return 0;
+    flush_buf(m);
+    if (m->fd >= 0) {
+        if (close(m->fd) && !m->sock)
+            fail(m, "%s: %s", m->path, strerror(errno));
+        m->fd = -1;
+    }
+    if (m->pid > 0) {
+        int ws = 0;
+        while (waitpid(m->pid, &ws, 0) < 0 && errno == EINTR)
+            ;
+        if (WIFEXITED(ws) && WEXITSTATUS(ws))
+            fail(m, "%s: %s exited with status %d", m->path, m->comp, WEXITSTATUS(ws));
+        else if (WIFSIGNALED(ws))
+            fail(m, "%s: %s was killed by signal %d", m->path, m->comp, WTERMSIG(ws));
+    }
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - m->t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - m->t0.tv_nsec) / 1e6;
+    write_stats(m, model, ms);
+    if (ferror(m->sf) | fclose(m->sf))
+        fail(m, "%s: cannot write", m->stats_path);
+    int r = m->failed ? -1 : 0;
+    if (r)
+        snprintf(err, errlen, "%s", m->err);
+    free_mode(m);
+    return r;
+}

@@ -1,0 +1,105 @@
+/* tm record --mode: the descriptor outputs of the thesis's four Pin tools
+ * (seeds/000 ch. 4; docs/guide.md "tm record --mode: the thesis tools'
+ * descriptor outputs" gives every byte and line).
+ *
+ *   mcftrace    one descriptor per control-transfer instruction (Figs. 4.2-4.3)
+ *   mlstrace    one per load, and per store with --store (Figs. 4.13-4.14)
+ *   mcftraptor  one per accepted BRANCH / EXC message of the model (Fig. 4.22)
+ *   mlvcfiat    one per accepted DATA message of the model (Figs. 4.36, 4.38)
+ *
+ * Each mode writes a descriptor file (binary, or ASCII with -a; optionally
+ * piped through a compressor) and, at close, a statistics file in the
+ * thesis's format followed by lines starting "tm: " with what the thesis's
+ * statistics do not show.
+ *
+ * Use from tm record:
+ *   rec_mode_cfg c = {0};                       for each argv[i]: rec_mode_parse
+ *   rec_mode_open(&c, &model_cfg, &m, err, n)   m is NULL when no --mode was given
+ *   if (m) tm_model_set_hook(model, rec_mode_hook, m);
+ *   per record: rec_mode_record(m, r) (and tm_model_put); stop tracing when
+ *               rec_mode_full(m) (stop feeding the model too, or its
+ *               statistics cover more than the descriptors)
+ *   rec_mode_set_skipped(m, n) any time before close
+ *   after tm_model_finish: rec_mode_close(m, model, err, n), then no more
+ *               hook calls (tm_model_free, or set the hook to NULL)
+ * Every function accepts m == NULL and then does nothing. */
+#ifndef TM_RECMODES_H
+#define TM_RECMODES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tm/model.h"
+#include "tm/msg.h"
+#include "tm/tmc.h"
+
+typedef struct rec_mode rec_mode;
+
+typedef struct rec_mode_cfg {
+    const char *mode;      /* "mcftrace" | "mlstrace" | "mcftraptor" | "mlvcfiat" (any case); NULL = none */
+    int ascii;             /* -a: ASCII descriptors (default binary) */
+    const char *compress;  /* -c: NULL or "gzip" "bzip2" "pigz" "pbzip2" "zstd" */
+    const char *name;      /* base name (tm record's -o BASE); NULL = the thesis's
+                              time-stamped default "<Tool>.outY_M_D_h.m.s" */
+    int store;             /* --store: mlstrace also writes store descriptors */
+    uint64_t size_limit;   /* -f N: N MB (N x 2^20 bytes) of uncompressed
+                              descriptors; 0 = no limit */
+} rec_mode_cfg;
+
+/* Options for tm record's usage text. */
+extern const char rec_mode_help[];
+
+/* Parses the mode option at argv[*i]: -a, -c X, -f N, --store, --mode X
+ * ("--mode=X", "-c=X", "-f=N" too).  Returns 1 (consumed; *i advanced past
+ * a separate value), 0 (not a mode option), or -1 after printing one line
+ * "tm record: ..." to stderr (unknown mode or compressor, -f 0 or not a
+ * whole number, a missing value). */
+int rec_mode_parse(rec_mode_cfg *c, int argc, char **argv, int *i);
+
+/* What tm record must provide: MEM records (mlstrace, mlvcfiat: run the
+ * frontend with memory operands); the model with CFiat data tracing
+ * (mlvcfiat: --cfiat).  mcftraptor needs a predicting encoding (tr_b or
+ * tr_e; rec_mode_open refuses nx_b). */
+int rec_mode_needs_mem(const rec_mode_cfg *c);
+int rec_mode_needs_cfiat(const rec_mode_cfg *c);
+
+/* Checks C, creates the descriptor file (NAME.txt with -a, else NAME.bin,
+ * plus .gz/.bz2/.zst when compressed) and the statistics file
+ * (NAME.Statistics), starts the compressor.  MCFG is the model's resolved
+ * configuration (may be NULL for mcftrace and mlstrace; it gives the
+ * threads).  With no mode and no mode option: *out = NULL and 0.  On error:
+ * one line in ERR, nothing left behind, -1. */
+int rec_mode_open(const rec_mode_cfg *c, const tm_model_cfg *mcfg, rec_mode **out, char *err, size_t errlen);
+
+/* Every commit-stream record, in order (MEM records carry in r->pc the
+ * address of their instruction; 0 = a write by the system, never traced).
+ * 0, or -1 after an error (write failure, the compressor gone, a thread id
+ * above 255 in a binary file, a count above 2^32-1 in a 4-byte binary
+ * field, or an error of the hook): rec_mode_error() tells; errors are
+ * sticky. */
+int rec_mode_record(rec_mode *m, const tmc_record *r);
+
+/* The model's message hook: tm_model_set_hook(model, rec_mode_hook, m).
+ * Only accepted messages give descriptors; dropped ones are counted. */
+void rec_mode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg, unsigned bits, int accepted);
+
+/* 1 once the -f limit stopped the descriptors (the descriptor that would
+ * have passed it is not written; nothing after it is written or counted). */
+int rec_mode_full(const rec_mode *m);
+
+/* Instructions tm record skipped before tracing (-s): the statistics'
+ * "Skipped N instructions". */
+void rec_mode_set_skipped(rec_mode *m, uint64_t n);
+
+/* The descriptor and statistics file names (valid until close). */
+const char *rec_mode_path(const rec_mode *m);
+const char *rec_mode_stats_path(const rec_mode *m);
+/* The first error ("" if none). */
+const char *rec_mode_error(const rec_mode *m);
+
+/* Flushes the descriptors, waits for the compressor, writes the statistics
+ * file (MODEL gives the prediction and cache statistics of mcftraptor and
+ * mlvcfiat; may be NULL for mcftrace and mlstrace) and frees M.  0, or -1
+ * with the first error in ERR (M is freed either way). */
+int rec_mode_close(rec_mode *m, const tm_model *model, char *err, size_t errlen);
+
+#endif
