@@ -27,6 +27,7 @@ typedef struct pmem {
 } pmem;
 
 enum { T_NONE = 0, T_NEW, T_RUN, T_DONE };
+#define CAP_SYS_INSN 0xffffu /* a MEM written by the system, not an instruction */
 
 typedef struct cthread {
     uint8_t state;
@@ -261,7 +262,7 @@ static int emit_mem(tm_cap *c, cthread *t, const block *b, const pmem *m)
     r.addr = m->addr;
     /* not part of the commit stream: the instruction's address, for the
      * descriptor outputs of tm record --mode (0: a write by the system) */
-    r.pc = m->insn < b->ninsn ? b->addr + c->ioffs[b->ioff + m->insn] : 0;
+    r.pc = b && m->insn < b->ninsn ? b->addr + c->ioffs[b->ioff + m->insn] : 0;
     memcpy(r.value, m->value, m->size);
     c->info.mem++;
     return emit(c, &r);
@@ -312,6 +313,12 @@ static int run_block(tm_cap *c, cthread *t, const block *b, uint32_t e, int part
     uint32_t pos = 0; /* next instruction not yet in a RUN */
     size_t mi = 0;
     int rc;
+    /* Writes by the system (a system call's output, a signal frame) came
+     * before the block: groups of their own. */
+    for (; mi < t->nmem && t->mem[mi].insn == CAP_SYS_INSN; mi++) {
+        if ((rc = emit_mem(c, t, b, &t->mem[mi])) != TM_OK)
+            return rc;
+    }
     /* Conditional branches passed through (side exits before E at earlier
      * instructions) are not taken; then the end. */
     uint32_t nside = partial ? b->nexit - 1 : e;
@@ -332,6 +339,8 @@ static int run_block(tm_cap *c, cthread *t, const block *b, uint32_t e, int part
             uint32_t upto = (uint32_t)m->insn + 1 < at ? (uint32_t)m->insn + 1 : at;
             if (upto > nret)
                 upto = nret;
+            if (m->insn == CAP_SYS_INSN)
+                upto = pos;
             if (c->open && c->open_mem)
                 close_group(c);
             if ((rc = emit_run(c, t, b, pos, upto)) != TM_OK)
@@ -406,8 +415,22 @@ static int start_thread(tm_cap *c, cthread *t, uint64_t pc)
     return emit_event(c, t, &r);
 }
 
+/* Pending memory operands with no block to run: writes by the system
+ * become groups of their own; others cannot be placed and are dropped. */
+static int flush_pending(tm_cap *c, cthread *t)
+{
+    int rc = TM_OK;
+    for (size_t i = 0; i < t->nmem && rc == TM_OK; i++)
+        if (t->mem[i].insn == CAP_SYS_INSN)
+            rc = emit_mem(c, t, NULL, &t->mem[i]);
+    t->nmem = 0;
+    return rc;
+}
+
 static int end_thread(tm_cap *c, cthread *t)
 {
+    if (t->state == T_RUN && t->nmem && flush_pending(c, t) != TM_OK)
+        return TM_ERR_FORMAT;
     if (t->state != T_RUN) {
         t->state = T_DONE;
         return TM_OK;
@@ -621,9 +644,9 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             }
             if (b && end < b->ninsn)
                 rc = run_block(c, t, b, 0, 1, end, 0);
-            else
-                t->nmem = 0; /* the interrupted point is not in that block
-                                (a restarted system call): nothing retired */
+            else /* the interrupted point is not in that block (a restarted
+                    system call): nothing retired */
+                rc = flush_pending(c, t);
         }
         t->exc = 1;
         return rc == TM_OK ? 2 : -1;

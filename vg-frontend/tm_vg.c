@@ -500,6 +500,101 @@ static void scan_vdso(void)
     }
 }
 
+/* ------------------------------------------------------------ system writes
+ *
+ * Memory the program's instructions did not write but whose contents
+ * changed — a system call's output, a signal frame, a mapping placed where
+ * an earlier one was unmapped, madvise(DONTNEED) — is reported as stores of
+ * the running thread with no instruction (insn 0xffff, the SYS bit), in
+ * parts of at most 64 bytes, so that the trace module's caches and the
+ * debugger's copy of memory see it (docs/capture.md §4). */
+
+#define SYS_INSN 0xffffull
+
+static void sys_write(ThreadId tid, Addr a, SizeT len)
+{
+    if (!clo_mem || len == 0)
+        return;
+    if (tid != VG_INVALID_THREADID)
+        switch_to(tid);
+    while (len) {
+        UInt s = len > 64 ? 64 : (UInt)len;
+        room(2 + 8);
+        ULong w0 = TMCAP_MEM | 1ull << 8 | 1ull << 9 | (ULong)s << 16 | SYS_INSN << 24;
+        h_mem(w0, a);
+        a += s;
+        len -= s;
+    }
+}
+
+static void post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT len)
+{
+    (void)part;
+    sys_write(tid, a, len);
+}
+
+/* Address ranges that were unmapped: a new mapping over them has new
+ * contents (merged, sorted intervals [lo, hi)). */
+#define MAX_HOLES 4096
+static Addr hole_lo[MAX_HOLES], hole_hi[MAX_HOLES];
+static UInt nholes;
+
+static void add_hole(Addr a, SizeT len)
+{
+    if (!clo_mem || !len)
+        return;
+    Addr lo = a, hi = a + len;
+    UInt i = 0, j;
+    while (i < nholes && hole_hi[i] < lo)
+        i++;
+    for (j = i; j < nholes && hole_lo[j] <= hi; j++) {
+        if (hole_lo[j] < lo) lo = hole_lo[j];
+        if (hole_hi[j] > hi) hi = hole_hi[j];
+    }
+    /* [i, j) merge into one */
+    if (j == i) {
+        if (nholes == MAX_HOLES) { /* forget the smallest-address one */
+            VG_(memmove)(hole_lo, hole_lo + 1, (nholes - 1) * sizeof *hole_lo);
+            VG_(memmove)(hole_hi, hole_hi + 1, (nholes - 1) * sizeof *hole_hi);
+            nholes--;
+            if (i) i--;
+        }
+        VG_(memmove)(hole_lo + i + 1, hole_lo + i, (nholes - i) * sizeof *hole_lo);
+        VG_(memmove)(hole_hi + i + 1, hole_hi + i, (nholes - i) * sizeof *hole_hi);
+        nholes++;
+    } else if (j > i + 1) {
+        VG_(memmove)(hole_lo + i + 1, hole_lo + j, (nholes - j) * sizeof *hole_lo);
+        VG_(memmove)(hole_hi + i + 1, hole_hi + j, (nholes - j) * sizeof *hole_hi);
+        nholes -= j - i - 1;
+    }
+    hole_lo[i] = lo;
+    hole_hi[i] = hi;
+}
+
+/* New contents at [a, a+len): report the parts over earlier holes. */
+static void new_contents(ThreadId tid, Addr a, SizeT len)
+{
+    if (!clo_mem || !len)
+        return;
+    Addr e = a + len;
+    for (UInt i = 0; i < nholes; i++) {
+        Addr lo = hole_lo[i] > a ? hole_lo[i] : a, hi = hole_hi[i] < e ? hole_hi[i] : e;
+        if (lo >= hi)
+            continue;
+        /* only what the program can read now (the rest is reported when
+         * an mprotect makes it readable) */
+        for (Addr p = lo; p < hi;) {
+            NSegment const *seg = VG_(am_find_nsegment)(p);
+            if (!seg)
+                break;
+            Addr se = seg->end + 1 < hi ? seg->end + 1 : hi;
+            if (seg->hasR && (seg->kind == SkFileC || seg->kind == SkAnonC || seg->kind == SkShmC))
+                sys_write(tid, p, se - p);
+            p = se;
+        }
+    }
+}
+
 static void new_mem_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
 {
     (void)rr; (void)ww; (void)di;
@@ -510,12 +605,49 @@ static void new_mem_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
 {
     (void)rr; (void)ww; (void)di;
     report_mapping(a, len, xx);
+    new_contents(cur_tid, a, len);
 }
 
 static void change_mem_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
 {
-    (void)rr; (void)ww;
+    (void)ww;
     report_mapping(a, len, xx);
+    if (rr)
+        new_contents(cur_tid, a, len);
+}
+
+static void new_mem_brk(Addr a, SizeT len, ThreadId tid)
+{
+    new_contents(tid, a, len);
+}
+
+static void die_mem(Addr a, SizeT len)
+{
+    add_hole(a, len);
+}
+
+static void copy_mem_remap(Addr from, Addr to, SizeT len)
+{
+    /* the contents move: stores at the new place, a hole at the old */
+    if (from != to) {
+        add_hole(from, len);
+        sys_write(cur_tid, to, len);
+    }
+}
+
+static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
+{
+    (void)tid; (void)no; (void)args; (void)nargs;
+}
+
+static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
+{
+    (void)nargs;
+    /* madvise(MADV_DONTNEED = 4, MADV_REMOVE = 9): the range reads zero */
+    if (no == 28 && !sr_isError(res) && (args[2] == 4 || args[2] == 9)) {
+        add_hole(args[0], args[1]);
+        new_contents(tid, args[0], args[1]);
+    }
 }
 
 /* ------------------------------------------------------------ setup */
@@ -584,6 +716,12 @@ static void pre_clo_init(void)
     VG_(track_new_mem_startup)(new_mem_startup);
     VG_(track_new_mem_mmap)(new_mem_mmap);
     VG_(track_change_mem_mprotect)(change_mem_mprotect);
+    VG_(track_post_mem_write)(post_mem_write);
+    VG_(track_new_mem_brk)(new_mem_brk);
+    VG_(track_die_mem_brk)(die_mem);
+    VG_(track_die_mem_munmap)(die_mem);
+    VG_(track_copy_mem_remap)(copy_mem_remap);
+    VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)
