@@ -140,3 +140,6 @@ gates: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# The recmodes unit tests include tools/tm/recmodes.c.
+$(SOBJ)/tests/unit/test_recmodes.o: tools/tm/recmodes.c tools/tm/recmodes.h

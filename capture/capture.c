@@ -33,6 +33,8 @@ typedef struct cthread {
     uint8_t state;
     int32_t id;          /* tmc thread id, -1 until it runs */
     uint64_t expect;     /* pc of its next instruction */
+    uint8_t tr;          /* trace: 0 not started, 1 on, 2 ended */
+    uint8_t ran;         /* it retired instructions before its START */
     int exc;             /* an exception is pending: the next block is its target */
     pmem *mem;           /* memory operands of the block being run */
     size_t nmem, capmem;
@@ -71,6 +73,13 @@ struct tm_cap {
     uint64_t cycle;      /* cycle of the open group */
     int open, open_mem;
     uint32_t open_tid;
+    /* the tracing window (docs/capture.md §5) */
+    int on;              /* 0 not yet, 1 tracing, 2 stopped */
+    uint64_t seen, traced;
+    uint64_t *flo, *fhi; /* filter ranges [lo, hi) */
+    size_t nf;
+    int have_main;
+    char *main_path;
     /* modules seen (path + base) */
     char **mods;
     uint64_t *mbase;
@@ -145,6 +154,9 @@ void tm_cap_free(tm_cap *c)
         free(c->mods[i]);
     free(c->mods);
     free(c->mbase);
+    free(c->flo);
+    free(c->fhi);
+    free(c->main_path);
     free(c);
 }
 
@@ -228,26 +240,102 @@ static void group(tm_cap *c, uint32_t tid)
 
 static void close_group(tm_cap *c) { c->open = 0; }
 
+static int ensure_started(tm_cap *c, cthread *t, uint64_t pc);
+static int stop_all(tm_cap *c);
+
+static uint64_t iaddr(const tm_cap *c, const block *b, uint32_t i)
+{
+    return b->addr + c->ioffs[b->ioff + i];
+}
+
+static int in_filter(const tm_cap *c, uint64_t pc)
+{
+    if (!c->cfg.main_only && !c->cfg.rtn)
+        return 1;
+    for (size_t i = 0; i < c->nf; i++)
+        if (pc >= c->flo[i] && pc < c->fhi[i])
+            return 1;
+    return 0;
+}
+
+int tm_cap_in_filter(const tm_cap *c, uint64_t pc) { return in_filter(c, pc); }
+
+/* Before tracing starts: how many of the N instructions of B from I0 are
+ * still outside the window (skip, then the filter).  Turns tracing on at
+ * the first one inside. */
+static uint32_t outside(tm_cap *c, const block *b, uint32_t i0, uint32_t n)
+{
+    uint32_t k = 0;
+    if (c->seen < c->cfg.skip) {
+        uint64_t left = c->cfg.skip - c->seen;
+        k = left < n ? (uint32_t)left : n;
+        c->seen += k;
+        c->info.skipped += k;
+    }
+    while (k < n && !in_filter(c, iaddr(c, b, i0 + k))) {
+        k++;
+        c->seen++;
+        c->info.skipped++;
+    }
+    if (k < n)
+        c->on = 1;
+    return k;
+}
+
 static int emit_run(tm_cap *c, cthread *t, const block *b, uint32_t i0, uint32_t i1)
 {
-    if (i1 <= i0)
-        return TM_OK;
-    group(c, (uint32_t)t->id);
-    tmc_record r;
-    memset(&r, 0, sizeof r);
-    r.type = TMC_RUN;
-    r.tid = (uint32_t)t->id;
-    r.cycle = c->cycle;
-    r.pc = b->addr + c->ioffs[b->ioff + i0];
-    r.count = i1 - i0;
-    r.bytes = c->ioffs[b->ioff + i1 - 1] + c->ilen[b->ioff + i1 - 1] - c->ioffs[b->ioff + i0];
-    c->info.instructions += r.count;
-    t->expect = r.pc + r.bytes;
-    return emit(c, &r);
+    int rc;
+    uint32_t end = i1;
+    while (i0 < i1) {
+        if (c->on == 2) {
+            c->seen += i1 - i0;
+            break;
+        }
+        if (c->on == 0) {
+            uint32_t k = outside(c, b, i0, i1 - i0);
+            if (k)
+                t->ran = 1;
+            i0 += k;
+            if (i0 == i1)
+                break;
+        }
+        if ((rc = ensure_started(c, t, iaddr(c, b, i0))) != TM_OK)
+            return rc;
+        uint32_t n = i1 - i0;
+        if (c->cfg.length && c->cfg.length - c->traced < n)
+            n = (uint32_t)(c->cfg.length - c->traced);
+        group(c, (uint32_t)t->id);
+        tmc_record r;
+        memset(&r, 0, sizeof r);
+        r.type = TMC_RUN;
+        r.tid = (uint32_t)t->id;
+        r.cycle = c->cycle;
+        r.pc = iaddr(c, b, i0);
+        r.count = n;
+        r.bytes = c->ioffs[b->ioff + i0 + n - 1] + c->ilen[b->ioff + i0 + n - 1] - c->ioffs[b->ioff + i0];
+        c->info.instructions += n;
+        c->traced += n;
+        c->seen += n;
+        if ((rc = emit(c, &r)) != TM_OK)
+            return rc;
+        i0 += n;
+        if (c->cfg.length && c->traced >= c->cfg.length && (rc = stop_all(c)) != TM_OK)
+            return rc;
+    }
+    if (end) {
+        t->expect = iaddr(c, b, end - 1) + c->ilen[b->ioff + end - 1];
+        t->ran = 1;
+    }
+    return TM_OK;
 }
 
 static int emit_mem(tm_cap *c, cthread *t, const block *b, const pmem *m)
 {
+    if (c->on != 1)
+        return TM_OK;
+    int rc = ensure_started(c, t, t->expect);
+    if (rc != TM_OK)
+        return rc;
     if (c->open && c->open_mem)
         close_group(c);
     group(c, (uint32_t)t->id);
@@ -288,14 +376,31 @@ static int emit_branch(tm_cap *c, cthread *t, const block *b, uint32_t k, int ki
     tmc_record r;
     memset(&r, 0, sizeof r);
     r.type = TMC_BRANCH;
-    r.pc = b->addr + c->ioffs[b->ioff + k];
+    r.pc = iaddr(c, b, k);
     r.len = c->ilen[b->ioff + k];
     r.bclass = bclass_of[kind];
     r.taken = kind != TMCAP_X_COND_N;
     r.target = target;
+    uint64_t next = r.taken ? target : r.pc + r.len;
+    if ((c->on == 0 && outside(c, b, k, 1)) || c->on == 2) {
+        c->seen += c->on == 2;
+        t->expect = next;
+        t->ran = 1;
+        return TM_OK;
+    }
+    int rc = ensure_started(c, t, r.pc);
+    t->ran = 1;
+    if (rc != TM_OK)
+        return rc;
     c->info.instructions++;
-    t->expect = r.taken ? target : r.pc + r.len;
-    return emit_event(c, t, &r);
+    c->traced++;
+    c->seen++;
+    t->expect = next;
+    if ((rc = emit_event(c, t, &r)) != TM_OK)
+        return rc;
+    if (c->cfg.length && c->traced >= c->cfg.length)
+        return stop_all(c);
+    return TM_OK;
 }
 
 /* Thread T ran block B up to instruction END (exclusive) and left it through
@@ -397,22 +502,56 @@ static cthread *thread_of(tm_cap *c, uint64_t tid)
     return &c->th[tid];
 }
 
-/* Starts capture thread T at PC: a tmc id and START. */
-static int start_thread(tm_cap *c, cthread *t, uint64_t pc)
+/* Capture thread T enters the trace at PC: a tmc id and START (TRACE_ON if
+ * it ran before). */
+static int ensure_started(tm_cap *c, cthread *t, uint64_t pc)
 {
+    if (t->tr == 1)
+        return TM_OK;
+    if (t->tr == 2)
+        return fail(c, c->off, "a thread traced again after its end");
     if (c->next_id >= c->cfg.threads)
         return fail(c, c->off,
                     "the program runs more than %u threads; give the trace module more cores (--threads)",
                     c->cfg.threads);
     t->id = (int32_t)c->next_id++;
-    t->state = T_RUN;
-    t->expect = pc;
+    t->tr = 1;
     c->info.threads = c->next_id;
     tmc_record r;
     memset(&r, 0, sizeof r);
     r.type = TMC_START;
     r.pc = pc;
+    r.flags = t->ran ? TMC_START_TRACE_ON : 0;
     return emit_event(c, t, &r);
+}
+
+/* Tracing stops: every traced thread ends with EXIT(TRACE_OFF). */
+static int stop_all(tm_cap *c)
+{
+    if (c->on == 2)
+        return TM_OK;
+    c->on = 2;
+    for (size_t i = 0; i < c->nth; i++) {
+        cthread *t = &c->th[i];
+        if (t->tr == 1) {
+            tmc_record r;
+            memset(&r, 0, sizeof r);
+            r.type = TMC_EXIT;
+            r.flags = TMC_EXIT_TRACE_OFF;
+            int rc = emit_event(c, t, &r);
+            t->tr = 2;
+            if (rc != TM_OK)
+                return rc;
+        }
+    }
+    return TM_OK;
+}
+
+int tm_cap_stop(tm_cap *c)
+{
+    if (c->failed)
+        return TM_ERR_FORMAT;
+    return stop_all(c) == TM_OK ? TM_OK : TM_ERR_FORMAT;
 }
 
 /* Pending memory operands with no block to run: writes by the system
@@ -431,11 +570,11 @@ static int end_thread(tm_cap *c, cthread *t)
 {
     if (t->state == T_RUN && t->nmem && flush_pending(c, t) != TM_OK)
         return TM_ERR_FORMAT;
-    if (t->state != T_RUN) {
-        t->state = T_DONE;
-        return TM_OK;
-    }
+    int traced = t->state == T_RUN && t->tr == 1;
     t->state = T_DONE;
+    if (!traced)
+        return TM_OK;
+    t->tr = 2;
     tmc_record r;
     memset(&r, 0, sizeof r);
     r.type = TMC_EXIT;
@@ -452,10 +591,28 @@ static int resolve_exc(tm_cap *c, cthread *t, uint64_t target)
     r.pc = t->expect;
     r.target = target;
     t->expect = target;
-    return emit_event(c, t, &r);
+    if (c->on != 1)
+        return TM_OK;
+    int rc = ensure_started(c, t, r.pc);
+    return rc == TM_OK ? emit_event(c, t, &r) : rc;
 }
 
 /* ------------------------------------------------------------ events */
+
+static int add_range(tm_cap *c, uint64_t lo, uint64_t hi)
+{
+    uint64_t *a = realloc(c->flo, (c->nf + 1) * sizeof *a);
+    if (!a)
+        return -1;
+    c->flo = a;
+    uint64_t *b = realloc(c->fhi, (c->nf + 1) * sizeof *b);
+    if (!b)
+        return -1;
+    c->fhi = b;
+    c->flo[c->nf] = lo;
+    c->fhi[c->nf++] = hi;
+    return 0;
+}
 
 static int module(tm_cap *c, uint64_t base, const char *path)
 {
@@ -473,6 +630,11 @@ static int module(tm_cap *c, uint64_t base, const char *path)
     if (!(c->mods[c->nmods] = strdup(path)))
         return TM_ERR_NOMEM;
     c->mbase[c->nmods++] = base;
+    if (c->cfg.rtn) {
+        uint64_t lo, size;
+        if (tm_elf_symbol(path, base, c->cfg.rtn, &lo, &size) && add_range(c, lo, lo + (size ? size : 1)))
+            return TM_ERR_NOMEM;
+    }
     uint8_t id[64];
     tm_cap_module m = {base, path, id, tm_elf_build_id(path, id), NULL, 0};
     if (c->sink.module && c->sink.module(c->sink.arg, &m))
@@ -584,8 +746,8 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         if (!(t = thread_of(c, c->cur)))
             return fail(c, c->off, "thread %u out of range", c->cur), -1;
         if (t->state == T_NONE || t->state == T_NEW) {
-            if ((rc = start_thread(c, t, b->addr)) != TM_OK)
-                return -1;
+            t->state = T_RUN;
+            t->expect = b->addr;
         } else if (t->state == T_DONE) {
             return fail(c, c->off, "thread %u runs after its exit", c->cur), -1;
         }
@@ -685,6 +847,15 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         if (w[3] > w[1])
             return fail(c, c->off, "mapping at 0x%llx with file offset 0x%llx", (unsigned long long)w[1],
                         (unsigned long long)w[3]), -1;
+        if (c->cfg.main_only) { /* the first file mapped is the program */
+            if (!c->have_main) {
+                c->have_main = 1;
+                if (!(c->main_path = strdup(path)))
+                    return fail(c, c->off, "out of memory"), -1;
+            }
+            if (!strcmp(path, c->main_path) && add_range(c, w[1], w[1] + w[2]))
+                return fail(c, c->off, "out of memory"), -1;
+        }
         return module(c, w[1] - w[3], path) == TM_OK ? (long)len : -1;
     }
     case TMCAP_VDSO: {
@@ -823,4 +994,68 @@ size_t tm_elf_build_id(const char *path, uint8_t id[64])
     }
     fclose(f);
     return got;
+}
+
+/* Address range of function NAME in the ELF file PATH loaded with file
+ * offset 0 at BASE: from .symtab, else .dynsym.  Returns 1 if found. */
+int tm_elf_symbol(const char *path, uint64_t base, const char *name, uint64_t *lo, uint64_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    int found = 0;
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh = NULL;
+    char *str = NULL;
+    Elf64_Sym *sym = NULL;
+    if (fread(&eh, sizeof eh, 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shnum > 4096)
+        goto out;
+    /* the load bias: BASE minus (vaddr - offset) of the first PT_LOAD */
+    uint64_t bias = base;
+    for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
+        Elf64_Phdr ph;
+        if (fseek(f, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) || fread(&ph, sizeof ph, 1, f) != 1)
+            goto out;
+        if (ph.p_type == PT_LOAD) {
+            bias = base - (ph.p_vaddr - ph.p_offset);
+            break;
+        }
+    }
+    if (!(sh = calloc(eh.e_shnum, sizeof *sh)) || fseek(f, (long)eh.e_shoff, SEEK_SET) ||
+        fread(sh, sizeof *sh, eh.e_shnum, f) != eh.e_shnum)
+        goto out;
+    for (int pass = 0; pass < 2 && !found; pass++) {
+        unsigned want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
+        for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
+            if (sh[i].sh_type != want || sh[i].sh_link >= eh.e_shnum || sh[i].sh_entsize != sizeof(Elf64_Sym) ||
+                sh[i].sh_size > (256u << 20) || sh[sh[i].sh_link].sh_size > (256u << 20))
+                continue;
+            const Elf64_Shdr *ss = &sh[sh[i].sh_link];
+            free(str);
+            free(sym);
+            str = malloc(ss->sh_size + 1);
+            sym = malloc(sh[i].sh_size);
+            if (!str || !sym || fseek(f, (long)ss->sh_offset, SEEK_SET) || fread(str, 1, ss->sh_size, f) != ss->sh_size ||
+                fseek(f, (long)sh[i].sh_offset, SEEK_SET) || fread(sym, 1, sh[i].sh_size, f) != sh[i].sh_size)
+                continue;
+            str[ss->sh_size] = 0;
+            size_t n = sh[i].sh_size / sizeof *sym;
+            for (size_t j = 0; j < n; j++) {
+                if (ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC || sym[j].st_shndx == SHN_UNDEF ||
+                    sym[j].st_name >= ss->sh_size || strcmp(str + sym[j].st_name, name))
+                    continue;
+                *lo = bias + sym[j].st_value;
+                *size = sym[j].st_size;
+                found = 1;
+                break;
+            }
+        }
+    }
+out:
+    free(sh);
+    free(str);
+    free(sym);
+    fclose(f);
+    return found;
 }

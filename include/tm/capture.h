@@ -25,6 +25,13 @@ typedef struct tm_cap tm_cap;
 
 typedef struct tm_cap_cfg {
     uint32_t threads;  /* thread ids available (the trace module's cores) */
+    /* The tracing window (docs/capture.md §5): tracing starts at the first
+     * instruction after SKIP instructions (all threads, in retire order)
+     * that passes the filter, and stops after LENGTH traced instructions
+     * (0 = no limit) or at tm_cap_stop. */
+    uint64_t skip, length;
+    int main_only;     /* filter: the program's own code (no shared libraries) */
+    const char *rtn;   /* filter: the function of this name (any module) */
 } tm_cap_cfg;
 
 /* A module: an executable file mapping (load address = address of file
@@ -61,6 +68,7 @@ typedef struct tm_cap_info {
     uint64_t signals;
     uint32_t threads;     /* thread ids used */
     uint64_t cycles;      /* last cycle + 1 */
+    uint64_t skipped;     /* instructions before the window began */
 } tm_cap_info;
 
 int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out);
@@ -71,6 +79,11 @@ int tm_cap_feed(tm_cap *c, const void *data, size_t n);
  * cleanly (tm_cap_info.ended tells which). */
 int tm_cap_finish(tm_cap *c);
 void tm_cap_get_info(const tm_cap *c, tm_cap_info *info);
+/* Stops tracing now (a size limit): every traced thread ends with
+ * EXIT(TRACE_OFF); the program goes on untraced. */
+int tm_cap_stop(tm_cap *c);
+/* 1 if PC passes the filter (always, without one). */
+int tm_cap_in_filter(const tm_cap *c, uint64_t pc);
 /* One line: what went wrong and at which byte offset of the capture. */
 const char *tm_cap_error(const tm_cap *c);
 void tm_cap_free(tm_cap *c);
@@ -78,6 +91,9 @@ void tm_cap_free(tm_cap *c);
 /* GNU build-id of the ELF file PATH into ID (up to 64 bytes); returns its
  * length, 0 if the file has none or cannot be read. */
 size_t tm_elf_build_id(const char *path, uint8_t id[64]);
+/* Address range [*lo, *lo + *size) of function NAME of the ELF file PATH
+ * whose file offset 0 is at BASE; 1 if found. */
+int tm_elf_symbol(const char *path, uint64_t base, const char *name, uint64_t *lo, uint64_t *size);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "modelopts.h"
+#include "recmodes.h"
 #include "report.h"
 #include "tm/capture.h"
 #include "tm/model.h"
@@ -31,11 +32,18 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tm record [options] -o BASE -- PROG [ARGS...]\n%s", model_opts_help);
+    fprintf(f, "usage: tm record [options] -o BASE -- PROG [ARGS...]\n%s%s", model_opts_help, rec_mode_help);
     fprintf(f,
             "  -o BASE                       outputs: BASE.tmt, BASE.json, BASE.stats, BASE.modules\n"
-            "                                (and BASE.vdso, BASE.tmc with --commit)\n"
+            "                                (and BASE.tmc with --commit); with --mode, -o may be left out\n"
             "  --commit                      also write the commit stream BASE.tmc\n"
+            "  -s N                          skip the first N instructions (all threads)\n"
+            "  -l N                          trace N instructions, then stop tracing\n"
+            "  -f N                          stop tracing when the trace (or, with --mode, the\n"
+            "                                descriptor file) reaches N MB\n"
+            "  --no-shared-libs              only the program's own code: tracing starts there; with\n"
+            "                                --mode, descriptors only of its instructions\n"
+            "  --filter-rtn NAME             likewise for the function NAME\n"
             "  --threads N                   cores of the trace module = most threads the program\n"
             "                                may run (1..1024, default 8)\n"
             "  --valgrind PATH               the valgrind launcher (default: valgrind on PATH)\n"
@@ -45,6 +53,9 @@ static void usage(FILE *f)
 
 typedef struct rec_ctx {
     tm_model *m;
+    rec_mode *mode;
+    tm_cap *cap;
+    int filtered;
     tmc_writer *w;
     FILE *mods;
     const char *base;
@@ -62,6 +73,13 @@ static int on_record(void *arg, const tmc_record *r)
     }
     if (x->w && tmc_writer_put(x->w, r) != TM_OK) {
         snprintf(x->err, sizeof x->err, "%s.tmc: %s", x->base, tmc_writer_error(x->w));
+        x->failed = 1;
+        return 1;
+    }
+    if (x->mode && (!x->filtered || ((r->type != TMC_BRANCH && r->type != TMC_MEM) ||
+                                     tm_cap_in_filter(x->cap, r->pc))) &&
+        rec_mode_record(x->mode, r) != 0) {
+        snprintf(x->err, sizeof x->err, "%s", rec_mode_error(x->mode));
         x->failed = 1;
         return 1;
     }
@@ -183,9 +201,11 @@ int cmd_record(int argc, char **argv)
 {
     model_opts o;
     memset(&o, 0, sizeof o);
-    const char *base = NULL, *valgrind = "valgrind";
-    uint64_t nthreads = 8;
-    int commit = 0, argi = -1;
+    const char *base = NULL, *valgrind = "valgrind", *rtn = NULL;
+    uint64_t nthreads = 8, skip = 0, length = 0;
+    int commit = 0, argi = -1, main_only = 0;
+    rec_mode_cfg mc;
+    memset(&mc, 0, sizeof mc);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -199,6 +219,36 @@ int cmd_record(int argc, char **argv)
             return 2;
         if (mr > 0)
             continue;
+        if ((mr = rec_mode_parse(&mc, argc, argv, &i)) < 0)
+            return 2;
+        if (mr > 0)
+            continue;
+        if ((r = tm_opt(argc, argv, &i, "-s", &v)) != 0 || (r = tm_opt(argc, argv, &i, "-l", &v)) != 0) {
+            int is_s = !strcmp(a, "-s") || !strncmp(a, "-s=", 3);
+            uint64_t n = 0;
+            if (r < 0 || tm_parse_u64(v, &n) || (!is_s && n == 0)) {
+                tm_err("record", "%s %s: allowed a number of instructions%s", is_s ? "-s" : "-l", r < 0 ? "" : v,
+                       is_s ? "" : " (at least 1)");
+                return 2;
+            }
+            if (is_s)
+                skip = n;
+            else
+                length = n;
+            continue;
+        }
+        if ((r = tm_opt(argc, argv, &i, "--filter-rtn", &v)) != 0) {
+            if (r < 0 || !*v) {
+                tm_err("record", "--filter-rtn needs a function name");
+                return 2;
+            }
+            rtn = v;
+            continue;
+        }
+        if (!strcmp(a, "--no-shared-libs")) {
+            main_only = 1;
+            continue;
+        }
         if ((r = tm_opt(argc, argv, &i, "-o", &v)) != 0 || (r = tm_opt(argc, argv, &i, "--output", &v)) != 0) {
             if (r < 0) {
                 tm_err("record", "-o needs a value: the base name of the outputs");
@@ -239,13 +289,21 @@ int cmd_record(int argc, char **argv)
         tm_err("record", "no program to run (usage: tm record [options] -o BASE -- PROG [ARGS...])");
         return 2;
     }
-    if (!base || !*base) {
+    if ((!base && !mc.mode) || (base && !*base)) {
         tm_err("record", "no output: give -o BASE");
         return 2;
     }
+    if (rec_mode_needs_cfiat(&mc) && !o.cfiat && !o.data)
+        o.cfiat = 1; /* mlvcfiat is CFiat's descriptors */
     tm_model_cfg cfg;
     if (model_opts_cfg("record", &o, (uint32_t)nthreads, &cfg))
         return 2;
+    /* -f: the descriptor file's limit with --mode, else the trace's. */
+    uint64_t trace_limit = 0;
+    if (!mc.mode) {
+        trace_limit = mc.size_limit;
+        mc.size_limit = 0;
+    }
     if (check_program(argv[argi]))
         return 2;
     char tdir[PATH_MAX];
@@ -257,6 +315,21 @@ int cmd_record(int argc, char **argv)
     /* Outputs first: a bad -o fails before the program runs. */
     rec_ctx x;
     memset(&x, 0, sizeof x);
+    char errm[512], dbase[PATH_MAX];
+    mc.name = base;
+    if (rec_mode_open(&mc, &cfg, &x.mode, errm, sizeof errm)) {
+        tm_err("record", "%s", errm);
+        return 2;
+    }
+    if (!base) { /* the descriptor file's time-stamped name, without its suffixes */
+        snprintf(dbase, sizeof dbase, "%s", rec_mode_path(x.mode));
+        char *dot = strstr(dbase, ".txt");
+        if (!dot)
+            dot = strstr(dbase, ".bin");
+        if (dot)
+            *dot = 0;
+        base = dbase;
+    }
     x.base = base;
     char p[PATH_MAX + 16];
     snprintf(p, sizeof p, "%s.modules", base);
@@ -278,13 +351,17 @@ int cmd_record(int argc, char **argv)
         tm_err("record", "cannot create the model: %s", tm_status_str(rc));
         return 1;
     }
-    tm_cap_cfg cc = {(uint32_t)nthreads};
+    if (x.mode)
+        tm_model_set_hook(x.m, rec_mode_hook, x.mode);
+    tm_cap_cfg cc = {(uint32_t)nthreads, skip, length, main_only, rtn};
     tm_cap_sink sink = {on_record, on_module, &x};
     tm_cap *cap = NULL;
     if ((rc = tm_cap_new(&cc, &sink, &cap)) != TM_OK) {
         tm_err("record", "cannot create the capture: %s", tm_status_str(rc));
         return 1;
     }
+    x.cap = cap;
+    x.filtered = main_only || rtn;
 
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC)) {
@@ -313,7 +390,7 @@ int cmd_record(int argc, char **argv)
         av[k++] = "--tool=tmtrace";
         av[k++] = "-q";
         av[k++] = fdopt;
-        av[k++] = cfg.enc.data ? "--tm-mem=yes" : "--tm-mem=no";
+        av[k++] = cfg.enc.data || rec_mode_needs_mem(&mc) ? "--tm-mem=yes" : "--tm-mem=no";
         for (int j = argi; j < argc; j++)
             av[k++] = argv[j];
         av[k] = NULL;
@@ -329,7 +406,7 @@ int cmd_record(int argc, char **argv)
     static uint8_t buf[1 << 20];
     time_t t0 = time(NULL), last = t0;
     int tty = tm_progress_tty();
-    int cap_failed = 0;
+    int cap_failed = 0, stopped = 0;
     for (;;) {
         ssize_t n = read(pfd[0], buf, sizeof buf);
         if (n < 0 && errno == EINTR)
@@ -339,6 +416,12 @@ int cmd_record(int argc, char **argv)
         if (!cap_failed && tm_cap_feed(cap, buf, (size_t)n) != TM_OK) {
             cap_failed = 1;
             /* Drain the pipe so that the program runs to its end. */
+        }
+        if (!cap_failed && !stopped &&
+            (rec_mode_full(x.mode) || (trace_limit && tm_model_trace(x.m)->nbits / 8 >= trace_limit))) {
+            stopped = 1; /* the size limit: a clean end, the program goes on */
+            if (tm_cap_stop(cap) != TM_OK)
+                cap_failed = 1;
         }
         if (tty) {
             time_t now = time(NULL);
@@ -388,11 +471,22 @@ int cmd_record(int argc, char **argv)
                     " signals, %u threads, %s\n",
                 info.bytes, info.blocks, info.execs, info.signals, info.threads,
                 info.ended ? "complete" : "cut short (no end marker from the frontend)");
+        if (skip || length || main_only || rtn || trace_limit || mc.size_limit)
+            fprintf(sf, "window: %" PRIu64 " instructions skipped, %" PRIu64 " traced%s\n", info.skipped,
+                    info.instructions, stopped ? " (stopped at the size limit)" : "");
         report_text(sf, &cfg, x.m);
     }
     if (!sf || fclose(sf)) {
         tm_err("record", "%s: %s", p, strerror(errno));
         status = 1;
+    }
+    if (x.mode) {
+        rec_mode_set_skipped(x.mode, info.skipped);
+        if (rec_mode_close(x.mode, x.m, errm, sizeof errm)) {
+            tm_err("record", "%s", errm);
+            status = 1;
+        }
+        x.mode = NULL;
     }
     if (x.w && tmc_writer_close(x.w) != TM_OK) {
         tm_err("record", "%s.tmc: %s", base, tmc_writer_error(x.w));
