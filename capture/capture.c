@@ -9,6 +9,11 @@
 typedef struct xit {
     uint8_t kind, dyn;
     uint16_t insn;
+    uint8_t passes;     /* a conditional side exit before it is passed through */
+    uint8_t blen;       /* length of instruction insn */
+    uint32_t nrun;      /* instructions before the branch (or retired, without one) */
+    uint32_t run_bytes; /* their bytes */
+    uint32_t boff;      /* offset of instruction insn in the block */
     uint64_t target;
 } xit;
 
@@ -73,6 +78,8 @@ struct tm_cap {
     uint64_t cycle;      /* cycle of the open group */
     int open, open_mem;
     uint32_t open_tid;
+    /* record templates, one per type (fields of other types stay 0) */
+    tmc_record rrun, rbr, rmem, rev;
     /* the tracing window (docs/capture.md §5) */
     int on;              /* 0 not yet, 1 tracing, 2 stopped */
     uint64_t seen, traced;
@@ -125,6 +132,9 @@ int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out)
         return TM_ERR_NOMEM;
     c->cfg = *cfg;
     c->sink = *sink;
+    c->rrun.type = TMC_RUN;
+    c->rbr.type = TMC_BRANCH;
+    c->rmem.type = TMC_MEM;
     c->hcap = 1 << 12;
     c->hkey = calloc(c->hcap, sizeof *c->hkey);
     c->hval = calloc(c->hcap, sizeof *c->hval);
@@ -305,18 +315,16 @@ static int emit_run(tm_cap *c, cthread *t, const block *b, uint32_t i0, uint32_t
         if (c->cfg.length && c->cfg.length - c->traced < n)
             n = (uint32_t)(c->cfg.length - c->traced);
         group(c, (uint32_t)t->id);
-        tmc_record r;
-        memset(&r, 0, sizeof r);
-        r.type = TMC_RUN;
-        r.tid = (uint32_t)t->id;
-        r.cycle = c->cycle;
-        r.pc = iaddr(c, b, i0);
-        r.count = n;
-        r.bytes = c->ioffs[b->ioff + i0 + n - 1] + c->ilen[b->ioff + i0 + n - 1] - c->ioffs[b->ioff + i0];
+        tmc_record *r = &c->rrun;
+        r->tid = (uint32_t)t->id;
+        r->cycle = c->cycle;
+        r->pc = iaddr(c, b, i0);
+        r->count = n;
+        r->bytes = c->ioffs[b->ioff + i0 + n - 1] + c->ilen[b->ioff + i0 + n - 1] - c->ioffs[b->ioff + i0];
         c->info.instructions += n;
         c->traced += n;
         c->seen += n;
-        if ((rc = emit(c, &r)) != TM_OK)
+        if ((rc = emit(c, r)) != TM_OK)
             return rc;
         i0 += n;
         if (c->cfg.length && c->traced >= c->cfg.length && (rc = stop_all(c)) != TM_OK)
@@ -340,20 +348,18 @@ static int emit_mem(tm_cap *c, cthread *t, const block *b, const pmem *m)
         close_group(c);
     group(c, (uint32_t)t->id);
     c->open_mem = 1;
-    tmc_record r;
-    memset(&r, 0, sizeof r);
-    r.type = TMC_MEM;
-    r.tid = (uint32_t)t->id;
-    r.cycle = c->cycle;
-    r.flags = m->store ? TMC_MEM_STORE : 0;
-    r.size = m->size;
-    r.addr = m->addr;
+    tmc_record *r = &c->rmem;
+    r->tid = (uint32_t)t->id;
+    r->cycle = c->cycle;
+    r->flags = m->store ? TMC_MEM_STORE : 0;
+    r->size = m->size;
+    r->addr = m->addr;
     /* not part of the commit stream: the instruction's address, for the
      * descriptor outputs of tm record --mode (0: a write by the system) */
-    r.pc = b && m->insn < b->ninsn ? b->addr + c->ioffs[b->ioff + m->insn] : 0;
-    memcpy(r.value, m->value, m->size);
+    r->pc = b && m->insn < b->ninsn ? b->addr + c->ioffs[b->ioff + m->insn] : 0;
+    memcpy(r->value, m->value, sizeof r->value); /* zero beyond size, as a reader gives it */
     c->info.mem++;
-    return emit(c, &r);
+    return emit(c, r);
 }
 
 static int emit_event(tm_cap *c, cthread *t, tmc_record *r)
@@ -373,9 +379,7 @@ static const uint8_t bclass_of[TMCAP_X_KINDS] = {
 
 static int emit_branch(tm_cap *c, cthread *t, const block *b, uint32_t k, int kind, uint64_t target)
 {
-    tmc_record r;
-    memset(&r, 0, sizeof r);
-    r.type = TMC_BRANCH;
+    tmc_record r = c->rbr;
     r.pc = iaddr(c, b, k);
     r.len = c->ilen[b->ioff + k];
     r.bclass = bclass_of[kind];
@@ -720,6 +724,14 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             if (x->kind >= TMCAP_X_KINDS || x->insn >= ni)
                 return fail(c, c->off, "block %llu: exit %u: kind %u at instruction %u", (unsigned long long)id, j,
                             x->kind, x->insn), -1;
+            /* for the fast path of EXEC */
+            x->passes = 0;
+            for (uint32_t q = 0; q < j; q++)
+                x->passes |= c->xits[c->nx + q].kind == TMCAP_X_COND_T && c->xits[c->nx + q].insn < x->insn;
+            x->nrun = x->kind == TMCAP_X_FALL ? x->insn + 1u : x->insn;
+            x->boff = c->ioffs[c->ni + x->insn];
+            x->blen = c->ilen[c->ni + x->insn];
+            x->run_bytes = x->kind == TMCAP_X_FALL ? x->boff + x->blen : x->boff;
         }
         c->ni += ni;
         c->nx += nx;
@@ -758,8 +770,50 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             return fail(c, c->off, "thread %u: block at 0x%llx, but its next instruction is at 0x%llx", c->cur,
                         (unsigned long long)b->addr, (unsigned long long)t->expect), -1;
         c->info.execs++;
-        if (rc == TM_OK)
-            rc = run_block(c, t, b, e, 0, 0, x->dyn ? w[1] : 0);
+        if (rc != TM_OK)
+            return -1;
+        if (t->nmem == 0 && c->on == 1 && t->tr == 1 && !x->passes && x->kind != TMCAP_X_STAY &&
+            (!c->cfg.length || c->traced + x->nrun + 1 < c->cfg.length)) {
+            /* The usual case, as run_block would do it: one group, a RUN
+             * and the branch (if any). */
+            uint32_t tid = (uint32_t)t->id;
+            group(c, tid);
+            if (x->nrun) {
+                tmc_record *r = &c->rrun;
+                r->tid = tid;
+                r->cycle = c->cycle;
+                r->pc = b->addr;
+                r->count = x->nrun;
+                r->bytes = x->run_bytes;
+                if (emit(c, r) != TM_OK)
+                    return -1;
+            }
+            c->info.instructions += x->nrun;
+            c->traced += x->nrun;
+            c->seen += x->nrun;
+            if (x->kind == TMCAP_X_FALL) {
+                t->expect = x->dyn ? w[1] : x->target;
+            } else {
+                tmc_record *r = &c->rbr;
+                r->tid = tid;
+                r->cycle = c->cycle;
+                r->pc = b->addr + x->boff;
+                r->len = x->blen;
+                r->bclass = bclass_of[x->kind];
+                r->taken = x->kind != TMCAP_X_COND_N;
+                r->target = x->dyn ? w[1] : x->target;
+                t->expect = r->taken ? r->target : r->pc + r->len;
+                c->info.instructions++;
+                c->traced++;
+                c->seen++;
+                if (emit(c, r) != TM_OK)
+                    return -1;
+            }
+            t->ran = 1;
+            close_group(c);
+            return (long)len;
+        }
+        rc = run_block(c, t, b, e, 0, 0, x->dyn ? w[1] : 0);
         return rc == TM_OK ? (long)len : -1;
     }
     case TMCAP_THREAD:
@@ -834,6 +888,7 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         m->size = (uint8_t)size;
         m->insn = (uint16_t)(w0 >> 24);
         m->addr = w[1];
+        memset(m->value, 0, sizeof m->value);
         memcpy(m->value, &w[2], size);
         return (long)len;
     }
