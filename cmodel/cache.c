@@ -302,16 +302,16 @@ static ALWAYS_INLINE void line_access(tm_cache *c, uint32_t tid, uint64_t line, 
     set_flags(c, idx, tid, full);
 }
 
-/* An operand covering lines L0 < L1 (bytes A .. E). */
+/* An operand of lines L0 .. L1 other than one line (bytes A .. E; none if
+ * E < A at a line boundary: size 0, which the co-simulation drives). */
 static NOINLINE void multi_access(tm_cache *c, uint32_t tid, uint64_t a, uint64_t e, int store,
                                   tm_cache_res *r)
 {
     uint64_t l0 = a >> c->line_shift, l1 = e >> c->line_shift;
     unsigned lmask = c->cfg.line - 1;
-    line_access(c, tid, l0, (unsigned)(a & lmask), lmask, store, r);
-    for (uint64_t line = l0 + 1; line < l1; line++)
-        line_access(c, tid, line, 0, lmask, store, r);
-    line_access(c, tid, l1, 0, (unsigned)(e & lmask), store, r);
+    for (uint64_t line = l0; line <= l1; line++)
+        line_access(c, tid, line, line == l0 ? (unsigned)(a & lmask) : 0,
+                    line == l1 ? (unsigned)(e & lmask) : lmask, store, r);
 }
 
 static ALWAYS_INLINE tm_cache_res cache_access(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size,
