@@ -80,6 +80,7 @@ struct tm_cap {
     uint32_t open_tid;
     /* record templates, one per type (fields of other types stay 0) */
     tmc_record rrun, rbr, rmem, rev;
+    unsigned rmem_bytes;  /* value bytes of rmem that may be nonzero */
     /* the tracing window (docs/capture.md §5) */
     int on;              /* 0 not yet, 1 tracing, 2 stopped */
     uint64_t seen, traced;
@@ -357,7 +358,13 @@ static int emit_mem(tm_cap *c, cthread *t, const block *b, const pmem *m)
     /* not part of the commit stream: the instruction's address, for the
      * descriptor outputs of tm record --mode (0: a write by the system) */
     r->pc = b && m->insn < b->ninsn ? b->addr + c->ioffs[b->ioff + m->insn] : 0;
-    memcpy(r->value, m->value, sizeof r->value); /* zero beyond size, as a reader gives it */
+    /* zero beyond size, as a reader gives it: clear what a longer earlier
+     * operand left */
+    unsigned nb = (m->size + 7u) & ~7u;
+    memcpy(r->value, m->value, nb);
+    if (c->rmem_bytes > nb)
+        memset(r->value + nb, 0, c->rmem_bytes - nb);
+    c->rmem_bytes = nb;
     c->info.mem++;
     return emit(c, r);
 }
@@ -888,8 +895,7 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         m->size = (uint8_t)size;
         m->insn = (uint16_t)(w0 >> 24);
         m->addr = w[1];
-        memset(m->value, 0, sizeof m->value);
-        memcpy(m->value, &w[2], size);
+        memcpy(m->value, &w[2], (size + 7) & ~7u); /* whole words, zero-padded by the frontend */
         return (long)len;
     }
     case TMCAP_MAP: {
