@@ -133,6 +133,7 @@ $(BUILD)/bin/tm-bench: $(OBJ)/bench/model_bench.o $(OBJ)/tools/tm/modelopts.o $(
 bench: deps
 	$(MAKE) all $(BUILD)/bin/tm-bench
 	bash bench/run.sh $(BUILD)
+	bash bench/record.sh $(BUILD)
 
 # Yosys area of each preset (one core) and of the shared buffer.
 gates: deps

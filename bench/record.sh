@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# make bench, part 2: tm record next to Valgrind's own tools, in one run, on
+# the same program: pigz -p 4 compressing a generated file (TM_BENCH_REC_MB,
+# default 1 MB).  Prints seconds, M instructions/s (instructions counted by
+# tm record) and each run's time as a multiple of --tool=none's.
+set -euo pipefail
+BUILD=${1:-build}
+TM="$BUILD/bin/tm"
+mb=${TM_BENCH_REC_MB:-1}
+reps=${TM_BENCH_REPS:-3}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+python3 - "$dir/in" "$mb" <<'PY'
+import random, sys
+random.seed(7)
+words = [''.join(random.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(random.randint(2, 9))) for _ in range(5000)]
+out, n = [], 0
+target = int(float(sys.argv[2]) * 1e6)
+while n < target:
+    line = ' '.join(random.choice(words) for _ in range(12)) + '\n'
+    out.append(line); n += len(line)
+open(sys.argv[1], 'w').write(''.join(out))
+PY
+prog=(pigz -p 4 -c "$dir/in")
+now() { date +%s.%N; }
+best() {  # best wall time of $reps runs
+    local b=""
+    for _ in $(seq "$reps"); do
+        local t0 t1
+        t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
+        b=$(python3 -c "t=$t1-$t0; b='$b'; print(t if not b or t < float(b) else b)")
+    done
+    echo "$b"
+}
+echo "bench: tm record on ${prog[*]} ($mb MB)" >&2
+native=$(best "${prog[@]}")
+none=$(best valgrind --tool=none "${prog[@]}")
+cf=$(best "$TM" record --config large --encoding tr_e -o "$dir/cf" -- "${prog[@]}")
+full=$(best "$TM" record --config large --encoding tr_e --cfiat -o "$dir/full" -- "${prog[@]}")
+echo "bench: lackey --trace-mem=yes (slow)" >&2
+t0=$(now); valgrind --tool=lackey --trace-mem=yes --log-file=/dev/null "${prog[@]}" > /dev/null 2>&1; t1=$(now)
+lackey=$(python3 -c "print($t1-$t0)")
+insns=$(awk '$1 == "total" {print $2; exit}' "$dir/cf.stats")
+python3 - "$insns" "$native" "$none" "$lackey" "$cf" "$full" <<'PY'
+import sys
+insns = int(sys.argv[1]); native, none, lackey, cf, full = map(float, sys.argv[2:])
+print(f"\ntm record: pigz -p 4, {insns/1e6:.0f}M instructions (all threads)")
+print(f"{'':40}{'seconds':>9}{'M insn/s':>10}{'x none':>8}")
+for name, s in [("native", native), ("valgrind --tool=none", none),
+                ("valgrind --tool=lackey --trace-mem=yes", lackey),
+                ("tm record (control flow)", cf), ("tm record --cfiat (control + load values)", full)]:
+    print(f"{name:40}{s:9.3f}{insns/s/1e6:10.1f}{s/none:8.2f}")
+print("targets: control flow >= 100 M insn/s and <= 5x --tool=none; full (--cfiat) >= 30 M insn/s")
+PY
