@@ -72,7 +72,7 @@ static int on_record(void *arg, const tmc_record *r)
         return 1;
     }
     if (x->w && tmc_writer_put(x->w, r) != TM_OK) {
-        snprintf(x->err, sizeof x->err, "%s.tmc: %s", x->base, tmc_writer_error(x->w));
+        snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
         x->failed = 1;
         return 1;
     }
@@ -116,7 +116,7 @@ static int on_module(void *arg, const tm_cap_module *m)
         r.build_id = m->build_id;
         r.build_id_len = m->build_id_len;
         if (tmc_writer_put(x->w, &r) != TM_OK) {
-            snprintf(x->err, sizeof x->err, "%s.tmc: %s", x->base, tmc_writer_error(x->w));
+            snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
             x->failed = 1;
             return 1;
         }
@@ -488,9 +488,15 @@ int cmd_record(int argc, char **argv)
         }
         x.mode = NULL;
     }
-    if (x.w && tmc_writer_close(x.w) != TM_OK) {
-        tm_err("record", "%s.tmc: %s", base, tmc_writer_error(x.w));
-        status = 1;
+    if (x.w) {
+        errno = 0;
+        rc = tmc_writer_close(x.w); /* frees the writer: its message is gone */
+        if (rc != TM_OK && !x.failed) {
+            tm_err("record", "%s.tmc: %s%s%s", base, tm_status_str(rc), errno ? ": " : "",
+                   errno ? strerror(errno) : "");
+            status = 1;
+        }
+        x.w = NULL;
     }
     if (fclose(x.mods)) {
         tm_err("record", "%s.modules: %s", base, strerror(errno));
