@@ -32,6 +32,7 @@
 #define BUF_MARGIN 64u /* room for the largest event a helper writes */
 
 static Int out_fd = -1;
+static Bool traced_fork_child = False; /* this process is a fork of the traced one */
 static Bool clo_mem = False;
 static ULong *buf;
 static UInt pos;
@@ -650,6 +651,24 @@ static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes 
     }
 }
 
+/* A forked child runs on untraced: only the process tm record started is
+ * traced (its pipe must not carry two streams). */
+static void fork_pre(ThreadId tid)
+{
+    (void)tid;
+    flush();
+}
+
+static void fork_child(ThreadId tid)
+{
+    (void)tid;
+    if (out_fd >= 0)
+        VG_(close)(out_fd);
+    out_fd = -1;
+    pos = 0;
+    traced_fork_child = True;
+}
+
 /* ------------------------------------------------------------ setup */
 
 static Bool process_cmd_line_option(const HChar *arg)
@@ -693,6 +712,8 @@ static void post_clo_init(void)
 
 static void fini(Int exitcode)
 {
+    if (traced_fork_child)
+        return;
     room(1);
     put(TMCAP_END | (ULong)(exitcode & 0xff) << 8);
     flush();
@@ -722,6 +743,7 @@ static void pre_clo_init(void)
     VG_(track_die_mem_munmap)(die_mem);
     VG_(track_copy_mem_remap)(copy_mem_remap);
     VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+    VG_(atfork)(fork_pre, NULL, fork_child);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)
