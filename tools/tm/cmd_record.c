@@ -363,6 +363,8 @@ int cmd_record(int argc, char **argv)
     x.cap = cap;
     x.filtered = main_only || rtn;
 
+    snprintf(p, sizeof p, "%s.valgrind.log", base);
+    unlink(p); /* a stale log would be taken for this run's */
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC)) {
         tm_err("record", "pipe: %s", strerror(errno));
@@ -385,10 +387,22 @@ int cmd_record(int argc, char **argv)
         char **av = calloc((size_t)nargs + 8, sizeof *av);
         char fdopt[32];
         snprintf(fdopt, sizeof fdopt, "--tm-fd=%d", wfd);
+        /* Valgrind's own messages go to BASE.valgrind.log, so that the
+         * program's stderr passes through unchanged ('%' is special in
+         * Valgrind's file names: doubled). */
+        static char logopt[2 * PATH_MAX + 64];
+        size_t lo = (size_t)snprintf(logopt, sizeof logopt, "--log-file=");
+        for (const char *q = base; *q && lo + 3 < sizeof logopt - 20; q++) {
+            if (*q == '%')
+                logopt[lo++] = '%';
+            logopt[lo++] = *q;
+        }
+        snprintf(logopt + lo, sizeof logopt - lo, ".valgrind.log");
         int k = 0;
         av[k++] = (char *)valgrind;
         av[k++] = "--tool=tmtrace";
         av[k++] = "-q";
+        av[k++] = logopt;
         av[k++] = fdopt;
         av[k++] = cfg.enc.data || rec_mode_needs_mem(&mc) ? "--tm-mem=yes" : "--tm-mem=no";
         for (int j = argi; j < argc; j++)
@@ -508,11 +522,26 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "\n");
     if (status)
         return status;
-    if (WIFEXITED(ws)) {
-        if (WEXITSTATUS(ws) == 127 && !info.bytes)
-            return 127; /* valgrind itself could not run */
-        return WEXITSTATUS(ws);
+    if (!info.bytes) {
+        /* valgrind did not get as far as the tool: say why */
+        snprintf(p, sizeof p, "%s.valgrind.log", base);
+        FILE *lf = fopen(p, "r");
+        char line[512];
+        int any = 0;
+        while (lf && fgets(line, sizeof line, lf)) {
+            fprintf(stderr, "tm record: valgrind: %s", line);
+            any = 1;
+        }
+        if (lf)
+            fclose(lf);
+        if (!any)
+            tm_err("record", "%s produced no trace (it %s %d)", valgrind,
+                   WIFEXITED(ws) ? "exited with status" : "was killed by signal",
+                   WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
+        return WIFEXITED(ws) && WEXITSTATUS(ws) ? WEXITSTATUS(ws) : 1;
     }
+    if (WIFEXITED(ws))
+        return WEXITSTATUS(ws);
     if (WIFSIGNALED(ws)) {
         tm_err("record", "%s was killed by signal %d (%s); the trace up to there is written", argv[argi],
                WTERMSIG(ws), signame(WTERMSIG(ws)));
