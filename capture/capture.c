@@ -779,7 +779,7 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         c->info.execs++;
         if (rc != TM_OK)
             return -1;
-        if (t->nmem == 0 && c->on == 1 && t->tr == 1 && !x->passes && x->kind != TMCAP_X_STAY &&
+        if (!c->cfg.slow && t->nmem == 0 && c->on == 1 && t->tr == 1 && !x->passes && x->kind != TMCAP_X_STAY &&
             (!c->cfg.length || c->traced + x->nrun + 1 < c->cfg.length)) {
             /* The usual case, as run_block would do it: one group, a RUN
              * and the branch (if any). */
@@ -792,6 +792,86 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
                 r->pc = b->addr;
                 r->count = x->nrun;
                 r->bytes = x->run_bytes;
+                if (emit(c, r) != TM_OK)
+                    return -1;
+            }
+            c->info.instructions += x->nrun;
+            c->traced += x->nrun;
+            c->seen += x->nrun;
+            if (x->kind == TMCAP_X_FALL) {
+                t->expect = x->dyn ? w[1] : x->target;
+            } else {
+                tmc_record *r = &c->rbr;
+                r->tid = tid;
+                r->cycle = c->cycle;
+                r->pc = b->addr + x->boff;
+                r->len = x->blen;
+                r->bclass = bclass_of[x->kind];
+                r->taken = x->kind != TMCAP_X_COND_N;
+                r->target = x->dyn ? w[1] : x->target;
+                t->expect = r->taken ? r->target : r->pc + r->len;
+                c->info.instructions++;
+                c->traced++;
+                c->seen++;
+                if (emit(c, r) != TM_OK)
+                    return -1;
+            }
+            t->ran = 1;
+            close_group(c);
+            return (long)len;
+        }
+        if (!c->cfg.slow && c->on == 1 && t->tr == 1 && !x->passes && x->kind != TMCAP_X_STAY &&
+            t->mem[0].insn != CAP_SYS_INSN && (!c->cfg.length || c->traced + x->nrun + 1 < c->cfg.length)) {
+            /* With memory operands, as run_block would do it: each operand
+             * ends its instruction's group; the branch's own joins the
+             * branch's group. */
+            uint32_t tid = (uint32_t)t->id, pos = 0;
+            const uint32_t *io = c->ioffs + b->ioff;
+            for (size_t mi = 0; mi < t->nmem; mi++) {
+                const pmem *m = &t->mem[mi];
+                uint32_t upto = m->insn < x->nrun ? m->insn + 1u : x->nrun;
+                if (m->insn == CAP_SYS_INSN)
+                    upto = pos;
+                if (c->open && c->open_mem)
+                    close_group(c);
+                group(c, tid);
+                if (upto > pos) {
+                    tmc_record *r = &c->rrun;
+                    r->tid = tid;
+                    r->cycle = c->cycle;
+                    r->pc = b->addr + io[pos];
+                    r->count = upto - pos;
+                    r->bytes = io[upto - 1] + c->ilen[b->ioff + upto - 1] - io[pos];
+                    if (emit(c, r) != TM_OK)
+                        return -1;
+                    pos = upto;
+                }
+                c->open_mem = 1;
+                tmc_record *r = &c->rmem;
+                r->tid = tid;
+                r->cycle = c->cycle;
+                r->flags = m->store ? TMC_MEM_STORE : 0;
+                r->size = m->size;
+                r->addr = m->addr;
+                r->pc = m->insn < b->ninsn ? b->addr + io[m->insn] : 0;
+                unsigned nb = (m->size + 7u) & ~7u;
+                memcpy(r->value, m->value, nb);
+                if (c->rmem_bytes > nb)
+                    memset(r->value + nb, 0, c->rmem_bytes - nb);
+                c->rmem_bytes = nb;
+                c->info.mem++;
+                if (emit(c, r) != TM_OK)
+                    return -1;
+            }
+            t->nmem = 0;
+            group(c, tid);
+            if (x->nrun > pos) {
+                tmc_record *r = &c->rrun;
+                r->tid = tid;
+                r->cycle = c->cycle;
+                r->pc = b->addr + io[pos];
+                r->count = x->nrun - pos;
+                r->bytes = x->run_bytes - io[pos];
                 if (emit(c, r) != TM_OK)
                     return -1;
             }

@@ -32,6 +32,7 @@ typedef struct tm_cap_cfg {
     uint64_t skip, length;
     int main_only;     /* filter: the program's own code (no shared libraries) */
     const char *rtn;   /* filter: the function of this name (any module) */
+    int slow;          /* tests: never take the fast paths (same output) */
 } tm_cap_cfg;
 
 /* A module: an executable file mapping (load address = address of file

@@ -353,7 +353,10 @@ int cmd_record(int argc, char **argv)
     }
     if (x.mode)
         tm_model_set_hook(x.m, rec_mode_hook, x.mode);
-    tm_cap_cfg cc = {(uint32_t)nthreads, skip, length, main_only, rtn};
+    /* TM_CAPTURE_SLOW=1 (tests): the capture layer's general path only;
+     * the output must be the same. */
+    const char *slow = getenv("TM_CAPTURE_SLOW");
+    tm_cap_cfg cc = {(uint32_t)nthreads, skip, length, main_only, rtn, slow && *slow == '1'};
     tm_cap_sink sink = {on_record, on_module, &x};
     tm_cap *cap = NULL;
     if ((rc = tm_cap_new(&cc, &sink, &cap)) != TM_OK) {
