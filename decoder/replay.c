@@ -1,0 +1,592 @@
+/* tm — the debugger's message consumption, shared by the commit-stream replay
+ * (verify.c) and the replay from the program binaries (frombin.c); see
+ * replay.h and docs/spec.md §6.
+ *
+ * Messages are parsed lazily from the bitstream into per-thread queues, so
+ * memory stays bounded by how far threads drift apart in the trace. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "replay.h"
+
+int rp_fail(rp_state *v, int rc, const char *fmt, ...)
+{
+    if (!v->res->error[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(v->res->error, sizeof v->res->error, fmt, ap);
+        va_end(ap);
+    }
+    v->res->ok = 0;
+    return rc;
+}
+
+tm_pred *rp_pred_of(rp_state *v, uint32_t t)
+{
+    return v->shared ? v->shared_pred : v->th[t].pred;
+}
+
+const char *rp_kind_name(const tm_msg *m)
+{
+    static const char *const k[] = {"BRANCH", "EXC", "SYNC", "END", "DATA"};
+    return (unsigned)m->kind < 5 ? k[m->kind] : "?";
+}
+
+int rp_init(rp_state *v, const tmt_file *tf, tm_verify_result *res, const char *load_sizes_tmc)
+{
+    memset(v, 0, sizeof *v);
+    v->res = res;
+    v->only = -1;
+    v->enc = tf->cfg.enc;
+    v->nx = v->enc.enc == TM_ENC_NX_B;
+    v->ts = v->enc.timestamps;
+    v->shared = tf->cfg.shared;
+    v->ts_mask = tf->cfg.ts_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << tf->cfg.ts_bits) - 1;
+    v->n = v->enc.threads;
+    v->data = v->enc.data;
+    tm_bitrd_init(&v->rd, tf->data, tf->bits);
+    int rc;
+    if (v->data) {
+        if (!load_sizes_tmc)
+            return rp_fail(v, TM_ERR_ARG, "the trace has load values, whose lengths are the loads' sizes: the "
+                                          "commit stream is needed for them");
+        rc = tm_load_sizes_open(load_sizes_tmc, v->n, &v->ls);
+        if (rc != TM_OK)
+            return rp_fail(v, rc, "%s", v->ls ? tm_load_sizes_error(v->ls) : "out of memory");
+    }
+    v->th = calloc(v->n, sizeof *v->th);
+    for (uint32_t i = 0; v->th && i < v->n; i++)
+        v->th[i].known.gen = 1;
+    tm_pred_cfg pc = tf->cfg.pred;
+    if (v->nx)
+        memset(&pc, 0, sizeof pc);
+    rc = v->th ? TM_OK : TM_ERR_NOMEM;
+    if (rc == TM_OK && v->shared)
+        rc = tm_pred_new(&pc, &v->shared_pred);
+    for (uint32_t i = 0; rc == TM_OK && !v->shared && i < v->n; i++)
+        rc = tm_pred_new(&pc, &v->th[i].pred);
+    if (rc != TM_OK)
+        return rp_fail(v, rc, "cannot set up the replay: %s", tm_status_str(rc));
+    return TM_OK;
+}
+
+void rp_free(rp_state *v)
+{
+    if (v->th)
+        for (uint32_t i = 0; i < v->n; i++) {
+            tm_pred_free(v->th[i].pred);
+            free(v->th[i].q.v);
+            free(v->th[i].dq.v);
+            free(v->th[i].known.v);
+        }
+    free(v->th);
+    v->th = NULL;
+    tm_pred_free(v->shared_pred);
+    v->shared_pred = NULL;
+    tm_load_sizes_close(v->ls);
+    v->ls = NULL;
+}
+
+/* ---------------------------------------------------------------- messages */
+
+static int q_push(rp_msgq *q, const tm_msg *m, uint64_t pos)
+{
+    if (q->len == q->cap) {
+        size_t nc = q->cap ? q->cap * 2 : 16;
+        rp_qent *nv = malloc(nc * sizeof *nv);
+        if (!nv)
+            return TM_ERR_NOMEM;
+        for (size_t i = 0; i < q->len; i++)
+            nv[i] = q->v[(q->head + i) % q->cap];
+        free(q->v);
+        q->v = nv;
+        q->cap = nc;
+        q->head = 0;
+    }
+    q->v[(q->head + q->len) % q->cap] = (rp_qent){*m, pos, 0};
+    q->len++;
+    return TM_OK;
+}
+
+static int decode_at(rp_state *v, tm_msg *m)
+{
+    return v->data ? tm_msg_decode_sized(&v->enc, &v->rd, m, tm_load_sizes_fn, v->ls)
+                   : tm_msg_decode(&v->enc, &v->rd, m);
+}
+
+/* Recovery: from bit POS on, the first position where a plausible SYNC
+ * message decodes, followed by at least a few more decodable messages (or the
+ * end of the trace).  Without data tracing only: DATA messages cannot be
+ * split without knowing which load they report. */
+static int scan_sync(rp_state *v, uint64_t pos)
+{
+    for (uint64_t p = pos; p < v->rd.nbits; p++) {
+        tm_bitrd r = v->rd;
+        r.pos = p;
+        tm_msg m;
+        if (tm_msg_decode(&v->enc, &r, &m) != TM_OK || m.kind != TM_MSG_SYNC)
+            continue;
+        if (v->sync_ok && !v->sync_ok(v->cb_arg, &m))
+            continue;
+        int good = 1;
+        for (int k = 0; k < 4 && r.pos < r.nbits; k++) {
+            tm_msg x;
+            if (tm_msg_decode(&v->enc, &r, &x) != TM_OK) {
+                good = 0;
+                break;
+            }
+        }
+        if (good) {
+            v->rd.pos = p;
+            return 1;
+        }
+    }
+    v->rd.pos = v->rd.nbits;
+    return 0;
+}
+
+/* Parses messages until thread T's queue is not empty.  1: a message is
+ * queued; 0: the trace ends; < 0: error. */
+static int fill(rp_state *v, uint32_t t)
+{
+    rp_thread *d = &v->th[t];
+    while (d->q.len == 0) {
+        if (v->rd.pos >= v->rd.nbits)
+            return 0;
+        tm_msg m;
+        uint64_t pos = v->rd.pos;
+        int rc = decode_at(v, &m);
+        if (rc != TM_OK) {
+            char what[700];
+            if (v->data && tm_load_sizes_error(v->ls)[0])
+                snprintf(what, sizeof what, "cannot split off a DATA message: %s", tm_load_sizes_error(v->ls));
+            else
+                snprintf(what, sizeof what, "cannot decode a message (%s)",
+                         rc == TM_ERR_TRUNCATED ? "the trace ends inside it" : "invalid field");
+            if (v->recover && !v->data) {
+                if (v->on_bad)
+                    v->on_bad(v->cb_arg, pos, what);
+                v->resyncs++;
+                scan_sync(v, pos + 1);
+                continue;
+            }
+            return rp_fail(v, rc, "trace bit %" PRIu64 ": %s", pos, what);
+        }
+        if (m.kind == TM_MSG_DATA) {
+            uint64_t lidx = tm_load_sizes_split(v->ls);
+            if (v->only >= 0 && m.ti != (uint32_t)v->only)
+                continue;
+            rp_msgq *dq = &v->th[m.ti].dq;
+            rc = q_push(dq, &m, pos);
+            if (rc == TM_OK)
+                dq->v[(dq->head + dq->len - 1) % dq->cap].lidx = lidx;
+        } else {
+            if (v->only >= 0 && m.ti != (uint32_t)v->only)
+                continue;
+            rc = q_push(&v->th[m.ti].q, &m, pos);
+        }
+        if (rc != TM_OK)
+            return rp_fail(v, rc, "out of memory");
+    }
+    return 1;
+}
+
+static void take(rp_state *v, rp_thread *d)
+{
+    rp_qent *e = &d->q.v[d->q.head];
+    d->m = e->m;
+    d->m_pos = e->pos;
+    d->q.head = (d->q.head + 1) % d->q.cap;
+    d->q.len--;
+    d->have = 1;
+    v->res->messages++;
+}
+
+int rp_fetch(rp_state *v, uint32_t t)
+{
+    rp_thread *d = &v->th[t];
+    if (d->have)
+        return TM_OK;
+    int rc = fill(v, t);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        return rp_fail(v, TM_ERR_MISMATCH,
+                       "thread %u, instruction %" PRIu64 ": the trace ends but the replay needs "
+                       "another message for this thread",
+                       t, d->index);
+    take(v, d);
+    return TM_OK;
+}
+
+int rp_fetch_opt(rp_state *v, uint32_t t)
+{
+    rp_thread *d = &v->th[t];
+    if (d->have)
+        return 1;
+    int rc = fill(v, t);
+    if (rc <= 0)
+        return rc;
+    take(v, d);
+    return 1;
+}
+
+int rp_is_lost(const tm_msg *m)
+{
+    return (m->kind == TM_MSG_SYNC && m->reason == TM_SYNC_OVERFLOW) ||
+           (m->kind == TM_MSG_END && m->lost);
+}
+
+int rp_check_cc(rp_state *v, uint32_t t, int known, uint64_t expect, uint64_t not_before)
+{
+    rp_thread *d = &v->th[t];
+    if (!v->ts)
+        return TM_OK;
+    uint64_t got = (d->pcc + d->m.diff_cc) & v->ts_mask;
+    expect &= v->ts_mask;
+    if (v->ts_mask != UINT64_MAX)
+        not_before = 0; /* a wrapped counter gives no order */
+    if (known && got != expect)
+        return rp_fail(v, TM_ERR_MISMATCH,
+                       "thread %u, instruction %" PRIu64 ": %s message at trace bit %" PRIu64
+                       " is stamped cycle %" PRIu64 " (PCC %" PRIu64 " + diffCC %" PRIu64
+                       ") but the event retired in cycle %" PRIu64,
+                       t, d->index, rp_kind_name(&d->m), d->m_pos, got, d->pcc, d->m.diff_cc, expect);
+    if (!known && got < not_before)
+        return rp_fail(v, TM_ERR_MISMATCH,
+                       "thread %u: resynchronization at trace bit %" PRIu64 " is stamped cycle %" PRIu64
+                       ", before the thread's last retirement in cycle %" PRIu64,
+                       t, d->m_pos, got, not_before);
+    d->pcc = got;
+    v->res->cycles_checked += known;
+    return TM_OK;
+}
+
+void rp_consume(rp_thread *d)
+{
+    d->icnt = d->bcnt = 0;
+    d->have = 0;
+}
+
+void rp_enter_lost_if(rp_state *v, rp_thread *d)
+{
+    if (!rp_is_lost(&d->m))
+        return;
+    d->tail_left = d->m.icnt;
+    d->gap_left = d->m.gap;
+    d->gap_started = 0;
+    d->mode = d->tail_left ? D_TAIL : D_GAP;
+    v->res->gaps++;
+    v->res->gap_instructions += d->m.gap;
+}
+
+/* ---------------------------------------------------------------- copy */
+
+static size_t km_hash(uint64_t key)
+{
+    key *= UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(key >> 17);
+}
+
+static int km_grow(rp_kmap *k)
+{
+    size_t nc = k->cap ? k->cap * 2 : 1024;
+    rp_kblock *nv = calloc(nc, sizeof *nv);
+    if (!nv)
+        return TM_ERR_NOMEM;
+    for (size_t i = 0; i < k->cap; i++) {
+        const rp_kblock *b = &k->v[i];
+        if (b->gen != k->gen)
+            continue;
+        size_t j = km_hash(b->key) & (nc - 1);
+        while (nv[j].gen)
+            j = (j + 1) & (nc - 1);
+        nv[j] = *b;
+    }
+    free(k->v);
+    k->v = nv;
+    k->cap = nc;
+    return TM_OK;
+}
+
+/* The block of KEY, or NULL (not present; CREATE: out of memory). */
+static rp_kblock *km_find(rp_kmap *k, uint64_t key, int create)
+{
+    if (create && (k->live + 1) * 2 > k->cap && km_grow(k) != TM_OK)
+        return NULL;
+    if (!k->cap)
+        return NULL;
+    size_t mask = k->cap - 1;
+    for (size_t i = km_hash(key) & mask;; i = (i + 1) & mask) {
+        rp_kblock *b = &k->v[i];
+        if (b->gen != k->gen) {
+            if (!create)
+                return NULL;
+            b->key = key;
+            b->gen = k->gen;
+            b->known = 0;
+            k->live++;
+            return b;
+        }
+        if (b->key == key)
+            return b;
+    }
+}
+
+static void km_clear(rp_kmap *k)
+{
+    k->live = 0;
+    if (++k->gen == 0) {
+        if (k->v)
+            memset(k->v, 0, k->cap * sizeof *k->v);
+        k->gen = 1;
+    }
+}
+
+static int km_put(rp_kmap *k, uint64_t addr, const uint8_t *val, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t a = addr + i;
+        rp_kblock *b = km_find(k, a >> 6, 1);
+        if (!b)
+            return TM_ERR_NOMEM;
+        b->b[a & 63] = val[i];
+        b->known |= UINT64_C(1) << (a & 63);
+    }
+    return TM_OK;
+}
+
+/* Fills VAL from the copy; returns -1 if every byte is known, else the
+ * index of the first unknown byte. */
+static int km_get(rp_kmap *k, uint64_t addr, uint8_t *val, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t a = addr + i;
+        rp_kblock *b = km_find(k, a >> 6, 0);
+        if (!b || !(b->known >> (a & 63) & 1))
+            return (int)i;
+        val[i] = b->b[a & 63];
+    }
+    return -1;
+}
+
+void rp_gap_begin(rp_state *v, rp_thread *d)
+{
+    if (d->gap_started)
+        return;
+    d->gap_started = 1;
+    /* The loss reset the predictors: the shared set at the dropping
+     * thread's first gap record (spec §3.5), a private set any time. */
+    if (v->shared) {
+        if (d->m.dropped)
+            tm_pred_reset(v->shared_pred);
+    } else {
+        tm_pred_reset(d->pred);
+    }
+    /* The module cleared the thread's FA flags when it resynchronized: the
+     * loads after the gap are reported until their bytes are known again. */
+    if (v->data)
+        km_clear(&d->known);
+}
+
+/* ---------------------------------------------------------------- branches */
+
+int rp_branch(rp_state *v, uint32_t t, unsigned cls, uint64_t pc, unsigned len, uint64_t dtarget, int in_tail,
+              int *taken_out, uint64_t *target_out, int *is_msg_out, char *why, size_t n)
+{
+    rp_thread *d = &v->th[t];
+    tm_pred *p = rp_pred_of(v, t);
+    int is_msg = 0;
+    int taken = 1;
+    uint64_t target = dtarget;
+    d->icnt++;
+    int reported = cls == TMC_COND || cls == TMC_IJUMP || cls == TMC_ICALL || cls == TMC_RET;
+    if (!v->nx) {
+        if (reported) {
+            d->bcnt++;
+            is_msg = !in_tail && d->have && d->m.kind == TM_MSG_BRANCH && d->bcnt == d->m.cnt;
+        }
+        switch (cls) {
+        case TMC_COND: {
+            int pred = tm_pred_cond_predict(p, pc);
+            if (is_msg && d->m.t) {
+                snprintf(why, n, "the message reports a target misprediction at a conditional branch");
+                return TM_ERR_MISMATCH;
+            }
+            taken = is_msg ? !pred : pred;
+            tm_pred_cond_update(p, pc, taken);
+            break;
+        }
+        case TMC_JUMP:
+            break;
+        case TMC_CALL:
+            tm_pred_ras_push(p, pc + len);
+            break;
+        default: {
+            uint64_t pt = 0;
+            int hit = cls == TMC_RET ? tm_pred_ras_pop(p, &pt) : tm_pred_ind_predict(p, pc, &pt);
+            if (is_msg) {
+                if (!d->m.t) {
+                    snprintf(why, n, "the message reports an outcome misprediction at an indirect branch");
+                    return TM_ERR_MISMATCH;
+                }
+                target = d->pta + (uint64_t)d->m.diff_ta;
+                if (hit && pt == target) {
+                    snprintf(why, n,
+                             "the message reports a target misprediction, but the predictor predicts "
+                             "the reported target 0x%" PRIx64, target);
+                    return TM_ERR_MISMATCH;
+                }
+            } else {
+                if (!hit) {
+                    snprintf(why, n, "%s",
+                             cls == TMC_RET ? "the RAS copy is empty but no message reports the return's target"
+                                            : "the iBTB copy has no target but no message reports one");
+                    return TM_ERR_MISMATCH;
+                }
+                target = pt;
+            }
+            if (cls != TMC_RET) {
+                tm_pred_ind_update(p, pc, target);
+                if (cls == TMC_ICALL)
+                    tm_pred_ras_push(p, pc + len);
+            }
+            break;
+        }
+        }
+    } else {
+        is_msg = !in_tail && d->have && d->m.kind == TM_MSG_BRANCH && d->icnt == d->m.cnt;
+        if (cls == TMC_COND) {
+            if (is_msg && d->m.t) {
+                snprintf(why, n, "the message carries a target for a conditional branch");
+                return TM_ERR_MISMATCH;
+            }
+            taken = is_msg;
+        } else if (reported) {
+            if (!is_msg) {
+                snprintf(why, n, "%s", in_tail ? "an indirect branch retired where the trace reports none"
+                                               : "no message reports this indirect branch");
+                return TM_ERR_MISMATCH;
+            }
+            if (!d->m.t) {
+                snprintf(why, n, "the message for an indirect branch carries no target");
+                return TM_ERR_MISMATCH;
+            }
+            target = d->pta + (uint64_t)d->m.diff_ta;
+        } else if (is_msg) {
+            snprintf(why, n, "the stream length of the message ends at a direct jump or call");
+            return TM_ERR_MISMATCH;
+        }
+    }
+    *taken_out = taken;
+    *target_out = target;
+    *is_msg_out = is_msg;
+    return TM_OK;
+}
+
+void rp_branch_done(rp_state *v, uint32_t t, unsigned cls, uint64_t target)
+{
+    rp_thread *d = &v->th[t];
+    int reported = cls == TMC_COND || cls == TMC_IJUMP || cls == TMC_ICALL || cls == TMC_RET;
+    if (reported && d->m.t)
+        d->pta = target;
+    rp_consume(d);
+}
+
+/* ---------------------------------------------------------------- load values */
+
+static void hex_value(char *buf, size_t n, const uint8_t *v, unsigned size)
+{
+    /* The bytes in memory order, as "0x" + two digits per byte. */
+    size_t k = (size_t)snprintf(buf, n, "0x");
+    for (unsigned i = 0; i < size && k + 3 < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%02x", v[i]);
+}
+
+static int mem_mismatch(rp_state *v, uint32_t t, const tmc_record *r, uint64_t pc_hint, const char *what)
+{
+    rp_thread *d = &v->th[t];
+    return rp_fail(v, TM_ERR_MISMATCH,
+                   "thread %u, instruction %" PRIu64 " (next pc 0x%" PRIx64 ", cycle %" PRIu64 "): %s "
+                   "(pending message: %s at trace bit %" PRIu64 ")",
+                   t, d->index, pc_hint, r->cycle, what, d->have ? rp_kind_name(&d->m) : "none",
+                   d->have ? d->m_pos : 0);
+}
+
+int rp_mem(rp_state *v, const tmc_record *r, int in_gap, uint64_t pc_hint)
+{
+    uint32_t t = r->tid;
+    rp_thread *d = &v->th[t];
+    int store = (r->flags & TMC_MEM_STORE) != 0;
+    int rc;
+    if (in_gap)
+        rp_gap_begin(v, d);
+    if (store) {
+        if (!in_gap) {
+            v->res->stores++;
+            if (km_put(&d->known, r->addr, r->value, r->size) != TM_OK)
+                return rp_fail(v, TM_ERR_NOMEM, "out of memory");
+        }
+        return TM_OK;
+    }
+    uint64_t k = d->lcount++;
+    v->res->loads++;
+    /* Every DATA message up to the thread's pending control message is
+     * parsed, so the queue shows whether one reports this load. */
+    if (d->mode == D_ACTIVE && !d->have && (rc = rp_fetch(v, t)) != TM_OK)
+        return rc;
+    rp_msgq *dq = &d->dq;
+    rp_qent *e = dq->len ? &dq->v[dq->head] : NULL;
+    char buf[600], a[140], b[140];
+    if (e && e->lidx < k)
+        return rp_fail(v, TM_ERR_MISMATCH,
+                       "thread %u, load %" PRIu64 ": the DATA message at trace bit %" PRIu64
+                       " reports the thread's load %" PRIu64 ", which retired without it",
+                       t, k, e->pos, e->lidx);
+    if (in_gap) {
+        if (e && e->lidx == k)
+            return rp_fail(v, TM_ERR_MISMATCH,
+                           "thread %u, load %" PRIu64 ": the DATA message at trace bit %" PRIu64
+                           " reports a load inside an overflow gap",
+                           t, k, e->pos);
+        return TM_OK;
+    }
+    uint8_t val[TMC_MAX_OPERAND];
+    const char *src;
+    char srcbuf[80];
+    if (e && e->lidx == k) {
+        memcpy(val, e->m.value, r->size);
+        snprintf(srcbuf, sizeof srcbuf, "the DATA message at trace bit %" PRIu64, e->pos);
+        src = srcbuf;
+        dq->head = (dq->head + 1) % dq->cap;
+        dq->len--;
+        v->res->loads_reported++;
+        v->res->messages++;
+    } else {
+        int u = km_get(&d->known, r->addr, val, r->size);
+        if (u >= 0) {
+            snprintf(buf, sizeof buf,
+                     "load %" PRIu64 " of %u bytes at 0x%" PRIx64 " has no DATA message, but the replay does not "
+                     "know its byte at 0x%" PRIx64 " (the thread has not loaded or stored it since it started or "
+                     "since its last gap)",
+                     k, (unsigned)r->size, r->addr, r->addr + (uint64_t)u);
+            return mem_mismatch(v, t, r, pc_hint, buf);
+        }
+        src = "the bytes the thread last loaded or stored (no DATA message)";
+        v->res->loads_inferred++;
+    }
+    if (memcmp(val, r->value, r->size)) {
+        hex_value(a, sizeof a, val, r->size);
+        hex_value(b, sizeof b, r->value, r->size);
+        snprintf(buf, sizeof buf,
+                 "load %" PRIu64 " of %u bytes at 0x%" PRIx64 ": replayed value %s (from %s), the commit stream "
+                 "says %s",
+                 k, (unsigned)r->size, r->addr, a, src, b);
+        return mem_mismatch(v, t, r, pc_hint, buf);
+    }
+    if (km_put(&d->known, r->addr, val, r->size) != TM_OK)
+        return rp_fail(v, TM_ERR_NOMEM, "out of memory");
+    return TM_OK;
+}

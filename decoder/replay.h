@@ -1,0 +1,141 @@
+/* tm — the debugger's message consumption (docs/spec.md §6), shared by both
+ * replays: tm_verify (decoder/verify.c: the commit stream plays the
+ * instruction-set simulator) and tm_frombin (decoder/frombin.c: the program
+ * binaries do).  One source of truth for: splitting the trace into per-thread
+ * message queues, the predictor copies and the Fig. 6 decision at a branch,
+ * exceptions, time stamps, losses and resynchronization, and load values.
+ * Internal to the decoder library. */
+#ifndef TM_DECODER_REPLAY_H
+#define TM_DECODER_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tm/decoder.h"
+#include "tm/msg.h"
+#include "tm/pred.h"
+#include "tm/tmc.h"
+
+enum { D_WAIT = 0, D_ACTIVE, D_TAIL, D_GAP, D_DONE };
+
+typedef struct rp_qent {
+    tm_msg m;
+    uint64_t pos;
+    uint64_t lidx;     /* DATA: index of the reported load among the thread's */
+} rp_qent;
+
+typedef struct rp_msgq {
+    rp_qent *v;
+    size_t head, len, cap; /* ring buffer */
+} rp_msgq;
+
+/* The replay's copy of the bytes a thread loaded or stored since its last
+ * gap (spec §6 step 7): 64-byte blocks in an open-addressing table whose
+ * entries belong to generation GEN; emptying the copy is GEN++. */
+typedef struct rp_kblock {
+    uint64_t key;      /* address >> 6 */
+    uint32_t gen;      /* 0 = never used */
+    uint64_t known;    /* bit i: byte i is known */
+    uint8_t b[64];
+} rp_kblock;
+
+typedef struct rp_kmap {
+    rp_kblock *v;
+    size_t cap, live;  /* live: entries of generation gen */
+    uint32_t gen;
+} rp_kmap;
+
+typedef struct rp_thread {
+    int mode;          /* D_* */
+    int have;          /* m is the thread's pending message */
+    tm_msg m;
+    uint64_t m_pos;    /* bit offset of m in the trace */
+    uint64_t icnt, bcnt, pta, pcc;
+    uint64_t tail_left, gap_left;
+    int gap_started;
+    uint64_t npc;
+    uint64_t index;    /* instructions retired by the thread so far */
+    uint64_t last_cycle;
+    tm_pred *pred;
+    rp_msgq q;
+    /* data tracing */
+    rp_msgq dq;        /* parsed DATA messages, in order */
+    uint64_t lcount;   /* loads retired so far (in and out of gaps) */
+    rp_kmap known;
+    uint64_t g_cycle;  /* cycle of the last instruction record replayed */
+    int g_valid;
+    int rec_gap;       /* that record was inside a gap */
+} rp_thread;
+
+typedef struct rp_state {
+    tm_enc_cfg enc;
+    int nx, ts, shared;
+    uint64_t ts_mask;      /* time stamps are modulo 2^ts_bits */
+    uint32_t n;
+    rp_thread *th;
+    tm_pred *shared_pred;
+    tm_bitrd rd;
+    uint64_t last_cycle;
+    tm_verify_result *res;
+    int data;              /* tm_data_mode */
+    tm_load_sizes *ls;     /* data: sizes of the loads, read ahead */
+    /* Splitting: -1 queues every thread's messages; a thread id keeps only
+     * that thread's (the others are parsed and dropped). */
+    int only;
+    /* Recovery (tm_frombin without --verify): a message that cannot be
+     * decoded is reported through ON_BAD, and parsing resumes at the next
+     * bit position where a SYNC message decodes (FIND_SYNC). */
+    int recover;
+    void (*on_bad)(void *arg, uint64_t pos, const char *what);
+    int (*sync_ok)(void *arg, const tm_msg *m); /* plausibility of a SYNC found by scanning */
+    void *cb_arg;
+    uint64_t resyncs;      /* recoveries in the bit stream */
+} rp_state;
+
+/* Sets up V for trace TF (predictor copies, queues).  TM_OK or an error
+ * (in res->error).  LOAD_SIZES_TMC: the commit stream to read load sizes
+ * from (NULL without data tracing). */
+int rp_init(rp_state *v, const tmt_file *tf, tm_verify_result *res, const char *load_sizes_tmc);
+void rp_free(rp_state *v);
+
+int rp_fail(rp_state *v, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *rp_kind_name(const tm_msg *m);
+tm_pred *rp_pred_of(rp_state *v, uint32_t t);
+
+/* Makes thread T's next message pending (TM_OK), or fails (the trace holds
+ * no further message for T, or cannot be decoded). */
+int rp_fetch(rp_state *v, uint32_t t);
+/* As rp_fetch, but returns 0 (not an error) when the trace ends without
+ * another message for T; 1 when one is pending. */
+int rp_fetch_opt(rp_state *v, uint32_t t);
+int rp_is_lost(const tm_msg *m);
+/* Applies the time stamp of the pending message (spec §6 step 4): the event
+ * happened in cycle EXPECT if KNOWN, else not before NOT_BEFORE. */
+int rp_check_cc(rp_state *v, uint32_t t, int known, uint64_t expect, uint64_t not_before);
+/* The pending message has been reached: reset the counters. */
+void rp_consume(rp_thread *d);
+/* After fetching, a SYNC(OVERFLOW) or END(lost) starts the tail (or gap). */
+void rp_enter_lost_if(rp_state *v, rp_thread *d);
+/* The first instruction of a gap: the loss reset the predictors and the
+ * thread's copy of loaded bytes. */
+void rp_gap_begin(rp_state *v, rp_thread *d);
+
+/* Fig. 6 at one branch of class CLS (tmc_bclass) at PC, LEN bytes long,
+ * direct target DTARGET (cond, jump, call): the outcome (*TAKEN) and target
+ * (*TARGET) from the predictor copies and the pending message, which the
+ * predictors then learn.  Counts iCnt and bCnt.  *IS_MSG: the pending message
+ * reports this branch (the caller consumes it after its own checks, with
+ * rp_branch_done).  IN_TAIL: inside a loss's replayable tail no message is
+ * reached.  On a contradiction returns TM_ERR_MISMATCH with WHY (N bytes)
+ * saying what. */
+int rp_branch(rp_state *v, uint32_t t, unsigned cls, uint64_t pc, unsigned len, uint64_t dtarget, int in_tail,
+              int *taken, uint64_t *target, int *is_msg, char *why, size_t n);
+/* A branch's message has been reached: PTA and consumption (the time stamp is
+ * checked by the caller before). */
+void rp_branch_done(rp_state *v, uint32_t t, unsigned cls, uint64_t target);
+
+/* Load values (spec §6 step 7).  R is the thread's MEM record (address, size,
+ * stored value; for a load the value to compare), IN_GAP whether its group is
+ * inside an overflow gap.  PC_HINT names the place in messages. */
+int rp_mem(rp_state *v, const tmc_record *r, int in_gap, uint64_t pc_hint);
+
+#endif
