@@ -92,7 +92,7 @@ asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests
 # Debian packages the project needs.  As root: installed with apt-get.
 # Otherwise the exact command is printed.
 DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3 verilator yosys \
-	valgrind pigz xz-utils libzydis-dev clang
+	valgrind pigz xz-utils bzip2 pbzip2 gzip libzydis-dev clang
 deps:
 	@bash scripts/deps.sh $(DEB_PKGS)
 
