@@ -1,0 +1,46 @@
+# The programs tm record's end-to-end tests run (tests/e2e/t_record.sh,
+# tests/programs/record_pending.sh), built into $(BUILD)/programs/ by
+# `make programs`.  Included by the top-level Makefile.
+#
+# - the thesis's verification programs (seeds/000 ch. 4) as x86-64 assembly:
+#   no libc, -static -no-pie, so that their descriptors are exact (the
+#   expected files name addresses by symbol: expected/README);
+# - mlstest: C (the thesis's Examples, -O0 -mavx) with an assembly region;
+# - C programs with threads (pthreads, OpenMP), signals, bad endings, and
+#   a long loop for the tracing window.  -no-pie, so that symbols are
+#   addresses.
+
+BUILD ?= build
+PROG_DIR := $(BUILD)/programs
+PROG_SRC := tests/programs
+PROG_ASM := branchenum branchtest branchfold traptortest evict multiblock mlsopt
+PROG_CFLAGS := -std=gnu11 -O1 -g -no-pie -Wall -Wextra -Werror
+PROGRAMS := $(PROG_ASM:%=$(PROG_DIR)/%) \
+	$(addprefix $(PROG_DIR)/,mlstest mt_pthread mt_omp signals crash spin)
+
+.PHONY: programs
+programs: $(PROGRAMS)
+
+$(PROG_ASM:%=$(PROG_DIR)/%): $(PROG_DIR)/%: $(PROG_SRC)/%.S
+	@mkdir -p $(dir $@)
+	$(CC) -nostdlib -static -no-pie -o $@ $<
+
+$(PROG_DIR)/mlstest: $(PROG_SRC)/mlstest.c $(PROG_SRC)/mlstest_region.S
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O0 -g -no-pie -mavx -Wall -Wextra -Werror -Wno-unused-value -o $@ $^
+
+$(PROG_DIR)/mt_pthread $(PROG_DIR)/signals: $(PROG_DIR)/%: $(PROG_SRC)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -pthread -o $@ $<
+
+$(PROG_DIR)/mt_omp: $(PROG_SRC)/mt_omp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -fopenmp -o $@ $<
+
+$(PROG_DIR)/crash: $(PROG_SRC)/crash.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+
+$(PROG_DIR)/spin: $(PROG_SRC)/spin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lm

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# tm record tests that do not pass yet: each shows a bug found while writing
+# tests/e2e/t_record.sh.  Not run by make test; move a case into
+# t_record.sh once it passes.  Runs every case and reports each; exits
+# nonzero if any fails.  Environment as tests/e2e/run.sh gives it:
+#   TM=build/asan/bin/tm TMFAST=build/bin/tm ROOT=$PWD TMP=$(mktemp -d) \
+#       bash tests/programs/record_pending.sh
+# (after make all asan programs).
+#  1. branchfold: branches VEX resolves at translation time are misrecorded
+#     (vg-frontend/tm_vg.c classifies from the optimized IR): a loop or
+#     jrcxz not taken after a constant count is no branch at all, a loop to
+#     the next instruction taken is "not taken", `mov rax, imm` / `lea rax`
+#     then `call rax` / `jmp rax` is a direct call / jump (or, to the next
+#     instruction, no branch).  Thesis Figs. 4.7 and 4.11 are such code.
+#  2. mlsopt: a load whose value is overwritten before any use in the same
+#     superblock is not recorded (VEX removes it); lock add, lock xadd and
+#     xchg are recorded as two loads and a store.
+#  3. mlsTest Example 1 (thesis Figs. 4.17-4.18): its second loop's byte
+#     loads (`uint8[i]; sint8[i];`, dead loads at -O0) are missing.
+#  4. pthread_join under --cfiat: the kernel's clearing of the thread id at
+#     thread exit (CLONE_CHILD_CLEARTID) is not recorded as a store, so a
+#     join that had loaded the id replays a stale value (some runs).
+#  5. OpenMP with 8 threads under --cfiat with the default buffer: the
+#     trace overflows and tm decode --verify reports a load "with no DATA
+#     message" the replay cannot know (some runs; the same commit stream
+#     through tm model --cfiat fails every time: a model/replay issue).
+#  6. A full disk with --commit: one line per file that could not be
+#     written (BASE.tmc, BASE.tmt), not one.  (Until f90e23a..a16a1c3 also
+#     a heap-use-after-free: tmc_writer_error after tmc_writer_close.)
+#  7. -l N when the program runs more than N instructions: capture/capture.c
+#     (the fast path for blocks with memory operands, c9f9a18) reads
+#     t->mem[0] of a thread without memory operands (NULL): UBSan stops the
+#     sanitizer build (exit 1), the optimized one may segfault (exit 139).
+#     tm record -l 50000 -o w -- /bin/true.  Then the window test that
+#     t_record.sh had: -s 1000 -l 50000 traces exactly 50000 instructions,
+#     START TRACE_ON, EXIT TRACE_OFF, END, the program runs on, replay.
+set -uo pipefail
+: "${TM:?}" "${TMFAST:?}" "${TMP:?}" "${ROOT:?}"
+B=$(cd "$(dirname "$TMFAST")/.." && pwd)
+P=$B/programs
+E=$ROOT/tests/programs/expected
+export TM_VALGRIND_LIB=$B/lib/valgrind
+cd "$TMP" || exit 1
+fails=0
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+pass() { echo "ok   $*"; }
+same_desc() { # PROG EXPECTED ACTUAL
+    python3 "$ROOT/tests/programs/resolve.py" "$1" "$2" > "$3.expected" && diff -u "$3.expected" "$3" > "$3.diff"
+}
+
+# 1.
+"$TM" record --filter-rtn test_region --mode mcftrace -a -o bf -- "$P/branchfold" > /dev/null 2>&1
+if same_desc "$P/branchfold" "$E/branchfold.mcftrace" bf.txt; then pass "1. branchfold"; else
+    fail "1. branchfold: branches VEX folds (expected -, recorded +):"
+    sed 's/^/    /' bf.txt.diff
+fi
+
+# 2.
+"$TM" record --filter-rtn test_region --mode mlstrace --store -a -o mo -- "$P/mlsopt" > /dev/null 2>&1
+if same_desc "$P/mlsopt" "$E/mlsopt.mlstrace" mo.txt; then pass "2. mlsopt"; else
+    fail "2. mlsopt: dead loads and atomic read-modify-writes (expected -, recorded +):"
+    sed 's/^/    /' mo.txt.diff
+fi
+
+# 3.
+"$TM" record --filter-rtn mls_example1 --mode mlstrace --store -a -o ex1 -- "$P/mlstest" > ex1.out 2>&1
+if python3 - ex1.out ex1.txt << 'PY'; then pass "3. mlsTest Example 1 loads"; else fail "3. mlsTest Example 1: the byte loads of its second loop are missing"; fi
+import re, sys
+addr = {k: int(v, 16) for k, v in re.findall(r"^(\S+) address: (0x[0-9a-f]+)$", open(sys.argv[1]).read(), re.M)}
+u, s = addr["uint8"], addr["sint8"]
+got = []
+for l in open(sys.argv[2]).read().splitlines():
+    t, ls, pc, a, n, v = l.split(", ")
+    a = int(a, 16)
+    if ls == "L" and (u <= a < u + 17 or s <= a < s + 17):
+        got.append((a, v))
+want = []
+for i in range(17):
+    want += [(u + i, "0x%02x" % i), (s + i, "0x%02x" % (-i & 0xFF))]
+print(f"    {len(got)} of {len(want)} byte loads recorded")
+sys.exit(0 if got == want else 1)
+PY
+
+# 4.
+bad=0
+for i in $(seq 10); do
+    "$TMFAST" record --commit --cfiat --threads 9 -o join -- "$P/mt_pthread" 4 join > /dev/null 2>&1
+    "$TMFAST" decode --verify join.tmc join.tmt > join.v 2>&1 || { bad=$((bad + 1)); cp join.v join.bad; }
+done
+if [ $bad -eq 0 ]; then pass "4. pthread_join under --cfiat (10 runs)"; else
+    fail "4. pthread_join under --cfiat: $bad of 10 recordings do not replay:"
+    grep MISMATCH join.bad | cut -c1-300 | sed 's/^/    /'
+fi
+
+# 5.
+bad=0
+for i in $(seq 5); do
+    OMP_WAIT_POLICY=passive "$TMFAST" record --commit --cfiat --threads 9 -o omp -- "$P/mt_omp" 8 > /dev/null 2>&1
+    if ! "$TMFAST" decode --verify omp.tmc omp.tmt > omp.v 2>&1; then
+        bad=$((bad + 1))
+        cp omp.v omp.bad
+        cp omp.tmc omp-bad.tmc
+    fi
+done
+if [ $bad -eq 0 ]; then pass "5. OpenMP 8 threads, --cfiat, default buffer (5 runs)"; else
+    fail "5. OpenMP 8 threads, --cfiat, default buffer: $bad of 5 recordings do not replay:"
+    grep MISMATCH omp.bad | cut -c1-300 | sed 's/^/    /'
+    "$TMFAST" model --cfiat -q omp-bad.tmc -o omp-model.tmt
+    if "$TMFAST" decode --verify omp-bad.tmc omp-model.tmt > /dev/null 2>&1; then
+        echo "    (tm model --cfiat on the same commit stream replays)"
+    else
+        echo "    (tm model --cfiat on the same commit stream does not replay either: model or replay)"
+    fi
+fi
+
+# 6.
+(
+    ulimit -f 256
+    trap '' XFSZ
+    exec "$TM" record --commit --data all -o full -- "$P/spin" 3000
+) > full.out 2> full.err
+st=$?
+if [ $st -ne 0 ] && [ "$(wc -l < full.err)" -eq 1 ] && ! grep -q Sanitizer full.err; then pass "6. a full disk with --commit"; else
+    fail "6. a full disk with --commit: exit status $st, stderr (wanted one line):"
+    head -n 8 full.err | cut -c1-200 | sed 's/^/    /'
+fi
+
+# 7.
+"$TM" record --commit -l 50000 -o l -- /bin/true > l.out 2> l.err
+st=$?
+if [ $st -eq 0 ] && [ ! -s l.err ]; then pass "7. -l 50000 (sanitizer build)"; else
+    fail "7. -l 50000 (sanitizer build): exit status $st:"
+    head -n 3 l.err | sed 's/^/    /'
+fi
+for tm in "$TM" "$TMFAST"; do
+    ref=$("$P/spin" 200)
+    "$tm" record --commit -s 1000 -l 50000 -o w -- "$P/spin" 200 > w.out 2> w.err
+    st=$?
+    why=""
+    [ $st -eq 0 ] || why="exit status $st: $(head -n 1 w.err)"
+    [ -z "$why" ] && [ "$(cat w.out)" != "$ref" ] && why="the program's output changed"
+    if [ -z "$why" ]; then
+        "$TM" dump w.tmc > w.dump 2>&1 || why="tm dump: $(tail -n 1 w.dump)"
+    fi
+    [ -z "$why" ] && ! grep -m1 ' START ' w.dump | grep -q 'START trace-on' && why="the first START is not TRACE_ON"
+    [ -z "$why" ] && ! grep -q ' EXIT trace-off' w.dump && why="no EXIT TRACE_OFF"
+    [ -z "$why" ] && ! tail -n 1 w.dump | grep -q '^END count=' && why="no END"
+    [ -z "$why" ] && ! python3 -c 'import json,sys; sys.exit(json.load(open("w.json"))["instructions"] != 50000)' &&
+        why="not 50000 instructions traced"
+    [ -z "$why" ] && ! "$TM" decode --verify w.tmc w.tmt > w.v 2>&1 && why="replay: $(head -n 1 w.v)"
+    if [ -z "$why" ]; then pass "7. -s 1000 -l 50000 ($tm)"; else fail "7. -s 1000 -l 50000 ($tm): $why"; fi
+done
+
+echo "record_pending: $fails failing"
+[ $fails -eq 0 ]
