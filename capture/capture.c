@@ -821,7 +821,7 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             return (long)len;
         }
         if (!c->cfg.slow && c->on == 1 && t->tr == 1 && !x->passes && x->kind != TMCAP_X_STAY &&
-            t->mem[0].insn != CAP_SYS_INSN && (!c->cfg.length || c->traced + x->nrun + 1 < c->cfg.length)) {
+            (t->nmem == 0 || t->mem[0].insn != CAP_SYS_INSN) && (!c->cfg.length || c->traced + x->nrun + 1 < c->cfg.length)) {
             /* With memory operands, as run_block would do it: each operand
              * ends its instruction's group; the branch's own joins the
              * branch's group. */

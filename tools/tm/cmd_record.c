@@ -430,15 +430,19 @@ int cmd_record(int argc, char **argv)
             continue;
         if (n <= 0)
             break;
-        if (!cap_failed && tm_cap_feed(cap, buf, (size_t)n) != TM_OK) {
-            cap_failed = 1;
-            /* Drain the pipe so that the program runs to its end. */
-        }
-        if (!cap_failed && !stopped &&
-            (rec_mode_full(x.mode) || (trace_limit && tm_model_trace(x.m)->nbits / 8 >= trace_limit))) {
-            stopped = 1; /* the size limit: a clean end, the program goes on */
-            if (tm_cap_stop(cap) != TM_OK)
-                cap_failed = 1;
+        /* In slices, so that a size limit stops close to the limit. */
+        for (ssize_t at = 0; at < n && !cap_failed; at += 65536) {
+            size_t len = (size_t)(n - at) < 65536 ? (size_t)(n - at) : 65536;
+            if (tm_cap_feed(cap, buf + at, len) != TM_OK) {
+                cap_failed = 1; /* drain the pipe so that the program runs to its end */
+                break;
+            }
+            if (!stopped &&
+                (rec_mode_full(x.mode) || (trace_limit && tm_model_trace(x.m)->nbits / 8 >= trace_limit))) {
+                stopped = 1; /* the size limit: a clean end, the program goes on */
+                if (tm_cap_stop(cap) != TM_OK)
+                    cap_failed = 1;
+            }
         }
         if (tty) {
             time_t now = time(NULL);
@@ -456,11 +460,18 @@ int cmd_record(int argc, char **argv)
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
     int status = 0;
+    /* After the capture, one line for the first output error only (a full
+     * disk fails every later write too). */
+#define OUT_ERR(...)                                  \
+    do {                                              \
+        if (!status)                                  \
+            tm_err("record", __VA_ARGS__);            \
+        status = 1;                                   \
+    } while (0)
     if (!cap_failed && tm_cap_finish(cap) != TM_OK)
         cap_failed = 1;
     if (cap_failed) {
-        tm_err("record", "%s", x.failed ? x.err : tm_cap_error(cap));
-        status = 1;
+        OUT_ERR("%s", x.failed ? x.err : tm_cap_error(cap));
     }
     tm_cap_info info;
     tm_cap_get_info(cap, &info);
@@ -468,13 +479,11 @@ int cmd_record(int argc, char **argv)
     char err[512];
     snprintf(p, sizeof p, "%s.tmt", base);
     if (tmt_write(p, &cfg, tm_model_trace(x.m), tm_model_get_stats(x.m)->cycles, err, sizeof err) != TM_OK) {
-        tm_err("record", "%s", err);
-        status = 1;
+        OUT_ERR("%s", err);
     }
     snprintf(p, sizeof p, "%s.json", base);
     if (report_json(p, &cfg, x.m)) {
-        tm_err("record", "%s: cannot write statistics: %s", p, strerror(errno));
-        status = 1;
+        OUT_ERR("%s: cannot write statistics: %s", p, strerror(errno));
     }
     snprintf(p, sizeof p, "%s.stats", base);
     FILE *sf = fopen(p, "w");
@@ -494,14 +503,12 @@ int cmd_record(int argc, char **argv)
         report_text(sf, &cfg, x.m);
     }
     if (!sf || fclose(sf)) {
-        tm_err("record", "%s: %s", p, strerror(errno));
-        status = 1;
+        OUT_ERR("%s: %s", p, strerror(errno));
     }
     if (x.mode) {
         rec_mode_set_skipped(x.mode, info.skipped);
         if (rec_mode_close(x.mode, x.m, errm, sizeof errm)) {
-            tm_err("record", "%s", errm);
-            status = 1;
+            OUT_ERR("%s", errm);
         }
         x.mode = NULL;
     }
@@ -509,15 +516,13 @@ int cmd_record(int argc, char **argv)
         errno = 0;
         rc = tmc_writer_close(x.w); /* frees the writer: its message is gone */
         if (rc != TM_OK && !x.failed) {
-            tm_err("record", "%s.tmc: %s%s%s", base, tm_status_str(rc), errno ? ": " : "",
+            OUT_ERR("%s.tmc: %s%s%s", base, tm_status_str(rc), errno ? ": " : "",
                    errno ? strerror(errno) : "");
-            status = 1;
         }
         x.w = NULL;
     }
     if (fclose(x.mods)) {
-        tm_err("record", "%s.modules: %s", base, strerror(errno));
-        status = 1;
+        OUT_ERR("%s.modules: %s", base, strerror(errno));
     }
     tm_model_free(x.m);
     tm_cap_free(cap);
