@@ -176,7 +176,7 @@ static int fill(rp_state *v, uint32_t t)
         }
         if (m.kind == TM_MSG_DATA) {
             uint64_t lidx = tm_load_sizes_split(v->ls);
-            if (v->only >= 0 && m.ti != (uint32_t)v->only)
+            if (v->drop_data || (v->only >= 0 && m.ti != (uint32_t)v->only))
                 continue;
             rp_msgq *dq = &v->th[m.ti].dq;
             rc = q_push(dq, &m, pos);

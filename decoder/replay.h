@@ -89,6 +89,7 @@ typedef struct rp_state {
     int (*sync_ok)(void *arg, const tm_msg *m); /* plausibility of a SYNC found by scanning */
     void *cb_arg;
     uint64_t resyncs;      /* recoveries in the bit stream */
+    int drop_data;         /* DATA messages are split off and dropped (outputs) */
 } rp_state;
 
 /* Sets up V for trace TF (predictor copies, queues).  TM_OK or an error

@@ -56,6 +56,48 @@ uint64_t tm_load_sizes_split(tm_load_sizes *ls);
 const char *tm_load_sizes_error(const tm_load_sizes *ls);
 void tm_load_sizes_close(tm_load_sizes *ls);
 
+/* ---- replay from the program binaries (docs/spec.md §6.1) ----
+ * The debugger's view: the trace, the recording's module map (BASE.modules:
+ * "0xLOAD BUILD-ID PATH" per line) with the ELF files it names, and the vdso
+ * bytes if any.  Each thread's code is walked with a disassembler (Zydis)
+ * from its start synchronization; the messages are consumed as tm_verify
+ * does (the same code).  Private predictors only (a --shared trace lacks the
+ * order of the threads' predictor updates). */
+#include <stdio.h>
+
+enum { TM_FB_NONE = 0, TM_FB_INSNS, TM_FB_BRANCHES, TM_FB_FUNCTIONS };
+
+typedef struct tm_frombin_opts {
+    const char *modules;     /* the module map */
+    const char *vdso;        /* BASE.vdso or NULL */
+    int ignore_build_id;     /* replay files whose GNU build-id differs from the map's */
+    const char *tmc;         /* commit stream: compared with (verify), or the load sizes (data tracing) */
+    int verify;              /* compare every thread's replay with the commit stream */
+    int recover;             /* outputs: after an error, go on at the thread's next synchronization */
+    uint64_t max_run;        /* instructions between two messages before the replay gives up (0: 2^32) */
+    int format;              /* TM_FB_*: text output per thread */
+    int symbols, disasm;     /* TM_FB_INSNS / BRANCHES: symbol+offset; disassembly */
+    FILE *out;               /* text output (NULL: none) */
+    FILE *bin;               /* compact binary output (NULL: none) */
+    void (*progress)(uint64_t instructions, void *arg);
+    void *arg;
+} tm_frombin_opts;
+
+typedef struct tm_frombin_result {
+    tm_verify_result v;      /* counts; v.error: the first divergence or input error */
+    uint64_t threads;        /* threads replayed (outputs) */
+    uint64_t errors;         /* replay errors recovered from (outputs) */
+    uint64_t resyncs;        /* undecodable stretches of the trace skipped (outputs) */
+    uint64_t blocks;         /* code blocks disassembled */
+} tm_frombin_result;
+
+/* TM_OK when the replay (and with VERIFY the comparison) succeeded without
+ * errors; TM_ERR_MISMATCH on a divergence; TM_ERR_ARG for a trace this
+ * replay cannot handle (--shared, load values without the commit stream);
+ * else an input error.  With RECOVER the outputs go on after errors and the
+ * result is TM_OK with res->errors / res->resyncs counting them (v.ok = 0). */
+int tm_frombin(const tmt_file *trace, const tm_frombin_opts *o, tm_frombin_result *res);
+
 #ifdef __cplusplus
 }
 #endif

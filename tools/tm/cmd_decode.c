@@ -1,4 +1,5 @@
 /* tm decode — list the messages of a trace, or replay and verify it. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,8 +15,26 @@ static void usage(FILE *f)
             "usage: tm decode F.tmt [--tmc F.tmc]    list the trace's messages (a trace with load\n"
             "                                        values needs the commit stream for their sizes)\n"
             "       tm decode --verify F.tmc F.tmt   replay the trace and compare it with the commit stream\n"
+            "       tm decode --from-binary [OPTIONS] BASE.tmt\n"
+            "                                        replay every thread from the program binaries (the module\n"
+            "                                        map BASE.modules and the ELF files it names) and print it\n"
+            "       tm decode --from-binary --verify BASE.tmc BASE.tmt\n"
+            "                                        the same, compared with the commit stream\n"
             "  -q, --quiet   with --verify: print only the verdict line\n"
-            "Exit status with --verify: 0 if every thread's execution matches, 1 on the first divergence.\n");
+            "from-binary options:\n"
+            "  --insns          the instruction flow, one address per line (the default)\n"
+            "  --branches       the branches: pc, class, taken (T) or not (N), next pc\n"
+            "  --functions      instructions per function (ELF symbol tables), per thread\n"
+            "  --summary        counts only\n"
+            "  -s, --symbols    symbol+offset of each address;  -d, --disasm   disassembly (Intel syntax)\n"
+            "  -o, --binary F   also write the compact binary form to F (docs/spec.md section 6.1)\n"
+            "  --modules F      the module map (default BASE.modules);  --vdso F  (default BASE.vdso if it exists)\n"
+            "  --tmc F          the commit stream, for the sizes of load values (traces with --cfiat/--data)\n"
+            "  --ignore-build-id  replay files whose GNU build-id differs from the recording's\n"
+            "  --max-run N      give up after N instructions without a message (default 2^32)\n"
+            "Exit status with --verify: 0 if every thread's execution matches, 1 on the first divergence.\n"
+            "Without --verify, --from-binary exits 1 if the trace did not fit the code anywhere (each error is\n"
+            "reported with its trace bit offset, and the thread resumes at its next synchronization).\n");
 }
 
 static void progress(uint64_t records, void *arg)
@@ -82,8 +101,181 @@ static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
     return status;
 }
 
+/* BASE of BASE.tmt (or the path itself) + SUFFIX. */
+static void sibling(const char *tmt, const char *suffix, char *out, size_t n)
+{
+    size_t len = strlen(tmt);
+    if (len > 4 && !strcmp(tmt + len - 4, ".tmt"))
+        len -= 4;
+    snprintf(out, n, "%.*s%s", (int)len, tmt, suffix);
+}
+
+static void fb_progress(uint64_t insns, void *arg)
+{
+    time_t *last = arg;
+    time_t now = time(NULL);
+    if (now - *last >= 5) {
+        fprintf(stderr, "tm decode: %" PRIu64 "M instructions\n", insns / 1000000);
+        *last = now;
+    }
+}
+
+static int from_binary(int argc, char **argv)
+{
+    tm_frombin_opts o;
+    memset(&o, 0, sizeof o);
+    o.format = TM_FB_INSNS;
+    int verify = 0, quiet = 0;
+    const char *files[2], *modules = NULL, *vdso = NULL, *bin = NULL, *val;
+    int nf = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int k;
+        if (!strcmp(a, "--from-binary")) continue;
+        else if (!strcmp(a, "--verify")) verify = 1;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
+        else if (!strcmp(a, "--insns")) o.format = TM_FB_INSNS;
+        else if (!strcmp(a, "--branches")) o.format = TM_FB_BRANCHES;
+        else if (!strcmp(a, "--functions")) o.format = TM_FB_FUNCTIONS;
+        else if (!strcmp(a, "--summary")) o.format = TM_FB_NONE;
+        else if (!strcmp(a, "-s") || !strcmp(a, "--symbols")) o.symbols = 1;
+        else if (!strcmp(a, "-d") || !strcmp(a, "--disasm")) o.disasm = 1;
+        else if (!strcmp(a, "--ignore-build-id")) o.ignore_build_id = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if ((k = tm_opt(argc, argv, &i, "--modules", &val)) != 0) { if (k < 0) goto missing; modules = val; }
+        else if ((k = tm_opt(argc, argv, &i, "--vdso", &val)) != 0) { if (k < 0) goto missing; vdso = val; }
+        else if ((k = tm_opt(argc, argv, &i, "--tmc", &val)) != 0) { if (k < 0) goto missing; o.tmc = val; }
+        else if ((k = tm_opt(argc, argv, &i, "--binary", &val)) != 0 || (k = tm_opt(argc, argv, &i, "-o", &val)) != 0) {
+            if (k < 0) goto missing;
+            bin = val;
+        } else if ((k = tm_opt(argc, argv, &i, "--max-run", &val)) != 0) {
+            if (k < 0) goto missing;
+            if (tm_parse_u64(val, &o.max_run) || !o.max_run) {
+                tm_err("decode", "--max-run %s: expected a positive number of instructions", val);
+                return 2;
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            tm_err("decode", "unknown option '%s' (see tm decode --help)", a);
+            return 2;
+        } else if (nf < 2) files[nf++] = a;
+        else {
+            tm_err("decode", "too many arguments (see tm decode --help)");
+            return 2;
+        }
+        continue;
+    missing:
+        tm_err("decode", "%s needs a value (see tm decode --help)", a);
+        return 2;
+    }
+    if ((verify && nf != 2) || (!verify && nf != 1)) {
+        tm_err("decode", verify ? "--from-binary --verify needs the commit stream and the trace: "
+                                  "tm decode --from-binary --verify BASE.tmc BASE.tmt"
+                                : "expected one trace file: tm decode --from-binary BASE.tmt");
+        return 2;
+    }
+    const char *tmt_path = verify ? files[1] : files[0];
+    if (verify)
+        o.tmc = files[0];
+    char mpath[4096], vpath[4096];
+    if (!modules) {
+        sibling(tmt_path, ".modules", mpath, sizeof mpath);
+        modules = mpath;
+    }
+    if (!vdso) {
+        sibling(tmt_path, ".vdso", vpath, sizeof vpath);
+        FILE *vf = fopen(vpath, "rb");
+        if (vf) {
+            fclose(vf);
+            vdso = vpath;
+        }
+    }
+    o.modules = modules;
+    o.vdso = vdso;
+    tmt_file tf;
+    char err[512];
+    if (tmt_read(tmt_path, &tf, err, sizeof err) != TM_OK) {
+        tm_err("decode", "%s", err);
+        return 1;
+    }
+    FILE *bf = NULL;
+    if (bin) {
+        bf = fopen(bin, "wb");
+        if (!bf) {
+            tm_err("decode", "%s: cannot create: %s", bin, strerror(errno));
+            tmt_free(&tf);
+            return 1;
+        }
+    }
+    o.verify = verify;
+    o.recover = !verify;
+    o.out = verify ? NULL : stdout;
+    o.bin = bf;
+    time_t last = time(NULL);
+    if (verify || o.format == TM_FB_NONE) {
+        o.progress = fb_progress;
+        o.arg = &last;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    tm_frombin_result res;
+    int rc = tm_frombin(&tf, &o, &res);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    int status;
+    if (bf && fclose(bf) != 0 && rc == TM_OK) {
+        tm_err("decode", "%s: write error", bin);
+        rc = TM_ERR_IO;
+        snprintf(res.v.error, sizeof res.v.error, "%s: write error", bin);
+    }
+    if (verify) {
+        if (rc == TM_OK) {
+            printf("OK: %" PRIu64 " instructions replayed from the binaries (%" PRIu64 " reconstructed, %" PRIu64
+                   " in %" PRIu64 " overflow gaps), %" PRIu64 " branches, %" PRIu64 " exceptions, %" PRIu64
+                   " messages, %" PRIu64 " code blocks disassembled",
+                   res.v.instructions, res.v.checked, res.v.gap_instructions, res.v.gaps, res.v.branches,
+                   res.v.exceptions, res.v.messages, res.blocks);
+            if (tf.cfg.enc.timestamps)
+                printf(", %" PRIu64 " time stamps", res.v.cycles_checked);
+            if (tf.cfg.enc.data)
+                printf("; %" PRIu64 " load values replayed (%" PRIu64 " from DATA messages, %" PRIu64
+                       " from the replay's copy)",
+                       res.v.loads_reported + res.v.loads_inferred, res.v.loads_reported, res.v.loads_inferred);
+            printf("; %.2f M instructions/s\n", secs > 0 ? (double)res.v.checked / secs / 1e6 : 0.0);
+            status = 0;
+        } else if (rc == TM_ERR_MISMATCH) {
+            printf("MISMATCH: %s\n", res.v.error);
+            if (!quiet)
+                fprintf(stderr, "tm decode: replay of %s from the binaries diverges from %s\n", tmt_path, files[0]);
+            status = 1;
+        } else {
+            tm_err("decode", "%s", res.v.error);
+            status = 1;
+        }
+    } else {
+        fflush(stdout);
+        if (rc != TM_OK) {
+            tm_err("decode", "%s", res.v.error);
+            status = 1;
+        } else {
+            if (o.format == TM_FB_NONE || !quiet)
+                fprintf(o.format == TM_FB_NONE ? stdout : stderr,
+                        "%s: %" PRIu64 " threads, %" PRIu64 " instructions replayed from the binaries, %" PRIu64
+                        " branches, %" PRIu64 " exceptions, %" PRIu64 " gaps, %" PRIu64 " errors, %" PRIu64
+                        " undecodable stretches; %.2f M instructions/s\n",
+                        tmt_path, res.threads, res.v.checked, res.v.branches, res.v.exceptions, res.v.gaps,
+                        res.errors, res.resyncs, secs > 0 ? (double)res.v.checked / secs / 1e6 : 0.0);
+            status = res.errors || res.resyncs ? 1 : 0;
+        }
+    }
+    tmt_free(&tf);
+    return status;
+}
+
 int cmd_decode(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--from-binary"))
+            return from_binary(argc, argv);
     int verify = 0, quiet = 0;
     const char *tmc = NULL;
     const char *files[2];

@@ -1,0 +1,1349 @@
+/* tm — replay from the program binaries (docs/spec.md §6.1).
+ *
+ * The debugger has the trace, the module map and the ELF files.  It walks
+ * each thread's code from its start synchronization with a disassembler
+ * (Zydis), and at every branch asks the shared message consumption
+ * (replay.c, the same code as tm_verify) for the outcome or target: Fig. 6 of
+ * the paper.  Decoded code is cached in blocks (straight-line instructions up
+ * to a branch), so each address is disassembled once.
+ *
+ * Per thread the replay is a generator of events (a run of plain
+ * instructions, a branch, an exception, a gap, the end) pulled on demand:
+ * the text and binary outputs pull one thread at a time (the trace is split
+ * afresh for each thread); the verification pulls in the commit stream's
+ * order and compares every event with it. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <Zydis/Zydis.h>
+#include "image.h"
+#include "replay.h"
+
+/* ---------------------------------------------------------------- code blocks */
+
+enum { T_BRANCH = 0, T_CONT, T_BAD };
+#define BLOCK_MAX 255u
+
+typedef struct fb_block {
+    uint64_t pc;
+    uint32_t n;          /* plain instructions */
+    uint32_t bytes;      /* their bytes */
+    uint8_t term;        /* T_*: what follows them */
+    uint8_t cls, blen;   /* T_BRANCH: class, length */
+    uint64_t dtarget;    /* T_BRANCH: direct target (cond, jump, call) */
+    const char *bad;     /* T_BAD: why the next instruction cannot be replayed */
+    uint8_t lens[];      /* n instruction lengths */
+} fb_block;
+
+typedef struct fb_code {
+    tm_image *im;
+    ZydisDecoder dec;
+    fb_block **tab;      /* open addressing by pc */
+    size_t cap, used;
+    uint64_t blocks;
+} fb_code;
+
+static size_t pc_hash(uint64_t pc)
+{
+    pc *= UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(pc >> 20);
+}
+
+static int code_put(fb_code *c, fb_block *b)
+{
+    if ((c->used + 1) * 2 > c->cap) {
+        size_t nc = c->cap ? c->cap * 2 : 4096;
+        fb_block **nt = calloc(nc, sizeof *nt);
+        if (!nt)
+            return TM_ERR_NOMEM;
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->tab[i]) {
+                size_t j = pc_hash(c->tab[i]->pc) & (nc - 1);
+                while (nt[j])
+                    j = (j + 1) & (nc - 1);
+                nt[j] = c->tab[i];
+            }
+        free(c->tab);
+        c->tab = nt;
+        c->cap = nc;
+    }
+    size_t j = pc_hash(b->pc) & (c->cap - 1);
+    while (c->tab[j])
+        j = (j + 1) & (c->cap - 1);
+    c->tab[j] = b;
+    c->used++;
+    return TM_OK;
+}
+
+static const uint8_t vg_preamble[16] = {0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d,
+                                        0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33};
+
+/* Classifies the instruction at P (AVAIL bytes readable) exactly as the
+ * recording does (docs/capture.md §2).  Returns its length (0: cannot be
+ * replayed, *BAD says why); *CLS = -1 for a plain instruction. */
+static unsigned classify(fb_code *c, uint64_t pc, const uint8_t *p, size_t avail, int *cls, uint64_t *dtarget,
+                         const char **bad)
+{
+    *cls = -1;
+    /* Valgrind's client request: the magic preamble and the request's xchg
+     * are one 19-byte instruction (capture.md §7). */
+    if (avail >= 19 && !memcmp(p, vg_preamble, 16) && p[16] == 0x48 && p[17] == 0x87) {
+        if (p[18] == 0xdb || p[18] == 0xc9 || p[18] == 0xff)
+            return 19;
+        if (p[18] == 0xd2) {
+            *bad = "a Valgrind call-noredir client request (not replayable)";
+            return 0;
+        }
+    }
+    ZydisDecodedInstruction ins;
+    if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&c->dec, NULL, p, avail > 15 ? 15 : avail, &ins))) {
+        *bad = avail < 15 ? "an instruction that runs past the end of the code segment, or an invalid one"
+                          : "an invalid instruction";
+        return 0;
+    }
+    unsigned len = ins.length;
+    int64_t rel = ins.raw.imm[0].value.s;
+    if (ins.opcode_map == ZYDIS_OPCODE_MAP_DEFAULT) {
+        uint8_t op = ins.opcode;
+        if ((op >= 0x70 && op <= 0x7f) || (op >= 0xe0 && op <= 0xe3)) {
+            *cls = TMC_COND;
+        } else if (op == 0xeb || op == 0xe9) {
+            *cls = TMC_JUMP;
+        } else if (op == 0xe8) {
+            *cls = TMC_CALL;
+        } else if (op == 0xc3 || op == 0xc2) {
+            *cls = TMC_RET;
+        } else if (op == 0xff && (ins.raw.modrm.reg == 2 || ins.raw.modrm.reg == 4)) {
+            *cls = ins.raw.modrm.reg == 2 ? TMC_ICALL : TMC_IJUMP;
+        } else if (op == 0xff && (ins.raw.modrm.reg == 3 || ins.raw.modrm.reg == 5)) {
+            *bad = "a far call or jump (not expected in user code)";
+            return 0;
+        } else if (op == 0xca || op == 0xcb || op == 0xcf || op == 0x9a || op == 0xea) {
+            *bad = "a far transfer or iret (not expected in user code)";
+            return 0;
+        }
+    } else if (ins.opcode_map == ZYDIS_OPCODE_MAP_0F && ins.opcode >= 0x80 && ins.opcode <= 0x8f) {
+        *cls = TMC_COND;
+    }
+    if (*cls == TMC_COND || *cls == TMC_JUMP || *cls == TMC_CALL)
+        *dtarget = pc + len + (uint64_t)rel;
+    return len;
+}
+
+/* The block starting at PC (decoded on first use).  NULL: out of memory. */
+static fb_block *code_block(fb_code *c, uint64_t pc)
+{
+    if (c->cap) {
+        size_t j = pc_hash(pc) & (c->cap - 1);
+        for (fb_block *b; (b = c->tab[j]) != NULL; j = (j + 1) & (c->cap - 1))
+            if (b->pc == pc)
+                return b;
+    }
+    uint8_t lens[BLOCK_MAX];
+    uint32_t n = 0, bytes = 0;
+    uint8_t term = T_CONT, cls = 0, blen = 0;
+    uint64_t dtarget = 0;
+    const char *bad = NULL;
+    for (;;) {
+        if (n == BLOCK_MAX) {
+            term = T_CONT;
+            break;
+        }
+        uint64_t a = pc + bytes;
+        size_t avail = 0;
+        const uint8_t *p = tm_image_code(c->im, a, &avail);
+        if (!p) {
+            term = T_BAD;
+            bad = "an address in no executable segment of the program's modules";
+            break;
+        }
+        int k;
+        uint64_t dt = 0;
+        unsigned len = classify(c, a, p, avail, &k, &dt, &bad);
+        if (!len) {
+            term = T_BAD;
+            break;
+        }
+        if (k >= 0) {
+            term = T_BRANCH;
+            cls = (uint8_t)k;
+            blen = (uint8_t)len;
+            dtarget = dt;
+            break;
+        }
+        lens[n++] = (uint8_t)len;
+        bytes += len;
+    }
+    fb_block *b = malloc(sizeof *b + n);
+    if (!b)
+        return NULL;
+    b->pc = pc;
+    b->n = n;
+    b->bytes = bytes;
+    b->term = term;
+    b->cls = cls;
+    b->blen = blen;
+    b->dtarget = dtarget;
+    b->bad = bad;
+    memcpy(b->lens, lens, n);
+    if (code_put(c, b) != TM_OK) {
+        free(b);
+        return NULL;
+    }
+    c->blocks++;
+    return b;
+}
+
+static void code_free(fb_code *c)
+{
+    for (size_t i = 0; i < c->cap; i++)
+        free(c->tab[i]);
+    free(c->tab);
+    c->tab = NULL;
+    c->cap = c->used = 0;
+}
+
+/* ---------------------------------------------------------------- the generator */
+
+enum { EV_START = 1, EV_RUN, EV_BRANCH, EV_EXC, EV_GAP, EV_END, EV_ERROR };
+
+typedef struct fb_event {
+    int kind;
+    uint64_t pc;          /* START: address; RUN: first instruction; BRANCH: its pc; EXC: the
+                             interrupted (next) instruction; GAP: where the tail ended; END: next pc */
+    uint64_t count;       /* RUN: instructions; GAP: instructions and exceptions skipped */
+    uint64_t bytes;       /* RUN */
+    const uint8_t *lens;  /* RUN: count lengths */
+    uint8_t cls, taken, len;
+    uint8_t reason;       /* START: TM_SYNC_*; END: TM_END_* */
+    uint8_t lost;         /* END: after a loss */
+    uint8_t resumes;      /* GAP: a SYNC follows (target = its address) */
+    uint64_t target;      /* BRANCH: target (cond: direct target); EXC: handler; GAP: resume address */
+    int has_cycle;
+    uint64_t cycle;       /* time stamps: the cycle of the message's event */
+    uint64_t pos;         /* trace bit of the message consumed (BRANCH with a message, EXC, START,
+                             END, GAP) or of the error */
+    char error[1024];     /* ERROR */
+} fb_event;
+
+typedef struct fb_gen {
+    uint64_t pc;
+    fb_block *blk;        /* block at blk_pc, idx instructions into it */
+    uint32_t idx;
+    int pending_end;      /* GAP emitted for an END(lost): the END follows */
+    int seek;             /* after an error: skip to the thread's next SYNC */
+} fb_gen;
+
+typedef struct fb {
+    rp_state v;
+    fb_code code;
+    fb_gen *g;
+    int recover;
+    uint64_t errors;
+    uint64_t run_limit;   /* instructions without a message before the replay gives up */
+    uint64_t *bad_hwm;    /* outputs: undecodable bits reported up to here */
+    uint64_t *bad_count;
+    tm_verify_result *res;
+} fb;
+
+/* An error of thread T at PC: TM_ERR_MISMATCH with the text in res->error. */
+static int gen_fail(fb *f, uint32_t t, uint64_t pc, const char *what)
+{
+    rp_thread *d = &f->v.th[t];
+    return rp_fail(&f->v, TM_ERR_MISMATCH,
+                   "thread %u, instruction %" PRIu64 " (pc 0x%" PRIx64 "): %s (pending message: %s at trace bit %" PRIu64
+                   ")",
+                   t, d->index, pc, what, d->have ? rp_kind_name(&d->m) : "none", d->have ? d->m_pos : 0);
+}
+
+static uint64_t cc_of(rp_state *v, rp_thread *d)
+{
+    (void)v;
+    return d->pcc;
+}
+
+/* Emits a run of up to MAX plain instructions from the current block;
+ * 0 if the block has none left at the current position. */
+static int gen_run(fb *f, uint32_t t, uint64_t max, fb_event *ev)
+{
+    fb_gen *g = &f->g[t];
+    rp_thread *d = &f->v.th[t];
+    fb_block *b = g->blk;
+    uint64_t avail = b->n - g->idx;
+    if (!avail || !max)
+        return 0;
+    uint64_t k = avail < max ? avail : max;
+    uint64_t bytes = 0;
+    if (k == b->n) {
+        bytes = b->bytes;
+    } else {
+        for (uint64_t i = 0; i < k; i++)
+            bytes += b->lens[g->idx + i];
+    }
+    ev->kind = EV_RUN;
+    ev->pc = g->pc;
+    ev->count = k;
+    ev->bytes = bytes;
+    ev->lens = b->lens + g->idx;
+    g->idx += (uint32_t)k;
+    g->pc += bytes;
+    d->icnt += k;
+    d->index += k;
+    f->res->instructions += k;
+    f->res->checked += k;
+    return 1;
+}
+
+/* Makes g->blk the block at the thread's pc (a block boundary, or the middle
+ * of the current block). */
+static int gen_block(fb *f, uint32_t t)
+{
+    fb_gen *g = &f->g[t];
+    if (g->blk && g->idx < g->blk->n)
+        return TM_OK;
+    if (g->blk && g->idx == g->blk->n && g->blk->term != T_CONT)
+        return TM_OK; /* at the block's terminator */
+    g->blk = code_block(&f->code, g->pc);
+    g->idx = 0;
+    if (!g->blk)
+        return rp_fail(&f->v, TM_ERR_NOMEM, "out of memory");
+    return TM_OK;
+}
+
+/* The terminator of the current block (all its plain instructions done):
+ * a branch (IN_TAIL: of a loss's tail), or an error. */
+static int gen_branch(fb *f, uint32_t t, int in_tail, fb_event *ev)
+{
+    fb_gen *g = &f->g[t];
+    rp_thread *d = &f->v.th[t];
+    fb_block *b = g->blk;
+    char why[300];
+    if (b->term == T_BAD) {
+        snprintf(why, sizeof why, "the replay reaches %s", b->bad);
+        return gen_fail(f, t, g->pc, why);
+    }
+    int taken, is_msg;
+    uint64_t target;
+    int rc = rp_branch(&f->v, t, b->cls, g->pc, b->blen, b->dtarget, in_tail, &taken, &target, &is_msg, why,
+                       sizeof why);
+    if (rc != TM_OK)
+        return gen_fail(f, t, g->pc, why);
+    ev->kind = EV_BRANCH;
+    ev->pc = g->pc;
+    ev->cls = b->cls;
+    ev->len = b->blen;
+    ev->taken = (uint8_t)taken;
+    ev->target = target;
+    ev->has_cycle = 0;
+    ev->pos = 0;
+    if (is_msg) {
+        ev->pos = d->m_pos;
+        rp_check_cc(&f->v, t, 0, 0, 0);
+        ev->has_cycle = f->v.ts;
+        ev->cycle = cc_of(&f->v, d);
+        rp_branch_done(&f->v, t, b->cls, target);
+    }
+    d->index++;
+    f->res->instructions++;
+    f->res->checked++;
+    f->res->branches++;
+    g->pc = taken ? target : g->pc + b->blen;
+    g->blk = NULL;
+    return TM_OK;
+}
+
+/* A SYNC (start, trace-on or after a gap) puts the thread at its address. */
+static void gen_sync(fb *f, uint32_t t, fb_event *ev, int kind)
+{
+    fb_gen *g = &f->g[t];
+    rp_thread *d = &f->v.th[t];
+    rp_check_cc(&f->v, t, 0, 0, 0);
+    ev->kind = kind;
+    ev->has_cycle = f->v.ts;
+    ev->cycle = d->pcc;
+    ev->pos = d->m_pos;
+    ev->reason = d->m.reason;
+    if (kind == EV_START)
+        ev->pc = d->m.addr;
+    else
+        ev->target = d->m.addr;
+    d->pta = d->m.addr;
+    g->pc = d->m.addr;
+    g->blk = NULL;
+    rp_consume(d);
+    d->mode = D_ACTIVE;
+}
+
+/* One step of thread T: 1 = *EV filled, 0 = the thread has ended (or never
+ * started), < 0 = error (text in res->error). */
+static int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
+{
+    rp_state *v = &f->v;
+    rp_thread *d = &v->th[t];
+    fb_gen *g = &f->g[t];
+    int rc;
+    for (;;) {
+        ev->has_cycle = 0;
+        ev->pos = 0;
+        switch (d->mode) {
+        case D_DONE:
+            return 0;
+        case D_WAIT: {
+            rc = rp_fetch_opt(v, t);
+            if (rc <= 0) {
+                if (rc == 0)
+                    d->mode = D_DONE;
+                return rc;
+            }
+            if (g->seek) {
+                /* after an error: the thread's next synchronization */
+                if (d->m.kind == TM_MSG_SYNC) {
+                    g->seek = 0;
+                    if (!v->shared)
+                        tm_pred_reset(d->pred);
+                    d->icnt = d->bcnt = 0;
+                    gen_sync(f, t, ev, EV_START);
+                    return 1;
+                }
+                if (d->m.kind == TM_MSG_END) {
+                    rp_consume(d);
+                    d->mode = D_DONE;
+                    return 0;
+                }
+                rp_consume(d);
+                continue;
+            }
+            if (rp_is_lost(&d->m)) {
+                if (d->m.icnt != 0)
+                    return gen_fail(f, t, 0, "the first message of the thread claims earlier instructions");
+                rp_enter_lost_if(v, d);
+                g->pc = 0;
+                continue;
+            }
+            if (d->m.kind != TM_MSG_SYNC || d->m.reason == TM_SYNC_OVERFLOW)
+                return gen_fail(f, t, 0, "the thread's first message is not its start synchronization");
+            if (!v->shared)
+                tm_pred_reset(d->pred);
+            gen_sync(f, t, ev, EV_START);
+            return 1;
+        }
+        case D_ACTIVE: {
+            if ((rc = rp_fetch(v, t)) != TM_OK)
+                return rc;
+            if (rp_is_lost(&d->m)) {
+                rp_enter_lost_if(v, d);
+                continue;
+            }
+            uint64_t rem = UINT64_MAX;
+            if (d->m.kind == TM_MSG_EXC || d->m.kind == TM_MSG_END) {
+                rem = d->m.icnt - d->icnt; /* never negative: the replay stops at it */
+                if (rem == 0) {
+                    ev->pc = g->pc;
+                    ev->pos = d->m_pos;
+                    rp_check_cc(v, t, 0, 0, 0);
+                    ev->has_cycle = v->ts;
+                    ev->cycle = d->pcc;
+                    if (d->m.kind == TM_MSG_EXC) {
+                        uint64_t h = d->pta + (uint64_t)d->m.diff_ta;
+                        ev->kind = EV_EXC;
+                        ev->target = h;
+                        d->pta = h;
+                        g->pc = h;
+                        g->blk = NULL;
+                        f->res->exceptions++;
+                        rp_consume(d);
+                    } else {
+                        ev->kind = EV_END;
+                        ev->reason = d->m.reason;
+                        ev->lost = 0;
+                        rp_consume(d);
+                        d->mode = D_DONE;
+                    }
+                    return 1;
+                }
+            } else if (d->m.kind == TM_MSG_SYNC) {
+                return gen_fail(f, t, g->pc, "a synchronization message of a thread that is running (no loss)");
+            } else if (v->nx && d->m.kind == TM_MSG_BRANCH) {
+                if (d->m.cnt <= d->icnt)
+                    return gen_fail(f, t, g->pc, "the message's stream length ends before the current instruction");
+                rem = d->m.cnt - d->icnt - 1; /* plain instructions before the branch */
+            }
+            if (d->icnt > f->run_limit)
+                return gen_fail(f, t, g->pc, "the replay runs on without reaching the thread's next message (the "
+                                             "trace does not fit the code; see --max-run)");
+            if ((rc = gen_block(f, t)) != TM_OK)
+                return rc;
+            if (gen_run(f, t, rem, ev))
+                return 1;
+            if (g->blk->term == T_CONT) {
+                g->blk = NULL;
+                continue;
+            }
+            if (v->nx && d->m.kind == TM_MSG_BRANCH && rem == 0 && g->blk->n != g->idx)
+                return gen_fail(f, t, g->pc, "the message's stream length ends at a non-branch instruction");
+            if ((rc = gen_branch(f, t, 0, ev)) != TM_OK)
+                return rc;
+            return 1;
+        }
+        case D_TAIL: {
+            if (d->icnt > f->run_limit)
+                return gen_fail(f, t, g->pc, "the replay runs on without reaching the loss point (the trace does "
+                                             "not fit the code; see --max-run)");
+            if ((rc = gen_block(f, t)) != TM_OK)
+                return rc;
+            if (gen_run(f, t, d->tail_left, ev)) {
+                d->tail_left -= ev->count;
+                if (!d->tail_left)
+                    d->mode = D_GAP;
+                return 1;
+            }
+            if (g->blk->term == T_CONT) {
+                g->blk = NULL;
+                continue;
+            }
+            if ((rc = gen_branch(f, t, 1, ev)) != TM_OK)
+                return rc;
+            if (!--d->tail_left)
+                d->mode = D_GAP;
+            return 1;
+        }
+        case D_GAP: {
+            if (g->pending_end) {
+                g->pending_end = 0;
+                ev->kind = EV_END;
+                ev->pc = 0;
+                ev->reason = d->m.reason;
+                ev->lost = 1;
+                ev->pos = d->m_pos;
+                rp_check_cc(v, t, 0, 0, 0);
+                ev->has_cycle = v->ts;
+                ev->cycle = d->pcc;
+                rp_consume(d);
+                d->mode = D_DONE;
+                return 1;
+            }
+            rp_gap_begin(v, d);
+            ev->kind = EV_GAP;
+            ev->pc = g->pc;
+            ev->count = d->gap_left;
+            ev->pos = d->m_pos;
+            ev->resumes = d->m.kind == TM_MSG_SYNC;
+            ev->target = 0;
+            if (ev->resumes) {
+                uint64_t cnt = ev->count, at = ev->pc;
+                gen_sync(f, t, ev, EV_GAP);
+                ev->count = cnt;
+                ev->pc = at;
+                d->gap_started = 0;
+            } else {
+                g->pending_end = 1;
+            }
+            return 1;
+        }
+        default:
+            return gen_fail(f, t, g->pc, "internal: unknown replay mode");
+        }
+    }
+}
+
+/* gen_step_raw with recovery (outputs): an error becomes an EV_ERROR event,
+ * and the thread resumes at its next synchronization message. */
+static int gen_step(fb *f, uint32_t t, fb_event *ev)
+{
+    int rc = gen_step_raw(f, t, ev);
+    if (rc >= 0 || !f->recover || rc == TM_ERR_NOMEM)
+        return rc;
+    rp_thread *d = &f->v.th[t];
+    ev->kind = EV_ERROR;
+    ev->pc = f->g[t].pc;
+    ev->pos = d->have ? d->m_pos : f->v.rd.pos;
+    snprintf(ev->error, sizeof ev->error, "%s", f->res->error);
+    f->res->error[0] = '\0';
+    f->errors++;
+    /* skip to the thread's next synchronization */
+    if (d->have)
+        rp_consume(d);
+    d->mode = D_WAIT;
+    d->icnt = d->bcnt = 0;
+    f->g[t].seek = 1;
+    f->g[t].blk = NULL;
+    f->g[t].pending_end = 0;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+static int sync_plausible(void *arg, const tm_msg *m)
+{
+    fb *f = arg;
+    size_t avail;
+    return tm_image_code(f->code.im, m->addr, &avail) != NULL;
+}
+
+static int fb_open(fb *f, const tmt_file *tf, tm_image *im, const char *tmc, int only, int recover,
+                   tm_verify_result *res)
+{
+    memset(f, 0, sizeof *f);
+    f->res = res;
+    f->recover = recover;
+    f->code.im = im;
+    ZydisDecoderInit(&f->code.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+    int rc = rp_init(&f->v, tf, res, tmc);
+    if (rc != TM_OK)
+        return rc;
+    f->v.only = only;
+    f->v.recover = recover;
+    f->v.sync_ok = sync_plausible;
+    f->v.cb_arg = f;
+    f->g = calloc(f->v.n, sizeof *f->g);
+    if (!f->g)
+        return rp_fail(&f->v, TM_ERR_NOMEM, "out of memory");
+    return TM_OK;
+}
+
+static void fb_close(fb *f, int keep_code)
+{
+    rp_free(&f->v);
+    free(f->g);
+    f->g = NULL;
+    if (!keep_code)
+        code_free(&f->code);
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+typedef struct fn_count {
+    const char *sym, *mod;
+    uint64_t lo;
+    uint64_t n;
+} fn_count;
+
+typedef struct out_state {
+    const tm_frombin_opts *o;
+    tm_image *im;
+    ZydisFormatter fmt;
+    ZydisDecoder dec;
+    /* --functions */
+    fn_count *fc;
+    size_t nfc, capfc;
+    uint64_t sym_lo, sym_hi;
+    size_t sym_idx;
+    int sym_valid;
+    /* binary output */
+    uint8_t buf[1 << 16];
+    size_t blen;
+    int werr;
+} out_state;
+
+static void bin_flush(out_state *s)
+{
+    if (s->blen && fwrite(s->buf, 1, s->blen, s->o->bin) != s->blen)
+        s->werr = 1;
+    s->blen = 0;
+}
+
+static void bin_uv(out_state *s, uint64_t x)
+{
+    if (s->blen + 10 > sizeof s->buf)
+        bin_flush(s);
+    while (x >= 0x80) {
+        s->buf[s->blen++] = (uint8_t)(x | 0x80);
+        x >>= 7;
+    }
+    s->buf[s->blen++] = (uint8_t)x;
+}
+
+static void bin_event(out_state *s, uint32_t t, const fb_event *ev)
+{
+    /* docs/spec.md §6.1: type byte, tid, fields (LEB128) */
+    switch (ev->kind) {
+    case EV_START: bin_uv(s, 1); bin_uv(s, t); bin_uv(s, ev->pc); bin_uv(s, ev->reason); break;
+    case EV_RUN: bin_uv(s, 2); bin_uv(s, t); bin_uv(s, ev->count); bin_uv(s, ev->bytes); break;
+    case EV_BRANCH:
+        bin_uv(s, 3); bin_uv(s, t); bin_uv(s, (uint64_t)ev->cls | (uint64_t)ev->taken << 3);
+        bin_uv(s, ev->len); bin_uv(s, ev->target);
+        break;
+    case EV_EXC: bin_uv(s, 4); bin_uv(s, t); bin_uv(s, ev->target); break;
+    case EV_GAP: bin_uv(s, 5); bin_uv(s, t); bin_uv(s, ev->count); bin_uv(s, ev->resumes ? ev->target : 0); break;
+    case EV_END: bin_uv(s, 6); bin_uv(s, t); bin_uv(s, (uint64_t)ev->reason | (uint64_t)ev->lost << 1); break;
+    case EV_ERROR: bin_uv(s, 7); bin_uv(s, t); bin_uv(s, ev->pos); break;
+    default: break;
+    }
+}
+
+static void sym_text(out_state *s, uint64_t pc, char *buf, size_t n)
+{
+    const char *mod;
+    uint64_t off;
+    const char *sym = tm_image_symbol(s->im, pc, &mod, &off, NULL, NULL);
+    if (sym)
+        snprintf(buf, n, "%s+0x%" PRIx64, sym, off);
+    else if (mod)
+        snprintf(buf, n, "%s+0x%" PRIx64, mod, off);
+    else
+        snprintf(buf, n, "?");
+}
+
+static void print_insn(out_state *s, uint32_t t, uint64_t pc)
+{
+    FILE *o = s->o->out;
+    fprintf(o, "T%u 0x%016" PRIx64, t, pc);
+    if (s->o->symbols) {
+        char sb[300];
+        sym_text(s, pc, sb, sizeof sb);
+        fprintf(o, " %-40s", sb);
+    }
+    if (s->o->disasm) {
+        size_t avail;
+        const uint8_t *p = tm_image_code(s->im, pc, &avail);
+        ZydisDecodedInstruction ins;
+        ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+        char txt[256] = "(bad)";
+        if (p && ZYAN_SUCCESS(ZydisDecoderDecodeFull(&s->dec, p, avail > 15 ? 15 : avail, &ins, ops))) {
+            if (avail >= 19 && !memcmp(p, vg_preamble, 16))
+                snprintf(txt, sizeof txt, "(valgrind client request)");
+            else
+                ZydisFormatterFormatInstruction(&s->fmt, &ins, ops, ins.operand_count_visible, txt, sizeof txt, pc,
+                                                NULL);
+        }
+        fprintf(o, "  %s", txt);
+    }
+    fputc('\n', o);
+}
+
+static void count_fn(out_state *s, uint64_t pc, uint64_t n)
+{
+    if (!s->sym_valid || pc < s->sym_lo || pc >= s->sym_hi) {
+        const char *mod;
+        uint64_t off, lo, hi;
+        const char *sym = tm_image_symbol(s->im, pc, &mod, &off, &lo, &hi);
+        /* unnamed code: the region between symbols, by its offset in the module */
+        uint64_t key = sym ? lo : lo - (pc - off);
+        size_t i;
+        for (i = 0; i < s->nfc; i++)
+            if (s->fc[i].sym == sym && s->fc[i].mod == mod && s->fc[i].lo == key)
+                break;
+        if (i == s->nfc) {
+            if (s->nfc == s->capfc) {
+                size_t nc = s->capfc ? s->capfc * 2 : 256;
+                fn_count *v = realloc(s->fc, nc * sizeof *v);
+                if (!v)
+                    return;
+                s->fc = v;
+                s->capfc = nc;
+            }
+            s->fc[s->nfc++] = (fn_count){sym, mod, key, 0};
+        }
+        s->sym_idx = i;
+        s->sym_lo = lo;
+        s->sym_hi = hi;
+        s->sym_valid = 1;
+    }
+    s->fc[s->sym_idx].n += n;
+}
+
+static int cmp_fc(const void *a, const void *b)
+{
+    const fn_count *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static const char *cls_name(unsigned c)
+{
+    return tmc_bclass_name(c);
+}
+
+static void text_event(out_state *s, uint32_t t, const fb_event *ev)
+{
+    FILE *o = s->o->out;
+    const tm_frombin_opts *op = s->o;
+    char sb[300], tb[300];
+    switch (ev->kind) {
+    case EV_START:
+        fprintf(o, "# T%u %s at 0x%" PRIx64, t,
+                ev->reason == TM_SYNC_START ? "start" : ev->reason == TM_SYNC_TRACE_ON ? "trace on" : "resume",
+                ev->pc);
+        if (ev->has_cycle)
+            fprintf(o, " (cycle %" PRIu64 ")", ev->cycle);
+        fprintf(o, " [trace bit %" PRIu64 "]\n", ev->pos);
+        break;
+    case EV_RUN:
+        if (op->format == TM_FB_FUNCTIONS) {
+            uint64_t pc = ev->pc;
+            for (uint64_t i = 0; i < ev->count; i++) {
+                if (!s->sym_valid || pc < s->sym_lo || pc >= s->sym_hi || i + 1 == ev->count)
+                    count_fn(s, pc, 1);
+                else
+                    s->fc[s->sym_idx].n++;
+                pc += ev->lens[i];
+            }
+        } else if (op->format == TM_FB_INSNS) {
+            uint64_t pc = ev->pc;
+            for (uint64_t i = 0; i < ev->count; i++) {
+                print_insn(s, t, pc);
+                pc += ev->lens[i];
+            }
+        }
+        break;
+    case EV_BRANCH:
+        if (op->format == TM_FB_FUNCTIONS) {
+            count_fn(s, ev->pc, 1);
+        } else if (op->format == TM_FB_INSNS) {
+            print_insn(s, t, ev->pc);
+        } else if (op->format == TM_FB_BRANCHES) {
+            fprintf(o, "T%u 0x%016" PRIx64 " %-5s %s -> 0x%016" PRIx64, t, ev->pc, cls_name(ev->cls),
+                    ev->taken ? "T" : "N", ev->taken ? ev->target : ev->pc + ev->len);
+            if (op->symbols) {
+                sym_text(s, ev->pc, sb, sizeof sb);
+                sym_text(s, ev->taken ? ev->target : ev->pc + ev->len, tb, sizeof tb);
+                fprintf(o, "  %s -> %s", sb, tb);
+            }
+            if (ev->pos)
+                fprintf(o, "  [message at bit %" PRIu64 "]", ev->pos);
+            fputc('\n', o);
+        }
+        break;
+    case EV_EXC:
+        if (op->format != TM_FB_FUNCTIONS) {
+            fprintf(o, "# T%u exception before 0x%" PRIx64 " -> handler 0x%" PRIx64, t, ev->pc, ev->target);
+            if (op->symbols) {
+                sym_text(s, ev->target, tb, sizeof tb);
+                fprintf(o, " %s", tb);
+            }
+            if (ev->has_cycle)
+                fprintf(o, " (cycle %" PRIu64 ")", ev->cycle);
+            fprintf(o, " [trace bit %" PRIu64 "]\n", ev->pos);
+        }
+        break;
+    case EV_GAP:
+        fprintf(o, "# T%u overflow: %" PRIu64 " instructions and exceptions after 0x%" PRIx64 " not traced", t,
+                ev->count, ev->pc);
+        if (ev->resumes)
+            fprintf(o, "; resumes at 0x%" PRIx64, ev->target);
+        fprintf(o, " [trace bit %" PRIu64 "]\n", ev->pos);
+        break;
+    case EV_END:
+        fprintf(o, "# T%u %s%s", t, ev->reason == TM_END_EXIT ? "exit" : "trace stop", ev->lost ? " (after a loss)" : "");
+        if (ev->has_cycle)
+            fprintf(o, " (cycle %" PRIu64 ")", ev->cycle);
+        fprintf(o, " [trace bit %" PRIu64 "]\n", ev->pos);
+        break;
+    case EV_ERROR:
+        fflush(o);
+        fprintf(stderr, "tm decode: T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next synchronization\n",
+                t, ev->pos, ev->error);
+        fprintf(o, "# T%u error at trace bit %" PRIu64 ": %s\n", t, ev->pos, ev->error);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_bad_bits(void *arg, uint64_t pos, const char *what)
+{
+    fb *f = arg;
+    if (pos < *f->bad_hwm)
+        return; /* reported by an earlier thread's pass */
+    *f->bad_hwm = pos + 1;
+    (*f->bad_count)++;
+    fprintf(stderr, "tm decode: trace bit %" PRIu64 ": %s; resuming at the next synchronization message\n", pos,
+            what);
+}
+
+static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o, tm_frombin_result *res)
+{
+    out_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(res->v.error, sizeof res->v.error, "out of memory");
+        return TM_ERR_NOMEM;
+    }
+    s->o = o;
+    s->im = im;
+    ZydisFormatterInit(&s->fmt, ZYDIS_FORMATTER_STYLE_INTEL);
+    ZydisDecoderInit(&s->dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+    int rc = TM_OK;
+    uint64_t bad_hwm = 0, bad_count = 0;
+    fb_code code;
+    memset(&code, 0, sizeof code);
+    if (o->bin) {
+        static const uint8_t hdr[8] = {'T', 'M', 'F', 'B', 1, 0, 0, 0};
+        memcpy(s->buf, hdr, 8);
+        s->blen = 8;
+        bin_uv(s, tf->cfg.enc.threads);
+    }
+    if (o->out && o->format != TM_FB_NONE)
+        fprintf(o->out, "# from binaries: %s, %u threads, %" PRIu64 " bits\n", tm_encoding_name(tf->cfg.enc.enc),
+                tf->cfg.enc.threads, tf->bits);
+    for (uint32_t t = 0; t < tf->cfg.enc.threads && rc == TM_OK; t++) {
+        fb f;
+        rc = fb_open(&f, tf, im, o->tmc, (int)t, o->recover, &res->v);
+        if (code.cap)
+            f.code.tab = code.tab, f.code.cap = code.cap, f.code.used = code.used, f.code.blocks = code.blocks;
+        f.run_limit = o->max_run ? o->max_run : UINT64_C(1) << 32;
+        f.bad_hwm = &bad_hwm;
+        f.bad_count = &bad_count;
+        if (rc == TM_OK) {
+            f.v.drop_data = 1;
+            f.v.on_bad = on_bad_bits;
+        }
+        fb_event ev;
+        int started = 0;
+        s->nfc = 0;
+        s->sym_valid = 0;
+        uint64_t n0 = res->v.instructions;
+        while (rc == TM_OK) {
+            int k = gen_step(&f, t, &ev);
+            if (k < 0) {
+                rc = k;
+                break;
+            }
+            if (k == 0)
+                break;
+            started = 1;
+            if (o->bin)
+                bin_event(s, t, &ev);
+            if (o->out && o->format != TM_FB_NONE)
+                text_event(s, t, &ev);
+            if (o->progress && ev.kind == EV_RUN)
+                o->progress(res->v.instructions, o->arg);
+        }
+        if (started)
+            res->threads++;
+        if (started && o->out && o->format == TM_FB_FUNCTIONS) {
+            qsort(s->fc, s->nfc, sizeof *s->fc, cmp_fc);
+            uint64_t tot = res->v.instructions - n0;
+            fprintf(o->out, "# T%u: %" PRIu64 " instructions in %zu functions\n", t, tot, s->nfc);
+            for (size_t i = 0; i < s->nfc; i++) {
+                char name[300];
+                if (s->fc[i].sym)
+                    snprintf(name, sizeof name, "%s (%s)", s->fc[i].sym, s->fc[i].mod ? s->fc[i].mod : "?");
+                else
+                    snprintf(name, sizeof name, "%s+0x%" PRIx64 " (no symbol)", s->fc[i].mod ? s->fc[i].mod : "?",
+                             s->fc[i].lo);
+                fprintf(o->out, "T%u %14" PRIu64 " %6.2f%%  %s\n", t, s->fc[i].n, tot ? 100.0 * s->fc[i].n / tot : 0.0,
+                        name);
+            }
+        }
+        res->errors += f.errors;
+        code = f.code;
+        fb_close(&f, 1);
+        if (o->out && ferror(o->out))
+            break;
+    }
+    res->blocks = code.blocks;
+    res->resyncs = bad_count;
+    code_free(&code);
+    if (o->bin) {
+        bin_flush(s);
+        if (s->werr && rc == TM_OK) {
+            snprintf(res->v.error, sizeof res->v.error, "cannot write the binary output");
+            rc = TM_ERR_IO;
+        }
+    }
+    free(s->fc);
+    free(s);
+    if (rc == TM_OK && (res->errors || res->resyncs))
+        res->v.ok = 0;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- verification */
+
+#define CTX 6
+
+typedef struct cmp_thread {
+    fb_event ev;        /* current event */
+    int valid;          /* ev holds something not yet matched */
+    uint64_t left;      /* RUN: instructions left; GAP: records left */
+    uint64_t cur_pc;    /* RUN: next instruction's address */
+    const uint8_t *lens;
+    uint64_t ctx[CTX];  /* the last instruction addresses matched */
+    unsigned nctx;
+    uint64_t g_cycle;   /* group of the last counted record */
+    int g_valid, g_gap;
+} cmp_thread;
+
+typedef struct cmp {
+    fb f;
+    cmp_thread *c;
+    uint64_t last_cycle;
+} cmp;
+
+static void ctx_push(cmp_thread *c, uint64_t pc)
+{
+    c->ctx[c->nctx % CTX] = pc;
+    c->nctx++;
+}
+
+static const char *ev_name(int k)
+{
+    static const char *const n[] = {"?", "start", "plain instructions", "a branch", "an exception", "a gap",
+                                    "the end of the thread", "an error"};
+    return k >= 0 && k <= EV_ERROR ? n[k] : "?";
+}
+
+static int diverge(cmp *c, uint32_t t, const tmc_record *r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int diverge(cmp *c, uint32_t t, const tmc_record *r, const char *fmt, ...)
+{
+    char what[600], ctx[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    cmp_thread *ct = &c->c[t];
+    size_t k = 0;
+    ctx[0] = '\0';
+    unsigned from = ct->nctx > CTX ? ct->nctx - CTX : 0;
+    for (unsigned i = from; i < ct->nctx && k + 24 < sizeof ctx; i++)
+        k += (size_t)snprintf(ctx + k, sizeof ctx - k, " 0x%" PRIx64, ct->ctx[i % CTX]);
+    rp_thread *d = &c->f.v.th[t];
+    return rp_fail(&c->f.v, TM_ERR_MISMATCH,
+                   "thread %u, instruction %" PRIu64 " (commit stream: %s at pc 0x%" PRIx64 ", cycle %" PRIu64
+                   "): %s; last instructions matched:%s (replay's pending message: %s at trace bit %" PRIu64 ")",
+                   t, d->index, r->type == TMC_RUN ? "run" : r->type == TMC_BRANCH ? "branch"
+                                                     : r->type == TMC_EXC  ? "exception"
+                                                     : r->type == TMC_EXIT ? "exit"
+                                                     : r->type == TMC_START ? "start" : "record",
+                   r->pc, r->cycle, what, ctx[0] ? ctx : " (none)", d->have ? rp_kind_name(&d->m) : "none",
+                   d->have ? d->m_pos : 0);
+}
+
+/* Thread T's current event (pulling the next one when the last is used up);
+ * 0 = the replay has no more events for T. */
+static int cur(cmp *c, uint32_t t, fb_event **out)
+{
+    cmp_thread *ct = &c->c[t];
+    for (;;) {
+        if (ct->valid && !((ct->ev.kind == EV_RUN || ct->ev.kind == EV_GAP) && ct->left == 0)) {
+            *out = &ct->ev;
+            return 1;
+        }
+        int rc = gen_step_raw(&c->f, t, &ct->ev);
+        if (rc <= 0) {
+            ct->valid = 0;
+            return rc;
+        }
+        ct->valid = 1;
+        if (ct->ev.kind == EV_RUN) {
+            ct->left = ct->ev.count;
+            ct->cur_pc = ct->ev.pc;
+            ct->lens = ct->ev.lens;
+        } else if (ct->ev.kind == EV_GAP) {
+            ct->left = ct->ev.count;
+            if (ct->left == 0) {
+                /* an empty gap: nothing of the commit stream to skip */
+                ct->valid = 0;
+                continue;
+            }
+        }
+    }
+}
+
+static int check_cycle(cmp *c, uint32_t t, const tmc_record *r, const fb_event *e)
+{
+    if (!e->has_cycle)
+        return TM_OK;
+    uint64_t m = c->f.v.ts_mask;
+    if ((e->cycle & m) != (r->cycle & m))
+        return diverge(c, t, r, "the message at trace bit %" PRIu64 " is stamped cycle %" PRIu64
+                                ", the event retired in cycle %" PRIu64,
+                       e->pos, e->cycle & m, r->cycle & m);
+    c->f.res->cycles_checked++;
+    return TM_OK;
+}
+
+static int cmp_record(cmp *c, const tmc_record *r)
+{
+    uint32_t t = r->tid;
+    cmp_thread *ct = &c->c[t];
+    fb_event *e;
+    int rc;
+    if (r->type == TMC_RUN || r->type == TMC_BRANCH || r->type == TMC_EXC) {
+        if (!ct->g_valid || ct->g_cycle != r->cycle) {
+            ct->g_valid = 1;
+            ct->g_cycle = r->cycle;
+        }
+    }
+    switch (r->type) {
+    case TMC_START:
+        if ((rc = cur(c, t, &e)) < 0)
+            return rc;
+        if (rc == 0)
+            return diverge(c, t, r, "the thread starts, but the trace has no message for it");
+        ct->g_gap = 0;
+        if (e->kind == EV_GAP)
+            return TM_OK; /* started lost: its first records are in the gap */
+        if (e->kind != EV_START)
+            return diverge(c, t, r, "the replay has %s", ev_name(e->kind));
+        if (e->pc != r->pc)
+            return diverge(c, t, r, "the trace starts the thread at 0x%" PRIx64, e->pc);
+        if ((e->reason == TM_SYNC_TRACE_ON) != ((r->flags & TMC_START_TRACE_ON) != 0))
+            return diverge(c, t, r, "the trace's start synchronization says %s", e->reason ? "trace on" : "start");
+        if ((rc = check_cycle(c, t, r, e)) != TM_OK)
+            return rc;
+        ct->valid = 0;
+        return TM_OK;
+    case TMC_RUN: {
+        uint64_t need = r->count, p = r->pc;
+        while (need) {
+            if ((rc = cur(c, t, &e)) < 0)
+                return rc;
+            if (rc == 0)
+                return diverge(c, t, r, "the replay of the thread has ended");
+            if (e->kind == EV_GAP) {
+                if (need != r->count)
+                    return diverge(c, t, r, "an overflow gap begins inside a run");
+                if (r->count > ct->left)
+                    return diverge(c, t, r, "the gap ends inside a run of instructions");
+                ct->left -= r->count;
+                ct->g_gap = 1;
+                c->f.v.th[t].rec_gap = 1;
+                return TM_OK;
+            }
+            if (e->kind != EV_RUN)
+                return diverge(c, t, r, "the replay from the binaries has %s at 0x%" PRIx64
+                                        " where the commit stream retires a plain instruction at 0x%" PRIx64,
+                               ev_name(e->kind), e->pc, p);
+            if (ct->cur_pc != p)
+                return diverge(c, t, r, "the replay from the binaries is at 0x%" PRIx64 ", the commit stream at 0x%" PRIx64,
+                               ct->cur_pc, p);
+            uint64_t k = need < ct->left ? need : ct->left;
+            for (uint64_t i = 0; i < k; i++) {
+                if (k - i <= CTX)
+                    ctx_push(ct, p);
+                p += ct->lens[i];
+            }
+            ct->lens += k;
+            ct->left -= k;
+            ct->cur_pc = p;
+            need -= k;
+        }
+        ct->g_gap = 0;
+        if (p != r->pc + r->bytes)
+            return diverge(c, t, r, "the replay's %" PRIu64 " instructions from 0x%" PRIx64 " end at 0x%" PRIx64
+                                    ", the commit stream's %" PRIu64 " bytes at 0x%" PRIx64 " (instruction lengths differ)",
+                           r->count, r->pc, p, r->bytes, r->pc + r->bytes);
+        return TM_OK;
+    }
+    case TMC_BRANCH:
+    case TMC_EXC:
+        if ((rc = cur(c, t, &e)) < 0)
+            return rc;
+        if (rc == 0)
+            return diverge(c, t, r, "the replay of the thread has ended");
+        if (e->kind == EV_GAP) {
+            ct->left--;
+            ct->g_gap = 1;
+            return TM_OK;
+        }
+        ct->g_gap = 0;
+        if (r->type == TMC_BRANCH) {
+            if (e->kind != EV_BRANCH)
+                return diverge(c, t, r, "the replay from the binaries has %s at 0x%" PRIx64, ev_name(e->kind), e->pc);
+            if (e->pc != r->pc)
+                return diverge(c, t, r, "the replay's branch is at 0x%" PRIx64, e->pc);
+            if (e->cls != r->bclass || e->len != r->len)
+                return diverge(c, t, r, "the binary has a %s of %u bytes there, the commit stream a %s of %u bytes",
+                               cls_name(e->cls), e->len, cls_name(r->bclass), r->len);
+            if (r->bclass == TMC_COND && e->taken != r->taken)
+                return diverge(c, t, r, "reconstructed outcome %s, the commit stream says %s",
+                               e->taken ? "taken" : "not taken", r->taken ? "taken" : "not taken");
+            if (e->target != r->target)
+                return diverge(c, t, r, "reconstructed target 0x%" PRIx64 ", the commit stream says 0x%" PRIx64,
+                               e->target, r->target);
+            ctx_push(ct, r->pc);
+        } else {
+            if (e->kind != EV_EXC)
+                return diverge(c, t, r, "the replay from the binaries has %s at 0x%" PRIx64 " where an exception is taken",
+                               ev_name(e->kind), e->pc);
+            if (e->pc != r->pc || e->target != r->target)
+                return diverge(c, t, r, "the replay has an exception before 0x%" PRIx64 " to 0x%" PRIx64
+                                        ", the commit stream before 0x%" PRIx64 " to 0x%" PRIx64,
+                               e->pc, e->target, r->pc, r->target);
+        }
+        if ((rc = check_cycle(c, t, r, e)) != TM_OK)
+            return rc;
+        ct->valid = 0;
+        return TM_OK;
+    case TMC_EXIT: {
+        if ((rc = cur(c, t, &e)) < 0)
+            return rc;
+        if (rc == 0)
+            return diverge(c, t, r, "the replay of the thread has ended");
+        if (e->kind == EV_GAP)
+            return diverge(c, t, r, "the thread exits inside a gap the trace says is longer");
+        int want = (r->flags & TMC_EXIT_TRACE_OFF) ? TM_END_STOP : TM_END_EXIT;
+        if (e->kind != EV_END)
+            return diverge(c, t, r, "the thread ends, the replay from the binaries has %s at 0x%" PRIx64,
+                           ev_name(e->kind), e->pc);
+        if (e->reason != want)
+            return diverge(c, t, r, "the trace says the thread %s", e->reason == TM_END_EXIT ? "exited" : "stopped");
+        if (!e->lost && (rc = check_cycle(c, t, r, e)) != TM_OK)
+            return rc;
+        ct->valid = 0;
+        return TM_OK;
+    }
+    case TMC_MEM: {
+        if (!c->f.v.data)
+            return TM_OK;
+        rp_thread *d = &c->f.v.th[t];
+        int in_gap;
+        if (ct->g_valid && ct->g_cycle == r->cycle) {
+            in_gap = ct->g_gap;
+        } else {
+            /* the operand opens its group: the group is in the gap iff the
+             * replay's next event is a gap with records left */
+            if ((rc = cur(c, t, &e)) < 0)
+                return rc;
+            in_gap = rc == 1 && e->kind == EV_GAP && ct->left > 0;
+        }
+        (void)d;
+        return rp_mem(&c->f.v, r, in_gap, c->f.g[t].pc);
+    }
+    default:
+        return TM_OK;
+    }
+}
+
+static int cmp_finish(cmp *c, uint32_t t)
+{
+    cmp_thread *ct = &c->c[t];
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.type = TMC_END;
+    r.tid = t;
+    r.cycle = c->last_cycle + 1;
+    for (;;) {
+        fb_event *e;
+        int rc = cur(c, t, &e);
+        if (rc <= 0)
+            return rc;
+        if (e->kind == EV_GAP)
+            return diverge(c, t, &r, "the commit stream ends %" PRIu64 " instructions before the trace's gap does",
+                           ct->left);
+        if (e->kind != EV_END || e->reason != TM_END_STOP)
+            return diverge(c, t, &r, "the commit stream ends, but the replay from the binaries has %s at 0x%" PRIx64,
+                           ev_name(e->kind), e->pc);
+        if (!e->lost && (rc = check_cycle(c, t, &r, e)) != TM_OK)
+            return rc;
+        ct->valid = 0;
+    }
+}
+
+static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o, tm_frombin_result *res)
+{
+    cmp c;
+    memset(&c, 0, sizeof c);
+    tmc_reader *rd = NULL;
+    int rc = fb_open(&c.f, tf, im, o->tmc, -1, 0, &res->v);
+    if (rc != TM_OK)
+        goto out;
+    c.f.run_limit = o->max_run ? o->max_run : UINT64_C(1) << 32;
+    c.c = calloc(c.f.v.n, sizeof *c.c);
+    if (!c.c) {
+        rc = rp_fail(&c.f.v, TM_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    rc = tmc_reader_open(o->tmc, &rd);
+    if (rc != TM_OK) {
+        rp_fail(&c.f.v, rc, "%s", rd ? tmc_reader_error(rd) : "cannot open the commit stream");
+        goto out;
+    }
+    if (tmc_reader_threads(rd) != c.f.v.n) {
+        rc = rp_fail(&c.f.v, TM_ERR_MISMATCH, "the commit stream declares %u threads but the trace was made for %u",
+                     tmc_reader_threads(rd), c.f.v.n);
+        goto out;
+    }
+    tmc_record r;
+    uint64_t nrec = 0;
+    uint64_t insns = 0;
+    while ((rc = tmc_reader_next(rd, &r)) == 1) {
+        if (r.type == TMC_MODULE || r.type == TMC_END)
+            continue;
+        c.last_cycle = r.cycle;
+        if (r.type == TMC_RUN)
+            insns += r.count;
+        else if (r.type == TMC_BRANCH)
+            insns++;
+        if ((rc = cmp_record(&c, &r)) != TM_OK)
+            goto out;
+        if (o->progress && (++nrec & ((1u << 22) - 1)) == 0)
+            o->progress(res->v.instructions, o->arg);
+    }
+    if (rc < 0) {
+        rp_fail(&c.f.v, rc, "%s", tmc_reader_error(rd));
+        goto out;
+    }
+    for (uint32_t t = 0; t < c.f.v.n; t++)
+        if ((rc = cmp_finish(&c, t)) != TM_OK)
+            goto out;
+    for (uint32_t t = 0; t < c.f.v.n; t++) {
+        rp_thread *d = &c.f.v.th[t];
+        if (d->dq.len) {
+            rc = rp_fail(&c.f.v, TM_ERR_MISMATCH,
+                         "thread %u: the DATA message at trace bit %" PRIu64 " reports a load after the thread's last", t,
+                         d->dq.v[d->dq.head].pos);
+            goto out;
+        }
+        if (d->q.len || d->have) {
+            rc = rp_fail(&c.f.v, TM_ERR_MISMATCH, "thread %u: the trace holds messages beyond the end of the commit stream",
+                         t);
+            goto out;
+        }
+    }
+    if (c.f.v.rd.pos < c.f.v.rd.nbits) {
+        rc = rp_fail(&c.f.v, TM_ERR_MISMATCH, "trace bit %" PRIu64 ": %" PRIu64 " bits after the end of every thread",
+                     c.f.v.rd.pos, c.f.v.rd.nbits - c.f.v.rd.pos);
+        goto out;
+    }
+    /* every instruction of the commit stream was matched (gaps: skipped) */
+    res->v.instructions = insns;
+    rc = TM_OK;
+out:
+    res->blocks = c.f.code.blocks;
+    free(c.c);
+    fb_close(&c.f, 0);
+    tmc_reader_close(rd);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- entry */
+
+int tm_frombin(const tmt_file *tf, const tm_frombin_opts *o, tm_frombin_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->v.ok = 1;
+    if (tf->cfg.shared) {
+        snprintf(res->v.error, sizeof res->v.error,
+                 "the trace was made with --shared (one predictor set for all threads): replaying it needs the order "
+                 "in which the threads' branches updated the shared predictors, which the trace does not carry; "
+                 "from-binary replay supports the private organization only (tm decode --verify replays --shared "
+                 "with the commit stream's order)");
+        res->v.ok = 0;
+        return TM_ERR_ARG;
+    }
+    if (tf->cfg.enc.data && !o->tmc) {
+        snprintf(res->v.error, sizeof res->v.error,
+                 "the trace has load values (data tracing %s), whose message lengths are the loads' operand sizes, "
+                 "which only an instruction-set simulator knows: give the commit stream with --tmc F.tmc",
+                 tm_data_mode_name((tm_data_mode)tf->cfg.enc.data));
+        res->v.ok = 0;
+        return TM_ERR_ARG;
+    }
+    tm_image_opts io = {o->modules, o->vdso, o->ignore_build_id};
+    tm_image *im = NULL;
+    int rc = tm_image_load(&io, &im, res->v.error, sizeof res->v.error);
+    if (rc != TM_OK) {
+        res->v.ok = 0;
+        return rc;
+    }
+    rc = o->verify ? run_verify(tf, im, o, res) : run_outputs(tf, im, o, res);
+    tm_image_free(im);
+    if (rc != TM_OK)
+        res->v.ok = 0;
+    return rc;
+}

@@ -1,0 +1,421 @@
+/* tm — the program's memory image from its ELF files (see image.h). */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "image.h"
+#include "tm/status.h"
+
+typedef struct img_sym {
+    uint64_t lo, hi;   /* [lo, hi); hi = lo when the size is unknown */
+    const char *name;  /* in the file's string table */
+} img_sym;
+
+typedef struct img_mod {
+    char *path;
+    const char *base;  /* basename of path */
+    uint64_t load;     /* address of file offset 0 */
+    uint64_t lo, hi;   /* extent of the executable segments */
+    uint8_t *map;
+    size_t len;
+    int mmapped;
+    img_sym *syms;
+    size_t nsyms;
+} img_mod;
+
+typedef struct img_seg {
+    uint64_t lo, hi;
+    const uint8_t *bytes; /* at lo */
+    size_t mod;
+} img_seg;
+
+struct tm_image {
+    img_mod *mods;
+    size_t nmods;
+    img_seg *segs;
+    size_t nsegs;
+    size_t last;
+};
+
+static int cmp_seg(const void *a, const void *b)
+{
+    const img_seg *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+    const img_sym *x = a, *y = b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    /* sized symbols first, then by name for determinism */
+    if ((x->hi > x->lo) != (y->hi > y->lo))
+        return x->hi > x->lo ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Reads the whole of PATH (mmap when possible). */
+static int map_file(const char *path, img_mod *m, char *err, size_t n)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, n, "%s: %s", path, strerror(errno));
+        return TM_ERR_IO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        snprintf(err, n, "%s: not a regular, non-empty file", path);
+        close(fd);
+        return TM_ERR_IO;
+    }
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        snprintf(err, n, "%s: cannot map: %s", path, strerror(errno));
+        return TM_ERR_IO;
+    }
+    m->map = p;
+    m->len = (size_t)st.st_size;
+    m->mmapped = 1;
+    return TM_OK;
+}
+
+static int in_file(const img_mod *m, uint64_t off, uint64_t len)
+{
+    return off <= m->len && len <= m->len - off;
+}
+
+static const Elf64_Ehdr *elf_header(const img_mod *m)
+{
+    if (m->len < sizeof(Elf64_Ehdr) || memcmp(m->map, ELFMAG, SELFMAG))
+        return NULL;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
+    if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
+        return NULL;
+    if (eh->e_phentsize != sizeof(Elf64_Phdr) || !in_file(m, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
+        return NULL;
+    return eh;
+}
+
+/* GNU build-id as lowercase hex ("" if none). */
+static void build_id(const img_mod *m, const Elf64_Ehdr *eh, char *out, size_t n)
+{
+    out[0] = '\0';
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
+    for (unsigned i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_NOTE || !in_file(m, ph[i].p_offset, ph[i].p_filesz))
+            continue;
+        uint64_t off = ph[i].p_offset, end = ph[i].p_offset + ph[i].p_filesz;
+        while (off + 12 <= end) {
+            const uint32_t *nh = (const uint32_t *)(m->map + off);
+            uint64_t namesz = nh[0], descsz = nh[1], type = nh[2];
+            uint64_t name = off + 12, desc = name + ((namesz + 3) & ~UINT64_C(3));
+            uint64_t next = desc + ((descsz + 3) & ~UINT64_C(3));
+            if (next > end || next <= off)
+                break;
+            if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(m->map + name, "GNU", 4) && descsz <= 64) {
+                size_t k = 0;
+                for (uint64_t j = 0; j < descsz && k + 3 <= n; j++)
+                    k += (size_t)snprintf(out + k, n - k, "%02x", m->map[desc + j]);
+                return;
+            }
+            off = next;
+        }
+    }
+}
+
+static void load_symbols(img_mod *m, const Elf64_Ehdr *eh, uint64_t bias)
+{
+    if (eh->e_shentsize != sizeof(Elf64_Shdr) || !in_file(m, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
+        return;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(m->map + eh->e_shoff);
+    /* .symtab if present (it includes the dynamic symbols), else .dynsym */
+    int want = SHT_SYMTAB;
+    int found = 0;
+    for (unsigned i = 0; i < eh->e_shnum; i++)
+        found |= sh[i].sh_type == SHT_SYMTAB;
+    if (!found)
+        want = SHT_DYNSYM;
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if ((int)sh[i].sh_type != want || sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_link >= eh->e_shnum)
+            continue;
+        const Elf64_Shdr *str = &sh[sh[i].sh_link];
+        if (!in_file(m, sh[i].sh_offset, sh[i].sh_size) || !in_file(m, str->sh_offset, str->sh_size) ||
+            str->sh_size == 0 || m->map[str->sh_offset + str->sh_size - 1] != '\0')
+            continue;
+        size_t cnt = sh[i].sh_size / sizeof(Elf64_Sym);
+        const Elf64_Sym *s = (const Elf64_Sym *)(m->map + sh[i].sh_offset);
+        img_sym *v = realloc(m->syms, (m->nsyms + cnt) * sizeof *v);
+        if (!v)
+            return;
+        m->syms = v;
+        for (size_t j = 0; j < cnt; j++) {
+            int type = ELF64_ST_TYPE(s[j].st_info);
+            if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s[j].st_shndx == SHN_UNDEF || !s[j].st_value ||
+                s[j].st_name >= str->sh_size)
+                continue;
+            const char *name = (const char *)m->map + str->sh_offset + s[j].st_name;
+            if (!name[0])
+                continue;
+            uint64_t lo = s[j].st_value + bias;
+            m->syms[m->nsyms++] = (img_sym){lo, lo + s[j].st_size, name};
+        }
+    }
+    if (m->nsyms)
+        qsort(m->syms, m->nsyms, sizeof *m->syms, cmp_sym);
+    /* one symbol per address (aliases: the first after sorting) */
+    size_t k = 0;
+    for (size_t j = 0; j < m->nsyms; j++)
+        if (!k || m->syms[k - 1].lo != m->syms[j].lo)
+            m->syms[k++] = m->syms[j];
+    m->nsyms = k;
+}
+
+static int add_seg(tm_image *im, uint64_t lo, uint64_t hi, const uint8_t *bytes, size_t mod)
+{
+    img_seg *v = realloc(im->segs, (im->nsegs + 1) * sizeof *v);
+    if (!v)
+        return TM_ERR_NOMEM;
+    im->segs = v;
+    im->segs[im->nsegs++] = (img_seg){lo, hi, bytes, mod};
+    return TM_OK;
+}
+
+static int load_module(tm_image *im, size_t idx, const char *want_id, int ignore_id, const char *where, char *err,
+                       size_t n)
+{
+    img_mod *m = &im->mods[idx];
+    const Elf64_Ehdr *eh = elf_header(m);
+    if (!eh) {
+        snprintf(err, n, "%s: %s is not an x86-64 ELF file", where, m->path);
+        return TM_ERR_FORMAT;
+    }
+    char id[160];
+    build_id(m, eh, id, sizeof id);
+    if (want_id && strcmp(want_id, "-") && strcasecmp(want_id, id) && !ignore_id) {
+        snprintf(err, n, "%s: %s has GNU build-id %s, but the recording ran build-id %s: the wrong binary "
+                         "(--ignore-build-id replays it anyway)",
+                 where, m->path, id[0] ? id : "(none)", want_id);
+        return TM_ERR_MISMATCH;
+    }
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
+    /* bias: the segment with the lowest file offset maps file offset 0 to
+     * vaddr - offset; the recording names where file offset 0 went. */
+    int have = 0;
+    uint64_t minoff = 0, vaddr0 = 0;
+    for (unsigned i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && (!have || ph[i].p_offset < minoff)) {
+            have = 1;
+            minoff = ph[i].p_offset;
+            vaddr0 = ph[i].p_vaddr - ph[i].p_offset;
+        }
+    if (!have) {
+        snprintf(err, n, "%s: %s has no loadable segment", where, m->path);
+        return TM_ERR_FORMAT;
+    }
+    uint64_t bias = m->load - vaddr0;
+    m->lo = UINT64_MAX;
+    m->hi = 0;
+    for (unsigned i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || !ph[i].p_filesz)
+            continue;
+        if (!in_file(m, ph[i].p_offset, ph[i].p_filesz)) {
+            snprintf(err, n, "%s: %s: a segment lies beyond the end of the file", where, m->path);
+            return TM_ERR_FORMAT;
+        }
+        uint64_t lo = ph[i].p_vaddr + bias;
+        if (add_seg(im, lo, lo + ph[i].p_filesz, m->map + ph[i].p_offset, idx) != TM_OK) {
+            snprintf(err, n, "out of memory");
+            return TM_ERR_NOMEM;
+        }
+        if (lo < m->lo)
+            m->lo = lo;
+        if (lo + ph[i].p_filesz > m->hi)
+            m->hi = lo + ph[i].p_filesz;
+    }
+    load_symbols(m, eh, bias);
+    return TM_OK;
+}
+
+int tm_image_load(const tm_image_opts *o, tm_image **out, char *err, size_t n)
+{
+    *out = NULL;
+    FILE *f = fopen(o->modules, "r");
+    if (!f) {
+        snprintf(err, n, "%s: %s (the module map that tm record writes next to the trace)", o->modules,
+                 strerror(errno));
+        return TM_ERR_IO;
+    }
+    tm_image *im = calloc(1, sizeof *im);
+    if (!im) {
+        fclose(f);
+        snprintf(err, n, "out of memory");
+        return TM_ERR_NOMEM;
+    }
+    char line[4400];
+    unsigned lineno = 0;
+    int rc = TM_OK;
+    while (rc == TM_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        char where[600];
+        snprintf(where, sizeof where, "%.500s:%u", o->modules, lineno);
+        size_t len = strlen(line);
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (!len || line[0] == '#')
+            continue;
+        char *sp1 = strchr(line, ' ');
+        char *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+        char *end;
+        errno = 0;
+        unsigned long long load = strtoull(line, &end, 16);
+        if (!sp2 || end != sp1 || errno || !sp2[1]) {
+            snprintf(err, n, "%s: expected \"0xADDRESS BUILD-ID PATH\"", where);
+            rc = TM_ERR_FORMAT;
+            break;
+        }
+        *sp1 = *sp2 = '\0';
+        const char *id = sp1 + 1, *path = sp2 + 1;
+        int vdso = !strcmp(path, "[vdso]");
+        if (vdso && !o->vdso)
+            continue; /* nothing recorded, nothing ran there */
+        img_mod *v = realloc(im->mods, (im->nmods + 1) * sizeof *v);
+        if (!v) {
+            snprintf(err, n, "out of memory");
+            rc = TM_ERR_NOMEM;
+            break;
+        }
+        im->mods = v;
+        img_mod *m = &im->mods[im->nmods];
+        memset(m, 0, sizeof *m);
+        m->path = strdup(vdso ? o->vdso : path);
+        if (!m->path) {
+            snprintf(err, n, "out of memory");
+            rc = TM_ERR_NOMEM;
+            break;
+        }
+        im->nmods++;
+        const char *slash = strrchr(m->path, '/');
+        m->base = vdso ? "[vdso]" : slash ? slash + 1 : m->path;
+        m->load = load;
+        rc = map_file(m->path, m, err, n);
+        if (rc == TM_OK)
+            rc = load_module(im, im->nmods - 1, vdso ? NULL : id, o->ignore_build_id, where, err, n);
+    }
+    fclose(f);
+    if (rc == TM_OK && !im->nsegs) {
+        snprintf(err, n, "%s: no module with executable code", o->modules);
+        rc = TM_ERR_FORMAT;
+    }
+    if (rc != TM_OK) {
+        tm_image_free(im);
+        return rc;
+    }
+    qsort(im->segs, im->nsegs, sizeof *im->segs, cmp_seg);
+    *out = im;
+    return TM_OK;
+}
+
+void tm_image_free(tm_image *im)
+{
+    if (!im)
+        return;
+    for (size_t i = 0; i < im->nmods; i++) {
+        if (im->mods[i].mmapped)
+            munmap(im->mods[i].map, im->mods[i].len);
+        free(im->mods[i].path);
+        free(im->mods[i].syms);
+    }
+    free(im->mods);
+    free(im->segs);
+    free(im);
+}
+
+/* The segment holding ADDR, or -1. */
+static long find_seg(tm_image *im, uint64_t addr)
+{
+    const img_seg *s = &im->segs[im->last];
+    if (addr >= s->lo && addr < s->hi)
+        return (long)im->last;
+    size_t lo = 0, hi = im->nsegs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (im->segs[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* segments may overlap (a module listed twice): look back a little */
+    for (size_t k = lo; k > 0 && lo - k < 8; k--) {
+        s = &im->segs[k - 1];
+        if (addr >= s->lo && addr < s->hi) {
+            im->last = k - 1;
+            return (long)(k - 1);
+        }
+    }
+    return -1;
+}
+
+const uint8_t *tm_image_code(tm_image *im, uint64_t addr, size_t *avail)
+{
+    long i = find_seg(im, addr);
+    if (i < 0)
+        return NULL;
+    const img_seg *s = &im->segs[i];
+    *avail = (size_t)(s->hi - addr);
+    return s->bytes + (addr - s->lo);
+}
+
+const char *tm_image_symbol(tm_image *im, uint64_t addr, const char **module, uint64_t *off, uint64_t *lo_out,
+                            uint64_t *hi_out)
+{
+    long i = find_seg(im, addr);
+    *module = NULL;
+    *off = addr;
+    if (lo_out)
+        *lo_out = addr;
+    if (hi_out)
+        *hi_out = addr + 1;
+    if (i < 0)
+        return NULL;
+    const img_seg *sg = &im->segs[i];
+    img_mod *m = &im->mods[sg->mod];
+    *module = m->base;
+    *off = addr - m->load;
+    /* greatest symbol start <= addr */
+    size_t lo = 0, hi = m->nsyms;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->syms[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint64_t next = lo < m->nsyms ? m->syms[lo].lo : sg->hi;
+    if (next > sg->hi)
+        next = sg->hi;
+    if (lo > 0) {
+        const img_sym *s = &m->syms[lo - 1];
+        if (addr < s->hi || s->hi == s->lo) {
+            *off = addr - s->lo;
+            if (lo_out)
+                *lo_out = s->lo > sg->lo ? s->lo : sg->lo;
+            if (hi_out)
+                *hi_out = s->hi > s->lo && s->hi < next ? s->hi : next;
+            return s->name;
+        }
+        if (lo_out)
+            *lo_out = s->hi > sg->lo ? s->hi : sg->lo;
+    } else if (lo_out) {
+        *lo_out = sg->lo;
+    }
+    if (hi_out)
+        *hi_out = next;
+    return NULL;
+}
