@@ -129,7 +129,7 @@ static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
 /* What the instruction at A (LEN bytes) is, from its bytes: rep-prefixed
  * string instruction, direct conditional branch (with its target), direct
  * jump. */
-enum { I_OTHER, I_REP, I_JCC, I_LOOP, I_JMP };
+enum { I_OTHER, I_REP, I_JCC, I_LOOP, I_JMP, I_CALL, I_ICALL, I_IJMP, I_RET };
 
 static Int decode(Addr a, UInt len, ULong *target, Int *cc)
 {
@@ -168,6 +168,17 @@ static Int decode(Addr a, UInt len, ULong *target, Int *cc)
         VG_(memcpy)(&rel, p + i + 1, 4);
         *target = fall + (ULong)(Long)rel;
         return I_JMP;
+    }
+    if (op == 0xE8)
+        return I_CALL;
+    if (op == 0xC3 || op == 0xC2)
+        return I_RET;
+    if (op == 0xFF && i + 1 < len) {
+        UInt reg = (p[i + 1] >> 3) & 7;
+        if (reg == 2)
+            return I_ICALL;
+        if (reg == 4)
+            return I_IJMP;
     }
     if (op == 0x0F && i + 6 == len && p[i + 1] >= 0x80 && p[i + 1] <= 0x8F) {
         Int rel;
@@ -217,7 +228,9 @@ static xdesc classify(UInt k, Addr a, UInt len, IRJumpKind jk, Bool is_const, UL
         return x;
     }
     if (jk == Ijk_Call) {
-        x.kind = is_const ? TMCAP_X_CALL : TMCAP_X_ICALL;
+        /* the instruction decides: `call rax` stays indirect even when VEX
+         * knows rax */
+        x.kind = what == I_ICALL || (what != I_CALL && !is_const) ? TMCAP_X_ICALL : TMCAP_X_CALL;
         return x;
     }
     if (jk == Ijk_Ret) {
@@ -228,7 +241,7 @@ static xdesc classify(UInt k, Addr a, UInt len, IRJumpKind jk, Bool is_const, UL
         x.kind = is_const && dst == a ? TMCAP_X_STAY : TMCAP_X_FALL;
         return x;
     }
-    if (!is_const) {
+    if (!is_const || what == I_IJMP) {
         x.kind = TMCAP_X_IJUMP;
         return x;
     }
@@ -293,6 +306,10 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
     static xdesc xs[MAX_EXITS];
     UInt ni = 0, nx = 0;
     ULong id = next_id++;
+    /* the loads of the current instruction */
+    enum { MAX_LOADS = 8 };
+    IRExpr *load_addr[MAX_LOADS];
+    UInt load_size[MAX_LOADS], nloads = 0;
 
     static Bool scanned = False;
     if (!scanned) {
@@ -310,6 +327,7 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
         UInt k = ni ? ni - 1 : 0;
         switch (st->tag) {
         case Ist_IMark:
+            nloads = 0;
             if (ni == MAX_INSNS)
                 VG_(tool_panic)("tmtrace: block too long");
             ia[ni] = (Addr)st->Ist.IMark.addr;
@@ -336,6 +354,10 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
             if (clo_mem && st->Ist.WrTmp.data->tag == Iex_Load) {
                 IRExpr *e = st->Ist.WrTmp.data;
                 add_mem_call(out, k, False, sizeofIRType(e->Iex.Load.ty), e->Iex.Load.addr, NULL);
+                if (nloads < MAX_LOADS) {
+                    load_addr[nloads] = e->Iex.Load.addr;
+                    load_size[nloads++] = sizeofIRType(e->Iex.Load.ty);
+                }
             }
             break;
         case Ist_Store:
@@ -366,7 +388,12 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
         case Ist_CAS: {
             IRCAS *cas = st->Ist.CAS.details;
             UInt sz = sizeofIRType(typeOfIRExpr(in->tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
-            if (clo_mem)
+            /* lock add/xadd, xchg: VEX loads the operand, then a CAS
+             * stores it: the CAS's load is that same load */
+            Bool loaded = False;
+            for (UInt q = 0; q < nloads; q++)
+                loaded |= load_size[q] == sz && eqIRAtom(load_addr[q], cas->addr);
+            if (clo_mem && !loaded)
                 add_mem_call(out, k, False, sz, cas->addr, NULL);
             addStmtToIRSB(out, st);
             if (clo_mem) /* x86 writes back even when the comparison fails */
@@ -425,6 +452,13 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 
 /* ------------------------------------------------------------ events */
 
+/* CLONE_CHILD_CLEARTID / set_tid_address: the word the kernel zeroes when
+ * the thread ends (pthread_join waits on it), per thread. */
+#define MAX_TIDS 1024
+static Addr clear_tid[MAX_TIDS];
+static Addr pending_clear_tid;
+static void sys_write_zero(ThreadId tid, Addr a, UInt len);
+
 static void start_client_code(ThreadId tid, ULong blocks_done)
 {
     (void)blocks_done;
@@ -433,12 +467,20 @@ static void start_client_code(ThreadId tid, ULong blocks_done)
 
 static void thread_create(ThreadId parent, ThreadId child)
 {
+    if (child < MAX_TIDS) {
+        clear_tid[child] = pending_clear_tid;
+        pending_clear_tid = 0;
+    }
     room(1);
     put(TMCAP_CREATE | (ULong)child << 8 | (ULong)parent << 32);
 }
 
 static void thread_exit(ThreadId tid)
 {
+    if (tid < MAX_TIDS && clear_tid[tid]) {
+        sys_write_zero(tid, clear_tid[tid], 4);
+        clear_tid[tid] = 0;
+    }
     room(1);
     put(TMCAP_EXIT | (ULong)tid << 8);
 }
@@ -526,6 +568,20 @@ static void sys_write(ThreadId tid, Addr a, SizeT len)
         a += s;
         len -= s;
     }
+}
+
+/* A write by the system of LEN (<= 64) zero bytes that has not happened
+ * yet (the kernel clears a thread's id word when the thread ends). */
+static void sys_write_zero(ThreadId tid, Addr a, UInt len)
+{
+    if (!clo_mem || len == 0 || len > 64)
+        return;
+    switch_to(tid);
+    room(2 + 8);
+    put(TMCAP_MEM | 1ull << 8 | 1ull << 9 | (ULong)len << 16 | SYS_INSN << 24);
+    put(a);
+    for (UInt i = 0; i < (len + 7) / 8; i++)
+        put(0);
 }
 
 static void post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT len)
@@ -636,9 +692,14 @@ static void copy_mem_remap(Addr from, Addr to, SizeT len)
     }
 }
 
+
 static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
-    (void)tid; (void)no; (void)args; (void)nargs;
+    (void)nargs;
+    if (no == 56 && (args[0] & 0x00200000)) /* clone(flags, sp, ptid, ctid, tls) */
+        pending_clear_tid = args[3];
+    else if (no == 218 && tid < MAX_TIDS) /* set_tid_address(ctid) */
+        clear_tid[tid] = args[0];
 }
 
 static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
@@ -705,6 +766,11 @@ static void post_clo_init(void)
     /* ... and no block is a loop unrolled (iropt's self-loop unrolling would
      * repeat instructions inside one block). */
     VG_(clo_vex_control).iropt_unroll_thresh = 0;
+    /* ... and the tool sees every instruction's IR as the program wrote it:
+     * no load the program made is removed as dead, no branch is folded
+     * because its condition or target is known when the block is
+     * translated (VEX still optimizes the instrumented block). */
+    VG_(clo_vex_control).iropt_level = 0;
     buf = VG_(malloc)("tmtrace.buf", BUF_WORDS * sizeof(ULong));
     pos = 0;
     put(TMCAP_MAGIC);
