@@ -457,12 +457,28 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 #define MAX_TIDS 1024
 static Addr clear_tid[MAX_TIDS];
 static Addr pending_clear_tid;
+/* clone(CLONE_PARENT_SETTID / CLONE_CHILD_SETTID) writes the child's id
+ * before the child runs, but Valgrind reports it when the parent's system
+ * call completes, which may be after the child ran (and even ended): the
+ * report is dropped, and the words are reported as the child's system
+ * writes when it first runs. */
+static Addr clone_ptid[MAX_TIDS], clone_ctid[MAX_TIDS]; /* per parent, during clone */
+static Addr settid_p[MAX_TIDS], settid_c[MAX_TIDS];     /* per child, until it runs */
 static void sys_write_zero(ThreadId tid, Addr a, UInt len);
+static void sys_write(ThreadId tid, Addr a, SizeT len);
 
 static void start_client_code(ThreadId tid, ULong blocks_done)
 {
     (void)blocks_done;
     switch_to(tid);
+    if (tid < MAX_TIDS && (settid_p[tid] || settid_c[tid])) {
+        /* the child's id, written by clone before the child ran */
+        if (settid_p[tid])
+            sys_write(tid, settid_p[tid], 4);
+        if (settid_c[tid] && settid_c[tid] != settid_p[tid])
+            sys_write(tid, settid_c[tid], 4);
+        settid_p[tid] = settid_c[tid] = 0;
+    }
 }
 
 static void thread_create(ThreadId parent, ThreadId child)
@@ -470,6 +486,10 @@ static void thread_create(ThreadId parent, ThreadId child)
     if (child < MAX_TIDS) {
         clear_tid[child] = pending_clear_tid;
         pending_clear_tid = 0;
+        if (parent < MAX_TIDS) {
+            settid_p[child] = clone_ptid[parent];
+            settid_c[child] = clone_ctid[parent];
+        }
     }
     room(1);
     put(TMCAP_CREATE | (ULong)child << 8 | (ULong)parent << 32);
@@ -587,6 +607,9 @@ static void sys_write_zero(ThreadId tid, Addr a, UInt len)
 static void post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 {
     (void)part;
+    if (tid < MAX_TIDS && len == 4 && ((clone_ptid[tid] && a == clone_ptid[tid]) ||
+                                       (clone_ctid[tid] && a == clone_ctid[tid])))
+        return; /* reported by the child (pre_syscall) */
     sys_write(tid, a, len);
 }
 
@@ -693,18 +716,25 @@ static void copy_mem_remap(Addr from, Addr to, SizeT len)
 }
 
 
+
 static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
     (void)nargs;
-    if (no == 56 && (args[0] & 0x00200000)) /* clone(flags, sp, ptid, ctid, tls) */
-        pending_clear_tid = args[3];
-    else if (no == 218 && tid < MAX_TIDS) /* set_tid_address(ctid) */
+    if (no == 56 && tid < MAX_TIDS) { /* clone(flags, sp, ptid, ctid, tls) */
+        if (args[0] & 0x00200000) /* CLONE_CHILD_CLEARTID */
+            pending_clear_tid = args[3];
+        clone_ptid[tid] = (args[0] & 0x00100000) ? args[2] : 0; /* CLONE_PARENT_SETTID */
+        clone_ctid[tid] = (args[0] & 0x01000000) ? args[3] : 0; /* CLONE_CHILD_SETTID */
+    } else if (no == 218 && tid < MAX_TIDS) { /* set_tid_address(ctid) */
         clear_tid[tid] = args[0];
+    }
 }
 
 static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
 {
     (void)nargs;
+    if (no == 56 && tid < MAX_TIDS)
+        clone_ptid[tid] = clone_ctid[tid] = 0;
     /* madvise(MADV_DONTNEED = 4, MADV_REMOVE = 9): the range reads zero */
     if (no == 28 && !sr_isError(res) && (args[2] == 4 || args[2] == 9)) {
         add_hole(args[0], args[1]);
