@@ -99,7 +99,7 @@ deps:
 unit: $(BUILD)/asan/bin/unit-tests
 	$(BUILD)/asan/bin/unit-tests --jobs $(JOBS)
 
-e2e: $(BUILD)/asan/bin/tm $(BUILD)/bin/tm
+e2e: $(BUILD)/asan/bin/tm $(BUILD)/bin/tm $(VGTOOL) programs
 	bash tests/e2e/run.sh $(BUILD)
 
 test: deps
@@ -141,6 +141,9 @@ gates: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# The programs tm record's end-to-end tests run (make programs).
+include tests/programs/programs.mk
 
 # The recmodes unit tests include tools/tm/recmodes.c.
 $(SOBJ)/tests/unit/test_recmodes.o: tools/tm/recmodes.c tools/tm/recmodes.h
