@@ -16,8 +16,7 @@
 #    output identical to an untraced run, more than 2 threads, replay OK.
 # 4. The tracing window: -s, --no-shared-libs, --filter-rtn, -f (trace and
 #    descriptor file): tracing starts with TRACE_ON, ends cleanly, replays.
-#    (-l: tests/programs/record_pending.sh until the capture's crash at the
-#    -l limit is fixed.)
+#    (-l: tests/e2e/t_record_regress.sh.)
 # 5. Bad input and bad endings: one clear line on stderr, the right exit
 #    status (128 + signal for a killed program), a readable trace up to the
 #    end, BASE.stats saying how the program ended; a full disk.
@@ -362,7 +361,7 @@ mt_case() { # NAME WANT-THREADS WANT-STDOUT-REGEX -- PROG ARGS
     for data in "" --cfiat; do
         # With --cfiat a large buffer, so that nothing overflows: with
         # threads, an overflowing CFiat trace sometimes does not replay
-        # (a model/replay disagreement, record_pending.sh).
+        # (a model/replay disagreement, t_record_regress.sh).
         local dopt=""
         [ -n "$data" ] && dopt="--cfiat --buffer 1048576 --port 256"
         for enc in tr_e tr_b nx_b; do
@@ -451,7 +450,7 @@ ends_clean w "-s"
 grep -q '^window: 200000 instructions skipped' w.stats || die "-s 200000: w.stats: $(grep ^window w.stats)"
 verify "$TM" w "-s 200000"
 ok "-s 200000: exactly 200000 skipped, TRACE_ON, END, replay"
-# -l: record_pending.sh (tm record -l crashes in the capture at HEAD)
+# -l: t_record_regress.sh (tm record -l crashes in the capture at HEAD)
 start_sym=$(nm "$P/spin" | awk '$3 == "_start" {print $1}')
 work_sym=$(nm "$P/spin" | awk '$3 == "work" {print $1}')
 rec 0 "$TM" w --commit --no-shared-libs -o w -- "$P/spin" 20
@@ -576,7 +575,7 @@ verify "$TM" cut "killed from outside"
 ok "killed from outside mid-run: exit 137, capture cut short, one line, the trace so far replays ($(sed 's/^OK: \([0-9]*\) .*/\1/' cut.vout) instructions)"
 
 # a full disk: a file size limit and SIGXFSZ ignored -> write errors (the
-# same with --commit: record_pending.sh)
+# same with --commit: t_record_regress.sh)
 (
     ulimit -f 256
     trap '' XFSZ

@@ -47,7 +47,7 @@ b_jno_nt:  jno   t_bad
 b_jne32_nt: jne.d32 t_bad
 /* ---- Part 2: the loop family, not taken (Fig. 4.7 lines 15-21) ----
  * The counts come from memory: with `mov rcx, 1` right before it, VEX
- * folds the loop's side exit away (branchfold.S, record_pending.sh). */
+ * folds the loop's side exit away (branchfold.S, t_record_regress.sh). */
         mov     rcx, [rip + one]
 b_loop_nt:   loop   b_loop_nt   /* rcx 1 -> 0: falls through */
         mov     rcx, [rip + one]

@@ -2,9 +2,9 @@
  * (the thesis's own patterns: Fig. 4.7 lines 15-21, `mov rcx, 1` then
  * `loop`; Fig. 4.11 lines 21-22, `mov rax, OFFSET FLAT:test` then
  * `call rax`).  VEX's optimizer folds the loop's side exit away or turns the
- * indirect transfer into a constant one, and tmtrace then records a plain
+ * indirect transfer into a constant one, and tmtrace once recorded a plain
  * instruction, a not-taken loop, a direct call or a direct jump.  Run by
- * tests/programs/record_pending.sh (not yet by make test): expected
+ * tests/e2e/t_record_regress.sh: expected
  * descriptors in expected/branchfold.mcftrace. */
         .intel_syntax noprefix
         .text

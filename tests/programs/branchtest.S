@@ -7,7 +7,7 @@
  * One change: Fig. 4.11 line 21 loads the indirect call's target as an
  * immediate (mov rax, OFFSET FLAT:test); here it comes from memory.  With
  * the immediate, VEX knows the target at translation time and the call is
- * recorded as a direct call (branchfold.S, record_pending.sh). */
+ * recorded as a direct call (branchfold.S, t_record_regress.sh). */
         .intel_syntax noprefix
         .text
         .globl  test_region

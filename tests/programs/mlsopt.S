@@ -1,12 +1,11 @@
-/* Loads tmtrace does not yet record as the program made them (run by
- * tests/programs/record_pending.sh, not yet by make test; expected
- * descriptors in expected/mlsopt.mlstrace):
+/* Loads tmtrace once recorded wrongly (run by tests/e2e/t_record_regress.sh;
+ * expected descriptors in expected/mlsopt.mlstrace):
  * - a load whose value is overwritten in the same superblock before any
- *   use: VEX's optimizer removes it, and the trace lacks it.  The thesis's
- *   Example 1 (Fig. 4.17 lines 16-17, `uint8[i]; sint8[i];`, Fig. 4.18
- *   lines 16-17) is such code;
+ *   use: VEX's optimizer removed it (the tool now instruments unoptimized
+ *   IR).  The thesis's Example 1 (Fig. 4.17 lines 16-17, `uint8[i];
+ *   sint8[i];`, Fig. 4.18 lines 16-17) is such code;
  * - atomic read-modify-writes (lock add, lock xadd, xchg): one load and one
- *   store each, recorded as two loads and a store. */
+ *   store each, once recorded as two loads and a store. */
         .intel_syntax noprefix
         .text
         .globl  test_region

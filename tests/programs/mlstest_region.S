@@ -4,7 +4,7 @@
  * the implicit ones of read-modify-write, push/pop, cmpxchg, call/ret and
  * rep movsb.  No loaded value is dead (see below), and xchg and other
  * atomic read-modify-writes but cmpxchg are left to mlsopt.S (their load
- * is recorded twice; record_pending.sh).  Every memory instruction has a label (m_*), every datum a
+ * is recorded twice; t_record_regress.sh).  Every memory instruction has a label (m_*), every datum a
  * symbol, and the stack is a buffer of its own, so that the descriptors of
  * `tm record --filter-rtn test_region --mode mlstrace --store -a` are exact
  * (expected/mlstest.mlstrace).  Ends the program with exit_group(0). */
@@ -21,7 +21,7 @@ m_st4:  mov     dword ptr [rip + v4], 0x44556677
 m_st8:  mov     qword ptr [rip + v8], rax
         /* Each load into a register of its own: VEX drops a load whose
          * value is overwritten in the same superblock before any use, and
-         * tmtrace does not see it (mlsopt.S, record_pending.sh). */
+         * tmtrace does not see it (mlsopt.S, t_record_regress.sh). */
 m_ld1:  movzx   r8d, byte ptr [rip + v1]
 m_ld2:  movzx   r9d, word ptr [rip + v2]
 m_ld4:  mov     r10d, dword ptr [rip + v4]

@@ -11,7 +11,7 @@
  * not trace yet, so a join that read the tid before is replayed wrong under
  * --cfiat.  The workers report through a second barrier and wait in
  * pause() until the program exits.  `mt_pthread N join` joins them
- * (record_pending.sh). */
+ * (t_record_regress.sh). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 # The programs tm record's end-to-end tests run (tests/e2e/t_record.sh,
-# tests/programs/record_pending.sh), built into $(BUILD)/programs/ by
+# tests/e2e/t_record_regress.sh), built into $(BUILD)/programs/ by
 # `make programs`.  Included by the top-level Makefile.
 #
 # - the thesis's verification programs (seeds/000 ch. 4) as x86-64 assembly:

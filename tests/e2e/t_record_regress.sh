@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
-# tm record tests that do not pass yet: each shows a bug found while writing
-# tests/e2e/t_record.sh.  Not run by make test; move a case into
-# t_record.sh once it passes.  Runs every case and reports each; exits
-# nonzero if any fails.  Environment as tests/e2e/run.sh gives it:
-#   TM=build/asan/bin/tm TMFAST=build/bin/tm ROOT=$PWD TMP=$(mktemp -d) \
-#       bash tests/programs/record_pending.sh
-# (after make all asan programs).
+# tm record regressions: each case is a bug found while writing
+# tests/e2e/t_record.sh, now fixed; the case fails if it comes back.
+# Runs every case and reports each; exits nonzero if any fails.  Run by
+# tests/e2e/run.sh (make e2e) with TM, TMFAST, ROOT, TMP set.
 #  1. branchfold: branches VEX resolves at translation time are misrecorded
 #     (vg-frontend/tm_vg.c classifies from the optimized IR): a loop or
 #     jrcxz not taken after a constant count is no branch at all, a loop to
