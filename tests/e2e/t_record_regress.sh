@@ -151,5 +151,5 @@ for tm in "$TM" "$TMFAST"; do
     if [ -z "$why" ]; then pass "7. -s 1000 -l 50000 ($tm)"; else fail "7. -s 1000 -l 50000 ($tm): $why"; fi
 done
 
-echo "record_pending: $fails failing"
+echo "t_record_regress: $fails failing"
 [ $fails -eq 0 ]
