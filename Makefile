@@ -36,7 +36,7 @@ VG_EXECDIR := /usr/libexec/valgrind
 VGDIR := $(BUILD)/lib/valgrind
 VGTOOL := $(VGDIR)/tmtrace-amd64-linux
 
-.PHONY: all deps test unit e2e run bench clean asan gates lint cosim regress
+.PHONY: all deps test unit e2e run bench clean asan gates lint cosim regress fuzz
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/bin/tm $(VGTOOL)
@@ -106,6 +106,7 @@ test: deps
 	$(MAKE) all asan
 	$(MAKE) unit
 	$(MAKE) e2e
+	$(MAKE) fuzz FUZZ_TIME=20
 	$(MAKE) lint
 	$(MAKE) cosim
 
@@ -134,6 +135,15 @@ bench: deps
 	$(MAKE) all $(BUILD)/bin/tm-bench
 	bash bench/run.sh $(BUILD)
 	bash bench/record.sh $(BUILD)
+
+# libFuzzer target for the message parser and the replay from binaries
+# (fuzz/); FUZZ_TIME seconds over a seed corpus recorded by fuzz/run.sh.
+FUZZ_TIME ?= 300
+$(BUILD)/fuzz/fuzz_decode: fuzz/fuzz_decode.c $(LIB_SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	clang $(BASE_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_decode.c $(LIB_SRCS) $(LIBS)
+fuzz: all $(BUILD)/fuzz/fuzz_decode
+	bash fuzz/run.sh $(BUILD) $(FUZZ_TIME)
 
 # Yosys area of each preset (one core) and of the shared buffer.
 gates: deps

@@ -245,6 +245,7 @@ typedef struct fb {
     uint64_t run_limit;   /* instructions without a message before the replay gives up */
     uint64_t *bad_hwm;    /* outputs: undecodable bits reported up to here */
     uint64_t *bad_count;
+    int quiet;            /* no messages on stderr */
     tm_verify_result *res;
 } fb;
 
@@ -846,7 +847,7 @@ static void text_event(out_state *s, uint32_t t, const fb_event *ev)
 static void on_bad_bits(void *arg, uint64_t pos, const char *what)
 {
     fb *f = arg;
-    if (pos < *f->bad_hwm)
+    if (f->quiet || pos < *f->bad_hwm)
         return; /* reported by an earlier thread's pass */
     *f->bad_hwm = pos + 1;
     (*f->bad_count)++;
@@ -886,6 +887,7 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
         f.run_limit = o->max_run ? o->max_run : UINT64_C(1) << 32;
         f.bad_hwm = &bad_hwm;
         f.bad_count = &bad_count;
+        f.quiet = o->quiet;
         if (rc == TM_OK) {
             f.v.drop_data = 1;
             f.v.on_bad = on_bad_bits;
@@ -908,6 +910,9 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
                 bin_event(s, t, &ev);
             if (o->out && o->format != TM_FB_NONE)
                 text_event(s, t, &ev);
+            else if (ev.kind == EV_ERROR && !o->quiet)
+                fprintf(stderr, "tm decode: T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next "
+                                "synchronization\n", t, ev.pos, ev.error);
             if (o->progress && ev.kind == EV_RUN)
                 o->progress(res->v.instructions, o->arg);
         }

@@ -79,6 +79,7 @@ typedef struct tm_frombin_opts {
     int symbols, disasm;     /* TM_FB_INSNS / BRANCHES: symbol+offset; disassembly */
     FILE *out;               /* text output (NULL: none) */
     FILE *bin;               /* compact binary output (NULL: none) */
+    int quiet;               /* outputs: no error lines on stderr (they are still counted) */
     void (*progress)(uint64_t instructions, void *arg);
     void *arg;
 } tm_frombin_opts;

@@ -1,0 +1,67 @@
+/* tm — libFuzzer target for the message parser and the replay from binaries.
+ *
+ * Input: 3 configuration bytes, then the trace bits (the payload of a .tmt):
+ *   byte 0: encoding (0 nx_b, 1 tr_b, 2 and 3 tr_e);
+ *   byte 1: threads - 1 (mod 8);
+ *   byte 2: bit 0 time stamps, bits 2..1 preset (0 small, 1 medium, 2/3 large).
+ * Every message is parsed (tm_msg_decode), then every thread is replayed
+ * from the binaries of the module map named by TM_FUZZ_MODULES (fuzz/run.sh
+ * records one), with recovery on, as `tm decode --from-binary` does.  Any
+ * crash, sanitizer report or leak is a bug; errors in the input are not. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tm/decoder.h"
+#include "tm/model.h"
+#include "tm/msg.h"
+#include "tm/tmt.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 3 || size > (1u << 20))
+        return 0;
+    static const char *const presets[] = {"small", "medium", "large", "large"};
+    tm_encoding enc = data[0] % 4 == 0 ? TM_ENC_NX_B : data[0] % 4 == 1 ? TM_ENC_TR_B : TM_ENC_TR_E;
+    uint32_t threads = (uint32_t)(data[1] % 8) + 1;
+    tmt_file tf;
+    memset(&tf, 0, sizeof tf);
+    tm_model_cfg_default(&tf.cfg, threads);
+    tm_enc_cfg_default(&tf.cfg.enc, enc, threads, data[2] & 1);
+    if (tm_model_preset(&tf.cfg, presets[(data[2] >> 1) & 3]) != TM_OK)
+        return 0;
+    char err[256];
+    if (tm_model_cfg_resolve(&tf.cfg, err, sizeof err) != TM_OK)
+        return 0;
+    tf.data = (uint8_t *)data + 3;
+    tf.bits = (uint64_t)(size - 3) * 8;
+
+    /* the message parser alone */
+    tm_bitrd rd;
+    tm_bitrd_init(&rd, tf.data, tf.bits);
+    char line[512];
+    while (rd.pos < rd.nbits) {
+        tm_msg m;
+        if (tm_msg_decode(&tf.cfg.enc, &rd, &m) != TM_OK)
+            break;
+        tm_msg_format(&m, tf.cfg.enc.timestamps, line, sizeof line);
+    }
+
+    /* the replay from binaries, with recovery */
+    const char *mods = getenv("TM_FUZZ_MODULES");
+    if (!mods)
+        return 0;
+    tm_frombin_opts o;
+    memset(&o, 0, sizeof o);
+    o.modules = mods;
+    o.ignore_build_id = 1;
+    o.recover = 1;
+    o.max_run = 20000;
+    o.format = TM_FB_NONE;
+    o.quiet = 1;
+    tm_frombin_result res;
+    tm_frombin(&tf, &o, &res);
+    return 0;
+}
