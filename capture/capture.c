@@ -779,52 +779,12 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         c->info.execs++;
         if (rc != TM_OK)
             return -1;
-        if (!c->cfg.slow && t->nmem == 0 && c->on == 1 && t->tr == 1 && !x->passes && x->kind != TMCAP_X_STAY &&
-            (!c->cfg.length || c->traced + x->nrun + 1 < c->cfg.length)) {
-            /* The usual case, as run_block would do it: one group, a RUN
-             * and the branch (if any). */
-            uint32_t tid = (uint32_t)t->id;
-            group(c, tid);
-            if (x->nrun) {
-                tmc_record *r = &c->rrun;
-                r->tid = tid;
-                r->cycle = c->cycle;
-                r->pc = b->addr;
-                r->count = x->nrun;
-                r->bytes = x->run_bytes;
-                if (emit(c, r) != TM_OK)
-                    return -1;
-            }
-            c->info.instructions += x->nrun;
-            c->traced += x->nrun;
-            c->seen += x->nrun;
-            if (x->kind == TMCAP_X_FALL) {
-                t->expect = x->dyn ? w[1] : x->target;
-            } else {
-                tmc_record *r = &c->rbr;
-                r->tid = tid;
-                r->cycle = c->cycle;
-                r->pc = b->addr + x->boff;
-                r->len = x->blen;
-                r->bclass = bclass_of[x->kind];
-                r->taken = x->kind != TMCAP_X_COND_N;
-                r->target = x->dyn ? w[1] : x->target;
-                t->expect = r->taken ? r->target : r->pc + r->len;
-                c->info.instructions++;
-                c->traced++;
-                c->seen++;
-                if (emit(c, r) != TM_OK)
-                    return -1;
-            }
-            t->ran = 1;
-            close_group(c);
-            return (long)len;
-        }
         if (!c->cfg.slow && c->on == 1 && t->tr == 1 && !x->passes && x->kind != TMCAP_X_STAY &&
             (t->nmem == 0 || t->mem[0].insn != CAP_SYS_INSN) && (!c->cfg.length || c->traced + x->nrun + 1 < c->cfg.length)) {
-            /* With memory operands, as run_block would do it: each operand
-             * ends its instruction's group; the branch's own joins the
-             * branch's group. */
+            /* The usual case, as run_block would do it: a block left through
+             * its exit with no side branch passed.  Each memory operand
+             * ends its instruction's group (the branch's own joins the
+             * branch's group); then the rest of the run and the branch. */
             uint32_t tid = (uint32_t)t->id, pos = 0;
             const uint32_t *io = c->ioffs + b->ioff;
             for (size_t mi = 0; mi < t->nmem; mi++) {
