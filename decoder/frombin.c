@@ -406,6 +406,7 @@ static int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
                         tm_pred_reset(d->pred);
                     d->icnt = d->bcnt = 0;
                     gen_sync(f, t, ev, EV_START);
+                    ev->reason = TM_SYNC_OVERFLOW; /* resumed after an error */
                     return 1;
                 }
                 if (d->m.kind == TM_MSG_END) {

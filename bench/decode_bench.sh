@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make bench: replay throughput on a recorded real program (pigz -p 4 on a
+# generated file, TM_BENCH_DEC_MB MB, default 4): tm decode --from-binary
+# (classes from the ELF files, Zydis) next to tm decode --verify (classes
+# from the commit stream), in the same run, best of TM_BENCH_REPS (3).
+# Prints M instructions/s of each; the target for --from-binary is >= 20.
+# usage: bench/decode_bench.sh BUILD
+set -euo pipefail
+BUILD=${1:-build}
+TM="$BUILD/bin/tm"
+mb=${TM_BENCH_DEC_MB:-4}
+reps=${TM_BENCH_REPS:-3}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+python3 - "$dir/in" "$mb" <<'PY'
+import random, sys
+random.seed(7)
+words = [''.join(random.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(random.randint(2, 9))) for _ in range(5000)]
+out, n = [], 0
+target = int(float(sys.argv[2]) * 1e6)
+while n < target:
+    line = ' '.join(random.choice(words) for _ in range(12)) + '\n'
+    out.append(line); n += len(line)
+open(sys.argv[1], 'w').write(''.join(out))
+PY
+echo "bench: recording pigz -p 4 on $mb MB (tr_e, large) ..." >&2
+"$TM" record --config large --encoding tr_e --commit -o "$dir/p" -- pigz -p 4 -c "$dir/in" > /dev/null
+insns=$("$TM" decode --verify -q "$dir/p.tmc" "$dir/p.tmt" 2>/dev/null | sed -n 's/^OK: \([0-9]*\) instructions.*/\1/p')
+now() { date +%s.%N; }
+best() {
+    local b=""
+    for _ in $(seq "$reps"); do
+        local t0 t1
+        t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
+        b=$(python3 -c "t=$t1-$t0; b='$b'; print(t if not b or t < float(b) else b)")
+    done
+    echo "$b"
+}
+v=$(best "$TM" decode --verify -q "$dir/p.tmc" "$dir/p.tmt")
+fb=$(best "$TM" decode --from-binary --summary "$dir/p.tmt")
+fbv=$(best "$TM" decode --from-binary --verify -q "$dir/p.tmc" "$dir/p.tmt")
+python3 - "$insns" "$v" "$fb" "$fbv" <<'PY'
+import sys
+n = int(sys.argv[1]); v, fb, fbv = map(float, sys.argv[2:5])
+print("replay of pigz -p 4 (%.1f M instructions, tr_e, large):" % (n / 1e6))
+print("  %-52s %7.2f s %8.1f M instructions/s" % ("tm decode --verify (classes from the commit stream)", v, n / v / 1e6))
+print("  %-52s %7.2f s %8.1f M instructions/s%s" % ("tm decode --from-binary (classes from the binaries)", fb, n / fb / 1e6,
+      "" if n / fb / 1e6 >= 20 else "  (below the 20 M/s target)"))
+print("  %-52s %7.2f s %8.1f M instructions/s" % ("tm decode --from-binary --verify (both, compared)", fbv, n / fbv / 1e6))
+PY
