@@ -132,6 +132,16 @@ static unsigned classify(fb_code *c, uint64_t pc, const uint8_t *p, size_t avail
     return len;
 }
 
+unsigned tm_classify(const uint8_t *p, size_t avail, uint64_t pc, int *cls, uint64_t *dtarget, const char **bad)
+{
+    fb_code c;
+    memset(&c, 0, sizeof c);
+    ZydisDecoderInit(&c.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+    *dtarget = 0;
+    *bad = NULL;
+    return classify(&c, pc, p, avail, cls, dtarget, bad);
+}
+
 /* The block starting at PC (decoded on first use).  NULL: out of memory. */
 static fb_block *code_block(fb_code *c, uint64_t pc)
 {

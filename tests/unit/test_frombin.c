@@ -1,0 +1,92 @@
+/* Replay from binaries: the instruction classes must be the recording's
+ * (docs/capture.md §2), and bad set-ups are refused cleanly. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "../../decoder/image.h"
+#include "tm/decoder.h"
+#include "tm/tmc.h"
+
+static int cls_of(const uint8_t *p, size_t n, uint64_t pc, unsigned *len, uint64_t *dt)
+{
+    int cls;
+    const char *bad;
+    *len = tm_classify(p, n, pc, &cls, dt, &bad);
+    return *len ? cls : -2;
+}
+
+#define CHECK(bytes, want_cls, want_len) do {                                      \
+        static const uint8_t b_[] = bytes;                                         \
+        unsigned l_; uint64_t dt_;                                                 \
+        int c_ = cls_of(b_, sizeof b_, 0x1000, &l_, &dt_);                         \
+        cr_expect_eq(c_, (want_cls), "%s: class %d, want %d", #bytes, c_, (want_cls)); \
+        if ((want_cls) != -2) cr_expect_eq(l_, (unsigned)(want_len), "%s: len %u", #bytes, l_); \
+    } while (0)
+#define B(...) {__VA_ARGS__}
+
+Test(frombin, classes_as_the_recording)
+{
+    CHECK(B(0x74, 0x05), TMC_COND, 2);                   /* je rel8 */
+    CHECK(B(0x0f, 0x85, 0, 1, 0, 0), TMC_COND, 6);       /* jne rel32 */
+    CHECK(B(0xe2, 0xfe), TMC_COND, 2);                   /* loop */
+    CHECK(B(0xe3, 0x00), TMC_COND, 2);                   /* jrcxz */
+    CHECK(B(0xeb, 0xfe), TMC_JUMP, 2);                   /* jmp rel8 */
+    CHECK(B(0xe9, 0, 0, 0, 0), TMC_JUMP, 5);
+    CHECK(B(0xe8, 0, 0, 0, 0), TMC_CALL, 5);             /* call to the next instruction */
+    CHECK(B(0xff, 0xe0), TMC_IJUMP, 2);                  /* jmp rax */
+    CHECK(B(0x3e, 0xff, 0xe0), TMC_IJUMP, 3);            /* notrack jmp rax */
+    CHECK(B(0xff, 0x15, 0, 0, 0, 0), TMC_ICALL, 6);      /* call [rip] */
+    CHECK(B(0x41, 0xff, 0xd3), TMC_ICALL, 3);            /* call r11 */
+    CHECK(B(0xc3), TMC_RET, 1);
+    CHECK(B(0xf3, 0xc3), TMC_RET, 2);                    /* rep ret */
+    CHECK(B(0xc2, 0x08, 0x00), TMC_RET, 3);
+    CHECK(B(0xf3, 0xa4), -1, 2);                         /* rep movsb: not a branch */
+    CHECK(B(0xf3, 0x48, 0xab), -1, 3);                   /* rep stosq */
+    CHECK(B(0x0f, 0x05), -1, 2);                         /* syscall */
+    CHECK(B(0xcd, 0x80), -1, 2);                         /* int 0x80 */
+    CHECK(B(0x0f, 0xa2), -1, 2);                         /* cpuid */
+    CHECK(B(0xf3, 0x0f, 0x1e, 0xfa), -1, 4);             /* endbr64 */
+    CHECK(B(0xff, 0x1c, 0x24), -2, 0);                   /* far call: refused */
+    CHECK(B(0xcb), -2, 0);                               /* retf */
+    CHECK(B(0x0f, 0xff), -2, 0);                         /* invalid (ud0 without modrm) */
+    /* Valgrind's client request: preamble + xchg rbx,rbx = one instruction */
+    CHECK(B(0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d, 0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33,
+            0x48, 0x87, 0xdb), -1, 19);
+}
+
+Test(frombin, direct_targets)
+{
+    static const uint8_t jb[] = {0x72, 0xfe};            /* jb . */
+    static const uint8_t call[] = {0xe8, 0x10, 0, 0, 0};
+    static const uint8_t jne[] = {0x0f, 0x85, 0xf0, 0xff, 0xff, 0xff};
+    unsigned len;
+    uint64_t dt;
+    cr_expect_eq(cls_of(jb, 2, 0x4000, &len, &dt), TMC_COND);
+    cr_expect_eq(dt, 0x4000);
+    cr_expect_eq(cls_of(call, 5, 0x4000, &len, &dt), TMC_CALL);
+    cr_expect_eq(dt, 0x4015);
+    cr_expect_eq(cls_of(jne, 6, 0x4000, &len, &dt), TMC_COND);
+    cr_expect_eq(dt, 0x4006 - 0x10);
+    /* cut off by the end of the segment */
+    cr_expect_eq(cls_of(call, 3, 0x4000, &len, &dt), -2);
+}
+
+Test(frombin, refuses_shared_and_missing_map)
+{
+    tmt_file tf;
+    memset(&tf, 0, sizeof tf);
+    tm_model_cfg_default(&tf.cfg, 2);
+    char err[200];
+    cr_assert_eq(tm_model_cfg_resolve(&tf.cfg, err, sizeof err), TM_OK);
+    static uint8_t bits[8];
+    tf.data = bits;
+    tf.bits = 0;
+    tm_frombin_opts o;
+    memset(&o, 0, sizeof o);
+    o.modules = "/nonexistent/x.modules";
+    tm_frombin_result res;
+    cr_expect_neq(tm_frombin(&tf, &o, &res), TM_OK);
+    cr_expect(strstr(res.v.error, "/nonexistent/x.modules") != NULL, "%s", res.v.error);
+    tf.cfg.shared = 1;
+    cr_expect_eq(tm_frombin(&tf, &o, &res), TM_ERR_ARG);
+    cr_expect(strstr(res.v.error, "--shared") != NULL, "%s", res.v.error);
+}
