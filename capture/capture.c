@@ -80,7 +80,6 @@ struct tm_cap {
     uint32_t open_tid;
     /* record templates, one per type (fields of other types stay 0) */
     tmc_record rrun, rbr, rmem, rev;
-    unsigned rmem_bytes;  /* value bytes of rmem that may be nonzero */
     /* the tracing window (docs/capture.md §5) */
     int on;              /* 0 not yet, 1 tracing, 2 stopped */
     uint64_t seen, traced;
@@ -358,13 +357,7 @@ static int emit_mem(tm_cap *c, cthread *t, const block *b, const pmem *m)
     /* not part of the commit stream: the instruction's address, for the
      * descriptor outputs of tm record --mode (0: a write by the system) */
     r->pc = b && m->insn < b->ninsn ? b->addr + c->ioffs[b->ioff + m->insn] : 0;
-    /* zero beyond size, as a reader gives it: clear what a longer earlier
-     * operand left */
-    unsigned nb = (m->size + 7u) & ~7u;
-    memcpy(r->value, m->value, nb);
-    if (c->rmem_bytes > nb)
-        memset(r->value + nb, 0, c->rmem_bytes - nb);
-    c->rmem_bytes = nb;
+    memcpy(r->value, m->value, sizeof r->value); /* zero beyond size, as a reader gives it */
     c->info.mem++;
     return emit(c, r);
 }
@@ -653,6 +646,13 @@ static int module(tm_cap *c, uint64_t base, const char *path)
     return TM_OK;
 }
 
+/* value_mask[n]: the first n of 8 words kept. */
+#define M1 UINT64_MAX
+static const uint64_t value_mask[9][8] = {
+    {0}, {M1}, {M1, M1}, {M1, M1, M1}, {M1, M1, M1, M1}, {M1, M1, M1, M1, M1}, {M1, M1, M1, M1, M1, M1},
+    {M1, M1, M1, M1, M1, M1, M1}, {M1, M1, M1, M1, M1, M1, M1, M1}};
+#undef M1
+
 /* Length in words of the event at W (N words available), 0 if incomplete. */
 static size_t event_len(const uint64_t *w, size_t n)
 {
@@ -814,11 +814,7 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
                 r->size = m->size;
                 r->addr = m->addr;
                 r->pc = m->insn < b->ninsn ? b->addr + io[m->insn] : 0;
-                unsigned nb = (m->size + 7u) & ~7u;
-                memcpy(r->value, m->value, nb);
-                if (c->rmem_bytes > nb)
-                    memset(r->value + nb, 0, c->rmem_bytes - nb);
-                c->rmem_bytes = nb;
+                memcpy(r->value, m->value, sizeof r->value);
                 c->info.mem++;
                 if (emit(c, r) != TM_OK)
                     return -1;
@@ -935,7 +931,14 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         m->size = (uint8_t)size;
         m->insn = (uint16_t)(w0 >> 24);
         m->addr = w[1];
-        memcpy(m->value, &w[2], (size + 7) & ~7u); /* whole words, zero-padded by the frontend */
+        /* Fixed-size copies (a variable one is a slow `rep movs`): 64 bytes
+         * from the buffer, which has 8 words of room past its end, then the
+         * words past the operand zeroed (the frontend zero-pads the last). */
+        const uint64_t *mk = value_mask[(size + 7) / 8];
+        uint64_t v[8];
+        for (unsigned q = 0; q < 8; q++)
+            v[q] = w[2 + q] & mk[q];
+        memcpy(m->value, v, sizeof v);
         return (long)len;
     }
     case TMCAP_MAP: {
@@ -996,7 +999,7 @@ int tm_cap_feed(tm_cap *c, const void *data, size_t n)
     c->info.bytes += n;
     /* whole words into c->w */
     size_t words = (c->npart + n) / 8;
-    if (grow((void **)&c->w, &c->capw, c->nw + words, sizeof *c->w))
+    if (grow((void **)&c->w, &c->capw, c->nw + words + 8, sizeof *c->w)) /* + 8: room for the value copies */
         return fail(c, c->off, "out of memory");
     while (n) {
         size_t k = 8 - c->npart < n ? 8 - c->npart : n;
