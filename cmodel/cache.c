@@ -19,6 +19,8 @@ struct tm_cache {
     uint64_t *blk;     /* sets x (ways tags + 1 (0 = invalid), ways flags) */
     uint8_t *rank;     /* sets x ways: LRU rank */
     uint16_t *owner;   /* shared: thread of each flag (ways x flags_per_line) */
+    int used;          /* some line was ever filled (an unused cache holds nothing to
+                          invalidate or clear: the probes are skipped) */
     /* last operand, for tests */
     unsigned last_lines;
     int last_way[5], last_hit[5];
@@ -197,6 +199,7 @@ static inline long find(const tm_cache *c, uint64_t line, uint64_t *base)
  * flags clear. */
 static inline uint32_t fill(tm_cache *c, uint64_t line, uint64_t base)
 {
+    c->used = 1;
     uint32_t v = 0;
     int found = 0;
     uint64_t *t = tag_of(c, base);
@@ -359,6 +362,8 @@ static ALWAYS_INLINE unsigned invalidate_line(tm_cache *c, uint64_t line)
 
 unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size)
 {
+    if (!c->used)
+        return 0;
     uint64_t l0 = addr >> c->line_shift, l1 = (addr + size - 1) >> c->line_shift;
     if (LIKELY(l0 == l1))
         return invalidate_line(c, l0);
@@ -380,6 +385,8 @@ unsigned tm_cache_invalidate_others(tm_cache *const *cs, uint32_t n, uint32_t se
 
 void tm_cache_clear_flags(tm_cache *c)
 {
+    if (!c->used)
+        return;
     size_t n = (size_t)c->sets * c->ways;
     for (size_t i = 0; i < n; i++)
         *flags_of(c, i) = 0;
