@@ -135,6 +135,7 @@ bench: deps
 	$(MAKE) all $(BUILD)/bin/tm-bench
 	bash bench/run.sh $(BUILD)
 	bash bench/record.sh $(BUILD)
+	bash bench/decode_bench.sh $(BUILD)
 
 # libFuzzer target for the message parser and the replay from binaries
 # (fuzz/); FUZZ_TIME seconds over a seed corpus recorded by fuzz/run.sh.
