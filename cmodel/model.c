@@ -40,6 +40,8 @@ typedef struct thread {
     tm_cache *cache;   /* cfiat, private organization */
     uint64_t fah;      /* loads since the load of the last accepted DATA */
     uint8_t clear_flags; /* SYNC(OVERFLOW) accepted this cycle (spec §3.8) */
+    uint8_t empty_tail;  /* LOST: the gap's last group has a memory operand and no
+                            instruction; no resynchronization then (spec §3.5) */
     tm_thread_stats st;
 } thread;
 
@@ -486,6 +488,7 @@ static void make_lost(tm_model *m, uint32_t t, uint64_t tail, uint64_t gap, int 
     th->pend_end = (uint8_t)pend_end;
     th->lost_cycle = m->cur;
     th->rs_valid = 0;
+    th->empty_tail = 0;
     th->st.losses++;
     m->lost_count++;
     if (!m->shared_pred)
@@ -511,6 +514,10 @@ static void offer_resync(tm_model *m, uint32_t t)
 {
     thread *th = &m->th[t];
     if (th->lost_cycle >= m->cur || m->shared_drop)
+        return;
+    /* With data tracing, not right after a group of operands alone: the
+     * debugger could not tell it from the groups after the gap (§3.5). */
+    if (th->empty_tail && !th->pend_end)
         return;
     uint64_t freeb = m->B - m->occ;
     if (freeb < m->resync_min)
@@ -765,6 +772,10 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
         th->st.lost_instructions += n + (ev && ev->type == TMC_BRANCH);
         if (pend)
             th->pend_end = (uint8_t)pend;
+        if (n + extra)
+            th->empty_tail = 0;
+        else if (m->g_mem)
+            th->empty_tail = 1;
         offer_resync(m, t);
         return TM_OK;
     }
@@ -910,6 +921,7 @@ static int process_group(tm_model *m, uint32_t t, const tmc_record *ev)
         }
         uint64_t gap = th->icnt - icnt_before + (ev && ev->type == TMC_EXC);
         dropped(m, t, icnt_before, gap, pend);
+        th->empty_tail = gap == 0 && m->g_mem;
     }
     return TM_OK;
 }

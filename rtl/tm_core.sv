@@ -121,6 +121,10 @@ module tm_core
   logic [63:0] icnt_q, icnt_d, bcnt_q, bcnt_d, gap_q, gap_d, tail_q, tail_d;
   logic [63:0] pta_q, pta_d, pcc_q, pcc_d, npc_q, npc_d;
   logic        dropped_q, dropped_d;
+  // With data tracing: the gap's last group has a memory operand and no
+  // instruction.  A LOST thread does not resynchronize then: the debugger
+  // could not tell that group from those after the gap (spec §3.5).
+  logic        empty_q, empty_d, empty_now, grp_empty, grp_insn;
   logic [1:0]  pend_q, pend_d;
 
   // ---------------------------------------------------------------- group
@@ -191,6 +195,9 @@ module tm_core
   logic [63:0] gap_new;
 
   assign gap_new = gap_q + (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch} + {63'd0, is_exc};
+  assign grp_insn  = rv_valid_i && ((n64 != 64'd0) || is_branch || is_exc);
+  assign grp_empty = (DATA != 0) && rv_valid_i && mem_valid_i && !grp_insn;
+  assign empty_now = grp_insn ? 1'b0 : (grp_empty ? 1'b1 : empty_q);
 
   always_comb begin
     msg        = '0;
@@ -233,8 +240,8 @@ module tm_core
         end
       end
       ST_LOST: begin
-        ctrl_raw    = 1'b1;
-        resync      = 1'b1;
+        ctrl_raw    = !(empty_now && pend_q == PEND_NONE && pend_new == PEND_NONE);
+        resync      = ctrl_raw;
         msg.icnt    = tail_q;
         msg.gap     = gap_new;
         msg.dropped = dropped_q;
@@ -357,6 +364,7 @@ module tm_core
     npc_d     = npc_new;
     dropped_d = dropped_q;
     pend_d    = pend_q;
+    empty_d   = empty_q;
     pr_clear_o = 1'b0;
 
     unique case (state_q)
@@ -375,6 +383,7 @@ module tm_core
               gap_d     = '0;
               dropped_d = 1'b0;
               pend_d    = PEND_NONE;
+              empty_d   = 1'b0;
             end
           end else begin                     // dropped or suppressed: lost from the start
             state_d   = ST_LOST;
@@ -382,6 +391,7 @@ module tm_core
             gap_d     = '0;
             dropped_d = 1'b1;
             pend_d    = PEND_NONE;
+            empty_d   = 1'b0;
           end
         end
       end
@@ -392,6 +402,7 @@ module tm_core
           gap_d     = (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch} + {63'd0, is_exc};
           dropped_d = 1'b0;
           pend_d    = pend_new;
+          empty_d   = grp_empty;
         end else if (offer_raw && accept_i) begin
           if (ctrl_raw) begin
             icnt_d = '0;
@@ -409,6 +420,7 @@ module tm_core
           gap_d      = (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch} + {63'd0, is_exc};
           dropped_d  = 1'b1;
           pend_d     = pend_new;
+          empty_d    = grp_empty;
           pr_clear_o = 1'b1;
         end else begin
           icnt_d = icnt_new;
@@ -423,10 +435,12 @@ module tm_core
           gap_d     = '0;
           dropped_d = 1'b0;
           pend_d    = PEND_NONE;
+          empty_d   = 1'b0;
         end
       end
       ST_LOST: begin
         gap_d = gap_new;
+        empty_d = empty_now;
         if (pend_new != PEND_NONE && pend_q == PEND_NONE) pend_d = pend_new;
         if (offer_o && accept_i) begin
           icnt_d = '0;
@@ -441,6 +455,7 @@ module tm_core
             gap_d     = '0;
             dropped_d = 1'b0;
             pend_d    = PEND_NONE;
+            empty_d   = 1'b0;
           end
         end
       end
@@ -459,6 +474,7 @@ module tm_core
       pcc_q     <= '0;
       npc_q     <= '0;
       dropped_q <= 1'b0;
+      empty_q   <= 1'b0;
       pend_q    <= PEND_NONE;
     end else begin
       state_q   <= state_d;
@@ -470,6 +486,7 @@ module tm_core
       pcc_q     <= pcc_d;
       npc_q     <= npc_d;
       dropped_q <= dropped_d;
+      empty_q   <= empty_d;
       pend_q    <= pend_d;
     end
   end
