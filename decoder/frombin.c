@@ -1041,6 +1041,15 @@ static int cur(cmp *c, uint32_t t, fb_event **out)
         int rc = gen_step_raw(&c->f, t, &ct->ev);
         if (rc <= 0) {
             ct->valid = 0;
+            if (rc < 0 && ct->nctx) {
+                /* an error of the code walk: the context, as diverge gives it */
+                char *e = c->f.res->error;
+                size_t k = strlen(e);
+                k += (size_t)snprintf(e + k, sizeof c->f.res->error - k, "; last instructions matched:");
+                unsigned from = ct->nctx > CTX ? ct->nctx - CTX : 0;
+                for (unsigned i = from; i < ct->nctx && k + 24 < sizeof c->f.res->error; i++)
+                    k += (size_t)snprintf(e + k, sizeof c->f.res->error - k, " 0x%" PRIx64, ct->ctx[i % CTX]);
+            }
             return rc;
         }
         ct->valid = 1;

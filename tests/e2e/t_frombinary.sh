@@ -46,23 +46,24 @@ for prog in "pigz -p 4 -c input" "xz -T4 -c input" "zstd -T4 -q -c input"; do
 done
 
 # 2. The thesis's programs, threads and signals (make programs), in the
-#    sanitizer build, with and without CFiat.
-if [ -d "$P" ]; then
-    for p in branchenum branchtest traptortest evict multiblock mlstest mt_pthread mt_omp signals; do
-        [ -x "$P/$p" ] || continue
+#    sanitizer build: each recorded once and re-modelled in every preset and
+#    encoding, then once with CFiat.
+[ -d "$P" ] || die "$P: the test programs are not built (make programs)"
+for p in branchenum branchtest traptortest evict multiblock mlstest mt_pthread mt_omp signals; do
+    [ -x "$P/$p" ] || die "$P/$p: not built (make programs)"
+    "$TMFAST" record --config large --encoding tr_e --commit -o "p_$p" -- "$P/$p" > /dev/null 2> rec.err
+    [ -s "p_$p.tmc" ] || die "tm record $p: $(tail -n 3 rec.err)"
+    for cfg in small medium large; do
         for enc in tr_e tr_b nx_b; do
-            "$TMFAST" record --config large --encoding $enc --commit -o "p_$p" -- "$P/$p" > /dev/null 2> rec.err
-            [ -s "p_$p.tmc" ] || die "tm record $p: $(tail -n 3 rec.err)"
-            fbverify "$TM" "p_$p" "p_$p.tmt" "$p $enc"
+            "$TMFAST" model -q --config $cfg --encoding $enc "p_$p.tmc" -o pm.tmt || die "tm model $p $cfg $enc"
+            fbverify "$TM" "p_$p" pm.tmt "$p $cfg $enc"
         done
-        "$TMFAST" record --config large --encoding tr_e --cfiat --commit -o "c_$p" -- "$P/$p" > /dev/null 2> rec.err
-        fbverify "$TM" "c_$p" "c_$p.tmt" "$p tr_e --cfiat"
-        grep -q 'load values replayed' v.out || die "$p --cfiat: no load values checked"
-        ok "$p: tr_e, tr_b, nx_b and CFiat replay from the binaries"
     done
-else
-    echo "note: $P not built (make programs): the thesis's programs skipped"
-fi
+    "$TMFAST" record --config large --encoding tr_e --cfiat --commit -o "c_$p" -- "$P/$p" > /dev/null 2> rec.err
+    fbverify "$TM" "c_$p" "c_$p.tmt" "$p tr_e --cfiat"
+    grep -q 'load values replayed' v.out || die "$p --cfiat: no load values checked"
+    ok "$p: every preset and encoding, and CFiat, replay from the binaries"
+done
 
 # 3. Outputs.
 "$TMFAST" decode --from-binary zstd.tmt > flow.txt 2> flow.err || die "text output: $(cat flow.err)"
