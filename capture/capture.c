@@ -28,7 +28,7 @@ typedef struct pmem {
     uint16_t insn;
     uint8_t store, size;
     uint64_t addr;
-    uint8_t value[TMC_MAX_OPERAND];
+    uint64_t v[TMC_MAX_OPERAND / 8]; /* the value's words (ceil(size / 8) of them) */
 } pmem;
 
 enum { T_NONE = 0, T_NEW, T_RUN, T_DONE };
@@ -80,6 +80,7 @@ struct tm_cap {
     uint32_t open_tid;
     /* record templates, one per type (fields of other types stay 0) */
     tmc_record rrun, rbr, rmem, rev;
+    unsigned rmem_nw;    /* words of rmem.value that may be nonzero */
     /* the tracing window (docs/capture.md §5) */
     int on;              /* 0 not yet, 1 tracing, 2 stopped */
     uint64_t seen, traced;
@@ -107,10 +108,8 @@ static int fail(tm_cap *c, uint64_t off, const char *fmt, ...)
     return TM_ERR_FORMAT;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elt)
+static int grow_slow(void **p, size_t *cap, size_t need, size_t elt)
 {
-    if (need <= *cap)
-        return 0;
     size_t n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
@@ -120,6 +119,11 @@ static int grow(void **p, size_t *cap, size_t need, size_t elt)
     *p = q;
     *cap = n;
     return 0;
+}
+
+static inline int grow(void **p, size_t *cap, size_t need, size_t elt)
+{
+    return need <= *cap ? 0 : grow_slow(p, cap, need, elt);
 }
 
 int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out)
@@ -337,6 +341,19 @@ static int emit_run(tm_cap *c, cthread *t, const block *b, uint32_t i0, uint32_t
     return TM_OK;
 }
 
+/* The value of M into the MEM record R (c->rmem): its words, then zeros
+ * where the last value had words, so that R's value is zero past the
+ * operand, as a reader gives it. */
+static inline void put_value(tm_cap *c, tmc_record *r, const pmem *m)
+{
+    unsigned nw = (m->size + 7u) / 8u;
+    for (unsigned q = 0; q < nw; q++)
+        memcpy(r->value + 8 * q, &m->v[q], 8);
+    for (unsigned q = nw; q < c->rmem_nw; q++)
+        memset(r->value + 8 * q, 0, 8);
+    c->rmem_nw = nw;
+}
+
 static int emit_mem(tm_cap *c, cthread *t, const block *b, const pmem *m)
 {
     if (c->on != 1)
@@ -357,7 +374,7 @@ static int emit_mem(tm_cap *c, cthread *t, const block *b, const pmem *m)
     /* not part of the commit stream: the instruction's address, for the
      * descriptor outputs of tm record --mode (0: a write by the system) */
     r->pc = b && m->insn < b->ninsn ? b->addr + c->ioffs[b->ioff + m->insn] : 0;
-    memcpy(r->value, m->value, sizeof r->value); /* zero beyond size, as a reader gives it */
+    put_value(c, r, m);
     c->info.mem++;
     return emit(c, r);
 }
@@ -486,7 +503,7 @@ static int run_block(tm_cap *c, cthread *t, const block *b, uint32_t e, int part
 
 /* ------------------------------------------------------------ threads */
 
-static cthread *thread_of(tm_cap *c, uint64_t tid)
+static cthread *thread_of_slow(tm_cap *c, uint64_t tid)
 {
     if (tid >= 1u << 20)
         return NULL;
@@ -504,6 +521,11 @@ static cthread *thread_of(tm_cap *c, uint64_t tid)
         c->nth = n;
     }
     return &c->th[tid];
+}
+
+static inline cthread *thread_of(tm_cap *c, uint64_t tid)
+{
+    return tid < c->nth ? &c->th[tid] : thread_of_slow(c, tid);
 }
 
 /* Capture thread T enters the trace at PC: a tmc id and START (TRACE_ON if
@@ -645,13 +667,6 @@ static int module(tm_cap *c, uint64_t base, const char *path)
         return fail(c, c->off, "the consumer stopped");
     return TM_OK;
 }
-
-/* value_mask[n]: the first n of 8 words kept. */
-#define M1 UINT64_MAX
-static const uint64_t value_mask[9][8] = {
-    {0}, {M1}, {M1, M1}, {M1, M1, M1}, {M1, M1, M1, M1}, {M1, M1, M1, M1, M1}, {M1, M1, M1, M1, M1, M1},
-    {M1, M1, M1, M1, M1, M1, M1}, {M1, M1, M1, M1, M1, M1, M1, M1}};
-#undef M1
 
 /* Length in words of the event at W (N words available), 0 if incomplete. */
 static size_t event_len(const uint64_t *w, size_t n)
@@ -814,7 +829,7 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
                 r->size = m->size;
                 r->addr = m->addr;
                 r->pc = m->insn < b->ninsn ? b->addr + io[m->insn] : 0;
-                memcpy(r->value, m->value, sizeof r->value);
+                put_value(c, r, m);
                 c->info.mem++;
                 if (emit(c, r) != TM_OK)
                     return -1;
@@ -931,14 +946,12 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         m->size = (uint8_t)size;
         m->insn = (uint16_t)(w0 >> 24);
         m->addr = w[1];
-        /* Fixed-size copies (a variable one is a slow `rep movs`): 64 bytes
-         * from the buffer, which has 8 words of room past its end, then the
-         * words past the operand zeroed (the frontend zero-pads the last). */
-        const uint64_t *mk = value_mask[(size + 7) / 8];
-        uint64_t v[8];
-        for (unsigned q = 0; q < 8; q++)
-            v[q] = w[2 + q] & mk[q];
-        memcpy(m->value, v, sizeof v);
+        /* Word by word (a variable-length memcpy is a slow `rep movs`);
+         * the frontend zero-pads the last word. */
+        unsigned nw = (size + 7) / 8;
+        m->v[0] = w[2];
+        for (unsigned q = 1; q < nw; q++)
+            m->v[q] = w[2 + q];
         return (long)len;
     }
     case TMCAP_MAP: {
@@ -999,7 +1012,7 @@ int tm_cap_feed(tm_cap *c, const void *data, size_t n)
     c->info.bytes += n;
     /* whole words into c->w */
     size_t words = (c->npart + n) / 8;
-    if (grow((void **)&c->w, &c->capw, c->nw + words + 8, sizeof *c->w)) /* + 8: room for the value copies */
+    if (grow((void **)&c->w, &c->capw, c->nw + words, sizeof *c->w))
         return fail(c, c->off, "out of memory");
     while (n) {
         size_t k = 8 - c->npart < n ? 8 - c->npart : n;

@@ -19,11 +19,14 @@ struct tm_cache {
     uint64_t *blk;     /* sets x (ways tags + 1 (0 = invalid), ways flags) */
     uint8_t *rank;     /* sets x ways: LRU rank */
     uint16_t *owner;   /* shared: thread of each flag (ways x flags_per_line) */
+    uint64_t *fset;    /* bit per set: some flag of the set may be set (a clear of
+                          every flag visits only those sets) */
+    uint16_t *snoop;   /* the snoop filter's counters (sets x 64), or NULL */
     int used;          /* some line was ever filled (an unused cache holds nothing to
                           invalidate or clear: the probes are skipped) */
     /* last operand, for tests */
     unsigned last_lines;
-    int last_way[5], last_hit[5];
+    uint8_t last[5];   /* per line: way | hit << 7 */
 };
 
 static const char *const class_names[TM_SZ_CLASSES] = {"byte", "word", "dword", "qword", "10-byte",
@@ -118,12 +121,13 @@ int tm_cache_new(const tm_cache_cfg *cfg, int shared, tm_cache **out)
     size_t n = (size_t)c->sets * c->ways;
     c->blk = aligned_zalloc(2 * n * sizeof *c->blk);
     c->rank = malloc(n);
+    c->fset = calloc((c->sets + 63) / 64, sizeof *c->fset);
     if (c->rank)
         for (size_t i = 0; i < n; i++)
             c->rank[i] = (uint8_t)(i & (c->ways - 1));
     if (c->shared)
         c->owner = calloc(n * c->flags_per_line, sizeof *c->owner);
-    if (!c->blk || !c->rank || (c->shared && !c->owner)) {
+    if (!c->blk || !c->rank || !c->fset || (c->shared && !c->owner)) {
         tm_cache_free(c);
         return TM_ERR_NOMEM;
     }
@@ -138,6 +142,7 @@ void tm_cache_free(tm_cache *c)
     free(c->blk);
     free(c->rank);
     free(c->owner);
+    free(c->fset);
     free(c);
 }
 
@@ -167,67 +172,109 @@ static inline uint64_t span(unsigned lo, unsigned hi) /* bits lo..hi, lo <= hi <
     return (~UINT64_C(0) >> (63 - hi)) & (~UINT64_C(0) << lo);
 }
 
-/* The way of the N-way set at T holding TV, or -1.  Without early exit:
+/* The way of the W-way set at T holding TV, or -1.  Without early exit:
  * valid ways hold distinct tags, and a branch-free scan beats a mispredicted
  * exit for the usual 4 or 8 ways. */
-static inline long scan(const uint64_t *t, uint64_t tv, uint32_t n)
+static ALWAYS_INLINE long scan(const uint64_t *t, uint64_t tv, uint32_t w_n)
 {
     long hit = -1;
 #pragma GCC unroll 8
-    for (uint32_t w = 0; w < n; w++)
+    for (uint32_t w = 0; w < w_n; w++)
         hit = t[w] == tv ? (long)w : hit;
     return hit;
 }
 
+/* The functions below take the associativity W as a parameter: the entry
+ * points call them with a constant for 2, 4 and 8 ways (loops unrolled,
+ * no index arithmetic on c->ways), else with c->ways. */
+
 /* Index of the way holding LINE or -1; *BASE = first way of its set. */
-static inline long find(const tm_cache *c, uint64_t line, uint64_t *base)
+static ALWAYS_INLINE long find_w(const tm_cache *c, uint64_t line, uint64_t *base, uint32_t W)
 {
     uint64_t set = line & (c->sets - 1);
     uint64_t tv = (line >> c->set_shift) + 1;
-    *base = set * c->ways;
-    const uint64_t *t = tag_of(c, *base);
-    /* Constant trip counts for the common associativities (unrolled). */
-    switch (c->ways) {
-    case 4: return scan(t, tv, 4);
-    case 8: return scan(t, tv, 8);
-    case 2: return scan(t, tv, 2);
-    default: return scan(t, tv, c->ways);
-    }
+    *base = set * W;
+    return scan(c->blk + 2 * set * W, tv, W);
 }
+
+static inline long find(const tm_cache *c, uint64_t line, uint64_t *base)
+{
+    return find_w(c, line, base, c->ways);
+}
+
+struct tm_snoop {
+    uint16_t *cnt;
+};
+
+#define SNOOP_MAX_SETS (64u << 10)
+
+tm_snoop *tm_snoop_new(const tm_cache_cfg *cfg, uint32_t n)
+{
+    uint32_t sets = cfg->size / (cfg->line * cfg->assoc);
+    if (sets > SNOOP_MAX_SETS || (uint64_t)n * cfg->assoc > UINT16_MAX)
+        return NULL;
+    tm_snoop *s = malloc(sizeof *s);
+    if (!s)
+        return NULL;
+    if (!(s->cnt = aligned_zalloc((size_t)sets * 64 * sizeof *s->cnt))) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void tm_snoop_free(tm_snoop *s)
+{
+    if (s)
+        free(s->cnt);
+    free(s);
+}
+
+void tm_cache_set_snoop(tm_cache *c, tm_snoop *s) { c->snoop = s ? s->cnt : NULL; }
+
+/* The filter's hash of tag value TV (the tag + 1 as stored). */
+static inline unsigned snoop_hash(uint64_t tv) { return (unsigned)((tv ^ (tv >> 6) ^ (tv >> 12)) & 63); }
 
 /* Fills LINE into its set (the highest invalid way, else the LRU one);
  * flags clear. */
-static inline uint32_t fill(tm_cache *c, uint64_t line, uint64_t base)
+static ALWAYS_INLINE uint32_t fill(tm_cache *c, uint64_t line, uint64_t base, uint32_t W)
 {
     c->used = 1;
     uint32_t v = 0;
     int found = 0;
-    uint64_t *t = tag_of(c, base);
-#pragma GCC unroll 4
-    for (uint32_t w = 0; w < c->ways; w++) { /* the highest invalid way */
+    uint64_t *t = c->blk + 2 * base;
+#pragma GCC unroll 8
+    for (uint32_t w = 0; w < W; w++) { /* the highest invalid way */
         int inv = t[w] == 0;
         v = inv ? w : v;
         found |= inv;
     }
     if (!found) {
         const uint8_t *rk = c->rank + base;
-        uint32_t last = c->ways - 1;
-#pragma GCC unroll 4
-        for (uint32_t w = 0; w < c->ways; w++)
+        uint32_t last = W - 1;
+#pragma GCC unroll 8
+        for (uint32_t w = 0; w < W; w++)
             v = rk[w] == last ? w : v;
     }
-    t[v] = (line >> c->set_shift) + 1;
-    t[c->ways + v] = 0;
+    uint64_t tv = (line >> c->set_shift) + 1;
+    if (c->snoop) {
+        uint16_t *k = c->snoop + (base / W) * 64;
+        if (t[v])
+            k[snoop_hash(t[v])]--;
+        k[snoop_hash(tv)]++;
+    }
+    t[v] = tv;
+    t[W + v] = 0;
     return v;
 }
 
 /* Way W of the set at BASE becomes the most recently used. */
-static inline void touch_lru(tm_cache *c, uint64_t base, uint32_t w)
+static ALWAYS_INLINE void touch_lru(tm_cache *c, uint64_t base, uint32_t w, uint32_t W)
 {
     uint8_t *rk = c->rank + base;
     unsigned r = rk[w];
 #pragma GCC unroll 8
-    for (uint32_t v = 0; v < c->ways; v++)
+    for (uint32_t v = 0; v < W; v++)
         rk[v] = (uint8_t)(rk[v] + (rk[v] < r));
     rk[w] = 0;
 }
@@ -260,22 +307,20 @@ static inline void set_flags(tm_cache *c, size_t idx, uint32_t tid, uint64_t mas
 
 /* One line of an operand: LINE, bytes LO..HI of it (LO <= HI). */
 static ALWAYS_INLINE void line_access(tm_cache *c, uint32_t tid, uint64_t line, unsigned lo, unsigned hi,
-                               int store, tm_cache_res *r)
+                                      int store, tm_cache_res *r, uint32_t W)
 {
     uint64_t base;
-    long w = find(c, line, &base);
+    long w = find_w(c, line, &base, W);
     int hit = w >= 0;
     if (!hit) {
-        w = fill(c, line, base);
+        w = fill(c, line, base, W);
         r->all_hit = 0;
     }
     size_t idx = base + (size_t)w;
-    touch_lru(c, base, (uint32_t)w);
-    if (c->last_lines < 5) {
-        c->last_way[c->last_lines] = (int)w;
-        c->last_hit[c->last_lines] = hit;
-    }
-    c->last_lines++;
+    uint64_t set = base / W;
+    touch_lru(c, base, (uint32_t)w, W);
+    if (r->lines < 5)
+        c->last[r->lines] = (uint8_t)((unsigned)w | (unsigned)hit << 7);
     r->lines++;
     /* The granules the operand touches and those it fully covers. */
     unsigned g = c->gran_shift;
@@ -287,10 +332,11 @@ static ALWAYS_INLINE void line_access(tm_cache *c, uint32_t tid, uint64_t line, 
         /* Every flag is valid for every access: a store keeps the flags
          * of the granules it covers partly (below), a load misses flags
          * only on a hit with some touched flag clear. */
-        uint64_t *f = flags_of(c, idx);
+        uint64_t *f = c->blk + 2 * base + W + (size_t)w;
         if (!store)
             r->flags_hit &= (uint8_t)(!hit | ((*f & touch) == touch));
         *f |= full;
+        c->fset[set >> 6] |= (uint64_t)(full != 0) << (set & 63);
         return;
     }
     if (store) {
@@ -303,6 +349,7 @@ static ALWAYS_INLINE void line_access(tm_cache *c, uint32_t tid, uint64_t line, 
         r->flags_hit = 0;
     }
     set_flags(c, idx, tid, full);
+    c->fset[set >> 6] |= (uint64_t)(full != 0) << (set & 63);
 }
 
 /* An operand of lines L0 .. L1 other than one line (bytes A .. E; none if
@@ -314,72 +361,117 @@ static NOINLINE void multi_access(tm_cache *c, uint32_t tid, uint64_t a, uint64_
     unsigned lmask = c->cfg.line - 1;
     for (uint64_t line = l0; line <= l1; line++)
         line_access(c, tid, line, line == l0 ? (unsigned)(a & lmask) : 0,
-                    line == l1 ? (unsigned)(e & lmask) : lmask, store, r);
+                    line == l1 ? (unsigned)(e & lmask) : lmask, store, r, c->ways);
 }
 
 static ALWAYS_INLINE tm_cache_res cache_access(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size,
-                                               int store)
+                                               int store, uint32_t W)
 {
     tm_cache_res r = {0, 1, 1, 0};
     uint64_t e = addr + size - 1;
-    c->last_lines = 0;
     if (LIKELY((addr ^ e) >> c->line_shift == 0)) {
         unsigned lmask = c->cfg.line - 1;
         line_access(c, tid, addr >> c->line_shift, (unsigned)(addr & lmask), (unsigned)(e & lmask), store,
-                    &r);
+                    &r, W);
     } else {
         multi_access(c, tid, addr, e, store, &r);
     }
+    c->last_lines = r.lines;
     if (!store)
         r.report = !r.all_hit || !r.flags_hit;
     return r;
 }
 
+/* cache_access for the associativity of C, a constant for 2, 4 and 8. */
+static ALWAYS_INLINE tm_cache_res access_ways(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size, int store)
+{
+    switch (c->ways) {
+    case 4: return cache_access(c, tid, addr, size, store, 4);
+    case 8: return cache_access(c, tid, addr, size, store, 8);
+    case 2: return cache_access(c, tid, addr, size, store, 2);
+    default: return cache_access(c, tid, addr, size, store, c->ways);
+    }
+}
+
 tm_cache_res tm_cache_access(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size, int store)
 {
-    return store ? cache_access(c, tid, addr, size, 1) : cache_access(c, tid, addr, size, 0);
+    return store ? access_ways(c, tid, addr, size, 1) : access_ways(c, tid, addr, size, 0);
 }
 
 tm_cache_res tm_cache_load(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size)
 {
-    return cache_access(c, tid, addr, size, 0);
+    return access_ways(c, tid, addr, size, 0);
 }
 
 tm_cache_res tm_cache_store(tm_cache *c, uint32_t tid, uint64_t addr, unsigned size)
 {
-    return cache_access(c, tid, addr, size, 1);
+    return access_ways(c, tid, addr, size, 1);
 }
 
-static ALWAYS_INLINE unsigned invalidate_line(tm_cache *c, uint64_t line)
+static ALWAYS_INLINE unsigned invalidate_line(tm_cache *c, uint64_t line, uint32_t W)
 {
     uint64_t base;
-    long w = find(c, line, &base);
+    long w = find_w(c, line, &base, W);
     if (w < 0)
         return 0;
-    *flags_of(c, base + (size_t)w) = 0;
+    c->blk[2 * base + W + (size_t)w] = 0;
     return 1;
 }
 
-unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size)
+/* No cache but the storing one can hold LINE (which it holds): the counter
+ * of its tag's hash is 1. */
+static ALWAYS_INLINE int snoop_none(const tm_cache *self, uint64_t line)
+{
+    uint64_t set = line & (self->sets - 1);
+    return self->snoop[set * 64 + snoop_hash((line >> self->set_shift) + 1)] == 1;
+}
+
+static ALWAYS_INLINE unsigned invalidate_w(tm_cache *c, uint64_t addr, unsigned size, uint32_t W)
 {
     if (!c->used)
         return 0;
     uint64_t l0 = addr >> c->line_shift, l1 = (addr + size - 1) >> c->line_shift;
     if (LIKELY(l0 == l1))
-        return invalidate_line(c, l0);
+        return invalidate_line(c, l0, W);
     unsigned n = 0;
     for (uint64_t line = l0; line <= l1; line++)
-        n += invalidate_line(c, line);
+        n += invalidate_line(c, line, W);
     return n;
+}
+
+unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size)
+{
+    return invalidate_w(c, addr, size, c->ways);
 }
 
 unsigned tm_cache_invalidate_others(tm_cache *const *cs, uint32_t n, uint32_t self, uint64_t addr,
                                     unsigned size)
 {
+    /* The caches of one configuration: one associativity, one snoop filter. */
+    if (n && cs[self]->snoop) {
+        const tm_cache *c = cs[self];
+        uint64_t l0 = addr >> c->line_shift, l1 = (addr + size - 1) >> c->line_shift;
+        int none = 1;
+        for (uint64_t line = l0; line <= l1 && none; line++)
+            none = snoop_none(c, line);
+        if (LIKELY(none))
+            return 0;
+    }
     unsigned k = 0;
-    for (uint32_t j = 0; j < n; j++)
-        if (j != self)
-            k += tm_cache_invalidate(cs[j], addr, size);
+    switch (n ? cs[0]->ways : 0) {
+    case 4:
+        for (uint32_t j = 0; j < n; j++)
+            k += j != self ? invalidate_w(cs[j], addr, size, 4) : 0;
+        break;
+    case 8:
+        for (uint32_t j = 0; j < n; j++)
+            k += j != self ? invalidate_w(cs[j], addr, size, 8) : 0;
+        break;
+    default:
+        for (uint32_t j = 0; j < n; j++)
+            k += j != self ? invalidate_w(cs[j], addr, size, cs[j]->ways) : 0;
+        break;
+    }
     return k;
 }
 
@@ -387,9 +479,15 @@ void tm_cache_clear_flags(tm_cache *c)
 {
     if (!c->used)
         return;
-    size_t n = (size_t)c->sets * c->ways;
-    for (size_t i = 0; i < n; i++)
-        *flags_of(c, i) = 0;
+    size_t nw = (c->sets + 63) / 64;
+    for (size_t i = 0; i < nw; i++) {
+        for (uint64_t b = c->fset[i]; b; b &= b - 1) {
+            size_t base = (i * 64 + (size_t)__builtin_ctzll(b)) * c->ways;
+            for (uint32_t w = 0; w < c->ways; w++)
+                *flags_of(c, base + w) = 0;
+        }
+        c->fset[i] = 0;
+    }
 }
 
 int tm_cache_way_of(const tm_cache *c, uint64_t addr)
@@ -410,8 +508,8 @@ unsigned tm_cache_last_ways(const tm_cache *c, int ways[5], int hits[5])
 {
     unsigned n = c->last_lines < 5 ? c->last_lines : 5;
     for (unsigned i = 0; i < n; i++) {
-        ways[i] = c->last_way[i];
-        hits[i] = c->last_hit[i];
+        ways[i] = c->last[i] & 0x7f;
+        hits[i] = c->last[i] >> 7;
     }
     return c->last_lines;
 }

@@ -45,6 +45,18 @@ unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size);
  * caches of one configuration: a store of core SELF); the sum. */
 unsigned tm_cache_invalidate_others(tm_cache *const *cs, uint32_t n, uint32_t self, uint64_t addr,
                                     unsigned size);
+/* A snoop filter for the private caches of one configuration: for each set
+ * and each of 64 hashes of a tag, how many of the caches' lines have it.  A
+ * store's probe of the other caches is skipped when no other cache can hold
+ * the line (the results are those of the probes).  NULL from tm_snoop_new
+ * when the geometry makes it too big (more than 64K sets) or N * ways does
+ * not fit its counters: the probes are then made. */
+typedef struct tm_snoop tm_snoop;
+tm_snoop *tm_snoop_new(const tm_cache_cfg *cfg, uint32_t n);
+void tm_snoop_free(tm_snoop *s);
+/* C's fills and evictions count in S (before C's first access). */
+void tm_cache_set_snoop(tm_cache *c, tm_snoop *s);
+
 /* Clears every FA flag (a resynchronization, spec §3.8). */
 void tm_cache_clear_flags(tm_cache *c);
 

@@ -54,6 +54,7 @@ struct tm_model {
     tm_pred *shared_pred;
     tm_cache *shared_cache;  /* cfiat_shared */
     tm_cache **pcache;       /* cfiat, private: each thread's cache */
+    tm_snoop *snoop;         /* their snoop filter, or NULL */
     int data;                /* tm_data_mode */
     int any_clear;           /* some thread's clear_flags is set */
     tm_bitbuf trace;
@@ -244,9 +245,11 @@ int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
             m->pcache = calloc(m->n, sizeof *m->pcache);
             if (!m->pcache)
                 goto nomem;
+            m->snoop = tm_snoop_new(&c.cache, m->n); /* NULL: probes without a filter */
             for (uint32_t i = 0; i < m->n; i++) {
                 if (tm_cache_new(&c.cache, 0, &m->th[i].cache) != TM_OK)
                     goto nomem;
+                tm_cache_set_snoop(m->th[i].cache, m->snoop);
                 m->pcache[i] = m->th[i].cache;
             }
         }
@@ -274,6 +277,7 @@ void tm_model_free(tm_model *m)
         }
     free(m->th);
     free(m->pcache);
+    tm_snoop_free(m->snoop);
     tm_pred_free(m->shared_pred);
     tm_cache_free(m->shared_cache);
     tm_bitbuf_free(&m->trace);

@@ -207,3 +207,72 @@ Test(cfiat, config_errors)
     cr_assert_eq(tm_size_class(3), TM_SZ_OTHER);
     cr_assert_str_eq(tm_size_class_name(TM_SZ_HWORD), "hword");
 }
+
+/* The snoop filter (tm_snoop) skips only probes that would invalidate
+ * nothing: two sets of four private caches, one with the filter and one
+ * without, see the same random loads and stores (few sets, a small address
+ * range: many lines shared, many evictions, operands across lines) and give
+ * the same invalidation counts, reports, ways and flags throughout. */
+Test(cfiat, snoop_filter_changes_nothing)
+{
+    static const tm_cache_cfg geoms[] = {
+        {.size = 256, .assoc = 4, .line = 16, .gran = 4},
+        {.size = 1024, .assoc = 2, .line = 32, .gran = 8},
+        {.size = 512, .assoc = 8, .line = 8, .gran = 4},
+        {.size = 64, .assoc = 1, .line = 4, .gran = 4},
+    };
+    for (size_t g = 0; g < sizeof geoms / sizeof geoms[0]; g++) {
+        enum { N = 4 };
+        tm_cache *a[N], *b[N];
+        tm_snoop *s = tm_snoop_new(&geoms[g], N);
+        cr_assert_not_null(s);
+        for (int i = 0; i < N; i++) {
+            cr_assert_eq(tm_cache_new(&geoms[g], 0, &a[i]), TM_OK);
+            cr_assert_eq(tm_cache_new(&geoms[g], 0, &b[i]), TM_OK);
+            tm_cache_set_snoop(a[i], s);
+        }
+        uint64_t x = 88172645463325252ull + g, skipped = 0, inv = 0;
+        for (int k = 0; k < 200000; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint32_t t = (uint32_t)(x % N);
+            int store = (x >> 8) % 3 == 0;
+            uint64_t addr = 0x10000 + (x >> 16) % 4096;
+            unsigned size = 1u << ((x >> 40) % 4);
+            tm_cache_res ra = tm_cache_access(a[t], t, addr, size, store);
+            tm_cache_res rb = tm_cache_access(b[t], t, addr, size, store);
+            cr_assert_eq(ra.report, rb.report, "geometry %zu op %d: report", g, k);
+            cr_assert_eq(ra.all_hit, rb.all_hit, "geometry %zu op %d: hit", g, k);
+            if (store) {
+                unsigned ia = tm_cache_invalidate_others(a, N, t, addr, size);
+                unsigned ib = tm_cache_invalidate_others(b, N, t, addr, size);
+                cr_assert_eq(ia, ib, "geometry %zu op %d: %u lines invalidated, %u without the filter", g, k, ia,
+                             ib);
+                inv += ib;
+                skipped += ib == 0;
+            }
+            for (int i = 0; i < N; i++)
+                cr_assert_eq(tm_cache_flags_of(a[i], addr), tm_cache_flags_of(b[i], addr),
+                             "geometry %zu op %d: flags of cache %d", g, k, i);
+        }
+        cr_assert_gt(inv, 1000, "the stream invalidates lines");
+        cr_assert_gt(skipped, 1000, "and has stores that invalidate nothing");
+        for (int i = 0; i < N; i++) {
+            tm_cache_free(a[i]);
+            tm_cache_free(b[i]);
+        }
+        tm_snoop_free(s);
+    }
+}
+
+/* Geometries whose filter would be too big, or whose counters could
+ * overflow, get none. */
+Test(cfiat, snoop_filter_limits)
+{
+    tm_cache_cfg big = {.size = 64u << 20, .assoc = 1, .line = 4, .gran = 4};
+    cr_assert_null(tm_snoop_new(&big, 2));
+    tm_cache_cfg wide = {.size = 4096, .assoc = 64, .line = 4, .gran = 4};
+    cr_assert_null(tm_snoop_new(&wide, 1024));
+    tm_snoop *s = tm_snoop_new(&wide, 1023);
+    cr_assert_not_null(s);
+    tm_snoop_free(s);
+}
