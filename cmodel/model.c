@@ -964,13 +964,13 @@ static int put_mem(tm_model *m, const tmc_record *r)
     m->g_mrec.size = r->size;
     m->g_mrec.addr = r->addr;
     if (!(r->flags & TMC_MEM_STORE)) {
-        /* The whole array, in 16-byte pieces (a fixed-size copy is cheaper
-         * than one of SIZE bytes; one 64-byte memcpy may become rep movs).
-         * Only the first SIZE bytes are used. */
-        memcpy(m->g_mrec.value, r->value, 16);
-        memcpy(m->g_mrec.value + 16, r->value + 16, 16);
-        memcpy(m->g_mrec.value + 32, r->value + 32, 16);
-        memcpy(m->g_mrec.value + 48, r->value + 48, 16);
+        /* The words of the value, 8 bytes at a time (a memcpy of SIZE
+         * bytes may become rep movs; wider loads than the producer's stores
+         * would not be forwarded from them).  Only the first SIZE bytes are
+         * used. */
+        unsigned nw = (r->size + 7u) / 8u;
+        for (unsigned q = 0; q < nw; q++)
+            memcpy(m->g_mrec.value + 8 * q, r->value + 8 * q, 8);
     }
     return TM_OK;
 }
