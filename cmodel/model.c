@@ -45,6 +45,12 @@ typedef struct thread {
     tm_thread_stats st;
 } thread;
 
+/* CFiat counts of one operand size class ([0] loads, [1] stores; misses
+ * and first-access misses follow from them). */
+typedef struct cls_count {
+    uint64_t refs[2], hits[2], fa_hits;
+} cls_count;
+
 struct tm_model {
     tm_model_cfg cfg;
     const tm_enc_cfg *enc;
@@ -55,6 +61,7 @@ struct tm_model {
     tm_cache *shared_cache;  /* cfiat_shared */
     tm_cache **pcache;       /* cfiat, private: each thread's cache */
     tm_snoop *snoop;         /* their snoop filter, or NULL */
+    cls_count cls[TM_SZ_CLASSES]; /* cfiat counts per operand size class */
     int data;                /* tm_data_mode */
     int any_clear;           /* some thread's clear_flags is set */
     tm_bitbuf trace;
@@ -674,17 +681,12 @@ static int mem_operand(tm_model *m, uint32_t t)
     if (m->data == TM_DATA_CFIAT) {
         tm_cache *c = m->shared_cache ? m->shared_cache : th->cache;
         tm_cache_stats *cs = &m->stats.cache;
-        unsigned k = size_class[r->size];
+        cls_count *k = &m->cls[size_class[r->size]];
         tm_cache_res res = tm_cache_access(c, t, r->addr, r->size, (int)store);
         unsigned hit = res.all_hit, fh = res.flags_hit;
-        cs->store_refs[k] += store;
-        cs->store_hits[k] += store & hit;
-        cs->store_misses[k] += store & !hit;
-        cs->load_refs[k] += load;
-        cs->load_hits[k] += load & hit;
-        cs->load_misses[k] += load & !hit;
-        cs->fa_hits[k] += load & hit & fh;
-        cs->fa_misses[k] += load & hit & !fh;
+        k->refs[store]++;
+        k->hits[store] += hit;
+        k->fa_hits += load & hit & fh;
         cs->multi_line += res.lines > 1;
         if (store && !m->shared_cache && !m->cfg.no_invalidate)
             cs->invalidations += tm_cache_invalidate_others(m->pcache, m->n, t, r->addr, r->size);
@@ -1137,7 +1139,23 @@ int tm_model_finish(tm_model *m)
     return TM_OK;
 }
 
-const tm_model_stats *tm_model_get_stats(const tm_model *m) { return &m->stats; }
+const tm_model_stats *tm_model_get_stats(const tm_model *m)
+{
+    /* The per-class counts, kept compact while running, in the public form. */
+    tm_cache_stats *cs = &((tm_model *)m)->stats.cache;
+    for (unsigned k = 0; k < TM_SZ_CLASSES; k++) {
+        const cls_count *c = &m->cls[k];
+        cs->load_refs[k] = c->refs[0];
+        cs->load_hits[k] = c->hits[0];
+        cs->load_misses[k] = c->refs[0] - c->hits[0];
+        cs->store_refs[k] = c->refs[1];
+        cs->store_hits[k] = c->hits[1];
+        cs->store_misses[k] = c->refs[1] - c->hits[1];
+        cs->fa_hits[k] = c->fa_hits;
+        cs->fa_misses[k] = c->hits[0] - c->fa_hits;
+    }
+    return &m->stats;
+}
 
 void tm_model_pred_counts(const tm_model *m, tm_pred_counts *c)
 {

@@ -131,6 +131,8 @@ int tm_model_put(tm_model *m, const tmc_record *r);
 int tm_model_finish(tm_model *m);
 /* The port bits, in order (valid after finish; grows during the run). */
 const tm_bitbuf *tm_model_trace(const tm_model *m);
+/* The statistics as of this call (the pointer stays valid; the per-class
+ * cache counts in it are brought up to date by each call). */
 const tm_model_stats *tm_model_get_stats(const tm_model *m);
 /* Per-thread statistics (T < threads). */
 const tm_thread_stats *tm_model_thread_stats(const tm_model *m, uint32_t t);
