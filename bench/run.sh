@@ -53,23 +53,27 @@ PY
 # Load-value tracing (issue 4): memory operands per second through the model
 # with CFiat on, next to the control-flow-only run of the same stream; the
 # records are held in memory by tm-bench so that the figures are the model's.
-dinsns=${TM_BENCH_DATA_INSNS:-10000000}
-"$TM" gen --threads "$threads" --insns "$dinsns" --seed 3 --mem -o "$dir/m.tmc"
-echo "bench: data tracing, $dinsns instructions with memory operands" >&2
-"$BUILD/bin/tm-bench" "$dir/m.tmc" "$reps" \
-    -- --cfiat --port 64 --buffer 65536 -- --cfiat --cache study --port 64 --buffer 65536 \
-    -- --cfiat --cfiat-shared --port 64 --buffer 65536 -- --data all --port 64 --buffer 65536 \
-    -- --cfiat > "$dir/data.txt"
-mops=$("$TM" dump --count "$dir/m.tmc" | awk '/^loads:|^stores:/ {s += $2} END {print s}')
-python3 - "$dinsns" "$mops" "$dir/data.txt" <<'PY'
+# Two streams: tm gen's (random branches and operands: the host's branch
+# predictor learns little) and a real program's, recorded by tm record.
+data_rows() {  # data_rows F.tmc OUT: the six configurations
+    "$BUILD/bin/tm-bench" "$1" "$reps" \
+        -- --cfiat --port 64 --buffer 65536 -- --cfiat --cache study --port 64 --buffer 65536 \
+        -- --cfiat --cfiat-shared --port 64 --buffer 65536 -- --data all --port 64 --buffer 65536 \
+        -- --cfiat > "$2"
+}
+data_table() {  # data_table TITLE F.tmc ROWS
+    local insns mops
+    insns=$("$TM" dump --count "$2" | awk '/^instructions:/ {print $2}')
+    mops=$("$TM" dump --count "$2" | awk '/^loads:|^stores:/ {s += $2} END {print s}')
+    python3 - "$1" "$insns" "$mops" "$3" <<'PY'
 import sys
-insns = int(sys.argv[1]); mops = int(sys.argv[2])
-rows = [l.rsplit(None, 3) for l in open(sys.argv[3])]
+title = sys.argv[1]; insns = int(sys.argv[2]); mops = int(sys.argv[3])
+rows = [l.rsplit(None, 3) for l in open(sys.argv[4])]
 base = float(rows[0][1])
 labels = ["control flow only", "cfiat, tool cache", "cfiat, study cache", "cfiat, shared tool cache",
           "all loads (baseline)", "cfiat, default port/buffer"]
-print(f"\nmodel with load-value tracing, {insns/1e6:.0f}M instructions, {mops/1e6:.2f}M memory operands, "
-      "4 threads, records in memory")
+print(f"\nmodel with load-value tracing: {title}, {insns/1e6:.1f}M instructions, {mops/1e6:.2f}M memory operands, "
+      "records in memory")
 print(f"{'':28}{'seconds':>9}{'M insn/s':>10}{'M ops/s':>9}{'x control':>10}{'data path M ops/s':>19}")
 for lab, (name, s, mi, mo) in zip(labels, rows):
     s = float(s)
@@ -79,6 +83,33 @@ for lab, (name, s, mi, mo) in zip(labels, rows):
 print("M ops/s: memory operands / model time; data path: memory operands / (time - control-only time)")
 print("target: >= 40 M memory operands/s with CFiat on")
 PY
+}
+dinsns=${TM_BENCH_DATA_INSNS:-10000000}
+"$TM" gen --threads "$threads" --insns "$dinsns" --seed 3 --mem -o "$dir/m.tmc"
+echo "bench: data tracing, $dinsns generated instructions with memory operands" >&2
+data_rows "$dir/m.tmc" "$dir/data.txt"
+data_table "tm gen --mem, $threads threads" "$dir/m.tmc" "$dir/data.txt"
+# A real program: pigz -p 4 compressing TM_BENCH_REAL_KB (default 100) KB of
+# text, recorded with tm record --cfiat --commit (the operands are captured
+# only with data tracing on; needs the Valgrind tool).
+if [ -x "$BUILD/lib/valgrind/tmtrace-amd64-linux" ] && command -v pigz > /dev/null; then
+    kb=${TM_BENCH_REAL_KB:-100}
+    python3 - "$dir/text" "$kb" <<'PY'
+import random, sys
+random.seed(7)
+words = [''.join(random.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(random.randint(2, 9))) for _ in range(5000)]
+out, n = [], 0
+while n < int(sys.argv[2]) * 1000:
+    line = ' '.join(random.choice(words) for _ in range(12)) + '\n'
+    out.append(line); n += len(line)
+open(sys.argv[1], 'w').write(''.join(out))
+PY
+    echo "bench: recording pigz -p 4 on $kb KB for the data-tracing benchmark" >&2
+    "$TM" record --cfiat --commit -o "$dir/rp" -- pigz -p 4 -c "$dir/text" > /dev/null
+    data_rows "$dir/rp.tmc" "$dir/rdata.txt"
+    data_table "pigz -p 4 ($kb KB of text) recorded by tm record" "$dir/rp.tmc" "$dir/rdata.txt"
+    rm -f "$dir"/rp.*
+fi
 
 # Co-simulation throughput (issue: RTL in lockstep with the model), large
 # preset, N = 1 and N = 8, next to the model alone on the same stream.
