@@ -12,30 +12,11 @@ mb=${TM_BENCH_DEC_MB:-4}
 reps=${TM_BENCH_REPS:-3}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-python3 - "$dir/in" "$mb" <<'PY'
-import random, sys
-random.seed(7)
-words = [''.join(random.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(random.randint(2, 9))) for _ in range(5000)]
-out, n = [], 0
-target = int(float(sys.argv[2]) * 1e6)
-while n < target:
-    line = ' '.join(random.choice(words) for _ in range(12)) + '\n'
-    out.append(line); n += len(line)
-open(sys.argv[1], 'w').write(''.join(out))
-PY
+source "$(dirname "$0")/lib.sh"
+gen_text "$dir/in" "$mb"
 echo "bench: recording pigz -p 4 on $mb MB (tr_e, large) ..." >&2
 "$TM" record --config large --encoding tr_e --commit -o "$dir/p" -- pigz -p 4 -c "$dir/in" > /dev/null
 insns=$("$TM" decode --verify -q "$dir/p.tmc" "$dir/p.tmt" 2>/dev/null | sed -n 's/^OK: \([0-9]*\) instructions.*/\1/p')
-now() { date +%s.%N; }
-best() {
-    local b=""
-    for _ in $(seq "$reps"); do
-        local t0 t1
-        t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
-        b=$(python3 -c "t=$t1-$t0; b='$b'; print(t if not b or t < float(b) else b)")
-    done
-    echo "$b"
-}
 v=$(best "$TM" decode --verify -q "$dir/p.tmc" "$dir/p.tmt")
 fb=$(best "$TM" decode --from-binary --summary "$dir/p.tmt")
 fbv=$(best "$TM" decode --from-binary --verify -q "$dir/p.tmc" "$dir/p.tmt")

@@ -10,28 +10,9 @@ mb=${TM_BENCH_REC_MB:-1}
 reps=${TM_BENCH_REPS:-3}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-python3 - "$dir/in" "$mb" <<'PY'
-import random, sys
-random.seed(7)
-words = [''.join(random.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(random.randint(2, 9))) for _ in range(5000)]
-out, n = [], 0
-target = int(float(sys.argv[2]) * 1e6)
-while n < target:
-    line = ' '.join(random.choice(words) for _ in range(12)) + '\n'
-    out.append(line); n += len(line)
-open(sys.argv[1], 'w').write(''.join(out))
-PY
+source "$(dirname "$0")/lib.sh"
+gen_text "$dir/in" "$mb"
 prog=(pigz -p 4 -c "$dir/in")
-now() { date +%s.%N; }
-best() {  # best wall time of $reps runs
-    local b=""
-    for _ in $(seq "$reps"); do
-        local t0 t1
-        t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
-        b=$(python3 -c "t=$t1-$t0; b='$b'; print(t if not b or t < float(b) else b)")
-    done
-    echo "$b"
-}
 echo "bench: tm record on ${prog[*]} ($mb MB)" >&2
 native=$(best "${prog[@]}")
 none=$(best valgrind --tool=none "${prog[@]}")

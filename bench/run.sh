@@ -12,17 +12,8 @@ reps=${TM_BENCH_REPS:-3}
 threads=${TM_BENCH_THREADS:-4}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib.sh"
 
-now() { date +%s.%N; }
-best() {  # best wall time of $reps runs of the command
-    local b=""
-    for _ in $(seq "$reps"); do
-        local t0 t1
-        t0=$(now); "$@" > /dev/null; t1=$(now)
-        b=$(python3 -c "import sys; t=$t1-$t0; b='$b'; print(t if not b or t < float(b) else b)")
-    done
-    echo "$b"
-}
 
 echo "bench: generating $threads threads, $insns instructions" >&2
 t0=$(now)
@@ -94,16 +85,7 @@ data_table "tm gen --mem, $threads threads" "$dir/m.tmc" "$dir/data.txt"
 # only with data tracing on; needs the Valgrind tool).
 if [ -x "$BUILD/lib/valgrind/tmtrace-amd64-linux" ] && command -v pigz > /dev/null; then
     kb=${TM_BENCH_REAL_KB:-100}
-    python3 - "$dir/text" "$kb" <<'PY'
-import random, sys
-random.seed(7)
-words = [''.join(random.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(random.randint(2, 9))) for _ in range(5000)]
-out, n = [], 0
-while n < int(sys.argv[2]) * 1000:
-    line = ' '.join(random.choice(words) for _ in range(12)) + '\n'
-    out.append(line); n += len(line)
-open(sys.argv[1], 'w').write(''.join(out))
-PY
+    gen_text "$dir/text" "$(python3 -c "print($kb / 1000)")"
     echo "bench: recording pigz -p 4 on $kb KB for the data-tracing benchmark" >&2
     "$TM" record --cfiat --commit -o "$dir/rp" -- pigz -p 4 -c "$dir/text" > /dev/null
     data_rows "$dir/rp.tmc" "$dir/rdata.txt"

@@ -1,0 +1,31 @@
+# Helpers of the make bench scripts (sourced by bench/*.sh; they set $reps).
+
+now() { date +%s.%N; }
+
+# best CMD...: the best wall time, in seconds, of $reps runs of CMD (its
+# output discarded).
+best() {
+    local b=""
+    for _ in $(seq "$reps"); do
+        local t0 t1
+        t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
+        b=$(python3 -c "t=$t1-$t0; b='$b'; print(t if not b or t < float(b) else b)")
+    done
+    echo "$b"
+}
+
+# gen_text FILE MB: MB megabytes (a decimal number) of text, lines of twelve
+# words from a fixed vocabulary and seed: the same file on every machine.
+gen_text() {
+    python3 - "$1" "$2" <<'PY'
+import random, sys
+random.seed(7)
+words = [''.join(random.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(random.randint(2, 9))) for _ in range(5000)]
+out, n = [], 0
+target = int(float(sys.argv[2]) * 1e6)
+while n < target:
+    line = ' '.join(random.choice(words) for _ in range(12)) + '\n'
+    out.append(line); n += len(line)
+open(sys.argv[1], 'w').write(''.join(out))
+PY
+}
