@@ -977,28 +977,29 @@ static int put_mem(tm_model *m, const tmc_record *r)
     return TM_OK;
 }
 
+/* Record R (START .. MEM) of the group being assembled: a RUN or MEM joins
+ * it, an event ends it. */
+static inline int add_to_group(tm_model *m, const tmc_record *r)
+{
+    switch (r->type) {
+    case TMC_RUN:
+        m->g_n += r->count;
+        m->g_npc = r->pc + r->bytes;
+        m->g_has_npc = 1;
+        return TM_OK;
+    case TMC_MEM:
+        return put_mem(m, r);
+    default: /* START, EXIT, BRANCH, EXC */
+        return flush_group(m, r);
+    }
+}
+
 int tm_model_put(tm_model *m, const tmc_record *r)
 {
     /* Fast path: another record of the group being assembled (same cycle
      * and thread; every check below holds for it). */
-    if (m->grp && r->tid == m->g_tid && r->cycle == m->cur) {
-        switch (r->type) {
-        case TMC_RUN:
-            m->g_n += r->count;
-            m->g_npc = r->pc + r->bytes;
-            m->g_has_npc = 1;
-            return TM_OK;
-        case TMC_MEM:
-            return put_mem(m, r);
-        case TMC_START:
-        case TMC_EXIT:
-        case TMC_BRANCH:
-        case TMC_EXC:
-            return flush_group(m, r);
-        default:
-            break;
-        }
-    }
+    if (m->grp && r->tid == m->g_tid && r->cycle == m->cur && r->type >= TMC_START && r->type <= TMC_MEM)
+        return add_to_group(m, r);
     if (m->finished) {
         snprintf(m->err, sizeof m->err, "record after tm_model_finish");
         return TM_ERR_STATE;
@@ -1029,23 +1030,11 @@ int tm_model_put(tm_model *m, const tmc_record *r)
         m->grp = 1;
         m->g_tid = r->tid;
     }
-    switch (r->type) {
-    case TMC_RUN:
-        m->g_n += r->count;
-        m->g_npc = r->pc + r->bytes;
-        m->g_has_npc = 1;
-        return TM_OK;
-    case TMC_MEM:
-        return put_mem(m, r);
-    case TMC_START:
-    case TMC_EXIT:
-    case TMC_BRANCH:
-    case TMC_EXC:
-        return flush_group(m, r);
-    default:
+    if (r->type < TMC_START || r->type > TMC_MEM) {
         snprintf(m->err, sizeof m->err, "unknown record type %d", (int)r->type);
         return TM_ERR_ARG;
     }
+    return add_to_group(m, r);
 }
 
 int tm_model_finish(tm_model *m)
