@@ -699,7 +699,10 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
 {
     uint64_t w0 = w[0];
     unsigned type = w0 & 0xff;
-    size_t len = event_len(w, n);
+    /* the two most frequent types without the table's indirect jump */
+    size_t len = type == TMCAP_EXEC ? 1
+                 : type == TMCAP_MEM ? 2 + (((w0 >> 16) & 0xff) + 7) / 8
+                                     : event_len(w, n);
     if (len > n)
         return 0;
     cthread *t;

@@ -156,12 +156,7 @@ void tm_cache_free(tm_cache *c)
 #define LIKELY(x) (x)
 #endif
 
-/* The tag and the flags of way IDX (set * ways + way). */
-static inline uint64_t *tag_of(const tm_cache *c, size_t idx)
-{
-    return c->blk + idx + (idx & ~(size_t)(c->ways - 1));
-}
-
+/* The flags of way IDX (set * ways + way). */
 static inline uint64_t *flags_of(const tm_cache *c, size_t idx)
 {
     return c->blk + idx + (idx & ~(size_t)(c->ways - 1)) + c->ways;
