@@ -1007,6 +1007,31 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
     }
 }
 
+/* Handles the whole events in c->w; keeps the rest for the next bytes. */
+static int parse(tm_cap *c)
+{
+    size_t i = 0;
+    if (!c->have_magic && c->nw) {
+        if (c->w[0] != TMCAP_MAGIC)
+            return fail(c, 0, "not a tm capture stream (bad magic)");
+        c->have_magic = 1;
+        i = 1;
+        c->off = 8;
+    }
+    while (i < c->nw) {
+        long used = event(c, c->w + i, c->nw - i);
+        if (used < 0)
+            return TM_ERR_FORMAT;
+        if (used == 0)
+            break;
+        i += (size_t)used;
+        c->off += (uint64_t)used * 8;
+    }
+    memmove(c->w, c->w + i, (c->nw - i) * sizeof *c->w);
+    c->nw -= i;
+    return TM_OK;
+}
+
 int tm_cap_feed(tm_cap *c, const void *data, size_t n)
 {
     if (c->failed)
@@ -1036,26 +1061,34 @@ int tm_cap_feed(tm_cap *c, const void *data, size_t n)
             c->npart = 0;
         }
     }
-    size_t i = 0;
-    if (!c->have_magic && c->nw) {
-        if (c->w[0] != TMCAP_MAGIC)
-            return fail(c, 0, "not a tm capture stream (bad magic)");
-        c->have_magic = 1;
-        i = 1;
-        c->off = 8;
+    return parse(c);
+}
+
+void *tm_cap_input(tm_cap *c, size_t n)
+{
+    if (c->failed)
+        return NULL;
+    /* after the words held, the partial word's bytes, then N bytes */
+    if (grow((void **)&c->w, &c->capw, c->nw + (c->npart + n + 7) / 8, sizeof *c->w)) {
+        fail(c, c->off, "out of memory");
+        return NULL;
     }
-    while (i < c->nw) {
-        long used = event(c, c->w + i, c->nw - i);
-        if (used < 0)
-            return TM_ERR_FORMAT;
-        if (used == 0)
-            break;
-        i += (size_t)used;
-        c->off += (uint64_t)used * 8;
-    }
-    memmove(c->w, c->w + i, (c->nw - i) * sizeof *c->w);
-    c->nw -= i;
-    return TM_OK;
+    uint8_t *at = (uint8_t *)(c->w + c->nw);
+    memcpy(at, c->part, c->npart);
+    return at + c->npart;
+}
+
+int tm_cap_commit(tm_cap *c, size_t n)
+{
+    if (c->failed)
+        return TM_ERR_FORMAT;
+    c->info.bytes += n;
+    size_t total = c->npart + n;
+    uint8_t *at = (uint8_t *)(c->w + c->nw);
+    c->nw += total / 8;
+    c->npart = (unsigned)(total % 8);
+    memcpy(c->part, at + total / 8 * 8, c->npart);
+    return parse(c);
 }
 
 int tm_cap_finish(tm_cap *c)

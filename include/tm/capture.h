@@ -75,6 +75,11 @@ typedef struct tm_cap_info {
 int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out);
 /* Consumes N bytes of the capture stream (any chunking). */
 int tm_cap_feed(tm_cap *c, const void *data, size_t n);
+/* The same without a copy: room for the next N bytes of the stream (NULL
+ * if out of memory or after a failure), valid until the next call; read up
+ * to N bytes into it, then tm_cap_commit with how many were read. */
+void *tm_cap_input(tm_cap *c, size_t n);
+int tm_cap_commit(tm_cap *c, size_t n);
 /* End of the stream: threads still running exit.  A stream that ends
  * inside an event, or without the frontend's END, still ends every thread
  * cleanly (tm_cap_info.ended tells which). */

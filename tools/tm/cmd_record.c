@@ -420,29 +420,34 @@ int cmd_record(int argc, char **argv)
     signal(SIGQUIT, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
 
-    static uint8_t buf[1 << 20];
+    /* The pipe is read straight into the capture's buffer (no copy); after
+     * a failure into DRAIN, so that the program runs to its end.  With a
+     * size limit 64 KB at a time, so that tracing stops close to it. */
+    static uint8_t drain[1 << 16];
+    size_t chunk = trace_limit || mc.size_limit ? sizeof drain : (size_t)1 << 20;
     time_t t0 = time(NULL), last = t0;
     int tty = tm_progress_tty();
     int cap_failed = 0, stopped = 0;
     for (;;) {
-        ssize_t n = read(pfd[0], buf, sizeof buf);
+        void *room = cap_failed ? NULL : tm_cap_input(cap, chunk);
+        if (!room)
+            cap_failed = 1;
+        size_t want = room ? chunk : sizeof drain;
+        ssize_t n = read(pfd[0], room ? room : drain, want);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
-        /* In slices, so that a size limit stops close to the limit. */
-        for (ssize_t at = 0; at < n && !cap_failed; at += 65536) {
-            size_t len = (size_t)(n - at) < 65536 ? (size_t)(n - at) : 65536;
-            if (tm_cap_feed(cap, buf + at, len) != TM_OK) {
-                cap_failed = 1; /* drain the pipe so that the program runs to its end */
-                break;
-            }
-            if (!stopped &&
-                (rec_mode_full(x.mode) || (trace_limit && tm_model_trace(x.m)->nbits / 8 >= trace_limit))) {
-                stopped = 1; /* the size limit: a clean end, the program goes on */
-                if (tm_cap_stop(cap) != TM_OK)
-                    cap_failed = 1;
-            }
+        if (cap_failed)
+            continue;
+        if (tm_cap_commit(cap, (size_t)n) != TM_OK) {
+            cap_failed = 1;
+            continue;
+        }
+        if (!stopped && (rec_mode_full(x.mode) || (trace_limit && tm_model_trace(x.m)->nbits / 8 >= trace_limit))) {
+            stopped = 1; /* the size limit: a clean end, the program goes on */
+            if (tm_cap_stop(cap) != TM_OK)
+                cap_failed = 1;
         }
         if (tty) {
             time_t now = time(NULL);
