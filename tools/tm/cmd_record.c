@@ -63,14 +63,22 @@ typedef struct rec_ctx {
     int failed;
 } rec_ctx;
 
+/* on_record when the model is the only consumer (no --commit, no --mode). */
+static int on_record_model(void *arg, const tmc_record *r)
+{
+    rec_ctx *x = arg;
+    if (tm_model_put(x->m, r) == TM_OK)
+        return 0;
+    snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
+    x->failed = 1;
+    return 1;
+}
+
 static int on_record(void *arg, const tmc_record *r)
 {
     rec_ctx *x = arg;
-    if (tm_model_put(x->m, r) != TM_OK) {
-        snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
-        x->failed = 1;
+    if (on_record_model(arg, r))
         return 1;
-    }
     if (x->w && tmc_writer_put(x->w, r) != TM_OK) {
         snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
         x->failed = 1;
@@ -357,7 +365,7 @@ int cmd_record(int argc, char **argv)
      * the output must be the same. */
     const char *slow = getenv("TM_CAPTURE_SLOW");
     tm_cap_cfg cc = {(uint32_t)nthreads, skip, length, main_only, rtn, slow && *slow == '1'};
-    tm_cap_sink sink = {on_record, on_module, &x};
+    tm_cap_sink sink = {x.w || x.mode ? on_record : on_record_model, on_module, &x};
     tm_cap *cap = NULL;
     if ((rc = tm_cap_new(&cc, &sink, &cap)) != TM_OK) {
         tm_err("record", "cannot create the capture: %s", tm_status_str(rc));
