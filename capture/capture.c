@@ -668,6 +668,12 @@ static int module(tm_cap *c, uint64_t base, const char *path)
     return TM_OK;
 }
 
+/* Length in words of a MEM event. */
+static inline size_t mem_len(uint64_t w0)
+{
+    return 2 + ((w0 & TMCAP_MEM_NOVALUE) ? 0 : (((w0 >> 16) & 0xff) + 7) / 8);
+}
+
 /* Length in words of the event at W (N words available), 0 if incomplete. */
 static size_t event_len(const uint64_t *w, size_t n)
 {
@@ -682,7 +688,7 @@ static size_t event_len(const uint64_t *w, size_t n)
     case TMCAP_SIGNAL:
         return 2;
     case TMCAP_MEM:
-        return 2 + (((w0 >> 16) & 0xff) + 7) / 8;
+        return mem_len(w0);
     case TMCAP_MAP:
         return 4 + (((w0 >> 8) & 0xffff) + 7) / 8;
     case TMCAP_VDSO:
@@ -701,7 +707,7 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
     unsigned type = w0 & 0xff;
     /* the two most frequent types without the table's indirect jump */
     size_t len = type == TMCAP_EXEC ? 1
-                 : type == TMCAP_MEM ? 2 + (((w0 >> 16) & 0xff) + 7) / 8
+                 : type == TMCAP_MEM ? mem_len(w0)
                                      : event_len(w, n);
     if (len > n)
         return 0;
@@ -950,11 +956,19 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         m->insn = (uint16_t)(w0 >> 24);
         m->addr = w[1];
         /* Word by word (a variable-length memcpy is a slow `rep movs`);
-         * the frontend zero-pads the last word. */
+         * the frontend zero-pads the last word.  Without a value (a store
+         * whose value nobody needs): zeros. */
         unsigned nw = (size + 7) / 8;
-        m->v[0] = w[2];
-        for (unsigned q = 1; q < nw; q++)
-            m->v[q] = w[2 + q];
+        if (!(w0 & TMCAP_MEM_NOVALUE)) {
+            m->v[0] = w[2];
+            for (unsigned q = 1; q < nw; q++)
+                m->v[q] = w[2 + q];
+        } else {
+            if (!m->store)
+                return fail(c, c->off, "a load without its value"), -1;
+            for (unsigned q = 0; q < nw; q++)
+                m->v[q] = 0;
+        }
         return (long)len;
     }
     case TMCAP_MAP: {

@@ -10,7 +10,8 @@
  * shared by every frontend (capture/).
  *
  * Options: --tm-fd=N (the pipe, required), --tm-mem=yes|no (memory
- * operands, default no).  Superblock chasing is switched off so that every
+ * operands, default no), --tm-store-values=yes|no (the values of the
+ * program's stores, default yes).  Superblock chasing is switched off so that every
  * control transfer ends a block. */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
@@ -34,6 +35,7 @@
 static Int out_fd = -1;
 static Bool traced_fork_child = False; /* this process is a fork of the traced one */
 static Bool clo_mem = False;
+static Bool clo_store_values = True;
 static ULong *buf;
 static UInt pos;
 static ULong next_id = 1;
@@ -115,10 +117,13 @@ static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
     UInt size = (UInt)(w0 >> 16) & 0xff;
     buf[pos] = w0;
     buf[pos + 1] = a;
-    ULong *v = buf + pos + 2;
-    UInt nw = (size + 7) / 8;
-    v[nw - 1] = 0;
-    VG_(memcpy)(v, (const void *)a, size);
+    UInt nw = 0;
+    if (!(w0 & TMCAP_MEM_NOVALUE)) {
+        ULong *v = buf + pos + 2;
+        nw = (size + 7) / 8;
+        v[nw - 1] = 0;
+        VG_(memcpy)(v, (const void *)a, size);
+    }
     pos += 2 + nw;
     if (pos > BUF_WORDS - BUF_MARGIN)
         flush();
@@ -278,7 +283,9 @@ static void add_mem_call(IRSB *sb, UInt insn, Bool store, UInt size, IRExpr *add
 {
     while (size > 0) { /* operands above 64 bytes (fxsave, xsave) in 64-byte parts */
         UInt s = size > 64 ? 64 : size;
-        ULong w0 = TMCAP_MEM | (ULong)(store ? 1 : 0) << 8 | (ULong)s << 16 | (ULong)insn << 24;
+        ULong w0 = TMCAP_MEM | (ULong)(store ? TMCAP_MEM_STORE : 0) |
+                   (ULong)(store && !clo_store_values ? TMCAP_MEM_NOVALUE : 0) | (ULong)s << 16 |
+                   (ULong)insn << 24;
         IRExpr *a = addr; /* an atom; parts after the first get a new one */
         IRDirty *d = unsafeIRDirty_0_N(2, "tm_mem", VG_(fnptr_to_fnentry)(h_mem),
                                        mkIRExprVec_2(IRExpr_Const(IRConst_U64(w0)), a));
@@ -768,6 +775,7 @@ static Bool process_cmd_line_option(const HChar *arg)
     if (VG_BINT_CLO(arg, "--tm-fd", fdv, 0, 1 << 20)) {
         out_fd = (Int)fdv;
     } else if (VG_BOOL_CLO(arg, "--tm-mem", clo_mem)) {
+    } else if (VG_BOOL_CLO(arg, "--tm-store-values", clo_store_values)) {
     } else {
         return False;
     }
@@ -777,7 +785,8 @@ static Bool process_cmd_line_option(const HChar *arg)
 static void print_usage(void)
 {
     VG_(printf)("    --tm-fd=N           write the capture stream to file descriptor N (required)\n"
-                "    --tm-mem=yes|no     capture memory operands and their values [no]\n");
+                "    --tm-mem=yes|no     capture memory operands and their values [no]\n"
+                "    --tm-store-values=yes|no  with --tm-mem, the values of the program's stores too [yes]\n");
 }
 
 static void print_debug_usage(void)

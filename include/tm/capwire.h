@@ -23,10 +23,12 @@
  *  SIGNAL  w0 = 6 | tid << 8 | signo << 32, w1 = pc the thread would have
  *          run next: a signal handler starts; the thread's next block is it.
  *  SIGRET  w0 = 7 | tid << 8: a handler returned; the next block resumes.
- *  MEM     w0 = 8 | store << 8 | size << 16 (8 bits, 1..64) | insn << 24
- *          (16 bits, instruction index in the block that will be left next),
- *          w1 = address, then (size + 7) / 8 words of value bytes in memory
- *          order (the last word zero-padded).
+ *  MEM     w0 = 8 | store << 8 | novalue << 10 | size << 16 (8 bits, 1..64)
+ *          | insn << 24 (16 bits, instruction index in the block that will
+ *          be left next), w1 = address, then, unless novalue, (size + 7) / 8
+ *          words of value bytes in memory order (the last word zero-padded).
+ *          novalue: a store whose value the consumer does not need (bit 9
+ *          marks a write by the system; readers ignore it).
  *  MAP     w0 = 9 | pathlen << 8 (16 bits), w1 = address, w2 = length,
  *          w3 = file offset, then (pathlen + 7) / 8 words of path bytes: an
  *          executable file mapping.
@@ -51,6 +53,10 @@
 #define TMCAP_MAP 9
 #define TMCAP_VDSO 10
 #define TMCAP_END 11
+
+/* MEM flags (in w0). */
+#define TMCAP_MEM_STORE (1u << 8)
+#define TMCAP_MEM_NOVALUE (1u << 10)
 
 /* Exit kinds.  k = the exit's instruction index. */
 #define TMCAP_X_FALL 0    /* insns 0..k retire, none is a branch; next = target */

@@ -186,5 +186,30 @@ done
 if [ -z "$why" ]; then pass "9. CFiat, overflowing port, pigz: both replays verify"; else
     fail "9. CFiat, overflowing port, pigz: $why"; fi
 
+# 10. Without --commit and --mode, only the model consumes the capture and
+#     the tool sends no store values (--tm-store-values=no): fewer capture
+#     bytes, the same counts (instructions, branches, loads, stores, data
+#     reports aside: they follow the stack's place) as with --commit.
+why=""
+"$TMFAST" record --cfiat -o nv0 -- "$P/mlstest" > /dev/null 2>&1 || why="tm record failed"
+"$TMFAST" record --cfiat --commit -o nv1 -- "$P/mlstest" > /dev/null 2>&1 || why="tm record --commit failed"
+if [ -z "$why" ]; then
+    why=$(python3 - nv0 nv1 <<'PY'
+import json, re, sys
+def counts(b):
+    d = json.load(open(b + ".json"))
+    cap = int(re.search(r"capture: (\d+) bytes", open(b + ".stats").read()).group(1))
+    return cap, (d["total"]["instructions"], d["total"]["branches"], d["data"]["loads"], d["data"]["stores"])
+(c0, k0), (c1, k1) = counts(sys.argv[1]), counts(sys.argv[2])
+if k0 != k1:
+    print(f"counts {k0} without store values, {k1} with")
+elif not c0 < c1:
+    print(f"{c0} capture bytes without store values, {c1} with: the values were sent")
+PY
+)
+fi
+if [ -z "$why" ]; then pass "10. no store values without --commit: same counts, fewer bytes"; else
+    fail "10. no store values without --commit: $why"; fi
+
 echo "t_record_regress: $fails failing"
 [ $fails -eq 0 ]

@@ -13,7 +13,7 @@
 /* A stream: one block at 0x1000 of two instructions (3 and 2 bytes) left
  * through a direct jump back to itself, run ROUNDS times by thread 0, each
  * time after a 4-byte load and an 8-byte store by instruction 0; then END. */
-static size_t make_stream(uint64_t *w, int rounds)
+static size_t make_stream_nv(uint64_t *w, int rounds, int novalue)
 {
     size_t n = 0;
     w[n++] = TMCAP_MAGIC;
@@ -28,14 +28,17 @@ static size_t make_stream(uint64_t *w, int rounds)
         w[n++] = TMCAP_MEM | 0ull << 8 | 4ull << 16 | 0ull << 24;
         w[n++] = 0x2000 + 4u * (unsigned)i;
         w[n++] = 0x11223344u + (unsigned)i;
-        w[n++] = TMCAP_MEM | 1ull << 8 | 8ull << 16 | 0ull << 24;
+        w[n++] = TMCAP_MEM | 1ull << 8 | (novalue ? TMCAP_MEM_NOVALUE : 0) | 8ull << 16 | 0ull << 24;
         w[n++] = 0x3000 + 8u * (unsigned)i;
-        w[n++] = 0x0102030405060708ull * (unsigned)(i + 1);
+        if (!novalue)
+            w[n++] = 0x0102030405060708ull * (unsigned)(i + 1);
         w[n++] = TMCAP_EXEC | 0ull << 8 | 1ull << 16;
     }
     w[n++] = TMCAP_END;
     return n;
 }
+
+static size_t make_stream(uint64_t *w, int rounds) { return make_stream_nv(w, rounds, 0); }
 
 typedef struct log {
     tmc_record r[4096];
@@ -157,5 +160,37 @@ Test(capture, input_bad_magic)
     cr_assert(strstr(tm_cap_error(c), "bad magic"), "%s", tm_cap_error(c));
     cr_assert_null(tm_cap_input(c, 8));
     cr_assert_eq(tm_cap_commit(c, 0), TM_ERR_FORMAT);
+    tm_cap_free(c);
+}
+
+/* Stores without their values (TMCAP_MEM_NOVALUE: tm record when only the
+ * model consumes) give the same records with zero store values; a load
+ * without its value is an error. */
+Test(capture, stores_without_values)
+{
+    static uint64_t w[1024], wn[1024];
+    size_t nw = make_stream(w, 10), nn = make_stream_nv(wn, 10, 1);
+    cr_assert_eq(nn, nw - 10);
+    static log_t a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    tm_cap *c = new_cap(&a);
+    cr_assert_eq(tm_cap_feed(c, w, nw * 8), TM_OK);
+    cr_assert_eq(tm_cap_finish(c), TM_OK);
+    tm_cap_free(c);
+    c = new_cap(&b);
+    cr_assert_eq(tm_cap_feed(c, wn, nn * 8), TM_OK, "%s", tm_cap_error(c));
+    cr_assert_eq(tm_cap_finish(c), TM_OK);
+    tm_cap_free(c);
+    for (size_t i = 0; i < a.n; i++)
+        if (a.r[i].type == TMC_MEM && (a.r[i].flags & TMC_MEM_STORE))
+            memset(a.r[i].value, 0, sizeof a.r[i].value);
+    same_records(&a, &b, "stores without values");
+
+    /* the load of the first round marked as without its value */
+    wn[8] |= TMCAP_MEM_NOVALUE;
+    c = new_cap(&b);
+    cr_assert_eq(tm_cap_feed(c, wn, nn * 8), TM_ERR_FORMAT);
+    cr_assert(strstr(tm_cap_error(c), "a load without its value"), "%s", tm_cap_error(c));
     tm_cap_free(c);
 }

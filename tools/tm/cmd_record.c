@@ -416,6 +416,8 @@ int cmd_record(int argc, char **argv)
         av[k++] = logopt;
         av[k++] = fdopt;
         av[k++] = cfg.enc.data || rec_mode_needs_mem(&mc) ? "--tm-mem=yes" : "--tm-mem=no";
+        if (!commit && !x.mode) /* only the model consumes: it needs no store's value */
+            av[k++] = "--tm-store-values=no";
         for (int j = argi; j < argc; j++)
             av[k++] = argv[j];
         av[k] = NULL;
