@@ -1046,38 +1046,6 @@ static int parse(tm_cap *c)
     return TM_OK;
 }
 
-int tm_cap_feed(tm_cap *c, const void *data, size_t n)
-{
-    if (c->failed)
-        return TM_ERR_FORMAT;
-    const uint8_t *p = data;
-    c->info.bytes += n;
-    /* whole words into c->w */
-    size_t words = (c->npart + n) / 8;
-    if (grow((void **)&c->w, &c->capw, c->nw + words, sizeof *c->w))
-        return fail(c, c->off, "out of memory");
-    while (n) {
-        size_t k = 8 - c->npart < n ? 8 - c->npart : n;
-        if (c->npart == 0 && n >= 8) {
-            size_t whole = n / 8;
-            memcpy(c->w + c->nw, p, whole * 8);
-            c->nw += whole;
-            p += whole * 8;
-            n -= whole * 8;
-            continue;
-        }
-        memcpy(c->part + c->npart, p, k);
-        c->npart += (unsigned)k;
-        p += k;
-        n -= k;
-        if (c->npart == 8) {
-            memcpy(c->w + c->nw++, c->part, 8);
-            c->npart = 0;
-        }
-    }
-    return parse(c);
-}
-
 void *tm_cap_input(tm_cap *c, size_t n)
 {
     if (c->failed)
@@ -1103,6 +1071,16 @@ int tm_cap_commit(tm_cap *c, size_t n)
     c->npart = (unsigned)(total % 8);
     memcpy(c->part, at + total / 8 * 8, c->npart);
     return parse(c);
+}
+
+int tm_cap_feed(tm_cap *c, const void *data, size_t n)
+{
+    void *room = tm_cap_input(c, n);
+    if (!room)
+        return TM_ERR_FORMAT;
+    if (n)
+        memcpy(room, data, n);
+    return tm_cap_commit(c, n);
 }
 
 int tm_cap_finish(tm_cap *c)

@@ -156,10 +156,20 @@ void tm_cache_free(tm_cache *c)
 #define LIKELY(x) (x)
 #endif
 
+/* The tags of the W-way set whose first way is BASE (set * W), and the
+ * flags of its way WAY (the block layout above). */
+static inline uint64_t *tags_at(const tm_cache *c, uint64_t base) { return c->blk + 2 * base; }
+
+static inline uint64_t *flags_at(const tm_cache *c, uint64_t base, uint64_t way, uint32_t W)
+{
+    return c->blk + 2 * base + W + way;
+}
+
 /* The flags of way IDX (set * ways + way). */
 static inline uint64_t *flags_of(const tm_cache *c, size_t idx)
 {
-    return c->blk + idx + (idx & ~(size_t)(c->ways - 1)) + c->ways;
+    uint64_t way = idx & (c->ways - 1);
+    return flags_at(c, idx - way, way, c->ways);
 }
 
 static inline uint64_t span(unsigned lo, unsigned hi) /* bits lo..hi, lo <= hi < 64 */
@@ -189,7 +199,7 @@ static ALWAYS_INLINE long find_w(const tm_cache *c, uint64_t line, uint64_t *bas
     uint64_t set = line & (c->sets - 1);
     uint64_t tv = (line >> c->set_shift) + 1;
     *base = set * W;
-    return scan(c->blk + 2 * set * W, tv, W);
+    return scan(tags_at(c, *base), tv, W);
 }
 
 static inline long find(const tm_cache *c, uint64_t line, uint64_t *base)
@@ -237,7 +247,7 @@ static ALWAYS_INLINE uint32_t fill(tm_cache *c, uint64_t line, uint64_t base, ui
     c->used = 1;
     uint32_t v = 0;
     int found = 0;
-    uint64_t *t = c->blk + 2 * base;
+    uint64_t *t = tags_at(c, base);
 #pragma GCC unroll 8
     for (uint32_t w = 0; w < W; w++) { /* the highest invalid way */
         int inv = t[w] == 0;
@@ -259,7 +269,7 @@ static ALWAYS_INLINE uint32_t fill(tm_cache *c, uint64_t line, uint64_t base, ui
         k[snoop_hash(tv)]++;
     }
     t[v] = tv;
-    t[W + v] = 0;
+    *flags_at(c, base, v, W) = 0;
     return v;
 }
 
@@ -323,15 +333,15 @@ static ALWAYS_INLINE void line_access(tm_cache *c, uint32_t tid, uint64_t line, 
     unsigned fl = (lo + c->cfg.gran - 1) >> g;
     unsigned fh1 = (hi + 1) >> g; /* last fully covered granule + 1 */
     uint64_t full = fh1 > fl ? span(fl, fh1 - 1) : 0;
+    c->fset[set >> 6] |= (uint64_t)(full != 0) << (set & 63);
     if (!c->shared) {
         /* Every flag is valid for every access: a store keeps the flags
          * of the granules it covers partly (below), a load misses flags
          * only on a hit with some touched flag clear. */
-        uint64_t *f = c->blk + 2 * base + W + (size_t)w;
+        uint64_t *f = flags_at(c, base, (uint64_t)w, W);
         if (!store)
             r->flags_hit &= (uint8_t)(!hit | ((*f & touch) == touch));
         *f |= full;
-        c->fset[set >> 6] |= (uint64_t)(full != 0) << (set & 63);
         return;
     }
     if (store) {
@@ -344,7 +354,6 @@ static ALWAYS_INLINE void line_access(tm_cache *c, uint32_t tid, uint64_t line, 
         r->flags_hit = 0;
     }
     set_flags(c, idx, tid, full);
-    c->fset[set >> 6] |= (uint64_t)(full != 0) << (set & 63);
 }
 
 /* An operand of lines L0 .. L1 other than one line (bytes A .. E; none if
@@ -409,7 +418,7 @@ static ALWAYS_INLINE unsigned invalidate_line(tm_cache *c, uint64_t line, uint32
     long w = find_w(c, line, &base, W);
     if (w < 0)
         return 0;
-    c->blk[2 * base + W + (size_t)w] = 0;
+    *flags_at(c, base, (uint64_t)w, W) = 0;
     return 1;
 }
 
@@ -439,6 +448,16 @@ unsigned tm_cache_invalidate(tm_cache *c, uint64_t addr, unsigned size)
     return invalidate_w(c, addr, size, c->ways);
 }
 
+/* invalidate_w of each of the N caches CS (of W ways) but CS[SELF]. */
+static ALWAYS_INLINE unsigned invalidate_all_w(tm_cache *const *cs, uint32_t n, uint32_t self, uint64_t addr,
+                                               unsigned size, uint32_t W)
+{
+    unsigned k = 0;
+    for (uint32_t j = 0; j < n; j++)
+        k += j != self ? invalidate_w(cs[j], addr, size, W) : 0;
+    return k;
+}
+
 unsigned tm_cache_invalidate_others(tm_cache *const *cs, uint32_t n, uint32_t self, uint64_t addr,
                                     unsigned size)
 {
@@ -452,22 +471,11 @@ unsigned tm_cache_invalidate_others(tm_cache *const *cs, uint32_t n, uint32_t se
         if (LIKELY(none))
             return 0;
     }
-    unsigned k = 0;
     switch (n ? cs[0]->ways : 0) {
-    case 4:
-        for (uint32_t j = 0; j < n; j++)
-            k += j != self ? invalidate_w(cs[j], addr, size, 4) : 0;
-        break;
-    case 8:
-        for (uint32_t j = 0; j < n; j++)
-            k += j != self ? invalidate_w(cs[j], addr, size, 8) : 0;
-        break;
-    default:
-        for (uint32_t j = 0; j < n; j++)
-            k += j != self ? invalidate_w(cs[j], addr, size, cs[j]->ways) : 0;
-        break;
+    case 4: return invalidate_all_w(cs, n, self, addr, size, 4);
+    case 8: return invalidate_all_w(cs, n, self, addr, size, 8);
+    default: return invalidate_all_w(cs, n, self, addr, size, n ? cs[0]->ways : 0);
     }
-    return k;
 }
 
 void tm_cache_clear_flags(tm_cache *c)
@@ -479,7 +487,7 @@ void tm_cache_clear_flags(tm_cache *c)
         for (uint64_t b = c->fset[i]; b; b &= b - 1) {
             size_t base = (i * 64 + (size_t)__builtin_ctzll(b)) * c->ways;
             for (uint32_t w = 0; w < c->ways; w++)
-                *flags_of(c, base + w) = 0;
+                *flags_at(c, base, w, c->ways) = 0;
         }
         c->fset[i] = 0;
     }
