@@ -6,13 +6,8 @@
 # Prints M instructions/s of each; the target for --from-binary is >= 20.
 # usage: bench/decode_bench.sh BUILD
 set -euo pipefail
-BUILD=${1:-build}
-TM="$BUILD/bin/tm"
+source "$(dirname "$0")/lib.sh" "${1:-build}"
 mb=${TM_BENCH_DEC_MB:-4}
-reps=${TM_BENCH_REPS:-3}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-source "$(dirname "$0")/lib.sh"
 gen_text "$dir/in" "$mb"
 echo "bench: recording pigz -p 4 on $mb MB (tr_e, large) ..." >&2
 "$TM" record --config large --encoding tr_e --commit -o "$dir/p" -- pigz -p 4 -c "$dir/in" > /dev/null

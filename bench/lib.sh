@@ -1,4 +1,11 @@
-# Helpers of the make bench scripts (sourced by bench/*.sh; they set $reps).
+# Helpers of the make bench scripts, sourced by each with the build folder:
+# sets BUILD, TM (its tm), reps (TM_BENCH_REPS, default 3) and dir (a
+# temporary folder removed at exit).
+BUILD=$1
+TM="$BUILD/bin/tm"
+reps=${TM_BENCH_REPS:-3}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
 
 now() { date +%s.%N; }
 

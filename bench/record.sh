@@ -4,13 +4,8 @@
 # default 1 MB).  Prints seconds, M instructions/s (instructions counted by
 # tm record) and each run's time as a multiple of --tool=none's.
 set -euo pipefail
-BUILD=${1:-build}
-TM="$BUILD/bin/tm"
+source "$(dirname "$0")/lib.sh" "${1:-build}"
 mb=${TM_BENCH_REC_MB:-1}
-reps=${TM_BENCH_REPS:-3}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-source "$(dirname "$0")/lib.sh"
 gen_text "$dir/in" "$mb"
 prog=(pigz -p 4 -c "$dir/in")
 echo "bench: tm record on ${prog[*]} ($mb MB)" >&2

@@ -5,15 +5,9 @@
 # encoding on the same stream; best of TM_BENCH_REPS (default 3) runs each.
 # Prints M instructions/s and the ratio model time / parse time.
 set -euo pipefail
-BUILD=${1:-build}
-TM="$BUILD/bin/tm"
+source "$(dirname "$0")/lib.sh" "${1:-build}"
 insns=${TM_BENCH_INSNS:-100000000}
-reps=${TM_BENCH_REPS:-3}
 threads=${TM_BENCH_THREADS:-4}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-source "$(dirname "$0")/lib.sh"
-
 
 echo "bench: generating $threads threads, $insns instructions" >&2
 t0=$(now)
