@@ -112,9 +112,14 @@ static VG_REGPARM(2) void h_exec_dyn(ULong w0, ULong target)
 
 /* w0 is the MEM word without size; the operand is read from memory, which
  * for a load is what it read and for a store what it wrote. */
+static UInt nwatch;
+static void watch_op(Addr a, UInt size);
+
 static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
 {
     UInt size = (UInt)(w0 >> 16) & 0xff;
+    if (nwatch && !(w0 & (1ull << 9))) /* a word the kernel writes on its own may have changed */
+        watch_op(a, size);
     buf[pos] = w0;
     buf[pos + 1] = a;
     UInt nw = 0;
@@ -459,32 +464,83 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 
 /* ------------------------------------------------------------ events */
 
-/* CLONE_CHILD_CLEARTID / set_tid_address: the word the kernel zeroes when
- * the thread ends (pthread_join waits on it), per thread. */
+/* Words the kernel writes on its own, at a moment no callback tells: the
+ * thread id that clone(CLONE_PARENT_SETTID, CLONE_CHILD_SETTID) stores
+ * (Valgrind reports it when the parent's system call returns, which may be
+ * after the child ran, and not before the parent's next load), and the
+ * zero that CLONE_CHILD_CLEARTID / set_tid_address stores when a thread
+ * has ended (after Valgrind has let the thread go: pthread_join waits on
+ * it, and may load the old id after the thread's end).  Such a word is
+ * watched from the clone (or the thread's end) until it has changed: when
+ * a thread resumes, and before a memory operand on it, its contents are
+ * compared with what was last reported, and a change is reported as a
+ * write by the system of the running thread (docs/capture.md §4). */
 #define MAX_TIDS 1024
-static Addr clear_tid[MAX_TIDS];
-static Addr pending_clear_tid;
-/* clone(CLONE_PARENT_SETTID / CLONE_CHILD_SETTID) writes the child's id
- * before the child runs, but Valgrind reports it when the parent's system
- * call completes, which may be after the child ran (and even ended): the
- * report is dropped, and the words are reported as the child's system
- * writes when it first runs. */
+#define MAX_WATCH 1024
+static Addr clear_tid[MAX_TIDS]; /* per thread: its CLEARTID word */
+static Addr pending_clear_tid;   /* of the clone in progress */
 static Addr clone_ptid[MAX_TIDS], clone_ctid[MAX_TIDS]; /* per parent, during clone */
-static Addr settid_p[MAX_TIDS], settid_c[MAX_TIDS];     /* per child, until it runs */
-static void sys_write_zero(ThreadId tid, Addr a, UInt len);
+static Addr watch_a[MAX_WATCH];
+static UInt watch_v[MAX_WATCH];   /* contents last reported */
+static Bool watch_end[MAX_WATCH]; /* done once it reads zero (CLEARTID); else once changed */
 static void sys_write(ThreadId tid, Addr a, SizeT len);
+
+static void watch(Addr a, Bool end)
+{
+    if (!clo_mem || !a || !VG_(am_is_valid_for_client)(a, 4, VKI_PROT_READ))
+        return;
+    for (UInt i = 0; i < nwatch; i++)
+        if (watch_a[i] == a) { /* already watched: what it waits for now */
+            watch_end[i] = end;
+            return;
+        }
+    if (nwatch == MAX_WATCH)
+        return;
+    watch_a[nwatch] = a;
+    watch_v[nwatch] = *(volatile UInt *)a;
+    watch_end[nwatch] = end;
+    nwatch++;
+}
+
+static void unwatch(UInt i)
+{
+    nwatch--;
+    watch_a[i] = watch_a[nwatch];
+    watch_v[i] = watch_v[nwatch];
+    watch_end[i] = watch_end[nwatch];
+}
+
+/* Watched word I: reported by TID if it changed; 1 if it is done. */
+static Bool watch_check(ThreadId tid, UInt i)
+{
+    UInt v = *(volatile UInt *)watch_a[i];
+    if (v == watch_v[i])
+        return False;
+    sys_write(tid, watch_a[i], 4);
+    watch_v[i] = v;
+    return !watch_end[i] || v == 0;
+}
+
+/* Before a memory operand at A (SIZE bytes) of the running thread. */
+static void watch_op(Addr a, UInt size)
+{
+    for (UInt i = 0; i < nwatch;) {
+        if (a < watch_a[i] + 4 && watch_a[i] < a + size && watch_check(cur_tid, i))
+            unwatch(i);
+        else
+            i++;
+    }
+}
 
 static void start_client_code(ThreadId tid, ULong blocks_done)
 {
     (void)blocks_done;
     switch_to(tid);
-    if (tid < MAX_TIDS && (settid_p[tid] || settid_c[tid])) {
-        /* the child's id, written by clone before the child ran */
-        if (settid_p[tid])
-            sys_write(tid, settid_p[tid], 4);
-        if (settid_c[tid] && settid_c[tid] != settid_p[tid])
-            sys_write(tid, settid_c[tid], 4);
-        settid_p[tid] = settid_c[tid] = 0;
+    for (UInt i = 0; i < nwatch;) {
+        if (!VG_(am_is_valid_for_client)(watch_a[i], 4, VKI_PROT_READ) || watch_check(tid, i))
+            unwatch(i);
+        else
+            i++;
     }
 }
 
@@ -493,10 +549,6 @@ static void thread_create(ThreadId parent, ThreadId child)
     if (child < MAX_TIDS) {
         clear_tid[child] = pending_clear_tid;
         pending_clear_tid = 0;
-        if (parent < MAX_TIDS) {
-            settid_p[child] = clone_ptid[parent];
-            settid_c[child] = clone_ctid[parent];
-        }
     }
     room(1);
     put(TMCAP_CREATE | (ULong)child << 8 | (ULong)parent << 32);
@@ -505,7 +557,7 @@ static void thread_create(ThreadId parent, ThreadId child)
 static void thread_exit(ThreadId tid)
 {
     if (tid < MAX_TIDS && clear_tid[tid]) {
-        sys_write_zero(tid, clear_tid[tid], 4);
+        watch(clear_tid[tid], True); /* the kernel zeroes it after this */
         clear_tid[tid] = 0;
     }
     room(1);
@@ -597,26 +649,12 @@ static void sys_write(ThreadId tid, Addr a, SizeT len)
     }
 }
 
-/* A write by the system of LEN (<= 64) zero bytes that has not happened
- * yet (the kernel clears a thread's id word when the thread ends). */
-static void sys_write_zero(ThreadId tid, Addr a, UInt len)
-{
-    if (!clo_mem || len == 0 || len > 64)
-        return;
-    switch_to(tid);
-    room(2 + 8);
-    put(TMCAP_MEM | 1ull << 8 | 1ull << 9 | (ULong)len << 16 | SYS_INSN << 24);
-    put(a);
-    for (UInt i = 0; i < (len + 7) / 8; i++)
-        put(0);
-}
-
 static void post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 {
     (void)part;
     if (tid < MAX_TIDS && len == 4 && ((clone_ptid[tid] && a == clone_ptid[tid]) ||
                                        (clone_ctid[tid] && a == clone_ctid[tid])))
-        return; /* reported by the child (pre_syscall) */
+        return; /* watched (pre_syscall) */
     sys_write(tid, a, len);
 }
 
@@ -711,6 +749,12 @@ static void new_mem_brk(Addr a, SizeT len, ThreadId tid)
 static void die_mem(Addr a, SizeT len)
 {
     add_hole(a, len);
+    for (UInt i = 0; i < nwatch;) {
+        if (watch_a[i] >= a && watch_a[i] - a < len)
+            unwatch(i);
+        else
+            i++;
+    }
 }
 
 static void copy_mem_remap(Addr from, Addr to, SizeT len)
@@ -732,6 +776,8 @@ static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
             pending_clear_tid = args[3];
         clone_ptid[tid] = (args[0] & 0x00100000) ? args[2] : 0; /* CLONE_PARENT_SETTID */
         clone_ctid[tid] = (args[0] & 0x01000000) ? args[3] : 0; /* CLONE_CHILD_SETTID */
+        watch(clone_ptid[tid], False);
+        watch(clone_ctid[tid], False);
     } else if (no == 218 && tid < MAX_TIDS) { /* set_tid_address(ctid) */
         clear_tid[tid] = args[0];
     }
@@ -740,8 +786,16 @@ static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
 {
     (void)nargs;
-    if (no == 56 && tid < MAX_TIDS)
+    if (no == 56 && tid < MAX_TIDS) {
+        if (sr_isError(res)) /* no thread: nothing will be written */
+            for (UInt i = 0; i < nwatch;) {
+                if (watch_a[i] == clone_ptid[tid] || watch_a[i] == clone_ctid[tid])
+                    unwatch(i);
+                else
+                    i++;
+            }
         clone_ptid[tid] = clone_ctid[tid] = 0;
+    }
     /* madvise(MADV_DONTNEED = 4, MADV_REMOVE = 9): the range reads zero */
     if (no == 28 && !sr_isError(res) && (args[2] == 4 || args[2] == 9)) {
         add_hole(args[0], args[1]);

@@ -16,7 +16,7 @@ PROG_SRC := tests/programs
 PROG_ASM := branchenum branchtest branchfold traptortest evict multiblock mlsopt
 PROG_CFLAGS := -std=gnu11 -O1 -g -no-pie -Wall -Wextra -Werror
 PROGRAMS := $(PROG_ASM:%=$(PROG_DIR)/%) \
-	$(addprefix $(PROG_DIR)/,mlstest mt_pthread mt_omp signals crash spin)
+	$(addprefix $(PROG_DIR)/,mlstest mt_pthread mt_omp signals crash spin cleartid)
 
 .PHONY: programs
 programs: $(PROGRAMS)
@@ -36,6 +36,10 @@ $(PROG_DIR)/mt_pthread $(PROG_DIR)/signals: $(PROG_DIR)/%: $(PROG_SRC)/%.c
 $(PROG_DIR)/mt_omp: $(PROG_SRC)/mt_omp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -fopenmp -o $@ $<
+
+$(PROG_DIR)/cleartid: $(PROG_SRC)/cleartid.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
 
 $(PROG_DIR)/crash: $(PROG_SRC)/crash.c
 	@mkdir -p $(dir $@)
