@@ -510,6 +510,18 @@ static void unwatch(UInt i)
     watch_end[i] = watch_end[nwatch];
 }
 
+/* Stops watching the words at A .. A + LEN - 1 (unmapped, or a clone that
+ * failed). */
+static void unwatch_range(Addr a, SizeT len)
+{
+    for (UInt i = 0; i < nwatch;) {
+        if (watch_a[i] >= a && watch_a[i] - a < len)
+            unwatch(i);
+        else
+            i++;
+    }
+}
+
 /* Watched word I: reported by TID if it changed; 1 if it is done. */
 static Bool watch_check(ThreadId tid, UInt i)
 {
@@ -749,12 +761,7 @@ static void new_mem_brk(Addr a, SizeT len, ThreadId tid)
 static void die_mem(Addr a, SizeT len)
 {
     add_hole(a, len);
-    for (UInt i = 0; i < nwatch;) {
-        if (watch_a[i] >= a && watch_a[i] - a < len)
-            unwatch(i);
-        else
-            i++;
-    }
+    unwatch_range(a, len);
 }
 
 static void copy_mem_remap(Addr from, Addr to, SizeT len)
@@ -787,13 +794,10 @@ static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes 
 {
     (void)nargs;
     if (no == 56 && tid < MAX_TIDS) {
-        if (sr_isError(res)) /* no thread: nothing will be written */
-            for (UInt i = 0; i < nwatch;) {
-                if (watch_a[i] == clone_ptid[tid] || watch_a[i] == clone_ctid[tid])
-                    unwatch(i);
-                else
-                    i++;
-            }
+        if (sr_isError(res)) { /* no thread: nothing will be written */
+            unwatch_range(clone_ptid[tid], 1);
+            unwatch_range(clone_ctid[tid], 1);
+        }
         clone_ptid[tid] = clone_ctid[tid] = 0;
     }
     /* madvise(MADV_DONTNEED = 4, MADV_REMOVE = 9): the range reads zero */
