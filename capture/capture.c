@@ -1021,28 +1021,38 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
     }
 }
 
-/* Handles the whole events in c->w; keeps the rest for the next bytes. */
-static int parse(tm_cap *c)
+/* Handles the whole events of the NW words at W; returns how many words
+ * they took (the rest is an event's beginning), or -1 on error. */
+static long parse_words(tm_cap *c, const uint64_t *w, size_t nw)
 {
     size_t i = 0;
-    if (!c->have_magic && c->nw) {
-        if (c->w[0] != TMCAP_MAGIC)
-            return fail(c, 0, "not a tm capture stream (bad magic)");
+    if (!c->have_magic && nw) {
+        if (w[0] != TMCAP_MAGIC)
+            return fail(c, 0, "not a tm capture stream (bad magic)"), -1;
         c->have_magic = 1;
         i = 1;
         c->off = 8;
     }
-    while (i < c->nw) {
-        long used = event(c, c->w + i, c->nw - i);
+    while (i < nw) {
+        long used = event(c, w + i, nw - i);
         if (used < 0)
-            return TM_ERR_FORMAT;
+            return -1;
         if (used == 0)
             break;
         i += (size_t)used;
         c->off += (uint64_t)used * 8;
     }
-    memmove(c->w, c->w + i, (c->nw - i) * sizeof *c->w);
-    c->nw -= i;
+    return (long)i;
+}
+
+/* Handles the whole events in c->w; keeps the rest for the next bytes. */
+static int parse(tm_cap *c)
+{
+    long i = parse_words(c, c->w, c->nw);
+    if (i < 0)
+        return TM_ERR_FORMAT;
+    memmove(c->w, c->w + i, (c->nw - (size_t)i) * sizeof *c->w);
+    c->nw -= (size_t)i;
     return TM_OK;
 }
 
@@ -1075,6 +1085,18 @@ int tm_cap_commit(tm_cap *c, size_t n)
 
 int tm_cap_feed(tm_cap *c, const void *data, size_t n)
 {
+    if (!c->failed && !c->nw && !c->npart && !((uintptr_t)data & 7) && n >= 8) {
+        /* Nothing held back and whole words: the events are handled where
+         * they are, only an unfinished last one is copied. */
+        long i = parse_words(c, data, n / 8);
+        if (i < 0)
+            return TM_ERR_FORMAT;
+        c->info.bytes += (uint64_t)i * 8;
+        data = (const uint64_t *)data + i;
+        n -= (size_t)i * 8;
+        if (!n)
+            return TM_OK;
+    }
     void *room = tm_cap_input(c, n);
     if (!room)
         return TM_ERR_FORMAT;

@@ -11,7 +11,9 @@
  *
  * Options: --tm-fd=N (the pipe, required), --tm-mem=yes|no (memory
  * operands, default no), --tm-store-values=yes|no (the values of the
- * program's stores, default yes).  Superblock chasing is switched off so that every
+ * program's stores, default yes), --tm-shm=FD,ACK,SLOTS,BYTES (the stream
+ * goes through shared memory, the pipe carries only slot lengths:
+ * docs/capture.md §1).  Superblock chasing is switched off so that every
  * control transfer ends a block. */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
@@ -29,8 +31,13 @@
 
 /* ------------------------------------------------------------ output */
 
-#define BUF_WORDS (1u << 16)
+#define PIPE_BUF_WORDS (1u << 16)
 #define BUF_MARGIN 64u /* room for the largest event a helper writes */
+
+/* Not in the tool headers, but exported by libcoregrind (Valgrind's
+ * gdbserver shares memory with vgdb through it): maps FD shared, at an
+ * address of Valgrind's own. */
+extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd, Off64T offset);
 
 static Int out_fd = -1;
 static Bool traced_fork_child = False; /* this process is a fork of the traced one */
@@ -38,18 +45,56 @@ static Bool clo_mem = False;
 static Bool clo_store_values = True;
 static ULong *buf;
 static UInt pos;
+static UInt buf_words = PIPE_BUF_WORDS; /* capacity of buf */
+static UInt buf_limit = PIPE_BUF_WORDS - BUF_MARGIN; /* a helper flushes past it */
 static ULong next_id = 1;
 static ThreadId cur_tid = 0;
 
+/* Shared-memory transport (--tm-shm): SHM_SLOTS slots of buf_words words.
+ * buf is the slot being filled; a full slot's length in bytes goes down
+ * the pipe as one 64-bit word; tm record writes one byte to ACK_FD for
+ * every slot it is done with, in order. */
+static const HChar *clo_shm;
+static Int ack_fd = -1;
+static ULong *shm;
+static UInt shm_slots, shm_cur, shm_inflight;
+
+static void stop_tracing(const HChar *what)
+{
+    VG_(umsg)("tmtrace: %s; tracing stops\n", what);
+    out_fd = -1;
+}
+
 static void flush(void)
 {
+    if (shm) {
+        ULong len = (ULong)pos * 8;
+        pos = 0;
+        if (out_fd < 0)
+            return;
+        if (VG_(write)(out_fd, &len, 8) != 8) {
+            stop_tracing("write to tm record failed");
+            return;
+        }
+        shm_inflight++;
+        shm_cur = (shm_cur + 1) % shm_slots;
+        buf = shm + (SizeT)shm_cur * buf_words;
+        while (shm_inflight >= shm_slots && out_fd >= 0) { /* wait for a free slot */
+            UChar acks[64];
+            Int n = VG_(read)(ack_fd, acks, (Int)(shm_inflight < 64 ? shm_inflight : 64));
+            if (n <= 0)
+                stop_tracing("tm record is gone");
+            else
+                shm_inflight -= (UInt)n;
+        }
+        return;
+    }
     const char *p = (const char *)buf;
     Int left = (Int)(pos * 8);
     while (left > 0 && out_fd >= 0) {
         Int n = VG_(write)(out_fd, p, left);
         if (n <= 0) {
-            VG_(umsg)("tmtrace: write to tm record failed; tracing stops\n");
-            out_fd = -1;
+            stop_tracing("write to tm record failed");
             break;
         }
         p += n;
@@ -65,7 +110,7 @@ static inline void put(ULong w)
 
 static inline void room(UInt words)
 {
-    if (pos + words > BUF_WORDS)
+    if (pos + words > buf_words)
         flush();
 }
 
@@ -97,7 +142,7 @@ static void switch_to(ThreadId tid)
 static VG_REGPARM(1) void h_exec(ULong w0)
 {
     buf[pos++] = w0;
-    if (pos > BUF_WORDS - BUF_MARGIN)
+    if (pos > buf_limit)
         flush();
 }
 
@@ -106,7 +151,7 @@ static VG_REGPARM(2) void h_exec_dyn(ULong w0, ULong target)
     buf[pos] = w0;
     buf[pos + 1] = target;
     pos += 2;
-    if (pos > BUF_WORDS - BUF_MARGIN)
+    if (pos > buf_limit)
         flush();
 }
 
@@ -130,7 +175,7 @@ static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
         VG_(memcpy)(v, (const void *)a, size);
     }
     pos += 2 + nw;
-    if (pos > BUF_WORDS - BUF_MARGIN)
+    if (pos > buf_limit)
         flush();
 }
 
@@ -821,6 +866,16 @@ static void fork_child(ThreadId tid)
     if (out_fd >= 0)
         VG_(close)(out_fd);
     out_fd = -1;
+    if (shm) {
+        /* The slots are shared with the parent: this process writes its
+         * (discarded) stream into a private buffer instead. */
+        VG_(close)(ack_fd);
+        ack_fd = -1;
+        shm = NULL;
+        buf_words = PIPE_BUF_WORDS;
+        buf_limit = buf_words - BUF_MARGIN;
+        buf = VG_(malloc)("tmtrace.buf", buf_words * sizeof(ULong));
+    }
     pos = 0;
     traced_fork_child = True;
 }
@@ -832,6 +887,7 @@ static Bool process_cmd_line_option(const HChar *arg)
     Long fdv = -1;
     if (VG_BINT_CLO(arg, "--tm-fd", fdv, 0, 1 << 20)) {
         out_fd = (Int)fdv;
+    } else if (VG_STR_CLO(arg, "--tm-shm", clo_shm)) {
     } else if (VG_BOOL_CLO(arg, "--tm-mem", clo_mem)) {
     } else if (VG_BOOL_CLO(arg, "--tm-store-values", clo_store_values)) {
     } else {
@@ -844,7 +900,9 @@ static void print_usage(void)
 {
     VG_(printf)("    --tm-fd=N           write the capture stream to file descriptor N (required)\n"
                 "    --tm-mem=yes|no     capture memory operands and their values [no]\n"
-                "    --tm-store-values=yes|no  with --tm-mem, the values of the program's stores too [yes]\n");
+                "    --tm-store-values=yes|no  with --tm-mem, the values of the program's stores too [yes]\n"
+                "    --tm-shm=FD,ACK,SLOTS,BYTES  the stream through shared memory FD (SLOTS slots of BYTES);\n"
+                "                        the pipe carries slot lengths, tm record frees slots on ACK [off]\n");
 }
 
 static void print_debug_usage(void)
@@ -868,7 +926,39 @@ static void post_clo_init(void)
      * because its condition or target is known when the block is
      * translated (VEX still optimizes the instrumented block). */
     VG_(clo_vex_control).iropt_level = 0;
-    buf = VG_(malloc)("tmtrace.buf", BUF_WORDS * sizeof(ULong));
+    if (clo_shm) {
+        /* FD,ACK,SLOTS,BYTES: decimal numbers */
+        Long v[4];
+        const HChar *q = clo_shm;
+        for (Int i = 0; i < 4; i++) {
+            HChar *end;
+            v[i] = VG_(strtoll10)(q, &end);
+            if (end == q || *end != (i < 3 ? ',' : 0) || v[i] < 0) {
+                VG_(umsg)("tmtrace: --tm-shm=%s: expected FD,ACK,SLOTS,BYTES\n", clo_shm);
+                VG_(exit)(1);
+            }
+            q = end + 1;
+        }
+        if (v[2] < 2 || v[2] > 256 || v[3] < (64 << 10) || v[3] > (64 << 20) || v[3] % 8) {
+            VG_(umsg)("tmtrace: --tm-shm=%s: 2..256 slots of 64 KB..64 MB (a multiple of 8 bytes)\n", clo_shm);
+            VG_(exit)(1);
+        }
+        SysRes r = VG_(am_shared_mmap_file_float_valgrind)((SizeT)(v[2] * v[3]), VKI_PROT_READ | VKI_PROT_WRITE,
+                                                           (Int)v[0], 0);
+        if (sr_isError(r)) {
+            VG_(umsg)("tmtrace: --tm-shm: cannot map file descriptor %lld (error %lu)\n", v[0], sr_Err(r));
+            VG_(exit)(1);
+        }
+        VG_(close)((Int)v[0]);
+        shm = (ULong *)sr_Res(r);
+        ack_fd = (Int)v[1];
+        shm_slots = (UInt)v[2];
+        buf_words = (UInt)(v[3] / 8);
+        buf_limit = buf_words - BUF_MARGIN;
+        buf = shm;
+    } else {
+        buf = VG_(malloc)("tmtrace.buf", buf_words * sizeof(ULong));
+    }
     pos = 0;
     put(TMCAP_MAGIC);
 }

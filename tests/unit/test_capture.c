@@ -121,6 +121,54 @@ Test(capture, input_commit_equals_feed_in_any_chunking)
     }
 }
 
+/* tm_cap_feed handles whole events where they are (tm record's shared
+ * memory slots) and copies only an unfinished last one: the same records
+ * whatever the chunking, a chunk that ends at an event's end or inside
+ * one, word-aligned or not. */
+Test(capture, feed_in_place_any_chunking)
+{
+    static uint64_t w[1024], ref_w[1024];
+    size_t nw = make_stream(w, 40);
+    memcpy(ref_w, w, sizeof w);
+    static log_t ref, got;
+    memset(&ref, 0, sizeof ref);
+    tm_cap *c = new_cap(&ref);
+    /* the reference: byte by byte, through the copying path */
+    for (size_t i = 0; i < nw * 8; i++)
+        cr_assert_eq(tm_cap_feed(c, (const uint8_t *)ref_w + i, 1), TM_OK, "%s", tm_cap_error(c));
+    cr_assert_eq(tm_cap_finish(c), TM_OK);
+    tm_cap_free(c);
+    static uint8_t unaligned[1024 * 8 + 1];
+    memcpy(unaligned + 1, w, nw * 8);
+    /* chunks in words: 1 (every event boundary and inside), 2, 3 (MEM
+     * events are 2 or 3 words), 11, the whole stream; then odd byte counts */
+    const size_t chunks[] = {8, 16, 24, 88, nw * 8, 12, 20, 1000};
+    for (int al = 0; al < 2; al++) {
+        const uint8_t *src = al ? unaligned + 1 : (const uint8_t *)w;
+        for (size_t k = 0; k < sizeof chunks / sizeof chunks[0]; k++) {
+            memset(&got, 0, sizeof got);
+            c = new_cap(&got);
+            size_t left = nw * 8, step = chunks[k];
+            for (const uint8_t *p = src; left;) {
+                size_t n = left < step ? left : step;
+                cr_assert_eq(tm_cap_feed(c, p, n), TM_OK, "chunks of %zu: %s", step, tm_cap_error(c));
+                p += n;
+                left -= n;
+            }
+            cr_assert_eq(tm_cap_finish(c), TM_OK);
+            tm_cap_info in;
+            tm_cap_get_info(c, &in);
+            cr_assert_eq(in.bytes, nw * 8, "chunks of %zu: %llu bytes counted", step, (unsigned long long)in.bytes);
+            cr_assert(in.ended);
+            tm_cap_free(c);
+            char what[64];
+            snprintf(what, sizeof what, "feed, chunks of %zu bytes%s", step, al ? ", unaligned" : "");
+            same_records(&ref, &got, what);
+        }
+    }
+    cr_assert_eq(memcmp(w, ref_w, sizeof w), 0, "tm_cap_feed wrote into its input");
+}
+
 /* A stream cut inside an event: nothing of that event is handed on until
  * its last byte arrives; a commit of 0 bytes changes nothing. */
 Test(capture, input_waits_for_the_whole_event)

@@ -3,9 +3,10 @@
  *
  *   tm record [model options] [--commit] [--threads N] -o BASE -- PROG ARGS
  *
- * The tool writes the capture stream into a pipe; this process turns it
- * into commit-stream records (capture/) and hands each to the model (and,
- * with --commit, to a .tmc writer).  The program's stdin, stdout, stderr and
+ * The tool writes the capture stream into shared memory slots and their
+ * lengths into a pipe (or, with TM_CAPTURE_PIPE=1, the stream itself into
+ * the pipe); this process turns it into commit-stream records (capture/)
+ * and hands each to the model (and, with --commit, to a .tmc writer).  The program's stdin, stdout, stderr and
  * exit status pass through. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -29,6 +31,11 @@
 #include "tm/model.h"
 #include "tm/tmc.h"
 #include "tm/tmt.h"
+
+/* The shared-memory transport: slots of SHM_SLOT bytes (64 KB with a size
+ * limit). */
+#define SHM_SLOTS 8
+#define SHM_SLOT ((size_t)512 << 10)
 
 static void usage(FILE *f)
 {
@@ -92,6 +99,17 @@ static int on_record(void *arg, const tmc_record *r)
         return 1;
     }
     return 0;
+}
+
+/* After each piece of the capture: the size limits (-f, or a .tmt limit
+ * TRACE_LIMIT in bytes) stop tracing cleanly; the program goes on. */
+static void record_check_stop(rec_ctx *x, tm_cap *cap, uint64_t trace_limit, int *stopped, int *cap_failed)
+{
+    if (!*stopped && (rec_mode_full(x->mode) || (trace_limit && tm_model_trace(x->m)->nbits / 8 >= trace_limit))) {
+        *stopped = 1;
+        if (tm_cap_stop(cap) != TM_OK)
+            *cap_failed = 1;
+    }
 }
 
 static int on_module(void *arg, const tm_cap_module *m)
@@ -382,6 +400,31 @@ int cmd_record(int argc, char **argv)
         return 1;
     }
     fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
+    /* The shared-memory transport (docs/capture.md §1): SHM_SLOTS slots,
+     * 64 KB with a size limit so that tracing stops close to it.  Without
+     * memfd_create (or with TM_CAPTURE_PIPE=1): the stream goes through the
+     * pipe. */
+    const char *force_pipe = getenv("TM_CAPTURE_PIPE");
+    size_t slot = trace_limit || mc.size_limit ? (size_t)64 << 10 : (size_t)SHM_SLOT;
+    int mfd = -1, afd[2] = {-1, -1};
+    const uint8_t *shm = NULL;
+    if (!(force_pipe && *force_pipe == '1')) {
+        mfd = memfd_create("tm-capture", MFD_CLOEXEC);
+        void *p0 = MAP_FAILED;
+        if (mfd >= 0 && ftruncate(mfd, (off_t)(SHM_SLOTS * slot)) == 0 && pipe2(afd, O_CLOEXEC) == 0)
+            p0 = mmap(NULL, SHM_SLOTS * slot, PROT_READ, MAP_SHARED, mfd, 0);
+        if (p0 == MAP_FAILED) {
+            if (mfd >= 0)
+                close(mfd);
+            if (afd[0] >= 0) {
+                close(afd[0]);
+                close(afd[1]);
+            }
+            mfd = afd[0] = afd[1] = -1;
+        } else {
+            shm = p0;
+        }
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -393,6 +436,11 @@ int cmd_record(int argc, char **argv)
         int wfd = fcntl(pfd[1], F_DUPFD, 3);
         close(pfd[0]);
         close(pfd[1]);
+        char shmopt[96];
+        if (shm) {
+            int m2 = fcntl(mfd, F_DUPFD, 3), a2 = fcntl(afd[0], F_DUPFD, 3);
+            snprintf(shmopt, sizeof shmopt, "--tm-shm=%d,%d,%d,%zu", m2, a2, SHM_SLOTS, slot);
+        }
         setenv("VALGRIND_LIB", tdir, 1);
         int nargs = argc - argi;
         char **av = calloc((size_t)nargs + 8, sizeof *av);
@@ -415,6 +463,8 @@ int cmd_record(int argc, char **argv)
         av[k++] = "-q";
         av[k++] = logopt;
         av[k++] = fdopt;
+        if (shm)
+            av[k++] = shmopt;
         av[k++] = cfg.enc.data || rec_mode_needs_mem(&mc) ? "--tm-mem=yes" : "--tm-mem=no";
         if (!commit && !x.mode) /* only the model consumes: it needs no store's value */
             av[k++] = "--tm-store-values=no";
@@ -426,38 +476,69 @@ int cmd_record(int argc, char **argv)
         _exit(127);
     }
     close(pfd[1]);
+    if (shm) {
+        close(mfd);
+        close(afd[0]);
+    }
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
 
-    /* The pipe is read straight into the capture's buffer (no copy); after
-     * a failure into DRAIN, so that the program runs to its end.  With a
-     * size limit 64 KB at a time, so that tracing stops close to it. */
+    /* Pipe transport: the pipe is read straight into the capture's buffer
+     * (no copy); after a failure into DRAIN, so that the program runs to
+     * its end.  With a size limit 64 KB at a time, so that tracing stops
+     * close to it.  Shared memory: each length read from the pipe is the
+     * next slot's; its events are handled in place, then the slot goes
+     * back to the tool. */
     static uint8_t drain[1 << 16];
     size_t chunk = trace_limit || mc.size_limit ? sizeof drain : (size_t)1 << 20;
+    uint64_t tok[64];
+    size_t tok_bytes = 0, nslot = 0;
     time_t t0 = time(NULL), last = t0;
     int tty = tm_progress_tty();
     int cap_failed = 0, stopped = 0;
     for (;;) {
-        void *room = cap_failed ? NULL : tm_cap_input(cap, chunk);
-        if (!room)
-            cap_failed = 1;
-        size_t want = room ? chunk : sizeof drain;
-        ssize_t n = read(pfd[0], room ? room : drain, want);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        if (cap_failed)
-            continue;
-        if (tm_cap_commit(cap, (size_t)n) != TM_OK) {
-            cap_failed = 1;
-            continue;
-        }
-        if (!stopped && (rec_mode_full(x.mode) || (trace_limit && tm_model_trace(x.m)->nbits / 8 >= trace_limit))) {
-            stopped = 1; /* the size limit: a clean end, the program goes on */
-            if (tm_cap_stop(cap) != TM_OK)
+        if (shm) {
+            ssize_t n = read(pfd[0], (uint8_t *)tok + tok_bytes, sizeof tok - tok_bytes);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            tok_bytes += (size_t)n;
+            size_t k = 0;
+            for (; (k + 1) * 8 <= tok_bytes; k++) {
+                const uint8_t *at = shm + (nslot++ % SHM_SLOTS) * slot;
+                if (tok[k] > slot) {
+                    if (!cap_failed)
+                        tm_err("record", "the tool sent a slot of %" PRIu64 " bytes (at most %zu)", tok[k], slot);
+                    cap_failed = 1;
+                } else if (!cap_failed && tm_cap_feed(cap, at, (size_t)tok[k]) != TM_OK) {
+                    cap_failed = 1;
+                }
+                while (write(afd[1], "", 1) < 0 && errno == EINTR)
+                    ;
+                if (!cap_failed)
+                    record_check_stop(&x, cap, trace_limit, &stopped, &cap_failed);
+            }
+            memmove(tok, (uint8_t *)tok + k * 8, tok_bytes - k * 8);
+            tok_bytes -= k * 8;
+        } else {
+            void *room = cap_failed ? NULL : tm_cap_input(cap, chunk);
+            if (!room)
                 cap_failed = 1;
+            size_t want = room ? chunk : sizeof drain;
+            ssize_t n = read(pfd[0], room ? room : drain, want);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            if (cap_failed)
+                continue;
+            if (tm_cap_commit(cap, (size_t)n) != TM_OK) {
+                cap_failed = 1;
+                continue;
+            }
+            record_check_stop(&x, cap, trace_limit, &stopped, &cap_failed);
         }
         if (tty) {
             time_t now = time(NULL);
@@ -469,6 +550,10 @@ int cmd_record(int argc, char **argv)
                 last = now;
             }
         }
+    }
+    if (shm) {
+        close(afd[1]);
+        munmap((void *)shm, SHM_SLOTS * slot);
     }
     close(pfd[0]);
     int ws = 0;
