@@ -87,7 +87,12 @@ $(BUILD)/asan/bin/unit-tests: $(SUNIT_OBJS) $(BUILD)/asan/lib/libtm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_CFLAGS) -o $@ $(SUNIT_OBJS) $(BUILD)/asan/lib/libtm.a -lcriterion $(LIBS)
 
-asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests
+# Test harness of t_record_regress.sh: a capture fed by records or by groups.
+$(BUILD)/asan/bin/capfeed: tests/e2e/capfeed.c $(BUILD)/asan/lib/libtm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(BUILD)/asan/lib/libtm.a $(LIBS)
+
+asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests $(BUILD)/asan/bin/capfeed
 
 # Debian packages the project needs.  As root: installed with apt-get.
 # Otherwise the exact command is printed.
@@ -99,7 +104,7 @@ deps:
 unit: $(BUILD)/asan/bin/unit-tests
 	$(BUILD)/asan/bin/unit-tests --jobs $(JOBS)
 
-e2e: $(BUILD)/asan/bin/tm $(BUILD)/bin/tm $(VGTOOL) programs
+e2e: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/capfeed $(BUILD)/bin/tm $(VGTOOL) programs
 	bash tests/e2e/run.sh $(BUILD)
 
 test: deps

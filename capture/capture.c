@@ -819,6 +819,20 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
                 if (c->open && c->open_mem)
                     close_group(c);
                 group(c, tid);
+                if (c->sink.group) {
+                    tmc_group g = {tid, c->cycle, b->addr + io[pos], 0, 0, 1, m->store ? TMC_MEM_STORE : 0,
+                                   m->size, m->addr, (const uint8_t *)m->v, NULL};
+                    if (upto > pos) {
+                        g.count = upto - pos;
+                        g.bytes = io[upto - 1] + c->ilen[b->ioff + upto - 1] - io[pos];
+                        pos = upto;
+                    }
+                    c->open_mem = 1;
+                    c->info.mem++;
+                    if (c->sink.group(c->sink.arg, &g))
+                        return fail(c, c->off, "the consumer stopped"), -1;
+                    continue;
+                }
                 if (upto > pos) {
                     tmc_record *r = &c->rrun;
                     r->tid = tid;
@@ -845,6 +859,38 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             }
             t->nmem = 0;
             group(c, tid);
+            if (c->sink.group) {
+                tmc_group g = {tid, c->cycle, b->addr + io[pos], 0, 0, 0, 0, 0, 0, NULL, NULL};
+                if (x->nrun > pos) {
+                    g.count = x->nrun - pos;
+                    g.bytes = x->run_bytes - io[pos];
+                }
+                c->info.instructions += x->nrun;
+                c->traced += x->nrun;
+                c->seen += x->nrun;
+                if (x->kind == TMCAP_X_FALL) {
+                    t->expect = x->dyn ? w[1] : x->target;
+                } else {
+                    tmc_record *r = &c->rbr;
+                    r->tid = tid;
+                    r->cycle = c->cycle;
+                    r->pc = b->addr + x->boff;
+                    r->len = x->blen;
+                    r->bclass = bclass_of[x->kind];
+                    r->taken = x->kind != TMCAP_X_COND_N;
+                    r->target = x->dyn ? w[1] : x->target;
+                    t->expect = r->taken ? r->target : r->pc + r->len;
+                    c->info.instructions++;
+                    c->traced++;
+                    c->seen++;
+                    g.ev = r;
+                }
+                if ((g.count || g.ev) && c->sink.group(c->sink.arg, &g))
+                    return fail(c, c->off, "the consumer stopped"), -1;
+                t->ran = 1;
+                close_group(c);
+                return (long)len;
+            }
             if (x->nrun > pos) {
                 tmc_record *r = &c->rrun;
                 r->tid = tid;

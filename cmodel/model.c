@@ -944,8 +944,10 @@ static int flush_group(tm_model *m, const tmc_record *ev)
     return rc;
 }
 
-/* A MEM record of the group being assembled. */
-static int put_mem(tm_model *m, const tmc_record *r)
+/* A MEM (of thread TID in CYCLE) of the group being assembled.  VALUE
+ * holds whole 8-byte words (SIZE rounded up). */
+static inline int put_mem_fields(tm_model *m, uint64_t cycle, uint32_t tid, uint32_t flags, unsigned size,
+                                 uint64_t addr, const uint8_t *value)
 {
     if (!m->data)
         return TM_OK;
@@ -953,28 +955,34 @@ static int put_mem(tm_model *m, const tmc_record *r)
         snprintf(m->err, sizeof m->err,
                  "cycle %llu thread %u: two memory operands in one cycle; with data tracing the "
                  "retire interface carries at most one per thread per cycle (docs/spec.md §3.8)",
-                 (unsigned long long)r->cycle, r->tid);
+                 (unsigned long long)cycle, tid);
         return TM_ERR_ARG;
     }
-    if (r->size < 1 || r->size > TM_DATA_MAX_SIZE) {
+    if (size < 1 || size > TM_DATA_MAX_SIZE) {
         snprintf(m->err, sizeof m->err, "cycle %llu thread %u: memory operand of %u bytes (allowed 1..%u)",
-                 (unsigned long long)r->cycle, r->tid, (unsigned)r->size, TM_DATA_MAX_SIZE);
+                 (unsigned long long)cycle, tid, size, TM_DATA_MAX_SIZE);
         return TM_ERR_ARG;
     }
     m->g_mem = 1;
-    m->g_mrec.flags = r->flags;
-    m->g_mrec.size = r->size;
-    m->g_mrec.addr = r->addr;
-    if (!(r->flags & TMC_MEM_STORE)) {
+    m->g_mrec.flags = flags;
+    m->g_mrec.size = (uint8_t)size;
+    m->g_mrec.addr = addr;
+    if (!(flags & TMC_MEM_STORE)) {
         /* The words of the value, 8 bytes at a time (a memcpy of SIZE
          * bytes may become rep movs; wider loads than the producer's stores
          * would not be forwarded from them).  Only the first SIZE bytes are
          * used. */
-        unsigned nw = (r->size + 7u) / 8u;
+        unsigned nw = (size + 7u) / 8u;
         for (unsigned q = 0; q < nw; q++)
-            memcpy(m->g_mrec.value + 8 * q, r->value + 8 * q, 8);
+            memcpy(m->g_mrec.value + 8 * q, value + 8 * q, 8);
     }
     return TM_OK;
+}
+
+/* A MEM record of the group being assembled. */
+static int put_mem(tm_model *m, const tmc_record *r)
+{
+    return put_mem_fields(m, r->cycle, r->tid, r->flags, r->size, r->addr, r->value);
 }
 
 /* Record R (START .. MEM) of the group being assembled: a RUN or MEM joins
@@ -994,6 +1002,66 @@ static inline int add_to_group(tm_model *m, const tmc_record *r)
     }
 }
 
+/* A record of thread TID in CYCLE that does not join the group being
+ * assembled (after the finish and MODULE / END checks): the checks, the
+ * group before it, the cycles before it; its group is then open. */
+static int open_group(tm_model *m, uint32_t tid, uint64_t cycle)
+{
+    if (tid >= m->n) {
+        snprintf(m->err, sizeof m->err, "thread id %u out of range (model has %u threads)", tid, m->n);
+        return TM_ERR_ARG;
+    }
+    if (m->any_record && (cycle < m->last_cycle ||
+                          (cycle == m->last_cycle && m->grp == 0 && tid < m->next_core) ||
+                          (cycle == m->last_cycle && m->grp && tid < m->g_tid))) {
+        snprintf(m->err, sizeof m->err, "cycle %llu thread %u: records out of (cycle, thread) order",
+                 (unsigned long long)cycle, tid);
+        return TM_ERR_ARG;
+    }
+    int rc;
+    if (m->grp && (cycle != m->cur || tid != m->g_tid)) {
+        if ((rc = flush_group(m, NULL)) != TM_OK)
+            return rc;
+    }
+    if (!m->in_cycle || cycle != m->cur)
+        advance_to(m, cycle);
+    m->any_record = 1;
+    m->last_cycle = cycle;
+    if (!m->grp) {
+        m->grp = 1;
+        m->g_tid = tid;
+    }
+    return TM_OK;
+}
+
+int tm_model_put_group(tm_model *m, const tmc_group *g)
+{
+    int rc;
+    if (!(m->grp && g->tid == m->g_tid && g->cycle == m->cur)) {
+        if (m->finished) {
+            snprintf(m->err, sizeof m->err, "record after tm_model_finish");
+            return TM_ERR_STATE;
+        }
+        if ((rc = open_group(m, g->tid, g->cycle)) != TM_OK)
+            return rc;
+    }
+    if (g->count) {
+        m->g_n += g->count;
+        m->g_npc = g->pc + g->bytes;
+        m->g_has_npc = 1;
+    }
+    if (g->mem && (rc = put_mem_fields(m, g->cycle, g->tid, g->mflags, g->msize, g->maddr, g->mvalue)) != TM_OK)
+        return rc;
+    if (!g->ev)
+        return TM_OK;
+    tmc_type et = g->ev->type;
+    if (et != TMC_START && et != TMC_EXIT && et != TMC_BRANCH && et != TMC_EXC) {
+        snprintf(m->err, sizeof m->err, "a group's event of record type %d", (int)g->ev->type);
+        return TM_ERR_ARG;
+    }
+    return flush_group(m, g->ev);
+}
+
 int tm_model_put(tm_model *m, const tmc_record *r)
 {
     /* Fast path: another record of the group being assembled (same cycle
@@ -1006,30 +1074,9 @@ int tm_model_put(tm_model *m, const tmc_record *r)
     }
     if (r->type == TMC_MODULE || r->type == TMC_END)
         return TM_OK;
-    if (r->tid >= m->n) {
-        snprintf(m->err, sizeof m->err, "thread id %u out of range (model has %u threads)", r->tid, m->n);
-        return TM_ERR_ARG;
-    }
-    if (m->any_record && (r->cycle < m->last_cycle ||
-                          (r->cycle == m->last_cycle && m->grp == 0 && r->tid < m->next_core) ||
-                          (r->cycle == m->last_cycle && m->grp && r->tid < m->g_tid))) {
-        snprintf(m->err, sizeof m->err, "cycle %llu thread %u: records out of (cycle, thread) order",
-                 (unsigned long long)r->cycle, r->tid);
-        return TM_ERR_ARG;
-    }
     int rc;
-    if (m->grp && (r->cycle != m->cur || r->tid != m->g_tid)) {
-        if ((rc = flush_group(m, NULL)) != TM_OK)
-            return rc;
-    }
-    if (!m->in_cycle || r->cycle != m->cur)
-        advance_to(m, r->cycle);
-    m->any_record = 1;
-    m->last_cycle = r->cycle;
-    if (!m->grp) {
-        m->grp = 1;
-        m->g_tid = r->tid;
-    }
+    if ((rc = open_group(m, r->tid, r->cycle)) != TM_OK)
+        return rc;
     if (r->type < TMC_START || r->type > TMC_MEM) {
         snprintf(m->err, sizeof m->err, "unknown record type %d", (int)r->type);
         return TM_ERR_ARG;

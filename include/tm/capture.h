@@ -55,6 +55,11 @@ typedef struct tm_cap_sink {
     /* Every module, once, before the first record that runs in it. */
     int (*module)(void *arg, const tm_cap_module *m);
     void *arg;
+    /* Optional: where the layer has a group whole (its fast paths), the
+     * group at once instead of its records (tm/tmc.h; nonzero stops).  For
+     * a consumer that needs no record on its own (the model:
+     * tm_model_put_group); MEM records' .pc is not given this way. */
+    int (*group)(void *arg, const tmc_group *g);
 } tm_cap_sink;
 
 /* How the capture ended. */

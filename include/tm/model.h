@@ -127,6 +127,9 @@ void tm_model_set_hook(tm_model *m, tm_model_msg_hook hook, void *arg);
 /* Feeds one record; records must come in commit-stream order (the tmc
  * reader guarantees it).  MODULE and END records are ignored. */
 int tm_model_put(tm_model *m, const tmc_record *r);
+/* The records of group G (tm/tmc.h) at once: the same checks, the same
+ * result as putting them one by one. */
+int tm_model_put_group(tm_model *m, const tmc_group *g);
 /* End of stream: flush (spec §3.7) and drain the port. */
 int tm_model_finish(tm_model *m);
 /* The port bits, in order (valid after finish; grows during the run). */

@@ -80,6 +80,23 @@ typedef struct tmc_record {
     size_t build_id_len;
 } tmc_record;
 
+/* A group (docs/spec.md §2.3) handed on whole: what the records RUN (if
+ * count > 0), MEM (if mem) and EV (if not NULL: START, EXIT, BRANCH or EXC;
+ * its tid and cycle are those of the group) of thread TID in CYCLE say, in
+ * that order.  For producers that have the group whole (the capture
+ * layer): one call instead of two or three records. */
+typedef struct tmc_group {
+    uint32_t tid;
+    uint64_t cycle;
+    uint64_t pc, count, bytes;  /* the RUN's fields */
+    int mem;
+    uint32_t mflags;            /* the MEM's flags, size, addr and value */
+    uint8_t msize;
+    uint64_t maddr;
+    const uint8_t *mvalue;      /* msize bytes */
+    const tmc_record *ev;
+} tmc_group;
+
 /* ---- reader ---- */
 typedef struct tmc_reader tmc_reader;
 

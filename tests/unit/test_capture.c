@@ -56,7 +56,7 @@ static int on_record(void *arg, const tmc_record *r)
 static tm_cap *new_cap(log_t *l)
 {
     tm_cap_cfg cfg = {.threads = 4};
-    tm_cap_sink sink = {on_record, NULL, l};
+    tm_cap_sink sink = {on_record, NULL, l, NULL};
     tm_cap *c = NULL;
     cr_assert_eq(tm_cap_new(&cfg, &sink, &c), TM_OK);
     return c;

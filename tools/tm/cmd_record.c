@@ -81,6 +81,17 @@ static int on_record_model(void *arg, const tmc_record *r)
     return 1;
 }
 
+/* The same for a group the capture layer has whole. */
+static int on_group_model(void *arg, const tmc_group *g)
+{
+    rec_ctx *x = arg;
+    if (tm_model_put_group(x->m, g) == TM_OK)
+        return 0;
+    snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
+    x->failed = 1;
+    return 1;
+}
+
 static int on_record(void *arg, const tmc_record *r)
 {
     rec_ctx *x = arg;
@@ -383,7 +394,8 @@ int cmd_record(int argc, char **argv)
      * the output must be the same. */
     const char *slow = getenv("TM_CAPTURE_SLOW");
     tm_cap_cfg cc = {(uint32_t)nthreads, skip, length, main_only, rtn, slow && *slow == '1'};
-    tm_cap_sink sink = {x.w || x.mode ? on_record : on_record_model, on_module, &x};
+    int model_only = !x.w && !x.mode;
+    tm_cap_sink sink = {model_only ? on_record_model : on_record, on_module, &x, model_only ? on_group_model : NULL};
     tm_cap *cap = NULL;
     if ((rc = tm_cap_new(&cc, &sink, &cap)) != TM_OK) {
         tm_err("record", "cannot create the capture: %s", tm_status_str(rc));
