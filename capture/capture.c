@@ -1131,6 +1131,8 @@ int tm_cap_commit(tm_cap *c, size_t n)
 
 int tm_cap_feed(tm_cap *c, const void *data, size_t n)
 {
+    if (!n) /* nothing (tm_cap_input would have no room to give yet) */
+        return c->failed ? TM_ERR_FORMAT : TM_OK;
     if (!c->failed && !c->nw && !c->npart && !((uintptr_t)data & 7) && n >= 8) {
         /* Nothing held back and whole words: the events are handled where
          * they are, only an unfinished last one is copied. */

@@ -70,7 +70,7 @@ static void flush(void)
     if (shm) {
         ULong len = (ULong)pos * 8;
         pos = 0;
-        if (out_fd < 0)
+        if (out_fd < 0 || !len)
             return;
         if (VG_(write)(out_fd, &len, 8) != 8) {
             stop_tracing("write to tm record failed");

@@ -138,6 +138,15 @@ Test(capture, feed_in_place_any_chunking)
         cr_assert_eq(tm_cap_feed(c, (const uint8_t *)ref_w + i, 1), TM_OK, "%s", tm_cap_error(c));
     cr_assert_eq(tm_cap_finish(c), TM_OK);
     tm_cap_free(c);
+    /* nothing at all, before anything and between chunks: no change */
+    memset(&got, 0, sizeof got);
+    c = new_cap(&got);
+    cr_assert_eq(tm_cap_feed(c, w, 0), TM_OK, "an empty first chunk: %s", tm_cap_error(c));
+    cr_assert_eq(tm_cap_feed(c, w, nw * 8), TM_OK, "%s", tm_cap_error(c));
+    cr_assert_eq(tm_cap_feed(c, w, 0), TM_OK, "an empty last chunk: %s", tm_cap_error(c));
+    cr_assert_eq(tm_cap_finish(c), TM_OK);
+    tm_cap_free(c);
+    same_records(&ref, &got, "feed with empty chunks");
     static uint8_t unaligned[1024 * 8 + 1];
     memcpy(unaligned + 1, w, nw * 8);
     /* chunks in words: 1 (every event boundary and inside), 2, 3 (MEM
