@@ -50,7 +50,7 @@ static UInt buf_limit = PIPE_BUF_WORDS - BUF_MARGIN; /* a helper flushes past it
 static ULong next_id = 1;
 static ThreadId cur_tid = 0;
 
-/* Shared-memory transport (--tm-shm): SHM_SLOTS slots of buf_words words.
+/* Shared-memory transport (--tm-shm): shm_slots slots of buf_words words.
  * buf is the slot being filled; a full slot's length in bytes goes down
  * the pipe as one 64-bit word; tm record writes one byte to ACK_FD for
  * every slot it is done with, in order. */

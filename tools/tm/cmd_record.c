@@ -6,8 +6,8 @@
  * The tool writes the capture stream into shared memory slots and their
  * lengths into a pipe (or, with TM_CAPTURE_PIPE=1, the stream itself into
  * the pipe); this process turns it into commit-stream records (capture/)
- * and hands each to the model (and, with --commit, to a .tmc writer).  The program's stdin, stdout, stderr and
- * exit status pass through. */
+ * and hands them to the model (and, with --commit, to a .tmc writer).  The
+ * program's stdin, stdout, stderr and exit status pass through. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -521,8 +521,11 @@ int cmd_record(int argc, char **argv)
             for (; (k + 1) * 8 <= tok_bytes; k++) {
                 const uint8_t *at = shm + (nslot++ % SHM_SLOTS) * slot;
                 if (tok[k] > slot) {
-                    if (!cap_failed)
-                        tm_err("record", "the tool sent a slot of %" PRIu64 " bytes (at most %zu)", tok[k], slot);
+                    if (!cap_failed && !x.failed) {
+                        snprintf(x.err, sizeof x.err, "the tool sent a slot of %" PRIu64 " bytes (at most %zu)",
+                                 tok[k], slot);
+                        x.failed = 1;
+                    }
                     cap_failed = 1;
                 } else if (!cap_failed && tm_cap_feed(cap, at, (size_t)tok[k]) != TM_OK) {
                     cap_failed = 1;
