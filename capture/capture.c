@@ -820,9 +820,10 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
                     close_group(c);
                 group(c, tid);
                 if (c->sink.group) {
-                    tmc_group g = {tid, c->cycle, b->addr + io[pos], 0, 0, 1, m->store ? TMC_MEM_STORE : 0,
+                    tmc_group g = {tid, c->cycle, 0, 0, 0, 1, m->store ? TMC_MEM_STORE : 0,
                                    m->size, m->addr, (const uint8_t *)m->v, NULL};
                     if (upto > pos) {
+                        g.pc = b->addr + io[pos];
                         g.count = upto - pos;
                         g.bytes = io[upto - 1] + c->ilen[b->ioff + upto - 1] - io[pos];
                         pos = upto;
@@ -859,67 +860,48 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             }
             t->nmem = 0;
             group(c, tid);
-            if (c->sink.group) {
-                tmc_group g = {tid, c->cycle, b->addr + io[pos], 0, 0, 0, 0, 0, 0, NULL, NULL};
-                if (x->nrun > pos) {
-                    g.count = x->nrun - pos;
-                    g.bytes = x->run_bytes - io[pos];
-                }
-                c->info.instructions += x->nrun;
-                c->traced += x->nrun;
-                c->seen += x->nrun;
-                if (x->kind == TMCAP_X_FALL) {
-                    t->expect = x->dyn ? w[1] : x->target;
-                } else {
-                    tmc_record *r = &c->rbr;
-                    r->tid = tid;
-                    r->cycle = c->cycle;
-                    r->pc = b->addr + x->boff;
-                    r->len = x->blen;
-                    r->bclass = bclass_of[x->kind];
-                    r->taken = x->kind != TMCAP_X_COND_N;
-                    r->target = x->dyn ? w[1] : x->target;
-                    t->expect = r->taken ? r->target : r->pc + r->len;
-                    c->info.instructions++;
-                    c->traced++;
-                    c->seen++;
-                    g.ev = r;
-                }
-                if ((g.count || g.ev) && c->sink.group(c->sink.arg, &g))
-                    return fail(c, c->off, "the consumer stopped"), -1;
-                t->ran = 1;
-                close_group(c);
-                return (long)len;
-            }
-            if (x->nrun > pos) {
-                tmc_record *r = &c->rrun;
-                r->tid = tid;
-                r->cycle = c->cycle;
-                r->pc = b->addr + io[pos];
-                r->count = x->nrun - pos;
-                r->bytes = x->run_bytes - io[pos];
-                if (emit(c, r) != TM_OK)
-                    return -1;
-            }
+            /* the rest of the run, then the branch (none after a FALL) */
+            uint32_t nrun = x->nrun > pos ? x->nrun - pos : 0;
             c->info.instructions += x->nrun;
             c->traced += x->nrun;
             c->seen += x->nrun;
+            tmc_record *br = NULL;
             if (x->kind == TMCAP_X_FALL) {
                 t->expect = x->dyn ? w[1] : x->target;
             } else {
-                tmc_record *r = &c->rbr;
-                r->tid = tid;
-                r->cycle = c->cycle;
-                r->pc = b->addr + x->boff;
-                r->len = x->blen;
-                r->bclass = bclass_of[x->kind];
-                r->taken = x->kind != TMCAP_X_COND_N;
-                r->target = x->dyn ? w[1] : x->target;
-                t->expect = r->taken ? r->target : r->pc + r->len;
+                br = &c->rbr;
+                br->tid = tid;
+                br->cycle = c->cycle;
+                br->pc = b->addr + x->boff;
+                br->len = x->blen;
+                br->bclass = bclass_of[x->kind];
+                br->taken = x->kind != TMCAP_X_COND_N;
+                br->target = x->dyn ? w[1] : x->target;
+                t->expect = br->taken ? br->target : br->pc + br->len;
                 c->info.instructions++;
                 c->traced++;
                 c->seen++;
-                if (emit(c, r) != TM_OK)
+            }
+            if (c->sink.group) {
+                tmc_group g = {tid, c->cycle, 0, nrun, 0, 0, 0, 0, 0, NULL, br};
+                if (nrun) {
+                    g.pc = b->addr + io[pos];
+                    g.bytes = x->run_bytes - io[pos];
+                }
+                if ((nrun || br) && c->sink.group(c->sink.arg, &g))
+                    return fail(c, c->off, "the consumer stopped"), -1;
+            } else {
+                if (nrun) {
+                    tmc_record *r = &c->rrun;
+                    r->tid = tid;
+                    r->cycle = c->cycle;
+                    r->pc = b->addr + io[pos];
+                    r->count = nrun;
+                    r->bytes = x->run_bytes - io[pos];
+                    if (emit(c, r) != TM_OK)
+                        return -1;
+                }
+                if (br && emit(c, br) != TM_OK)
                     return -1;
             }
             t->ran = 1;

@@ -158,22 +158,28 @@ static VG_REGPARM(2) void h_exec_dyn(ULong w0, ULong target)
 /* w0 is the MEM word without size; the operand is read from memory, which
  * for a load is what it read and for a store what it wrote. */
 static UInt nwatch;
-static void watch_op(Addr a, UInt size);
+static void watch_op(Addr a, UInt size, const UChar *snap);
 
 static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
 {
     UInt size = (UInt)(w0 >> 16) & 0xff;
-    if (nwatch && !(w0 & (1ull << 9))) /* a word the kernel writes on its own may have changed */
-        watch_op(a, size);
-    buf[pos] = w0;
-    buf[pos + 1] = a;
+    ULong v[8];
     UInt nw = 0;
-    if (!(w0 & TMCAP_MEM_NOVALUE)) {
-        ULong *v = buf + pos + 2;
+    if (!(w0 & TMCAP_MEM_NOVALUE)) { /* memory is read once: the value reported */
         nw = (size + 7) / 8;
         v[nw - 1] = 0;
         VG_(memcpy)(v, (const void *)a, size);
     }
+    /* A word the kernel writes on its own may have changed: reported first,
+     * as this operand's bytes have it. */
+    if (nwatch && !(w0 & (1ull << 9))) {
+        watch_op(a, size, nw ? (const UChar *)v : NULL);
+        room(2 + nw); /* past the margin if it reported many words */
+    }
+    buf[pos] = w0;
+    buf[pos + 1] = a;
+    for (UInt q = 0; q < nw; q++)
+        buf[pos + 2 + q] = v[q];
     pos += 2 + nw;
     if (pos > buf_limit)
         flush();
@@ -567,22 +573,44 @@ static void unwatch_range(Addr a, SizeT len)
     }
 }
 
-/* Watched word I: reported by TID if it changed; 1 if it is done. */
-static Bool watch_check(ThreadId tid, UInt i)
+/* Watched word I, whose contents are V: reported by TID if it changed (a
+ * write by the system of V itself: the kernel may write again while this
+ * runs); 1 if it is done. */
+static Bool watch_check_v(ThreadId tid, UInt i, UInt v)
 {
-    UInt v = *(volatile UInt *)watch_a[i];
     if (v == watch_v[i])
         return False;
-    sys_write(tid, watch_a[i], 4);
+    if (tid != VG_INVALID_THREADID)
+        switch_to(tid);
+    room(3);
+    buf[pos] = TMCAP_MEM | 1ull << 8 | 1ull << 9 | 4ull << 16 | 0xffffull << 24;
+    buf[pos + 1] = watch_a[i];
+    buf[pos + 2] = v;
+    pos += 3;
     watch_v[i] = v;
     return !watch_end[i] || v == 0;
 }
 
-/* Before a memory operand at A (SIZE bytes) of the running thread. */
-static void watch_op(Addr a, UInt size)
+static Bool watch_check(ThreadId tid, UInt i) { return watch_check_v(tid, i, *(volatile UInt *)watch_a[i]); }
+
+/* Before a memory operand at A (SIZE bytes) of the running thread, whose
+ * bytes are SNAP (NULL: a store sent without its value): a watched word
+ * the operand covers is taken from SNAP, so that the word's report and the
+ * operand agree. */
+static void watch_op(Addr a, UInt size, const UChar *snap)
 {
     for (UInt i = 0; i < nwatch;) {
-        if (a < watch_a[i] + 4 && watch_a[i] < a + size && watch_check(cur_tid, i))
+        Addr w = watch_a[i];
+        Bool done = False;
+        if (a < w + 4 && w < a + size) {
+            UInt v;
+            if (snap && w >= a && w + 4 <= a + size)
+                VG_(memcpy)(&v, snap + (w - a), 4);
+            else
+                v = *(volatile UInt *)w;
+            done = watch_check_v(cur_tid, i, v);
+        }
+        if (done)
             unwatch(i);
         else
             i++;

@@ -220,7 +220,9 @@ if [ -z "$why" ]; then pass "10. no store values without --commit: same counts, 
 #     between (a join spinning on it) replayed a stale id or a zero too
 #     early, so case 4 failed now and then in CI.  cleartid makes 250
 #     threads on one word, waiting for each by spinning on it; before the
-#     fix about half of the recordings did not replay.
+#     fix about half of the recordings did not replay.  Later 1 of 10 did
+#     not: the tool read the word to compare it, then the load's value
+#     again, and the kernel's zero came in between (now one read).
 bad=0
 for i in $(seq 10); do
     "$TMFAST" record --commit --cfiat --threads 256 -o ct -- "$P/cleartid" 250 > /dev/null 2>&1
