@@ -455,7 +455,8 @@ int cmd_record(int argc, char **argv)
         }
         setenv("VALGRIND_LIB", tdir, 1);
         int nargs = argc - argi;
-        char **av = calloc((size_t)nargs + 8, sizeof *av);
+        /* valgrind, 7 options at most (below), the program's arguments, NULL */
+        char **av = calloc((size_t)nargs + 9, sizeof *av);
         char fdopt[32];
         snprintf(fdopt, sizeof fdopt, "--tm-fd=%d", wfd);
         /* Valgrind's own messages go to BASE.valgrind.log, so that the
