@@ -12,7 +12,6 @@ typedef struct xit {
     uint8_t passes;     /* a conditional side exit before it is passed through */
     uint8_t blen;       /* length of instruction insn */
     uint32_t nrun;      /* instructions before the branch (or retired, without one) */
-    uint32_t run_bytes; /* their bytes */
     uint32_t boff;      /* offset of instruction insn in the block */
     uint64_t target;
 } xit;
@@ -234,7 +233,7 @@ static uint64_t hget(const tm_cap *c, uint64_t key)
 
 /* ------------------------------------------------------------ output */
 
-static int emit(tm_cap *c, tmc_record *r)
+static int emit(tm_cap *c, const tmc_record *r)
 {
     if (c->sink.record && c->sink.record(c->sink.arg, r))
         return fail(c, c->off, "the consumer stopped");
@@ -422,6 +421,55 @@ static int emit_branch(tm_cap *c, cthread *t, const block *b, uint32_t k, int ki
     if (c->cfg.length && c->traced >= c->cfg.length)
         return stop_all(c);
     return TM_OK;
+}
+
+/* The fast path's output for one group of thread TID (docs/capture.md §3):
+ * the run of instructions POS .. END - 1 of B (if any), memory operand M
+ * (if not NULL), branch BR (if not NULL): one call of the sink's group, or
+ * their records. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline)) /* two call sites, each with M or BR constant NULL */
+#endif
+static inline int fast_group(tm_cap *c, uint32_t tid, const block *b, uint32_t pos, uint32_t end, const pmem *m,
+                             const tmc_record *br)
+{
+    const uint32_t *io = c->ioffs + b->ioff;
+    uint32_t n = end > pos ? end - pos : 0;
+    uint64_t pc = n ? b->addr + io[pos] : 0;
+    uint64_t bytes = n ? io[end - 1] + c->ilen[b->ioff + end - 1] - io[pos] : 0;
+    if (m)
+        c->info.mem++;
+    if (c->sink.group) {
+        tmc_group g = {tid, c->cycle, pc, n, bytes, m != NULL, m && m->store ? TMC_MEM_STORE : 0,
+                       m ? m->size : 0, m ? m->addr : 0, m ? (const uint8_t *)m->v : NULL, br};
+        if ((n || m || br) && c->sink.group(c->sink.arg, &g))
+            return fail(c, c->off, "the consumer stopped");
+        return TM_OK;
+    }
+    int rc;
+    if (n) {
+        tmc_record *r = &c->rrun;
+        r->tid = tid;
+        r->cycle = c->cycle;
+        r->pc = pc;
+        r->count = n;
+        r->bytes = bytes;
+        if ((rc = emit(c, r)) != TM_OK)
+            return rc;
+    }
+    if (m) {
+        tmc_record *r = &c->rmem;
+        r->tid = tid;
+        r->cycle = c->cycle;
+        r->flags = m->store ? TMC_MEM_STORE : 0;
+        r->size = m->size;
+        r->addr = m->addr;
+        r->pc = m->insn < b->ninsn ? b->addr + io[m->insn] : 0;
+        put_value(c, r, m);
+        if ((rc = emit(c, r)) != TM_OK)
+            return rc;
+    }
+    return br ? emit(c, br) : TM_OK;
 }
 
 /* Thread T ran block B up to instruction END (exclusive) and left it through
@@ -762,7 +810,6 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             x->nrun = x->kind == TMCAP_X_FALL ? x->insn + 1u : x->insn;
             x->boff = c->ioffs[c->ni + x->insn];
             x->blen = c->ilen[c->ni + x->insn];
-            x->run_bytes = x->kind == TMCAP_X_FALL ? x->boff + x->blen : x->boff;
         }
         c->ni += ni;
         c->nx += nx;
@@ -810,7 +857,6 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
              * ends its instruction's group (the branch's own joins the
              * branch's group); then the rest of the run and the branch. */
             uint32_t tid = (uint32_t)t->id, pos = 0;
-            const uint32_t *io = c->ioffs + b->ioff;
             for (size_t mi = 0; mi < t->nmem; mi++) {
                 const pmem *m = &t->mem[mi];
                 uint32_t upto = m->insn < x->nrun ? m->insn + 1u : x->nrun;
@@ -819,49 +865,15 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
                 if (c->open && c->open_mem)
                     close_group(c);
                 group(c, tid);
-                if (c->sink.group) {
-                    tmc_group g = {tid, c->cycle, 0, 0, 0, 1, m->store ? TMC_MEM_STORE : 0,
-                                   m->size, m->addr, (const uint8_t *)m->v, NULL};
-                    if (upto > pos) {
-                        g.pc = b->addr + io[pos];
-                        g.count = upto - pos;
-                        g.bytes = io[upto - 1] + c->ilen[b->ioff + upto - 1] - io[pos];
-                        pos = upto;
-                    }
-                    c->open_mem = 1;
-                    c->info.mem++;
-                    if (c->sink.group(c->sink.arg, &g))
-                        return fail(c, c->off, "the consumer stopped"), -1;
-                    continue;
-                }
-                if (upto > pos) {
-                    tmc_record *r = &c->rrun;
-                    r->tid = tid;
-                    r->cycle = c->cycle;
-                    r->pc = b->addr + io[pos];
-                    r->count = upto - pos;
-                    r->bytes = io[upto - 1] + c->ilen[b->ioff + upto - 1] - io[pos];
-                    if (emit(c, r) != TM_OK)
-                        return -1;
-                    pos = upto;
-                }
                 c->open_mem = 1;
-                tmc_record *r = &c->rmem;
-                r->tid = tid;
-                r->cycle = c->cycle;
-                r->flags = m->store ? TMC_MEM_STORE : 0;
-                r->size = m->size;
-                r->addr = m->addr;
-                r->pc = m->insn < b->ninsn ? b->addr + io[m->insn] : 0;
-                put_value(c, r, m);
-                c->info.mem++;
-                if (emit(c, r) != TM_OK)
+                if (fast_group(c, tid, b, pos, upto, m, NULL) != TM_OK)
                     return -1;
+                if (upto > pos)
+                    pos = upto;
             }
             t->nmem = 0;
             group(c, tid);
             /* the rest of the run, then the branch (none after a FALL) */
-            uint32_t nrun = x->nrun > pos ? x->nrun - pos : 0;
             c->info.instructions += x->nrun;
             c->traced += x->nrun;
             c->seen += x->nrun;
@@ -882,28 +894,8 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
                 c->traced++;
                 c->seen++;
             }
-            if (c->sink.group) {
-                tmc_group g = {tid, c->cycle, 0, nrun, 0, 0, 0, 0, 0, NULL, br};
-                if (nrun) {
-                    g.pc = b->addr + io[pos];
-                    g.bytes = x->run_bytes - io[pos];
-                }
-                if ((nrun || br) && c->sink.group(c->sink.arg, &g))
-                    return fail(c, c->off, "the consumer stopped"), -1;
-            } else {
-                if (nrun) {
-                    tmc_record *r = &c->rrun;
-                    r->tid = tid;
-                    r->cycle = c->cycle;
-                    r->pc = b->addr + io[pos];
-                    r->count = nrun;
-                    r->bytes = x->run_bytes - io[pos];
-                    if (emit(c, r) != TM_OK)
-                        return -1;
-                }
-                if (br && emit(c, br) != TM_OK)
-                    return -1;
-            }
+            if (fast_group(c, tid, b, pos, x->nrun, NULL, br) != TM_OK)
+                return -1;
             t->ran = 1;
             close_group(c);
             return (long)len;

@@ -32,6 +32,8 @@
 /* ------------------------------------------------------------ output */
 
 #define PIPE_BUF_WORDS (1u << 16)
+/* The first word of a MEM written by the system (docs/capture.md §2, §4). */
+#define SYS_MEM_W0(size) (TMCAP_MEM | 1ull << 8 | 1ull << 9 | (ULong)(size) << 16 | 0xffffull << 24)
 #define BUF_MARGIN 64u /* room for the largest event a helper writes */
 
 /* Not in the tool headers, but exported by libcoregrind (Valgrind's
@@ -163,23 +165,27 @@ static void watch_op(Addr a, UInt size, const UChar *snap);
 static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
 {
     UInt size = (UInt)(w0 >> 16) & 0xff;
-    ULong v[8];
     UInt nw = 0;
     if (!(w0 & TMCAP_MEM_NOVALUE)) { /* memory is read once: the value reported */
+        ULong *v = buf + pos + 2;
         nw = (size + 7) / 8;
         v[nw - 1] = 0;
         VG_(memcpy)(v, (const void *)a, size);
     }
-    /* A word the kernel writes on its own may have changed: reported first,
-     * as this operand's bytes have it. */
     if (nwatch && !(w0 & (1ull << 9))) {
+        /* A word the kernel writes on its own may have changed: reported
+         * first, as this operand's bytes have it (they move behind the
+         * reports). */
+        ULong v[8];
+        for (UInt q = 0; q < nw; q++)
+            v[q] = buf[pos + 2 + q];
         watch_op(a, size, nw ? (const UChar *)v : NULL);
         room(2 + nw); /* past the margin if it reported many words */
+        for (UInt q = 0; q < nw; q++)
+            buf[pos + 2 + q] = v[q];
     }
     buf[pos] = w0;
     buf[pos + 1] = a;
-    for (UInt q = 0; q < nw; q++)
-        buf[pos + 2 + q] = v[q];
     pos += 2 + nw;
     if (pos > buf_limit)
         flush();
@@ -583,7 +589,7 @@ static Bool watch_check_v(ThreadId tid, UInt i, UInt v)
     if (tid != VG_INVALID_THREADID)
         switch_to(tid);
     room(3);
-    buf[pos] = TMCAP_MEM | 1ull << 8 | 1ull << 9 | 4ull << 16 | 0xffffull << 24;
+    buf[pos] = SYS_MEM_W0(4);
     buf[pos + 1] = watch_a[i];
     buf[pos + 2] = v;
     pos += 3;
@@ -716,8 +722,6 @@ static void scan_vdso(void)
  * parts of at most 64 bytes, so that the trace module's caches and the
  * debugger's copy of memory see it (docs/capture.md §4). */
 
-#define SYS_INSN 0xffffull
-
 static void sys_write(ThreadId tid, Addr a, SizeT len)
 {
     if (!clo_mem || len == 0)
@@ -727,8 +731,7 @@ static void sys_write(ThreadId tid, Addr a, SizeT len)
     while (len) {
         UInt s = len > 64 ? 64 : (UInt)len;
         room(2 + 8);
-        ULong w0 = TMCAP_MEM | 1ull << 8 | 1ull << 9 | (ULong)s << 16 | SYS_INSN << 24;
-        h_mem(w0, a);
+        h_mem(SYS_MEM_W0(s), a);
         a += s;
         len -= s;
     }

@@ -70,26 +70,26 @@ typedef struct rec_ctx {
     int failed;
 } rec_ctx;
 
+/* The model refused what it was given: the run's error; stops the capture. */
+static int model_failed(rec_ctx *x)
+{
+    snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
+    x->failed = 1;
+    return 1;
+}
+
 /* on_record when the model is the only consumer (no --commit, no --mode). */
 static int on_record_model(void *arg, const tmc_record *r)
 {
     rec_ctx *x = arg;
-    if (tm_model_put(x->m, r) == TM_OK)
-        return 0;
-    snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
-    x->failed = 1;
-    return 1;
+    return tm_model_put(x->m, r) == TM_OK ? 0 : model_failed(x);
 }
 
 /* The same for a group the capture layer has whole. */
 static int on_group_model(void *arg, const tmc_group *g)
 {
     rec_ctx *x = arg;
-    if (tm_model_put_group(x->m, g) == TM_OK)
-        return 0;
-    snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
-    x->failed = 1;
-    return 1;
+    return tm_model_put_group(x->m, g) == TM_OK ? 0 : model_failed(x);
 }
 
 static int on_record(void *arg, const tmc_record *r)
