@@ -72,6 +72,8 @@ void tmt_free(tmt_file *f)
 {
     free(f->data);
     f->data = NULL;
+    free(f->thread_insns);
+    f->thread_insns = NULL;
 }
 
 int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)

@@ -20,6 +20,10 @@ typedef struct tmt_file {
     uint8_t *data;      /* trace bytes */
     uint64_t bits;
     uint64_t cycles;
+    /* Instructions each thread retired in the recording (gaps included),
+     * cfg.enc.threads entries, from the trailer; NULL if the file does not
+     * say (then a replay has no bound from it). */
+    uint64_t *thread_insns;
 } tmt_file;
 
 /* Writes PATH ("-" = stdout).  ERR receives one line on failure. */
