@@ -1072,7 +1072,7 @@ int tm_model_put(tm_model *m, const tmc_record *r)
         snprintf(m->err, sizeof m->err, "record after tm_model_finish");
         return TM_ERR_STATE;
     }
-    if (r->type == TMC_MODULE || r->type == TMC_END)
+    if (r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_CUT)
         return TM_OK;
     int rc;
     if ((rc = open_group(m, r->tid, r->cycle)) != TM_OK)

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
+#include "tm/tmc.h"
 #include "tm/tmt.h"
 
 static void put16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
@@ -12,15 +14,56 @@ static uint32_t get16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1]
 static uint32_t get32(const uint8_t *p) { return get16(p) | get16(p + 2) << 16; }
 static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
 
-int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits,
-              uint64_t cycles, char *err, unsigned long errlen)
+/* CRC-32 (zlib's, ISO-HDLC) of the header's and the trailer's bytes. */
+static uint32_t crc(const uint8_t *p, size_t n)
 {
-    uint8_t h[TMT_HEADER_BYTES], t[TMT_TRAILER_BYTES];
+    return (uint32_t)crc32(0L, p, (uInt)n);
+}
+
+void tmt_trailer_of(tmt_trailer *t, const tm_model *m, uint64_t *insns, tmt_ending ending, unsigned signal)
+{
+    const tm_model_stats *st = tm_model_get_stats(m);
+    for (uint32_t i = 0; i < st->threads; i++)
+        insns[i] = tm_model_thread_stats(m, i)->instructions;
+    t->cycles = st->cycles;
+    t->thread_insns = insns;
+    t->ending = ending;
+    t->signal = ending == TMT_CUT_SIGNAL ? signal : 0;
+}
+
+const char *tmt_ending_str(tmt_ending e, unsigned signal, char *buf, unsigned long n)
+{
+    if (e == TMT_CUT_SIGNAL) {
+        const char *d = strsignal((int)signal);
+        snprintf(buf, n, "cut by signal %u (%s)", signal, d ? d : "?");
+    } else if (e == TMT_CUT_SHORT) {
+        snprintf(buf, n, "cut short (the capture ended without its end marker)");
+    } else if (n) {
+        buf[0] = 0;
+    }
+    return buf;
+}
+
+int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, const tmt_trailer *tr,
+              char *err, unsigned long errlen)
+{
+    uint32_t nth = cfg->enc.threads;
+    if (tr->ending > TMT_CUT_SIGNAL || (tr->ending == TMT_CUT_SIGNAL) != (tr->signal != 0) || tr->signal > 127) {
+        snprintf(err, errlen, "%s: invalid ending %u / signal %u", path, (unsigned)tr->ending, tr->signal);
+        return TM_ERR_ARG;
+    }
+    uint8_t h[TMT_HEADER_BYTES];
+    size_t tlen = TMT_TRAILER_BYTES(nth);
+    uint8_t *t = calloc(1, tlen);
+    if (!t) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return TM_ERR_NOMEM;
+    }
     memset(h, 0, sizeof h);
     memcpy(h, "TMT\0", 4);
     put16(h + 4, TMT_VERSION);
     put16(h + 6, TMT_HEADER_BYTES);
-    put32(h + 8, cfg->enc.threads);
+    put32(h + 8, nth);
     h[12] = (uint8_t)cfg->enc.enc;
     h[13] = (uint8_t)((cfg->enc.timestamps ? 1 : 0) | (cfg->shared ? 2 : 0));
     put16(h + 14, cfg->pred.gshare);
@@ -42,27 +85,35 @@ int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits,
         put16(h + 46, cfg->cache.line);
         put16(h + 48, cfg->cache.gran);
     }
-    memset(t, 0, sizeof t);
+    put32(h + 60, crc(h, 60));
     put64(t, bits->nbits);
-    put64(t + 8, cycles);
-    memcpy(t + 16, "TMTE", 4);
+    put64(t + 8, tr->cycles);
+    for (uint32_t i = 0; i < nth; i++)
+        put64(t + 16 + 8 * (size_t)i, tr->thread_insns ? tr->thread_insns[i] : 0);
+    uint8_t *e = t + 16 + 8 * (size_t)nth;
+    e[0] = (uint8_t)tr->ending;
+    e[1] = (uint8_t)tr->signal;
+    put32(e + 4, crc(t, tlen - 8));
+    memcpy(e + 8, "TMTE", 4);
 
     int is_stdout = !strcmp(path, "-");
-    FILE *f = is_stdout ? stdout : fopen(path, "wb");
+    FILE *f = is_stdout ? stdout : fopen(path, "wbe");
     if (!f) {
         snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        free(t);
         return TM_ERR_IO;
     }
     size_t nbytes = (size_t)((bits->nbits + 7) / 8);
     int ok = fwrite(h, 1, sizeof h, f) == sizeof h &&
              (nbytes == 0 || fwrite(bits->data, 1, nbytes, f) == nbytes) &&
-             fwrite(t, 1, sizeof t, f) == sizeof t;
+             fwrite(t, 1, tlen, f) == tlen;
+    free(t);
     if (is_stdout)
         ok = fflush(f) == 0 && ok;
     else
         ok = fclose(f) == 0 && ok;
     if (!ok) {
-        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: write failed: %s", is_stdout ? "standard output" : path, strerror(errno));
         return TM_ERR_IO;
     }
     return TM_OK;
@@ -81,7 +132,7 @@ int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)
     memset(out, 0, sizeof *out);
     int is_stdin = !strcmp(path, "-");
     const char *name = is_stdin ? "<stdin>" : path;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    FILE *f = is_stdin ? stdin : fopen(path, "rbe");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", name, strerror(errno));
         return TM_ERR_IO;
@@ -117,14 +168,14 @@ int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)
         snprintf(err, errlen, "%s: offset 0: not a tm trace file (bad magic; expected \"TMT\\0\")", name);
         goto fail;
     }
-    if (get16(buf + 4) != TMT_VERSION) {
-        snprintf(err, errlen, "%s: offset 4: unsupported version %u (this tm reads version %u)",
-                 name, get16(buf + 4), TMT_VERSION);
+    unsigned version = get16(buf + 4);
+    if (version != 1 && version != TMT_VERSION) {
+        snprintf(err, errlen, "%s: offset 4: unsupported version %u (this tm reads versions 1 and %u)",
+                 name, version, TMT_VERSION);
         goto fail;
     }
-    if (len < TMT_HEADER_BYTES + TMT_TRAILER_BYTES) {
-        snprintf(err, errlen, "%s: offset %zu: truncated (file is %zu bytes, at least %u needed)",
-                 name, len, len, TMT_HEADER_BYTES + TMT_TRAILER_BYTES);
+    if (len < TMT_HEADER_BYTES) {
+        snprintf(err, errlen, "%s: offset %zu: truncated inside the header (file is %zu bytes)", name, len, len);
         rc = TM_ERR_TRUNCATED;
         goto fail;
     }
@@ -133,19 +184,62 @@ int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)
                  TMT_HEADER_BYTES);
         goto fail;
     }
-    const uint8_t *t = buf + len - TMT_TRAILER_BYTES;
-    if (memcmp(t + 16, "TMTE", 4)) {
-        snprintf(err, errlen, "%s: offset %zu: trailer missing (file truncated or corrupt)", name,
-                 len - TMT_TRAILER_BYTES);
+    if (version >= 2 && get32(buf + 60) != crc(buf, 60)) {
+        snprintf(err, errlen, "%s: offset 60: header checksum 0x%08x, the header's bytes give 0x%08x "
+                              "(the header is damaged)", name, get32(buf + 60), crc(buf, 60));
+        goto fail;
+    }
+    for (size_t k = 37; k < (version >= 2 ? 60u : 64u); k++)
+        if ((k < 40 || k >= 50) && buf[k]) {
+            snprintf(err, errlen, "%s: offset %zu: reserved byte is 0x%02x (must be 0)", name, k, buf[k]);
+            goto fail;
+        }
+    uint32_t nth = get32(buf + 8);
+    if (nth < 1 || nth > TMC_MAX_THREADS) {
+        snprintf(err, errlen, "%s: offset 8: %u threads (allowed 1..%u)", name, nth, TMC_MAX_THREADS);
+        goto fail;
+    }
+    size_t tlen = version >= 2 ? TMT_TRAILER_BYTES(nth) : 24u;
+    if (len < TMT_HEADER_BYTES + tlen) {
+        snprintf(err, errlen, "%s: offset %zu: truncated (file is %zu bytes, at least %zu needed)",
+                 name, len, len, TMT_HEADER_BYTES + tlen);
         rc = TM_ERR_TRUNCATED;
         goto fail;
     }
+    const uint8_t *t = buf + len - tlen;
+    if (memcmp(t + tlen - (version >= 2 ? 4 : 8), "TMTE", 4)) {
+        snprintf(err, errlen, "%s: offset %zu: trailer missing (file truncated or corrupt)", name, len - tlen);
+        rc = TM_ERR_TRUNCATED;
+        goto fail;
+    }
+    const uint8_t *e = t + 16 + 8 * (size_t)nth; /* version 2: ending, signal, reserved, checksum */
+    if (version >= 2) {
+        if (get32(e + 4) != crc(t, tlen - 8)) {
+            snprintf(err, errlen, "%s: offset %zu: trailer checksum 0x%08x, the trailer's bytes give 0x%08x "
+                                  "(the trailer is damaged)", name, (size_t)(e + 4 - buf), get32(e + 4),
+                     crc(t, tlen - 8));
+            goto fail;
+        }
+        if (e[0] > TMT_CUT_SIGNAL || (e[0] == TMT_CUT_SIGNAL) != (e[1] != 0) || e[1] > 127 || e[2] || e[3]) {
+            snprintf(err, errlen, "%s: offset %zu: invalid ending %u, signal %u (reserved %u %u)", name,
+                     (size_t)(e - buf), e[0], e[1], e[2], e[3]);
+            goto fail;
+        }
+    } else if (get32(t + 20)) {
+        snprintf(err, errlen, "%s: offset %zu: reserved trailer bytes are not 0", name, len - 4);
+        goto fail;
+    }
     uint64_t bits = get64(t);
-    uint64_t nbytes = len - TMT_HEADER_BYTES - TMT_TRAILER_BYTES;
+    uint64_t nbytes = len - TMT_HEADER_BYTES - tlen;
     if ((bits + 7) / 8 != nbytes) {
         snprintf(err, errlen, "%s: offset %zu: trailer says %llu bits but the file holds %llu bytes of trace",
-                 name, len - TMT_TRAILER_BYTES, (unsigned long long)bits, (unsigned long long)nbytes);
+                 name, len - tlen, (unsigned long long)bits, (unsigned long long)nbytes);
         rc = TM_ERR_TRUNCATED;
+        goto fail;
+    }
+    if (bits % 8 && buf[TMT_HEADER_BYTES + nbytes - 1] >> (bits % 8)) {
+        snprintf(err, errlen, "%s: offset %llu: unused high bits of the last trace byte are not 0", name,
+                 (unsigned long long)(TMT_HEADER_BYTES + nbytes - 1));
         goto fail;
     }
     tm_model_cfg *c = &out->cfg;
@@ -212,6 +306,19 @@ int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)
     }
     out->bits = bits;
     out->cycles = get64(t + 8);
+    out->version = version;
+    if (version >= 2) {
+        out->ending = (tmt_ending)e[0];
+        out->signal = e[1];
+        out->thread_insns = malloc(8 * (size_t)nth);
+        if (!out->thread_insns) {
+            snprintf(err, errlen, "%s: out of memory", name);
+            rc = TM_ERR_NOMEM;
+            goto fail;
+        }
+        for (uint32_t i = 0; i < nth; i++)
+            out->thread_insns[i] = get64(t + 16 + 8 * (size_t)i);
+    }
     out->data = malloc(nbytes ? nbytes : 1);
     if (!out->data) {
         snprintf(err, errlen, "%s: out of memory", name);
@@ -223,5 +330,6 @@ int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)
     return TM_OK;
 fail:
     free(buf);
+    tmt_free(out);
     return rc;
 }

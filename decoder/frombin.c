@@ -1287,7 +1287,7 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
     uint64_t nrec = 0;
     uint64_t insns = 0;
     while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (r.type == TMC_MODULE || r.type == TMC_END)
+        if (r.type == TMC_MODULE || r.type == TMC_END || r.type == TMC_CUT)
             continue;
         c.last_cycle = r.cycle;
         if (r.type == TMC_RUN)

@@ -45,6 +45,7 @@ struct tmc_reader {
     size_t err_cap;
     int status;          /* first error (sticky), 0 = none */
     int done;            /* END delivered: next returns 0 */
+    int cut;             /* CUT delivered: only END may follow */
 
     ZSTD_DStream *ds;
     uint8_t *in;         /* compressed input */
@@ -244,7 +245,7 @@ int tmc_reader_open(const char *path, tmc_reader **out)
     if (is_stdin) {
         r->f = stdin;
     } else {
-        r->f = fopen(path, "rb");
+        r->f = fopen(path, "rbe");
         if (!r->f) {
             char what[320];
             snprintf(what, sizeof what, "cannot open: %s", strerror(errno));
@@ -387,6 +388,28 @@ static int read_module(tmc_reader *r, tmc_record *rec)
     return 1;
 }
 
+/* CUT: reason (1 byte), signal (1 byte); only END may follow it. */
+static int read_cut(tmc_reader *r, tmc_record *rec)
+{
+    const uint64_t at = r->base + r->pos;
+    const uint8_t *p = r->buf + r->pos + 1;
+    if (p + 2 > r->buf + r->end)
+        return fail_stop(r, at, "truncated: CUT record incomplete at end of stream");
+    unsigned reason = p[0], sig = p[1];
+    if (reason != TMC_CUT_SHORT && reason != TMC_CUT_SIGNAL)
+        return failf(r, TM_ERR_FORMAT, at, "CUT reason %u; allowed 1 (cut short), 2 (signal)", reason);
+    if ((reason == TMC_CUT_SIGNAL) != (sig != 0) || sig > 127)
+        return failf(r, TM_ERR_FORMAT, at, "CUT signal %u with reason %u (a signal 1..127 with reason 2 only)",
+                     sig, reason);
+    clear_record(rec, TMC_CUT);
+    rec->flags = reason;
+    rec->count = sig;
+    r->pos += 3;
+    r->nrec++;
+    r->cut = 1;
+    return 1;
+}
+
 /* END: the record count must match, and nothing may follow: the rest of the
  * input is drained to make sure it decompresses to nothing. */
 static int read_end(tmc_reader *r, tmc_record *rec)
@@ -467,6 +490,9 @@ int tmc_reader_next(tmc_reader *r, tmc_record *rec)
     const unsigned type = *p++;
     unsigned bad = 0;
     int rc;
+    if (__builtin_expect(r->cut, 0) && type != TMC_END)
+        return failf(r, TM_ERR_FORMAT, r->base + r->pos, "%s record after CUT (only END may follow CUT)",
+                     tmc_type_name(type));
     switch (type) {
     case TMC_RUN: {
         uint64_t tid = tmc_get_uv(&p, &bad);
@@ -585,6 +611,8 @@ int tmc_reader_next(tmc_reader *r, tmc_record *rec)
         return read_module(r, rec);
     case TMC_END:
         return read_end(r, rec);
+    case TMC_CUT:
+        return read_cut(r, rec);
     default:
         return failf(r, TM_ERR_FORMAT, r->base + r->pos, "unknown record type %u", type);
     }

@@ -39,6 +39,7 @@ struct tmc_writer {
 
     uint64_t offset;   /* decompressed bytes so far (header included) */
     uint64_t nrec;     /* records written */
+    int cut;           /* a CUT was written: only close may follow */
     tmc_check chk;
 };
 
@@ -155,7 +156,7 @@ int tmc_writer_open(const char *path, uint32_t threads, int level, tmc_writer **
     if (is_stdout) {
         w->f = stdout;
     } else {
-        w->f = fopen(path, "wb");
+        w->f = fopen(path, "wbe");
         if (!w->f) {
             char what[320];
             snprintf(what, sizeof what, "cannot create: %s", strerror(errno));
@@ -197,6 +198,21 @@ int tmc_writer_put(tmc_writer *w, const tmc_record *rec)
     uint8_t *p = p0;
     unsigned type = rec->type;
 
+    if (w->cut)
+        return failf(w, TM_ERR_ARG, "%s record after CUT (only END may follow CUT)", tmc_type_name(type));
+    if (type == TMC_CUT) {
+        if ((rec->flags != TMC_CUT_SHORT && rec->flags != TMC_CUT_SIGNAL) ||
+            (rec->flags == TMC_CUT_SIGNAL) != (rec->count != 0) || rec->count > 127)
+            return failf(w, TM_ERR_ARG, "CUT reason %u, signal %" PRIu64 "; allowed reason 1, or 2 with a signal 1..127",
+                         rec->flags, rec->count);
+        *p++ = TMC_CUT;
+        *p++ = (uint8_t)rec->flags;
+        *p++ = (uint8_t)rec->count;
+        w->len += (size_t)(p - p0);
+        w->nrec++;
+        w->cut = 1;
+        return 0;
+    }
     if (type == TMC_MODULE) {
         if (rec->path_len < 1 || rec->path_len > TMC_MAX_PATH)
             return failf(w, TM_ERR_ARG, "MODULE path length %zu; allowed 1..%u",

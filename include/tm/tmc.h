@@ -33,8 +33,13 @@ typedef enum tmc_type {
     TMC_EXC = 5,    /* exception / signal delivery: control goes to handler */
     TMC_MEM = 6,    /* one memory operand of an instruction of this group */
     TMC_MODULE = 7, /* module map entry (not tied to a thread or cycle) */
-    TMC_END = 8     /* end of stream; carries the record count */
+    TMC_END = 8,    /* end of stream; carries the record count */
+    TMC_CUT = 9     /* the recording was cut (only END may follow) */
 } tmc_type;
+
+/* CUT reasons (in .flags; .count holds the signal of TMC_CUT_SIGNAL). */
+#define TMC_CUT_SHORT 1u  /* the capture ended without its end marker */
+#define TMC_CUT_SIGNAL 2u /* the recorder was stopped by a signal */
 
 /* Branch classes (docs/spec.md §2.2). */
 typedef enum tmc_bclass {
@@ -58,14 +63,15 @@ typedef struct tmc_record {
     tmc_type type;
     uint32_t tid;      /* START..MEM */
     uint64_t cycle;    /* START..MEM: absolute cycle stamp */
-    uint32_t flags;    /* START, EXIT, MEM flags above */
+    uint32_t flags;    /* START, EXIT, MEM flags above; CUT: the reason */
     /* START: pc = first instruction.  RUN: pc = address of the first
      * instruction of the run.  BRANCH: pc of the branch.  EXC: pc = address
      * of the next instruction that would have retired. */
     uint64_t pc;
     uint64_t target;   /* BRANCH: taken target (COND: the direct target even if
                           not taken).  EXC: handler address. */
-    uint64_t count;    /* RUN: instructions (>= 1).  END: records before END. */
+    uint64_t count;    /* RUN: instructions (>= 1).  END: records before END.
+                          CUT: the signal (reason TMC_CUT_SIGNAL), else 0. */
     uint64_t bytes;    /* RUN: total length in bytes (>= count). */
     uint8_t bclass;    /* BRANCH: tmc_bclass */
     uint8_t taken;     /* BRANCH: 1 if control went to target */

@@ -11,9 +11,17 @@
 extern "C" {
 #endif
 
-#define TMT_VERSION 1u
+#define TMT_VERSION 2u
 #define TMT_HEADER_BYTES 64u
-#define TMT_TRAILER_BYTES 24u
+/* The trailer of version 2 is TMT_TRAILER_BYTES(N) long for N threads. */
+#define TMT_TRAILER_BYTES(n) (28u + 8u * (n))
+
+/* How the recording behind a trace ended (docs/spec.md §5). */
+typedef enum tmt_ending {
+    TMT_COMPLETE = 0,  /* ran to its end (the program may still have crashed) */
+    TMT_CUT_SHORT = 1, /* the capture ended without its end marker */
+    TMT_CUT_SIGNAL = 2 /* the recorder was stopped by a signal */
+} tmt_ending;
 
 typedef struct tmt_file {
     tm_model_cfg cfg;   /* resolved configuration */
@@ -22,16 +30,32 @@ typedef struct tmt_file {
     uint64_t cycles;
     /* Instructions each thread retired in the recording (gaps included),
      * cfg.enc.threads entries, from the trailer; NULL if the file does not
-     * say (then a replay has no bound from it). */
+     * say (version 1: then a replay has no bound from it). */
     uint64_t *thread_insns;
+    unsigned version;   /* of the file read */
+    tmt_ending ending;
+    unsigned signal;    /* TMT_CUT_SIGNAL: the signal number */
 } tmt_file;
 
+/* What the trailer records besides the bit count. */
+typedef struct tmt_trailer {
+    uint64_t cycles;                /* the model's cycle count (spec §3.7) */
+    const uint64_t *thread_insns;   /* cfg->enc.threads counts */
+    tmt_ending ending;
+    unsigned signal;                /* 1..127 with TMT_CUT_SIGNAL, else 0 */
+} tmt_trailer;
+
 /* Writes PATH ("-" = stdout).  ERR receives one line on failure. */
-int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits,
-              uint64_t cycles, char *err, unsigned long errlen);
+int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, const tmt_trailer *t,
+              char *err, unsigned long errlen);
+/* The trailer of a model's run: its cycles and per-thread instructions
+ * (INSNS: room for the model's threads, filled here), ending ENDING. */
+void tmt_trailer_of(tmt_trailer *t, const tm_model *m, uint64_t *insns, tmt_ending ending, unsigned signal);
 /* Reads and validates PATH.  ERR receives "FILE: offset N: what". */
 int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen);
 void tmt_free(tmt_file *f);
+/* "cut short (...)" / "cut by signal 15 (Terminated)" / "" (complete). */
+const char *tmt_ending_str(tmt_ending e, unsigned signal, char *buf, unsigned long n);
 
 #ifdef __cplusplus
 }

@@ -87,22 +87,25 @@ ok "outputs: flow ($n1 instructions, as the commit stream), symbols, disassembly
 #    must end with exit status 1 and error lines with a trace bit offset, or
 #    succeed (a flip in a don't-care bit), never crash.
 python3 - zstd.tmt <<'PY'
-import random, sys
+import random, sys, zlib
 d = bytearray(open(sys.argv[1], 'rb').read())
 random.seed(6)
 n = len(d)
+# version 2: the trailer is 28 + 8 N bytes and ends with its CRC-32 and "TMTE"
+tl = 28 + 8 * int.from_bytes(d[8:12], 'little')
 for i in range(8):
     x = bytearray(d)
     for _ in range(1 + i % 3):
-        p = random.randrange(64, n - 24)
+        p = random.randrange(64, n - tl)
         x[p] ^= 1 << random.randrange(8)
     open('flip%d.tmt' % i, 'wb').write(x)
-body = d[64:-24]
+body = d[64:-tl]
 for i, frac in enumerate((0.1, 0.5, 0.9)):
     k = int(len(body) * frac)
     bits = k * 8
-    tr = bytearray(d[-24:])
+    tr = bytearray(d[-tl:])
     tr[0:8] = bits.to_bytes(8, 'little')
+    tr[tl - 8:tl - 4] = zlib.crc32(bytes(tr[:tl - 8])).to_bytes(4, 'little')
     open('cut%d.tmt' % i, 'wb').write(d[:64] + body[:k] + tr)
 PY
 det=0

@@ -123,8 +123,8 @@ expect_error magic 1 "magic.tmc: offset 0: bad magic" magic.tmc
 mk version 'TMC\x00\x02\x00\x10\x00\x01\x00\x00\x00\x00\x00\x00\x00\x08\x00'
 expect_error version 1 "version.tmc: offset 4: unsupported version 2" version.tmc
 
-mk unknown "$(hdr 1)$START0"'\x09\x00\x00'
-expect_error unknown 1 "unknown.tmc: offset 24: unknown record type 9" unknown.tmc
+mk unknown "$(hdr 1)$START0"'\x0a\x00\x00'
+expect_error unknown 1 "unknown.tmc: offset 24: unknown record type 10" unknown.tmc
 
 mk tid "$(hdr 4)$START0"'\x01\x09\x00\x00\x00\x08\x02'
 expect_error tid 1 "tid.tmc: offset 24: thread id 9 out of range (stream declares 4 threads)" tid.tmc

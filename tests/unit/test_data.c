@@ -7,6 +7,7 @@
  * tests run generated multithreaded streams with shared data through the
  * model, a .tmt file and tm_verify. */
 #include <criterion/criterion.h>
+#include <zlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -776,7 +777,11 @@ static void write_tmt(const char *path, const tm_model_cfg *c)
     tm_bitbuf_init(&bb);
     tm_bitbuf_put(&bb, 0x2d, 7);
     char err[256];
-    cr_assert_eq(tmt_write(path, c, &bb, 99, err, sizeof err), TM_OK, "%s", err);
+    uint64_t insns[TMC_MAX_THREADS];
+    for (uint32_t t = 0; t < c->enc.threads; t++)
+        insns[t] = 1000 + t;
+    tmt_trailer tr = {99, insns, TMT_COMPLETE, 0};
+    cr_assert_eq(tmt_write(path, c, &bb, &tr, err, sizeof err), TM_OK, "%s", err);
     tm_bitbuf_free(&bb);
 }
 
@@ -809,12 +814,19 @@ Test(data, tmt_header_round_trip)
         cr_assert_eq(t.cfg.port_bits, c.port_bits, "case %d", k);
         cr_assert_eq(t.bits, 7);
         cr_assert_eq(t.cycles, 99);
+        cr_assert_eq(t.version, TMT_VERSION);
+        cr_assert_eq(t.ending, TMT_COMPLETE);
+        cr_assert_not_null(t.thread_insns);
+        for (uint32_t th = 0; th < c.enc.threads; th++)
+            cr_assert_eq(t.thread_insns[th], 1000 + th);
         tmt_free(&t);
     }
     unlink(f.path);
 }
 
-/* Rewrites byte OFF of PATH (and, if OFF2 >= 0, byte OFF2) and reads it. */
+/* Rewrites byte OFF of PATH (and, if OFF2 >= 0, byte OFF2), then the
+ * header's checksum as a writer would (so that the reader judges the
+ * fields), and reads it. */
 static int patched_read(const char *path, int off, uint8_t v, int off2, uint8_t v2, char *err, size_t errlen)
 {
     FILE *fp = fopen(path, "r+b");
@@ -825,6 +837,14 @@ static int patched_read(const char *path, int off, uint8_t v, int off2, uint8_t 
         cr_assert_eq(fseek(fp, off2, SEEK_SET), 0);
         cr_assert_eq(fputc(v2, fp), v2);
     }
+    uint8_t h[64];
+    cr_assert_eq(fseek(fp, 0, SEEK_SET), 0);
+    cr_assert_eq(fread(h, 1, 64, fp), 64);
+    uint32_t c = (uint32_t)crc32(0L, h, 60);
+    for (int k = 0; k < 4; k++)
+        h[60 + k] = (uint8_t)(c >> (8 * k));
+    cr_assert_eq(fseek(fp, 60, SEEK_SET), 0);
+    cr_assert_eq(fwrite(h + 60, 1, 4, fp), 4);
     cr_assert_eq(fclose(fp), 0);
     tmt_file t;
     int rc = tmt_read(path, &t, err, errlen);
@@ -923,7 +943,10 @@ static int model_and_verify(uint32_t threads, uint64_t insns, uint64_t seed, int
     const tm_model_stats *st = tm_model_get_stats(m);
     cr_assert_gt(st->total.loads, 1000, "the stream has loads");
     cr_assert_gt(st->total.stores, 1000, "and stores");
-    cr_assert_eq(tmt_write(tmt.path, &c, tm_model_trace(m), st->cycles, err, sizeof err), TM_OK, "%s", err);
+    uint64_t tinsns[TMC_MAX_THREADS];
+    tmt_trailer tr;
+    tmt_trailer_of(&tr, m, tinsns, TMT_COMPLETE, 0);
+    cr_assert_eq(tmt_write(tmt.path, &c, tm_model_trace(m), &tr, err, sizeof err), TM_OK, "%s", err);
     tm_model_free(m);
 
     tmt_file tf;

@@ -1030,9 +1030,9 @@ Test(tmc, unknown_record_type)
     hdr(&r, 1);
     r_start(&r, 0, 0, 0, 0);
     size_t at = r.n;
-    u8(&r, 9);
+    u8(&r, 10);
     r_end(&r, 1);
-    expect_bad(&r, TM_ERR_FORMAT, at, "unknown record type 9");
+    expect_bad(&r, TM_ERR_FORMAT, at, "unknown record type 10");
     hdr(&r, 1);
     u8(&r, 0);
     expect_bad(&r, TM_ERR_FORMAT, 16, "unknown record type 0");
@@ -1564,7 +1564,7 @@ Test(tmc, writer_refuses_bad_fields)
     refused(writer2(&d), e, "EXIT flags 0x02");
     refused(writer2(&d), rec_of(TMC_END, 0, 1), "END records are written by tmc_writer_close");
     refused(writer2(&d), rec_of((tmc_type)0, 0, 1), "unknown record type 0");
-    refused(writer2(&d), rec_of((tmc_type)9, 0, 1), "unknown record type 9");
+    refused(writer2(&d), rec_of((tmc_type)10, 0, 1), "unknown record type 10");
     tmc_record mod = rec_of(TMC_MODULE, 0, 0);
     mod.path = "";
     refused(writer2(&d), mod, "MODULE path length 0");
@@ -1620,4 +1620,91 @@ Test(tmc, bclass_names)
     cr_assert_eq(tmc_bclass_parse("jmp"), -1);
     cr_assert_eq(tmc_bclass_parse(""), -1);
     cr_assert_eq(tmc_bclass_parse(NULL), -1);
+}
+
+/* ---- CUT: a recording that was cut (spec §2.2) ---- */
+
+static tmc_record cut_of(unsigned reason, unsigned sig)
+{
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.type = TMC_CUT;
+    r.flags = reason;
+    r.count = sig;
+    return r;
+}
+
+Test(tmc, cut_round_trip)
+{
+    for (int k = 0; k < 2; k++) {
+        tdir d;
+        tdir_make(&d);
+        tmc_writer *w = writer2(&d);
+        put_ok(w, run_of(0, 1, 1, 1));
+        put_ok(w, k ? cut_of(TMC_CUT_SIGNAL, 15) : cut_of(TMC_CUT_SHORT, 0));
+        cr_assert_eq(tmc_writer_close(w), 0);
+        tmc_reader *r = NULL;
+        cr_assert_eq(tmc_reader_open(tdir_path(&d, "w.tmc"), &r), 0);
+        tmc_record rec;
+        int rc, cuts = 0;
+        while ((rc = tmc_reader_next(r, &rec)) == 1)
+            if (rec.type == TMC_CUT) {
+                cuts++;
+                cr_assert_eq(rec.flags, k ? TMC_CUT_SIGNAL : TMC_CUT_SHORT);
+                cr_assert_eq(rec.count, k ? 15u : 0u);
+            }
+        cr_assert_eq(rc, 0, "%s", tmc_reader_error(r));
+        cr_assert_eq(cuts, 1);
+        tmc_reader_close(r);
+        tdir_clean(&d);
+    }
+}
+
+Test(tmc, writer_refuses_bad_cut)
+{
+    tdir d;
+    tdir_make(&d);
+    refused(writer2(&d), cut_of(0, 0), "CUT reason 0");
+    refused(writer2(&d), cut_of(TMC_CUT_SIGNAL, 0), "CUT reason 2, signal 0");
+    refused(writer2(&d), cut_of(TMC_CUT_SHORT, 9), "CUT reason 1, signal 9");
+    tmc_writer *w = writer2(&d);
+    put_ok(w, cut_of(TMC_CUT_SHORT, 0));
+    refused(w, run_of(0, 1, 1, 1), "RUN record after CUT");
+    tdir_clean(&d);
+}
+
+Test(tmc, reader_refuses_bad_cut)
+{
+    raw r;
+    hdr(&r, 1);
+    r_start(&r, 0, 0, 0, 0);
+    size_t at = r.n;
+    u8(&r, TMC_CUT);
+    u8(&r, 3);
+    u8(&r, 0);
+    r_end(&r, 2);
+    expect_bad(&r, TM_ERR_FORMAT, at, "CUT reason 3");
+    hdr(&r, 1);
+    r_start(&r, 0, 0, 0, 0);
+    u8(&r, TMC_CUT);
+    u8(&r, TMC_CUT_SIGNAL);
+    u8(&r, 0);
+    r_end(&r, 2);
+    expect_bad(&r, TM_ERR_FORMAT, at, "CUT signal 0 with reason 2");
+    /* only END may follow */
+    hdr(&r, 1);
+    r_start(&r, 0, 0, 0, 0);
+    u8(&r, TMC_CUT);
+    u8(&r, TMC_CUT_SHORT);
+    u8(&r, 0);
+    size_t at2 = r.n;
+    r_run(&r, 0, 1, 1, 1);
+    r_end(&r, 3);
+    expect_bad(&r, TM_ERR_FORMAT, at2, "RUN record after CUT");
+    /* a cut record at the very end of the data */
+    hdr(&r, 1);
+    r_start(&r, 0, 0, 0, 0);
+    u8(&r, TMC_CUT);
+    u8(&r, TMC_CUT_SHORT);
+    expect_bad(&r, TM_ERR_TRUNCATED, at, "CUT record incomplete");
 }
