@@ -2,7 +2,9 @@
 #ifndef TM_CMD_H
 #define TM_CMD_H
 
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Each returns the process exit status: 0 success, 1 verification failure
  * or runtime error, 2 usage error (bad option or argument). */
@@ -14,18 +16,64 @@ int cmd_cosim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 
 /* Helpers shared by the subcommands (tools/tm/util.c). */
-/* Prints "tm SUB: " + formatted text + newline to stderr. */
+/* Prints "tm SUB: " + formatted text + newline to stderr, with control
+ * characters escaped (\n, \xNN) so that the message is one line whatever
+ * the file names in it. */
 void tm_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Parses an unsigned decimal (or 0x hex) integer with optional K/M/G suffix
- * (powers of 1024 for K/M/G when SUFFIX_BINARY, else 1000).  Returns 0 on
- * success, -1 if S is not a number or overflows. */
+/* TEXT and a newline on F, control characters escaped as by tm_err. */
+void tm_put_line(FILE *f, const char *text);
+/* Parses an unsigned decimal integer (digits only: no sign, no 0x, no
+ * blanks).  Returns 0 on success, -1 if S is not such a number or overflows. */
 int tm_parse_u64(const char *s, uint64_t *out);
+/* The same with an optional suffix k/K, m/M, g/G = 10^3, 10^6, 10^9: for
+ * the options whose help says so (instruction counts). */
+int tm_parse_count(const char *s, uint64_t *out);
 /* Option matching for "--name VALUE" and "--name=VALUE": if ARGV[*I] is
  * option NAME, stores its value in *VAL (advancing *I past a separate value)
  * and returns 1; returns -1 if the value is missing; 0 if not this option. */
 int tm_opt(int argc, char **argv, int *i, const char *name, const char **val);
-/* Parses "A,B" chunk sizes. Returns 0 on success. */
+/* Parses "A,B" chunk sizes (decimal). Returns 0 on success. */
 int tm_parse_pair(const char *s, unsigned *a, unsigned *b);
 /* Progress on stderr for long runs: returns 1 when stderr is a terminal. */
 int tm_progress_tty(void);
+
+/* An output file.  It is written under a temporary name in its folder
+ * (.NAME.tmp.XXXXXX, close-on-exec) and renamed into place by tm_out_commit
+ * only when it is complete, so that an interrupted run never leaves a
+ * half-written file under the final name.  "-" (standard output) and
+ * existing devices or FIFOs are written directly. */
+typedef struct tm_out {
+    char path[PATH_MAX];      /* the final name */
+    char tmp[PATH_MAX + 32];  /* the name to write now */
+    int direct;               /* tmp is path ("-", a device, a FIFO) */
+    int active;               /* a temporary exists */
+} tm_out;
+/* Prepares PATH; refuses in one line an output that is one of the files
+ * INPUTS (NULL-terminated; same device and inode) or a directory (-2: a
+ * usage error), or that cannot be created (-1). */
+int tm_out_begin(const char *sub, tm_out *o, const char *path, const char *const *inputs);
+/* Renames the finished temporary into place (0), or one line and -1. */
+int tm_out_commit(const char *sub, tm_out *o);
+/* Removes the temporary (an output that failed). */
+void tm_out_abort(tm_out *o);
+/* Removes the temporaries of every output not yet committed. */
+void tm_out_cleanup(void);
+/* Keeps the dispositions of SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT
+ * that tm started with (call first); tm_restore_child_signals puts them
+ * back (in a child before exec: the program gets what tm got);
+ * tm_sig_was_ignored tells whether SIG was ignored (nohup). */
+void tm_save_signals(void);
+void tm_restore_child_signals(void);
+int tm_sig_was_ignored(int sig);
+/* SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the temporaries, then end the
+ * process as the signal would have. */
+void tm_cleanup_on_signal(void);
+/* 1 if two names are the same existing file. */
+int tm_same_file(const char *a, const char *b);
+/* Flushes standard output: a write error (a full disk) gives one line and
+ * status 1; a reader that went away (EPIPE, `| head`) ends quietly with
+ * STATUS. */
+int tm_finish_stdout(const char *sub, int status);
+/* 1 once a write to standard output failed (stop producing output). */
+int tm_stdout_failed(void);
 #endif

@@ -68,6 +68,13 @@ static void print_record(FILE *out, const tmc_record *r)
         fprintf(out, "END count=%" PRIu64 "\n", r->count);
         return;
     }
+    if (r->type == TMC_CUT) {
+        if (r->flags == TMC_CUT_SIGNAL)
+            fprintf(out, "CUT signal=%" PRIu64 "\n", r->count);
+        else
+            fprintf(out, "CUT short\n");
+        return;
+    }
     fprintf(out, "c=%" PRIu64 " t=%" PRIu32 " ", r->cycle, r->tid);
     switch (r->type) {
     case TMC_START:
@@ -112,6 +119,7 @@ static void print_record(FILE *out, const tmc_record *r)
 typedef struct counts {
     uint64_t records, instructions, branches, cls[TMC_NCLASSES];
     uint64_t exceptions, loads, stores, modules, started, cycles;
+    unsigned cut, cut_signal; /* the CUT record's reason and signal */
 } counts;
 
 /* Parses the whole stream, counting; nothing else (bench baseline). */
@@ -133,6 +141,7 @@ static int count_stream(tmc_reader *r, counts *k)
             break;
         case TMC_MODULE: k->modules++; break;
         case TMC_END: k->records = rec.count; continue;
+        case TMC_CUT: k->cut = rec.flags; k->cut_signal = (unsigned)rec.count; continue;
         default: break;
         }
         k->cycles = rec.type == TMC_MODULE ? k->cycles : rec.cycle;
@@ -215,6 +224,10 @@ int cmd_dump(int argc, char **argv)
             printf("threads-started: %" PRIu64 " (of %" PRIu32 ")\n", k.started,
                    tmc_reader_threads(r));
             printf("cycles: %" PRIu64 "\n", k.cycles);
+            if (k.cut == TMC_CUT_SIGNAL)
+                printf("cut: by signal %u\n", k.cut_signal);
+            else if (k.cut)
+                printf("cut: short (the capture ended without its end marker)\n");
             if (fflush(stdout) || ferror(stdout))
                 status = output_failed();
         }

@@ -70,10 +70,11 @@ static void on_progress(uint64_t done, uint64_t total, void *arg)
     }
 }
 
-/* Unsigned option VALUE; range errors come from tm_gen_cfg_check. */
+/* Unsigned option VALUE (decimal; K/M/G only for --insns); range errors
+ * come from tm_gen_cfg_check. */
 static int opt_u64(const char *opt, const char *v, const char *range, uint64_t *out)
 {
-    if (tm_parse_u64(v, out)) {
+    if (!strcmp(opt, "--insns") ? tm_parse_count(v, out) : tm_parse_u64(v, out)) {
         tm_err("gen", "%s %s: not a number; allowed %s", opt, v, range);
         return -1;
     }
@@ -106,6 +107,33 @@ static int opt_double(const char *opt, const char *v, const char *range, double 
     return 0;
 }
 
+/* The writer of output O; 0, or 1 after one line. */
+static int open_writer(tm_out *o, uint32_t threads, tmc_writer **w)
+{
+    int rc = tmc_writer_open(o->tmp, threads, -1, w);
+    if (rc != TM_OK) {
+        tm_err("gen", "%s: %s", o->path, *w && *tmc_writer_error(*w) ? tmc_writer_error(*w) : tm_status_str(rc));
+        tmc_writer_abort(*w);
+        tm_out_abort(o);
+        return 1;
+    }
+    return 0;
+}
+
+/* Closes W and moves O into place: 0, or 1 after one line. */
+static int close_writer(tm_out *o, tmc_writer *w)
+{
+    errno = 0;
+    int rc = tmc_writer_close(w);
+    if (rc != TM_OK) {
+        tm_err("gen", "%s: %s%s%s", strcmp(o->path, "-") ? o->path : "standard output", tm_status_str(rc),
+               errno ? ": " : "", errno ? strerror(errno) : "");
+        tm_out_abort(o);
+        return 1;
+    }
+    return tm_out_commit("gen", o) ? 1 : 0;
+}
+
 /* tm gen --directed: writes the stream to OUT. */
 static int run_directed(const tm_gen_directed_cfg *dc, const char *out)
 {
@@ -118,26 +146,21 @@ static int run_directed(const tm_gen_directed_cfg *dc, const char *out)
         tm_err("gen", "no output: give -o FILE.tmc ('-' = stdout)");
         return 2;
     }
+    tm_out o;
     tmc_writer *w = NULL;
-    int rc = tmc_writer_open(out, dc->threads, -1, &w);
-    if (rc != TM_OK) {
-        tm_err("gen", "%s", w && *tmc_writer_error(w) ? tmc_writer_error(w) : tm_status_str(rc));
-        tmc_writer_abort(w);
-        return 1;
-    }
+    int rc = tm_out_begin("gen", &o, out, NULL);
+    if (rc)
+        return rc == -2 ? 2 : 1;
+    if ((rc = open_writer(&o, dc->threads, &w)) != 0)
+        return rc;
     rc = tm_gen_directed_run(dc, w, err, sizeof err);
     if (rc != TM_OK) {
         tm_err("gen", "%s", err);
         tmc_writer_abort(w);
+        tm_out_abort(&o);
         return 1;
     }
-    errno = 0;
-    rc = tmc_writer_close(w);
-    if (rc != TM_OK) {
-        tm_err("gen", "%s: %s%s%s", strcmp(out, "-") ? out : "<stdout>", tm_status_str(rc),
-               errno ? ": " : "", errno ? strerror(errno) : "");
-        return 1;
-    }
+    return close_writer(&o, w);
     return 0;
 }
 
@@ -152,6 +175,13 @@ int cmd_gen(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r = 0, bad = 0;
+        if (!strcmp(a, "--")) { /* options end; tm gen takes no other argument */
+            if (i + 1 < argc) {
+                tm_err("gen", "unexpected argument '%s' (the output is given with -o)", argv[i + 1]);
+                return 2;
+            }
+            break;
+        }
 #define OPT(name)                                                            \
     if ((r = tm_opt(argc, argv, &i, name, &v)) < 0) {                        \
         tm_err("gen", "%s needs a value (see tm gen --help)", name);         \
@@ -212,13 +242,13 @@ int cmd_gen(int argc, char **argv)
         return 2;
     }
 
+    tm_out o;
     tmc_writer *w = NULL;
-    int rc = tmc_writer_open(out, cfg.threads, -1, &w);
-    if (rc != TM_OK) {
-        tm_err("gen", "%s", w && *tmc_writer_error(w) ? tmc_writer_error(w) : tm_status_str(rc));
-        tmc_writer_abort(w);
-        return 1;
-    }
+    int rc = tm_out_begin("gen", &o, out, NULL);
+    if (rc)
+        return rc == -2 ? 2 : 1;
+    if ((rc = open_writer(&o, cfg.threads, &w)) != 0)
+        return rc;
     prog_state ps = {tm_progress_tty(), 0};
     int show = cfg.insns >= PROGRESS_MIN;
     rc = tm_gen_run(&cfg, w, show ? on_progress : NULL, &ps, err, sizeof err);
@@ -227,14 +257,8 @@ int cmd_gen(int argc, char **argv)
             fputc('\n', stderr);
         tm_err("gen", "%s", err);
         tmc_writer_abort(w);
+        tm_out_abort(&o);
         return 1;
     }
-    errno = 0;
-    rc = tmc_writer_close(w);
-    if (rc != TM_OK) {
-        tm_err("gen", "%s: %s%s%s", strcmp(out, "-") ? out : "<stdout>", tm_status_str(rc),
-               errno ? ": " : "", errno ? strerror(errno) : "");
-        return 1;
-    }
-    return 0;
+    return close_writer(&o, w);
 }

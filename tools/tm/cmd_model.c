@@ -29,11 +29,24 @@ int cmd_model(int argc, char **argv)
     memset(&o, 0, sizeof o);
     const char *in = NULL, *out = NULL, *stats = NULL;
     int quiet = 0, explain = 0;
+    int opts = 1; /* "--" ends the options */
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
         const char *a = argv[i];
-int mr = model_opts_parse("model", &o, argc, argv, &i);
+        if (!opts || !strcmp(a, "-") || a[0] != '-') {
+            if (in) {
+                tm_err("model", "unexpected argument '%s': one input file only", a);
+                return 2;
+            }
+            in = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            opts = 0;
+            continue;
+        }
+        int mr = model_opts_parse("model", &o, argc, argv, &i);
         if (mr < 0)
             return 2;
         if (mr > 0)
@@ -54,12 +67,8 @@ int mr = model_opts_parse("model", &o, argc, argv, &i);
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--explain")) explain = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        else if (a[0] == '-' && a[1] != '\0') {
-            tm_err("model", "unknown option '%s' (see tm model --help)", a);
-            return 2;
-        } else if (!in) in = a;
         else {
-            tm_err("model", "unexpected argument '%s': one input file only", a);
+            tm_err("model", "unknown option '%s' (see tm model --help)", a);
             return 2;
         }
     }
@@ -74,6 +83,14 @@ int mr = model_opts_parse("model", &o, argc, argv, &i);
         return 2;
     if (!out && !explain) {
         tm_err("model", "no output: give -o OUT.tmt");
+        return 2;
+    }
+    if (out && stats && strcmp(out, "-") && !strcmp(out, stats)) {
+        tm_err("model", "-o and --stats name the same file %s", out);
+        return 2;
+    }
+    if (out && stats && !strcmp(out, "-") && !strcmp(stats, "-")) {
+        tm_err("model", "-o - and --stats -: only one of them can be standard output");
         return 2;
     }
 
@@ -104,9 +121,23 @@ int mr = model_opts_parse("model", &o, argc, argv, &i);
             return 0;
         }
     }
+    const char *inputs[] = {in, NULL};
+    tm_out oto, ost;
+    memset(&oto, 0, sizeof oto);
+    memset(&ost, 0, sizeof ost);
+    int orc = out ? tm_out_begin("model", &oto, out, inputs) : 0;
+    if (!orc && stats)
+        orc = tm_out_begin("model", &ost, stats, inputs);
+    if (orc) {
+        tm_out_abort(&oto);
+        tmc_reader_close(rd);
+        return orc == -2 ? 2 : 1;
+    }
     tm_model *m = NULL;
     if ((rc = tm_model_new(&cfg, &m)) != TM_OK) {
         tm_err("model", "cannot create the model: %s", tm_status_str(rc));
+        tm_out_abort(&oto);
+        tm_out_abort(&ost);
         tmc_reader_close(rd);
         return 1;
     }
@@ -114,7 +145,13 @@ int mr = model_opts_parse("model", &o, argc, argv, &i);
     uint64_t nrec = 0;
     time_t t0 = time(NULL), last = t0;
     int status = 0;
+    tmt_ending ending = TMT_COMPLETE;
+    unsigned sig = 0;
     while ((rc = tmc_reader_next(rd, &r)) == 1) {
+        if (r.type == TMC_CUT) { /* a recording that was cut: the trace says so */
+            ending = r.flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
+            sig = (unsigned)r.count;
+        }
         if ((rc = tm_model_put(m, &r)) != TM_OK) {
             tm_err("model", "%s: offset %" PRIu64 ": %s", in, tmc_reader_offset(rd), tm_model_error(m));
             status = 1;
@@ -135,19 +172,43 @@ int mr = model_opts_parse("model", &o, argc, argv, &i);
     }
     tm_model_finish(m);
     char err[512];
-    if (out && tmt_write(out, &cfg, tm_model_trace(m), tm_model_get_stats(m)->cycles, err, sizeof err) != TM_OK) {
-        tm_err("model", "%s", err);
-        status = 1;
-        goto out;
+    if (out) {
+        uint64_t *insns = calloc(cfg.enc.threads, sizeof *insns);
+        tmt_trailer tr;
+        if (!insns) {
+            tm_err("model", "out of memory");
+            status = 1;
+            goto out;
+        }
+        tmt_trailer_of(&tr, m, insns, ending, sig);
+        rc = tmt_write(oto.tmp, &cfg, tm_model_trace(m), &tr, err, sizeof err);
+        free(insns);
+        if (rc != TM_OK) {
+            tm_err("model", "%s", err);
+            status = 1;
+            goto out;
+        }
     }
-    if (stats && report_json(stats, &cfg, m)) {
+    if (stats && report_json(ost.tmp, &cfg, m, ending, sig)) {
         tm_err("model", "%s: cannot write statistics: %s", stats, strerror(errno));
         status = 1;
         goto out;
     }
-    if (!quiet)
-        report_text(out && !strcmp(out, "-") ? stderr : stdout, &cfg, m);
+    if ((out && tm_out_commit("model", &oto)) || (stats && tm_out_commit("model", &ost))) {
+        status = 1;
+        goto out;
+    }
+    if (!quiet) {
+        FILE *f = out && !strcmp(out, "-") ? stderr : stdout;
+        report_text(f, &cfg, m);
+        if (ending != TMT_COMPLETE) {
+            char why[128];
+            fprintf(f, "recording: %s\n", tmt_ending_str(ending, sig, why, sizeof why));
+        }
+    }
 out:
+    tm_out_abort(&oto);
+    tm_out_abort(&ost);
     tm_model_free(m);
     tmc_reader_close(rd);
     return status;

@@ -1,4 +1,5 @@
 /* tm — the command line: `tm SUBCOMMAND [options]` (git/perf style). */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
@@ -34,9 +35,14 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    /* A closed standard output (a pager that quit) is a write error, not a
+     * signal (tm_finish_stdout); an interrupted run removes its temporaries. */
+    tm_save_signals();
+    signal(SIGPIPE, SIG_IGN);
+    tm_cleanup_on_signal();
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
-            return cmds[i].fn(argc - 1, argv + 1);
+            return tm_finish_stdout(cmds[i].name, cmds[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "tm: unknown subcommand '%s' (one of: gen, dump, model, decode, cosim, record)\n", argv[1]);
     return 2;
 }

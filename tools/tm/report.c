@@ -159,11 +159,12 @@ static void json_thread(FILE *f, const tm_thread_stats *s, const char *indent)
             indent, s->dropped_messages, s->dropped_bits, s->losses, s->lost_instructions);
 }
 
-int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m)
+int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tmt_ending ending, unsigned signal)
 {
+    static const char *const endings[] = {"complete", "cut short", "signal"};
     const tm_model_stats *st = tm_model_get_stats(m);
     const tm_thread_stats *T = &st->total;
-    FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
+    FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "we");
     if (!f)
         return -1;
     fprintf(f, "{\n");
@@ -173,6 +174,8 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m)
     fprintf(f, "  \"bits_per_cycle\": %.6f,\n", ratio(st->bits, st->exec_cycles));
     fprintf(f, "  \"execution_cycles\": %" PRIu64 ",\n", st->exec_cycles);
     fprintf(f, "  \"cycles\": %" PRIu64 ",\n", st->cycles);
+    fprintf(f, "  \"recording\": {\"ending\": \"%s\", \"signal\": %u},\n", endings[ending <= TMT_CUT_SIGNAL ? ending : 0],
+            ending == TMT_CUT_SIGNAL ? signal : 0);
     fprintf(f, "  \"config\": {\"encoding\": \"%s\", \"timestamps\": %s, \"shared\": %s, \"threads\": %u, "
                "\"gshare\": %u, \"ras\": %u, \"ibtb\": %u, \"buffer_bits\": %u, \"port_bits\": %u, "
                "\"chunks\": {\"bcnt\": [%u, %u], \"ta\": [%u, %u], \"cc\": [%u, %u]}, "
