@@ -57,6 +57,7 @@ struct tm_cap {
     unsigned npart;
     int have_magic;
     uint64_t off;        /* byte offset of w[0] in the stream */
+    uint64_t exec_end;   /* offset just after the last EXECVE event */
     /* blocks */
     block *blocks;       /* index = id */
     size_t nblocks, bcap;
@@ -174,7 +175,11 @@ void tm_cap_free(tm_cap *c)
 }
 
 const char *tm_cap_error(const tm_cap *c) { return c->err; }
-void tm_cap_get_info(const tm_cap *c, tm_cap_info *info) { *info = c->info; }
+void tm_cap_get_info(const tm_cap *c, tm_cap_info *info)
+{
+    *info = c->info;
+    info->execd = !c->info.ended && c->exec_end && c->exec_end == c->off && !c->nw && !c->npart;
+}
 
 /* ------------------------------------------------------------ hash */
 
@@ -1032,6 +1037,9 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             return fail(c, c->off, "the consumer stopped"), -1;
         return (long)len;
     }
+    case TMCAP_EXECVE:
+        c->exec_end = c->off + 8; /* complete if the stream ends here */
+        return 1;
     case TMCAP_END:
         c->info.ended = 1;
         c->info.status = (int)((w0 >> 8) & 0xff);
@@ -1142,7 +1150,7 @@ int tm_cap_finish(tm_cap *c)
 
 size_t tm_elf_build_id(const char *path, uint8_t id[64])
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     if (!f)
         return 0;
     Elf64_Ehdr eh;
@@ -1189,7 +1197,7 @@ size_t tm_elf_build_id(const char *path, uint8_t id[64])
  * offset 0 at BASE: from .symtab, else .dynsym.  Returns 1 if found. */
 int tm_elf_symbol(const char *path, uint64_t base, const char *name, uint64_t *lo, uint64_t *size)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     if (!f)
         return 0;
     int found = 0;

@@ -40,8 +40,13 @@
  * gdbserver shares memory with vgdb through it): maps FD shared, at an
  * address of Valgrind's own. */
 extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd, Off64T offset);
+/* Also exported by libcoregrind, not declared for tools: moves FD into
+ * Valgrind's reserved range (above the program's descriptor limit,
+ * close-on-exec), where the program can neither see, write nor close it. */
+extern Int VG_(safe_fd)(Int oldfd);
 
 static Int out_fd = -1;
+static Long clo_log_fd = -1; /* --tm-log-fd: Valgrind's --log-fd, to close */
 static Bool traced_fork_child = False; /* this process is a fork of the traced one */
 static Bool clo_mem = False;
 static Bool clo_store_values = True;
@@ -854,6 +859,13 @@ static void copy_mem_remap(Addr from, Addr to, SizeT len)
 static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
     (void)nargs;
+    if ((no == 59 || no == 322) && !traced_fork_child && out_fd >= 0) {
+        /* execve, execveat: if it succeeds the new image runs natively and
+         * the channel (close-on-exec) closes: say so first. */
+        room(1);
+        put(TMCAP_EXECVE | (ULong)tid << 8);
+        flush();
+    }
     if (no == 56 && tid < MAX_TIDS) { /* clone(flags, sp, ptid, ctid, tls) */
         if (args[0] & 0x00200000) /* CLONE_CHILD_CLEARTID */
             pending_clear_tid = args[3];
@@ -918,6 +930,7 @@ static Bool process_cmd_line_option(const HChar *arg)
     Long fdv = -1;
     if (VG_BINT_CLO(arg, "--tm-fd", fdv, 0, 1 << 20)) {
         out_fd = (Int)fdv;
+    } else if (VG_BINT_CLO(arg, "--tm-log-fd", clo_log_fd, 3, 1 << 20)) {
     } else if (VG_STR_CLO(arg, "--tm-shm", clo_shm)) {
     } else if (VG_BOOL_CLO(arg, "--tm-mem", clo_mem)) {
     } else if (VG_BOOL_CLO(arg, "--tm-store-values", clo_store_values)) {
@@ -932,6 +945,7 @@ static void print_usage(void)
     VG_(printf)("    --tm-fd=N           write the capture stream to file descriptor N (required)\n"
                 "    --tm-mem=yes|no     capture memory operands and their values [no]\n"
                 "    --tm-store-values=yes|no  with --tm-mem, the values of the program's stores too [yes]\n"
+                "    --tm-log-fd=N       the descriptor given as --log-fd: closed once Valgrind has its copy\n"
                 "    --tm-shm=FD,ACK,SLOTS,BYTES  the stream through shared memory FD (SLOTS slots of BYTES);\n"
                 "                        the pipe carries slot lengths, tm record frees slots on ACK [off]\n");
 }
@@ -947,6 +961,11 @@ static void post_clo_init(void)
         VG_(umsg)("tmtrace: --tm-fd=N is required (tmtrace is run by `tm record`)\n");
         VG_(exit)(1);
     }
+    /* The program sees none of tm's descriptors: the channel moves into
+     * Valgrind's range, and Valgrind's copy of the log is the only one. */
+    out_fd = VG_(safe_fd)(out_fd);
+    if (clo_log_fd >= 0)
+        VG_(close)((Int)clo_log_fd);
     /* Every control transfer ends a superblock. */
     VG_(clo_vex_control).guest_chase = False;
     /* ... and no block is a loop unrolled (iropt's self-loop unrolling would
@@ -982,7 +1001,7 @@ static void post_clo_init(void)
         }
         VG_(close)((Int)v[0]);
         shm = (ULong *)sr_Res(r);
-        ack_fd = (Int)v[1];
+        ack_fd = VG_(safe_fd)((Int)v[1]);
         shm_slots = (UInt)v[2];
         buf_words = (UInt)(v[3] / 8);
         buf_limit = buf_words - BUF_MARGIN;

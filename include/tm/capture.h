@@ -65,6 +65,8 @@ typedef struct tm_cap_sink {
 /* How the capture ended. */
 typedef struct tm_cap_info {
     int ended;            /* the frontend reported the program's end */
+    int execd;            /* the stream ended right after an EXECVE event:
+                             the program replaced itself (complete too) */
     int status;           /* its exit status */
     uint64_t bytes;       /* capture bytes consumed */
     uint64_t blocks;      /* block descriptors */

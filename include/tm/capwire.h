@@ -36,6 +36,10 @@
  *          words: the bytes of the vdso.
  *  END     w0 = 11 | status << 8 (8 bits) | how << 16 (8 bits): the program
  *          ended (how: 0 exit with status, 1 killed by signal status).
+ *  EXECVE  w0 = 12 | tid << 8: thread tid calls execve.  If nothing follows
+ *          it, the program replaced itself by a new image, which runs on
+ *          natively (untraced): the capture is complete.  Any later event
+ *          means the call failed and the program went on.
  */
 #ifndef TM_CAPWIRE_H
 #define TM_CAPWIRE_H
@@ -53,6 +57,7 @@
 #define TMCAP_MAP 9
 #define TMCAP_VDSO 10
 #define TMCAP_END 11
+#define TMCAP_EXECVE 12
 
 /* MEM flags (in w0). */
 #define TMCAP_MEM_STORE (1u << 8)

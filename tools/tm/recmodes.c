@@ -1,6 +1,7 @@
 /* tm record --mode: the thesis tools' descriptor outputs (recmodes.h;
  * docs/guide.md "tm record --mode").  Uses only libc and libtm, so that the
  * unit tests can include this file. */
+#define _GNU_SOURCE /* mkostemp */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -60,6 +62,7 @@ struct rec_mode {
     int full, failed;
     char err[512];
     char *path, *stats_path;
+    char *tmp_path, *stats_tmp; /* written under these, renamed at a successful close */
     int fd, sock;            /* descriptor output; sock: a socket to the compressor */
     pid_t pid;               /* the compressor, 0 = none */
     const char *comp;
@@ -619,10 +622,24 @@ static char *cat3(const char *a, const char *b, const char *c)
     return s;
 }
 
+/* "DIR/.NAME.tmp.XXXXXX" for PATH "DIR/NAME" (mkostemp's template). */
+static char *tmp_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    int d = slash ? (int)(slash - path + 1) : 0;
+    size_t n = strlen(path) + 16;
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "%.*s.%s.tmp.XXXXXX", d, path, path + d);
+    return t;
+}
+
 static void free_mode(rec_mode *m)
 {
     free(m->path);
     free(m->stats_path);
+    free(m->tmp_path);
+    free(m->stats_tmp);
     free(m->buf);
     free(m->pta);
     free(m);
@@ -707,31 +724,40 @@ int rec_mode_open(const rec_mode_cfg *c, const tm_model_cfg *mcfg, rec_mode **ou
     }
     m->path = cat3(name, m->ascii ? ".txt" : ".bin", comp ? comp->suffix : "");
     m->stats_path = cat3(name, ".Statistics", "");
-    if (!m->path || !m->stats_path) {
+    if (!m->path || !m->stats_path || !(m->tmp_path = tmp_name(m->path)) || !(m->stats_tmp = tmp_name(m->stats_path))) {
         free_mode(m);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int fd = open(m->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = mkostemp(m->tmp_path, O_CLOEXEC), sfd = -1;
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", m->path, strerror(errno));
         free_mode(m);
         return -1;
     }
-    if (!(m->sf = fopen(m->stats_path, "w"))) {
+    if ((sfd = mkostemp(m->stats_tmp, O_CLOEXEC)) < 0 || !(m->sf = fdopen(sfd, "w"))) {
         snprintf(err, errlen, "%s: %s", m->stats_path, strerror(errno));
+        if (sfd >= 0) {
+            close(sfd);
+            unlink(m->stats_tmp);
+        }
         close(fd);
-        unlink(m->path);
+        unlink(m->tmp_path);
         free_mode(m);
         return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) || fchmod(sfd, 0666 & ~mask)) {
+        /* keep mkostemp's 0600 */
     }
     if (comp) {
         int r = start_compressor(m, comp, fd, err, errlen);
         close(fd);
         if (r) {
             fclose(m->sf);
-            unlink(m->path);
-            unlink(m->stats_path);
+            unlink(m->tmp_path);
+            unlink(m->stats_tmp);
             free_mode(m);
             return -1;
         }
@@ -899,6 +925,23 @@ static void write_stats(rec_mode *m, const tm_model *model, double ms)
                 m->dropped ? "their descriptors are missing (enlarge --buffer or --port)" : "none missing");
 }
 
+void rec_mode_abort(rec_mode *m)
+{
+    if (!m)
+        return;
+    if (m->fd >= 0)
+        close(m->fd);
+    if (m->pid > 0) {
+        int ws;
+        while (waitpid(m->pid, &ws, 0) < 0 && errno == EINTR)
+            ;
+    }
+    fclose(m->sf);
+    unlink(m->tmp_path);
+    unlink(m->stats_tmp);
+    free_mode(m);
+}
+
 int rec_mode_close(rec_mode *m, const tm_model *model, char *err, size_t errlen)
 {
     if (!m)
@@ -924,9 +967,16 @@ int rec_mode_close(rec_mode *m, const tm_model *model, char *err, size_t errlen)
     write_stats(m, model, ms);
     if (ferror(m->sf) | fclose(m->sf))
         fail(m, "%s: cannot write", m->stats_path);
+    if (!m->failed && rename(m->tmp_path, m->path))
+        fail(m, "%s: cannot move the finished file into place: %s", m->path, strerror(errno));
+    if (!m->failed && rename(m->stats_tmp, m->stats_path))
+        fail(m, "%s: cannot move the finished file into place: %s", m->stats_path, strerror(errno));
     int r = m->failed ? -1 : 0;
-    if (r)
+    if (r) {
+        unlink(m->tmp_path);
+        unlink(m->stats_tmp);
         snprintf(err, errlen, "%s", m->err);
+    }
     free_mode(m);
     return r;
 }

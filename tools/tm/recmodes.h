@@ -69,6 +69,9 @@ int rec_mode_needs_cfiat(const rec_mode_cfg *c);
  * threads).  With no mode and no mode option: *out = NULL and 0.  On error:
  * one line in ERR, nothing left behind, -1. */
 int rec_mode_open(const rec_mode_cfg *c, const tm_model_cfg *mcfg, rec_mode **out, char *err, size_t errlen);
+/* Abandons M: its files are removed (they are written under temporary
+ * names and renamed into place only by a successful rec_mode_close). */
+void rec_mode_abort(rec_mode *m);
 
 /* Every commit-stream record, in order (MEM records carry in r->pc the
  * address of their instruction; 0 = a write by the system, never traced).
