@@ -9,6 +9,7 @@
 #ifndef TM_DECODER_H
 #define TM_DECODER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "tm/tmt.h"
 
@@ -39,6 +40,14 @@ typedef struct tm_verify_result {
  * PROGRESS (may be NULL) is called about every 2^22 records. */
 int tm_verify(const char *tmc_path, const tmt_file *trace, tm_verify_result *res,
               void (*progress)(uint64_t records, void *arg), void *arg);
+
+/* What the replay cannot check (spec §6.2): the model, run over the commit
+ * stream with the trace's configuration, must give the trace's bits, its
+ * cycle count and per-thread instruction counts, and the commit stream's
+ * CUT record must be the trailer's ending.  TM_OK, TM_ERR_MISMATCH (ERR says
+ * which field and, for the bits, the first trace bit that differs), or an
+ * input error. */
+int tm_verify_file(const char *tmc_path, const tmt_file *trace, char *err, size_t errlen);
 
 /* Operand sizes of each thread's loads, read ahead from a second pass over
  * the commit stream: a DATA message's length depends on the size of the load

@@ -101,6 +101,18 @@ static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
     return status;
 }
 
+/* The end of a verdict line: the file's own fields checked (tm_verify_file),
+ * and how the recording ended. */
+static void print_file_check(const tmt_file *tf)
+{
+    printf("; the header's configuration reproduces the trace (%" PRIu64 " bits, %" PRIu64 " cycles%s)", tf->bits,
+           tf->cycles, tf->thread_insns ? ", instructions per thread" : "");
+    if (tf->ending != TMT_COMPLETE) {
+        char why[128];
+        printf("; the recording was %s", tmt_ending_str(tf->ending, tf->signal, why, sizeof why));
+    }
+}
+
 /* BASE of BASE.tmt (or the path itself) + SUFFIX. */
 static void sibling(const char *tmt, const char *suffix, char *out, size_t n)
 {
@@ -219,6 +231,8 @@ static int from_binary(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     tm_frombin_result res;
     int rc = tm_frombin(&tf, &o, &res);
+    if (verify && rc == TM_OK && (rc = tm_verify_file(files[0], &tf, res.v.error, sizeof res.v.error)) != TM_OK)
+        res.v.ok = 0;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     int status;
@@ -240,7 +254,9 @@ static int from_binary(int argc, char **argv)
                 printf("; %" PRIu64 " load values replayed (%" PRIu64 " from DATA messages, %" PRIu64
                        " from the replay's copy)",
                        res.v.loads_reported + res.v.loads_inferred, res.v.loads_reported, res.v.loads_inferred);
-            printf("; %.2f M instructions/s\n", secs > 0 ? (double)res.v.checked / secs / 1e6 : 0.0);
+            printf("; %.2f M instructions/s", secs > 0 ? (double)res.v.checked / secs / 1e6 : 0.0);
+            print_file_check(&tf);
+            printf("\n");
             status = 0;
         } else if (rc == TM_ERR_MISMATCH) {
             printf("MISMATCH: %s\n", res.v.error);
@@ -320,6 +336,8 @@ int cmd_decode(int argc, char **argv)
         tm_verify_result res;
         time_t last = time(NULL);
         int rc = tm_verify(files[0], &tf, &res, progress, &last);
+        if (rc == TM_OK && (rc = tm_verify_file(files[0], &tf, res.error, sizeof res.error)) != TM_OK)
+            res.ok = 0;
         if (rc == TM_OK) {
             printf("OK: %" PRIu64 " instructions replayed (%" PRIu64 " reconstructed, %" PRIu64 " in %" PRIu64
                    " overflow gaps), %" PRIu64 " branches, %" PRIu64 " exceptions, %" PRIu64 " messages",
@@ -332,6 +350,7 @@ int cmd_decode(int argc, char **argv)
                        " from the replay's copy), %" PRIu64 " loads in gaps",
                        res.loads_reported + res.loads_inferred, res.loads_reported, res.loads_inferred,
                        res.loads - res.loads_reported - res.loads_inferred);
+            print_file_check(&tf);
             printf("\n");
             status = 0;
         } else if (rc == TM_ERR_MISMATCH) {
