@@ -559,7 +559,8 @@ rp=$!
 vp=""
 for _ in $(seq 100); do
     vp=$(cat /proc/$rp/task/*/children 2> /dev/null | awk '{print $1}')
-    [ -n "$vp" ] && [ -s cut.tmc ] && break
+    # the outputs are written under temporary names until the end
+    [ -n "$vp" ] && [ -n "$(find . -maxdepth 1 -name '.cut.tmc.tmp.*' -size +0)" ] && break
     sleep 0.1
 done
 [ -n "$vp" ] || die "cannot find the valgrind process of tm record"

@@ -16,7 +16,7 @@ PROG_SRC := tests/programs
 PROG_ASM := branchenum branchtest branchfold traptortest evict multiblock mlsopt
 PROG_CFLAGS := -std=gnu11 -O1 -g -no-pie -Wall -Wextra -Werror
 PROGRAMS := $(PROG_ASM:%=$(PROG_DIR)/%) \
-	$(addprefix $(PROG_DIR)/,mlstest mt_pthread mt_omp signals crash spin cleartid forkwork)
+	$(addprefix $(PROG_DIR)/,mlstest mt_pthread mt_omp signals crash spin cleartid forkwork fdlist)
 
 .PHONY: programs
 programs: $(PROGRAMS)
@@ -37,7 +37,7 @@ $(PROG_DIR)/mt_omp: $(PROG_SRC)/mt_omp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -fopenmp -o $@ $<
 
-$(PROG_DIR)/cleartid $(PROG_DIR)/forkwork: $(PROG_DIR)/%: $(PROG_SRC)/%.c
+$(PROG_DIR)/cleartid $(PROG_DIR)/forkwork $(PROG_DIR)/fdlist: $(PROG_DIR)/%: $(PROG_SRC)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
 

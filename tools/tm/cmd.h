@@ -56,6 +56,9 @@ int tm_out_begin(const char *sub, tm_out *o, const char *path, const char *const
 int tm_out_commit(const char *sub, tm_out *o);
 /* Removes the temporary (an output that failed). */
 void tm_out_abort(tm_out *o);
+/* MSG with the temporary's name of O replaced by the final one (in place;
+ * returns MSG): for the messages of library writers given O->tmp. */
+char *tm_out_name(const tm_out *o, char *msg);
 /* Removes the temporaries of every output not yet committed. */
 void tm_out_cleanup(void);
 /* Keeps the dispositions of SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT

@@ -89,14 +89,17 @@ static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
         if (m.kind == TM_MSG_DATA)
             tm_load_sizes_split(ls);
         tm_msg_format(&m, tf->cfg.enc.timestamps, line, sizeof line);
-        if (printf("%10" PRIu64 "  %s\n", pos, line) < 0) {
-            status = 1;
-            break;
-        }
+        if (printf("%10" PRIu64 "  %s\n", pos, line) < 0)
+            break; /* a full disk or a reader gone: tm_finish_stdout says which */
         n++;
     }
-    if (!status)
+    if (!status && !tm_stdout_failed()) {
         printf("# %" PRIu64 " messages\n", n);
+        if (tf->ending != TMT_COMPLETE) {
+            char why[128];
+            printf("# recording %s\n", tmt_ending_str(tf->ending, tf->signal, why, sizeof why));
+        }
+    }
     tm_load_sizes_close(ls);
     return status;
 }
@@ -289,16 +292,24 @@ static int from_binary(int argc, char **argv)
 
 int cmd_decode(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--from-binary"))
             return from_binary(argc, argv);
-    int verify = 0, quiet = 0;
+    int verify = 0, quiet = 0, opts = 1;
     const char *tmc = NULL;
     const char *files[2];
     int nf = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--verify")) verify = 1;
+        if (!opts || a[0] != '-' || !strcmp(a, "-")) {
+            if (nf >= 2) {
+                tm_err("decode", "too many arguments (see tm decode --help)");
+                return 2;
+            }
+            files[nf++] = a;
+        }
+        else if (!strcmp(a, "--")) opts = 0;
+        else if (!strcmp(a, "--verify")) verify = 1;
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--tmc")) {
             if (i + 1 >= argc) {
@@ -308,12 +319,8 @@ int cmd_decode(int argc, char **argv)
             tmc = argv[++i];
         }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        else if (a[0] == '-' && a[1] != '\0') {
-            tm_err("decode", "unknown option '%s' (see tm decode --help)", a);
-            return 2;
-        } else if (nf < 2) files[nf++] = a;
         else {
-            tm_err("decode", "too many arguments (see tm decode --help)");
+            tm_err("decode", "unknown option '%s' (see tm decode --help)", a);
             return 2;
         }
     }

@@ -112,7 +112,9 @@ static int open_writer(tm_out *o, uint32_t threads, tmc_writer **w)
 {
     int rc = tmc_writer_open(o->tmp, threads, -1, w);
     if (rc != TM_OK) {
-        tm_err("gen", "%s: %s", o->path, *w && *tmc_writer_error(*w) ? tmc_writer_error(*w) : tm_status_str(rc));
+        char m[600];
+        snprintf(m, sizeof m, "%s", *w && *tmc_writer_error(*w) ? tmc_writer_error(*w) : tm_status_str(rc));
+        tm_err("gen", "%s", tm_out_name(o, m));
         tmc_writer_abort(*w);
         tm_out_abort(o);
         return 1;

@@ -184,7 +184,7 @@ int cmd_model(int argc, char **argv)
         rc = tmt_write(oto.tmp, &cfg, tm_model_trace(m), &tr, err, sizeof err);
         free(insns);
         if (rc != TM_OK) {
-            tm_err("model", "%s", err);
+            tm_err("model", "%s", tm_out_name(&oto, err));
             status = 1;
             goto out;
         }

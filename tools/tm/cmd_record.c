@@ -842,7 +842,7 @@ int cmd_record(int argc, char **argv)
     if (!cap_failed && tm_cap_finish(cap) != TM_OK)
         cap_failed = 1;
     if (cap_failed) {
-        OUT_ERR("%s", x.failed ? x.err : tm_cap_error(cap));
+        OUT_ERR("%s", x.failed ? tm_out_name(&out_tmc, x.err) : tm_cap_error(cap));
     }
     tm_cap_info info;
     tm_cap_get_info(cap, &info);
@@ -873,7 +873,7 @@ int cmd_record(int argc, char **argv)
     } else {
         tmt_trailer_of(&tr, x.m, insns, ending, (unsigned)sig);
         if (tmt_write(out_tmt.tmp, &cfg, tm_model_trace(x.m), &tr, err, sizeof err) != TM_OK)
-            OUT_ERR("%s", err);
+            OUT_ERR("%s", tm_out_name(&out_tmt, err));
         free(insns);
     }
     if (report_json(out_json.tmp, &cfg, x.m, ending, (unsigned)sig)) {
@@ -919,6 +919,8 @@ int cmd_record(int argc, char **argv)
             tmc_ok = 0;
             if (!x.failed)
                 OUT_ERR("%s.tmc: %s%s%s", base, tm_status_str(rc), errno ? ": " : "", errno ? strerror(errno) : "");
+            else if (!status)
+                tm_out_name(&out_tmc, x.err);
         }
         x.w = NULL;
     }
@@ -963,9 +965,15 @@ int cmd_record(int argc, char **argv)
         return WIFEXITED(ws) && WEXITSTATUS(ws) ? WEXITSTATUS(ws) : 1;
     }
     if (ending == TMT_CUT_SHORT) {
+        if (WIFSIGNALED(ws)) {
+            tm_err("record", "the capture was cut short: %s was killed by signal %d (%s) before the frontend's end "
+                             "marker; the recording up to there is written and says so",
+                   argv[argi], WTERMSIG(ws), signame(WTERMSIG(ws)));
+            return 128 + WTERMSIG(ws);
+        }
         tm_err("record", "the capture was cut short: the frontend's channel closed before the program's end "
-                         "(%s); the recording up to there is written and says so",
-               WIFEXITED(ws) ? "the program exited" : WIFSIGNALED(ws) ? signame(WTERMSIG(ws)) : "?");
+                         "(exit status %d); the recording up to there is written and says so",
+               WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
         return 1;
     }
     if (WIFEXITED(ws))

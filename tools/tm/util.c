@@ -235,6 +235,17 @@ void tm_out_abort(tm_out *o)
     unlink(o->tmp);
 }
 
+char *tm_out_name(const tm_out *o, char *msg)
+{
+    size_t lt = strlen(o->tmp), lp = strlen(o->path);
+    char *at;
+    if (o->direct || !lt || !(at = strstr(msg, o->tmp)) || lp > lt)
+        return msg;
+    memcpy(at, o->path, lp);
+    memmove(at + lp, at + lt, strlen(at + lt) + 1);
+    return msg;
+}
+
 void tm_out_cleanup(void)
 {
     for (int k = 0; k < MAX_OUTS; k++)
