@@ -48,6 +48,11 @@ module tm_top
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
+  // Testbench only (tie to 0): at this clock edge the cycle counter moves
+  // on by 1 + idle_skip_i, as if the module had stayed idle for idle_skip_i
+  // more cycles.  Only while it is idle: no group retires, no core offers,
+  // the buffer is empty (then such cycles change nothing but the counter).
+  input  logic [63:0]             idle_skip_i,
   // retire interface, one group per core per cycle
   input  logic [N-1:0]            rv_valid_i,
   input  logic [N-1:0][15:0]      rv_count_i,
@@ -100,7 +105,7 @@ module tm_top
   logic [63:0] cycle_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) cycle_q <= '0;
-    else         cycle_q <= cycle_q + 64'd1;
+    else         cycle_q <= cycle_q + 64'd1 + idle_skip_i;
   end
   assign obs_cycle_o = cycle_q;
 
@@ -323,5 +328,15 @@ module tm_top
   assign obs_data_fah_o  = fah;
   assign obs_data_size_o = mem_size_i;
   assign obs_data_bits_o = dbits;
+
+`ifndef SYNTHESIS
+  // idle_skip_i only while nothing happens (see the port's comment)
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && idle_skip_i != 64'd0) begin
+      assert (rv_valid_i == '0 && offer == '0 && obs_occ_o == '0)
+        else $error("tm_top: idle_skip_i while the module is not idle");
+    end
+  end
+`endif
 
 endmodule

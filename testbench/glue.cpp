@@ -235,6 +235,12 @@ uint32_t tb_rtl_occupancy(tb_rtl *r) { return (uint32_t)r->top->obs_occ_o; }
 
 void tb_rtl_clock(tb_rtl *r)
 {
+    tb_rtl_clock_skip(r, 0);
+}
+
+void tb_rtl_clock_skip(tb_rtl *r, uint64_t extra)
+{
+    r->top->idle_skip_i = extra;
     dump(r);
     r->top->clk_i = 1;
     r->top->eval();
@@ -242,6 +248,7 @@ void tb_rtl_clock(tb_rtl *r)
     // The falling edge triggers nothing; the next cycle's eval (after its
     // inputs are set) settles the logic, so no eval here.
     r->top->clk_i = 0;
+    r->top->idle_skip_i = 0;
 }
 
 int tb_rtl_wave_open(tb_rtl *r, const char *path)

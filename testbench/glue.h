@@ -77,6 +77,9 @@ uint64_t tb_rtl_cycle(tb_rtl *r);
 uint32_t tb_rtl_occupancy(tb_rtl *r);
 /* Rising clock edge: ends the current cycle. */
 void tb_rtl_clock(tb_rtl *r);
+/* The same, and the RTL's cycle counter moves EXTRA cycles further
+ * (tm_top idle_skip_i): only while the module is idle. */
+void tb_rtl_clock_skip(tb_rtl *r, uint64_t extra);
 /* FST waveform: open (returns 0 on success), and close. */
 int tb_rtl_wave_open(tb_rtl *r, const char *path);
 void tb_rtl_wave_close(tb_rtl *r);

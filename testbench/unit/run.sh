@@ -33,7 +33,7 @@ for m in gshare ras ibtb msg_enc dcache data_enc; do
             -CFLAGS "-O2 -I$TB" -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" \
             --Mdir "$OUT/$top" --top-module "$top" -o "V$top" \
             "${srcs[@]}" "$TB/$top.sv" "$TB/$top.cpp" "$OUT/tb_ref.o" "$ROOT/build/lib/libtm.a" \
-            -LDFLAGS "-lzstd -lm" > "$OUT/$top.build.log" 2>&1; then
+            -LDFLAGS "-lzstd -lz -lm" > "$OUT/$top.build.log" 2>&1; then
         echo "FAIL $top: build (see $OUT/$top.build.log)"
         tail -20 "$OUT/$top.build.log"
         fail=$((fail + 1))

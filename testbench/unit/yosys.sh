@@ -101,7 +101,7 @@ if [ "${1:-}" = --sim ]; then
         if ! verilator --cc --exe --build -j 2 -Wno-fatal -Wno-lint -Wno-style -O3 \
                 -CFLAGS "-O2 -I$TB" -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" --Mdir "$d/obj" \
                 --top-module "tb_$t" -o V "$@" "$d/net.v" "$d/shim.sv" "$d/tb_$t.sv" "$TB/tb_$t.cpp" \
-                "$OUT/tb_ref.o" "$ROOT/build/lib/libtm.a" -LDFLAGS "-lzstd -lm" > "$d/build.log" 2>&1; then
+                "$OUT/tb_ref.o" "$ROOT/build/lib/libtm.a" -LDFLAGS "-lzstd -lz -lm" > "$d/build.log" 2>&1; then
             echo "FAIL gate-level $m: build (see $d/build.log)"
             bad=$((bad + 1))
             return

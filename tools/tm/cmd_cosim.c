@@ -195,7 +195,7 @@ static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, c
              c->enc.cc_a, c->enc.cc_b, c->buffer_bits, c->port_bits, lenw, d.data, d.size, d.assoc, d.line,
              d.gran, d.fa, d.fb, d.dmaxw, inc, tbinc);
     char ldflags[PATH_MAX * 2 + 64];
-    pfmt(ldflags, sizeof ldflags, "%s %s -lzstd -lm", cobj, lib);
+    pfmt(ldflags, sizeof ldflags, "%s %s -lzstd -lz -lm", cobj, lib);
     char g[24][64];
     pfmt(g[0], 64, "-GN=%u", c->enc.threads);
     pfmt(g[1], 64, "-GENC=%u", (unsigned)c->enc.enc);
@@ -242,6 +242,7 @@ static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, c
     vargv[n++] = "-j";
     vargv[n++] = "2";
     vargv[n++] = "--trace-fst";
+    vargv[n++] = "--assert"; /* the RTL's assertions (tm_top's idle_skip_i) */
     vargv[n++] = "--x-initial";
     vargv[n++] = "unique";
     vargv[n++] = "-MAKEFLAGS";       /* the model code at -O2, not Verilator's default -Os */
@@ -284,8 +285,20 @@ int cmd_cosim(int argc, char **argv)
     model_opts o;
     memset(&o, 0, sizeof o);
     const char *in = NULL, *wave = NULL, *covf = NULL, *inject = NULL;
-    int quiet = 0;
+    int quiet = 0, opts = 1;
     for (int i = 1; i < argc; i++) {
+        if (!opts || argv[i][0] != '-' || !strcmp(argv[i], "-")) {
+            if (in) {
+                tm_err("cosim", "unexpected argument '%s': one commit stream only", argv[i]);
+                return 2;
+            }
+            in = argv[i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--")) {
+            opts = 0;
+            continue;
+        }
         int mr = model_opts_parse("cosim", &o, argc, argv, &i);
         if (mr < 0)
             return 2;
@@ -316,13 +329,8 @@ int cmd_cosim(int argc, char **argv)
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        } else if (a[0] == '-' && a[1]) {
-            tm_err("cosim", "unknown option '%s' (see tm cosim --help)", a);
-            return 2;
-        } else if (!in) {
-            in = a;
         } else {
-            tm_err("cosim", "unexpected argument '%s': one commit stream only", a);
+            tm_err("cosim", "unknown option '%s' (see tm cosim --help)", a);
             return 2;
         }
     }
