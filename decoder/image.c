@@ -13,20 +13,30 @@
 #include "tm/status.h"
 
 typedef struct img_sym {
-    uint64_t lo, hi;   /* [lo, hi); hi = lo when the size is unknown */
+    uint64_t lo, hi;   /* [lo, hi) as the file's addresses; hi = lo when the size is unknown */
     const char *name;  /* in the file's string table */
 } img_sym;
 
-typedef struct img_mod {
+/* One file, mapped once however many entries of the map name it (the same
+ * device and inode). */
+typedef struct img_file {
+    dev_t dev;
+    ino_t ino;
     char *path;
-    const char *base;  /* basename of path */
-    uint64_t load;     /* address of file offset 0 */
-    uint64_t lo, hi;   /* extent of the executable segments */
     uint8_t *map;
     size_t len;
     int mmapped;
-    img_sym *syms;
+    int parsed;        /* syms and build_id are set */
+    char build_id[160];
+    img_sym *syms;     /* sorted, one per address */
     size_t nsyms;
+} img_file;
+
+typedef struct img_mod {
+    const char *base;  /* basename of the file's path */
+    uint64_t load;     /* address of file offset 0 */
+    uint64_t bias;     /* run-time address - the file's address */
+    size_t file;
 } img_mod;
 
 typedef struct img_seg {
@@ -36,12 +46,21 @@ typedef struct img_seg {
 } img_seg;
 
 struct tm_image {
+    img_file *files;
+    size_t nfiles;
     img_mod *mods;
     size_t nmods;
     img_seg *segs;
     size_t nsegs;
     size_t last;
 };
+
+/* Limits of a module map (docs/capture.md §6): lines, distinct files and
+ * distinct (file, load address) modules.  A program maps far fewer files; a
+ * map beyond them is refused rather than read.  Memory goes with the
+ * distinct files: a file named again is mapped and parsed once. */
+#define MAX_ENTRIES 65536u
+#define MAX_FILES 4096u
 
 static int cmp_seg(const void *a, const void *b)
 {
@@ -60,38 +79,44 @@ static int cmp_sym(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Reads the whole of PATH (mmap when possible). */
-static int map_file(const char *path, img_mod *m, char *err, size_t n)
+/* Opens PATH: only a regular, non-empty file (a FIFO or a device is
+ * refused without blocking); its identity in *ST. */
+static int open_file(const char *path, struct stat *st, char *err, size_t n)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         snprintf(err, n, "%s: %s", path, strerror(errno));
-        return TM_ERR_IO;
+        return -1;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || st->st_size <= 0) {
         snprintf(err, n, "%s: not a regular, non-empty file", path);
         close(fd);
-        return TM_ERR_IO;
+        return -1;
     }
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    return fd;
+}
+
+/* Maps the whole of the open file FD. */
+static int map_file(int fd, const struct stat *st, img_file *m, char *err, size_t n)
+{
+    void *p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED) {
-        snprintf(err, n, "%s: cannot map: %s", path, strerror(errno));
+        snprintf(err, n, "%s: cannot map: %s", m->path, strerror(errno));
         return TM_ERR_IO;
     }
     m->map = p;
-    m->len = (size_t)st.st_size;
+    m->len = (size_t)st->st_size;
     m->mmapped = 1;
     return TM_OK;
 }
 
-static int in_file(const img_mod *m, uint64_t off, uint64_t len)
+static int in_file(const img_file *m, uint64_t off, uint64_t len)
 {
     return off <= m->len && len <= m->len - off;
 }
 
-static const Elf64_Ehdr *elf_header(const img_mod *m)
+static const Elf64_Ehdr *elf_header(const img_file *m)
 {
     if (m->len < sizeof(Elf64_Ehdr) || memcmp(m->map, ELFMAG, SELFMAG))
         return NULL;
@@ -104,7 +129,7 @@ static const Elf64_Ehdr *elf_header(const img_mod *m)
 }
 
 /* GNU build-id as lowercase hex ("" if none). */
-static void build_id(const img_mod *m, const Elf64_Ehdr *eh, char *out, size_t n)
+static void build_id(const img_file *m, const Elf64_Ehdr *eh, char *out, size_t n)
 {
     out[0] = '\0';
     const Elf64_Phdr *ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
@@ -130,7 +155,8 @@ static void build_id(const img_mod *m, const Elf64_Ehdr *eh, char *out, size_t n
     }
 }
 
-static void load_symbols(img_mod *m, const Elf64_Ehdr *eh, uint64_t bias)
+/* The file's function symbols, at the file's addresses. */
+static void load_symbols(img_file *m, const Elf64_Ehdr *eh)
 {
     if (eh->e_shentsize != sizeof(Elf64_Shdr) || !in_file(m, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
         return;
@@ -163,7 +189,7 @@ static void load_symbols(img_mod *m, const Elf64_Ehdr *eh, uint64_t bias)
             const char *name = (const char *)m->map + str->sh_offset + s[j].st_name;
             if (!name[0])
                 continue;
-            uint64_t lo = s[j].st_value + bias;
+            uint64_t lo = s[j].st_value;
             m->syms[m->nsyms++] = (img_sym){lo, lo + s[j].st_size, name};
         }
     }
@@ -187,17 +213,24 @@ static int add_seg(tm_image *im, uint64_t lo, uint64_t hi, const uint8_t *bytes,
     return TM_OK;
 }
 
+/* Module IDX (its file mapped): checks the build-id, places the executable
+ * segments. */
 static int load_module(tm_image *im, size_t idx, const char *want_id, int ignore_id, const char *where, char *err,
                        size_t n)
 {
-    img_mod *m = &im->mods[idx];
+    img_mod *md = &im->mods[idx];
+    img_file *m = &im->files[md->file];
     const Elf64_Ehdr *eh = elf_header(m);
     if (!eh) {
         snprintf(err, n, "%s: %s is not an x86-64 ELF file", where, m->path);
         return TM_ERR_FORMAT;
     }
-    char id[160];
-    build_id(m, eh, id, sizeof id);
+    if (!m->parsed) {
+        build_id(m, eh, m->build_id, sizeof m->build_id);
+        load_symbols(m, eh);
+        m->parsed = 1;
+    }
+    const char *id = m->build_id;
     if (want_id && strcmp(want_id, "-") && strcasecmp(want_id, id) && !ignore_id) {
         snprintf(err, n, "%s: %s has GNU build-id %s, but the recording ran build-id %s: the wrong binary "
                          "(--ignore-build-id replays it anyway)",
@@ -219,9 +252,7 @@ static int load_module(tm_image *im, size_t idx, const char *want_id, int ignore
         snprintf(err, n, "%s: %s has no loadable segment", where, m->path);
         return TM_ERR_FORMAT;
     }
-    uint64_t bias = m->load - vaddr0;
-    m->lo = UINT64_MAX;
-    m->hi = 0;
+    md->bias = md->load - vaddr0;
     for (unsigned i = 0; i < eh->e_phnum; i++) {
         if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || !ph[i].p_filesz)
             continue;
@@ -229,28 +260,116 @@ static int load_module(tm_image *im, size_t idx, const char *want_id, int ignore
             snprintf(err, n, "%s: %s: a segment lies beyond the end of the file", where, m->path);
             return TM_ERR_FORMAT;
         }
-        uint64_t lo = ph[i].p_vaddr + bias;
+        uint64_t lo = ph[i].p_vaddr + md->bias;
         if (add_seg(im, lo, lo + ph[i].p_filesz, m->map + ph[i].p_offset, idx) != TM_OK) {
             snprintf(err, n, "out of memory");
             return TM_ERR_NOMEM;
         }
-        if (lo < m->lo)
-            m->lo = lo;
-        if (lo + ph[i].p_filesz > m->hi)
-            m->hi = lo + ph[i].p_filesz;
     }
-    load_symbols(m, eh, bias);
     return TM_OK;
+}
+
+/* Undoes the module map's escapes in place (docs/capture.md §6: \\, \n,
+ * \xNN); -1 for a bad escape. */
+static int unescape(char *s)
+{
+    char *o = s;
+    for (const char *p = s; *p; p++) {
+        if (*p != '\\') {
+            *o++ = *p;
+            continue;
+        }
+        p++;
+        if (*p == '\\')
+            *o++ = '\\';
+        else if (*p == 'n')
+            *o++ = '\n';
+        else if (*p == 'x' && p[1] && p[2] && strchr("0123456789abcdefABCDEF", p[1]) &&
+                 strchr("0123456789abcdefABCDEF", p[2])) {
+            char h[3] = {p[1], p[2], 0};
+            unsigned v = (unsigned)strtoul(h, NULL, 16);
+            if (!v)
+                return -1;
+            *o++ = (char)v;
+            p += 2;
+        } else {
+            return -1;
+        }
+    }
+    *o = 0;
+    return 0;
+}
+
+/* The file of PATH, mapped once: its index in im->files, or -1 (ERR set). */
+static long file_of(tm_image *im, const char *path, char *err, size_t n, int *rc)
+{
+    struct stat st;
+    int fd = open_file(path, &st, err, n);
+    if (fd < 0) {
+        *rc = TM_ERR_IO;
+        return -1;
+    }
+    for (size_t i = 0; i < im->nfiles; i++)
+        if (im->files[i].dev == st.st_dev && im->files[i].ino == st.st_ino) {
+            close(fd);
+            return (long)i;
+        }
+    if (im->nfiles >= MAX_FILES) {
+        close(fd);
+        snprintf(err, n, "more than %u distinct files: not a module map of a recording", MAX_FILES);
+        *rc = TM_ERR_FORMAT;
+        return -1;
+    }
+    img_file *v = realloc(im->files, (im->nfiles + 1) * sizeof *v);
+    if (!v) {
+        close(fd);
+        snprintf(err, n, "out of memory");
+        *rc = TM_ERR_NOMEM;
+        return -1;
+    }
+    im->files = v;
+    img_file *f = &im->files[im->nfiles];
+    memset(f, 0, sizeof *f);
+    f->dev = st.st_dev;
+    f->ino = st.st_ino;
+    if (!(f->path = strdup(path))) {
+        close(fd);
+        snprintf(err, n, "out of memory");
+        *rc = TM_ERR_NOMEM;
+        return -1;
+    }
+    im->nfiles++;
+    if ((*rc = map_file(fd, &st, f, err, n)) != TM_OK)
+        return -1;
+    return (long)(im->nfiles - 1);
 }
 
 int tm_image_load(const tm_image_opts *o, tm_image **out, char *err, size_t n)
 {
     *out = NULL;
-    FILE *f = fopen(o->modules, "r");
-    if (!f) {
-        snprintf(err, n, "%s: %s (the module map that tm record writes next to the trace)", o->modules,
-                 strerror(errno));
+    struct stat st;
+    int fd = open_file(o->modules, &st, err, n);
+    if (fd < 0) {
+        size_t k = strlen(err);
+        snprintf(err + k, n - k, " (the module map that tm record writes next to the trace)");
         return TM_ERR_IO;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        snprintf(err, n, "%s: %s", o->modules, strerror(errno));
+        return TM_ERR_IO;
+    }
+    if (o->vdso) {
+        struct stat vs;
+        int vfd = open_file(o->vdso, &vs, err, n);
+        if (vfd < 0) {
+            fclose(f);
+            size_t k = strlen(err);
+            snprintf(err + k, n - k, " (--vdso: the vdso's bytes that tm record writes as BASE.vdso)");
+            return TM_ERR_IO;
+        }
+        close(vfd);
     }
     tm_image *im = calloc(1, sizeof *im);
     if (!im) {
@@ -258,7 +377,7 @@ int tm_image_load(const tm_image_opts *o, tm_image **out, char *err, size_t n)
         snprintf(err, n, "out of memory");
         return TM_ERR_NOMEM;
     }
-    char line[4400];
+    char line[4 * 4096 + 64];
     unsigned lineno = 0;
     int rc = TM_OK;
     while (rc == TM_OK && fgets(line, sizeof line, f)) {
@@ -266,6 +385,16 @@ int tm_image_load(const tm_image_opts *o, tm_image **out, char *err, size_t n)
         char where[600];
         snprintf(where, sizeof where, "%.500s:%u", o->modules, lineno);
         size_t len = strlen(line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n') {
+            snprintf(err, n, "%s: line longer than %zu bytes: not a module map", where, sizeof line - 2);
+            rc = TM_ERR_FORMAT;
+            break;
+        }
+        if (lineno > MAX_ENTRIES) {
+            snprintf(err, n, "%s: more than %u entries: not a module map of a recording", where, MAX_ENTRIES);
+            rc = TM_ERR_FORMAT;
+            break;
+        }
         while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         if (!len || line[0] == '#')
@@ -281,10 +410,34 @@ int tm_image_load(const tm_image_opts *o, tm_image **out, char *err, size_t n)
             break;
         }
         *sp1 = *sp2 = '\0';
-        const char *id = sp1 + 1, *path = sp2 + 1;
+        char *id = sp1 + 1, *path = sp2 + 1;
+        if (unescape(path)) {
+            snprintf(err, n, "%s: a bad escape in the path (allowed \\\\, \\n, \\xNN)", where);
+            rc = TM_ERR_FORMAT;
+            break;
+        }
         int vdso = !strcmp(path, "[vdso]");
         if (vdso && !o->vdso)
             continue; /* nothing recorded, nothing ran there */
+        long fi = file_of(im, vdso ? o->vdso : path, err + strlen(where) + 2, n - strlen(where) - 2, &rc);
+        if (fi < 0) {
+            /* "FILE:LINE: " before the file's own message */
+            memcpy(err, where, strlen(where));
+            err[strlen(where)] = ':';
+            err[strlen(where) + 1] = ' ';
+            break;
+        }
+        int dup = 0;
+        for (size_t i = 0; i < im->nmods && !dup; i++)
+            dup = im->mods[i].file == (size_t)fi && im->mods[i].load == load;
+        if (dup)
+            continue; /* the same file at the same place: nothing new */
+        if (im->nmods >= MAX_FILES) {
+            snprintf(err, n, "%s: more than %u modules at distinct places: not a module map of a recording", where,
+                     MAX_FILES);
+            rc = TM_ERR_FORMAT;
+            break;
+        }
         img_mod *v = realloc(im->mods, (im->nmods + 1) * sizeof *v);
         if (!v) {
             snprintf(err, n, "out of memory");
@@ -292,21 +445,18 @@ int tm_image_load(const tm_image_opts *o, tm_image **out, char *err, size_t n)
             break;
         }
         im->mods = v;
-        img_mod *m = &im->mods[im->nmods];
+        img_mod *m = &im->mods[im->nmods++];
         memset(m, 0, sizeof *m);
-        m->path = strdup(vdso ? o->vdso : path);
-        if (!m->path) {
-            snprintf(err, n, "out of memory");
-            rc = TM_ERR_NOMEM;
-            break;
-        }
-        im->nmods++;
-        const char *slash = strrchr(m->path, '/');
-        m->base = vdso ? "[vdso]" : slash ? slash + 1 : m->path;
+        m->file = (size_t)fi;
+        const char *fp = im->files[fi].path;
+        const char *slash = strrchr(fp, '/');
+        m->base = vdso ? "[vdso]" : slash ? slash + 1 : fp;
         m->load = load;
-        rc = map_file(m->path, m, err, n);
-        if (rc == TM_OK)
-            rc = load_module(im, im->nmods - 1, vdso ? NULL : id, o->ignore_build_id, where, err, n);
+        rc = load_module(im, im->nmods - 1, vdso ? NULL : id, o->ignore_build_id, where, err, n);
+    }
+    if (rc == TM_OK && ferror(f)) {
+        snprintf(err, n, "%s: read error", o->modules);
+        rc = TM_ERR_IO;
     }
     fclose(f);
     if (rc == TM_OK && !im->nsegs) {
@@ -326,12 +476,13 @@ void tm_image_free(tm_image *im)
 {
     if (!im)
         return;
-    for (size_t i = 0; i < im->nmods; i++) {
-        if (im->mods[i].mmapped)
-            munmap(im->mods[i].map, im->mods[i].len);
-        free(im->mods[i].path);
-        free(im->mods[i].syms);
+    for (size_t i = 0; i < im->nfiles; i++) {
+        if (im->files[i].mmapped)
+            munmap(im->files[i].map, im->files[i].len);
+        free(im->files[i].path);
+        free(im->files[i].syms);
     }
+    free(im->files);
     free(im->mods);
     free(im->segs);
     free(im);
@@ -385,33 +536,36 @@ const char *tm_image_symbol(tm_image *im, uint64_t addr, const char **module, ui
     if (i < 0)
         return NULL;
     const img_seg *sg = &im->segs[i];
-    img_mod *m = &im->mods[sg->mod];
-    *module = m->base;
-    *off = addr - m->load;
-    /* greatest symbol start <= addr */
+    img_mod *md = &im->mods[sg->mod];
+    img_file *m = &im->files[md->file];
+    *module = md->base;
+    *off = addr - md->load;
+    /* greatest symbol start <= addr (symbols at the file's addresses) */
+    uint64_t a = addr - md->bias;
     size_t lo = 0, hi = m->nsyms;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (m->syms[mid].lo <= addr)
+        if (m->syms[mid].lo <= a)
             lo = mid + 1;
         else
             hi = mid;
     }
-    uint64_t next = lo < m->nsyms ? m->syms[lo].lo : sg->hi;
+    uint64_t next = lo < m->nsyms ? m->syms[lo].lo + md->bias : sg->hi;
     if (next > sg->hi)
         next = sg->hi;
     if (lo > 0) {
         const img_sym *s = &m->syms[lo - 1];
-        if (addr < s->hi || s->hi == s->lo) {
-            *off = addr - s->lo;
+        uint64_t slo = s->lo + md->bias, shi = s->hi + md->bias;
+        if (addr < shi || s->hi == s->lo) {
+            *off = addr - slo;
             if (lo_out)
-                *lo_out = s->lo > sg->lo ? s->lo : sg->lo;
+                *lo_out = slo > sg->lo ? slo : sg->lo;
             if (hi_out)
-                *hi_out = s->hi > s->lo && s->hi < next ? s->hi : next;
+                *hi_out = shi > slo && shi < next ? shi : next;
             return s->name;
         }
         if (lo_out)
-            *lo_out = s->hi > sg->lo ? s->hi : sg->lo;
+            *lo_out = shi > sg->lo ? shi : sg->lo;
     } else if (lo_out) {
         *lo_out = sg->lo;
     }
