@@ -12,6 +12,7 @@
  * the text and binary outputs pull one thread at a time (the trace is split
  * afresh for each thread); the verification pulls in the commit stream's
  * order and compares every event with it. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -236,6 +237,7 @@ typedef struct fb_event {
     uint64_t pos;         /* trace bit of the message consumed (BRANCH with a message, EXC, START,
                              END, GAP) or of the error */
     char error[1024];     /* ERROR */
+    int repeat;           /* ERROR: like an earlier error of the thread (not printed on stderr again) */
 } fb_event;
 
 typedef struct fb_gen {
@@ -244,6 +246,9 @@ typedef struct fb_gen {
     uint32_t idx;
     int pending_end;      /* GAP emitted for an END(lost): the END follows */
     int seek;             /* after an error: skip to the thread's next SYNC */
+    int erred;            /* an error happened: err_pos, err_msgs say where */
+    uint64_t err_pos;     /* the reader's bit position at the last error */
+    uint64_t err_msgs;    /* messages consumed at the last error */
 } fb_gen;
 
 typedef struct fb {
@@ -253,6 +258,8 @@ typedef struct fb {
     int recover;
     uint64_t errors;
     uint64_t run_limit;   /* instructions without a message before the replay gives up */
+    const uint64_t *insns;/* the trailer's instructions per thread (NULL: not known): a thread
+                             never replays more */
     uint64_t *bad_hwm;    /* outputs: undecodable bits reported up to here */
     uint64_t *bad_count;
     int quiet;            /* no messages on stderr */
@@ -362,6 +369,26 @@ static int gen_branch(fb *f, uint32_t t, int in_tail, fb_event *ev)
     f->res->branches++;
     g->pc = taken ? target : g->pc + b->blen;
     g->blk = NULL;
+    return TM_OK;
+}
+
+/* What the trace can justify (spec §6.1): a thread replays no more
+ * instructions than the trailer says it retired, nor more than RUN_LIMIT
+ * between two messages. */
+static int run_bounds(fb *f, uint32_t t)
+{
+    rp_thread *d = &f->v.th[t];
+    char why[300];
+    if (f->insns && d->index > f->insns[t]) {
+        snprintf(why, sizeof why, "the replay passes the %" PRIu64 " instructions the trace's trailer says the thread "
+                 "retired, without reaching its next message (the trace does not fit the code)", f->insns[t]);
+        return gen_fail(f, t, f->g[t].pc, why);
+    }
+    if (d->icnt > f->run_limit) {
+        snprintf(why, sizeof why, "the replay runs %" PRIu64 " instructions without reaching the thread's next message "
+                 "(the trace does not fit the code; see --max-run)", f->run_limit);
+        return gen_fail(f, t, f->g[t].pc, why);
+    }
     return TM_OK;
 }
 
@@ -482,9 +509,8 @@ static int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
                     return gen_fail(f, t, g->pc, "the message's stream length ends before the current instruction");
                 rem = d->m.cnt - d->icnt - 1; /* plain instructions before the branch */
             }
-            if (d->icnt > f->run_limit)
-                return gen_fail(f, t, g->pc, "the replay runs on without reaching the thread's next message (the "
-                                             "trace does not fit the code; see --max-run)");
+            if ((rc = run_bounds(f, t)) != TM_OK)
+                return rc;
             if ((rc = gen_block(f, t)) != TM_OK)
                 return rc;
             if (gen_run(f, t, rem, ev))
@@ -500,9 +526,8 @@ static int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
             return 1;
         }
         case D_TAIL: {
-            if (d->icnt > f->run_limit)
-                return gen_fail(f, t, g->pc, "the replay runs on without reaching the loss point (the trace does "
-                                             "not fit the code; see --max-run)");
+            if ((rc = run_bounds(f, t)) != TM_OK)
+                return rc;
             if ((rc = gen_block(f, t)) != TM_OK)
                 return rc;
             if (gen_run(f, t, d->tail_left, ev)) {
@@ -568,12 +593,23 @@ static int gen_step(fb *f, uint32_t t, fb_event *ev)
     if (rc >= 0 || !f->recover || rc == TM_ERR_NOMEM)
         return rc;
     rp_thread *d = &f->v.th[t];
+    fb_gen *g = &f->g[t];
     ev->kind = EV_ERROR;
-    ev->pc = f->g[t].pc;
+    ev->pc = g->pc;
     ev->pos = d->have ? d->m_pos : f->v.rd.pos;
     snprintf(ev->error, sizeof ev->error, "%s", f->res->error);
     f->res->error[0] = '\0';
     f->errors++;
+    /* Every recovery must move on (a message consumed, the reader further
+     * on); one that would not ends the thread, so that the decode ends. */
+    int stuck = g->erred && !d->have && g->err_pos == f->v.rd.pos && g->err_msgs == f->res->messages;
+    g->erred = 1;
+    g->err_pos = f->v.rd.pos;
+    g->err_msgs = f->res->messages;
+    if (stuck) {
+        d->mode = D_DONE;
+        return 1;
+    }
     /* skip to the thread's next synchronization */
     if (d->have)
         rp_consume(d);
@@ -634,6 +670,7 @@ typedef struct fn_count {
 
 typedef struct out_state {
     const tm_frombin_opts *o;
+    const tmt_file *tf;
     tm_image *im;
     ZydisFormatter fmt;
     ZydisDecoder dec;
@@ -647,7 +684,45 @@ typedef struct out_state {
     uint8_t buf[1 << 16];
     size_t blen;
     int werr;
+    /* the thread's distinct errors: each printed once on stderr, with a
+     * count of its repeats at the thread's end */
+    struct err_kind {
+        char key[160];    /* the text with its numbers left out */
+        uint64_t n, pos;  /* occurrences; trace bit of the first */
+    } kinds[32];
+    unsigned nkinds;
 } out_state;
+
+/* 1 if EV's error is like an earlier one of the thread (the same words,
+ * whatever the numbers); counts it. */
+static int error_seen(out_state *s, const fb_event *ev)
+{
+    char key[160];
+    size_t k = 0;
+    for (const char *p = ev->error; *p && k + 1 < sizeof key;) {
+        if (*p >= '0' && *p <= '9') { /* a number, decimal or 0x hex: one '#' */
+            while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || *p == 'x')
+                p++;
+            key[k++] = '#';
+        } else {
+            key[k++] = *p++;
+        }
+    }
+    key[k] = 0;
+    for (unsigned i = 0; i < s->nkinds; i++)
+        if (!strcmp(s->kinds[i].key, key)) {
+            s->kinds[i].n++;
+            return 1;
+        }
+    if (s->nkinds < sizeof s->kinds / sizeof s->kinds[0]) {
+        struct err_kind *e = &s->kinds[s->nkinds++];
+        snprintf(e->key, sizeof e->key, "%s", key);
+        e->n = 1;
+        e->pos = ev->pos;
+        return 0;
+    }
+    return 1; /* more distinct errors than kept: counted by the summary's errors */
+}
 
 static void bin_flush(out_state *s)
 {
@@ -840,14 +915,19 @@ static void text_event(out_state *s, uint32_t t, const fb_event *ev)
         break;
     case EV_END:
         fprintf(o, "# T%u %s%s", t, ev->reason == TM_END_EXIT ? "exit" : "trace stop", ev->lost ? " (after a loss)" : "");
+        if (ev->reason != TM_END_EXIT && s->tf->ending != TMT_COMPLETE) {
+            char why[128];
+            fprintf(o, " (the recording was %s)", tmt_ending_str(s->tf->ending, s->tf->signal, why, sizeof why));
+        }
         if (ev->has_cycle)
             fprintf(o, " (cycle %" PRIu64 ")", ev->cycle);
         fprintf(o, " [trace bit %" PRIu64 "]\n", ev->pos);
         break;
     case EV_ERROR:
         fflush(o);
-        fprintf(stderr, "tm decode: T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next synchronization\n",
-                t, ev->pos, ev->error);
+        if (!ev->repeat && !s->o->quiet)
+            fprintf(stderr, "tm decode: T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next synchronization\n",
+                    t, ev->pos, ev->error);
         fprintf(o, "# T%u error at trace bit %" PRIu64 ": %s\n", t, ev->pos, ev->error);
         break;
     default:
@@ -862,8 +942,23 @@ static void on_bad_bits(void *arg, uint64_t pos, const char *what)
         return; /* reported by an earlier thread's pass */
     *f->bad_hwm = pos + 1;
     (*f->bad_count)++;
-    fprintf(stderr, "tm decode: trace bit %" PRIu64 ": %s; resuming at the next synchronization message\n", pos,
-            what);
+    fprintf(stderr, "tm decode: trace bit %" PRIu64 ": %s%s\n", pos, what,
+            f->v.data ? "" : "; resuming at the next synchronization message");
+}
+
+/* Instructions between two messages before the replay gives up: --max-run,
+ * else what the trace can justify: no thread retires more than 65535
+ * instructions and an event per cycle, and the trailer counts the cycles;
+ * at most 2^32.  (With the trailer's per-thread counts, those bound a
+ * thread's whole replay too: f->insns.) */
+static uint64_t run_limit(const tmt_file *tf, const tm_frombin_opts *o)
+{
+    if (o->max_run)
+        return o->max_run;
+    uint64_t lim = UINT64_C(1) << 32;
+    if (tf->cycles < lim / (TMC_MAX_RETIRE_PER_CYCLE + 1))
+        lim = (tf->cycles + 1) * (TMC_MAX_RETIRE_PER_CYCLE + 1);
+    return lim;
 }
 
 static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o, tm_frombin_result *res)
@@ -874,10 +969,12 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
         return TM_ERR_NOMEM;
     }
     s->o = o;
+    s->tf = tf;
     s->im = im;
     ZydisFormatterInit(&s->fmt, ZYDIS_FORMATTER_STYLE_INTEL);
     ZydisDecoderInit(&s->dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
     int rc = TM_OK;
+    res->out_errno = 0;
     uint64_t bad_hwm = 0, bad_count = 0;
     fb_code code;
     memset(&code, 0, sizeof code);
@@ -895,7 +992,8 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
         rc = fb_open(&f, tf, im, o->tmc, (int)t, o->recover, &res->v);
         if (code.cap)
             f.code.tab = code.tab, f.code.cap = code.cap, f.code.used = code.used, f.code.blocks = code.blocks;
-        f.run_limit = o->max_run ? o->max_run : UINT64_C(1) << 32;
+        f.run_limit = run_limit(tf, o);
+        f.insns = o->max_run ? NULL : tf->thread_insns;
         f.bad_hwm = &bad_hwm;
         f.bad_count = &bad_count;
         f.quiet = o->quiet;
@@ -908,6 +1006,8 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
         s->nfc = 0;
         s->sym_valid = 0;
         uint64_t n0 = res->v.instructions;
+        s->nkinds = 0;
+        uint64_t nev = 0;
         while (rc == TM_OK) {
             int k = gen_step(&f, t, &ev);
             if (k < 0) {
@@ -917,16 +1017,26 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
             if (k == 0)
                 break;
             started = 1;
+            if (ev.kind == EV_ERROR)
+                ev.repeat = error_seen(s, &ev);
             if (o->bin)
                 bin_event(s, t, &ev);
             if (o->out && o->format != TM_FB_NONE)
                 text_event(s, t, &ev);
-            else if (ev.kind == EV_ERROR && !o->quiet)
+            else if (ev.kind == EV_ERROR && !o->quiet && !ev.repeat)
                 fprintf(stderr, "tm decode: T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next "
                                 "synchronization\n", t, ev.pos, ev.error);
             if (o->progress && ev.kind == EV_RUN)
                 o->progress(res->v.instructions, o->arg);
+            if (o->out && !(++nev & 1023) && ferror(o->out)) {
+                res->out_errno = errno; /* the failed write's, as no call since succeeded or failed otherwise */
+                break; /* the output failed: no use going on */
+            }
         }
+        for (unsigned k = 0; k < s->nkinds && !o->quiet; k++)
+            if (s->kinds[k].n > 1)
+                fprintf(stderr, "tm decode: T%u: %" PRIu64 " more errors like the one at trace bit %" PRIu64 "\n", t,
+                        s->kinds[k].n - 1, s->kinds[k].pos);
         if (started)
             res->threads++;
         if (started && o->out && o->format == TM_FB_FUNCTIONS) {
@@ -945,6 +1055,12 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
             }
         }
         res->errors += f.errors;
+        /* the commit stream of the load sizes: read to its end once, so
+         * that a damaged or overlong one is found */
+        if (rc == TM_OK && t == 0 && f.v.ls && tm_load_sizes_finish(f.v.ls) != TM_OK) {
+            snprintf(res->v.error, sizeof res->v.error, "%s", tm_load_sizes_error(f.v.ls));
+            rc = TM_ERR_FORMAT;
+        }
         code = f.code;
         fb_close(&f, 1);
         if (o->out && ferror(o->out))
@@ -953,6 +1069,14 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
     res->blocks = code.blocks;
     res->resyncs = bad_count;
     code_free(&code);
+    errno = 0;
+    if (o->out && rc == TM_OK && (fflush(o->out) || ferror(o->out))) {
+        if (errno || !res->out_errno)
+            res->out_errno = errno;
+        snprintf(res->v.error, sizeof res->v.error, "the text output: %s",
+                 res->out_errno ? strerror(res->out_errno) : "write error");
+        rc = TM_ERR_IO;
+    }
     if (o->bin) {
         bin_flush(s);
         if (s->werr && rc == TM_OK) {
@@ -1267,7 +1391,8 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
     int rc = fb_open(&c.f, tf, im, o->tmc, -1, 0, &res->v);
     if (rc != TM_OK)
         goto out;
-    c.f.run_limit = o->max_run ? o->max_run : UINT64_C(1) << 32;
+    c.f.run_limit = run_limit(tf, o);
+    c.f.insns = o->max_run ? NULL : tf->thread_insns;
     c.c = calloc(c.f.v.n, sizeof *c.c);
     if (!c.c) {
         rc = rp_fail(&c.f.v, TM_ERR_NOMEM, "out of memory");
@@ -1329,6 +1454,7 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
     res->v.instructions = insns;
     rc = TM_OK;
 out:
+    rc = rp_blame_tmc(&c.f.v, rd, rc);
     res->blocks = c.f.code.blocks;
     free(c.c);
     fb_close(&c.f, 0);

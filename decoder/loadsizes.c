@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "tm/decoder.h"
 #include "tm/tmc.h"
 
@@ -37,6 +38,14 @@ int tm_load_sizes_open(const char *tmc_path, uint32_t threads, tm_load_sizes **o
                  "sizes of DATA messages): give a file, not standard input");
         return TM_ERR_ARG;
     }
+    struct stat st;
+    if (stat(tmc_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(ls->err, sizeof ls->err,
+                 "%s: not a regular file: replaying load values reads the commit stream twice (once ahead, for "
+                 "the operand sizes of DATA messages): give a file, not a pipe, FIFO or device",
+                 tmc_path);
+        return TM_ERR_ARG;
+    }
     int rc = tmc_reader_open(tmc_path, &ls->rd);
     if (rc != TM_OK) {
         snprintf(ls->err, sizeof ls->err, "%s", ls->rd ? tmc_reader_error(ls->rd) : "cannot open the commit stream");
@@ -64,6 +73,20 @@ void tm_load_sizes_close(tm_load_sizes *ls)
 }
 
 const char *tm_load_sizes_error(const tm_load_sizes *ls) { return ls->err; }
+
+int tm_load_sizes_finish(tm_load_sizes *ls)
+{
+    tmc_record r;
+    int rc = 0;
+    while (!ls->ended && (rc = tmc_reader_next(ls->rd, &r)) == 1)
+        ;
+    ls->ended = 1;
+    if (rc < 0) {
+        snprintf(ls->err, sizeof ls->err, "%s", tmc_reader_error(ls->rd));
+        return rc;
+    }
+    return TM_OK;
+}
 
 static int push(sizeq *q, uint8_t size)
 {

@@ -23,6 +23,21 @@ int rp_fail(rp_state *v, int rc, const char *fmt, ...)
     return rc;
 }
 
+int rp_blame_tmc(rp_state *v, tmc_reader *rd, int rc)
+{
+    if (rc != TM_ERR_MISMATCH || !rd)
+        return rc;
+    tmc_record r;
+    int k;
+    while ((k = tmc_reader_next(rd, &r)) == 1)
+        ;
+    if (k == 0)
+        return rc;
+    snprintf(v->res->error, sizeof v->res->error, "%s (the commit stream is damaged; the replay's divergence "
+             "before that point is not the trace's)", tmc_reader_error(rd));
+    return k;
+}
+
 tm_pred *rp_pred_of(rp_state *v, uint32_t t)
 {
     return v->shared ? v->shared_pred : v->th[t].pred;
@@ -171,6 +186,20 @@ static int fill(rp_state *v, uint32_t t)
                 v->resyncs++;
                 scan_sync(v, pos + 1);
                 continue;
+            }
+            if (v->recover) {
+                /* With load values the rest cannot be split (a DATA
+                 * message's length is its load's size): the trace ends
+                 * here, for every thread, once. */
+                if (v->on_bad) {
+                    char w2[800];
+                    snprintf(w2, sizeof w2, "%s; with load values the rest of the trace cannot be split into "
+                                            "messages", what);
+                    v->on_bad(v->cb_arg, pos, w2);
+                }
+                v->resyncs++;
+                v->rd.pos = v->rd.nbits;
+                return 0;
             }
             return rp_fail(v, rc, "trace bit %" PRIu64 ": %s", pos, what);
         }

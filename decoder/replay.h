@@ -100,6 +100,11 @@ void rp_free(rp_state *v);
 
 int rp_fail(rp_state *v, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *rp_kind_name(const tm_msg *m);
+/* After a divergence RC (TM_ERR_MISMATCH) found while reading RD: reads the
+ * rest of the commit stream; if it is damaged (a zstd checksum, a broken
+ * record), that is the error to report (its status, the message in
+ * v->res->error), not the divergence.  Else RC. */
+int rp_blame_tmc(rp_state *v, tmc_reader *rd, int rc);
 tm_pred *rp_pred_of(rp_state *v, uint32_t t);
 
 /* Makes thread T's next message pending (TM_OK), or fails (the trace holds

@@ -458,6 +458,7 @@ int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
     }
     rc = TM_OK;
 out:
+    rc = rp_blame_tmc(&v, rd, rc);
     rp_free(&v);
     tmc_reader_close(rd);
     if (rc != TM_OK)

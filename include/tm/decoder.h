@@ -63,6 +63,9 @@ int tm_load_sizes_fn(void *arg, uint32_t ti, uint64_t fah);
  * thread's loads, from 0) of the load the message reports. */
 uint64_t tm_load_sizes_split(tm_load_sizes *ls);
 const char *tm_load_sizes_error(const tm_load_sizes *ls);
+/* Reads the rest of the commit stream: a damaged or overlong one (data
+ * after END) is an error (the message in tm_load_sizes_error). */
+int tm_load_sizes_finish(tm_load_sizes *ls);
 void tm_load_sizes_close(tm_load_sizes *ls);
 
 /* ---- replay from the program binaries (docs/spec.md §6.1) ----
@@ -99,6 +102,7 @@ typedef struct tm_frombin_result {
     uint64_t errors;         /* replay errors recovered from (outputs) */
     uint64_t resyncs;        /* undecodable stretches of the trace skipped (outputs) */
     uint64_t blocks;         /* code blocks disassembled */
+    int out_errno;           /* the text output failed (TM_ERR_IO): its errno */
 } tm_frombin_result;
 
 /* TM_OK when the replay (and with VERIFY the comparison) succeeded without
