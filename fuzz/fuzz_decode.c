@@ -3,21 +3,45 @@
  * Input: 3 configuration bytes, then the trace bits (the payload of a .tmt):
  *   byte 0: encoding (0 nx_b, 1 tr_b, 2 and 3 tr_e);
  *   byte 1: threads - 1 (mod 8);
- *   byte 2: bit 0 time stamps, bits 2..1 preset (0 small, 1 medium, 2/3 large).
+ *   byte 2: bit 0 time stamps, bits 2..1 preset (0 small, 1 medium, 2/3
+ *           large), bit 3 load values (CFiat, the tool cache: the loads'
+ *           sizes come from the commit stream TM_FUZZ_TMC).
  * Every message is parsed (tm_msg_decode), then every thread is replayed
  * from the binaries of the module map named by TM_FUZZ_MODULES (fuzz/run.sh
- * records one), with recovery on, as `tm decode --from-binary` does.  Any
- * crash, sanitizer report or leak is a bug; errors in the input are not. */
+ * records one), with recovery on, as `tm decode --from-binary --branches`
+ * does, into an output that counts its bytes.  Any crash, sanitizer report
+ * or leak is a bug, and so is output beyond a bound proportional to the
+ * input (abort) or a run of more than a few seconds (run.sh's -timeout);
+ * errors in the input are not. */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include "tm/decoder.h"
 #include "tm/model.h"
 #include "tm/msg.h"
 #include "tm/tmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct counter {
+    uint64_t bytes, limit;
+} counter;
+
+static ssize_t count_write(void *arg, const char *buf, size_t n)
+{
+    counter *c = arg;
+    (void)buf;
+    c->bytes += n;
+    if (c->bytes > c->limit) {
+        fprintf(stderr, "fuzz_decode: %llu bytes of output for %llu bits of trace: unbounded output\n",
+                (unsigned long long)c->bytes, (unsigned long long)c->limit);
+        abort();
+    }
+    return (ssize_t)n;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,42 +50,58 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const presets[] = {"small", "medium", "large", "large"};
     tm_encoding enc = data[0] % 4 == 0 ? TM_ENC_NX_B : data[0] % 4 == 1 ? TM_ENC_TR_B : TM_ENC_TR_E;
     uint32_t threads = (uint32_t)(data[1] % 8) + 1;
+    int loads = (data[2] >> 3) & 1;
     tmt_file tf;
     memset(&tf, 0, sizeof tf);
     tm_model_cfg_default(&tf.cfg, threads);
     tm_enc_cfg_default(&tf.cfg.enc, enc, threads, data[2] & 1);
     if (tm_model_preset(&tf.cfg, presets[(data[2] >> 1) & 3]) != TM_OK)
         return 0;
+    const char *tmc = getenv("TM_FUZZ_TMC");
+    if (loads) {
+        if (!tmc)
+            return 0;
+        tf.cfg.enc.data = TM_DATA_CFIAT;
+        tm_cache_preset(&tf.cfg.cache, "tool");
+    }
     char err[256];
     if (tm_model_cfg_resolve(&tf.cfg, err, sizeof err) != TM_OK)
         return 0;
     tf.data = (uint8_t *)data + 3;
     tf.bits = (uint64_t)(size - 3) * 8;
+    tf.cycles = tf.bits; /* about what a trace of this length takes */
 
     /* the message parser alone */
     tm_bitrd rd;
     tm_bitrd_init(&rd, tf.data, tf.bits);
     char line[512];
-    while (rd.pos < rd.nbits) {
+    while (!loads && rd.pos < rd.nbits) {
         tm_msg m;
         if (tm_msg_decode(&tf.cfg.enc, &rd, &m) != TM_OK)
             break;
         tm_msg_format(&m, tf.cfg.enc.timestamps, line, sizeof line);
     }
 
-    /* the replay from binaries, with recovery */
+    /* the replay from binaries, with recovery, its output counted */
     const char *mods = getenv("TM_FUZZ_MODULES");
     if (!mods)
+        return 0;
+    counter c = {0, 64 * 1024 + tf.bits * 2048};
+    cookie_io_functions_t io = {NULL, count_write, NULL, NULL};
+    FILE *out = fopencookie(&c, "w", io);
+    if (!out)
         return 0;
     tm_frombin_opts o;
     memset(&o, 0, sizeof o);
     o.modules = mods;
     o.ignore_build_id = 1;
     o.recover = 1;
-    o.max_run = 20000;
-    o.format = TM_FB_NONE;
+    o.format = TM_FB_BRANCHES;
+    o.out = out;
+    o.tmc = loads ? tmc : NULL;
     o.quiet = 1;
     tm_frombin_result res;
     tm_frombin(&tf, &o, &res);
+    fclose(out);
     return 0;
 }

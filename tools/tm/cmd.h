@@ -77,6 +77,9 @@ int tm_same_file(const char *a, const char *b);
  * status 1; a reader that went away (EPIPE, `| head`) ends quietly with
  * STATUS. */
 int tm_finish_stdout(const char *sub, int status);
+/* The errno of a failed write to standard output, when the writer knows
+ * it (tm_finish_stdout's own flush may have nothing left to write). */
+void tm_stdout_errno(int e);
 /* 1 once a write to standard output failed (stop producing output). */
 int tm_stdout_failed(void);
 #endif

@@ -31,7 +31,9 @@ static void usage(FILE *f)
             "  --modules F      the module map (default BASE.modules);  --vdso F  (default BASE.vdso if it exists)\n"
             "  --tmc F          the commit stream, for the sizes of load values (traces with --cfiat/--data)\n"
             "  --ignore-build-id  replay files whose GNU build-id differs from the recording's\n"
-            "  --max-run N      give up after N instructions without a message (default 2^32)\n"
+            "  --max-run N      give up after N instructions without a message (K/M/G suffixes; default\n"
+            "                   65536 per cycle of the trace, at most 2^32; a thread never replays more\n"
+            "                   instructions than the trace's trailer says it retired)\n"
             "Exit status with --verify: 0 if every thread's execution matches, 1 on the first divergence.\n"
             "Without --verify, --from-binary exits 1 if the trace did not fit the code anywhere (each error is\n"
             "reported with its trace bit offset, and the thread resumes at its next synchronization).\n");
@@ -89,9 +91,15 @@ static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
         if (m.kind == TM_MSG_DATA)
             tm_load_sizes_split(ls);
         tm_msg_format(&m, tf->cfg.enc.timestamps, line, sizeof line);
-        if (printf("%10" PRIu64 "  %s\n", pos, line) < 0)
+        if (printf("%10" PRIu64 "  %s\n", pos, line) < 0) {
+            tm_stdout_errno(errno);
             break; /* a full disk or a reader gone: tm_finish_stdout says which */
+        }
         n++;
+    }
+    if (!status && ls && rd.pos >= rd.nbits && tm_load_sizes_finish(ls) != TM_OK) {
+        tm_err("decode", "%s", tm_load_sizes_error(ls));
+        status = 1;
     }
     if (!status && !tm_stdout_failed()) {
         printf("# %" PRIu64 " messages\n", n);
@@ -142,11 +150,20 @@ static int from_binary(int argc, char **argv)
     o.format = TM_FB_INSNS;
     int verify = 0, quiet = 0;
     const char *files[2], *modules = NULL, *vdso = NULL, *bin = NULL, *val;
-    int nf = 0;
+    int nf = 0, opts = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int k;
-        if (!strcmp(a, "--from-binary")) continue;
+        if (!opts || a[0] != '-' || !strcmp(a, "-")) {
+            if (nf >= 2) {
+                tm_err("decode", "too many arguments (see tm decode --help)");
+                return 2;
+            }
+            files[nf++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) opts = 0;
+        else if (!strcmp(a, "--from-binary")) continue;
         else if (!strcmp(a, "--verify")) verify = 1;
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--insns")) o.format = TM_FB_INSNS;
@@ -165,16 +182,12 @@ static int from_binary(int argc, char **argv)
             bin = val;
         } else if ((k = tm_opt(argc, argv, &i, "--max-run", &val)) != 0) {
             if (k < 0) goto missing;
-            if (tm_parse_u64(val, &o.max_run) || !o.max_run) {
+            if (tm_parse_count(val, &o.max_run) || !o.max_run) {
                 tm_err("decode", "--max-run %s: expected a positive number of instructions", val);
                 return 2;
             }
-        } else if (a[0] == '-' && a[1] != '\0') {
+        } else {
             tm_err("decode", "unknown option '%s' (see tm decode --help)", a);
-            return 2;
-        } else if (nf < 2) files[nf++] = a;
-        else {
-            tm_err("decode", "too many arguments (see tm decode --help)");
             return 2;
         }
         continue;
@@ -213,10 +226,19 @@ static int from_binary(int argc, char **argv)
         return 1;
     }
     FILE *bf = NULL;
+    tm_out bo;
+    memset(&bo, 0, sizeof bo);
     if (bin) {
-        bf = fopen(bin, "wb");
+        const char *inputs[] = {tmt_path, modules, o.tmc ? o.tmc : tmt_path, vdso ? vdso : tmt_path, NULL};
+        int orc = tm_out_begin("decode", &bo, bin, inputs);
+        if (orc) {
+            tmt_free(&tf);
+            return orc == -2 ? 2 : 1;
+        }
+        bf = fopen(bo.tmp, "wbe");
         if (!bf) {
             tm_err("decode", "%s: cannot create: %s", bin, strerror(errno));
+            tm_out_abort(&bo);
             tmt_free(&tf);
             return 1;
         }
@@ -239,10 +261,20 @@ static int from_binary(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     int status;
-    if (bf && fclose(bf) != 0 && rc == TM_OK) {
-        tm_err("decode", "%s: write error", bin);
-        rc = TM_ERR_IO;
-        snprintf(res.v.error, sizeof res.v.error, "%s: write error", bin);
+    if (bf) {
+        int bad = ferror(bf) | fclose(bf);
+        if (bad && rc == TM_OK) {
+            rc = TM_ERR_IO;
+            snprintf(res.v.error, sizeof res.v.error, "%s: write error: %s", bin, strerror(errno));
+        }
+        if (rc == TM_OK || rc == TM_ERR_MISMATCH || (rc == TM_ERR_IO && tm_stdout_failed())) {
+            if (tm_out_commit("decode", &bo)) { /* said in one line */
+                tmt_free(&tf);
+                return 1;
+            }
+        } else {
+            tm_out_abort(&bo);
+        }
     }
     if (verify) {
         if (rc == TM_OK) {
@@ -272,17 +304,25 @@ static int from_binary(int argc, char **argv)
         }
     } else {
         fflush(stdout);
-        if (rc != TM_OK) {
+        if (rc == TM_ERR_IO && tm_stdout_failed()) {
+            tm_stdout_errno(res.out_errno);
+            status = 0; /* a full disk or a reader gone: tm_finish_stdout says which */
+        } else if (rc != TM_OK) {
             tm_err("decode", "%s", res.v.error);
             status = 1;
         } else {
+            char why[128] = "";
+            if (tf.ending != TMT_COMPLETE) {
+                char e[112];
+                snprintf(why, sizeof why, "; the recording was %s", tmt_ending_str(tf.ending, tf.signal, e, sizeof e));
+            }
             if (o.format == TM_FB_NONE || !quiet)
                 fprintf(o.format == TM_FB_NONE ? stdout : stderr,
                         "%s: %" PRIu64 " threads, %" PRIu64 " instructions replayed from the binaries, %" PRIu64
                         " branches, %" PRIu64 " exceptions, %" PRIu64 " gaps, %" PRIu64 " errors, %" PRIu64
-                        " undecodable stretches; %.2f M instructions/s\n",
+                        " undecodable stretches; %.2f M instructions/s%s\n",
                         tmt_path, res.threads, res.v.checked, res.v.branches, res.v.exceptions, res.v.gaps,
-                        res.errors, res.resyncs, secs > 0 ? (double)res.v.checked / secs / 1e6 : 0.0);
+                        res.errors, res.resyncs, secs > 0 ? (double)res.v.checked / secs / 1e6 : 0.0, why);
             status = res.errors || res.resyncs ? 1 : 0;
         }
     }

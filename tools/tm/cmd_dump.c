@@ -152,13 +152,12 @@ static int count_stream(tmc_reader *r, counts *k)
     return rc;
 }
 
-/* Output failed: quiet success if the reader went away, else an error. */
+/* Output failed: the errno for tm_finish_stdout, which reports it (a
+ * reader that went away ends quietly); no more output. */
 static int output_failed(void)
 {
-    if (errno == EPIPE)
-        return 0;
-    tm_err("dump", "write error: %s", strerror(errno));
-    return 1;
+    tm_stdout_errno(errno);
+    return 0;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -239,8 +238,10 @@ int cmd_dump(int argc, char **argv)
     tmc_record rec;
     while ((rc = tmc_reader_next(r, &rec)) == 1) {
         print_record(stdout, &rec);
-        if (ferror(stdout))
+        if (ferror(stdout)) {
+            tm_stdout_errno(errno);
             break;
+        }
     }
     if (ferror(stdout) || fflush(stdout)) {
         status = output_failed();

@@ -311,6 +311,13 @@ static int stdout_reader_gone(void)
     return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }
 
+static int stdout_errno;
+
+void tm_stdout_errno(int e)
+{
+    stdout_errno = e;
+}
+
 int tm_stdout_failed(void)
 {
     return ferror(stdout) != 0;
@@ -323,6 +330,8 @@ int tm_finish_stdout(const char *sub, int status)
     int e = errno;
     if (!bad && !ferror(stdout))
         return status;
+    if (!e)
+        e = stdout_errno;
     if (e == EPIPE || stdout_reader_gone())
         return status; /* the reader (a pager, head) went away: a quiet end */
     tm_err(sub, "standard output: %s", e ? strerror(e) : "write error");

@@ -1,0 +1,429 @@
+#!/usr/bin/env bash
+# Faults and bad input (issue 15): every case ends with the outcome named
+# there -- one clear line and a nonzero status, or a recording that says how
+# it ended -- never a crash, a hang, a half-written output under its final
+# name or silently wrong data.  The sections are numbered as the issue's
+# cases.  (The decoder's bit-flip sweeps: t_decode_faults.sh; the RTL's idle
+# stretches: t_cosim_idle.sh.)
+set -uo pipefail
+: "${TM:?}" "${TMFAST:?}" "${TMP:?}" "${ROOT:?}"
+cd "$TMP"
+P="$ROOT/build/programs"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok   $*"; }
+# one STATUS PATTERN CMD...: CMD exits with STATUS and prints exactly one
+# line on stderr, matching PATTERN (grep -E), and no sanitizer report.
+one() {
+    local want=$1 pat=$2 st=0
+    shift 2
+    "$@" > one.out 2> one.err < /dev/null || st=$?
+    if [ "$st" -ne "$want" ]; then fail "$*: exit $st, wanted $want: $(head -c 600 one.err)"; return 1; fi
+    if [ "$(wc -l < one.err)" -ne 1 ]; then fail "$*: $(wc -l < one.err) lines on stderr: $(head -c 600 one.err)"; return 1; fi
+    if ! grep -qE -- "$pat" one.err; then fail "$*: stderr lacks /$pat/: $(cat one.err)"; return 1; fi
+    if grep -qE 'Sanitizer|runtime error' one.err; then fail "$*: sanitizer report"; return 1; fi
+    return 0
+}
+# wait_tmp BASE: until tm record's temporary .tmc of BASE has data (the
+# outputs are written under temporary names until the end).
+wait_tmp() {
+    for _ in $(seq 300); do
+        [ -n "$(find . -maxdepth 1 -name ".$1.tmc.tmp.*" -size +100k 2> /dev/null)" ] && return 0
+        sleep 0.1
+    done
+    fail "$1: the recording did not start"
+    return 1
+}
+# guard PID: kills PID (and its valgrind) after 90 s, so that a regression
+# fails instead of hanging; unguard when PID has ended.
+guard() { ( sleep 90; pkill -KILL -P "$1"; kill -KILL "$1" ) > /dev/null 2>&1 & wd=$!; }
+unguard() { kill "$wd" 2> /dev/null; wait "$wd" 2> /dev/null; }
+# the valgrind child of tm record PID
+child_of() { cat /proc/"$1"/task/*/children 2> /dev/null | awk '{print $1}'; }
+# tmt_patch FILE OFFSET BYTE [trailer]: sets a byte, then recomputes the
+# header's (or the trailer's) CRC-32 as a writer would (spec §5).
+tmt_patch() {
+    python3 - "$@" <<'PY'
+import sys, zlib
+f, off, val = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = bytearray(open(f, 'rb').read())
+if off < 0:
+    off += len(d)
+d[off] = val
+n = int.from_bytes(d[8:12], 'little')
+d[60:64] = zlib.crc32(bytes(d[:60])).to_bytes(4, 'little')
+tl = 28 + 8 * n
+t = len(d) - tl
+d[t + tl - 8:t + tl - 4] = zlib.crc32(bytes(d[t:t + tl - 8])).to_bytes(4, 'little')
+open(f, 'wb').write(d)
+PY
+}
+
+echo "== 1. signals to tm record: the program stopped, the recording says so, exit 128+N"
+head -c 300000 "$ROOT/docs/spec.md" > in.txt
+for sig in TERM HUP INT QUIT; do
+    n=$(kill -l "$sig")
+    # (a script's background job starts with INT and QUIT ignored, which tm
+    # record respects, as nohup's HUP: give them back their default)
+    env --default-signal=INT,QUIT "$TMFAST" record --commit -o s$n -- "$P/spin" 100000000 > s$n.out 2> s$n.err &
+    tp=$!
+    guard $tp
+    wait_tmp s$n || { kill -KILL $tp; continue; }
+    vp=$(child_of $tp)
+    kill -"$sig" $tp
+    st=0
+    wait $tp || st=$?
+    unguard
+    [ "$st" -eq $((128 + n)) ] || fail "SIG$sig to tm record alone: exit $st, wanted $((128 + n))"
+    kill -0 "$vp" 2> /dev/null && { fail "SIG$sig: the program runs on as an orphan"; kill -KILL "$vp"; }
+    [ "$(wc -l < s$n.err)" -eq 1 ] && grep -q "stopped by signal $n" s$n.err || fail "SIG$sig: stderr: $(cat s$n.err)"
+    grep -q "^recording: cut by signal $n " s$n.stats || fail "SIG$sig: s$n.stats: $(grep ^recording s$n.stats)"
+    grep -q "\"recording\": {\"ending\": \"signal\", \"signal\": $n}" s$n.json || fail "SIG$sig: s$n.json has no ending"
+    "$TMFAST" dump --count s$n.tmc | grep -q "^cut: by signal $n$" || fail "SIG$sig: no CUT record"
+    "$TMFAST" decode --verify s$n.tmc s$n.tmt > v.out 2>&1 || fail "SIG$sig: the recording does not verify: $(cat v.out)"
+    grep -q "^OK: .*the recording was cut by signal $n " v.out || fail "SIG$sig: verify does not say it was cut: $(cat v.out)"
+    "$TMFAST" decode s$n.tmt | tail -n 1 | grep -q "recording cut by signal $n" || fail "SIG$sig: the listing does not say it"
+    "$TMFAST" decode --from-binary --summary s$n.tmt > fb.out 2>&1
+    grep -q "cut by signal $n" fb.out || fail "SIG$sig: --from-binary does not say it: $(cat fb.out)"
+    ls -a | grep -q "^\.s$n\..*\.tmp\." && fail "SIG$sig: temporaries left behind"
+    ok "SIG$sig to tm record alone: exit $st; $(cat s$n.err)"
+done
+# to the process group (timeout): the program gets it too
+st=0
+timeout -s TERM 3 "$TMFAST" record --commit -o g -- "$P/spin" 100000000 > g.out 2> g.err || st=$?
+[ "$st" -eq 124 ] || fail "timeout 3 tm record: exit $st (timeout's 124 wanted)"
+grep -q "^recording: cut by signal 15 " g.stats && "$TMFAST" decode --verify g.tmc g.tmt > /dev/null ||
+    fail "timeout: the recording does not say it was cut, or does not verify"
+ok "timeout -s TERM 3 tm record: the program and tm stop, the recording verifies and says 'cut by signal 15'"
+# a program that ignores the signal: killed after the grace time, or at once on a second signal
+cat > ign.py <<'EOF'
+import signal
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+s = 0
+while True:
+    s += 1
+EOF
+for how in wait twice; do
+    "$TMFAST" record --commit -o i$how -- /usr/bin/python3 ign.py > i.out 2> i.err &
+    tp=$!
+    guard $tp
+    wait_tmp i$how || { kill -KILL $tp; continue; }
+    t0=$(date +%s)
+    kill -TERM $tp
+    [ $how = twice ] && { sleep 1.5; kill -TERM $tp; }
+    st=0
+    wait $tp || st=$?
+    unguard
+    dt=$(( $(date +%s) - t0 ))
+    [ "$st" -eq 143 ] || fail "a program ignoring SIGTERM ($how): exit $st"
+    grep -q "was killed" i.err && grep -q '^ended: killed by signal 9 .*by tm record' i$how.stats ||
+        fail "ignoring SIGTERM ($how): $(cat i.err) / $(grep ^ended i$how.stats)"
+    "$TMFAST" decode --verify i$how.tmc i$how.tmt > /dev/null || fail "ignoring SIGTERM ($how): no valid recording"
+    ok "a program ignoring SIGTERM ($how): killed after ${dt}s, exit 143, the recording verifies"
+done
+
+echo "== 2. a program that closes its inherited descriptors cannot cut the capture"
+st=0
+"$TMFAST" record --commit -o c2 -- "$P/fdlist" close > c2.out 2> c2.err || st=$?
+[ "$st" -eq 0 ] && [ ! -s c2.err ] || fail "close_range(3, ~0): exit $st: $(cat c2.err)"
+grep -q '^recording: complete$' c2.stats && grep -q '^capture: .*complete$' c2.stats || fail "close_range: $(grep -E '^(recording|capture)' c2.stats)"
+"$TMFAST" decode --verify c2.tmc c2.tmt > v.out || fail "close_range: $(cat v.out)"
+ok "close_range(3, ~0) and close(3..65535) by the program: capture complete, $(sed 's/^OK: \([0-9]*\) .*/\1/' v.out) instructions verify"
+cat > closer.py <<'EOF'
+import os
+os.closerange(3, 1024)
+s = 0
+for i in range(20000):
+    s += i * i
+print(s)
+EOF
+st=0
+"$TMFAST" record --commit -o c3 -- /usr/bin/python3 closer.py > c3.out 2> c3.err || st=$?
+[ "$st" -eq 0 ] && grep -q '^recording: complete$' c3.stats && "$TMFAST" decode --verify c3.tmc c3.tmt > /dev/null ||
+    fail "python os.closerange(3, 1024): exit $st $(cat c3.err)"
+ok "python3 -c 'os.closerange(3,1024); ...': complete, verifies"
+# cut short: the capture is killed mid-way; tm record says so and exits nonzero; the trace says so
+"$TMFAST" record --commit -o k -- "$P/spin" 100000000 > k.out 2> k.err &
+tp=$!
+wait_tmp k && kill -KILL "$(child_of $tp)"
+st=0
+wait $tp || st=$?
+[ "$st" -ne 0 ] && grep -q "cut short" k.err || fail "a cut capture: exit $st, $(cat k.err)"
+"$TMFAST" dump --count k.tmc | grep -q '^cut: short' || fail "a cut capture: no CUT record"
+"$TMFAST" decode --verify k.tmc k.tmt > v.out 2>&1 && grep -q "the recording was cut short" v.out || fail "a cut capture: verify: $(cat v.out)"
+ok "a capture cut short: exit $st, '$(cat k.err)'; the .tmc's CUT, the trace's ending and verify say so"
+
+echo "== 3. no descriptor of tm's is visible to the program"
+# the same stdout and stderr files both times; a listing is "FD TARGET" lines
+"$P/fdlist" > fd.out 2> fd.err && mv fd.out native.txt
+"$TMFAST" record --cfiat --commit --mode mcftrace -o f3 -- "$P/fdlist" > fd.out 2> fd.err || fail "fdlist under tm record: $(cat fd.err)"
+mv fd.out traced.txt
+if ! diff <(grep -v '^above' native.txt | sed 's|/native.txt$|/fd.out|') <(grep -v '^above' traced.txt | sed 's|/traced.txt$|/fd.out|') > fd.diff; then
+    fail "the traced program sees other descriptors than natively: $(cat fd.diff)"
+fi
+grep -q 'usable: 0$' traced.txt || fail "a descriptor above the program's limit is usable: $(tail -n 1 traced.txt)"
+grep -qE 'f3\.|tm-capture|valgrind' <(grep -v '^above' traced.txt) && fail "an output of tm's is visible: $(cat traced.txt)"
+ok "/proc/self/fd inside the traced program: the same $(grep -vc '^above' traced.txt) descriptors as natively; Valgrind's $(sed -n 's/^above the limit: \([0-9]*\).*/\1/p' traced.txt) above its limit unusable"
+
+echo "== 4. two tm record -o SAME at once"
+"$TMFAST" record --commit -o same -- "$P/spin" 100000 > same1.out 2> same1.err &
+tp=$!
+wait_tmp same
+one 1 "same: another tm record \(pid $tp\) is writing these outputs" "$TMFAST" record --commit -o same -- "$P/spin" 3
+st=0
+wait $tp || st=$?
+[ "$st" -eq 0 ] && "$TMFAST" decode --verify same.tmc same.tmt > /dev/null || fail "the first recording: exit $st, does not verify"
+[ -e same.lock ] && fail "the lock file stays"
+ok "the second one refused: $(cat one.err); the first verifies"
+
+echo "== 5. --valgrind and the program checked before anything starts"
+one 2 "--valgrind /nonexistent: no such program" "$TMFAST" record --valgrind /nonexistent -o v5 -- "$P/spin" 3 && ok "$(cat one.err)"
+one 2 "--valgrind no-such-valgrind: no such program on PATH" "$TMFAST" record --valgrind no-such-valgrind -o v5 -- "$P/spin" 3 && ok "$(cat one.err)"
+python3 - "$P/spin" p32 <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d[4] = 1   # EI_CLASS = ELFCLASS32
+open(sys.argv[2], 'wb').write(d)
+PY
+chmod +x p32
+one 1 "p32: a 32-bit program; tm record traces x86-64 \(64-bit\) programs only" "$TMFAST" record -o v5 -- ./p32 && ok "$(cat one.err)"
+printf '#!%s/p32\n' "$TMP" > s32 && chmod +x s32
+one 1 "s32: its interpreter .*p32: a 32-bit program" "$TMFAST" record -o v5 -- ./s32 && ok "$(cat one.err)"
+ls v5.* 2> /dev/null && fail "outputs created for a refused run"
+
+echo "== 6. a program path holding a newline"
+d6=$(printf 'dir\nwith newline')
+mkdir -p "$d6" && cp "$P/spin" "$d6/spin"
+"$TMFAST" record --commit -o n6 -- "./$d6/spin" 30 > n6.out 2> n6.err || fail "a path with a newline: $(cat n6.err)"
+[ "$(wc -l < n6.modules)" -eq "$("$TMFAST" dump --count n6.tmc | sed -n 's/^modules: //p')" ] || fail "n6.modules: one line per module: $(cat n6.modules)"
+grep -qF 'dir\nwith newline/spin' n6.modules || fail "n6.modules: the newline is not escaped: $(cat n6.modules)"
+"$TMFAST" decode --from-binary --verify n6.tmc n6.tmt > v.out 2>&1 || fail "from the binaries through an escaped path: $(cat v.out)"
+ok "$(grep -F 'newline' n6.modules | head -c 120); replays from the binaries"
+
+echo "== 9. fields nothing checked"
+"$TMFAST" gen --threads 4 --insns 200000 --seed 9 -o g9.tmc
+"$TMFAST" model -q --buffer min --port 1 g9.tmc -o g9.tmt
+"$TMFAST" decode --verify g9.tmc g9.tmt > v.out || fail "g9: $(cat v.out)"
+# the header's buffer (offset 24), port (28), a reserved byte (37), the trailer's cycles
+for what in "24 buffer" "28 port" "-20 cycles"; do
+    set -- $what
+    cp g9.tmt p9.tmt
+    off=$1
+    [ "$off" = -20 ] && off=$(( -(28 + 8 * 4) + 8 ))
+    tmt_patch p9.tmt "$off" 77
+    st=0
+    "$TM" decode --verify g9.tmc p9.tmt > v.out 2> v.err || st=$?
+    [ "$st" -eq 1 ] && grep -q '^MISMATCH: ' v.out || fail "$2 changed (checksum recomputed): exit $st, $(cat v.out v.err)"
+    ok "$2 changed, checksum recomputed: $(head -c 150 v.out)"
+done
+cp g9.tmt p9.tmt
+printf '\x01' | dd of=p9.tmt bs=1 seek=38 conv=notrunc status=none
+one 1 "p9.tmt: offset 60: header checksum" "$TM" decode --verify g9.tmc p9.tmt && ok "$(cat one.err)"
+tmt_patch p9.tmt 38 1
+one 1 "p9.tmt: offset 38: reserved byte" "$TM" decode --verify g9.tmc p9.tmt && ok "$(cat one.err)"
+# a SYNC's D bit: the first SYNC(OVERFLOW) of the listing; tr_e, 4 threads:
+# Ti (2 bits), cnt (3 + 1), K (2), R (2), then D
+pos=$("$TMFAST" decode g9.tmt | awk '/SYNC.*overflow/ {print $1; exit}')
+if [ -n "$pos" ]; then
+    python3 - g9.tmt p9.tmt $((pos + 10)) <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+b = int(sys.argv[3])
+d[64 + b // 8] ^= 1 << (b % 8)
+open(sys.argv[2], 'wb').write(d)
+PY
+    st=0
+    "$TM" decode --verify g9.tmc p9.tmt > v.out 2> v.err || st=$?
+    [ "$st" -eq 1 ] && grep -q '^MISMATCH: ' v.out || fail "a SYNC's D bit flipped: exit $st, $(cat v.out v.err)"
+    ok "the D bit of the SYNC at trace bit $pos flipped: $(head -c 160 v.out)"
+else
+    fail "g9.tmt has no SYNC(OVERFLOW)"
+fi
+
+echo "== 10. a damaged .tmc is blamed on the .tmc"
+"$TMFAST" gen --threads 2 --insns 3000000 --seed 10 --mem -o g10.tmc
+"$TMFAST" model -q --cfiat g10.tmc -o g10.tmt
+for where in 1 2 3; do
+    python3 - g10.tmc b10.tmc $where <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d[len(d) * int(sys.argv[3]) // 4] ^= 0x04
+open(sys.argv[2], 'wb').write(d)
+PY
+    one 1 "b10.tmc: offset [0-9]+: " "$TM" decode --verify b10.tmc g10.tmt && ok "a byte of the .tmc at $where/4 flipped: $(cat one.err)"
+    grep -q MISMATCH one.out && fail "a damaged .tmc reported as a MISMATCH of the trace"
+done
+head -c 100000 in.txt > in10.txt
+"$TMFAST" record --cfiat --commit -o r10 -- gzip -c in10.txt > /dev/null
+python3 - r10.tmc rb10.tmc <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d[len(d) * 3 // 4] ^= 0x04
+open(sys.argv[2], 'wb').write(d)
+PY
+one 1 "rb10.tmc: offset [0-9]+: " "$TM" decode --from-binary --verify rb10.tmc r10.tmt && ok "--from-binary --verify: $(cat one.err)"
+cp r10.tmc a10.tmc && printf 'garbage after the end' | zstd -q -c >> a10.tmc
+one 1 "a10.tmc: offset [0-9]+: data after the END record" "$TM" decode r10.tmt --tmc a10.tmc && ok "the listing with --tmc: $(cat one.err)"
+one 1 "a10.tmc: offset [0-9]+: data after the END record" "$TM" decode --from-binary --summary r10.tmt --tmc a10.tmc && ok "--from-binary --tmc: $(cat one.err)"
+
+echo "== 7, 8. damaged traces: every decode ends in time, output bounded, each error once per thread"
+"$TMFAST" record --commit -o r8 -- gzip -c in10.txt > /dev/null
+for base in r10 r8; do
+    data=""; [ $base = r10 ] && data="--tmc r10.tmc"
+    # the outputs of the undamaged trace: a damaged one's are bounded by them
+    # (no thread replays more instructions than the trailer says it retired)
+    declare -A full=()
+    for how in "--from-binary --summary $data" "--from-binary --branches $data" "$data"; do
+        "$TMFAST" decode $how $base.tmt > x.out 2> /dev/null
+        full[$how]=$(stat -c %s x.out)
+    done
+    slow=0; big=0; dup=0; crash=0
+    for seed in $(seq 1 40); do
+        python3 - $base.tmt x.tmt $seed <<'PY'
+import random, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+n = int.from_bytes(d[8:12], 'little')
+r = random.Random(int(sys.argv[3]))
+b = r.randrange(64 * 8, (len(d) - 28 - 8 * n) * 8)
+d[b // 8] ^= 1 << (b % 8)
+open(sys.argv[2], 'wb').write(d)
+PY
+        cp $base.modules x.modules
+        for how in "--from-binary --summary $data" "--from-binary --branches $data" "$data"; do
+            st=0
+            timeout 20 "$TMFAST" decode $how x.tmt > x.out 2> x.err || st=$?
+            [ $st -eq 124 ] && slow=$((slow + 1))
+            [ $st -gt 1 ] && [ $st -ne 124 ] && crash=$((crash + 1))
+            # output: the listing/branches are bounded by what the trace holds
+            [ "$(stat -c %s x.out)" -gt $(( ${full[$how]} * 3 / 2 + 100000 )) ] && big=$((big + 1))
+            [ "$(wc -l < x.err)" -gt 40 ] && dup=$((dup + 1))
+        done
+        st=0
+        timeout 20 "$TMFAST" decode --verify $base.tmc x.tmt > x.out 2> x.err || st=$?
+        [ $st -eq 124 ] && slow=$((slow + 1))
+    done
+    [ $slow -eq 0 ] && [ $big -eq 0 ] && [ $dup -eq 0 ] && [ $crash -eq 0 ] ||
+        fail "$base: 40 one-bit flips: $slow runs over 20 s, $big outputs too large, $dup with over 40 error lines, $crash crashes"
+    ok "$base ($([ -n "$data" ] && echo with || echo without) load values): 40 one-bit flips x 4 decodes end in time, bounded"
+done
+# the sanitizer build on a few
+for seed in 3 7; do
+    python3 - r10.tmt x.tmt $seed <<'PY'
+import random, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+n = int.from_bytes(d[8:12], 'little')
+r = random.Random(int(sys.argv[3]) * 7919)
+for _ in range(3):
+    b = r.randrange(64 * 8, (len(d) - 28 - 8 * n) * 8)
+    d[b // 8] ^= 1 << (b % 8)
+open(sys.argv[2], 'wb').write(d)
+PY
+    cp r10.modules x.modules
+    timeout 60 "$TM" decode --from-binary --summary --tmc r10.tmc x.tmt > /dev/null 2> x.err
+    grep -qE 'Sanitizer|runtime error' x.err && fail "sanitizer report on a damaged trace: $(cat x.err)"
+done
+# case 8: a thread without messages stops at the trailer's instruction count
+python3 - r8.tmt x.tmt <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+n = int.from_bytes(d[8:12], 'little')
+body = len(d) - 64 - 28 - 8 * n
+for i in range(64 + body // 3, 64 + body):
+    d[i] = 0          # nothing but zero bits after the first third
+open(sys.argv[2], 'wb').write(d)
+PY
+t0=$(date +%s%N)
+timeout 20 "$TMFAST" decode --from-binary --summary x.tmt > x.out 2> x.err
+dt=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$dt" -lt 5000 ] || fail "a damaged trace without load values took ${dt} ms"
+ok "a trace zeroed after its first third: ends in ${dt} ms: $(head -n 1 x.err | head -c 200)"
+# the module map: a FIFO, a device, a huge map, a missing vdso
+mkfifo fifo
+printf '0x0000000000400000 - %s/fifo\n' "$TMP" > ff.modules
+one 1 "fifo: not a regular, non-empty file" timeout 10 "$TM" decode --from-binary --summary --modules ff.modules r8.tmt && ok "a FIFO in the module map: $(cat one.err)"
+printf '0x0000000000400000 - /dev/zero\n' > dz.modules
+one 1 "/dev/zero: not a regular, non-empty file" "$TM" decode --from-binary --summary --modules dz.modules r8.tmt && ok "a device: $(cat one.err)"
+python3 -c "
+import sys
+l = open('r8.modules').read().splitlines()
+open('k4.modules', 'w').write('\n'.join(l * (4000 // len(l))) + '\n')
+open('k70.modules', 'w').write('\n'.join(l * (70000 // len(l) + 1)) + '\n')"
+/usr/bin/time -f '%M' -o rss.txt "$TMFAST" decode --from-binary --summary --modules k4.modules r8.tmt > /dev/null 2>&1 || fail "a 4000-line module map naming the same files"
+[ "$(cat rss.txt)" -lt 200000 ] || fail "a 4000-line module map: RSS $(cat rss.txt) KB"
+ok "a 4000-line module map of the same files: replays, RSS $(cat rss.txt) KB"
+one 1 "k70.modules:65537: more than 65536 entries" "$TM" decode --from-binary --summary --modules k70.modules r8.tmt && ok "$(cat one.err)"
+one 1 "/nonexistent: No such file" "$TM" decode --from-binary --summary --vdso /nonexistent r8.tmt && ok "--vdso missing: $(cat one.err)"
+one 1 "$TMP: not a regular" "$TM" decode --from-binary --summary --vdso "$TMP" r8.tmt && ok "--vdso a directory: $(cat one.err)"
+# case 12: the commit stream of a trace with load values from a pipe
+one 1 "not a regular file: replaying load values reads the commit stream twice" timeout 20 "$TM" decode --verify <(cat r10.tmc) r10.tmt && ok "$(cat one.err)"
+one 1 "not a regular file" timeout 20 "$TM" decode r10.tmt --tmc <(cat r10.tmc) && ok "the listing: $(cat one.err)"
+
+echo "== 14. full disks and closed pipes"
+"$TMFAST" gen --threads 2 --insns 100000 --seed 14 -o g14.tmc
+"$TMFAST" model -q g14.tmc -o g14.tmt
+one 1 "standard output: No space left on device" sh -c "'$TM' model g14.tmc -o x14.tmt > /dev/full" && ok "tm model, report to /dev/full: $(cat one.err)"
+one 1 "standard output: No space left on device" sh -c "'$TM' model --explain g14.tmc > /dev/full" && ok "--explain: $(cat one.err)"
+one 1 "standard output: No space left on device" sh -c "'$TM' decode g14.tmt > /dev/full" && ok "the listing: $(cat one.err)"
+one 1 "y14.tmt: write failed: (No space left|File too large)" sh -c "ulimit -f 1; trap '' XFSZ; exec '$TM' model -q g14.tmc -o y14.tmt" && ok "-o on a full disk: $(cat one.err)"
+[ -e y14.tmt ] && fail "a failed output left under its final name"
+ls -a | grep -q '^\.y14\.tmt\.tmp' && fail "a failed output's temporary stays"
+one 1 "standard output: No space left on device" sh -c "'$TM' decode --from-binary r8.tmt > /dev/full" && ok "--from-binary: $(cat one.err)"
+one 1 "standard output: No space left on device" sh -c "'$TM' decode --from-binary --summary r8.tmt > /dev/full" && ok "--from-binary --summary: $(cat one.err)"
+for cmd in "model g14.tmc -o x.tmt" "decode g14.tmt" "dump g14.tmc" "model --explain g14.tmc" "decode --from-binary r8.tmt" "decode --from-binary --branches r8.tmt"; do
+    st=$( { "$TM" $cmd 2> pipe.err; echo $? > pipe.st; } | head -n 1 > /dev/null; cat pipe.st)
+    [ "$st" -eq 0 ] && [ ! -s pipe.err ] || fail "tm $cmd | head -n 1: exit $st, $(cat pipe.err)"
+done
+ok "tm model / decode / dump / --explain | head -n 1: exit 0, nothing on stderr"
+
+echo "== 15. an output that is an input; interrupted runs"
+cp g14.tmc i15.tmc
+sum=$(md5sum < i15.tmc)
+one 2 "i15.tmc: the output is the input" "$TM" model i15.tmc -o i15.tmc && ok "$(cat one.err)"
+one 2 "r8.tmt: the output is the input" "$TM" decode --from-binary -o r8.tmt r8.tmt && ok "$(cat one.err)"
+one 2 "-o and --stats name the same file" "$TM" model i15.tmc -o o15.tmt --stats o15.tmt && ok "$(cat one.err)"
+ln -sf i15.tmc link15.tmc
+one 2 "the output is the input" "$TM" model i15.tmc -o link15.tmc && ok "through a symbolic link: $(cat one.err)"
+[ "$(md5sum < i15.tmc)" = "$sum" ] || fail "the input was changed"
+env --default-signal=INT "$TMFAST" gen --threads 4 --insns 200M --seed 15 -o big15.tmc 2> /dev/null &
+gp=$!
+sleep 1.5
+kill -INT $gp
+wait $gp
+[ -e big15.tmc ] && fail "tm gen interrupted: a half-written big15.tmc"
+ls -a | grep -q '^\.big15\.tmc\.tmp' && fail "tm gen interrupted: its temporary stays"
+ok "an interrupted tm gen leaves neither big15.tmc nor its temporary"
+
+echo "== 16. numbers are decimal"
+"$TMFAST" gen --threads 010 --insns 1K -o n16.tmc && "$TMFAST" dump n16.tmc | head -n 1 | grep -q 'threads=10$' ||
+    fail "--threads 010 is not 10"
+one 2 "--threads 0x10: not a number" "$TM" gen --threads 0x10 -o n16.tmc && ok "$(cat one.err)"
+one 2 "--port 0x20: not a number" "$TM" model --port 0x20 g14.tmc -o n16.tmt && ok "$(cat one.err)"
+one 2 "--buffer 1e3: not a number" "$TM" model --buffer 1e3 g14.tmc -o n16.tmt && ok "$(cat one.err)"
+one 2 "--seed -1: not a number" "$TM" gen --seed -1 -o n16.tmc && ok "$(cat one.err)"
+one 2 "--threads 4K: allowed 1..1024" "$TM" record --threads 4K -o n16 -- "$P/spin" 1 && ok "$(cat one.err)"
+
+echo "== 17. tm cosim over an idle stretch of 2^40 cycles"
+python3 "$ROOT/tests/e2e/idle_stream.py" idle.tmc $((1 << 40))
+python3 "$ROOT/tests/e2e/idle_stream.py" busy.tmc 3000
+for opts in "--timestamps" "--timestamps --ts-bits 16" "--encoding nx_b --port 1"; do
+    for f in idle busy; do
+        st=0
+        timeout 600 "$TMFAST" cosim $opts $f.tmc > cs.out 2> cs.err || st=$?
+        [ $st -eq 0 ] && grep -q '^PASS: ' cs.out || { fail "tm cosim $opts $f.tmc: exit $st: $(cat cs.out cs.err | tail -n 5)"; continue; }
+        ok "tm cosim $opts $f.tmc: $(head -n 1 cs.out | head -c 200)"
+    done
+done
+
+echo "== 18. '--' ends the options; file names cannot split a line"
+cp g14.tmc ./-x.tmc
+"$TM" model -q -o ./-x.tmt -- -x.tmc || fail "tm model -o ./-x.tmt -- -x.tmc"
+"$TM" decode -- -x.tmt > /dev/null || fail "tm decode -- -x.tmt"
+"$TM" decode --verify -- -x.tmc -x.tmt > /dev/null || fail "tm decode --verify -- -x.tmc -x.tmt"
+"$TM" dump -- -x.tmc > /dev/null || fail "tm dump -- -x.tmc"
+"$TM" decode --from-binary --summary --modules r8.modules -- -x.tmt > /dev/null 2>&1; [ $? -le 1 ] || fail "tm decode --from-binary -- -x.tmt"
+ok "tm model / decode / dump -- -x.tmc"
+one 1 'no\\nsuch\.tmc: cannot open' "$TM" model "$(printf 'no\nsuch.tmc')" -o x.tmt && ok "$(cat one.err)"
+one 1 'no\\nsuch\.tmt: cannot open' "$TM" decode "$(printf 'no\nsuch.tmt')" && ok "$(cat one.err)"
+
+[ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
+echo "all fault cases passed"
