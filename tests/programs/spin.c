@@ -16,6 +16,14 @@ __attribute__((noinline)) void work(int r)
         acc[i] = acc[i] * 0.5 + sqrt((double)(i + r)) + (i & 1 ? 1.0 : -1.0);
 }
 
+/* Never called: `jmp .`, the code of tests/e2e/t_faults.sh's trace whose
+ * replay would never reach its next message (issue 15 case 8). */
+__attribute__((noinline, used)) void forever(void)
+{
+    for (;;)
+        __asm__ volatile("");
+}
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 100;

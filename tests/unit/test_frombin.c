@@ -90,3 +90,75 @@ Test(frombin, refuses_shared_and_missing_map)
     cr_expect_eq(tm_frombin(&tf, &o, &res), TM_ERR_ARG);
     cr_expect(strstr(res.v.error, "--shared") != NULL, "%s", res.v.error);
 }
+
+/* ---- the module map (issue 15 cases 6, 11) ---- */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void write_map(const char *path, const char *line, unsigned times)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (unsigned i = 0; i < times; i++)
+        fputs(line, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static int load_map(const char *path, char *err, size_t n)
+{
+    tm_image_opts o = {path, NULL, 1};
+    tm_image *im = NULL;
+    int rc = tm_image_load(&o, &im, err, n);
+    tm_image_free(im);
+    return rc;
+}
+
+/* A file named on many lines is loaded once: the load stays fast and small
+ * (the test runs under ASan: 4000 copies of this binary's symbols would not
+ * be). */
+Test(frombin, module_map_names_a_file_many_times)
+{
+    char dir[] = "/tmp/tm-map.XXXXXX", p[64], err[600];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/m", dir);
+    write_map(p, "0x0000000000400000 - /proc/self/exe\n", 4000);
+    cr_assert_eq(load_map(p, err, sizeof err), TM_OK, "%s", err);
+    /* the same, through an escaped path */
+    write_map(p, "0x0000000000400000 - \\x2fproc/self/\\x65xe\n", 2);
+    cr_assert_eq(load_map(p, err, sizeof err), TM_OK, "%s", err);
+    write_map(p, "0x0000000000400000 - /proc/self/\\qexe\n", 1);
+    cr_assert_eq(load_map(p, err, sizeof err), TM_ERR_FORMAT);
+    cr_assert(strstr(err, ":1: a bad escape"), "%s", err);
+    /* more lines than any recording's map */
+    write_map(p, "0x0000000000400000 - /proc/self/exe\n", 65537);
+    cr_assert_eq(load_map(p, err, sizeof err), TM_ERR_FORMAT);
+    cr_assert(strstr(err, ":65537: more than 65536 entries"), "%s", err);
+    unlink(p);
+    rmdir(dir);
+}
+
+/* A FIFO or a device in the map is refused without being opened for long
+ * (a FIFO's open would wait for a writer for ever). */
+Test(frombin, module_map_refuses_fifos_and_devices, .timeout = 10)
+{
+    char dir[] = "/tmp/tm-map.XXXXXX", p[64], fifo[64], line[160], err[600];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/m", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    snprintf(line, sizeof line, "0x0000000000400000 - %s\n", fifo);
+    write_map(p, line, 1);
+    cr_assert_eq(load_map(p, err, sizeof err), TM_ERR_IO);
+    cr_assert(strstr(err, "fifo: not a regular, non-empty file"), "%s", err);
+    write_map(p, "0x0000000000400000 - /dev/zero\n", 1);
+    cr_assert_eq(load_map(p, err, sizeof err), TM_ERR_IO);
+    cr_assert(strstr(err, "/dev/zero: not a regular"), "%s", err);
+    /* the map itself a FIFO */
+    cr_assert_eq(load_map(fifo, err, sizeof err), TM_ERR_IO);
+    unlink(fifo);
+    unlink(p);
+    rmdir(dir);
+}
