@@ -16,7 +16,7 @@ F=$BUILD/fuzz
 mkdir -p "$F/seeds" "$F/corpus"
 if [ ! -s "$F/rec.tmt" ]; then
     head -c 20000 README.md docs/spec.md > "$F/input"
-    "$TM" record --cfiat --config large --encoding tr_e --commit -o "$F/rec" -- zstd -q -c "$F/input" > /dev/null
+    "$TM" record --threads 2 --cfiat --config large --encoding tr_e --commit -o "$F/rec" -- zstd -q -T1 -c "$F/input" > /dev/null
 fi
 export TM_FUZZ_MODULES=$F/rec.modules
 export TM_FUZZ_TMC=$F/rec.tmc
