@@ -20,6 +20,10 @@ int cmd_record(int argc, char **argv);
  * characters escaped (\n, \xNN) so that the message is one line whatever
  * the file names in it. */
 void tm_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* TEXT on F with control characters as C escapes (\n, \t, \r, \xNN), so
+ * that it stays one line; MAP: the module map's form (docs/capture.md §6:
+ * also the backslash, \\; only \n and \xNN). */
+void tm_put_escaped(FILE *f, const char *text, int map);
 /* TEXT and a newline on F, control characters escaped as by tm_err. */
 void tm_put_line(FILE *f, const char *text);
 /* Parses an unsigned decimal integer (digits only: no sign, no 0x, no

@@ -126,20 +126,10 @@ static void record_check_stop(rec_ctx *x, tm_cap *cap, uint64_t trace_limit, int
     }
 }
 
-/* A path in the module map (docs/capture.md §6): backslash and control
- * characters escaped (\\, \n, \xNN), so that every entry is one line. */
+/* A path in the module map (docs/capture.md §6): one line whatever it holds. */
 static void put_map_path(FILE *f, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '\\')
-            fputs("\\\\", f);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
-        else
-            fputc(*p, f);
-    }
+    tm_put_escaped(f, s, 1);
 }
 
 static int on_module(void *arg, const tm_cap_module *m)

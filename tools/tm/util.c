@@ -14,22 +14,27 @@
 #include <unistd.h>
 #include "cmd.h"
 
-/* Writes TEXT to F with control characters and backslashes as C escapes, so
- * that a file name holding a newline cannot split the line. */
-static void put_escaped(FILE *f, const char *text)
+void tm_put_escaped(FILE *f, const char *text, int map)
 {
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
         if (*p == '\n')
             fputs("\\n", f);
-        else if (*p == '\t')
+        else if (*p == '\\' && map)
+            fputs("\\\\", f);
+        else if (*p == '\t' && !map)
             fputs("\\t", f);
-        else if (*p == '\r')
+        else if (*p == '\r' && !map)
             fputs("\\r", f);
         else if (*p < 0x20 || *p == 0x7f)
             fprintf(f, "\\x%02x", *p);
         else
             fputc(*p, f);
     }
+}
+
+static void put_escaped(FILE *f, const char *text)
+{
+    tm_put_escaped(f, text, 0);
 }
 
 void tm_err(const char *sub, const char *fmt, ...)
