@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cache.h" /* cmodel/cache.h: the shadow caches (cfiat) */
 #include "glue.h"
 #include "tm/model.h"
@@ -137,9 +138,13 @@ static void cov_msg(cov *c, const tm_enc_cfg *e, const tm_msg *m)
 }
 
 /* Writes the bins as "name count" lines (merged by testbench/regress.sh). */
+/* Writes the coverage to PATH through a temporary (PATH.tmp.PID), renamed
+ * into place when complete. */
 static int cov_write(const char *path, const cov *c, const tm_model_cfg *cfg)
 {
-    FILE *f = fopen(path, "w");
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%.4096s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "we");
     if (!f)
         return -1;
     static const char *const fld[6] = {"branch_cnt", "target_cnt", "target_diffta", "exc_icnt",
@@ -180,7 +185,11 @@ static int cov_write(const char *path, const cov *c, const tm_model_cfg *cfg)
                 "\ncache.flag_clear %" PRIu64 "\n",
                 c->ld_miss, c->ld_hit_all, c->ld_hit_part, c->ld_hit_none, c->st_miss, c->st_hit, c->lines2,
                 c->lines3, c->inv_before, c->inv_after, c->same_line_before, c->same_line_after, c->clears);
-    return fclose(f);
+    if ((ferror(f) | fclose(f)) || rename(tmp, path)) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- compare */

@@ -1,7 +1,10 @@
 // tm testbench — the thin C++ glue around Verilator's generated model of
 // rtl/tm_top.sv.  Everything else of the testbench is C (testbench/cosim.c).
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
+#include <unistd.h>
 #include "Vtm_top.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -27,6 +30,7 @@ struct tb_rtl {
     VerilatedContext *ctx;
     Vtm_top *top;
     VerilatedFstC *fst;
+    std::string fst_path, fst_tmp; // written under fst_tmp, renamed at close
     uint64_t time;
 };
 
@@ -256,7 +260,9 @@ int tb_rtl_wave_open(tb_rtl *r, const char *path)
     tb_rtl_wave_close(r);
     r->fst = new VerilatedFstC;
     r->top->trace(r->fst, 99);
-    r->fst->open(path);
+    r->fst_path = path;
+    r->fst_tmp = r->fst_path + ".tmp." + std::to_string(getpid());
+    r->fst->open(r->fst_tmp.c_str());
     return r->fst->isOpen() ? 0 : -1;
 }
 
@@ -266,6 +272,8 @@ void tb_rtl_wave_close(tb_rtl *r)
         r->fst->close();
         delete r->fst;
         r->fst = nullptr;
+        if (std::rename(r->fst_tmp.c_str(), r->fst_path.c_str()) != 0)
+            std::remove(r->fst_tmp.c_str());
     }
 }
 
