@@ -419,12 +419,10 @@ int tm_image_load(const tm_image_opts *o, tm_image **out, char *err, size_t n)
         int vdso = !strcmp(path, "[vdso]");
         if (vdso && !o->vdso)
             continue; /* nothing recorded, nothing ran there */
-        long fi = file_of(im, vdso ? o->vdso : path, err + strlen(where) + 2, n - strlen(where) - 2, &rc);
+        char why[600];
+        long fi = file_of(im, vdso ? o->vdso : path, why, sizeof why, &rc);
         if (fi < 0) {
-            /* "FILE:LINE: " before the file's own message */
-            memcpy(err, where, strlen(where));
-            err[strlen(where)] = ':';
-            err[strlen(where) + 1] = ' ';
+            snprintf(err, n, "%s: %s", where, why);
             break;
         }
         int dup = 0;
