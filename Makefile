@@ -36,7 +36,7 @@ VG_EXECDIR := /usr/libexec/valgrind
 VGDIR := $(BUILD)/lib/valgrind
 VGTOOL := $(VGDIR)/tmtrace-amd64-linux
 
-.PHONY: all deps test unit e2e run bench clean asan gates lint cosim regress fuzz
+.PHONY: all deps test unit e2e run bench clean asan gates lint cosim regress fuzz identity
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/bin/tm $(VGTOOL)
@@ -114,6 +114,12 @@ test: deps
 	$(MAKE) fuzz FUZZ_TIME=20
 	$(MAKE) lint
 	$(MAKE) cosim
+	$(MAKE) identity
+
+# Behaviour identity (issue 16): model, decode, record and cosim outputs hashed
+# and compared with tests/identity/hashes, stored before the redesign.
+identity: all programs
+	bash tests/identity/run.sh $(BUILD)
 
 # RTL: lint every top-level configuration; co-simulate with the model.
 lint: deps
