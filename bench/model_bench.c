@@ -19,7 +19,7 @@
 #include <time.h>
 #include "tm/model.h"
 #include "tm/tmc.h"
-#include "../cmodel/cache.h"
+#include "tm/cache.h"
 #include "../tools/tm/modelopts.h"
 
 static double now(void)

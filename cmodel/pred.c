@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bits_int.h"
+#include "tm/bits.h"
 #include "pred_int.h"
 
 

@@ -12,28 +12,12 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "tm/bits.h"
 #include "tm/msg.h"
 
 /* A put of up to 64 bits at bit offset o (0..7) of byte i touches bytes
  * i .. i+8; those nine bytes must be allocated. */
 #define TM_BB_SLACK 9u
-
-static inline uint64_t tm_mask64(unsigned w)
-{
-    return w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1;
-}
-
-/* Number of significant bits of v: 0 for 0, else index of the top 1 plus 1. */
-static inline unsigned tm_nbits64(uint64_t v)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
-#else
-    unsigned n = 0;
-    while (v) { n++; v >>= 1; }
-    return n;
-#endif
-}
 
 /* Little-endian 64-bit load/store at any alignment. */
 static inline uint64_t tm_load_le64(const uint8_t *p)
@@ -177,11 +161,6 @@ static inline void tm_wr_chunked(tm_wr *wr, uint64_t v, unsigned a, unsigned b)
     }
 }
 
-/* |d| as an unsigned magnitude (2^63 for INT64_MIN), without signed overflow. */
-static inline uint64_t tm_abs64(int64_t d)
-{
-    return d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
-}
 
 static inline void tm_wr_signed(tm_wr *wr, int64_t d, unsigned a, unsigned b)
 {

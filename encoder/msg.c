@@ -184,6 +184,19 @@ unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m)
     return n;
 }
 
+void tm_msg_lens_init(tm_msg_lens *l, const tm_enc_cfg *c)
+{
+    l->tiq = tm_ti_bits(c->threads) + (c->data ? 1u : 0u);
+    l->timestamps = c->timestamps;
+    for (unsigned k = 0; k <= 64; k++) {
+        uint64_t v = k ? UINT64_C(1) << (k - 1) : 0; /* any value of k significant bits */
+        l->cnt[k] = (uint8_t)tm_chunked_len(v, c->cnt_a, c->cnt_b);
+        l->ta[k] = (uint8_t)tm_chunked_len(v, c->ta_a, c->ta_b);
+        l->cc[k] = (uint8_t)tm_chunked_len(v, c->cc_a, c->cc_b);
+        l->fah[k] = c->data ? (uint8_t)tm_chunked_len(v, c->fah_a, c->fah_b) : 0;
+    }
+}
+
 /* The SIZE (1..64) bytes of VALUE, byte 0 first, a 64-bit word at a time:
  * the bytes up to the next multiple of 8 past SIZE must be readable (they
  * are not written). */

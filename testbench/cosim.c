@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cache.h" /* cmodel/cache.h: the shadow caches (cfiat) */
+#include "tm/cache.h" /* the shadow caches (cfiat) */
 #include "glue.h"
 #include "tm/model.h"
 #include "tm/tmc.h"

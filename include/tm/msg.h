@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tm/bits.h"
 #include "tm/status.h"
 
 #ifdef __cplusplus
@@ -146,6 +147,32 @@ typedef int (*tm_msg_size_fn)(void *arg, uint32_t ti, uint64_t fah);
 /* tm_msg_decode that reads DATA messages, asking SIZE for their length.
  * A SIZE result outside 1..64 gives TM_ERR_FORMAT. */
 int tm_msg_decode_sized(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size, void *arg);
+
+/* The lengths of tm_msg_bits for the hot path (the model's offers): a
+ * table per chunked field, indexed by the significant bits of the value,
+ * built once per configuration from the encoder's own chunk rule.  The
+ * inline functions give exactly tm_msg_bits of a DATA and of a BRANCH
+ * message (tests/unit/test_msg.c checks every index). */
+typedef struct tm_msg_lens {
+    unsigned tiq;        /* Ti + Q */
+    int timestamps;
+    uint8_t cnt[65], ta[65], cc[65], fah[65];
+} tm_msg_lens;
+void tm_msg_lens_init(tm_msg_lens *l, const tm_enc_cfg *c);
+static inline unsigned tm_msg_lens_data(const tm_msg_lens *l, uint64_t fah, unsigned size)
+{
+    return l->tiq + l->fah[tm_nbits64(fah)] + 8u * size;
+}
+static inline unsigned tm_msg_lens_branch(const tm_msg_lens *l, uint64_t cnt, unsigned t, int64_t diff_ta,
+                                          uint64_t diff_cc)
+{
+    unsigned n = l->tiq + l->cnt[tm_nbits64(cnt)] + 1u;
+    if (t)
+        n += 1u + l->ta[tm_nbits64(tm_abs64(diff_ta))];
+    if (l->timestamps)
+        n += l->cc[tm_nbits64(diff_cc)];
+    return n;
+}
 
 /* MSG_MAX and RESERVE of spec §4.6 and §4.8: with data tracing MSG_MAX is
  * the longest bundle (DATA + control message). */

@@ -8,7 +8,7 @@
 #include "tb_ref.h"
 #include "tm/msg.h"
 #include "tm/pred.h"
-#include "../../cmodel/cache.h"
+#include "tm/cache.h"
 
 /* ------------------------------------------------------------------ common */
 

@@ -4,7 +4,7 @@
  * and configuration errors. */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "../../cmodel/cache.h"
+#include "tm/cache.h"
 
 typedef struct op {
     int store;

@@ -1508,3 +1508,53 @@ Test(msg_data, random_stream_round_trip)
         tm_bitbuf_free(&bb);
     }
 }
+
+/* The model's lengths (tm_msg_lens) are tm_msg_bits of the same DATA and
+ * BRANCH messages, for every encoding, chunk sizes, thread count and every
+ * significant-bit count of each field. */
+Test(msg_lens, equal_tm_msg_bits)
+{
+    rng g = {7};
+    for (int iter = 0; iter < 60; iter++) {
+        tm_enc_cfg c;
+        tm_enc_cfg_default(&c, (tm_encoding)(iter % 3), 1u + (uint32_t)(rnd(&g) % 1024), iter & 1);
+        c.data = (uint8_t)(iter % 5 == 0 ? TM_DATA_NONE : (iter % 2 ? TM_DATA_CFIAT : TM_DATA_ALL));
+        if (iter >= 6) {
+            c.cnt_a = (uint8_t)(1 + rnd(&g) % 32); c.cnt_b = (uint8_t)(1 + rnd(&g) % 32);
+            c.ta_a = (uint8_t)(1 + rnd(&g) % 32); c.ta_b = (uint8_t)(1 + rnd(&g) % 32);
+            c.cc_a = (uint8_t)(1 + rnd(&g) % 32); c.cc_b = (uint8_t)(1 + rnd(&g) % 32);
+        }
+        if (c.data) {
+            c.fah_a = (uint8_t)(1 + rnd(&g) % 32);
+            c.fah_b = (uint8_t)(1 + rnd(&g) % 32);
+        }
+        cr_assert_eq(tm_enc_cfg_check(&c), TM_OK);
+        tm_msg_lens l;
+        tm_msg_lens_init(&l, &c);
+        for (unsigned k = 0; k <= 64; k++) {
+            /* the smallest and the largest value of k significant bits */
+            uint64_t vs[2] = {k ? UINT64_C(1) << (k - 1) : 0, mask(k)};
+            for (int e = 0; e < 2; e++) {
+                uint64_t v = vs[e];
+                tm_msg m;
+                memset(&m, 0, sizeof m);
+                m.kind = TM_MSG_BRANCH;
+                m.cnt = v ? v : 1;
+                m.diff_cc = c.timestamps ? v : 0;
+                for (unsigned t = 0; t < 2; t++) {
+                    m.t = (uint8_t)t;
+                    m.diff_ta = t ? (e ? -(int64_t)(v >> 1) : (int64_t)(v >> 1)) : 0;
+                    cr_assert_eq(tm_msg_lens_branch(&l, m.cnt, t, m.diff_ta, m.diff_cc), tm_msg_bits(&c, &m),
+                                 "iter %d k %u t %u", iter, k, t);
+                }
+                if (c.data) {
+                    memset(&m, 0, sizeof m);
+                    m.kind = TM_MSG_DATA;
+                    m.fah = v;
+                    m.size = (uint8_t)(1 + (k % 64));
+                    cr_assert_eq(tm_msg_lens_data(&l, m.fah, m.size), tm_msg_bits(&c, &m), "iter %d k %u", iter, k);
+                }
+            }
+        }
+    }
+}

@@ -113,7 +113,7 @@ static int sim_fresh(const char *root, const char *sim)
                                        "rtl/tm_msg_enc.sv", "rtl/tm_data_enc.sv", "rtl/tm_dcache.sv",
                                        "rtl/tm_core.sv", "rtl/tm_buffer.sv", "rtl/tm_top.sv",
                                        "testbench/cosim.c", "testbench/glue.cpp", "testbench/glue.h",
-                                       "cmodel/cache.h", "build/lib/libtm.a"};
+                                       "include/tm/cache.h", "build/lib/libtm.a"};
     for (size_t k = 0; k < sizeof srcs / sizeof srcs[0]; k++) {
         char path[PATH_MAX + 64];
         struct stat ss;

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bits_int.h"
-#include "cache.h"
+#include "tm/bits.h"
+#include "tm/cache.h"
 
 /* Layout: one block per set, its ways' tags then their flags (a 4-way set
  * is one 64-byte host cache line), so that a lookup touches one line, and

@@ -1,8 +1,8 @@
 /* tm — the CFiat data cache with first-access flags (docs/spec.md §3.8).
  *
- * Internal to libtm (the model uses it; tests include it directly).  One
- * tm_cache is one cache: private (one per core) or shared by all threads.
- * It holds tags, valid bits, true-LRU order and per-line FA flags (with the
+ * Public (the model, the testbench's shadow caches, tests and the bench use
+ * it); cmodel/dcache.c, mirroring rtl/tm_dcache.sv.  One tm_cache is one
+ * cache: private (one per core) or shared by all threads.  It holds tags, valid bits, true-LRU order and per-line FA flags (with the
  * thread that set each flag when shared), no data. */
 #ifndef TM_CACHE_H
 #define TM_CACHE_H
