@@ -80,8 +80,9 @@ int main(int argc, char **argv)
         return 2;
     }
     tmc_reader *rd = NULL;
-    if (tmc_reader_open(argv[1], &rd) != TM_OK) {
-        fprintf(stderr, "tm-bench: %s\n", rd ? tmc_reader_error(rd) : argv[1]);
+    char e[600];
+    if (tmc_reader_open(argv[1], &rd, e, sizeof e) != TM_OK) {
+        fprintf(stderr, "tm-bench: %s\n", e);
         return 1;
     }
     uint32_t threads = tmc_reader_threads(rd);

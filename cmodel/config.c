@@ -26,7 +26,7 @@ void tm_model_cfg_default(tm_model_cfg *cfg, uint32_t threads)
     tm_model_preset(cfg, "large");
 }
 
-int tm_model_cfg_resolve(tm_model_cfg *cfg, char *err, unsigned long errlen)
+int tm_model_cfg_resolve(tm_model_cfg *cfg, char *err, size_t errlen)
 {
     if (cfg->enc.threads < 1 || cfg->enc.threads > TMC_MAX_THREADS) {
         snprintf(err, errlen, "threads %u: allowed 1..%u", cfg->enc.threads, TMC_MAX_THREADS);

@@ -65,7 +65,7 @@ int tm_cache_preset(tm_cache_cfg *c, const char *name)
 }
 
 
-int tm_cache_cfg_check(const tm_cache_cfg *c, char *err, unsigned long errlen)
+int tm_cache_cfg_check(const tm_cache_cfg *c, char *err, size_t errlen)
 {
     if (!tm_is_pow2(c->size) || c->size < 16 || c->size > (64u << 20)) {
         snprintf(err, errlen, "--cache %u: allowed a power of two from 16 bytes to 64M", c->size);

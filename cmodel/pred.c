@@ -6,7 +6,7 @@
 #include "pred_int.h"
 
 
-int tm_pred_cfg_check(const tm_pred_cfg *c, char *err, unsigned long errlen)
+int tm_pred_cfg_check(const tm_pred_cfg *c, char *err, size_t errlen)
 {
     if (c->gshare != 0 && (!tm_is_pow2(c->gshare) || c->gshare > 4096)) {
         if (err)

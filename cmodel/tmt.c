@@ -31,7 +31,7 @@ void tmt_trailer_of(tmt_trailer *t, const tm_model *m, uint64_t *insns, tmt_endi
     t->signal = ending == TMT_CUT_SIGNAL ? signal : 0;
 }
 
-const char *tmt_ending_str(tmt_ending e, unsigned signal, char *buf, unsigned long n)
+const char *tmt_ending_str(tmt_ending e, unsigned signal, char *buf, size_t n)
 {
     if (e == TMT_CUT_SIGNAL) {
         const char *d = strsignal((int)signal);
@@ -45,7 +45,7 @@ const char *tmt_ending_str(tmt_ending e, unsigned signal, char *buf, unsigned lo
 }
 
 int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, const tmt_trailer *tr,
-              char *err, unsigned long errlen)
+              char *err, size_t errlen)
 {
     uint32_t nth = cfg->enc.threads;
     if (tr->ending > TMT_CUT_SIGNAL || (tr->ending == TMT_CUT_SIGNAL) != (tr->signal != 0) || tr->signal > 127) {
@@ -127,7 +127,7 @@ void tmt_free(tmt_file *f)
     f->thread_insns = NULL;
 }
 
-int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen)
+int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     int is_stdin = !strcmp(path, "-");

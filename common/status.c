@@ -1,4 +1,5 @@
 /* tm — names of status codes. */
+#include <stdio.h>
 #include "tm/status.h"
 
 const char *tm_status_str(int status)
@@ -15,4 +16,10 @@ const char *tm_status_str(int status)
     case TM_ERR_MISMATCH: return "mismatch";
     default: return "unknown error";
     }
+}
+
+void tm_err_set(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
 }

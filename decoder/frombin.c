@@ -1398,9 +1398,10 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
         rc = rp_fail(&c.f.v, TM_ERR_NOMEM, "out of memory");
         goto out;
     }
-    rc = tmc_reader_open(o->tmc, &rd);
+    char e[600];
+    rc = tmc_reader_open(o->tmc, &rd, e, sizeof e);
     if (rc != TM_OK) {
-        rp_fail(&c.f.v, rc, "%s", rd ? tmc_reader_error(rd) : "cannot open the commit stream");
+        rp_fail(&c.f.v, rc, "%s", e);
         goto out;
     }
     if (tmc_reader_threads(rd) != c.f.v.n) {

@@ -25,7 +25,7 @@ struct tm_load_sizes {
     char err[512];
 };
 
-int tm_load_sizes_open(const char *tmc_path, uint32_t threads, tm_load_sizes **out)
+static int load_sizes_open(const char *tmc_path, uint32_t threads, tm_load_sizes **out)
 {
     *out = NULL;
     tm_load_sizes *ls = calloc(1, sizeof *ls);
@@ -46,9 +46,8 @@ int tm_load_sizes_open(const char *tmc_path, uint32_t threads, tm_load_sizes **o
                  tmc_path);
         return TM_ERR_ARG;
     }
-    int rc = tmc_reader_open(tmc_path, &ls->rd);
+    int rc = tmc_reader_open(tmc_path, &ls->rd, ls->err, sizeof ls->err);
     if (rc != TM_OK) {
-        snprintf(ls->err, sizeof ls->err, "%s", ls->rd ? tmc_reader_error(ls->rd) : "cannot open the commit stream");
         return rc;
     }
     ls->n = threads;
@@ -58,6 +57,19 @@ int tm_load_sizes_open(const char *tmc_path, uint32_t threads, tm_load_sizes **o
         return TM_ERR_NOMEM;
     }
     return TM_OK;
+}
+
+int tm_load_sizes_open(const char *tmc_path, uint32_t threads, tm_load_sizes **out, char *err, size_t errlen)
+{
+    tm_load_sizes *ls = NULL;
+    int rc = load_sizes_open(tmc_path, threads, &ls);
+    if (rc != TM_OK) {
+        tm_err_set(err, errlen, ls ? ls->err : tm_status_str(rc));
+        tm_load_sizes_close(ls);
+        ls = NULL;
+    }
+    *out = ls;
+    return rc;
 }
 
 void tm_load_sizes_close(tm_load_sizes *ls)

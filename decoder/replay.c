@@ -67,9 +67,10 @@ int rp_init(rp_state *v, const tmt_file *tf, tm_verify_result *res, const char *
         if (!load_sizes_tmc)
             return rp_fail(v, TM_ERR_ARG, "the trace has load values, whose lengths are the loads' sizes: the "
                                           "commit stream is needed for them");
-        rc = tm_load_sizes_open(load_sizes_tmc, v->n, &v->ls);
+        char e[600];
+        rc = tm_load_sizes_open(load_sizes_tmc, v->n, &v->ls, e, sizeof e);
         if (rc != TM_OK)
-            return rp_fail(v, rc, "%s", v->ls ? tm_load_sizes_error(v->ls) : "out of memory");
+            return rp_fail(v, rc, "%s", e);
     }
     v->th = calloc(v->n, sizeof *v->th);
     for (uint32_t i = 0; v->th && i < v->n; i++)

@@ -407,9 +407,10 @@ int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
     int rc = rp_init(&v, tf, res, tmc_path);
     if (rc != TM_OK)
         goto out;
-    rc = tmc_reader_open(tmc_path, &rd);
+    char e[600];
+    rc = tmc_reader_open(tmc_path, &rd, e, sizeof e);
     if (rc != TM_OK) {
-        rp_fail(&v, rc, "%s", rd ? tmc_reader_error(rd) : "cannot open the commit stream");
+        rp_fail(&v, rc, "%s", e);
         goto out;
     }
     if (tmc_reader_threads(rd) != v.n) {

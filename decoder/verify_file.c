@@ -30,9 +30,8 @@ int tm_verify_file(const char *tmc_path, const tmt_file *tf, char *err, size_t e
 {
     tmc_reader *rd = NULL;
     tm_model *m = NULL;
-    int rc = tmc_reader_open(tmc_path, &rd);
+    int rc = tmc_reader_open(tmc_path, &rd, err, errlen);
     if (rc != TM_OK) {
-        snprintf(err, errlen, "%s", rd ? tmc_reader_error(rd) : tm_status_str(rc));
         goto out;
     }
     if (tmc_reader_threads(rd) != tf->cfg.enc.threads) {

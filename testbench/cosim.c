@@ -683,9 +683,9 @@ static int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_t
 {
     unsigned N = s->cfg.enc.threads;
     tmc_reader *rd = NULL;
-    if (tmc_reader_open(s->tmc, &rd) != TM_OK) {
-        fprintf(stderr, "tm cosim: %s\n", rd ? tmc_reader_error(rd) : s->tmc);
-        tmc_reader_close(rd);
+    char e[600];
+    if (tmc_reader_open(s->tmc, &rd, e, sizeof e) != TM_OK) {
+        fprintf(stderr, "tm cosim: %s\n", e);
         return 2;
     }
     tb_rtl *r = tb_rtl_new();
@@ -942,9 +942,9 @@ int main(int argc, char **argv)
         return usage_err("cannot create the model", NULL);
     tm_model_set_hook(m, hook, &s.evs);
     tmc_reader *rd = NULL;
-    if (tmc_reader_open(s.tmc, &rd) != TM_OK) {
-        fprintf(stderr, "tm cosim: %s\n", rd ? tmc_reader_error(rd) : s.tmc);
-        tmc_reader_close(rd);
+    char e[600];
+    if (tmc_reader_open(s.tmc, &rd, e, sizeof e) != TM_OK) {
+        fprintf(stderr, "tm cosim: %s\n", e);
         tm_model_free(m);
         return 1;
     }

@@ -224,7 +224,7 @@ static int read_header(tmc_reader *r)
     return 0;
 }
 
-int tmc_reader_open(const char *path, tmc_reader **out)
+static int reader_open(const char *path, tmc_reader **out)
 {
     *out = NULL;
     if (!path)
@@ -619,4 +619,17 @@ int tmc_reader_next(tmc_reader *r, tmc_record *rec)
     r->pos = (size_t)(p - r->buf);
     r->nrec++;
     return 1;
+}
+
+int tmc_reader_open(const char *path, tmc_reader **out, char *err, size_t errlen)
+{
+    tmc_reader *r = NULL;
+    int rc = reader_open(path, &r);
+    if (rc != TM_OK) {
+        tm_err_set(err, errlen, r && r->err[0] ? r->err : tm_status_str(rc));
+        tmc_reader_close(r);
+        r = NULL;
+    }
+    *out = r;
+    return rc;
 }

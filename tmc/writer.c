@@ -107,7 +107,7 @@ static int compress(tmc_writer *w, ZSTD_EndDirective mode)
     return 0;
 }
 
-int tmc_writer_open(const char *path, uint32_t threads, int level, tmc_writer **out)
+static int writer_open(const char *path, uint32_t threads, int level, tmc_writer **out)
 {
     *out = NULL;
     if (!path)
@@ -369,4 +369,17 @@ void tmc_writer_abort(tmc_writer *w)
     if (w->cc && w->f && w->buf)
         compress(w, ZSTD_e_end);
     release(w);
+}
+
+int tmc_writer_open(const char *path, uint32_t threads, int level, tmc_writer **out, char *err, size_t errlen)
+{
+    tmc_writer *w = NULL;
+    int rc = writer_open(path, threads, level, &w);
+    if (rc != TM_OK) {
+        tm_err_set(err, errlen, w && w->err[0] ? w->err : tm_status_str(rc));
+        tmc_writer_abort(w);
+        w = NULL;
+    }
+    *out = w;
+    return rc;
 }

@@ -7,6 +7,7 @@
 #ifndef TM_CACHE_H
 #define TM_CACHE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "tm/model.h"
 #include "tm/status.h"
@@ -28,7 +29,7 @@ typedef struct tm_cache_res {
 typedef struct tm_cache tm_cache;
 
 /* Checks CFG; ERR gets one line naming the parameter and the allowed range. */
-int tm_cache_cfg_check(const tm_cache_cfg *cfg, char *err, unsigned long errlen);
+int tm_cache_cfg_check(const tm_cache_cfg *cfg, char *err, size_t errlen);
 /* SHARED: flags record the thread that set them (spec §3.8). */
 int tm_cache_new(const tm_cache_cfg *cfg, int shared, tm_cache **out);
 void tm_cache_free(tm_cache *c);

@@ -54,8 +54,8 @@ int tm_verify_file(const char *tmc_path, const tmt_file *trace, char *err, size_
  * it reports (spec §4.8), which is what an instruction-set simulator gives a
  * debugger.  Needs a file (not "-"). */
 typedef struct tm_load_sizes tm_load_sizes;
-/* On failure *OUT may be set and holds the message: close it after use. */
-int tm_load_sizes_open(const char *tmc_path, uint32_t threads, tm_load_sizes **out);
+/* On failure *OUT is NULL and ERR (if not NULL) receives the message. */
+int tm_load_sizes_open(const char *tmc_path, uint32_t threads, tm_load_sizes **out, char *err, size_t errlen);
 /* A tm_msg_size_fn (pass the tm_load_sizes as ARG to tm_msg_decode_sized). */
 int tm_load_sizes_fn(void *arg, uint32_t ti, uint64_t fah);
 /* After tm_msg_decode_sized returned a DATA message: that thread's later

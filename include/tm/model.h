@@ -8,6 +8,7 @@
 #ifndef TM_MODEL_H
 #define TM_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "tm/msg.h"
 #include "tm/pred.h"
@@ -52,7 +53,7 @@ int tm_model_preset(tm_model_cfg *cfg, const char *name);
 void tm_model_cfg_default(tm_model_cfg *cfg, uint32_t threads);
 /* Resolves defaults (buffer, port) and checks every range; ERR receives one
  * line naming the option and what is allowed. */
-int tm_model_cfg_resolve(tm_model_cfg *cfg, char *err, unsigned long errlen);
+int tm_model_cfg_resolve(tm_model_cfg *cfg, char *err, size_t errlen);
 
 typedef struct tm_thread_stats {
     uint64_t instructions;

@@ -6,6 +6,7 @@
 #ifndef TM_PRED_H
 #define TM_PRED_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "tm/status.h"
 
@@ -30,7 +31,7 @@ typedef struct tm_pred_counts {
 void tm_pred_get_counts(const tm_pred *p, tm_pred_counts *c);
 
 /* TM_OK or TM_ERR_ARG; ERR (may be NULL) receives "--gshare 300: ..." text. */
-int tm_pred_cfg_check(const tm_pred_cfg *c, char *err, unsigned long errlen);
+int tm_pred_cfg_check(const tm_pred_cfg *c, char *err, size_t errlen);
 int tm_pred_new(const tm_pred_cfg *c, tm_pred **out);
 void tm_pred_free(tm_pred *p);
 /* Every field back to its reset value. */

@@ -2,6 +2,8 @@
 #ifndef TM_STATUS_H
 #define TM_STATUS_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,6 +25,10 @@ typedef enum tm_status {
 
 /* Short English name of a status ("format error", ...). */
 const char *tm_status_str(int status);
+
+/* Copies MSG into the caller's buffer ERR of ERRLEN bytes (truncated, always
+ * terminated); nothing if ERR is NULL or ERRLEN 0. */
+void tm_err_set(char *err, size_t errlen, const char *msg);
 
 #ifdef __cplusplus
 }

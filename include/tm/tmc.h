@@ -106,9 +106,10 @@ typedef struct tmc_group {
 /* ---- reader ---- */
 typedef struct tmc_reader tmc_reader;
 
-/* Opens PATH ("-" = stdin).  On failure returns an error and, if *out was set,
- * the reader holds the message; on success *out is a new reader. */
-int tmc_reader_open(const char *path, tmc_reader **out);
+/* Opens PATH ("-" = stdin) and reads its header.  On success *out is a new
+ * reader; on failure *out is NULL and ERR (if not NULL) receives the
+ * message (docs/architecture.md, errors). */
+int tmc_reader_open(const char *path, tmc_reader **out, char *err, size_t errlen);
 /* Threads declared by the header (thread ids are 0 .. threads-1). */
 uint32_t tmc_reader_threads(const tmc_reader *r);
 /* 1 = *rec filled, 0 = clean end, <0 = tm_status (the message is then in
@@ -129,9 +130,8 @@ typedef struct tmc_writer tmc_writer;
 
 /* Creates PATH ("-" = stdout) for a stream with THREADS thread ids.
  * LEVEL is the zstd level (0 = default 3).  Output is deterministic.  On
- * failure *out may still be set, holding the message: free it with
- * tmc_writer_abort. */
-int tmc_writer_open(const char *path, uint32_t threads, int level, tmc_writer **out);
+ * failure *out is NULL and ERR (if not NULL) receives the message. */
+int tmc_writer_open(const char *path, uint32_t threads, int level, tmc_writer **out, char *err, size_t errlen);
 /* Appends one record (END is written by tmc_writer_close).  The writer checks
  * the same rules as the reader and refuses a record that breaks them with
  * TM_ERR_ARG; the refusal is sticky (later calls and close return it, and

@@ -3,6 +3,7 @@
 #ifndef TM_TMT_H
 #define TM_TMT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "tm/model.h"
 #include "tm/status.h"
@@ -47,15 +48,15 @@ typedef struct tmt_trailer {
 
 /* Writes PATH ("-" = stdout).  ERR receives one line on failure. */
 int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, const tmt_trailer *t,
-              char *err, unsigned long errlen);
+              char *err, size_t errlen);
 /* The trailer of a model's run: its cycles and per-thread instructions
  * (INSNS: room for the model's threads, filled here), ending ENDING. */
 void tmt_trailer_of(tmt_trailer *t, const tm_model *m, uint64_t *insns, tmt_ending ending, unsigned signal);
 /* Reads and validates PATH.  ERR receives "FILE: offset N: what". */
-int tmt_read(const char *path, tmt_file *out, char *err, unsigned long errlen);
+int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen);
 void tmt_free(tmt_file *f);
 /* "cut short (...)" / "cut by signal 15 (Terminated)" / "" (complete). */
-const char *tmt_ending_str(tmt_ending e, unsigned signal, char *buf, unsigned long n);
+const char *tmt_ending_str(tmt_ending e, unsigned signal, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

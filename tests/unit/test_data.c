@@ -921,7 +921,7 @@ static int model_and_verify(uint32_t threads, uint64_t insns, uint64_t seed, int
     g.mem = 1;
     char err[512];
     tmc_writer *w = NULL;
-    cr_assert_eq(tmc_writer_open(tmc.path, threads, 0, &w), TM_OK);
+    cr_assert_eq(tmc_writer_open(tmc.path, threads, 0, &w, NULL, 0), TM_OK);
     cr_assert_eq(tm_gen_run(&g, w, NULL, NULL, err, sizeof err), TM_OK, "%s", err);
     cr_assert_eq(tmc_writer_close(w), TM_OK);
 
@@ -932,7 +932,7 @@ static int model_and_verify(uint32_t threads, uint64_t insns, uint64_t seed, int
     tm_model *m = NULL;
     cr_assert_eq(tm_model_new(&c, &m), TM_OK);
     tmc_reader *rd = NULL;
-    cr_assert_eq(tmc_reader_open(tmc.path, &rd), TM_OK);
+    cr_assert_eq(tmc_reader_open(tmc.path, &rd, NULL, 0), TM_OK);
     tmc_record r;
     int rc;
     while ((rc = tmc_reader_next(rd, &r)) == 1)

@@ -42,7 +42,7 @@ static void tfile_clean(tfile *f) { unlink(f->path); }
 static void generate(const tm_gen_cfg *c, const char *path)
 {
     tmc_writer *w = NULL;
-    cr_assert_eq(tmc_writer_open(path, c->threads, 0, &w), TM_OK);
+    cr_assert_eq(tmc_writer_open(path, c->threads, 0, &w, NULL, 0), TM_OK);
     char err[256] = "";
     int rc = tm_gen_run(c, w, NULL, NULL, err, sizeof err);
     cr_assert_eq(rc, TM_OK, "tm_gen_run: %s", err);
@@ -193,7 +193,7 @@ static void read_stream(const char *path, stats *s)
 {
     memset(s, 0, sizeof *s);
     tmc_reader *r = NULL;
-    cr_assert_eq(tmc_reader_open(path, &r), TM_OK, "open %s", path);
+    cr_assert_eq(tmc_reader_open(path, &r, NULL, 0), TM_OK, "open %s", path);
     s->threads = tmc_reader_threads(r);
     s->t = calloc(s->threads, sizeof *s->t);
     tm_pred **pred = calloc(s->threads, sizeof *pred);
@@ -691,7 +691,7 @@ static void read_flow(const char *path, flow *f)
 {
     memset(f, 0, sizeof *f);
     tmc_reader *r = NULL;
-    cr_assert_eq(tmc_reader_open(path, &r), TM_OK, "open %s", path);
+    cr_assert_eq(tmc_reader_open(path, &r, NULL, 0), TM_OK, "open %s", path);
     cr_assert_leq(tmc_reader_threads(r), FLOW_THREADS);
     tmc_record x;
     int rc;
@@ -807,7 +807,7 @@ Test(gen, progress_callback)
     tfile_make(&f);
     tm_gen_cfg c = cfg_of(2, 5000000, 1, 0);
     tmc_writer *w = NULL;
-    cr_assert_eq(tmc_writer_open(f.path, c.threads, 0, &w), TM_OK);
+    cr_assert_eq(tmc_writer_open(f.path, c.threads, 0, &w, NULL, 0), TM_OK);
     prog_rec p = {0, 0, 0, 1};
     char err[256];
     cr_assert_eq(tm_gen_run(&c, w, on_progress, &p, err, sizeof err), TM_OK, "%s", err);
@@ -831,7 +831,7 @@ static void expect_bad(const tm_gen_cfg *c, const char *opt)
     tfile f;
     tfile_make(&f);
     tmc_writer *w = NULL;
-    cr_assert_eq(tmc_writer_open(f.path, 1, 0, &w), TM_OK);
+    cr_assert_eq(tmc_writer_open(f.path, 1, 0, &w, NULL, 0), TM_OK);
     cr_assert_eq(tm_gen_run(c, w, NULL, NULL, err, sizeof err), TM_ERR_ARG);
     tmc_writer_abort(w);
     tfile_clean(&f);

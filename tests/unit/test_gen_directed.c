@@ -56,7 +56,7 @@ static void generate(tm_gen_directed kind, uint32_t threads, uint64_t seed, cons
     c.threads = threads;
     c.seed = seed;
     tmc_writer *w = NULL;
-    cr_assert_eq(tmc_writer_open(path, threads, 0, &w), TM_OK);
+    cr_assert_eq(tmc_writer_open(path, threads, 0, &w, NULL, 0), TM_OK);
     char err[256] = "";
     int rc = tm_gen_directed_run(&c, w, err, sizeof err);
     cr_assert_eq(rc, TM_OK, "%s: %s", tm_gen_directed_name(kind), err);
@@ -86,7 +86,7 @@ typedef void (*rec_fn)(void *arg, const tmc_record *r);
 static uint64_t scan(const char *path, rec_fn fn, void *arg)
 {
     tmc_reader *r = NULL;
-    cr_assert_eq(tmc_reader_open(path, &r), TM_OK, "open %s", path);
+    cr_assert_eq(tmc_reader_open(path, &r, NULL, 0), TM_OK, "open %s", path);
     tmc_record rec;
     int rc;
     uint64_t n = 0;

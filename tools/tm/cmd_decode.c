@@ -59,9 +59,9 @@ static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
                    path, tm_data_mode_name((tm_data_mode)tf->cfg.enc.data));
             return 2;
         }
-        if (tm_load_sizes_open(tmc, tf->cfg.enc.threads, &ls) != TM_OK) {
-            tm_err("decode", "%s", ls ? tm_load_sizes_error(ls) : "out of memory");
-            tm_load_sizes_close(ls);
+        char e[600];
+        if (tm_load_sizes_open(tmc, tf->cfg.enc.threads, &ls, e, sizeof e) != TM_OK) {
+            tm_err("decode", "%s", e);
             return 1;
         }
     }

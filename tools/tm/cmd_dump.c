@@ -192,13 +192,10 @@ int cmd_dump(int argc, char **argv)
 
     signal(SIGPIPE, SIG_IGN);
     tmc_reader *r = NULL;
-    int rc = tmc_reader_open(file, &r);
+    char e[600];
+    int rc = tmc_reader_open(file, &r, e, sizeof e);
     if (rc) {
-        if (r)
-            tm_err("dump", "%s", tmc_reader_error(r));
-        else
-            tm_err("dump", "%s: %s", file, tm_status_str(rc));
-        tmc_reader_close(r);
+        tm_err("dump", "%s", e);
         return 1;
     }
 

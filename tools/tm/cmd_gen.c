@@ -110,12 +110,10 @@ static int opt_double(const char *opt, const char *v, const char *range, double 
 /* The writer of output O; 0, or 1 after one line. */
 static int open_writer(tm_out *o, uint32_t threads, tmc_writer **w)
 {
-    int rc = tmc_writer_open(o->tmp, threads, -1, w);
+    char m[600];
+    int rc = tmc_writer_open(o->tmp, threads, -1, w, m, sizeof m);
     if (rc != TM_OK) {
-        char m[600];
-        snprintf(m, sizeof m, "%s", *w && *tmc_writer_error(*w) ? tmc_writer_error(*w) : tm_status_str(rc));
         tm_err("gen", "%s", tm_out_name(o, m));
-        tmc_writer_abort(*w);
         tm_out_abort(o);
         return 1;
     }

@@ -95,10 +95,10 @@ int cmd_model(int argc, char **argv)
     }
 
     tmc_reader *rd = NULL;
-    int rc = tmc_reader_open(in, &rd);
+    char e[600];
+    int rc = tmc_reader_open(in, &rd, e, sizeof e);
     if (rc != TM_OK) {
-        tm_err("model", "%s", rd ? tmc_reader_error(rd) : in);
-        tmc_reader_close(rd);
+        tm_err("model", "%s", e);
         return 1;
     }
     if (model_opts_cfg("model", &o, tmc_reader_threads(rd), &cfg)) {

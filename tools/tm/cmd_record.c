@@ -599,10 +599,8 @@ int cmd_record(int argc, char **argv)
     int log_fd = open(out_log.tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (log_fd < 0)
         ABANDON("%s.valgrind.log: %s", base, strerror(errno));
-    if (commit && (rc = tmc_writer_open(out_tmc.tmp, (uint32_t)nthreads, 0, &x.w)) != TM_OK) {
-        char e[600];
-        snprintf(e, sizeof e, "%s", x.w ? tmc_writer_error(x.w) : tm_status_str(rc));
-        tmc_writer_abort(x.w);
+    char e[600];
+    if (commit && (rc = tmc_writer_open(out_tmc.tmp, (uint32_t)nthreads, 0, &x.w, e, sizeof e)) != TM_OK) {
         ABANDON("%s.tmc: %s", base, e);
     }
     if ((rc = tm_model_new(&cfg, &x.m)) != TM_OK)
