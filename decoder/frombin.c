@@ -266,7 +266,7 @@ typedef struct fb {
     tm_verify_result *res;
 } fb;
 
-/* An error of thread T at PC: TM_ERR_MISMATCH with the text in res->error. */
+/* An error of thread T at PC: TM_ERR_MISMATCH with the text in f->v.err. */
 static int gen_fail(fb *f, uint32_t t, uint64_t pc, const char *what)
 {
     rp_thread *d = &f->v.th[t];
@@ -415,7 +415,7 @@ static void gen_sync(fb *f, uint32_t t, fb_event *ev, int kind)
 }
 
 /* One step of thread T: 1 = *EV filled, 0 = the thread has ended (or never
- * started), < 0 = error (text in res->error). */
+ * started), < 0 = error (text in f->v.err). */
 static int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
 {
     rp_state *v = &f->v;
@@ -597,8 +597,8 @@ static int gen_step(fb *f, uint32_t t, fb_event *ev)
     ev->kind = EV_ERROR;
     ev->pc = g->pc;
     ev->pos = d->have ? d->m_pos : f->v.rd.pos;
-    snprintf(ev->error, sizeof ev->error, "%s", f->res->error);
-    f->res->error[0] = '\0';
+    snprintf(ev->error, sizeof ev->error, "%s", f->v.err);
+    f->v.err[0] = '\0';
     f->errors++;
     /* Every recovery must move on (a message consumed, the reader further
      * on); one that would not ends the thread, so that the decode ends. */
@@ -631,14 +631,14 @@ static int sync_plausible(void *arg, const tm_msg *m)
 }
 
 static int fb_open(fb *f, const tmt_file *tf, tm_image *im, const char *tmc, int only, int recover,
-                   tm_verify_result *res)
+                   tm_verify_result *res, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
     f->res = res;
     f->recover = recover;
     f->code.im = im;
     ZydisDecoderInit(&f->code.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-    int rc = rp_init(&f->v, tf, res, tmc);
+    int rc = rp_init(&f->v, tf, res, err, errlen, tmc);
     if (rc != TM_OK)
         return rc;
     f->v.only = only;
@@ -961,11 +961,12 @@ static uint64_t run_limit(const tmt_file *tf, const tm_frombin_opts *o)
     return lim;
 }
 
-static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o, tm_frombin_result *res)
+static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o, tm_frombin_result *res,
+                       char *err, size_t errlen)
 {
     out_state *s = calloc(1, sizeof *s);
     if (!s) {
-        snprintf(res->v.error, sizeof res->v.error, "out of memory");
+        snprintf(err, errlen, "out of memory");
         return TM_ERR_NOMEM;
     }
     s->o = o;
@@ -989,7 +990,7 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
                 tf->cfg.enc.threads, tf->bits);
     for (uint32_t t = 0; t < tf->cfg.enc.threads && rc == TM_OK; t++) {
         fb f;
-        rc = fb_open(&f, tf, im, o->tmc, (int)t, o->recover, &res->v);
+        rc = fb_open(&f, tf, im, o->tmc, (int)t, o->recover, &res->v, err, errlen);
         if (code.cap)
             f.code.tab = code.tab, f.code.cap = code.cap, f.code.used = code.used, f.code.blocks = code.blocks;
         f.run_limit = run_limit(tf, o);
@@ -1058,7 +1059,7 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
         /* the commit stream of the load sizes: read to its end once, so
          * that a damaged or overlong one is found */
         if (rc == TM_OK && t == 0 && f.v.ls && tm_load_sizes_finish(f.v.ls) != TM_OK) {
-            snprintf(res->v.error, sizeof res->v.error, "%s", tm_load_sizes_error(f.v.ls));
+            snprintf(err, errlen, "%s", tm_load_sizes_error(f.v.ls));
             rc = TM_ERR_FORMAT;
         }
         code = f.code;
@@ -1073,14 +1074,14 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
     if (o->out && rc == TM_OK && (fflush(o->out) || ferror(o->out))) {
         if (errno || !res->out_errno)
             res->out_errno = errno;
-        snprintf(res->v.error, sizeof res->v.error, "the text output: %s",
+        snprintf(err, errlen, "the text output: %s",
                  res->out_errno ? strerror(res->out_errno) : "write error");
         rc = TM_ERR_IO;
     }
     if (o->bin) {
         bin_flush(s);
         if (s->werr && rc == TM_OK) {
-            snprintf(res->v.error, sizeof res->v.error, "cannot write the binary output");
+            snprintf(err, errlen, "cannot write the binary output");
             rc = TM_ERR_IO;
         }
     }
@@ -1167,12 +1168,12 @@ static int cur(cmp *c, uint32_t t, fb_event **out)
             ct->valid = 0;
             if (rc < 0 && ct->nctx) {
                 /* an error of the code walk: the context, as diverge gives it */
-                char *e = c->f.res->error;
-                size_t k = strlen(e);
-                k += (size_t)snprintf(e + k, sizeof c->f.res->error - k, "; last instructions matched:");
+                char *e = c->f.v.err;
+                size_t n = c->f.v.errlen, k = strlen(e);
+                k += (size_t)snprintf(e + k, n - k, "; last instructions matched:");
                 unsigned from = ct->nctx > CTX ? ct->nctx - CTX : 0;
-                for (unsigned i = from; i < ct->nctx && k + 24 < sizeof c->f.res->error; i++)
-                    k += (size_t)snprintf(e + k, sizeof c->f.res->error - k, " 0x%" PRIx64, ct->ctx[i % CTX]);
+                for (unsigned i = from; i < ct->nctx && k + 24 < n; i++)
+                    k += (size_t)snprintf(e + k, n - k, " 0x%" PRIx64, ct->ctx[i % CTX]);
             }
             return rc;
         }
@@ -1383,12 +1384,13 @@ static int cmp_finish(cmp *c, uint32_t t)
     }
 }
 
-static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o, tm_frombin_result *res)
+static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o, tm_frombin_result *res,
+                      char *err, size_t errlen)
 {
     cmp c;
     memset(&c, 0, sizeof c);
     tmc_reader *rd = NULL;
-    int rc = fb_open(&c.f, tf, im, o->tmc, -1, 0, &res->v);
+    int rc = fb_open(&c.f, tf, im, o->tmc, -1, 0, &res->v, err, errlen);
     if (rc != TM_OK)
         goto out;
     c.f.run_limit = run_limit(tf, o);
@@ -1465,12 +1467,18 @@ out:
 
 /* ---------------------------------------------------------------- entry */
 
-int tm_frombin(const tmt_file *tf, const tm_frombin_opts *o, tm_frombin_result *res)
+int tm_frombin(const tmt_file *tf, const tm_frombin_opts *o, tm_frombin_result *res, char *err, size_t errlen)
 {
+    char own[1024];
+    if (!err || !errlen) {
+        err = own;
+        errlen = sizeof own;
+    }
+    err[0] = '\0';
     memset(res, 0, sizeof *res);
     res->v.ok = 1;
     if (tf->cfg.shared) {
-        snprintf(res->v.error, sizeof res->v.error,
+        snprintf(err, errlen,
                  "the trace was made with --shared (one predictor set for all threads): replaying it needs the order "
                  "in which the threads' branches updated the shared predictors, which the trace does not carry; "
                  "from-binary replay supports the private organization only (tm decode --verify replays --shared "
@@ -1479,7 +1487,7 @@ int tm_frombin(const tmt_file *tf, const tm_frombin_opts *o, tm_frombin_result *
         return TM_ERR_ARG;
     }
     if (tf->cfg.enc.data && !o->tmc) {
-        snprintf(res->v.error, sizeof res->v.error,
+        snprintf(err, errlen,
                  "the trace has load values (data tracing %s), whose message lengths are the loads' operand sizes, "
                  "which only an instruction-set simulator knows: give the commit stream with --tmc F.tmc",
                  tm_data_mode_name((tm_data_mode)tf->cfg.enc.data));
@@ -1488,12 +1496,12 @@ int tm_frombin(const tmt_file *tf, const tm_frombin_opts *o, tm_frombin_result *
     }
     tm_image_opts io = {o->modules, o->vdso, o->ignore_build_id};
     tm_image *im = NULL;
-    int rc = tm_image_load(&io, &im, res->v.error, sizeof res->v.error);
+    int rc = tm_image_load(&io, &im, err, errlen);
     if (rc != TM_OK) {
         res->v.ok = 0;
         return rc;
     }
-    rc = o->verify ? run_verify(tf, im, o, res) : run_outputs(tf, im, o, res);
+    rc = o->verify ? run_verify(tf, im, o, res, err, errlen) : run_outputs(tf, im, o, res, err, errlen);
     tm_image_free(im);
     if (rc != TM_OK)
         res->v.ok = 0;

@@ -13,10 +13,10 @@
 
 int rp_fail(rp_state *v, int rc, const char *fmt, ...)
 {
-    if (!v->res->error[0]) {
+    if (!v->err[0]) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(v->res->error, sizeof v->res->error, fmt, ap);
+        vsnprintf(v->err, v->errlen, fmt, ap);
         va_end(ap);
     }
     v->res->ok = 0;
@@ -33,7 +33,7 @@ int rp_blame_tmc(rp_state *v, tmc_reader *rd, int rc)
         ;
     if (k == 0)
         return rc;
-    snprintf(v->res->error, sizeof v->res->error, "%s (the commit stream is damaged; the replay's divergence "
+    snprintf(v->err, v->errlen, "%s (the commit stream is damaged; the replay's divergence "
              "before that point is not the trace's)", tmc_reader_error(rd));
     return k;
 }
@@ -49,10 +49,13 @@ const char *rp_kind_name(const tm_msg *m)
     return (unsigned)m->kind < 5 ? k[m->kind] : "?";
 }
 
-int rp_init(rp_state *v, const tmt_file *tf, tm_verify_result *res, const char *load_sizes_tmc)
+int rp_init(rp_state *v, const tmt_file *tf, tm_verify_result *res, char *err, size_t errlen,
+            const char *load_sizes_tmc)
 {
     memset(v, 0, sizeof *v);
     v->res = res;
+    v->err = err;
+    v->errlen = errlen;
     v->only = -1;
     v->enc = tf->cfg.enc;
     v->nx = v->enc.enc == TM_ENC_NX_B;

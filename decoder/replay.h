@@ -76,6 +76,8 @@ typedef struct rp_state {
     tm_bitrd rd;
     uint64_t last_cycle;
     tm_verify_result *res;
+    char *err;             /* the caller's message buffer (never NULL) */
+    size_t errlen;
     int data;              /* tm_data_mode */
     tm_load_sizes *ls;     /* data: sizes of the loads, read ahead */
     /* Splitting: -1 queues every thread's messages; a thread id keeps only
@@ -95,7 +97,8 @@ typedef struct rp_state {
 /* Sets up V for trace TF (predictor copies, queues).  TM_OK or an error
  * (in res->error).  LOAD_SIZES_TMC: the commit stream to read load sizes
  * from (NULL without data tracing). */
-int rp_init(rp_state *v, const tmt_file *tf, tm_verify_result *res, const char *load_sizes_tmc);
+int rp_init(rp_state *v, const tmt_file *tf, tm_verify_result *res, char *err, size_t errlen,
+            const char *load_sizes_tmc);
 void rp_free(rp_state *v);
 
 int rp_fail(rp_state *v, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -398,13 +398,19 @@ static int finish_thread(vstate *v, uint32_t t)
 }
 
 int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
-              void (*progress)(uint64_t records, void *arg), void *arg)
+              void (*progress)(uint64_t records, void *arg), void *arg, char *err, size_t errlen)
 {
+    char own[1024];
+    if (!err || !errlen) {
+        err = own;
+        errlen = sizeof own;
+    }
+    err[0] = '\0';
     memset(res, 0, sizeof *res);
     res->ok = 1;
     vstate v;
     tmc_reader *rd = NULL;
-    int rc = rp_init(&v, tf, res, tmc_path);
+    int rc = rp_init(&v, tf, res, err, errlen, tmc_path);
     if (rc != TM_OK)
         goto out;
     char e[600];

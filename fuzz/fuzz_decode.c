@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.tmc = loads ? tmc : NULL;
     o.quiet = 1;
     tm_frombin_result res;
-    tm_frombin(&tf, &o, &res);
+    tm_frombin(&tf, &o, &res, NULL, 0);
     fclose(out);
     return 0;
 }

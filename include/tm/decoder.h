@@ -32,14 +32,14 @@ typedef struct tm_verify_result {
     uint64_t loads_reported;   /* values taken from DATA messages */
     uint64_t loads_inferred;   /* values taken from the replay's copy */
     uint64_t stores;           /* stores applied to the copy */
-    char error[1024];          /* first divergence or input error, one paragraph */
 } tm_verify_result;
 
 /* Returns TM_OK when the replay matched, TM_ERR_MISMATCH on a divergence, or
- * an input error (the .tmc cannot be read, the trace cannot be parsed).
- * PROGRESS (may be NULL) is called about every 2^22 records. */
+ * an input error (the .tmc cannot be read, the trace cannot be parsed); ERR
+ * (if not NULL) then receives the first divergence or input error, one
+ * paragraph.  PROGRESS (may be NULL) is called about every 2^22 records. */
 int tm_verify(const char *tmc_path, const tmt_file *trace, tm_verify_result *res,
-              void (*progress)(uint64_t records, void *arg), void *arg);
+              void (*progress)(uint64_t records, void *arg), void *arg, char *err, size_t errlen);
 
 /* What the replay cannot check (spec §6.2): the model, run over the commit
  * stream with the trace's configuration, must give the trace's bits, its
@@ -97,7 +97,7 @@ typedef struct tm_frombin_opts {
 } tm_frombin_opts;
 
 typedef struct tm_frombin_result {
-    tm_verify_result v;      /* counts; v.error: the first divergence or input error */
+    tm_verify_result v;      /* counts */
     uint64_t threads;        /* threads replayed (outputs) */
     uint64_t errors;         /* replay errors recovered from (outputs) */
     uint64_t resyncs;        /* undecodable stretches of the trace skipped (outputs) */
@@ -109,8 +109,9 @@ typedef struct tm_frombin_result {
  * errors; TM_ERR_MISMATCH on a divergence; TM_ERR_ARG for a trace this
  * replay cannot handle (--shared, load values without the commit stream);
  * else an input error.  With RECOVER the outputs go on after errors and the
- * result is TM_OK with res->errors / res->resyncs counting them (v.ok = 0). */
-int tm_frombin(const tmt_file *trace, const tm_frombin_opts *o, tm_frombin_result *res);
+ * result is TM_OK with res->errors / res->resyncs counting them (v.ok = 0).
+ * ERR (if not NULL) receives the first divergence or error. */
+int tm_frombin(const tmt_file *trace, const tm_frombin_opts *o, tm_frombin_result *res, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -84,11 +84,12 @@ Test(frombin, refuses_shared_and_missing_map)
     memset(&o, 0, sizeof o);
     o.modules = "/nonexistent/x.modules";
     tm_frombin_result res;
-    cr_expect_neq(tm_frombin(&tf, &o, &res), TM_OK);
-    cr_expect(strstr(res.v.error, "/nonexistent/x.modules") != NULL, "%s", res.v.error);
+    char e[1024];
+    cr_expect_neq(tm_frombin(&tf, &o, &res, e, sizeof e), TM_OK);
+    cr_expect(strstr(e, "/nonexistent/x.modules") != NULL, "%s", e);
     tf.cfg.shared = 1;
-    cr_expect_eq(tm_frombin(&tf, &o, &res), TM_ERR_ARG);
-    cr_expect(strstr(res.v.error, "--shared") != NULL, "%s", res.v.error);
+    cr_expect_eq(tm_frombin(&tf, &o, &res, e, sizeof e), TM_ERR_ARG);
+    cr_expect(strstr(e, "--shared") != NULL, "%s", e);
 }
 
 /* ---- the module map (issue 15 cases 6, 11) ---- */

@@ -220,7 +220,7 @@ static int from_binary(int argc, char **argv)
     o.modules = modules;
     o.vdso = vdso;
     tmt_file tf;
-    char err[512];
+    char err[1024];
     if (tmt_read(tmt_path, &tf, err, sizeof err) != TM_OK) {
         tm_err("decode", "%s", err);
         return 1;
@@ -255,8 +255,8 @@ static int from_binary(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     tm_frombin_result res;
-    int rc = tm_frombin(&tf, &o, &res);
-    if (verify && rc == TM_OK && (rc = tm_verify_file(files[0], &tf, res.v.error, sizeof res.v.error)) != TM_OK)
+    int rc = tm_frombin(&tf, &o, &res, err, sizeof err);
+    if (verify && rc == TM_OK && (rc = tm_verify_file(files[0], &tf, err, sizeof err)) != TM_OK)
         res.v.ok = 0;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -265,7 +265,7 @@ static int from_binary(int argc, char **argv)
         int bad = ferror(bf) | fclose(bf);
         if (bad && rc == TM_OK) {
             rc = TM_ERR_IO;
-            snprintf(res.v.error, sizeof res.v.error, "%s: write error: %s", bin, strerror(errno));
+            snprintf(err, sizeof err, "%s: write error: %s", bin, strerror(errno));
         }
         if (rc == TM_OK || rc == TM_ERR_MISMATCH || (rc == TM_ERR_IO && tm_stdout_failed())) {
             if (tm_out_commit("decode", &bo)) { /* said in one line */
@@ -294,12 +294,12 @@ static int from_binary(int argc, char **argv)
             printf("\n");
             status = 0;
         } else if (rc == TM_ERR_MISMATCH) {
-            printf("MISMATCH: %s\n", res.v.error);
+            printf("MISMATCH: %s\n", err);
             if (!quiet)
                 fprintf(stderr, "tm decode: replay of %s from the binaries diverges from %s\n", tmt_path, files[0]);
             status = 1;
         } else {
-            tm_err("decode", "%s", res.v.error);
+            tm_err("decode", "%s", err);
             status = 1;
         }
     } else {
@@ -308,7 +308,7 @@ static int from_binary(int argc, char **argv)
             tm_stdout_errno(res.out_errno);
             status = 0; /* a full disk or a reader gone: tm_finish_stdout says which */
         } else if (rc != TM_OK) {
-            tm_err("decode", "%s", res.v.error);
+            tm_err("decode", "%s", err);
             status = 1;
         } else {
             char why[128] = "";
@@ -371,7 +371,7 @@ int cmd_decode(int argc, char **argv)
     }
     const char *tmt_path = verify ? files[1] : files[0];
     tmt_file tf;
-    char err[512];
+    char err[1024];
     if (tmt_read(tmt_path, &tf, err, sizeof err) != TM_OK) {
         tm_err("decode", "%s", err);
         return 1;
@@ -382,8 +382,8 @@ int cmd_decode(int argc, char **argv)
     } else {
         tm_verify_result res;
         time_t last = time(NULL);
-        int rc = tm_verify(files[0], &tf, &res, progress, &last);
-        if (rc == TM_OK && (rc = tm_verify_file(files[0], &tf, res.error, sizeof res.error)) != TM_OK)
+        int rc = tm_verify(files[0], &tf, &res, progress, &last, err, sizeof err);
+        if (rc == TM_OK && (rc = tm_verify_file(files[0], &tf, err, sizeof err)) != TM_OK)
             res.ok = 0;
         if (rc == TM_OK) {
             printf("OK: %" PRIu64 " instructions replayed (%" PRIu64 " reconstructed, %" PRIu64 " in %" PRIu64
@@ -401,12 +401,12 @@ int cmd_decode(int argc, char **argv)
             printf("\n");
             status = 0;
         } else if (rc == TM_ERR_MISMATCH) {
-            printf("MISMATCH: %s\n", res.error);
+            printf("MISMATCH: %s\n", err);
             if (!quiet)
                 fprintf(stderr, "tm decode: replay of %s diverges from %s\n", tmt_path, files[0]);
             status = 1;
         } else {
-            tm_err("decode", "%s", res.error);
+            tm_err("decode", "%s", err);
             status = 1;
         }
     }
