@@ -1,0 +1,61 @@
+/* tm — replay of a trace from the program binaries (docs/spec.md §6.1). */
+#ifndef TM_FROMBIN_H
+#define TM_FROMBIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "tm/tmt.h"
+#include "tm/verify.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- replay from the program binaries (docs/spec.md §6.1) ----
+ * The debugger's view: the trace, the recording's module map (BASE.modules:
+ * "0xLOAD BUILD-ID PATH" per line) with the ELF files it names, and the vdso
+ * bytes if any.  Each thread's code is walked with a disassembler (Zydis)
+ * from its start synchronization; the messages are consumed as tm_verify
+ * does (the same code).  Private predictors only (a --shared trace lacks the
+ * order of the threads' predictor updates). */
+enum { TM_FB_NONE = 0, TM_FB_INSNS, TM_FB_BRANCHES, TM_FB_FUNCTIONS };
+
+typedef struct tm_frombin_opts {
+    const char *modules;     /* the module map */
+    const char *vdso;        /* BASE.vdso or NULL */
+    int ignore_build_id;     /* replay files whose GNU build-id differs from the map's */
+    const char *tmc;         /* commit stream: compared with (verify), or the load sizes (data tracing) */
+    int verify;              /* compare every thread's replay with the commit stream */
+    int recover;             /* outputs: after an error, go on at the thread's next synchronization */
+    uint64_t max_run;        /* instructions between two messages before the replay gives up (0: 2^32) */
+    int format;              /* TM_FB_*: text output per thread */
+    int symbols, disasm;     /* TM_FB_INSNS / BRANCHES: symbol+offset; disassembly */
+    FILE *out;               /* text output (NULL: none) */
+    FILE *bin;               /* compact binary output (NULL: none) */
+    int quiet;               /* outputs: no error lines on stderr (they are still counted) */
+    void (*progress)(uint64_t instructions, void *arg);
+    void *arg;
+} tm_frombin_opts;
+
+typedef struct tm_frombin_result {
+    tm_verify_result v;      /* counts */
+    uint64_t threads;        /* threads replayed (outputs) */
+    uint64_t errors;         /* replay errors recovered from (outputs) */
+    uint64_t resyncs;        /* undecodable stretches of the trace skipped (outputs) */
+    uint64_t blocks;         /* code blocks disassembled */
+    int out_errno;           /* the text output failed (TM_ERR_IO): its errno */
+} tm_frombin_result;
+
+/* TM_OK when the replay (and with VERIFY the comparison) succeeded without
+ * errors; TM_ERR_MISMATCH on a divergence; TM_ERR_ARG for a trace this
+ * replay cannot handle (--shared, load values without the commit stream);
+ * else an input error.  With RECOVER the outputs go on after errors and the
+ * result is TM_OK with res->errors / res->resyncs counting them (v.ok = 0).
+ * ERR (if not NULL) receives the first divergence or error. */
+int tm_frombin(const tmt_file *trace, const tm_frombin_opts *o, tm_frombin_result *res, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
