@@ -1,10 +1,10 @@
 /* tm — capture layer (docs/capture.md): capture stream -> commit stream. */
-#include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tm/capture.h"
+#include "tm/elf.h"
 
 typedef struct xit {
     uint8_t kind, dyn;
@@ -693,6 +693,33 @@ static int add_range(tm_cap *c, uint64_t lo, uint64_t hi)
     return 0;
 }
 
+/* --filter-rtn: the address range of the function named by the
+ * configuration in the ELF file E whose file offset 0 is at BASE. */
+typedef struct rtn_find {
+    const char *name;
+    uint64_t value, size;
+} rtn_find;
+
+static int rtn_match(void *arg, const char *name, uint64_t value, uint64_t size)
+{
+    rtn_find *f = arg;
+    if (strcmp(name, f->name))
+        return 0;
+    f->value = value;
+    f->size = size;
+    return 1;
+}
+
+static int filter_rtn(tm_cap *c, const tm_elf *e, uint64_t base)
+{
+    rtn_find f = {c->cfg.rtn, 0, 0};
+    uint64_t vaddr0 = 0;
+    if (!tm_elf_functions(e, rtn_match, &f) || !tm_elf_vaddr0(e, &vaddr0))
+        return TM_OK;
+    uint64_t lo = base - vaddr0 + f.value;
+    return add_range(c, lo, lo + (f.size ? f.size : 1)) ? TM_ERR_NOMEM : TM_OK;
+}
+
 static int module(tm_cap *c, uint64_t base, const char *path)
 {
     for (size_t i = 0; i < c->nmods; i++)
@@ -709,13 +736,17 @@ static int module(tm_cap *c, uint64_t base, const char *path)
     if (!(c->mods[c->nmods] = strdup(path)))
         return TM_ERR_NOMEM;
     c->mbase[c->nmods++] = base;
-    if (c->cfg.rtn) {
-        uint64_t lo, size;
-        if (tm_elf_symbol(path, base, c->cfg.rtn, &lo, &size) && add_range(c, lo, lo + (size ? size : 1)))
-            return TM_ERR_NOMEM;
-    }
     uint8_t id[64];
-    tm_cap_module m = {base, path, id, tm_elf_build_id(path, id), NULL, 0};
+    size_t idlen = 0;
+    tm_elf e;
+    if (tm_elf_map(&e, path, NULL, 0) == TM_OK) {
+        idlen = tm_elf_build_id(&e, id);
+        int rc = c->cfg.rtn ? filter_rtn(c, &e, base) : TM_OK;
+        tm_elf_unmap(&e);
+        if (rc != TM_OK)
+            return rc;
+    }
+    tm_cap_module m = {base, path, id, idlen, NULL, 0};
     if (c->sink.module && c->sink.module(c->sink.arg, &m))
         return fail(c, c->off, "the consumer stopped");
     return TM_OK;
@@ -1144,115 +1175,4 @@ int tm_cap_finish(tm_cap *c)
         if (c->th[i].state == T_RUN && end_thread(c, &c->th[i]) != TM_OK)
             return TM_ERR_FORMAT;
     return TM_OK;
-}
-
-/* ------------------------------------------------------------ ELF */
-
-size_t tm_elf_build_id(const char *path, uint8_t id[64])
-{
-    FILE *f = fopen(path, "rbe");
-    if (!f)
-        return 0;
-    Elf64_Ehdr eh;
-    size_t got = 0;
-    if (fread(&eh, sizeof eh, 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256) {
-        fclose(f);
-        return 0;
-    }
-    for (unsigned i = 0; i < eh.e_phnum && !got; i++) {
-        Elf64_Phdr ph;
-        if (fseek(f, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) || fread(&ph, sizeof ph, 1, f) != 1)
-            break;
-        if (ph.p_type != PT_NOTE || ph.p_filesz > 65536)
-            continue;
-        uint8_t *nb = malloc(ph.p_filesz);
-        if (!nb)
-            break;
-        if (!fseek(f, (long)ph.p_offset, SEEK_SET) && fread(nb, 1, ph.p_filesz, f) == ph.p_filesz) {
-            size_t o = 0;
-            while (o + 12 <= ph.p_filesz) {
-                uint32_t nsz, dsz, typ;
-                memcpy(&nsz, nb + o, 4);
-                memcpy(&dsz, nb + o + 4, 4);
-                memcpy(&typ, nb + o + 8, 4);
-                size_t no = o + 12, dof = no + ((nsz + 3) & ~3u);
-                if (dof + dsz > ph.p_filesz)
-                    break;
-                if (typ == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(nb + no, "GNU", 4) && dsz <= 64 && dsz) {
-                    memcpy(id, nb + dof, dsz);
-                    got = dsz;
-                    break;
-                }
-                o = dof + ((dsz + 3) & ~3u);
-            }
-        }
-        free(nb);
-    }
-    fclose(f);
-    return got;
-}
-
-/* Address range of function NAME in the ELF file PATH loaded with file
- * offset 0 at BASE: from .symtab, else .dynsym.  Returns 1 if found. */
-int tm_elf_symbol(const char *path, uint64_t base, const char *name, uint64_t *lo, uint64_t *size)
-{
-    FILE *f = fopen(path, "rbe");
-    if (!f)
-        return 0;
-    int found = 0;
-    Elf64_Ehdr eh;
-    Elf64_Shdr *sh = NULL;
-    char *str = NULL;
-    Elf64_Sym *sym = NULL;
-    if (fread(&eh, sizeof eh, 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shnum > 4096)
-        goto out;
-    /* the load bias: BASE minus (vaddr - offset) of the first PT_LOAD */
-    uint64_t bias = base;
-    for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
-        Elf64_Phdr ph;
-        if (fseek(f, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) || fread(&ph, sizeof ph, 1, f) != 1)
-            goto out;
-        if (ph.p_type == PT_LOAD) {
-            bias = base - (ph.p_vaddr - ph.p_offset);
-            break;
-        }
-    }
-    if (!(sh = calloc(eh.e_shnum, sizeof *sh)) || fseek(f, (long)eh.e_shoff, SEEK_SET) ||
-        fread(sh, sizeof *sh, eh.e_shnum, f) != eh.e_shnum)
-        goto out;
-    for (int pass = 0; pass < 2 && !found; pass++) {
-        unsigned want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
-        for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
-            if (sh[i].sh_type != want || sh[i].sh_link >= eh.e_shnum || sh[i].sh_entsize != sizeof(Elf64_Sym) ||
-                sh[i].sh_size > (256u << 20) || sh[sh[i].sh_link].sh_size > (256u << 20))
-                continue;
-            const Elf64_Shdr *ss = &sh[sh[i].sh_link];
-            free(str);
-            free(sym);
-            str = malloc(ss->sh_size + 1);
-            sym = malloc(sh[i].sh_size);
-            if (!str || !sym || fseek(f, (long)ss->sh_offset, SEEK_SET) || fread(str, 1, ss->sh_size, f) != ss->sh_size ||
-                fseek(f, (long)sh[i].sh_offset, SEEK_SET) || fread(sym, 1, sh[i].sh_size, f) != sh[i].sh_size)
-                continue;
-            str[ss->sh_size] = 0;
-            size_t n = sh[i].sh_size / sizeof *sym;
-            for (size_t j = 0; j < n; j++) {
-                if (ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC || sym[j].st_shndx == SHN_UNDEF ||
-                    sym[j].st_name >= ss->sh_size || strcmp(str + sym[j].st_name, name))
-                    continue;
-                *lo = bias + sym[j].st_value;
-                *size = sym[j].st_size;
-                found = 1;
-                break;
-            }
-        }
-    }
-out:
-    free(sh);
-    free(str);
-    free(sym);
-    fclose(f);
-    return found;
 }

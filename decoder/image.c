@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "image.h"
+#include "tm/elf.h"
 #include "tm/status.h"
 
 typedef struct img_sym {
@@ -29,7 +30,7 @@ typedef struct img_file {
     int parsed;        /* syms and build_id are set */
     char build_id[160];
     img_sym *syms;     /* sorted, one per address */
-    size_t nsyms;
+    size_t nsyms, symcap;
 } img_file;
 
 typedef struct img_mod {
@@ -116,91 +117,42 @@ static int in_file(const img_file *m, uint64_t off, uint64_t len)
     return off <= m->len && len <= m->len - off;
 }
 
-static const Elf64_Ehdr *elf_header(const img_file *m)
+/* One function symbol of the file (tm_elf_functions). */
+static int add_sym(void *arg, const char *name, uint64_t value, uint64_t size)
 {
-    if (m->len < sizeof(Elf64_Ehdr) || memcmp(m->map, ELFMAG, SELFMAG))
-        return NULL;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
-    if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
-        return NULL;
-    if (eh->e_phentsize != sizeof(Elf64_Phdr) || !in_file(m, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
-        return NULL;
-    return eh;
-}
-
-/* GNU build-id as lowercase hex ("" if none). */
-static void build_id(const img_file *m, const Elf64_Ehdr *eh, char *out, size_t n)
-{
-    out[0] = '\0';
-    const Elf64_Phdr *ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
-    for (unsigned i = 0; i < eh->e_phnum; i++) {
-        if (ph[i].p_type != PT_NOTE || !in_file(m, ph[i].p_offset, ph[i].p_filesz))
-            continue;
-        uint64_t off = ph[i].p_offset, end = ph[i].p_offset + ph[i].p_filesz;
-        while (off + 12 <= end) {
-            const uint32_t *nh = (const uint32_t *)(m->map + off);
-            uint64_t namesz = nh[0], descsz = nh[1], type = nh[2];
-            uint64_t name = off + 12, desc = name + ((namesz + 3) & ~UINT64_C(3));
-            uint64_t next = desc + ((descsz + 3) & ~UINT64_C(3));
-            if (next > end || next <= off)
-                break;
-            if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(m->map + name, "GNU", 4) && descsz <= 64) {
-                size_t k = 0;
-                for (uint64_t j = 0; j < descsz && k + 3 <= n; j++)
-                    k += (size_t)snprintf(out + k, n - k, "%02x", m->map[desc + j]);
-                return;
-            }
-            off = next;
-        }
-    }
-}
-
-/* The file's function symbols, at the file's addresses. */
-static void load_symbols(img_file *m, const Elf64_Ehdr *eh)
-{
-    if (eh->e_shentsize != sizeof(Elf64_Shdr) || !in_file(m, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
-        return;
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(m->map + eh->e_shoff);
-    /* .symtab if present (it includes the dynamic symbols), else .dynsym */
-    int want = SHT_SYMTAB;
-    int found = 0;
-    for (unsigned i = 0; i < eh->e_shnum; i++)
-        found |= sh[i].sh_type == SHT_SYMTAB;
-    if (!found)
-        want = SHT_DYNSYM;
-    for (unsigned i = 0; i < eh->e_shnum; i++) {
-        if ((int)sh[i].sh_type != want || sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_link >= eh->e_shnum)
-            continue;
-        const Elf64_Shdr *str = &sh[sh[i].sh_link];
-        if (!in_file(m, sh[i].sh_offset, sh[i].sh_size) || !in_file(m, str->sh_offset, str->sh_size) ||
-            str->sh_size == 0 || m->map[str->sh_offset + str->sh_size - 1] != '\0')
-            continue;
-        size_t cnt = sh[i].sh_size / sizeof(Elf64_Sym);
-        const Elf64_Sym *s = (const Elf64_Sym *)(m->map + sh[i].sh_offset);
-        img_sym *v = realloc(m->syms, (m->nsyms + cnt) * sizeof *v);
+    img_file *m = arg;
+    if (m->nsyms == m->symcap) {
+        size_t cap = m->symcap ? 2 * m->symcap : 256;
+        img_sym *v = realloc(m->syms, cap * sizeof *v);
         if (!v)
-            return;
+            return 1;
         m->syms = v;
-        for (size_t j = 0; j < cnt; j++) {
-            int type = ELF64_ST_TYPE(s[j].st_info);
-            if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s[j].st_shndx == SHN_UNDEF || !s[j].st_value ||
-                s[j].st_name >= str->sh_size)
-                continue;
-            const char *name = (const char *)m->map + str->sh_offset + s[j].st_name;
-            if (!name[0])
-                continue;
-            uint64_t lo = s[j].st_value;
-            m->syms[m->nsyms++] = (img_sym){lo, lo + s[j].st_size, name};
-        }
+        m->symcap = cap;
     }
+    m->syms[m->nsyms++] = (img_sym){value, value + size, name};
+    return 0;
+}
+
+/* The file's function symbols, at the file's addresses, sorted, one per
+ * address (aliases: the first after sorting); its build-id as lowercase hex
+ * ("" if none). */
+static void parse_file(img_file *m, const tm_elf *e)
+{
+    uint8_t id[64];
+    size_t idlen = tm_elf_build_id(e, id), k = 0;
+    m->build_id[0] = '\0';
+    for (size_t j = 0; j < idlen && k + 3 <= sizeof m->build_id; j++)
+        k += (size_t)snprintf(m->build_id + k, sizeof m->build_id - k, "%02x", id[j]);
+    if (tm_elf_functions(e, add_sym, m))
+        m->nsyms = 0; /* out of memory: no symbols */
     if (m->nsyms)
         qsort(m->syms, m->nsyms, sizeof *m->syms, cmp_sym);
-    /* one symbol per address (aliases: the first after sorting) */
-    size_t k = 0;
+    k = 0;
     for (size_t j = 0; j < m->nsyms; j++)
         if (!k || m->syms[k - 1].lo != m->syms[j].lo)
             m->syms[k++] = m->syms[j];
     m->nsyms = k;
+    m->parsed = 1;
 }
 
 static int add_seg(tm_image *im, uint64_t lo, uint64_t hi, const uint8_t *bytes, size_t mod)
@@ -220,16 +172,13 @@ static int load_module(tm_image *im, size_t idx, const char *want_id, int ignore
 {
     img_mod *md = &im->mods[idx];
     img_file *m = &im->files[md->file];
-    const Elf64_Ehdr *eh = elf_header(m);
-    if (!eh) {
+    tm_elf e;
+    if (tm_elf_from_bytes(&e, m->map, m->len) != TM_OK) {
         snprintf(err, n, "%s: %s is not an x86-64 ELF file", where, m->path);
         return TM_ERR_FORMAT;
     }
-    if (!m->parsed) {
-        build_id(m, eh, m->build_id, sizeof m->build_id);
-        load_symbols(m, eh);
-        m->parsed = 1;
-    }
+    if (!m->parsed)
+        parse_file(m, &e);
     const char *id = m->build_id;
     if (want_id && strcmp(want_id, "-") && strcasecmp(want_id, id) && !ignore_id) {
         snprintf(err, n, "%s: %s has GNU build-id %s, but the recording ran build-id %s: the wrong binary "
@@ -237,22 +186,15 @@ static int load_module(tm_image *im, size_t idx, const char *want_id, int ignore
                  where, m->path, id[0] ? id : "(none)", want_id);
         return TM_ERR_MISMATCH;
     }
-    const Elf64_Phdr *ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
-    /* bias: the segment with the lowest file offset maps file offset 0 to
-     * vaddr - offset; the recording names where file offset 0 went. */
-    int have = 0;
-    uint64_t minoff = 0, vaddr0 = 0;
-    for (unsigned i = 0; i < eh->e_phnum; i++)
-        if (ph[i].p_type == PT_LOAD && (!have || ph[i].p_offset < minoff)) {
-            have = 1;
-            minoff = ph[i].p_offset;
-            vaddr0 = ph[i].p_vaddr - ph[i].p_offset;
-        }
-    if (!have) {
+    /* bias: the recording names where file offset 0 went */
+    uint64_t vaddr0 = 0;
+    if (!tm_elf_vaddr0(&e, &vaddr0)) {
         snprintf(err, n, "%s: %s has no loadable segment", where, m->path);
         return TM_ERR_FORMAT;
     }
     md->bias = md->load - vaddr0;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
     for (unsigned i = 0; i < eh->e_phnum; i++) {
         if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || !ph[i].p_filesz)
             continue;

@@ -101,13 +101,6 @@ int tm_cap_in_filter(const tm_cap *c, uint64_t pc);
 const char *tm_cap_error(const tm_cap *c);
 void tm_cap_free(tm_cap *c);
 
-/* GNU build-id of the ELF file PATH into ID (up to 64 bytes); returns its
- * length, 0 if the file has none or cannot be read. */
-size_t tm_elf_build_id(const char *path, uint8_t id[64]);
-/* Address range [*lo, *lo + *size) of function NAME of the ELF file PATH
- * whose file offset 0 is at BASE; 1 if found. */
-int tm_elf_symbol(const char *path, uint64_t base, const char *name, uint64_t *lo, uint64_t *size);
-
 #ifdef __cplusplus
 }
 #endif
