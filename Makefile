@@ -41,13 +41,16 @@ VGTOOL := $(VGDIR)/tmtrace-amd64-linux
 
 all: $(BUILD)/bin/tm $(VGTOOL)
 
-$(OBJ)/%.o: %.c $(HDRS)
+# Each object depends on the headers it includes (compiler-generated .d files).
+$(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(OPT_CFLAGS) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(OPT_CFLAGS) -MMD -MP -c $< -o $@
 
-$(SOBJ)/%.o: %.c $(HDRS)
+$(SOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 $(BUILD)/lib/libtm.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -98,8 +101,19 @@ asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests $(BUILD)/asan/bin/capfee
 # Otherwise the exact command is printed.
 DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3 verilator yosys \
 	valgrind pigz xz-utils bzip2 pbzip2 gzip libzydis-dev zlib1g-dev clang
+# `make deps` always checks; the targets that need the packages (test, lint,
+# run, bench, gates) check once per build folder and say so afterwards (the
+# stamp names the packages checked; a changed list checks again).
+DEPS_STAMP := $(BUILD)/.deps-checked
 deps:
 	@bash scripts/deps.sh $(DEB_PKGS)
+	@mkdir -p $(BUILD) && echo "$(DEB_PKGS)" > $(DEPS_STAMP)
+$(DEPS_STAMP).want:
+	@mkdir -p $(BUILD)
+	@if [ -f $(DEPS_STAMP) ] && [ "$$(cat $(DEPS_STAMP))" = "$(DEB_PKGS)" ]; then \
+		echo "tm: Debian packages checked before ($(DEPS_STAMP)); make deps checks again" >&2; \
+	else bash scripts/deps.sh $(DEB_PKGS) && echo "$(DEB_PKGS)" > $(DEPS_STAMP); fi
+.PHONY: $(DEPS_STAMP).want
 
 unit: $(BUILD)/asan/bin/unit-tests
 	$(BUILD)/asan/bin/unit-tests --jobs $(JOBS)
@@ -107,7 +121,7 @@ unit: $(BUILD)/asan/bin/unit-tests
 e2e: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/capfeed $(BUILD)/bin/tm $(VGTOOL) programs
 	bash tests/e2e/run.sh $(BUILD)
 
-test: deps
+test: $(DEPS_STAMP).want
 	$(MAKE) all asan
 	$(MAKE) unit
 	$(MAKE) e2e
@@ -122,7 +136,7 @@ identity: all programs
 	bash tests/identity/run.sh $(BUILD)
 
 # RTL: lint every top-level configuration; co-simulate with the model.
-lint: deps
+lint: $(DEPS_STAMP).want
 	bash scripts/lint.sh
 	bash testbench/unit/lint.sh
 
@@ -134,7 +148,7 @@ cosim: all
 regress: all
 	bash testbench/regress.sh $(BUILD) full
 
-run: deps
+run: $(DEPS_STAMP).want
 	$(MAKE) all
 	bash scripts/run.sh $(BUILD)
 
@@ -142,7 +156,7 @@ $(BUILD)/bin/tm-bench: $(OBJ)/bench/model_bench.o $(OBJ)/tools/tm/modelopts.o $(
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT_CFLAGS) -o $@ $^ $(LIBS)
 
-bench: deps
+bench: $(DEPS_STAMP).want
 	$(MAKE) all $(BUILD)/bin/tm-bench
 	bash bench/run.sh $(BUILD)
 	bash bench/record.sh $(BUILD)
@@ -158,7 +172,7 @@ fuzz: all $(BUILD)/fuzz/fuzz_decode
 	bash fuzz/run.sh $(BUILD) $(FUZZ_TIME)
 
 # Yosys area of each preset (one core) and of the shared buffer.
-gates: deps
+gates: $(DEPS_STAMP).want
 	bash scripts/gates.sh $(BUILD)
 
 clean:
