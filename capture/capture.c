@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tm/grow.h"
 #include "tm/capture.h"
 #include "tm/elf.h"
 
@@ -84,14 +85,13 @@ struct tm_cap {
     /* the tracing window (docs/capture.md §5) */
     int on;              /* 0 not yet, 1 tracing, 2 stopped */
     uint64_t seen, traced;
-    uint64_t *flo, *fhi; /* filter ranges [lo, hi) */
-    size_t nf;
+    struct { uint64_t lo, hi; } *fr; /* filter ranges [lo, hi) */
+    size_t nf, fcap;
     int have_main;
     char *main_path;
     /* modules seen (path + base) */
-    char **mods;
-    uint64_t *mbase;
-    size_t nmods;
+    struct { char *path; uint64_t base; } *mods;
+    size_t nmods, modcap;
 };
 
 static int fail(tm_cap *c, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -106,24 +106,6 @@ static int fail(tm_cap *c, uint64_t off, const char *fmt, ...)
     va_end(ap);
     c->failed = 1;
     return TM_ERR_FORMAT;
-}
-
-static int grow_slow(void **p, size_t *cap, size_t need, size_t elt)
-{
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elt);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
-static inline int grow(void **p, size_t *cap, size_t need, size_t elt)
-{
-    return need <= *cap ? 0 : grow_slow(p, cap, need, elt);
 }
 
 int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out)
@@ -165,11 +147,9 @@ void tm_cap_free(tm_cap *c)
         free(c->th[i].mem);
     free(c->th);
     for (size_t i = 0; i < c->nmods; i++)
-        free(c->mods[i]);
+        free(c->mods[i].path);
     free(c->mods);
-    free(c->mbase);
-    free(c->flo);
-    free(c->fhi);
+    free(c->fr);
     free(c->main_path);
     free(c);
 }
@@ -271,7 +251,7 @@ static int in_filter(const tm_cap *c, uint64_t pc)
     if (!c->cfg.main_only && !c->cfg.rtn)
         return 1;
     for (size_t i = 0; i < c->nf; i++)
-        if (pc >= c->flo[i] && pc < c->fhi[i])
+        if (pc >= c->fr[i].lo && pc < c->fr[i].hi)
             return 1;
     return 0;
 }
@@ -680,16 +660,10 @@ static int resolve_exc(tm_cap *c, cthread *t, uint64_t target)
 
 static int add_range(tm_cap *c, uint64_t lo, uint64_t hi)
 {
-    uint64_t *a = realloc(c->flo, (c->nf + 1) * sizeof *a);
-    if (!a)
+    if (TM_GROW(c->fr, c->fcap, c->nf + 1) != TM_OK)
         return -1;
-    c->flo = a;
-    uint64_t *b = realloc(c->fhi, (c->nf + 1) * sizeof *b);
-    if (!b)
-        return -1;
-    c->fhi = b;
-    c->flo[c->nf] = lo;
-    c->fhi[c->nf++] = hi;
+    c->fr[c->nf].lo = lo;
+    c->fr[c->nf++].hi = hi;
     return 0;
 }
 
@@ -720,22 +694,28 @@ static int filter_rtn(tm_cap *c, const tm_elf *e, uint64_t base)
     return add_range(c, lo, lo + (f.size ? f.size : 1)) ? TM_ERR_NOMEM : TM_OK;
 }
 
-static int module(tm_cap *c, uint64_t base, const char *path)
+/* Whether the module (BASE, PATH) is new: then it is added to those seen
+ * (1), else 0; -1 out of memory. */
+static int new_module(tm_cap *c, uint64_t base, const char *path)
 {
     for (size_t i = 0; i < c->nmods; i++)
-        if (c->mbase[i] == base && !strcmp(c->mods[i], path))
-            return TM_OK;
-    char **np = realloc(c->mods, (c->nmods + 1) * sizeof *np);
-    if (!np)
-        return TM_ERR_NOMEM;
-    c->mods = np;
-    uint64_t *nb = realloc(c->mbase, (c->nmods + 1) * sizeof *nb);
-    if (!nb)
-        return TM_ERR_NOMEM;
-    c->mbase = nb;
-    if (!(c->mods[c->nmods] = strdup(path)))
-        return TM_ERR_NOMEM;
-    c->mbase[c->nmods++] = base;
+        if (c->mods[i].base == base && !strcmp(c->mods[i].path, path))
+            return 0;
+    char *p = strdup(path);
+    if (!p || TM_GROW(c->mods, c->modcap, c->nmods + 1) != TM_OK) {
+        free(p);
+        return -1;
+    }
+    c->mods[c->nmods].path = p;
+    c->mods[c->nmods++].base = base;
+    return 1;
+}
+
+static int module(tm_cap *c, uint64_t base, const char *path)
+{
+    int k = new_module(c, base, path);
+    if (k <= 0)
+        return k ? TM_ERR_NOMEM : TM_OK;
     uint8_t id[64];
     size_t idlen = 0;
     tm_elf e;
@@ -806,10 +786,10 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         if (id != c->nblocks + (c->nblocks == 0))
             return fail(c, c->off, "block id %llu out of sequence", (unsigned long long)id), -1;
         size_t capi = c->capi;
-        if (grow((void **)&c->blocks, &c->bcap, id + 1, sizeof *c->blocks) ||
-            grow((void **)&c->ioffs, &c->capi, c->ni + ni, sizeof *c->ioffs) ||
-            grow((void **)&c->ilen, &capi, c->ni + ni, sizeof *c->ilen) ||
-            grow((void **)&c->xits, &c->capx, c->nx + nx, sizeof *c->xits))
+        if (tm_grow((void **)&c->blocks, &c->bcap, id + 1, sizeof *c->blocks) ||
+            tm_grow((void **)&c->ioffs, &c->capi, c->ni + ni, sizeof *c->ioffs) ||
+            tm_grow((void **)&c->ilen, &capi, c->ni + ni, sizeof *c->ilen) ||
+            tm_grow((void **)&c->xits, &c->capx, c->nx + nx, sizeof *c->xits))
             return fail(c, c->off, "out of memory"), -1;
         block *b = &c->blocks[id];
         b->addr = w[2];
@@ -1004,7 +984,7 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             return fail(c, c->off, "memory operand of %u bytes", size), -1;
         if (!(t = thread_of(c, c->cur)))
             return fail(c, c->off, "thread %u out of range", c->cur), -1;
-        if (grow((void **)&t->mem, &t->capmem, t->nmem + 1, sizeof *t->mem))
+        if (tm_grow((void **)&t->mem, &t->capmem, t->nmem + 1, sizeof *t->mem))
             return fail(c, c->off, "out of memory"), -1;
         pmem *m = &t->mem[t->nmem++];
         m->store = (w0 >> 8) & 1;
@@ -1052,18 +1032,12 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         size_t vl = (w0 >> 8) & 0xffffffff;
         if (vl == 0 || vl > TMCAP_MAX_VDSO)
             return fail(c, c->off, "vdso of %zu bytes", vl), -1;
-        for (size_t i = 0; i < c->nmods; i++)
-            if (c->mbase[i] == w[1] && !strcmp(c->mods[i], "[vdso]"))
-                return (long)len;
-        tm_cap_module m = {w[1], "[vdso]", NULL, 0, (const uint8_t *)&w[2], vl};
-        char **np = realloc(c->mods, (c->nmods + 1) * sizeof *np);
-        uint64_t *nb = np ? realloc(c->mbase, (c->nmods + 1) * sizeof *nb) : NULL;
-        if (np)
-            c->mods = np;
-        if (!np || !nb || !(c->mods[c->nmods] = strdup("[vdso]")))
+        int k = new_module(c, w[1], "[vdso]");
+        if (k < 0)
             return fail(c, c->off, "out of memory"), -1;
-        c->mbase = nb;
-        c->mbase[c->nmods++] = w[1];
+        if (k == 0)
+            return (long)len;
+        tm_cap_module m = {w[1], "[vdso]", NULL, 0, (const uint8_t *)&w[2], vl};
         if (c->sink.module && c->sink.module(c->sink.arg, &m))
             return fail(c, c->off, "the consumer stopped"), -1;
         return (long)len;
@@ -1120,7 +1094,7 @@ void *tm_cap_input(tm_cap *c, size_t n)
     if (c->failed)
         return NULL;
     /* after the words held, the partial word's bytes, then N bytes */
-    if (grow((void **)&c->w, &c->capw, c->nw + (c->npart + n + 7) / 8, sizeof *c->w)) {
+    if (tm_grow((void **)&c->w, &c->capw, c->nw + (c->npart + n + 7) / 8, sizeof *c->w)) {
         fail(c, c->off, "out of memory");
         return NULL;
     }

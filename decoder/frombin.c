@@ -20,6 +20,7 @@
 #include <string.h>
 #include <Zydis/Zydis.h>
 #include "image.h"
+#include "tm/grow.h"
 #include "replay.h"
 
 /* ---------------------------------------------------------------- code blocks */
@@ -813,14 +814,8 @@ static void count_fn(out_state *s, uint64_t pc, uint64_t n)
             if (s->fc[i].sym == sym && s->fc[i].mod == mod && s->fc[i].lo == key)
                 break;
         if (i == s->nfc) {
-            if (s->nfc == s->capfc) {
-                size_t nc = s->capfc ? s->capfc * 2 : 256;
-                fn_count *v = realloc(s->fc, nc * sizeof *v);
-                if (!v)
-                    return;
-                s->fc = v;
-                s->capfc = nc;
-            }
+            if (TM_GROW(s->fc, s->capfc, s->nfc + 1) != TM_OK)
+                return;
             s->fc[s->nfc++] = (fn_count){sym, mod, key, 0};
         }
         s->sym_idx = i;

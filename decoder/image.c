@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "image.h"
+#include "tm/grow.h"
 #include "tm/elf.h"
 #include "tm/status.h"
 
@@ -48,11 +49,11 @@ typedef struct img_seg {
 
 struct tm_image {
     img_file *files;
-    size_t nfiles;
+    size_t nfiles, filecap;
     img_mod *mods;
-    size_t nmods;
+    size_t nmods, modcap;
     img_seg *segs;
-    size_t nsegs;
+    size_t nsegs, segcap;
     size_t last;
 };
 
@@ -121,14 +122,8 @@ static int in_file(const img_file *m, uint64_t off, uint64_t len)
 static int add_sym(void *arg, const char *name, uint64_t value, uint64_t size)
 {
     img_file *m = arg;
-    if (m->nsyms == m->symcap) {
-        size_t cap = m->symcap ? 2 * m->symcap : 256;
-        img_sym *v = realloc(m->syms, cap * sizeof *v);
-        if (!v)
-            return 1;
-        m->syms = v;
-        m->symcap = cap;
-    }
+    if (TM_GROW(m->syms, m->symcap, m->nsyms + 1) != TM_OK)
+        return 1;
     m->syms[m->nsyms++] = (img_sym){value, value + size, name};
     return 0;
 }
@@ -157,10 +152,8 @@ static void parse_file(img_file *m, const tm_elf *e)
 
 static int add_seg(tm_image *im, uint64_t lo, uint64_t hi, const uint8_t *bytes, size_t mod)
 {
-    img_seg *v = realloc(im->segs, (im->nsegs + 1) * sizeof *v);
-    if (!v)
+    if (TM_GROW(im->segs, im->segcap, im->nsegs + 1) != TM_OK)
         return TM_ERR_NOMEM;
-    im->segs = v;
     im->segs[im->nsegs++] = (img_seg){lo, hi, bytes, mod};
     return TM_OK;
 }
@@ -262,14 +255,12 @@ static long file_of(tm_image *im, const char *path, char *err, size_t n, int *rc
         *rc = TM_ERR_FORMAT;
         return -1;
     }
-    img_file *v = realloc(im->files, (im->nfiles + 1) * sizeof *v);
-    if (!v) {
+    if (TM_GROW(im->files, im->filecap, im->nfiles + 1) != TM_OK) {
         close(fd);
         snprintf(err, n, "out of memory");
         *rc = TM_ERR_NOMEM;
         return -1;
     }
-    im->files = v;
     img_file *f = &im->files[im->nfiles];
     memset(f, 0, sizeof *f);
     f->dev = st.st_dev;
@@ -378,13 +369,11 @@ int tm_image_load(const tm_image_opts *o, tm_image **out, char *err, size_t n)
             rc = TM_ERR_FORMAT;
             break;
         }
-        img_mod *v = realloc(im->mods, (im->nmods + 1) * sizeof *v);
-        if (!v) {
+        if (TM_GROW(im->mods, im->modcap, im->nmods + 1) != TM_OK) {
             snprintf(err, n, "out of memory");
             rc = TM_ERR_NOMEM;
             break;
         }
-        im->mods = v;
         img_mod *m = &im->mods[im->nmods++];
         memset(m, 0, sizeof *m);
         m->file = (size_t)fi;

@@ -91,6 +91,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tm/grow.h"
 #include "tm/gen.h"
 #include "gen_int.h"
 
@@ -185,15 +186,9 @@ static void b_op(dctx *g, dthr *t, const dop *o)
 {
     if (g->oom)
         return;
-    if (t->nop == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        dop *p = realloc(t->op, cap * sizeof *p);
-        if (!p) {
-            g->oom = 1;
-            return;
-        }
-        t->op = p;
-        t->cap = cap;
+    if (TM_GROW(t->op, t->cap, t->nop + 1) != TM_OK) {
+        g->oom = 1;
+        return;
     }
     dop *d = &t->op[t->nop++];
     *d = *o;

@@ -68,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tm/grow.h"
 #include "tm/gen.h"
 #include "gen_int.h"
 
@@ -136,7 +137,8 @@ typedef struct thr {
     uint64_t exc_cd;     /* instructions before the next exception */
     gen_pos pos;
     frame *fr;
-    uint32_t depth, cap;
+    uint32_t depth;
+    size_t cap;
     uint32_t cpi;        /* cycles per instruction, 8.8 fixed point */
     int32_t cacc;        /* fraction of a cycle carried, 8.8 fixed point; with
                             --mem negative while a segment's groups owe cycles */
@@ -268,14 +270,8 @@ static int ret_slot_op(gctx *g, thr *t, uint32_t tid, uint64_t cycle, uint32_t c
 
 static int push(gctx *g, thr *t, uint32_t func, gen_pos ret, uint32_t rec)
 {
-    if (t->depth == t->cap) {
-        uint32_t ncap = t->cap * 2;
-        frame *nf = realloc(t->fr, (size_t)ncap * sizeof *nf);
-        if (!nf)
-            return nomem(g);
-        t->fr = nf;
-        t->cap = ncap;
-    }
+    if (TM_GROW(t->fr, t->cap, (size_t)t->depth + 1) != TM_OK)
+        return nomem(g);
     frame *f = &t->fr[t->depth++];
     memset(f, 0, sizeof *f);
     f->func = func;

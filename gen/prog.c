@@ -33,6 +33,7 @@
  * count and indirect branches pick uniformly. */
 #include <stdlib.h>
 #include <string.h>
+#include "tm/grow.h"
 #include "tm/status.h"
 #include "tm/tmc.h"
 #include "gen_int.h"
@@ -76,16 +77,12 @@ static int reserve(pb *b, void **ptr, uint32_t *cap, uint32_t need, size_t elem)
         return 1;
     if (b->oom)
         return 0;
-    uint32_t ncap = *cap ? *cap : 64;
-    while (ncap < need)
-        ncap *= 2;
-    void *np = realloc(*ptr, (size_t)ncap * elem);
-    if (!np) {
+    size_t c = *cap;
+    if (tm_grow_slow(ptr, &c, need, elem) != TM_OK || c > UINT32_MAX) {
         b->oom = 1;
         return 0;
     }
-    *ptr = np;
-    *cap = ncap;
+    *cap = (uint32_t)c;
     return 1;
 }
 

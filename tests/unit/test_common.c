@@ -1,9 +1,12 @@
-/* Unit tests of the ELF reader (include/tm/elf.h) on the test binary itself
- * and on files that are not ELF. */
+/* Unit tests of the helpers every component shares: the ELF reader
+ * (include/tm/elf.h) on the test binary itself and on files that are not
+ * ELF, the growable array (tm/grow.h) and the error buffer (tm/status.h). */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tm/elf.h"
+#include "tm/grow.h"
 #include "tm/status.h"
 
 int elf_test_marker(int x);
@@ -59,4 +62,34 @@ Test(elf, not_elf)
     cr_assert_eq(tm_elf_from_bytes(&e, text, sizeof text), TM_ERR_FORMAT);
     uint8_t hdr[64] = {0x7f, 'E', 'L', 'F', 1 /* 32-bit */, 1};
     cr_assert_eq(tm_elf_from_bytes(&e, hdr, sizeof hdr), TM_ERR_FORMAT);
+}
+
+Test(grow, doubles_and_keeps)
+{
+    uint64_t *a = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < 1000; i++) {
+        cr_assert_eq(TM_GROW(a, cap, i + 1), TM_OK);
+        cr_assert_geq(cap, i + 1);
+        a[i] = i * 3;
+    }
+    cr_assert_eq(cap, 1024, "64, doubled four times");
+    for (size_t i = 0; i < 1000; i++)
+        cr_assert_eq(a[i], i * 3);
+    size_t before = cap;
+    void *p = a;
+    cr_assert_eq(TM_GROW(a, cap, (size_t)-1 / 2), TM_ERR_NOMEM, "an absurd size is refused");
+    cr_assert_eq(cap, before);
+    cr_assert_eq((void *)a, p, "the array is unchanged after a refusal");
+    free(a);
+}
+
+Test(status, err_set)
+{
+    char e[8];
+    tm_err_set(e, sizeof e, "a long message");
+    cr_assert_str_eq(e, "a long ");
+    tm_err_set(NULL, 0, "nothing");
+    tm_err_set(e, 0, "nothing");
+    cr_assert_str_eq(e, "a long ");
 }
