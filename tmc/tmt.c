@@ -1,4 +1,5 @@
-/* tm — .tmt trace files (docs/spec.md §5). */
+/* tm — .tmt trace files (docs/spec.md §5): the one reader and writer, beside
+ * the commit stream's (reader.c, writer.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
