@@ -1465,11 +1465,7 @@ out:
 int tm_frombin(const tmt_file *tf, const tm_frombin_opts *o, tm_frombin_result *res, char *err, size_t errlen)
 {
     char own[1024];
-    if (!err || !errlen) {
-        err = own;
-        errlen = sizeof own;
-    }
-    err[0] = '\0';
+    err = rp_errbuf(err, &errlen, own, sizeof own);
     memset(res, 0, sizeof *res);
     res->v.ok = 1;
     if (tf->cfg.shared) {

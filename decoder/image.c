@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,19 +419,31 @@ void tm_image_free(tm_image *im)
 }
 
 /* The segment holding ADDR, or -1. */
+/* The number of the N elements of V (STRIDE bytes each, sorted by a first
+ * member `uint64_t lo`) whose lo is <= A. */
+static size_t count_lo_le(const void *v, size_t n, size_t stride, uint64_t a)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        uint64_t x;
+        memcpy(&x, (const char *)v + mid * stride, sizeof x);
+        if (x <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+_Static_assert(offsetof(img_seg, lo) == 0 && offsetof(img_sym, lo) == 0, "count_lo_le reads lo first");
+
 static long find_seg(tm_image *im, uint64_t addr)
 {
     const img_seg *s = &im->segs[im->last];
     if (addr >= s->lo && addr < s->hi)
         return (long)im->last;
-    size_t lo = 0, hi = im->nsegs;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (im->segs[mid].lo <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = count_lo_le(im->segs, im->nsegs, sizeof *im->segs, addr);
     /* segments may overlap (a module listed twice): look back a little */
     for (size_t k = lo; k > 0 && lo - k < 8; k--) {
         s = &im->segs[k - 1];
@@ -471,14 +484,7 @@ const char *tm_image_symbol(tm_image *im, uint64_t addr, const char **module, ui
     *off = addr - md->load;
     /* greatest symbol start <= addr (symbols at the file's addresses) */
     uint64_t a = addr - md->bias;
-    size_t lo = 0, hi = m->nsyms;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (m->syms[mid].lo <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = count_lo_le(m->syms, m->nsyms, sizeof *m->syms, a);
     uint64_t next = lo < m->nsyms ? m->syms[lo].lo + md->bias : sg->hi;
     if (next > sg->hi)
         next = sg->hi;

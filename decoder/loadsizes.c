@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "tm/grow.h"
 #include "tm/decoder.h"
 #include "tm/tmc.h"
 
@@ -102,18 +103,8 @@ int tm_load_sizes_finish(tm_load_sizes *ls)
 
 static int push(sizeq *q, uint8_t size)
 {
-    if (q->len == q->cap) {
-        size_t nc = q->cap ? q->cap * 2 : 64;
-        uint8_t *nv = malloc(nc);
-        if (!nv)
-            return TM_ERR_NOMEM;
-        for (size_t i = 0; i < q->len; i++)
-            nv[i] = q->v[(q->head + i) % q->cap];
-        free(q->v);
-        q->v = nv;
-        q->cap = nc;
-        q->head = 0;
-    }
+    if (q->len == q->cap && TM_RING_GROW(q->v, q->cap, q->head, q->len) != TM_OK)
+        return TM_ERR_NOMEM;
     q->v[(q->head + q->len) % q->cap] = size;
     q->len++;
     q->seen++;

@@ -9,7 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tm/grow.h"
 #include "replay.h"
+
+char *rp_errbuf(char *err, size_t *errlen, char *own, size_t ownlen)
+{
+    if (!err || !*errlen) {
+        err = own;
+        *errlen = ownlen;
+    }
+    err[0] = '\0';
+    return err;
+}
 
 int rp_fail(rp_state *v, int rc, const char *fmt, ...)
 {
@@ -112,18 +123,8 @@ void rp_free(rp_state *v)
 
 static int q_push(rp_msgq *q, const tm_msg *m, uint64_t pos)
 {
-    if (q->len == q->cap) {
-        size_t nc = q->cap ? q->cap * 2 : 16;
-        rp_qent *nv = malloc(nc * sizeof *nv);
-        if (!nv)
-            return TM_ERR_NOMEM;
-        for (size_t i = 0; i < q->len; i++)
-            nv[i] = q->v[(q->head + i) % q->cap];
-        free(q->v);
-        q->v = nv;
-        q->cap = nc;
-        q->head = 0;
-    }
+    if (q->len == q->cap && TM_RING_GROW(q->v, q->cap, q->head, q->len) != TM_OK)
+        return TM_ERR_NOMEM;
     q->v[(q->head + q->len) % q->cap] = (rp_qent){*m, pos, 0};
     q->len++;
     return TM_OK;

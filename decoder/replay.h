@@ -101,6 +101,9 @@ int rp_init(rp_state *v, const tmt_file *tf, tm_verify_result *res, char *err, s
             const char *load_sizes_tmc);
 void rp_free(rp_state *v);
 
+/* The caller's message buffer ERR (*ERRLEN bytes), or OWN (OWNLEN) when it
+ * gave none; emptied. */
+char *rp_errbuf(char *err, size_t *errlen, char *own, size_t ownlen);
 int rp_fail(rp_state *v, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *rp_kind_name(const tm_msg *m);
 /* After a divergence RC (TM_ERR_MISMATCH) found while reading RD: reads the

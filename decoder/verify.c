@@ -401,11 +401,7 @@ int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
               void (*progress)(uint64_t records, void *arg), void *arg, char *err, size_t errlen)
 {
     char own[1024];
-    if (!err || !errlen) {
-        err = own;
-        errlen = sizeof own;
-    }
-    err[0] = '\0';
+    err = rp_errbuf(err, &errlen, own, sizeof own);
     memset(res, 0, sizeof *res);
     res->ok = 1;
     vstate v;

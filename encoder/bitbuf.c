@@ -111,26 +111,39 @@ unsigned tm_chunked_bits(uint64_t v, unsigned a, unsigned b)
     return chunks_ok(a, b) ? tm_chunked_len(v, a, b) : 0;
 }
 
-int tm_chunked_put(tm_bitbuf *bb, uint64_t v, unsigned a, unsigned b)
+/* A chunked field of magnitude MAG, after a sign bit NEG if SIGNED. */
+static int field_put(tm_bitbuf *bb, int is_signed, int neg, uint64_t mag, unsigned a, unsigned b)
 {
     tm_wr w;
     int rc;
     if (!chunks_ok(a, b)) return TM_ERR_ARG;
-    if ((rc = tm_bb_reserve(bb, tm_chunked_len(v, a, b))) != TM_OK) return rc;
+    if ((rc = tm_bb_reserve(bb, (is_signed ? 1u : 0u) + tm_chunked_len(mag, a, b))) != TM_OK) return rc;
     tm_wr_begin(&w, bb);
-    tm_wr_chunked(&w, v, a, b);
+    if (is_signed) tm_wr_put(&w, (uint64_t)neg, 1);
+    tm_wr_chunked(&w, mag, a, b);
     tm_wr_end(&w, bb);
     return TM_OK;
 }
 
-int tm_chunked_get(tm_bitrd *r, unsigned a, unsigned b, uint64_t *v)
+/* Reads a chunked field into *U, or a signed one into *D if D is not NULL;
+ * r->pos unchanged on error. */
+static int field_get(tm_bitrd *r, unsigned a, unsigned b, uint64_t *u, int64_t *d)
 {
     uint64_t start = r->pos;
-    int rc;
     if (!chunks_ok(a, b)) return TM_ERR_ARG;
-    rc = tm_rd_chunked(r, a, b, v);
+    int rc = d ? tm_rd_signed(r, a, b, d) : tm_rd_chunked(r, a, b, u);
     if (rc != TM_OK) r->pos = start;
     return rc;
+}
+
+int tm_chunked_put(tm_bitbuf *bb, uint64_t v, unsigned a, unsigned b)
+{
+    return field_put(bb, 0, 0, v, a, b);
+}
+
+int tm_chunked_get(tm_bitrd *r, unsigned a, unsigned b, uint64_t *v)
+{
+    return field_get(r, a, b, v, NULL);
 }
 
 unsigned tm_signed_bits(int64_t d, unsigned a, unsigned b)
@@ -140,22 +153,10 @@ unsigned tm_signed_bits(int64_t d, unsigned a, unsigned b)
 
 int tm_signed_put(tm_bitbuf *bb, int64_t d, unsigned a, unsigned b)
 {
-    tm_wr w;
-    int rc;
-    if (!chunks_ok(a, b)) return TM_ERR_ARG;
-    if ((rc = tm_bb_reserve(bb, 1 + tm_chunked_len(tm_abs64(d), a, b))) != TM_OK) return rc;
-    tm_wr_begin(&w, bb);
-    tm_wr_signed(&w, d, a, b);
-    tm_wr_end(&w, bb);
-    return TM_OK;
+    return field_put(bb, 1, d < 0, tm_abs64(d), a, b);
 }
 
 int tm_signed_get(tm_bitrd *r, unsigned a, unsigned b, int64_t *d)
 {
-    uint64_t start = r->pos;
-    int rc;
-    if (!chunks_ok(a, b)) return TM_ERR_ARG;
-    rc = tm_rd_signed(r, a, b, d);
-    if (rc != TM_OK) r->pos = start;
-    return rc;
+    return field_get(r, a, b, NULL, d);
 }

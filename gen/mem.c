@@ -111,7 +111,9 @@ static uint8_t *page_of(gen_mem *m, uint64_t addr)
     return m->page[i];
 }
 
-int gen_mem_read(gen_mem *m, uint64_t addr, unsigned size, uint8_t *out)
+/* Copies SIZE bytes at ADDR page by page: into OUT, or from IN when OUT is
+ * NULL. */
+static int copy(gen_mem *m, uint64_t addr, unsigned size, uint8_t *out, const uint8_t *in)
 {
     while (size) {
         uint8_t *pg = page_of(m, addr);
@@ -119,26 +121,25 @@ int gen_mem_read(gen_mem *m, uint64_t addr, unsigned size, uint8_t *out)
             return TM_ERR_NOMEM;
         unsigned o = (unsigned)(addr & (PAGE_SIZE - 1));
         unsigned k = PAGE_SIZE - o < size ? PAGE_SIZE - o : size;
-        memcpy(out, pg + o, k);
-        out += k;
+        if (out) {
+            memcpy(out, pg + o, k);
+            out += k;
+        } else {
+            memcpy(pg + o, in, k);
+            in += k;
+        }
         addr += k;
         size -= k;
     }
     return TM_OK;
 }
 
+int gen_mem_read(gen_mem *m, uint64_t addr, unsigned size, uint8_t *out)
+{
+    return copy(m, addr, size, out, NULL);
+}
+
 int gen_mem_write(gen_mem *m, uint64_t addr, unsigned size, const uint8_t *in)
 {
-    while (size) {
-        uint8_t *pg = page_of(m, addr);
-        if (!pg)
-            return TM_ERR_NOMEM;
-        unsigned o = (unsigned)(addr & (PAGE_SIZE - 1));
-        unsigned k = PAGE_SIZE - o < size ? PAGE_SIZE - o : size;
-        memcpy(pg + o, in, k);
-        in += k;
-        addr += k;
-        size -= k;
-    }
-    return TM_OK;
+    return copy(m, addr, size, NULL, in);
 }

@@ -93,3 +93,26 @@ Test(status, err_set)
     tm_err_set(e, 0, "nothing");
     cr_assert_str_eq(e, "a long ");
 }
+
+Test(grow, ring_keeps_order)
+{
+    uint32_t *v = NULL;
+    size_t cap = 0, head = 0, len = 0;
+    uint32_t next_in = 0, next_out = 0;
+    for (int round = 0; round < 2000; round++) {
+        /* push 3, pop 2: the ring wraps and grows with elements on both sides of the wrap */
+        for (int k = 0; k < 3; k++) {
+            if (len == cap)
+                cr_assert_eq(TM_RING_GROW(v, cap, head, len), TM_OK);
+            v[(head + len) % cap] = next_in++;
+            len++;
+        }
+        for (int k = 0; k < 2; k++) {
+            cr_assert_eq(v[head], next_out++);
+            head = (head + 1) % cap;
+            len--;
+        }
+    }
+    cr_assert_eq(len, 2000);
+    free(v);
+}

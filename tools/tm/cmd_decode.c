@@ -9,6 +9,20 @@
 #include "tm/msg.h"
 #include "tm/tmt.h"
 
+/* A --verify that failed with RC: the divergence (MISMATCH on stdout, and
+ * unless QUIET the files on stderr) or the error.  Returns exit status 1. */
+static int verify_failed(int rc, const char *err, int quiet, int frombin, const char *tmt, const char *tmc)
+{
+    if (rc != TM_ERR_MISMATCH) {
+        tm_err("decode", "%s", err);
+        return 1;
+    }
+    printf("MISMATCH: %s\n", err);
+    if (!quiet)
+        fprintf(stderr, "tm decode: replay of %s%s diverges from %s\n", tmt, frombin ? " from the binaries" : "", tmc);
+    return 1;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -293,14 +307,8 @@ static int from_binary(int argc, char **argv)
             print_file_check(&tf);
             printf("\n");
             status = 0;
-        } else if (rc == TM_ERR_MISMATCH) {
-            printf("MISMATCH: %s\n", err);
-            if (!quiet)
-                fprintf(stderr, "tm decode: replay of %s from the binaries diverges from %s\n", tmt_path, files[0]);
-            status = 1;
         } else {
-            tm_err("decode", "%s", err);
-            status = 1;
+            status = verify_failed(rc, err, quiet, 1, tmt_path, files[0]);
         }
     } else {
         fflush(stdout);
@@ -400,14 +408,8 @@ int cmd_decode(int argc, char **argv)
             print_file_check(&tf);
             printf("\n");
             status = 0;
-        } else if (rc == TM_ERR_MISMATCH) {
-            printf("MISMATCH: %s\n", err);
-            if (!quiet)
-                fprintf(stderr, "tm decode: replay of %s diverges from %s\n", tmt_path, files[0]);
-            status = 1;
         } else {
-            tm_err("decode", "%s", err);
-            status = 1;
+            status = verify_failed(rc, err, quiet, 0, tmt_path, files[0]);
         }
     }
     tmt_free(&tf);

@@ -134,6 +134,33 @@ static int close_writer(tm_out *o, tmc_writer *w)
     return tm_out_commit("gen", o) ? 1 : 0;
 }
 
+/* The output OUT as a commit stream of THREADS threads: 0, or the exit
+ * status after one line. */
+static int begin_output(const char *out, uint32_t threads, tm_out *o, tmc_writer **w)
+{
+    if (!out) {
+        tm_err("gen", "no output: give -o FILE.tmc ('-' = stdout)");
+        return 2;
+    }
+    int rc = tm_out_begin("gen", o, out, NULL);
+    if (rc)
+        return rc == -2 ? 2 : 1;
+    return open_writer(o, threads, w);
+}
+
+/* The generator ended with RC (ERR its message): the output is closed and
+ * moved into place, or abandoned.  The exit status. */
+static int end_output(int rc, const char *err, tm_out *o, tmc_writer *w)
+{
+    if (rc != TM_OK) {
+        tm_err("gen", "%s", err);
+        tmc_writer_abort(w);
+        tm_out_abort(o);
+        return 1;
+    }
+    return close_writer(o, w);
+}
+
 /* tm gen --directed: writes the stream to OUT. */
 static int run_directed(const tm_gen_directed_cfg *dc, const char *out)
 {
@@ -142,25 +169,12 @@ static int run_directed(const tm_gen_directed_cfg *dc, const char *out)
         tm_err("gen", "%s", err);
         return 2;
     }
-    if (!out) {
-        tm_err("gen", "no output: give -o FILE.tmc ('-' = stdout)");
-        return 2;
-    }
     tm_out o;
     tmc_writer *w = NULL;
-    int rc = tm_out_begin("gen", &o, out, NULL);
+    int rc = begin_output(out, dc->threads, &o, &w);
     if (rc)
-        return rc == -2 ? 2 : 1;
-    if ((rc = open_writer(&o, dc->threads, &w)) != 0)
         return rc;
-    rc = tm_gen_directed_run(dc, w, err, sizeof err);
-    if (rc != TM_OK) {
-        tm_err("gen", "%s", err);
-        tmc_writer_abort(w);
-        tm_out_abort(&o);
-        return 1;
-    }
-    return close_writer(&o, w);
+    return end_output(tm_gen_directed_run(dc, w, err, sizeof err), err, &o, w);
     return 0;
 }
 
@@ -237,28 +251,15 @@ int cmd_gen(int argc, char **argv)
         tm_err("gen", "%s", err);
         return 2;
     }
-    if (!out) {
-        tm_err("gen", "no output: give -o FILE.tmc ('-' = stdout)");
-        return 2;
-    }
-
     tm_out o;
     tmc_writer *w = NULL;
-    int rc = tm_out_begin("gen", &o, out, NULL);
+    int rc = begin_output(out, cfg.threads, &o, &w);
     if (rc)
-        return rc == -2 ? 2 : 1;
-    if ((rc = open_writer(&o, cfg.threads, &w)) != 0)
         return rc;
     prog_state ps = {tm_progress_tty(), 0};
     int show = cfg.insns >= PROGRESS_MIN;
     rc = tm_gen_run(&cfg, w, show ? on_progress : NULL, &ps, err, sizeof err);
-    if (rc != TM_OK) {
-        if (show && ps.tty)
-            fputc('\n', stderr);
-        tm_err("gen", "%s", err);
-        tmc_writer_abort(w);
-        tm_out_abort(&o);
-        return 1;
-    }
-    return close_writer(&o, w);
+    if (rc != TM_OK && show && ps.tty)
+        fputc('\n', stderr);
+    return end_output(rc, err, &o, w);
 }
