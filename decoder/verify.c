@@ -89,6 +89,24 @@ static int resync(vstate *v, uint32_t t, const char *where)
 
 static int record_active(vstate *v, uint32_t t, const tmc_record *r);
 
+/* The END reason an EXIT record R says. */
+static int end_reason(const tmc_record *r)
+{
+    return (r->flags & TMC_EXIT_TRACE_OFF) ? TM_END_STOP : TM_END_EXIT;
+}
+
+/* Thread T's END message is reached at its EXIT record R (KNOWN: the exit's
+ * cycle is known, not only a bound): its time stamp, then the thread is done. */
+static int reach_end(vstate *v, uint32_t t, const tmc_record *r, int known)
+{
+    int rc = known ? rp_check_cc(v, t, 1, r->cycle, 0) : rp_check_cc(v, t, 0, 0, r->cycle);
+    if (rc)
+        return rc;
+    rp_consume(&v->th[t]);
+    v->th[t].mode = D_DONE;
+    return TM_OK;
+}
+
 /* GAP mode: records retire without reconstruction until the gap is used up. */
 static int record_gap(vstate *v, uint32_t t, const tmc_record *r)
 {
@@ -104,14 +122,9 @@ static int record_gap(vstate *v, uint32_t t, const tmc_record *r)
         /* END(lost) */
         if (r->type != TMC_EXIT)
             return mismatch_rec(v, t, r, "the trace says the thread ended, but it retires more");
-        if (d->m.reason != ((r->flags & TMC_EXIT_TRACE_OFF) ? TM_END_STOP : TM_END_EXIT))
+        if (d->m.reason != end_reason(r))
             return mismatch_rec(v, t, r, "END message says exit/stop differently from the commit stream");
-        int rc = rp_check_cc(v, t, 0, 0, r->cycle);
-        if (rc)
-            return rc;
-        rp_consume(d);
-        d->mode = D_DONE;
-        return TM_OK;
+        return reach_end(v, t, r, 0);
     }
     switch (r->type) {
     case TMC_RUN:
@@ -228,17 +241,12 @@ static int record_active(vstate *v, uint32_t t, const tmc_record *r)
             v->res->exceptions++;
         }
         break;
-    case TMC_EXIT: {
-        int want = (r->flags & TMC_EXIT_TRACE_OFF) ? TM_END_STOP : TM_END_EXIT;
-        if (d->m.kind != TM_MSG_END || d->m.icnt != d->icnt || d->m.reason != want)
+    case TMC_EXIT:
+        if (d->m.kind != TM_MSG_END || d->m.icnt != d->icnt || d->m.reason != end_reason(r))
             return mismatch_rec(v, t, r, "the thread ends where the trace does not report its end");
-        rc = rp_check_cc(v, t, 1, r->cycle, 0);
-        if (rc)
+        if ((rc = reach_end(v, t, r, 1)) != TM_OK)
             return rc;
-        rp_consume(d);
-        d->mode = D_DONE;
         break;
-    }
     case TMC_START:
         return mismatch_rec(v, t, r, "thread started twice");
     default:

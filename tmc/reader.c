@@ -338,6 +338,34 @@ static int varint_fail(tmc_reader *r, uint64_t offset, unsigned type)
 
 /* MODULE: load address, path (1..4096 bytes), build-id (0..64 bytes).  Not
  * on the hot path, so decoded with explicit bounds checks. */
+/* The next varint of the MODULE record at AT into *V: 0, or the error. */
+static int module_uv(tmc_reader *r, uint64_t at, const uint8_t **p, const uint8_t *lim, uint64_t *v)
+{
+    unsigned bad = 0;
+    *v = tmc_get_uv(p, &bad);
+    if (*p > lim)
+        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
+    return bad ? varint_fail(r, at, TMC_MODULE) : 0;
+}
+
+/* The MODULE record's next field: a length (MIN..MAX) then that many bytes,
+ * copied to DST; *LEN the length.  0, or the error. */
+static int module_bytes(tmc_reader *r, uint64_t at, const uint8_t **p, const uint8_t *lim, const char *what,
+                        uint64_t min, uint64_t max, uint8_t *dst, uint64_t *len)
+{
+    int rc = module_uv(r, at, p, lim, len);
+    if (rc)
+        return rc;
+    if (*len < min || *len > max)
+        return failf(r, TM_ERR_FORMAT, at, "MODULE %s length %" PRIu64 "; allowed %" PRIu64 "..%" PRIu64, what,
+                     *len, min, max);
+    if ((uint64_t)(lim - *p) < *len)
+        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
+    memcpy(dst, *p, *len);
+    *p += *len;
+    return 0;
+}
+
 static int read_module(tmc_reader *r, tmc_record *rec)
 {
     if (r->end - r->pos < TMC_MODULE_REC_MAX && r->src == SRC_MORE)
@@ -345,37 +373,15 @@ static int read_module(tmc_reader *r, tmc_record *rec)
     const uint64_t at = r->base + r->pos;
     const uint8_t *p = r->buf + r->pos + 1;
     const uint8_t *lim = r->buf + r->end;
-    unsigned bad = 0;
     /* Each varint starts at or before lim, and PAD >= 10 zero bytes follow
      * the data when it has stopped, so they can be decoded unchecked. */
-    uint64_t addr = tmc_get_uv(&p, &bad);
-    if (p > lim)
-        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
-    uint64_t plen = tmc_get_uv(&p, &bad);
-    if (p > lim)
-        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
-    if (bad)
-        return varint_fail(r, at, TMC_MODULE);
-    if (plen < 1 || plen > TMC_MAX_PATH)
-        return failf(r, TM_ERR_FORMAT, at, "MODULE path length %" PRIu64 "; allowed 1..%u",
-                     plen, TMC_MAX_PATH);
-    if ((uint64_t)(lim - p) < plen)
-        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
-    memcpy(r->path, p, plen);
+    uint64_t addr, plen, blen;
+    int rc;
+    if ((rc = module_uv(r, at, &p, lim, &addr)) ||
+        (rc = module_bytes(r, at, &p, lim, "path", 1, TMC_MAX_PATH, (uint8_t *)r->path, &plen)) ||
+        (rc = module_bytes(r, at, &p, lim, "build-id", 0, TMC_MAX_BUILD_ID, r->build_id, &blen)))
+        return rc;
     r->path[plen] = '\0';
-    p += plen;
-    uint64_t blen = tmc_get_uv(&p, &bad);
-    if (p > lim)
-        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
-    if (bad)
-        return varint_fail(r, at, TMC_MODULE);
-    if (blen > TMC_MAX_BUILD_ID)
-        return failf(r, TM_ERR_FORMAT, at, "MODULE build-id length %" PRIu64 "; allowed 0..%u",
-                     blen, TMC_MAX_BUILD_ID);
-    if ((uint64_t)(lim - p) < blen)
-        return fail_stop(r, at, "truncated: MODULE record incomplete at end of stream");
-    memcpy(r->build_id, p, blen);
-    p += blen;
 
     clear_record(rec, TMC_MODULE);
     rec->addr = addr;
