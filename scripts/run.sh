@@ -13,6 +13,16 @@ threads=${TM_RUN_THREADS:-4}
 seed=${TM_RUN_SEED:-7}
 if [ -n "${TM_RUN_DIR:-}" ]; then dir=$TM_RUN_DIR; mkdir -p "$dir"; else dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT; fi
 
+# Replays trace TMT against commit stream TMC (verdict in OUT); stops the run
+# with the verdict if it does not verify.
+verify_or_stop() {  # NAME TMC TMT OUT
+    if ! "$TM" decode --verify "$2" "$3" > "$4"; then
+        echo "tm run: $1: replay does not verify:" >&2
+        cat "$4" >&2
+        exit 1
+    fi
+}
+
 echo "tm run: generating $threads threads, $insns instructions (seed $seed)" >&2
 "$TM" gen --threads "$threads" --insns "$insns" --seed "$seed" -o "$dir/w.tmc"
 for ts in "" t; do
@@ -21,11 +31,7 @@ for ts in "" t; do
             name="$ts$enc-$preset"
             "$TM" model --config $preset --encoding $enc ${ts:+--timestamps} -q "$dir/w.tmc" -o "$dir/$name.tmt" \
                 --stats "$dir/$name.json"
-            if ! "$TM" decode --verify "$dir/w.tmc" "$dir/$name.tmt" > "$dir/$name.verify"; then
-                echo "tm run: $name: replay does not verify:" >&2
-                cat "$dir/$name.verify" >&2
-                exit 1
-            fi
+            verify_or_stop "$name" "$dir/w.tmc" "$dir/$name.tmt" "$dir/$name.verify"
             echo "tm run: $name verified: $(cut -c1-60 "$dir/$name.verify")..." >&2
         done
     done
@@ -69,11 +75,7 @@ for v in "cfiat-tool:--cfiat" "cfiat-study:--cfiat --cache study" "cfiat-shared:
     # shellcheck disable=SC2086
     "$TM" model --config large --encoding tr_e $opts --port 64 --buffer 65536 -q "$dir/m.tmc" \
         -o "$dir/d-$name.tmt" --stats "$dir/d-$name.json"
-    if ! "$TM" decode --verify "$dir/m.tmc" "$dir/d-$name.tmt" > "$dir/d-$name.verify"; then
-        echo "tm run: data $name: replay does not verify:" >&2
-        cat "$dir/d-$name.verify" >&2
-        exit 1
-    fi
+    verify_or_stop "data $name" "$dir/m.tmc" "$dir/d-$name.tmt" "$dir/d-$name.verify"
     echo "tm run: data $name verified: $(sed 's/.*; //' "$dir/d-$name.verify")" >&2
     names+=("$name")
 done
@@ -111,11 +113,7 @@ PY
         # shellcheck disable=SC2086
         "$TM" record --config large $opts --commit -o "$dir/r-$name" -- pigz -p 4 -c "$dir/text" > "$dir/r-$name.gz"
         cmp -s "$dir/ref.gz" "$dir/r-$name.gz" || { echo "tm run: pigz output differs under tm record" >&2; exit 1; }
-        if ! "$TM" decode --verify "$dir/r-$name.tmc" "$dir/r-$name.tmt" > "$dir/r-$name.verify"; then
-            echo "tm run: pigz $name: replay does not verify:" >&2
-            cat "$dir/r-$name.verify" >&2
-            exit 1
-        fi
+        verify_or_stop "pigz $name" "$dir/r-$name.tmc" "$dir/r-$name.tmt" "$dir/r-$name.verify"
         echo "tm run: pigz $name verified: $(cut -c1-70 "$dir/r-$name.verify")..." >&2
         rnames+=("$name")
     done
