@@ -353,6 +353,21 @@ int tm_model_put(tm_model *m, const tmc_record *r)
     return add_to_group(m, r);
 }
 
+/* T += S, counter by counter: tm_thread_stats holds only uint64_t counters
+ * (tm_field_bits too), so it is summed as an array of them. */
+_Static_assert(sizeof(tm_thread_stats) % sizeof(uint64_t) == 0 && sizeof(tm_field_bits) % sizeof(uint64_t) == 0,
+               "tm_thread_stats holds only uint64_t counters");
+static void add_stats(tm_thread_stats *T, const tm_thread_stats *S)
+{
+    enum { N = sizeof(tm_thread_stats) / sizeof(uint64_t) };
+    uint64_t t[N], s[N];
+    memcpy(t, T, sizeof t);
+    memcpy(s, S, sizeof s);
+    for (size_t k = 0; k < N; k++)
+        t[k] += s[k];
+    memcpy(T, t, sizeof t);
+}
+
 int tm_model_finish(tm_model *m)
 {
     if (m->finished)
@@ -384,44 +399,9 @@ int tm_model_finish(tm_model *m)
     m->finished = 1;
 
     /* Totals. */
-    tm_thread_stats *T = &m->stats.total;
-    memset(T, 0, sizeof *T);
-    for (uint32_t t = 0; t < m->n; t++) {
-        const tm_thread_stats *s = &m->th[t].st;
-        T->instructions += s->instructions;
-        for (int c = 0; c < TMC_NCLASSES; c++)
-            T->branches[c] += s->branches[c];
-        T->taken_cond += s->taken_cond;
-        T->exceptions += s->exceptions;
-        T->cond_predicted += s->cond_predicted;
-        T->cond_mispredicted += s->cond_mispredicted;
-        T->target_predicted += s->target_predicted;
-        T->target_mispredicted += s->target_mispredicted;
-        for (int k = 0; k < TM_MSG_KINDS; k++)
-            T->messages[k] += s->messages[k];
-        for (int k = 0; k < 3; k++)
-            T->sync_reasons[k] += s->sync_reasons[k];
-        T->bits.ti += s->bits.ti;
-        T->bits.cnt += s->bits.cnt;
-        T->bits.diffta += s->bits.diffta;
-        T->bits.diffcc += s->bits.diffcc;
-        T->bits.sync += s->bits.sync;
-        T->bits.q += s->bits.q;
-        T->bits.fah += s->bits.fah;
-        T->bits.value += s->bits.value;
-        T->loads += s->loads;
-        T->stores += s->stores;
-        T->lost_loads += s->lost_loads;
-        T->lost_stores += s->lost_stores;
-        T->reports += s->reports;
-        T->data_bits += s->data_bits;
-        T->dropped_data += s->dropped_data;
-        T->bits_total += s->bits_total;
-        T->dropped_messages += s->dropped_messages;
-        T->dropped_bits += s->dropped_bits;
-        T->losses += s->losses;
-        T->lost_instructions += s->lost_instructions;
-    }
+    memset(&m->stats.total, 0, sizeof m->stats.total);
+    for (uint32_t t = 0; t < m->n; t++)
+        add_stats(&m->stats.total, &m->th[t].st);
     m->stats.bits = m->buf.trace.nbits;
     return TM_OK;
 }

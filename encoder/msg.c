@@ -71,47 +71,30 @@ int tm_enc_cfg_check(const tm_enc_cfg *c)
     return TM_OK;
 }
 
-const char *tm_data_mode_name(tm_data_mode d)
+static const char *const data_names[] = {"none", "cfiat", "all"};  /* by tm_data_mode */
+static const char *const enc_names[] = {"nx_b", "tr_b", "tr_e"};    /* by tm_encoding */
+
+static const char *name_of(const char *const *names, unsigned n, unsigned v)
 {
-    switch (d) {
-    case TM_DATA_NONE: return "none";
-    case TM_DATA_CFIAT: return "cfiat";
-    case TM_DATA_ALL: return "all";
-    }
-    return "?";
+    return v < n ? names[v] : "?";
 }
 
-int tm_data_mode_parse(const char *s)
+static int parse_name(const char *const *names, unsigned n, const char *s)
 {
-    if (!s) return -1;
-    if (strcmp(s, "none") == 0) return TM_DATA_NONE;
-    if (strcmp(s, "cfiat") == 0) return TM_DATA_CFIAT;
-    if (strcmp(s, "all") == 0) return TM_DATA_ALL;
+    for (unsigned i = 0; s && i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return (int)i;
     return -1;
 }
+
+const char *tm_data_mode_name(tm_data_mode d) { return name_of(data_names, 3, (unsigned)d); }
+int tm_data_mode_parse(const char *s) { return parse_name(data_names, 3, s); }
+const char *tm_encoding_name(tm_encoding e) { return name_of(enc_names, 3, (unsigned)e); }
+int tm_encoding_parse(const char *s) { return parse_name(enc_names, 3, s); }
 
 unsigned tm_ti_bits(uint32_t threads)
 {
     return threads <= 1 ? 0 : tm_nbits64((uint64_t)threads - 1);
-}
-
-const char *tm_encoding_name(tm_encoding e)
-{
-    switch (e) {
-    case TM_ENC_NX_B: return "nx_b";
-    case TM_ENC_TR_B: return "tr_b";
-    case TM_ENC_TR_E: return "tr_e";
-    }
-    return "?";
-}
-
-int tm_encoding_parse(const char *s)
-{
-    if (!s) return -1;
-    if (strcmp(s, "nx_b") == 0) return TM_ENC_NX_B;
-    if (strcmp(s, "tr_b") == 0) return TM_ENC_TR_B;
-    if (strcmp(s, "tr_e") == 0) return TM_ENC_TR_E;
-    return -1;
 }
 
 /* ---- messages ---- */

@@ -55,6 +55,8 @@ void tm_model_cfg_default(tm_model_cfg *cfg, uint32_t threads);
  * line naming the option and what is allowed. */
 int tm_model_cfg_resolve(tm_model_cfg *cfg, char *err, size_t errlen);
 
+/* Only uint64_t counters, arrays of them and tm_field_bits (also uint64_t):
+ * the model sums them as an array of uint64_t (cmodel/model.c add_stats). */
 typedef struct tm_thread_stats {
     uint64_t instructions;
     uint64_t branches[TMC_NCLASSES];
