@@ -75,7 +75,7 @@ $(BUILD)/asan/bin/tm: $(STOOL_OBJS) $(BUILD)/asan/lib/libtm.a
 VG_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Wno-unused-parameter -Iinclude -I/usr/include/valgrind \
 	-DVGA_amd64=1 -DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 \
 	-fno-strict-aliasing -fno-builtin -fno-stack-protector -fno-pie -fcf-protection=none
-$(BUILD)/vg/tm_vg.o: vg-frontend/tm_vg.c include/tm/capwire.h
+$(BUILD)/vg/tm_vg.o: vg-frontend/tm_vg.c include/tm/capwire.h include/tm/x86op.h
 	@mkdir -p $(dir $@)
 	$(CC) $(VG_CFLAGS) -c $< -o $@
 $(VGTOOL): $(BUILD)/vg/tm_vg.o

@@ -21,6 +21,7 @@
 #include <Zydis/Zydis.h>
 #include "image.h"
 #include "tm/grow.h"
+#include "tm/x86op.h"
 #include "replay.h"
 
 /* ---------------------------------------------------------------- code blocks */
@@ -106,31 +107,26 @@ static unsigned classify(fb_code *c, uint64_t pc, const uint8_t *p, size_t avail
         return 0;
     }
     unsigned len = ins.length;
-    int64_t rel = ins.raw.imm[0].value.s;
     if (ins.opcode_map == ZYDIS_OPCODE_MAP_DEFAULT) {
         uint8_t op = ins.opcode;
-        if ((op >= 0x70 && op <= 0x7f) || (op >= 0xe0 && op <= 0xe3)) {
-            *cls = TMC_COND;
-        } else if (op == 0xeb || op == 0xe9) {
-            *cls = TMC_JUMP;
-        } else if (op == 0xe8) {
-            *cls = TMC_CALL;
-        } else if (op == 0xc3 || op == 0xc2) {
-            *cls = TMC_RET;
-        } else if (op == 0xff && (ins.raw.modrm.reg == 2 || ins.raw.modrm.reg == 4)) {
-            *cls = ins.raw.modrm.reg == 2 ? TMC_ICALL : TMC_IJUMP;
-        } else if (op == 0xff && (ins.raw.modrm.reg == 3 || ins.raw.modrm.reg == 5)) {
+        if (op == 0xff && (ins.raw.modrm.reg == 3 || ins.raw.modrm.reg == 5)) {
             *bad = "a far call or jump (not expected in user code)";
             return 0;
         } else if (op == 0xca || op == 0xcb || op == 0xcf || op == 0x9a || op == 0xea) {
             *bad = "a far transfer or iret (not expected in user code)";
             return 0;
         }
-    } else if (ins.opcode_map == ZYDIS_OPCODE_MAP_0F && ins.opcode >= 0x80 && ins.opcode <= 0x8f) {
-        *cls = TMC_COND;
     }
+    /* The class from the bytes and Zydis's length, as the recording takes it
+     * from the bytes and VEX's length (tm/x86op.h). */
+    static const int cls_of[] = {[TM_X86_OTHER] = -1, [TM_X86_REP] = -1,        [TM_X86_JCC] = TMC_COND,
+                                 [TM_X86_LOOP] = TMC_COND, [TM_X86_JMP] = TMC_JUMP,  [TM_X86_CALL] = TMC_CALL,
+                                 [TM_X86_ICALL] = TMC_ICALL, [TM_X86_IJMP] = TMC_IJUMP, [TM_X86_RET] = TMC_RET};
+    unsigned long long target = 0;
+    int cc;
+    *cls = cls_of[tm_x86_op(p, len, pc + len, &target, &cc)];
     if (*cls == TMC_COND || *cls == TMC_JUMP || *cls == TMC_CALL)
-        *dtarget = pc + len + (uint64_t)rel;
+        *dtarget = target;
     return len;
 }
 

@@ -28,6 +28,7 @@
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_threadstate.h"
 #include "tm/capwire.h"
+#include "tm/x86op.h"
 
 /* ------------------------------------------------------------ output */
 
@@ -196,72 +197,6 @@ static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
         flush();
 }
 
-/* ------------------------------------------------------------ decoding */
-
-/* What the instruction at A (LEN bytes) is, from its bytes: rep-prefixed
- * string instruction, direct conditional branch (with its target), direct
- * jump. */
-enum { I_OTHER, I_REP, I_JCC, I_LOOP, I_JMP, I_CALL, I_ICALL, I_IJMP, I_RET };
-
-static Int decode(Addr a, UInt len, ULong *target, Int *cc)
-{
-    const UChar *p = (const UChar *)a;
-    UInt i = 0;
-    Bool rep = False;
-    for (; i < len; i++) {
-        UChar b = p[i];
-        if (b == 0xF2 || b == 0xF3)
-            rep = True;
-        else if (!(b == 0x66 || b == 0x67 || b == 0x2E || b == 0x36 || b == 0x3E || b == 0x26 ||
-                   b == 0x64 || b == 0x65 || b == 0xF0 || (b >= 0x40 && b <= 0x4F)))
-            break;
-    }
-    if (i >= len)
-        return I_OTHER;
-    UChar op = p[i];
-    ULong fall = a + len;
-    if (rep && ((op >= 0xA4 && op <= 0xA7) || (op >= 0xAA && op <= 0xAF) || (op >= 0x6C && op <= 0x6F)))
-        return I_REP;
-    if (op >= 0x70 && op <= 0x7F && i + 2 == len) {
-        *target = fall + (ULong)(Long)(signed char)p[i + 1];
-        *cc = op & 15;
-        return I_JCC;
-    }
-    if (op >= 0xE0 && op <= 0xE3 && i + 2 == len) {
-        *target = fall + (ULong)(Long)(signed char)p[i + 1];
-        return I_LOOP;
-    }
-    if (op == 0xEB && i + 2 == len) {
-        *target = fall + (ULong)(Long)(signed char)p[i + 1];
-        return I_JMP;
-    }
-    if (op == 0xE9 && i + 5 == len) {
-        Int rel;
-        VG_(memcpy)(&rel, p + i + 1, 4);
-        *target = fall + (ULong)(Long)rel;
-        return I_JMP;
-    }
-    if (op == 0xE8)
-        return I_CALL;
-    if (op == 0xC3 || op == 0xC2)
-        return I_RET;
-    if (op == 0xFF && i + 1 < len) {
-        UInt reg = (p[i + 1] >> 3) & 7;
-        if (reg == 2)
-            return I_ICALL;
-        if (reg == 4)
-            return I_IJMP;
-    }
-    if (op == 0x0F && i + 6 == len && p[i + 1] >= 0x80 && p[i + 1] <= 0x8F) {
-        Int rel;
-        VG_(memcpy)(&rel, p + i + 2, 4);
-        *target = fall + (ULong)(Long)rel;
-        *cc = p[i + 1] & 15;
-        return I_JCC;
-    }
-    return I_OTHER;
-}
-
 /* ------------------------------------------------------------ instrument */
 
 static void scan_vdso(void);
@@ -290,7 +225,7 @@ static xdesc classify(UInt k, Addr a, UInt len, IRJumpKind jk, Bool is_const, UL
     xdesc x = {k, TMCAP_X_FALL, 0, dst};
     ULong fall = a + len, tgt = 0;
     Int cc = 0;
-    Int what = decode(a, len, &tgt, &cc);
+    Int what = tm_x86_op((const unsigned char *)a, len, a + len, &tgt, &cc);
     if (!is_const)
         x.flags = TMCAP_XF_DYN;
     if (is_sig(jk)) {
@@ -302,7 +237,7 @@ static xdesc classify(UInt k, Addr a, UInt len, IRJumpKind jk, Bool is_const, UL
     if (jk == Ijk_Call) {
         /* the instruction decides: `call rax` stays indirect even when VEX
          * knows rax */
-        x.kind = what == I_ICALL || (what != I_CALL && !is_const) ? TMCAP_X_ICALL : TMCAP_X_CALL;
+        x.kind = what == TM_X86_ICALL || (what != TM_X86_CALL && !is_const) ? TMCAP_X_ICALL : TMCAP_X_CALL;
         return x;
     }
     if (jk == Ijk_Ret) {
@@ -313,19 +248,19 @@ static xdesc classify(UInt k, Addr a, UInt len, IRJumpKind jk, Bool is_const, UL
         x.kind = is_const && dst == a ? TMCAP_X_STAY : TMCAP_X_FALL;
         return x;
     }
-    if (!is_const || what == I_IJMP) {
+    if (!is_const || what == TM_X86_IJMP) {
         x.kind = TMCAP_X_IJUMP;
         return x;
     }
-    if (what == I_REP) {
+    if (what == TM_X86_REP) {
         x.kind = dst == a ? TMCAP_X_STAY : TMCAP_X_FALL;
         return x;
     }
-    if (what == I_JCC || what == I_LOOP) {
+    if (what == TM_X86_JCC || what == TM_X86_LOOP) {
         x.target = tgt;
         if (tgt != fall) {
             x.kind = dst == tgt ? TMCAP_X_COND_T : TMCAP_X_COND_N;
-        } else if (what == I_LOOP) {
+        } else if (what == TM_X86_LOOP) {
             x.kind = final ? TMCAP_X_COND_N : TMCAP_X_COND_T;
         } else {
             /* Both ways lead to the next instruction: VEX's side exit is
@@ -337,7 +272,7 @@ static xdesc classify(UInt k, Addr a, UInt len, IRJumpKind jk, Bool is_const, UL
         return x;
     }
     (void)side_at_last;
-    if (what == I_JMP) {
+    if (what == TM_X86_JMP) {
         x.kind = TMCAP_X_JUMP;
         x.target = tgt;
         return x;
