@@ -1,0 +1,212 @@
+/* tm decode --from-binary: replay a trace from the program binaries
+ * (tm_frombin, docs/spec.md §6.1) and print or verify it. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "cmd.h"
+#include "decode.h"
+#include "tm/decoder.h"
+#include "tm/tmt.h"
+
+/* BASE of BASE.tmt (or the path itself) + SUFFIX. */
+static void sibling(const char *tmt, const char *suffix, char *out, size_t n)
+{
+    size_t len = strlen(tmt);
+    if (len > 4 && !strcmp(tmt + len - 4, ".tmt"))
+        len -= 4;
+    snprintf(out, n, "%.*s%s", (int)len, tmt, suffix);
+}
+
+static void fb_progress(uint64_t insns, void *arg)
+{
+    time_t *last = arg;
+    time_t now = time(NULL);
+    if (now - *last >= 5) {
+        fprintf(stderr, "tm decode: %" PRIu64 "M instructions\n", insns / 1000000);
+        *last = now;
+    }
+}
+
+int decode_from_binary(int argc, char **argv)
+{
+    tm_frombin_opts o;
+    memset(&o, 0, sizeof o);
+    o.format = TM_FB_INSNS;
+    int verify = 0, quiet = 0;
+    const char *files[2], *modules = NULL, *vdso = NULL, *bin = NULL, *val;
+    int nf = 0, opts = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int k;
+        if (!opts || a[0] != '-' || !strcmp(a, "-")) {
+            if (nf >= 2) {
+                tm_err("decode", "too many arguments (see tm decode --help)");
+                return 2;
+            }
+            files[nf++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) opts = 0;
+        else if (!strcmp(a, "--from-binary")) continue;
+        else if (!strcmp(a, "--verify")) verify = 1;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
+        else if (!strcmp(a, "--insns")) o.format = TM_FB_INSNS;
+        else if (!strcmp(a, "--branches")) o.format = TM_FB_BRANCHES;
+        else if (!strcmp(a, "--functions")) o.format = TM_FB_FUNCTIONS;
+        else if (!strcmp(a, "--summary")) o.format = TM_FB_NONE;
+        else if (!strcmp(a, "-s") || !strcmp(a, "--symbols")) o.symbols = 1;
+        else if (!strcmp(a, "-d") || !strcmp(a, "--disasm")) o.disasm = 1;
+        else if (!strcmp(a, "--ignore-build-id")) o.ignore_build_id = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { decode_usage(stdout); return 0; }
+        else if ((k = tm_opt(argc, argv, &i, "--modules", &val)) != 0) { if (k < 0) goto missing; modules = val; }
+        else if ((k = tm_opt(argc, argv, &i, "--vdso", &val)) != 0) { if (k < 0) goto missing; vdso = val; }
+        else if ((k = tm_opt(argc, argv, &i, "--tmc", &val)) != 0) { if (k < 0) goto missing; o.tmc = val; }
+        else if ((k = tm_opt(argc, argv, &i, "--binary", &val)) != 0 || (k = tm_opt(argc, argv, &i, "-o", &val)) != 0) {
+            if (k < 0) goto missing;
+            bin = val;
+        } else if ((k = tm_opt(argc, argv, &i, "--max-run", &val)) != 0) {
+            if (k < 0) goto missing;
+            if (tm_parse_count(val, &o.max_run) || !o.max_run) {
+                tm_err("decode", "--max-run %s: expected a positive number of instructions", val);
+                return 2;
+            }
+        } else {
+            tm_err("decode", "unknown option '%s' (see tm decode --help)", a);
+            return 2;
+        }
+        continue;
+    missing:
+        tm_err("decode", "%s needs a value (see tm decode --help)", a);
+        return 2;
+    }
+    if ((verify && nf != 2) || (!verify && nf != 1)) {
+        tm_err("decode", verify ? "--from-binary --verify needs the commit stream and the trace: "
+                                  "tm decode --from-binary --verify BASE.tmc BASE.tmt"
+                                : "expected one trace file: tm decode --from-binary BASE.tmt");
+        return 2;
+    }
+    const char *tmt_path = verify ? files[1] : files[0];
+    if (verify)
+        o.tmc = files[0];
+    char mpath[4096], vpath[4096];
+    if (!modules) {
+        sibling(tmt_path, ".modules", mpath, sizeof mpath);
+        modules = mpath;
+    }
+    if (!vdso) {
+        sibling(tmt_path, ".vdso", vpath, sizeof vpath);
+        FILE *vf = fopen(vpath, "rb");
+        if (vf) {
+            fclose(vf);
+            vdso = vpath;
+        }
+    }
+    o.modules = modules;
+    o.vdso = vdso;
+    tmt_file tf;
+    char err[1024];
+    if (tmt_read(tmt_path, &tf, err, sizeof err) != TM_OK) {
+        tm_err("decode", "%s", err);
+        return 1;
+    }
+    FILE *bf = NULL;
+    tm_out bo;
+    memset(&bo, 0, sizeof bo);
+    if (bin) {
+        const char *inputs[] = {tmt_path, modules, o.tmc ? o.tmc : tmt_path, vdso ? vdso : tmt_path, NULL};
+        int orc = tm_out_begin("decode", &bo, bin, inputs);
+        if (orc) {
+            tmt_free(&tf);
+            return orc == -2 ? 2 : 1;
+        }
+        bf = fopen(bo.tmp, "wbe");
+        if (!bf) {
+            tm_err("decode", "%s: cannot create: %s", bin, strerror(errno));
+            tm_out_abort(&bo);
+            tmt_free(&tf);
+            return 1;
+        }
+    }
+    o.verify = verify;
+    o.recover = !verify;
+    o.out = verify ? NULL : stdout;
+    o.bin = bf;
+    time_t last = time(NULL);
+    if (verify || o.format == TM_FB_NONE) {
+        o.progress = fb_progress;
+        o.arg = &last;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    tm_frombin_result res;
+    int rc = tm_frombin(&tf, &o, &res, err, sizeof err);
+    if (verify && rc == TM_OK && (rc = tm_verify_file(files[0], &tf, err, sizeof err)) != TM_OK)
+        res.v.ok = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    int status;
+    if (bf) {
+        int bad = ferror(bf) | fclose(bf);
+        if (bad && rc == TM_OK) {
+            rc = TM_ERR_IO;
+            snprintf(err, sizeof err, "%s: write error: %s", bin, strerror(errno));
+        }
+        if (rc == TM_OK || rc == TM_ERR_MISMATCH || (rc == TM_ERR_IO && tm_stdout_failed())) {
+            if (tm_out_commit("decode", &bo)) { /* said in one line */
+                tmt_free(&tf);
+                return 1;
+            }
+        } else {
+            tm_out_abort(&bo);
+        }
+    }
+    if (verify) {
+        if (rc == TM_OK) {
+            printf("OK: %" PRIu64 " instructions replayed from the binaries (%" PRIu64 " reconstructed, %" PRIu64
+                   " in %" PRIu64 " overflow gaps), %" PRIu64 " branches, %" PRIu64 " exceptions, %" PRIu64
+                   " messages, %" PRIu64 " code blocks disassembled",
+                   res.v.instructions, res.v.checked, res.v.gap_instructions, res.v.gaps, res.v.branches,
+                   res.v.exceptions, res.v.messages, res.blocks);
+            if (tf.cfg.enc.timestamps)
+                printf(", %" PRIu64 " time stamps", res.v.cycles_checked);
+            if (tf.cfg.enc.data)
+                printf("; %" PRIu64 " load values replayed (%" PRIu64 " from DATA messages, %" PRIu64
+                       " from the replay's copy)",
+                       res.v.loads_reported + res.v.loads_inferred, res.v.loads_reported, res.v.loads_inferred);
+            printf("; %.2f M instructions/s", secs > 0 ? (double)res.v.checked / secs / 1e6 : 0.0);
+            decode_print_file_check(&tf);
+            printf("\n");
+            status = 0;
+        } else {
+            status = decode_verify_failed(rc, err, quiet, 1, tmt_path, files[0]);
+        }
+    } else {
+        fflush(stdout);
+        if (rc == TM_ERR_IO && tm_stdout_failed()) {
+            tm_stdout_errno(res.out_errno);
+            status = 0; /* a full disk or a reader gone: tm_finish_stdout says which */
+        } else if (rc != TM_OK) {
+            tm_err("decode", "%s", err);
+            status = 1;
+        } else {
+            char why[128] = "";
+            if (tf.ending != TMT_COMPLETE) {
+                char e[112];
+                snprintf(why, sizeof why, "; the recording was %s", tmt_ending_str(tf.ending, tf.signal, e, sizeof e));
+            }
+            if (o.format == TM_FB_NONE || !quiet)
+                fprintf(o.format == TM_FB_NONE ? stdout : stderr,
+                        "%s: %" PRIu64 " threads, %" PRIu64 " instructions replayed from the binaries, %" PRIu64
+                        " branches, %" PRIu64 " exceptions, %" PRIu64 " gaps, %" PRIu64 " errors, %" PRIu64
+                        " undecodable stretches; %.2f M instructions/s%s\n",
+                        tmt_path, res.threads, res.v.checked, res.v.branches, res.v.exceptions, res.v.gaps,
+                        res.errors, res.resyncs, secs > 0 ? (double)res.v.checked / secs / 1e6 : 0.0, why);
+            status = res.errors || res.resyncs ? 1 : 0;
+        }
+    }
+    tmt_free(&tf);
+    return status;
+}
+
