@@ -152,6 +152,7 @@ run: $(DEPS_STAMP).want
 	$(MAKE) all
 	bash scripts/run.sh $(BUILD)
 
+$(OBJ)/bench/model_bench.o: BASE_CFLAGS += -Itools/tm
 $(BUILD)/bin/tm-bench: $(OBJ)/bench/model_bench.o $(OBJ)/tools/tm/modelopts.o $(OBJ)/tools/tm/util.o $(BUILD)/lib/libtm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT_CFLAGS) -o $@ $^ $(LIBS)

@@ -20,7 +20,8 @@
 #include "tm/model.h"
 #include "tm/tmc.h"
 #include "tm/cache.h"
-#include "../tools/tm/modelopts.h"
+#include "tm/grow.h"
+#include "modelopts.h" /* tools/tm: the CLI's model options */
 
 static double now(void)
 {
@@ -95,25 +96,10 @@ int main(int argc, char **argv)
     while (v && pool && (rc = tmc_reader_next(rd, &r)) == 1) {
         if (r.type == TMC_MODULE || r.type == TMC_END)
             continue;
-        if (n == cap) {
-            crec *nv = realloc(v, 2 * cap * sizeof *v);
-            if (!nv) {
-                free(v);
-                v = NULL;
-                break;
-            }
-            v = nv;
-            cap *= 2;
-        }
-        if (pn + 2 * TMC_MAX_OPERAND > pcap) { /* slack: fixed-size copies below */
-            uint8_t *np = realloc(pool, 2 * pcap);
-            if (!np) {
-                free(pool);
-                pool = NULL;
-                break;
-            }
-            pool = np;
-            pcap *= 2;
+        /* the pool keeps slack for the fixed-size copies below */
+        if (TM_GROW(v, cap, n + 1) != TM_OK || TM_GROW(pool, pcap, pn + 2 * TMC_MAX_OPERAND) != TM_OK) {
+            rc = TM_ERR_NOMEM;
+            break;
         }
         crec c = {r.cycle, r.type == TMC_MEM ? r.addr : r.pc,
                   r.type == TMC_MEM ? pn : r.type == TMC_RUN ? r.bytes : r.target,
@@ -132,7 +118,7 @@ int main(int argc, char **argv)
         mem += r.type == TMC_MEM;
     }
     if (!v || !pool || rc < 0) {
-        fprintf(stderr, "tm-bench: %s\n", v ? tmc_reader_error(rd) : "out of memory");
+        fprintf(stderr, "tm-bench: %s\n", rc == TM_ERR_NOMEM || !v || !pool ? "out of memory" : tmc_reader_error(rd));
         return 1;
     }
     tmc_reader_close(rd);

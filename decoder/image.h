@@ -33,11 +33,4 @@ const uint8_t *tm_image_code(tm_image *im, uint64_t addr, size_t *avail);
 const char *tm_image_symbol(tm_image *im, uint64_t addr, const char **module, uint64_t *off, uint64_t *lo,
                             uint64_t *hi);
 
-/* The class of the x86-64 instruction at P (AVAIL readable bytes) at
- * address PC, exactly as the recording classifies it (docs/capture.md §2):
- * returns its length, 0 if it cannot be replayed (*BAD says why); *CLS is a
- * tmc_bclass or -1 for a plain instruction; *DTARGET the direct target of
- * cond, jump and call.  (decoder/frombin.c) */
-unsigned tm_classify(const uint8_t *p, size_t avail, uint64_t pc, int *cls, uint64_t *dtarget, const char **bad);
-
 #endif

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tm/cache.h" /* the shadow caches (cfiat) */
+#include "tm/grow.h"
 #include "glue.h"
 #include "tm/model.h"
 #include "tm/tmc.h"
@@ -49,15 +50,9 @@ typedef struct evlist {
 static void hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *m, unsigned bits, int accepted)
 {
     evlist *l = arg;
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? 2 * l->cap : 4096;
-        ev *nv = realloc(l->v, nc * sizeof *nv);
-        if (!nv) {
-            l->oom = 1;
-            return;
-        }
-        l->v = nv;
-        l->cap = nc;
+    if (TM_GROW(l->v, l->cap, l->n + 1) != TM_OK) {
+        l->oom = 1;
+        return;
     }
     l->v[l->n++] = (ev){cycle, core, bits, accepted, *m};
 }

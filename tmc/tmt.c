@@ -6,6 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "tm/tmc.h"
+#include "tm/grow.h"
 #include "tm/tmt.h"
 
 static void put16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
@@ -138,14 +139,13 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot open: %s", name, strerror(errno));
         return TM_ERR_IO;
     }
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        if (len == cap) {
-            uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) { free(buf); buf = NULL; break; }
-            buf = nb;
-            cap *= 2;
+    size_t cap = 0, len = 0;
+    uint8_t *buf = NULL;
+    for (;;) {
+        if (TM_GROW(buf, cap, len + (1u << 16)) != TM_OK) {
+            free(buf);
+            buf = NULL;
+            break;
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;

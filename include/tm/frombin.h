@@ -55,6 +55,14 @@ typedef struct tm_frombin_result {
  * ERR (if not NULL) receives the first divergence or error. */
 int tm_frombin(const tmt_file *trace, const tm_frombin_opts *o, tm_frombin_result *res, char *err, size_t errlen);
 
+/* The class of the x86-64 instruction at P (AVAIL readable bytes) at
+ * address PC, exactly as the recording classifies it (docs/capture.md §2):
+ * returns its length, 0 if it cannot be replayed (*BAD says why); *CLS is a
+ * tmc_bclass or -1 for a plain instruction; *DTARGET the direct target of
+ * cond, jump and call.  The classification is
+ * tm/x86op.h's, the length Zydis's. */
+unsigned tm_classify(const uint8_t *p, size_t avail, uint64_t pc, int *cls, uint64_t *dtarget, const char **bad);
+
 #ifdef __cplusplus
 }
 #endif
