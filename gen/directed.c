@@ -1222,22 +1222,13 @@ static int build(dctx *g, tm_gen_directed kind)
     /* all: the phases one after the other; the last of 3+ threads starts
      * in the overflow phase */
     g->np = g->n >= 3 ? g->n - 1 : g->n;
-    rc = sc_chunks(g, 0);
-    if (!rc) {
-        barrier(g, slot(g, 160));
-        rc = sc_ras(g, 0);
-    }
-    if (!rc) {
-        barrier(g, slot(g, 160));
-        rc = sc_ibtb(g, 0);
-    }
-    if (!rc) {
-        barrier(g, slot(g, 160));
-        rc = sc_idle(g, 0);
-    }
-    if (!rc) {
-        barrier(g, slot(g, 160));
-        rc = sc_tswrap(g, 0);
+    /* the phases, each after a barrier past the previous one's end */
+    static int (*const phase[])(dctx *, int) = {sc_chunks, sc_ras, sc_ibtb, sc_idle, sc_tswrap};
+    rc = TM_OK;
+    for (size_t k = 0; k < sizeof phase / sizeof phase[0] && !rc; k++) {
+        if (k)
+            barrier(g, slot(g, 160));
+        rc = phase[k](g, 0);
     }
     if (!rc) {
         barrier(g, slot(g, 160));

@@ -49,23 +49,22 @@ int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int 
         {"--assoc", offsetof(model_opts, assoc)},       {"--line", offsetof(model_opts, line)},
         {"--granularity", offsetof(model_opts, gran)},
     };
+    /* flags */
+    static const struct {
+        const char *name;
+        size_t off;
+    } flags[] = {
+        {"--timestamps", offsetof(model_opts, timestamps)},
+        {"--shared", offsetof(model_opts, shared)},
+        {"--cfiat", offsetof(model_opts, cfiat)},
+        {"--cfiat-shared", offsetof(model_opts, cfiat_shared)},
+    };
     const char *a = argv[*i];
-    if (!strcmp(a, "--timestamps")) {
-        o->timestamps = 1;
-        return 1;
-    }
-    if (!strcmp(a, "--shared")) {
-        o->shared = 1;
-        return 1;
-    }
-    if (!strcmp(a, "--cfiat")) {
-        o->cfiat = 1;
-        return 1;
-    }
-    if (!strcmp(a, "--cfiat-shared")) {
-        o->cfiat_shared = 1;
-        return 1;
-    }
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        if (!strcmp(a, flags[k].name)) {
+            *(int *)((char *)o + flags[k].off) = 1;
+            return 1;
+        }
     for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
         const char *v = NULL;
         int r = tm_opt(argc, argv, i, vals[k].name, &v);
