@@ -10,8 +10,7 @@
 #include "verilated_fst_c.h"
 #include "glue.h"
 #include "params.h" // this simulator's parameter set (TM_RTL_*), written by tm cosim
-
-static const unsigned kMsgBits = 401; // tm_pkg::msg_t
+#include "tm_pkg.h" // rtl/tm_pkg.sv's codes and msg_t's layout (TM_PKG_*), made by testbench/sim.mk
 
 // Data tracing widths (rtl/tm_top.sv): the longest DATA message (1 without
 // data tracing), lines of one operand, their count, invalidation ports.
@@ -184,19 +183,22 @@ void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
     }
     unsigned lw = TM_RTL_LENW;
     o->len = (unsigned)get(t->obs_len_o, lw * k, lw);
-    unsigned b = kMsgBits * k;
-    o->diff_cc = get(t->obs_msg_o, b + 0, 64);
-    o->dropped = (unsigned)get(t->obs_msg_o, b + 64, 1);
-    o->lost = (unsigned)get(t->obs_msg_o, b + 65, 1);
-    o->reason = (unsigned)get(t->obs_msg_o, b + 66, 2);
-    o->addr = get(t->obs_msg_o, b + 68, 64);
-    o->gap = get(t->obs_msg_o, b + 132, 64);
-    o->icnt = get(t->obs_msg_o, b + 196, 64);
-    o->diff_ta = get(t->obs_msg_o, b + 260, 64);
-    o->t = (unsigned)get(t->obs_msg_o, b + 324, 1);
-    o->cnt = get(t->obs_msg_o, b + 325, 64);
-    o->ti = (unsigned)get(t->obs_msg_o, b + 389, 10);
-    o->kind = (unsigned)get(t->obs_msg_o, b + 399, 2);
+    unsigned b = TM_PKG_MSG_T_BITS * k;
+// A field F of core k's tm_pkg::msg_t.
+#define MSG_FIELD(F) get(t->obs_msg_o, b + TM_PKG_MSG_T_##F##_LSB, TM_PKG_MSG_T_##F##_W)
+    o->diff_cc = MSG_FIELD(DIFF_CC);
+    o->dropped = (unsigned)MSG_FIELD(DROPPED);
+    o->lost = (unsigned)MSG_FIELD(LOST);
+    o->reason = (unsigned)MSG_FIELD(REASON);
+    o->addr = MSG_FIELD(ADDR);
+    o->gap = MSG_FIELD(GAP);
+    o->icnt = MSG_FIELD(ICNT);
+    o->diff_ta = MSG_FIELD(DIFF_TA);
+    o->t = (unsigned)MSG_FIELD(T);
+    o->cnt = MSG_FIELD(CNT);
+    o->ti = (unsigned)MSG_FIELD(TI);
+    o->kind = (unsigned)MSG_FIELD(KIND);
+#undef MSG_FIELD
 }
 
 unsigned tb_rtl_port(tb_rtl *r, uint64_t *lo, uint64_t *hi)

@@ -37,8 +37,8 @@ sim: $(SIM)
 # default -Os.  libtm.a and cosim.o are not dependencies of Verilator's own
 # makefile, so the old simulator is removed first: with only them changed it
 # would not relink.
-$(SIM): $(RTL) $(TB)/glue.cpp $(TB)/glue.h $(OUT)/params.vc $(OUT)/params.h $(OUT)/cosim.o $(LIBTM) \
-		$(TB)/sim.mk
+$(SIM): $(RTL) $(TB)/glue.cpp $(TB)/glue.h $(OUT)/params.vc $(OUT)/params.h $(OUT)/tm_pkg.h $(OUT)/cosim.o \
+		$(LIBTM) $(TB)/sim.mk
 	rm -f $@
 	verilator --cc --exe --build -j 2 --trace-fst --assert --x-initial unique \
 		-MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2" -Wno-fatal -Wno-lint -Wno-style \
@@ -51,7 +51,8 @@ $(OUT)/cosim.o: $(TB)/cosim.c $(TB)/glue.h $(OUT)/params.h $(OUT)/tm_pkg.h $(ROO
 		$(wildcard $(ROOT)/include/tm/*.h) $(TB)/sim.mk
 	$(CC) $(TB_CFLAGS) -c $< -o $@
 
-# tm_pkg's codes (events, branch classes, message kinds) as C macros.
+# tm_pkg's codes (events, branch classes, message kinds) and the layout of
+# msg_t as C macros.
 $(OUT)/tm_pkg.h: $(ROOT)/rtl/tm_pkg.sv $(TB)/tm_pkg_h.awk
 	awk -f $(TB)/tm_pkg_h.awk $< > $@.tmp && mv $@.tmp $@
 
