@@ -8,7 +8,7 @@
  * configuration as a .tmt header on a pipe, read with the library's tmt
  * reader and checked against those parameters:
  *   tm-cosim-sim --config F.tmt [--wave F.fst] [--cov F] [-q]
- *                [--inject-fault CYCLE] IN.tmc
+ *                [--inject-fault CYCLE] [--] IN.tmc
  * Prints "PASS ..." and exits 0, or the first mismatch and exits 1.
  *
  * The model runs first over the whole stream and records every message it
@@ -875,10 +875,15 @@ int main(int argc, char **argv)
     tm_model_cfg *cfg = &s.cfg;
     const char *wave = NULL, *covf = NULL, *config = NULL;
     long long inject = -1; /* test only: corrupt the model's expectation from this cycle on */
+    int opts = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--config") && v) {
+        if (!opts || a[0] != '-') {
+            s.tmc = a;
+        } else if (!strcmp(a, "--")) {
+            opts = 0; /* the commit stream may begin with '-' */
+        } else if (!strcmp(a, "--config") && v) {
             config = v;
             i++;
         } else if (!strcmp(a, "--wave") && v) {
@@ -892,10 +897,8 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "-q")) {
             s.quiet = 1;
-        } else if (a[0] == '-') {
-            return usage_err("unknown option ", a);
         } else {
-            s.tmc = a;
+            return usage_err("unknown option ", a);
         }
     }
     if (!s.tmc)

@@ -373,6 +373,7 @@ int cmd_cosim(int argc, char **argv)
     }
     if (quiet)
         sargv[n++] = "-q";
+    sargv[n++] = "--"; /* IN may begin with '-' (tm cosim -- -x.tmc) */
     sargv[n++] = (char *)in;
     sargv[n] = NULL;
     fflush(stdout);
