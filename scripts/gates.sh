@@ -59,10 +59,14 @@ command -v yosys >/dev/null 2>&1 || { err "yosys not found (make deps installs i
 command -v python3 >/dev/null 2>&1 || { err "python3 not found (make deps installs it)"; exit 1; }
 
 # ---- the modules this needs ----
+# The RTL's files: rtl/tm.f (the one file list), expanded for Yosys.
+mapfile -t rtl < <(bash "$root/scripts/rtl_files.sh") && [ ${#rtl[@]} -gt 0 ] ||
+    { err "cannot read the file list rtl/tm.f"; exit 1; }
 missing=()
 grep -qsE '^\s*package\s+tm_pkg\b' "$root/rtl/tm_pkg.sv" || missing+=("tm_pkg (rtl/tm_pkg.sv)")
 for m in tm_gshare tm_ras tm_ibtb tm_msg_enc tm_core tm_buffer tm_dcache; do
-    grep -qsE "^\s*module\s+$m\b" "$root/rtl/$m.sv" || missing+=("$m (rtl/$m.sv)")
+    f=$(bash "$root/scripts/rtl_files.sh" "$m" 2>/dev/null) || { missing+=("$m (not in rtl/tm.f)"); continue; }
+    grep -qsE "^\s*module\s+$m\b" "$f" || missing+=("$m (${f#"$root"/})")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     err "missing RTL module(s): ${missing[*]}; nothing synthesized"
@@ -72,12 +76,11 @@ fi
 # ---- sources readable by Yosys 0.23 ----
 rm -rf "$out/src" "$out/work"
 mkdir -p "$out/src" "$out/work" "$out/cache"
-files=("$out/src/tm_pkg.sv")
-cp "$root/rtl/tm_pkg.sv" "$out/src/"
-for f in "$root"/rtl/*.sv; do
+files=()
+for f in "${rtl[@]}"; do   # tm_pkg first (the list's compile order)
     b=$(basename "$f")
-    case $b in tm_pkg.sv|tm_top.sv) continue ;; esac
-    cp "$f" "$out/src/"
+    [ "$b" = tm_top.sv ] && continue
+    cp "$f" "$out/src/" || { err "cannot copy $f"; exit 1; }
     files+=("$out/src/$b")
 done
 python3 "$syn/yosys_compat.py" "${files[@]}" 2>"$out/work/compat.err" || {

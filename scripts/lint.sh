@@ -7,9 +7,7 @@
 # Waivers live in the RTL next to the code they concern, each with a comment.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-rtl=("$root"/rtl/tm_pkg.sv "$root"/rtl/tm_gshare.sv "$root"/rtl/tm_ras.sv "$root"/rtl/tm_ibtb.sv \
-     "$root"/rtl/tm_msg_enc.sv "$root"/rtl/tm_data_enc.sv "$root"/rtl/tm_dcache.sv \
-     "$root"/rtl/tm_core.sv "$root"/rtl/tm_buffer.sv "$root"/rtl/tm_top.sv)
+rtl=(-F "$root/rtl/tm.f")  # the RTL's one file list
 runs=0; fails=0
 for preset in "512 8 0" "1024 16 16" "4096 32 64"; do
     set -- $preset

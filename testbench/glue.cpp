@@ -9,20 +9,16 @@
 #include "verilated.h"
 #include "verilated_fst_c.h"
 #include "glue.h"
-
-#ifndef TM_N
-#error "build with -DTM_N=... and the other parameters (tools/tm/cmd_cosim.c does)"
-#endif
-
-static const unsigned kMsgBits = 401; // tm_pkg::msg_t
+#include "params.h" // this simulator's parameter set (TM_RTL_*), written by tm cosim
+#include "tm_pkg.h" // rtl/tm_pkg.sv's codes and msg_t's layout (TM_PKG_*), made by testbench/sim.mk
 
 // Data tracing widths (rtl/tm_top.sv): the longest DATA message (1 without
 // data tracing), lines of one operand, their count, invalidation ports.
-static const unsigned kDmaxw = TM_DMAXW;
-static const unsigned kDlmax = (TM_DC_LINE + 62) / TM_DC_LINE + 1;
+static const unsigned kDmaxw = TM_RTL_DMAXW;
+static const unsigned kDlmax = (TM_RTL_DC_LINE + 62) / TM_RTL_DC_LINE + 1;
 static constexpr unsigned clog2(unsigned v) { return v <= 1 ? 0 : 1 + clog2((v + 1) / 2); }
 static const unsigned kDlnw = clog2(kDlmax + 1);
-static const unsigned kDni = TM_N > 1 ? TM_N - 1 : 1;
+static const unsigned kDni = TM_RTL_N > 1 ? TM_RTL_N - 1 : 1;
 static_assert(kDmaxw <= 8 * sizeof(((tb_offer *)0)->dbits), "tb_offer.dbits holds a DATA message");
 static_assert(kDlmax <= 32, "tb_dcache line masks hold every line of an operand");
 
@@ -74,16 +70,6 @@ template <typename T> static uint64_t get(const T &src, unsigned lo, unsigned w)
 }
 
 extern "C" {
-
-void tb_rtl_params(tb_params *p)
-{
-    p->n = TM_N; p->enc = TM_ENC; p->ts = TM_TS; p->ts_bits = TM_TS_BITS; p->shared = TM_SHARED;
-    p->gshare = TM_GSHARE; p->ras = TM_RAS; p->ibtb = TM_IBTB;
-    p->ca = TM_CA; p->cb = TM_CB; p->ta = TM_TA; p->tb = TM_TB; p->ha = TM_HA; p->hb = TM_HB;
-    p->buf_bits = TM_BUF_BITS; p->port_bits = TM_PORT_BITS;
-    p->data = TM_DATA; p->dc_size = TM_DC_SIZE; p->dc_assoc = TM_DC_ASSOC; p->dc_line = TM_DC_LINE;
-    p->dc_gran = TM_DC_GRAN; p->fa = TM_FA; p->fb = TM_FB;
-}
 
 tb_rtl *tb_rtl_new(void)
 {
@@ -147,7 +133,7 @@ void tb_rtl_set(tb_rtl *r, unsigned k, const tb_retire *in)
     put(t->rv_pc_i, 64 * k, 64, in->pc);
     put(t->rv_len_i, 8 * k, 8, in->len);
     put(t->rv_target_i, 64 * k, 64, in->target);
-#if TM_DATA
+#if TM_RTL_DATA
     put(t->mem_valid_i, k, 1, in->mem_valid ? 1 : 0);
     // The operand's fields matter only with mem_valid: leave them as they
     // are otherwise (fewer input changes to evaluate).
@@ -186,7 +172,7 @@ void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
     o->ctrl = (int)get(t->obs_ctrl_o, k, 1);
     o->data = (int)get(t->obs_data_o, k, 1);
     if (o->data) {
-        o->dlen = (unsigned)get(t->obs_data_len_o, TM_LENW * k, TM_LENW);
+        o->dlen = (unsigned)get(t->obs_data_len_o, TM_RTL_LENW * k, TM_RTL_LENW);
         o->dfah = get(t->obs_data_fah_o, 64 * k, 64);
         o->dsize = (unsigned)get(t->obs_data_size_o, 7 * k, 7);
         memset(o->dbits, 0, sizeof o->dbits);
@@ -195,28 +181,31 @@ void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
             o->dbits[b / 8] = (uint8_t)get(t->obs_data_bits_o, kDmaxw * k + b, w);
         }
     }
-    unsigned lw = TM_LENW;
+    unsigned lw = TM_RTL_LENW;
     o->len = (unsigned)get(t->obs_len_o, lw * k, lw);
-    unsigned b = kMsgBits * k;
-    o->diff_cc = get(t->obs_msg_o, b + 0, 64);
-    o->dropped = (unsigned)get(t->obs_msg_o, b + 64, 1);
-    o->lost = (unsigned)get(t->obs_msg_o, b + 65, 1);
-    o->reason = (unsigned)get(t->obs_msg_o, b + 66, 2);
-    o->addr = get(t->obs_msg_o, b + 68, 64);
-    o->gap = get(t->obs_msg_o, b + 132, 64);
-    o->icnt = get(t->obs_msg_o, b + 196, 64);
-    o->diff_ta = get(t->obs_msg_o, b + 260, 64);
-    o->t = (unsigned)get(t->obs_msg_o, b + 324, 1);
-    o->cnt = get(t->obs_msg_o, b + 325, 64);
-    o->ti = (unsigned)get(t->obs_msg_o, b + 389, 10);
-    o->kind = (unsigned)get(t->obs_msg_o, b + 399, 2);
+    unsigned b = TM_PKG_MSG_T_BITS * k;
+// A field F of core k's tm_pkg::msg_t.
+#define MSG_FIELD(F) get(t->obs_msg_o, b + TM_PKG_MSG_T_##F##_LSB, TM_PKG_MSG_T_##F##_W)
+    o->diff_cc = MSG_FIELD(DIFF_CC);
+    o->dropped = (unsigned)MSG_FIELD(DROPPED);
+    o->lost = (unsigned)MSG_FIELD(LOST);
+    o->reason = (unsigned)MSG_FIELD(REASON);
+    o->addr = MSG_FIELD(ADDR);
+    o->gap = MSG_FIELD(GAP);
+    o->icnt = MSG_FIELD(ICNT);
+    o->diff_ta = MSG_FIELD(DIFF_TA);
+    o->t = (unsigned)MSG_FIELD(T);
+    o->cnt = MSG_FIELD(CNT);
+    o->ti = (unsigned)MSG_FIELD(TI);
+    o->kind = (unsigned)MSG_FIELD(KIND);
+#undef MSG_FIELD
 }
 
 unsigned tb_rtl_port(tb_rtl *r, uint64_t *lo, uint64_t *hi)
 {
     Vtm_top *t = r->top;
-    static_assert(TM_PORT_BITS <= 64, "co-simulation supports ports of up to 64 bits");
-    *lo = get(t->port_data_o, 0, TM_PORT_BITS);
+    static_assert(TM_RTL_PORT_BITS <= 64, "co-simulation supports ports of up to 64 bits");
+    *lo = get(t->port_data_o, 0, TM_RTL_PORT_BITS);
     *hi = 0;
     return (unsigned)t->port_valid_o;
 }

@@ -15,8 +15,8 @@ typedef struct tb_retire {
     uint32_t count;
     int npc_valid;
     uint64_t npc;
-    unsigned event;     /* tm_pkg::ev_e */
-    unsigned bclass;
+    unsigned event;     /* tm_pkg::ev_e (TM_PKG_EV_*, tm_pkg.h) */
+    unsigned bclass;    /* tm_pkg::br_class_e (= tmc_bclass) */
     int taken, flag;
     uint64_t pc, target;
     unsigned len;
@@ -52,15 +52,8 @@ typedef struct tb_dcache {
     int clear;          /* flags cleared at the end of the cycle */
 } tb_dcache;
 
-/* Compile-time parameters of the Verilated model (passed as -D by the build). */
-typedef struct tb_params {
-    unsigned n, enc, ts, ts_bits, shared, gshare, ras, ibtb, ca, cb, ta, tb, ha, hb, buf_bits, port_bits;
-    unsigned data, dc_size, dc_assoc, dc_line, dc_gran, fa, fb; /* data tracing */
-} tb_params;
-
 typedef struct tb_rtl tb_rtl;
 
-void tb_rtl_params(tb_params *p);
 tb_rtl *tb_rtl_new(void);
 void tb_rtl_free(tb_rtl *r);
 /* Asserts and releases reset; the next cycle is cycle 0. */

@@ -24,7 +24,9 @@ mkdir -p "$OUT"
 n=0
 bad=0
 
-PKG=$ROOT/rtl/tm_pkg.sv
+# Files from rtl/tm.f, the RTL's one file list (expanded: Yosys reads no -F).
+rtl_file() { bash "$ROOT/scripts/rtl_files.sh" "$1" || exit 1; }
+PKG=$(rtl_file tm_pkg)
 if ! yosys -q -p "read_verilog -sv $PKG" > "$OUT/pkg.log" 2>&1; then
     echo "FAIL rtl/tm_pkg.sv does not read in Yosys: $(grep -m1 ERROR "$OUT/pkg.log")"
     bad=$((bad + 1))
@@ -48,7 +50,7 @@ read_check() {
     case $m in tm_msg_enc|tm_data_enc) pkg=$PKG ;; esac
     for kv in $params; do ch="$ch -set ${kv%%=*} ${kv#*=}"; done
     log=$OUT/$m.$(echo "$params" | tr ' =' '_-').log
-    yosys -p "read_verilog -sv $pkg $ROOT/rtl/$m.sv; chparam $ch $m; hierarchy -top $m; proc; opt; stat" \
+    yosys -p "read_verilog -sv $pkg $(rtl_file "$m"); chparam $ch $m; hierarchy -top $m; proc; opt; stat" \
         > "$log" 2>&1
     rc=$?
     n=$((n + 1))
@@ -89,7 +91,7 @@ if [ "${1:-}" = --sim ]; then
         [ "$m" = tm_msg_enc ] && pkg=$PKG
         mkdir -p "$d"
         n=$((n + 1))
-        if ! yosys -q -p "read_verilog -sv $pkg $ROOT/rtl/$m.sv; chparam $ch $m; synth -flatten -top $m; rename $m ${m}_net; write_verilog -noattr $d/net.v" \
+        if ! yosys -q -p "read_verilog -sv $pkg $(rtl_file "$m"); chparam $ch $m; synth -flatten -top $m; rename $m ${m}_net; write_verilog -noattr $d/net.v" \
                 > "$d/synth.log" 2>&1; then
             echo "FAIL yosys synth $m $ch (see $d/synth.log)"
             bad=$((bad + 1))
@@ -154,7 +156,7 @@ endmodule" "$(one ENT 8 PP 3)"
 ) (input logic valid_i, input tm_pkg::msg_t msg_i, output logic [MAXW-1:0] bits_o,
    output logic [\$clog2(MAXW+1)-1:0] len_o);
   tm_msg_enc_net u (.valid_i (valid_i), .msg_i (msg_i), .bits_o (bits_o), .len_o (len_o));
-endmodule" "$(one TIW 3 TSV 1 CAV 3 CBV 2 TAV 3 TBV 4 HAV 4 HBV 2)" "$ROOT/rtl/tm_pkg.sv"
+endmodule" "$(one TIW 3 TSV 1 CAV 3 CBV 2 TAV 3 TBV 4 HAV 4 HBV 2)" "$(rtl_file tm_pkg)"
 fi
 
 echo "yosys: $n checks, $bad failed"

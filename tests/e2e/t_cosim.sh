@@ -17,6 +17,9 @@ touch "$(dirname "$TMFAST")/../lib/libtm.a"
 grep -q 'building the simulator' "$TMP/again"
 "$TMFAST" cosim --config large --encoding tr_e -q "$TMP/c.tmc" > /dev/null 2> "$TMP/again"
 if grep -q 'building the simulator' "$TMP/again"; then echo "rebuilt without a change"; exit 1; fi
+# '--' ends the options: a commit stream whose name begins with '-'.
+cp "$TMP/c.tmc" "$TMP/-c.tmc"
+(cd "$TMP" && "$TMFAST" cosim --config large --encoding tr_e -q -- -c.tmc) | grep -q '^PASS: 200000 instructions'
 set +e
 "$TMFAST" cosim --config large --encoding tr_e --inject-fault 20000 --wave "$TMP/w.fst" "$TMP/c.tmc" > "$TMP/out3" 2>&1
 st=$?

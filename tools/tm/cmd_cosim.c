@@ -1,10 +1,14 @@
 /* tm cosim — co-simulate the RTL (rtl/) with the C model on a commit stream.
  *
  * The RTL's parameters are compile-time, so this launcher resolves the
- * configuration exactly as `tm model` does, builds a Verilator simulator for
- * that parameter set once (cached under BUILD/cosim/<parameters>/), and runs
- * it.  The simulator (testbench/cosim.c + testbench/glue.cpp) does the
- * lockstep comparison. */
+ * configuration exactly as `tm model` does, derives the RTL parameter set
+ * from it (the table include/tm/rtl_params.h: the build directory's name
+ * BUILD/cosim/<parameters>/ and the files params.vc and params.h in it), has
+ * the make rule testbench/sim.mk build the simulator of that set when it is
+ * missing or out of date, and runs it with the configuration as a .tmt
+ * header on a pipe.  The simulator (testbench/cosim.c + testbench/glue.cpp)
+ * does the lockstep comparison. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -17,7 +21,9 @@
 #include "cmd.h"
 #include "modelopts.h"
 #include "tm/model.h"
+#include "tm/rtl_params.h"
 #include "tm/tmc.h"
+#include "tm/tmt.h"
 
 /* snprintf for paths: a path that does not fit is an error, not a silently
  * truncated name. */
@@ -103,177 +109,98 @@ static int mkdirs(const char *path)
     return mkdir(tmp, 0777) && errno != EEXIST ? -1 : 0;
 }
 
-/* 1 if SIM exists and is newer than every source it is built from. */
-static int sim_fresh(const char *root, const char *sim)
+/* Writes TEXT to PATH unless PATH already holds exactly TEXT (its time
+ * stamp then stays, and make does not rebuild what depends on it). */
+static int write_if_changed(const char *path, const char *text)
 {
-    struct stat st;
-    if (stat(sim, &st) != 0)
-        return 0;
-    static const char *const srcs[] = {"rtl/tm_pkg.sv", "rtl/tm_gshare.sv", "rtl/tm_ras.sv", "rtl/tm_ibtb.sv",
-                                       "rtl/tm_msg_enc.sv", "rtl/tm_data_enc.sv", "rtl/tm_dcache.sv",
-                                       "rtl/tm_core.sv", "rtl/tm_buffer.sv", "rtl/tm_top.sv",
-                                       "testbench/cosim.c", "testbench/glue.cpp", "testbench/glue.h",
-                                       "include/tm/cache.h", "build/lib/libtm.a"};
-    for (size_t k = 0; k < sizeof srcs / sizeof srcs[0]; k++) {
-        char path[PATH_MAX + 64];
-        struct stat ss;
-        if (pfmt(path, sizeof path, "%s/%s", root, srcs[k]) || stat(path, &ss) != 0)
-            return 0;
-        if (ss.st_mtim.tv_sec > st.st_mtim.tv_sec ||
-            (ss.st_mtim.tv_sec == st.st_mtim.tv_sec && ss.st_mtim.tv_nsec > st.st_mtim.tv_nsec))
+    size_t n = strlen(text);
+    FILE *f = fopen(path, "rbe");
+    if (f) {
+        char *old = malloc(n + 1);
+        size_t got = old ? fread(old, 1, n + 1, f) : 0;
+        int same = old && got == n && !memcmp(old, text, n);
+        free(old);
+        fclose(f);
+        if (same)
             return 0;
     }
-    return 1;
+    char tmp[PATH_MAX + 32];
+    if (pfmt(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()))
+        return -1;
+    f = fopen(tmp, "wbe");
+    if (!f)
+        return -1;
+    int ok = fwrite(text, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path)) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
 }
 
-/* The data tracing parameters of the RTL (tm_top DATA, DC_*, FA, FB): the
- * cache geometry only with CFiat, the fah chunks only with data tracing;
- * otherwise tm_top's defaults. */
-typedef struct data_params {
-    unsigned data, size, assoc, line, gran, fa, fb, dmaxw;
-} data_params;
-
-static data_params data_params_of(const tm_model_cfg *c)
+/* The parameter set of C from the table include/tm/rtl_params.h: KEY, the
+ * name of its build directory (lower-case names and values of the tm_top
+ * parameters, "n4-enc2-ts0-..."); VC, the -G flags (a Verilator -f file);
+ * H, every row as a C macro TM_RTL_<NAME>. */
+static int rtl_params(const tm_model_cfg *c, char *key, size_t nkey, char *vc, size_t nvc, char *h, size_t nh)
 {
-    data_params d = {0, 32768, 4, 32, 4, 3, 2, 1};
-    d.data = c->enc.data;
-    if (c->enc.data) {
-        d.fa = c->enc.fah_a;
-        d.fb = c->enc.fah_b;
-        d.dmaxw = tm_msg_data_max_bits(&c->enc);
-    }
-    if (c->enc.data == TM_DATA_CFIAT) {
-        d.size = c->cache.size;
-        d.assoc = c->cache.assoc;
-        d.line = c->cache.line;
-        d.gran = c->cache.gran;
-    }
-    return d;
+    size_t k = 0, v = 0, d = 0;
+    int r = 0;
+    key[0] = '\0';
+#define APPEND(buf, n, pos, ...)                                                  \
+    do {                                                                          \
+        int w_ = snprintf(buf + pos, pos < n ? n - pos : 0, __VA_ARGS__);         \
+        if (w_ < 0 || (size_t)w_ >= (pos < n ? n - pos : 0))                      \
+            r = -1;                                                               \
+        else                                                                      \
+            pos += (size_t)w_;                                                    \
+    } while (0)
+    APPEND(vc, nvc, v, "// tm_top's parameters of this simulator: written by tm cosim from "
+                       "include/tm/rtl_params.h\n");
+    APPEND(h, nh, d, "/* The RTL parameter set of this simulator: written by tm cosim from "
+                     "include/tm/rtl_params.h. */\n");
+#define ROW(NAME, KIND, VALUE)                                                    \
+    do {                                                                          \
+        unsigned val_ = (unsigned)(VALUE);                                        \
+        APPEND(h, nh, d, "#define TM_RTL_%s %u\n", #NAME, val_);                  \
+        if (KIND != TM_RTL_DERIVED) {                                             \
+            char lc_[32];                                                         \
+            size_t i_ = 0;                                                        \
+            for (; #NAME[i_] && i_ < sizeof lc_ - 1; i_++)                        \
+                lc_[i_] = (char)tolower((unsigned char)#NAME[i_]);                \
+            lc_[i_] = '\0';                                                       \
+            APPEND(key, nkey, k, "%s%s%u", k ? "-" : "", lc_, val_);              \
+            APPEND(vc, nvc, v, KIND == TM_RTL_BIT ? "-G%s=1'b%u\n" : "-G%s=%u\n", \
+                   #NAME, val_);                                                  \
+        }                                                                         \
+    } while (0);
+    TM_RTL_PARAMS(ROW)
+#undef ROW
+#undef APPEND
+    return r;
 }
 
-/* Builds the simulator for CFG into DIR (unless an up-to-date one is there). */
-static int build_sim(const char *root, const char *dir, const tm_model_cfg *c, const char *sim)
+/* Builds the simulator of the parameter set in DIR with the make rule
+ * testbench/sim.mk, unless it is there and up to date. */
+static int build_sim(const char *root, const char *dir)
 {
-    if (sim_fresh(root, sim))
-        return 0;
-    char lib[PATH_MAX + 64], cobj[PATH_MAX + 64];
+    char lib[PATH_MAX + 64], mk[PATH_MAX + 64], rootv[PATH_MAX + 16], outv[PATH_MAX + 400], libv[PATH_MAX + 80];
     pfmt(lib, sizeof lib, "%s/build/lib/libtm.a", root);
     if (access(lib, R_OK) != 0) {
         tm_err("cosim", "%s is missing: run make first", lib);
         return -1;
     }
-    if (mkdirs(dir)) {
-        tm_err("cosim", "%s: cannot create: %s", dir, strerror(errno));
-        return -1;
-    }
+    pfmt(mk, sizeof mk, "%s/testbench/sim.mk", root);
+    pfmt(rootv, sizeof rootv, "ROOT=%s", root);
+    pfmt(outv, sizeof outv, "OUT=%s", dir);
+    pfmt(libv, sizeof libv, "LIBTM=%s", lib);
+    char *q_argv[] = {"make", "-q", "-s", "-f", mk, rootv, outv, libv, NULL};
+    if (run(q_argv, 1) == 0)
+        return 0;
     fprintf(stderr, "tm cosim: building the simulator for this parameter set in %s\n", dir);
-    /* The C testbench, compiled as C. */
-    pfmt(cobj, sizeof cobj, "%s/cosim.o", dir);
-    char inc[PATH_MAX + 16], tbinc[PATH_MAX + 32], cminc[PATH_MAX + 32], csrc[PATH_MAX + 32];
-    pfmt(inc, sizeof inc, "-I%s/include", root);
-    pfmt(cminc, sizeof cminc, "-I%s/cmodel", root); /* cache.h: the testbench's shadow caches */
-    pfmt(tbinc, sizeof tbinc, "-I%s/testbench", root);
-    pfmt(csrc, sizeof csrc, "%s/testbench/cosim.c", root);
-    char *cc_argv[] = {"cc", "-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_POSIX_C_SOURCE=200809L",
-                       inc, tbinc, cminc, "-c", csrc, "-o", cobj, NULL};
-    if (run(cc_argv, 0) != 0) {
-        tm_err("cosim", "compiling %s failed", csrc);
-        return -1;
-    }
-    unsigned maxw = tm_msg_max_bits(&c->enc), lenw = 0;
-    while ((1u << lenw) < maxw + 1)
-        lenw++;
-    data_params d = data_params_of(c);
-    char defs[1024];
-    pfmt(defs, sizeof defs,
-             "-O2 -DTM_N=%u -DTM_ENC=%u -DTM_TS=%u -DTM_TS_BITS=%u -DTM_SHARED=%u -DTM_GSHARE=%u -DTM_RAS=%u "
-             "-DTM_IBTB=%u -DTM_CA=%u -DTM_CB=%u -DTM_TA=%u -DTM_TB=%u -DTM_HA=%u -DTM_HB=%u -DTM_BUF_BITS=%u "
-             "-DTM_PORT_BITS=%u -DTM_LENW=%u -DTM_DATA=%u -DTM_DC_SIZE=%u -DTM_DC_ASSOC=%u -DTM_DC_LINE=%u "
-             "-DTM_DC_GRAN=%u -DTM_FA=%u -DTM_FB=%u -DTM_DMAXW=%u %s %s",
-             c->enc.threads, (unsigned)c->enc.enc, (unsigned)c->enc.timestamps, c->ts_bits, (unsigned)c->shared,
-             c->pred.gshare, c->pred.ras, c->pred.ibtb, c->enc.cnt_a, c->enc.cnt_b, c->enc.ta_a, c->enc.ta_b,
-             c->enc.cc_a, c->enc.cc_b, c->buffer_bits, c->port_bits, lenw, d.data, d.size, d.assoc, d.line,
-             d.gran, d.fa, d.fb, d.dmaxw, inc, tbinc);
-    char ldflags[PATH_MAX * 2 + 64];
-    pfmt(ldflags, sizeof ldflags, "%s %s -lzstd -lz -lm", cobj, lib);
-    char g[24][64];
-    pfmt(g[0], 64, "-GN=%u", c->enc.threads);
-    pfmt(g[1], 64, "-GENC=%u", (unsigned)c->enc.enc);
-    pfmt(g[2], 64, "-GTS=1'b%u", (unsigned)c->enc.timestamps);
-    pfmt(g[3], 64, "-GTS_BITS=%u", c->ts_bits);
-    pfmt(g[4], 64, "-GSHARED=1'b%u", (unsigned)c->shared);
-    pfmt(g[5], 64, "-GGSHARE=%u", c->pred.gshare);
-    pfmt(g[6], 64, "-GRAS=%u", c->pred.ras);
-    pfmt(g[7], 64, "-GIBTB=%u", c->pred.ibtb);
-    pfmt(g[8], 64, "-GCA=%u", c->enc.cnt_a);
-    pfmt(g[9], 64, "-GCB=%u", c->enc.cnt_b);
-    pfmt(g[10], 64, "-GTA=%u", c->enc.ta_a);
-    pfmt(g[11], 64, "-GTB=%u", c->enc.ta_b);
-    pfmt(g[12], 64, "-GHA=%u", c->enc.cc_a);
-    pfmt(g[13], 64, "-GHB=%u", c->enc.cc_b);
-    pfmt(g[14], 64, "-GBUF_BITS=%u", c->buffer_bits);
-    pfmt(g[15], 64, "-GPORT_BITS=%u", c->port_bits);
-    pfmt(g[16], 64, "-GDATA=%u", d.data);
-    pfmt(g[17], 64, "-GDC_SIZE=%u", d.size);
-    pfmt(g[18], 64, "-GDC_ASSOC=%u", d.assoc);
-    pfmt(g[19], 64, "-GDC_LINE=%u", d.line);
-    pfmt(g[20], 64, "-GDC_GRAN=%u", d.gran);
-    pfmt(g[21], 64, "-GFA=%u", d.fa);
-    pfmt(g[22], 64, "-GFB=%u", d.fb);
-    char mdir[PATH_MAX + 16], exe[PATH_MAX + 32];
-    pfmt(mdir, sizeof mdir, "%s/obj", dir);
-    pfmt(exe, sizeof exe, "%s", sim);
-    enum { NFILES = 10 };
-    char rtl[NFILES][PATH_MAX + 32];
-    static const char *const files[NFILES] = {"rtl/tm_pkg.sv", "rtl/tm_gshare.sv", "rtl/tm_ras.sv",
-                                              "rtl/tm_ibtb.sv", "rtl/tm_msg_enc.sv", "rtl/tm_data_enc.sv",
-                                              "rtl/tm_dcache.sv", "rtl/tm_core.sv", "rtl/tm_buffer.sv",
-                                              "rtl/tm_top.sv"};
-    for (int k = 0; k < NFILES; k++)
-        pfmt(rtl[k], sizeof rtl[k], "%s/%s", root, files[k]);
-    char glue[PATH_MAX + 32];
-    pfmt(glue, sizeof glue, "%s/testbench/glue.cpp", root);
-    char *vargv[64];
-    int n = 0;
-    vargv[n++] = "verilator";
-    vargv[n++] = "--cc";
-    vargv[n++] = "--exe";
-    vargv[n++] = "--build";
-    vargv[n++] = "-j";
-    vargv[n++] = "2";
-    vargv[n++] = "--trace-fst";
-    vargv[n++] = "--assert"; /* the RTL's assertions (tm_top's idle_skip_i) */
-    vargv[n++] = "--x-initial";
-    vargv[n++] = "unique";
-    vargv[n++] = "-MAKEFLAGS";       /* the model code at -O2, not Verilator's default -Os */
-    vargv[n++] = "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2";
-    vargv[n++] = "-Wno-fatal";
-    vargv[n++] = "-Wno-lint";
-    vargv[n++] = "-Wno-style";
-    vargv[n++] = "--top-module";
-    vargv[n++] = "tm_top";
-    vargv[n++] = "-Mdir";
-    vargv[n++] = mdir;
-    vargv[n++] = "-CFLAGS";
-    vargv[n++] = defs;
-    vargv[n++] = "-LDFLAGS";
-    vargv[n++] = ldflags;
-    vargv[n++] = "-o";
-    vargv[n++] = exe;
-    for (int k = 0; k < 23; k++)
-        vargv[n++] = g[k];
-    for (int k = 0; k < NFILES; k++)
-        vargv[n++] = rtl[k];
-    vargv[n++] = glue;
-    vargv[n] = NULL;
-    /* libtm.a and cosim.o are not dependencies of Verilator's makefile: with
-       only them changed it would not relink (the simulator would keep the old
-       library, and stay older than its sources, so every run rebuilt it). */
-    if (unlink(sim) != 0 && errno != ENOENT) {
-        tm_err("cosim", "%s: cannot replace: %s", sim, strerror(errno));
-        return -1;
-    }
-    if (run(vargv, 1) != 0) {
+    char *argv[] = {"make", "-s", "-f", mk, rootv, outv, libv, NULL};
+    if (run(argv, 1) != 0) {
         tm_err("cosim", "building the simulator with Verilator failed (see the messages above)");
         return -1;
     }
@@ -346,9 +273,9 @@ int cmd_cosim(int argc, char **argv)
         return 2;
     }
     tmc_reader *rd = NULL;
-    char e[600];
-    if (tmc_reader_open(in, &rd, e, sizeof e) != TM_OK) {
-        tm_err("cosim", "%s", e);
+    if (tmc_reader_open(in, &rd) != TM_OK) {
+        tm_err("cosim", "%s", rd ? tmc_reader_error(rd) : in);
+        tmc_reader_close(rd);
         return 1;
     }
     uint32_t threads = tmc_reader_threads(rd);
@@ -385,44 +312,53 @@ int cmd_cosim(int argc, char **argv)
         tm_err("cosim", "cannot find the RTL (rtl/tm_top.sv above the tm executable)");
         return 1;
     }
-    char key[256], dkey[128] = "", dir[PATH_MAX + 300], sim[PATH_MAX + 340];
-    data_params d = data_params_of(&cfg);
-    if (d.data)
-        pfmt(dkey, sizeof dkey, "-d%u-k%u.%u.%u.%u-f%u.%u", d.data, d.size, d.assoc, d.line, d.gran, d.fa, d.fb);
-    pfmt(key, sizeof key, "n%u-e%u-t%u-w%u-s%u-g%u-r%u-i%u-c%u.%u.%u.%u.%u.%u-b%u-p%u%s", threads,
-             (unsigned)cfg.enc.enc, (unsigned)cfg.enc.timestamps, cfg.ts_bits, (unsigned)cfg.shared, cfg.pred.gshare,
-             cfg.pred.ras, cfg.pred.ibtb, cfg.enc.cnt_a, cfg.enc.cnt_b, cfg.enc.ta_a, cfg.enc.ta_b, cfg.enc.cc_a,
-             cfg.enc.cc_b, cfg.buffer_bits, cfg.port_bits, dkey);
-    pfmt(dir, sizeof dir, "%s/build/cosim/%s", root, key);
-    pfmt(sim, sizeof sim, "%s/tm-cosim-sim", dir);
-    if (build_sim(root, dir, &cfg, sim))
+    char key[512], vc[2048], hdr[2048], dir[PATH_MAX + 600], path[PATH_MAX + 640], sim[PATH_MAX + 640];
+    if (rtl_params(&cfg, key, sizeof key, vc, sizeof vc, hdr, sizeof hdr)) {
+        tm_err("cosim", "the RTL parameters of this configuration do not fit their buffers");
         return 1;
-    char a[16][48];
-    pfmt(a[0], 48, "%u", threads);
-    pfmt(a[1], 48, "%u", (unsigned)cfg.enc.enc);
-    pfmt(a[2], 48, "%u", (unsigned)cfg.enc.timestamps);
-    pfmt(a[3], 48, "%u", cfg.ts_bits);
-    pfmt(a[4], 48, "%u", (unsigned)cfg.shared);
-    pfmt(a[5], 48, "%u", cfg.pred.gshare);
-    pfmt(a[6], 48, "%u", cfg.pred.ras);
-    pfmt(a[7], 48, "%u", cfg.pred.ibtb);
-    pfmt(a[8], 48, "%u,%u,%u,%u,%u,%u", cfg.enc.cnt_a, cfg.enc.cnt_b, cfg.enc.ta_a, cfg.enc.ta_b, cfg.enc.cc_a,
-             cfg.enc.cc_b);
-    pfmt(a[9], 48, "%u", cfg.buffer_bits);
-    pfmt(a[10], 48, "%u", cfg.port_bits);
-    pfmt(a[11], 48, "%u", d.data);
-    pfmt(a[12], 48, "%u,%u,%u,%u", d.size, d.assoc, d.line, d.gran);
-    pfmt(a[13], 48, "%u,%u", d.fa, d.fb);
-    char *sargv[48];
+    }
+    pfmt(dir, sizeof dir, "%s/build/cosim/%s", root, key);
+    if (mkdirs(dir)) {
+        tm_err("cosim", "%s: cannot create: %s", dir, strerror(errno));
+        return 1;
+    }
+    pfmt(path, sizeof path, "%s/params.vc", dir);
+    int werr = write_if_changed(path, vc);
+    if (!werr) {
+        pfmt(path, sizeof path, "%s/params.h", dir);
+        werr = write_if_changed(path, hdr);
+    }
+    if (werr) {
+        tm_err("cosim", "%s: cannot write: %s", path, strerror(errno));
+        return 1;
+    }
+    pfmt(sim, sizeof sim, "%s/tm-cosim-sim", dir);
+    if (build_sim(root, dir))
+        return 1;
+    /* The resolved configuration reaches the simulator as a .tmt header (no
+     * trace bits) on a pipe, read with the library's tmt reader. */
+    int fds[2];
+    if (pipe(fds)) {
+        tm_err("cosim", "cannot create a pipe: %s", strerror(errno));
+        return 1;
+    }
+    char cfgpath[32], err[256];
+    pfmt(cfgpath, sizeof cfgpath, "/dev/fd/%d", fds[1]);
+    tm_bitbuf nobits;
+    memset(&nobits, 0, sizeof nobits);
+    uint64_t zeros[64] = {0};
+    tmt_trailer tr = {0, zeros, TMT_COMPLETE, 0};
+    if (tmt_write(cfgpath, &cfg, &nobits, &tr, err, sizeof err) != TM_OK) {
+        tm_err("cosim", "passing the configuration to the simulator: %s", err);
+        return 1;
+    }
+    close(fds[1]);
+    pfmt(cfgpath, sizeof cfgpath, "/dev/fd/%d", fds[0]);
+    char *sargv[16];
     int n = 0;
     sargv[n++] = sim;
-    static const char *const names[14] = {"--threads", "--encoding", "--ts", "--ts-bits", "--shared", "--gshare",
-                                          "--ras", "--ibtb", "--chunks", "--buffer", "--port", "--data",
-                                          "--dcache", "--fah"};
-    for (int k = 0; k < 14; k++) {
-        sargv[n++] = (char *)names[k];
-        sargv[n++] = a[k];
-    }
+    sargv[n++] = "--config";
+    sargv[n++] = cfgpath;
     if (wave) {
         sargv[n++] = "--wave";
         sargv[n++] = (char *)wave;
@@ -437,6 +373,7 @@ int cmd_cosim(int argc, char **argv)
     }
     if (quiet)
         sargv[n++] = "-q";
+    sargv[n++] = "--"; /* IN may begin with '-' (tm cosim -- -x.tmc) */
     sargv[n++] = (char *)in;
     sargv[n] = NULL;
     fflush(stdout);

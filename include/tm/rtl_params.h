@@ -1,0 +1,67 @@
+/* tm — the parameters of the RTL (rtl/tm_top.sv) for a model configuration:
+ * the one table from which tm cosim derives the Verilator -G flags, the C
+ * macros the testbench is compiled with (-D, through params.h) and the name of
+ * the simulator's build directory, and against which the simulator checks
+ * the configuration it is given (docs/rtl.md, "tm cosim").
+ *
+ * TM_RTL_PARAMS(X) expands X(NAME, KIND, VALUE) once per row:
+ *   NAME   tm_top's parameter;
+ *   KIND   TM_RTL_INT (int unsigned: -GNAME=V), TM_RTL_BIT (bit: -GNAME=1'bV)
+ *          or TM_RTL_DERIVED (computed by tm_top from the others: never
+ *          overridden, given to the testbench only, not part of the key);
+ *   VALUE  an unsigned expression of `c`, the resolved `const tm_model_cfg *`
+ *          (tm_model_cfg_resolve) in scope where the table is expanded.
+ * Values a configuration does not use (the cache geometry without CFiat, the
+ * fahCnt chunks without data tracing) are tm_top's defaults, so that they
+ * do not split parameter sets. */
+#ifndef TM_RTL_PARAMS_H
+#define TM_RTL_PARAMS_H
+
+#include "tm/model.h"
+#include "tm/msg.h"
+
+#define TM_RTL_INT 0
+#define TM_RTL_BIT 1
+#define TM_RTL_DERIVED 2
+
+/* ceil(log2(v)), 0 for v <= 1 ($clog2). */
+static inline unsigned tm_rtl_clog2(unsigned v)
+{
+    unsigned w = 0;
+    while (w < 32 && (1ull << w) < v)
+        w++;
+    return w;
+}
+
+#define TM_RTL_CFIAT(c) ((c)->enc.data == TM_DATA_CFIAT)
+
+#define TM_RTL_PARAMS(X)                                                                       \
+    X(N, TM_RTL_INT, c->enc.threads)                                                           \
+    X(ENC, TM_RTL_INT, (unsigned)c->enc.enc)                                                   \
+    X(TS, TM_RTL_BIT, (unsigned)(c->enc.timestamps != 0))                                      \
+    X(TS_BITS, TM_RTL_INT, c->ts_bits)                                                         \
+    X(SHARED, TM_RTL_BIT, (unsigned)(c->shared != 0))                                          \
+    X(GSHARE, TM_RTL_INT, c->pred.gshare)                                                      \
+    X(RAS, TM_RTL_INT, c->pred.ras)                                                            \
+    X(IBTB, TM_RTL_INT, c->pred.ibtb)                                                          \
+    X(CA, TM_RTL_INT, (unsigned)c->enc.cnt_a)                                                  \
+    X(CB, TM_RTL_INT, (unsigned)c->enc.cnt_b)                                                  \
+    X(TA, TM_RTL_INT, (unsigned)c->enc.ta_a)                                                   \
+    X(TB, TM_RTL_INT, (unsigned)c->enc.ta_b)                                                   \
+    X(HA, TM_RTL_INT, (unsigned)c->enc.cc_a)                                                   \
+    X(HB, TM_RTL_INT, (unsigned)c->enc.cc_b)                                                   \
+    X(BUF_BITS, TM_RTL_INT, c->buffer_bits)                                                    \
+    X(PORT_BITS, TM_RTL_INT, c->port_bits)                                                     \
+    X(DATA, TM_RTL_INT, (unsigned)c->enc.data)                                                 \
+    X(DC_SIZE, TM_RTL_INT, TM_RTL_CFIAT(c) ? c->cache.size : 32768u)                           \
+    X(DC_ASSOC, TM_RTL_INT, TM_RTL_CFIAT(c) ? c->cache.assoc : 4u)                             \
+    X(DC_LINE, TM_RTL_INT, TM_RTL_CFIAT(c) ? c->cache.line : 32u)                              \
+    X(DC_GRAN, TM_RTL_INT, TM_RTL_CFIAT(c) ? c->cache.gran : 4u)                               \
+    X(FA, TM_RTL_INT, c->enc.data ? (unsigned)c->enc.fah_a : 3u)                               \
+    X(FB, TM_RTL_INT, c->enc.data ? (unsigned)c->enc.fah_b : 2u)                               \
+    /* the longest DATA message (tm_top: 1 without data tracing) */                            \
+    X(DMAXW, TM_RTL_DERIVED, c->enc.data ? tm_msg_data_max_bits(&c->enc) : 1u)                 \
+    /* a message length: $clog2(MAXW + 1), MAXW the longest bundle */                          \
+    X(LENW, TM_RTL_DERIVED, tm_rtl_clog2(tm_msg_max_bits(&c->enc) + 1))
+
+#endif

@@ -1,0 +1,60 @@
+# testbench/sim.mk — builds the co-simulation simulator of one parameter set
+# (docs/rtl.md, "tm cosim"):
+#
+#   make -f testbench/sim.mk OUT=DIR [ROOT=.] [LIBTM=ROOT/build/lib/libtm.a]
+#
+# DIR holds the parameter set, written by tm cosim from the table
+# include/tm/rtl_params.h: params.vc (tm_top's -G flags, read by Verilator as
+# an -f file) and params.h (every row of the table as TM_RTL_<NAME>, for the
+# testbench).  The rule builds DIR/tm-cosim-sim: the RTL of rtl/tm.f
+# Verilated with testbench/glue.cpp and linked with testbench/cosim.c and
+# libtm.  `tm cosim` runs this makefile when the simulator is missing or older
+# than one of its sources.
+ifeq ($(strip $(OUT)),)
+$(error OUT=DIR names the parameter set's build directory (it holds params.vc and params.h))
+endif
+ROOT ?= .
+override ROOT := $(abspath $(ROOT))
+override OUT := $(abspath $(OUT))
+LIBTM ?= $(ROOT)/build/lib/libtm.a
+TB := $(ROOT)/testbench
+SIM := $(OUT)/tm-cosim-sim
+# The RTL: the files of rtl/tm.f (one file list).
+RTL := $(ROOT)/rtl/tm.f $(shell bash $(ROOT)/scripts/rtl_files.sh)
+ifeq ($(words $(RTL)),1)
+$(error cannot read the file list rtl/tm.f)
+endif
+TB_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
+	-I$(OUT) -I$(ROOT)/include -I$(TB)
+
+.PHONY: sim
+.DEFAULT_GOAL := sim
+sim: $(SIM)
+
+# --assert: the RTL's assertions (`ifndef SYNTHESIS) stop the simulation;
+# --x-initial unique with the testbench's random reset: state the reset does
+# not cover shows up as a mismatch.  The model code at -O2, not Verilator's
+# default -Os.  libtm.a and cosim.o are not dependencies of Verilator's own
+# makefile, so the old simulator is removed first: with only them changed it
+# would not relink.
+$(SIM): $(RTL) $(TB)/glue.cpp $(TB)/glue.h $(OUT)/params.vc $(OUT)/params.h $(OUT)/tm_pkg.h $(OUT)/cosim.o \
+		$(LIBTM) $(TB)/sim.mk
+	rm -f $@
+	verilator --cc --exe --build -j 2 --trace-fst --assert --x-initial unique \
+		-MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2" -Wno-fatal -Wno-lint -Wno-style \
+		--top-module tm_top -Mdir $(OUT)/obj -o $@ \
+		-CFLAGS "-O2 -I$(OUT) -I$(ROOT)/include -I$(TB)" -LDFLAGS "$(OUT)/cosim.o $(LIBTM) -lzstd -lz -lm" \
+		-f $(OUT)/params.vc -F $(ROOT)/rtl/tm.f $(TB)/glue.cpp
+
+# The C testbench, compiled as C (tm/cache.h: the shadow caches of CFiat).
+$(OUT)/cosim.o: $(TB)/cosim.c $(TB)/glue.h $(OUT)/params.h $(OUT)/tm_pkg.h \
+		$(wildcard $(ROOT)/include/tm/*.h) $(TB)/sim.mk
+	$(CC) $(TB_CFLAGS) -c $< -o $@
+
+# tm_pkg's codes (events, branch classes, message kinds) and the layout of
+# msg_t as C macros.
+$(OUT)/tm_pkg.h: $(ROOT)/rtl/tm_pkg.sv $(TB)/tm_pkg_h.awk
+	awk -f $(TB)/tm_pkg_h.awk $< > $@.tmp && mv $@.tmp $@
+
+$(OUT)/params.vc $(OUT)/params.h:
+	@echo "sim.mk: $@ is missing: tm cosim writes it from include/tm/rtl_params.h" >&2; exit 1
