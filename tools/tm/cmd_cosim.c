@@ -273,9 +273,9 @@ int cmd_cosim(int argc, char **argv)
         return 2;
     }
     tmc_reader *rd = NULL;
-    if (tmc_reader_open(in, &rd) != TM_OK) {
-        tm_err("cosim", "%s", rd ? tmc_reader_error(rd) : in);
-        tmc_reader_close(rd);
+    char e[600];
+    if (tmc_reader_open(in, &rd, e, sizeof e) != TM_OK) {
+        tm_err("cosim", "%s", e);
         return 1;
     }
     uint32_t threads = tmc_reader_threads(rd);
