@@ -14,7 +14,7 @@ SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 LIBS := -lzstd -lZydis -lz -lm
 
 # Component libraries, each a directory of C files; together they are libtm.
-LIBDIRS := common tmc encoder cmodel decoder gen capture
+LIBDIRS := common tmc encoder cmodel decoder gen capture thesis
 LIB_SRCS := $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c))
 TOOL_SRCS := $(wildcard tools/tm/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -46,6 +46,7 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(OPT_CFLAGS) -MMD -MP -c $< -o $@
 
+$(SOBJ)/tests/unit/%.o: BASE_CFLAGS += -Itools/tm
 $(SOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -MMD -MP -c $< -o $@
@@ -86,9 +87,11 @@ $(VGTOOL): $(BUILD)/vg/tm_vg.o
 	for f in $(VG_EXECDIR)/vgpreload_core-amd64-linux.so $(VG_EXECDIR)/default.supp \
 		$(VG_EXECDIR)/none-amd64-linux $(VG_EXECDIR)/lackey-amd64-linux; do ln -sf $$f $(VGDIR)/; done
 
-$(BUILD)/asan/bin/unit-tests: $(SUNIT_OBJS) $(BUILD)/asan/lib/libtm.a
+# The unit tests also link the CLI's option parsers they test (tools/tm).
+UNIT_TOOL_OBJS := $(SOBJ)/tools/tm/recmode_opts.o $(SOBJ)/tools/tm/util.o
+$(BUILD)/asan/bin/unit-tests: $(SUNIT_OBJS) $(UNIT_TOOL_OBJS) $(BUILD)/asan/lib/libtm.a
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN_CFLAGS) -o $@ $(SUNIT_OBJS) $(BUILD)/asan/lib/libtm.a -lcriterion $(LIBS)
+	$(CC) $(SAN_CFLAGS) -o $@ $(SUNIT_OBJS) $(UNIT_TOOL_OBJS) $(BUILD)/asan/lib/libtm.a -lcriterion $(LIBS)
 
 # Test harness of t_record_regress.sh: a capture fed by records or by groups.
 $(BUILD)/asan/bin/capfeed: tests/e2e/capfeed.c $(BUILD)/asan/lib/libtm.a
@@ -181,6 +184,3 @@ clean:
 
 # The programs tm record's end-to-end tests run (make programs).
 include tests/programs/programs.mk
-
-# The recmodes unit tests include tools/tm/recmodes.c.
-$(SOBJ)/tests/unit/test_recmodes.o: tools/tm/recmodes.c tools/tm/recmodes.h

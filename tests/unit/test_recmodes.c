@@ -1,9 +1,22 @@
-/* tm — unit tests of tm record --mode (tools/tm/recmodes.c): the descriptor
+/* tm — unit tests of tm record --mode (thesis/recmodes.c, its options in
+ * tools/tm/recmode_opts.c): the descriptor
  * bytes and ASCII lines of mcfTrace, mlsTrace, mcfTRaptor and mlvCFiat
  * (seeds/000 Figs. 4.2, 4.13, 4.22, 4.36), their statistics files (Figs.
  * 4.3, 4.14, 4.23, 4.38), the -f limit, the compressors, option and open
- * errors.  The tools' code is not in libtm, so it is included here. */
-#include "../../tools/tm/recmodes.c"
+ * errors. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "recmode_opts.h"
+#include "tm/recmodes.h"
 
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -98,19 +111,19 @@ static const char *after_line1(const char *s)
     return nl ? nl + 1 : s;
 }
 
-static rec_mode *open_mode(rec_mode_cfg *c, const tm_model_cfg *mcfg)
+static tm_recmode *open_mode(tm_recmode_cfg *c, const tm_model_cfg *mcfg)
 {
     char err[512] = "";
-    rec_mode *m = NULL;
-    cr_assert_eq(rec_mode_open(c, mcfg, &m, err, sizeof err), 0, "open: %s", err);
+    tm_recmode *m = NULL;
+    cr_assert_eq(tm_recmode_open(c, mcfg, &m, err, sizeof err), 0, "open: %s", err);
     cr_assert_not_null(m);
     return m;
 }
 
-static void close_mode(rec_mode *m, const tm_model *model)
+static void close_mode(tm_recmode *m, const tm_model *model)
 {
     char err[512] = "";
-    cr_assert_eq(rec_mode_close(m, model, err, sizeof err), 0, "close: %s", err);
+    cr_assert_eq(tm_recmode_close(m, model, err, sizeof err), 0, "close: %s", err);
 }
 
 /* Commit-stream records. */
@@ -163,10 +176,10 @@ static tmc_record rec_mem(uint32_t t, uint64_t cyc, int store, uint64_t pc, uint
     return r;
 }
 
-static void feed(rec_mode *m, const tmc_record *rs, int n)
+static void feed(tm_recmode *m, const tmc_record *rs, int n)
 {
     for (int i = 0; i < n; i++)
-        cr_assert_eq(rec_mode_record(m, &rs[i]), 0, "record %d: %s", i, rec_mode_error(m));
+        cr_assert_eq(tm_recmode_record(m, &rs[i]), 0, "record %d: %s", i, tm_recmode_error(m));
 }
 
 /* The branches of Figs. 4.8, 4.10 and 4.12 (BranchEnumeration.s and
@@ -191,14 +204,14 @@ static int thesis_branches(tmc_record *rs)
 
 /* ------------------------------------------------------------ options */
 
-static int parse1(rec_mode_cfg *c, int argc, const char **argv, int *i)
+static int parse1(tm_recmode_cfg *c, int argc, const char **argv, int *i)
 {
-    return rec_mode_parse(c, argc, (char **)argv, i);
+    return recmode_opts_parse(c, argc, (char **)argv, i);
 }
 
 Test(recmodes, parse_options)
 {
-    rec_mode_cfg c = {0};
+    tm_recmode_cfg c = {0};
     const char *av[] = {"record", "--mode", "mcfTRaptor", "-a", "-c", "zstd", "-f", "3", "--store",
                         "--mode=mlstrace", "-c=gzip", "-f=1", "-o", "x", "-s", "5"};
     int argc = (int)(sizeof av / sizeof av[0]), i = 1;
@@ -234,10 +247,10 @@ Test(recmodes, parse_options)
     cr_assert_eq(i, 12);
     i = 14;
     cr_assert_eq(parse1(&c, argc, av, &i), 0);
-    cr_assert_eq(rec_mode_needs_mem(&c), 1);
-    cr_assert_eq(rec_mode_needs_cfiat(&c), 0);
+    cr_assert_eq(tm_recmode_needs_mem(&c), 1);
+    cr_assert_eq(tm_recmode_needs_cfiat(&c), 0);
     c.mode = "MLVCFIAT";
-    cr_assert_eq(rec_mode_needs_cfiat(&c), 1);
+    cr_assert_eq(tm_recmode_needs_cfiat(&c), 1);
 }
 
 static void redirect_err(void) { cr_redirect_stderr(); }
@@ -249,7 +262,7 @@ Test(recmodes, parse_errors, .init = redirect_err)
         {"-f", "1.5"}, {"-f", "99999999999999999999"}, {"-f", "17592186044416"}, {"-f", ""},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        rec_mode_cfg c = {0};
+        tm_recmode_cfg c = {0};
         const char *av[] = {"record", bad[k].a, bad[k].v};
         int i = 1;
         cr_assert_eq(parse1(&c, 3, av, &i), -1, "%s %s", bad[k].a, bad[k].v);
@@ -257,13 +270,13 @@ Test(recmodes, parse_errors, .init = redirect_err)
     /* A missing value. */
     const char *miss[] = {"--mode", "-c", "-f"};
     for (int k = 0; k < 3; k++) {
-        rec_mode_cfg c = {0};
+        tm_recmode_cfg c = {0};
         const char *av[] = {"record", miss[k]};
         int i = 1;
         cr_assert_eq(parse1(&c, 2, av, &i), -1, "%s", miss[k]);
     }
     /* The largest -f. */
-    rec_mode_cfg c = {0};
+    tm_recmode_cfg c = {0};
     const char *av[] = {"record", "-f", "17592186044415"};
     int i = 1;
     cr_assert_eq(parse1(&c, 3, av, &i), 1);
@@ -292,11 +305,11 @@ static void model_cfg(tm_model_cfg *cfg, uint32_t threads, int cfiat)
     cr_assert_eq(tm_model_cfg_resolve(cfg, err, sizeof err), TM_OK, "%s", err);
 }
 
-static void open_fails(rec_mode_cfg *c, const tm_model_cfg *mcfg, const char *want)
+static void open_fails(tm_recmode_cfg *c, const tm_model_cfg *mcfg, const char *want)
 {
     char err[512] = "";
-    rec_mode *m = (rec_mode *)1;
-    cr_assert_eq(rec_mode_open(c, mcfg, &m, err, sizeof err), -1);
+    tm_recmode *m = (tm_recmode *)1;
+    cr_assert_eq(tm_recmode_open(c, mcfg, &m, err, sizeof err), -1);
     cr_assert_null(m);
     cr_assert_str_eq(err, want);
 }
@@ -310,23 +323,23 @@ Test(recmodes, open_errors)
     char name[128];
     snprintf(name, sizeof name, "%s/t", dir);
 
-    rec_mode_cfg c = {0};
-    rec_mode *m = (rec_mode *)1;
+    tm_recmode_cfg c = {0};
+    tm_recmode *m = (tm_recmode *)1;
     char err[256];
-    cr_assert_eq(rec_mode_open(&c, &mc, &m, err, sizeof err), 0); /* no mode: nothing */
+    cr_assert_eq(tm_recmode_open(&c, &mc, &m, err, sizeof err), 0); /* no mode: nothing */
     cr_assert_null(m);
-    cr_assert_eq(rec_mode_record(NULL, NULL), 0);
-    cr_assert_eq(rec_mode_full(NULL), 0);
-    cr_assert_eq(rec_mode_close(NULL, NULL, err, sizeof err), 0);
+    cr_assert_eq(tm_recmode_record(NULL, NULL), 0);
+    cr_assert_eq(tm_recmode_full(NULL), 0);
+    cr_assert_eq(tm_recmode_close(NULL, NULL, err, sizeof err), 0);
     c.ascii = 1;
     open_fails(&c, &mc, "-a needs --mode (mcftrace, mlstrace, mcftraptor, mlvcfiat)");
-    c = (rec_mode_cfg){.mode = "mcftrace", .store = 1, .name = name};
+    c = (tm_recmode_cfg){.mode = "mcftrace", .store = 1, .name = name};
     open_fails(&c, &mc, "--store: only with --mode mlstrace");
-    c = (rec_mode_cfg){.mode = "pintool", .name = name};
+    c = (tm_recmode_cfg){.mode = "pintool", .name = name};
     open_fails(&c, &mc, "--mode pintool: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat");
-    c = (rec_mode_cfg){.mode = "mcftrace", .compress = "lzip", .name = name};
+    c = (tm_recmode_cfg){.mode = "mcftrace", .compress = "lzip", .name = name};
     open_fails(&c, &mc, "-c lzip: allowed gzip, bzip2, pigz, pbzip2, zstd");
-    c = (rec_mode_cfg){.mode = "mcftraptor", .name = name};
+    c = (tm_recmode_cfg){.mode = "mcftraptor", .name = name};
     open_fails(&c, NULL, "--mode mcftraptor: needs the model");
     tm_model_cfg nx = mc;
     nx.enc.enc = TM_ENC_NX_B;
@@ -341,7 +354,7 @@ Test(recmodes, open_errors)
     m = open_mode(&c, &big);
     close_mode(m, NULL);
     /* An output that cannot be created. */
-    c = (rec_mode_cfg){.mode = "mcftrace", .name = "/nonexistent-dir/x"};
+    c = (tm_recmode_cfg){.mode = "mcftrace", .name = "/nonexistent-dir/x"};
     open_fails(&c, &mc, "/nonexistent-dir/x.bin: No such file or directory");
 
     /* A missing compressor: one line, no file left behind. */
@@ -350,7 +363,7 @@ Test(recmodes, open_errors)
     cr_assert_eq(mkdir(empty, 0700), 0);
     setenv("PATH", empty, 1);
     snprintf(name, sizeof name, "%s/z", dir);
-    c = (rec_mode_cfg){.mode = "mlstrace", .compress = "pbzip2", .name = name};
+    c = (tm_recmode_cfg){.mode = "mlstrace", .compress = "pbzip2", .name = name};
     open_fails(&c, &mc, "-c pbzip2: cannot run pbzip2: not found on PATH (install it or choose another -c)");
     struct stat st;
     cr_assert_neq(stat(in_tmp("z.bin.bz2"), &st), 0);
@@ -368,14 +381,14 @@ Test(recmodes, mcftrace_ascii)
     mkdir_tmp();
     char name[128];
     snprintf(name, sizeof name, "%s/mcf", dir);
-    rec_mode_cfg c = {.mode = "mcftrace", .ascii = 1, .name = name};
-    rec_mode *m = open_mode(&c, NULL);
-    cr_assert_str_eq(rec_mode_path(m), in_tmp("mcf.txt"));
-    cr_assert_str_eq(rec_mode_stats_path(m), in_tmp("mcf.Statistics"));
+    tm_recmode_cfg c = {.mode = "mcftrace", .ascii = 1, .name = name};
+    tm_recmode *m = open_mode(&c, NULL);
+    cr_assert_str_eq(tm_recmode_path(m), in_tmp("mcf.txt"));
+    cr_assert_str_eq(tm_recmode_stats_path(m), in_tmp("mcf.Statistics"));
     tmc_record rs[32];
     int n = thesis_branches(rs);
     feed(m, rs, n);
-    rec_mode_set_skipped(m, 3000000);
+    tm_recmode_set_skipped(m, 3000000);
     close_mode(m, NULL);
     char *txt = slurp_text(in_tmp("mcf.txt"));
     /* Figs. 4.8, 4.10, 4.12 without the disassembly. */
@@ -411,9 +424,9 @@ Test(recmodes, mcftrace_binary)
     mkdir_tmp();
     char name[128];
     snprintf(name, sizeof name, "%s/mcf", dir);
-    rec_mode_cfg c = {.mode = "mcftrace", .name = name};
-    rec_mode *m = open_mode(&c, NULL);
-    cr_assert_str_eq(rec_mode_path(m), in_tmp("mcf.bin"));
+    tm_recmode_cfg c = {.mode = "mcftrace", .name = name};
+    tm_recmode *m = open_mode(&c, NULL);
+    cr_assert_str_eq(tm_recmode_path(m), in_tmp("mcf.bin"));
     tmc_record rs[32];
     int n = thesis_branches(rs);
     feed(m, rs, n);
@@ -442,19 +455,19 @@ Test(recmodes, binary_thread_id_range)
     mkdir_tmp();
     char name[128];
     snprintf(name, sizeof name, "%s/b", dir);
-    rec_mode_cfg c = {.mode = "mcftrace", .name = name};
-    rec_mode *m = open_mode(&c, NULL);
+    tm_recmode_cfg c = {.mode = "mcftrace", .name = name};
+    tm_recmode *m = open_mode(&c, NULL);
     tmc_record r = rec_br(256, 1, TMC_JUMP, 0x1000, 2, 0x2000, 1);
-    cr_assert_eq(rec_mode_record(m, &r), -1);
+    cr_assert_eq(tm_recmode_record(m, &r), -1);
     char want[256];
     snprintf(want, sizeof want,
              "%s: thread id 256 does not fit the 1-byte Thread ID of a binary descriptor (0..255); use -a",
              in_tmp("b.bin"));
-    cr_assert_str_eq(rec_mode_error(m), want);
+    cr_assert_str_eq(tm_recmode_error(m), want);
     r.tid = 0;
-    cr_assert_eq(rec_mode_record(m, &r), -1); /* sticky */
+    cr_assert_eq(tm_recmode_record(m, &r), -1); /* sticky */
     char err[512];
-    cr_assert_eq(rec_mode_close(m, NULL, err, sizeof err), -1);
+    cr_assert_eq(tm_recmode_close(m, NULL, err, sizeof err), -1);
     cr_assert_str_eq(err, want);
     rm_tmp();
 }
@@ -496,8 +509,8 @@ Test(recmodes, mlstrace_ascii_store)
     mkdir_tmp();
     char name[128];
     snprintf(name, sizeof name, "%s/mls", dir);
-    rec_mode_cfg c = {.mode = "mlstrace", .ascii = 1, .store = 1, .name = name};
-    rec_mode *m = open_mode(&c, NULL);
+    tm_recmode_cfg c = {.mode = "mlstrace", .ascii = 1, .store = 1, .name = name};
+    tm_recmode *m = open_mode(&c, NULL);
     tmc_record rs[32];
     int n = mls_records(rs);
     feed(m, rs, n);
@@ -564,8 +577,8 @@ Test(recmodes, mlstrace_binary)
     size_t len;
     /* Loads only: no Load/Store byte. */
     snprintf(name, sizeof name, "%s/l", dir);
-    rec_mode_cfg c = {.mode = "mlstrace", .name = name};
-    rec_mode *m = open_mode(&c, NULL);
+    tm_recmode_cfg c = {.mode = "mlstrace", .name = name};
+    tm_recmode *m = open_mode(&c, NULL);
     feed(m, rs, n);
     close_mode(m, NULL);
     uint8_t *b = slurp(in_tmp("l.bin"), &len);
@@ -583,7 +596,7 @@ Test(recmodes, mlstrace_binary)
     free(b);
     /* With --store: a Load/Store byte (0 load, 1 store) after the thread. */
     snprintf(name, sizeof name, "%s/s", dir);
-    c = (rec_mode_cfg){.mode = "mlstrace", .store = 1, .name = name};
+    c = (tm_recmode_cfg){.mode = "mlstrace", .store = 1, .name = name};
     m = open_mode(&c, NULL);
     feed(m, rs, n);
     close_mode(m, NULL);
@@ -639,7 +652,7 @@ static tm_msg msg_data(uint32_t t, uint64_t fah, unsigned size, uint64_t value)
 /* Fig. 4.22's three examples and Fig. 4.33's RAS misprediction, as the
  * model offers them: targets as differences from the thread's previous
  * target (PTA), which SYNC sets. */
-static void traptor_msgs(rec_mode *m)
+static void traptor_msgs(tm_recmode *m)
 {
     tm_msg ms[] = {
         msg_sync(0, 0x7f428fe30000),
@@ -651,16 +664,16 @@ static void traptor_msgs(rec_mode *m)
         msg_branch(1, 3, 1, -0x80),                           /* 1, 3, T, 0x0000003f83e07700 */
     };
     for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
-        rec_mode_hook(m, k, ms[k].ti, &ms[k], 10, 1);
+        tm_recmode_hook(m, k, ms[k].ti, &ms[k], 10, 1);
     /* Dropped messages give no descriptor. */
     tm_msg d = msg_branch(0, 2, 0, 0);
-    rec_mode_hook(m, 99, 0, &d, 10, 0);
+    tm_recmode_hook(m, 99, 0, &d, 10, 0);
     /* END, and DATA in mcftraptor mode, give none either. */
     tm_msg e = {0};
     e.kind = TM_MSG_END; e.ti = 1;
-    rec_mode_hook(m, 100, 1, &e, 10, 1);
+    tm_recmode_hook(m, 100, 1, &e, 10, 1);
     tm_msg da = msg_data(0, 1, 4, 5);
-    rec_mode_hook(m, 101, 0, &da, 10, 1);
+    tm_recmode_hook(m, 101, 0, &da, 10, 1);
 }
 
 Test(recmodes, mcftraptor_hook_ascii)
@@ -670,8 +683,8 @@ Test(recmodes, mcftraptor_hook_ascii)
     model_cfg(&mc, 2, 0);
     char name[128];
     snprintf(name, sizeof name, "%s/tr", dir);
-    rec_mode_cfg c = {.mode = "mcftraptor", .ascii = 1, .name = name};
-    rec_mode *m = open_mode(&c, &mc);
+    tm_recmode_cfg c = {.mode = "mcftraptor", .ascii = 1, .name = name};
+    tm_recmode *m = open_mode(&c, &mc);
     traptor_msgs(m);
     close_mode(m, NULL);
     char *txt = slurp_text(in_tmp("tr.txt"));
@@ -711,8 +724,8 @@ Test(recmodes, mcftraptor_hook_binary)
     model_cfg(&mc, 2, 0);
     char name[128];
     snprintf(name, sizeof name, "%s/tr", dir);
-    rec_mode_cfg c = {.mode = "mcftraptor", .name = name};
-    rec_mode *m = open_mode(&c, &mc);
+    tm_recmode_cfg c = {.mode = "mcftraptor", .name = name};
+    tm_recmode *m = open_mode(&c, &mc);
     traptor_msgs(m);
     close_mode(m, NULL);
     size_t len;
@@ -740,23 +753,23 @@ Test(recmodes, binary_count_range)
     model_cfg(&mc, 2, 0);
     char name[128];
     snprintf(name, sizeof name, "%s/tr", dir);
-    rec_mode_cfg c = {.mode = "mcftraptor", .name = name};
-    rec_mode *m = open_mode(&c, &mc);
+    tm_recmode_cfg c = {.mode = "mcftraptor", .name = name};
+    tm_recmode *m = open_mode(&c, &mc);
     tm_msg s = msg_sync(0, 0x1000), b = msg_branch(0, UINT64_C(1) << 32, 0, 0);
-    rec_mode_hook(m, 1, 0, &s, 10, 1);
-    rec_mode_hook(m, 2, 0, &b, 10, 1);
+    tm_recmode_hook(m, 1, 0, &s, 10, 1);
+    tm_recmode_hook(m, 2, 0, &b, 10, 1);
     tmc_record r = rec_run(0, 3, 0x1000, 1, 4);
-    cr_assert_eq(rec_mode_record(m, &r), -1);
+    cr_assert_eq(tm_recmode_record(m, &r), -1);
     char want[256], err[512];
     snprintf(want, sizeof want, "%s: bCnt 4294967296 does not fit the 4-byte field of a binary descriptor; use -a",
              in_tmp("tr.bin"));
-    cr_assert_eq(rec_mode_close(m, NULL, err, sizeof err), -1);
+    cr_assert_eq(tm_recmode_close(m, NULL, err, sizeof err), -1);
     cr_assert_str_eq(err, want);
     /* ASCII has no such limit. */
     c.ascii = 1;
     m = open_mode(&c, &mc);
-    rec_mode_hook(m, 1, 0, &s, 10, 1);
-    rec_mode_hook(m, 2, 0, &b, 10, 1);
+    tm_recmode_hook(m, 1, 0, &s, 10, 1);
+    tm_recmode_hook(m, 2, 0, &b, 10, 1);
     close_mode(m, NULL);
     char *txt = slurp_text(in_tmp("tr.txt"));
     cr_assert_str_eq(txt, "0, 4294967296\n");
@@ -767,12 +780,12 @@ Test(recmodes, binary_count_range)
 /* The model itself: a stream whose messages are known (spec §3.3-3.4). */
 typedef struct feeder {
     tm_model *model;
-    rec_mode *m;
+    tm_recmode *m;
 } feeder;
 
 static void both(feeder *f, const tmc_record *r)
 {
-    cr_assert_eq(rec_mode_record(f->m, r), 0, "%s", rec_mode_error(f->m));
+    cr_assert_eq(tm_recmode_record(f->m, r), 0, "%s", tm_recmode_error(f->m));
     cr_assert_eq(tm_model_put(f->model, r), TM_OK, "%s", tm_model_error(f->model));
 }
 
@@ -785,9 +798,9 @@ Test(recmodes, mcftraptor_model)
     cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
     char name[128];
     snprintf(name, sizeof name, "%s/trm", dir);
-    rec_mode_cfg c = {.mode = "mcftraptor", .ascii = 1, .name = name};
+    tm_recmode_cfg c = {.mode = "mcftraptor", .ascii = 1, .name = name};
     f.m = open_mode(&c, &mc);
-    tm_model_set_hook(f.model, rec_mode_hook, f.m);
+    tm_model_set_hook(f.model, tm_recmode_hook, f.m);
     tmc_record rs[] = {
         rec_start(0, 1, 0x1000),
         rec_run(0, 2, 0x1000, 2, 8),
@@ -849,12 +862,12 @@ Test(recmodes, mlvcfiat_hook)
     };
     for (int ascii = 0; ascii < 2; ascii++) {
         snprintf(name, sizeof name, "%s/cf%d", dir, ascii);
-        rec_mode_cfg c = {.mode = "mlvcfiat", .ascii = ascii, .name = name};
-        rec_mode *m = open_mode(&c, &mc);
+        tm_recmode_cfg c = {.mode = "mlvcfiat", .ascii = ascii, .name = name};
+        tm_recmode *m = open_mode(&c, &mc);
         for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
-            rec_mode_hook(m, k, ms[k].ti, &ms[k], 10, 1);
+            tm_recmode_hook(m, k, ms[k].ti, &ms[k], 10, 1);
         tm_msg d = msg_data(0, 1, 2, 0xffff);
-        rec_mode_hook(m, 9, 0, &d, 10, 0); /* dropped */
+        tm_recmode_hook(m, 9, 0, &d, 10, 0); /* dropped */
         close_mode(m, NULL);
     }
     char *txt = slurp_text(in_tmp("cf1.txt"));
@@ -890,10 +903,10 @@ Test(recmodes, mlvcfiat_model)
     cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
     char name[128];
     snprintf(name, sizeof name, "%s/cfm", dir);
-    rec_mode_cfg c = {.mode = "mlvcfiat", .ascii = 1, .name = name};
+    tm_recmode_cfg c = {.mode = "mlvcfiat", .ascii = 1, .name = name};
     f.m = open_mode(&c, &mc);
-    rec_mode_set_skipped(f.m, 42);
-    tm_model_set_hook(f.model, rec_mode_hook, f.m);
+    tm_recmode_set_skipped(f.m, 42);
+    tm_model_set_hook(f.model, tm_recmode_hook, f.m);
     tmc_record rs[] = {
         rec_start(0, 1, 0x1000),
         rec_run(0, 2, 0x1000, 1, 4), rec_mem(0, 2, 0, 0x1000, 0x8000, 4, 4),      /* miss: 0, 0, 0x00000004 */
@@ -959,13 +972,13 @@ Test(recmodes, size_limit)
     char name[128];
     snprintf(name, sizeof name, "%s/lim", dir);
     /* 40 bytes hold two 18-byte descriptors; the third stops the output. */
-    rec_mode_cfg c = {.mode = "mcftrace", .name = name, .size_limit = 40};
-    rec_mode *m = open_mode(&c, NULL);
+    tm_recmode_cfg c = {.mode = "mcftrace", .name = name, .size_limit = 40};
+    tm_recmode *m = open_mode(&c, NULL);
     tmc_record rs[32];
     int n = thesis_branches(rs);
     for (int i = 0; i < n; i++) {
-        cr_assert_eq(rec_mode_record(m, &rs[i]), 0);
-        cr_assert_eq(rec_mode_full(m), i >= 4, "record %d", i); /* rs[4] is the third branch */
+        cr_assert_eq(tm_recmode_record(m, &rs[i]), 0);
+        cr_assert_eq(tm_recmode_full(m), i >= 4, "record %d", i); /* rs[4] is the third branch */
     }
     close_mode(m, NULL);
     size_t len;
@@ -992,9 +1005,9 @@ Test(recmodes, size_limit)
     c.size_limit = 36;
     m = open_mode(&c, NULL);
     feed(m, rs, 4);
-    cr_assert_eq(rec_mode_full(m), 0);
+    cr_assert_eq(tm_recmode_full(m), 0);
     feed(m, rs + 4, 1);
-    cr_assert_eq(rec_mode_full(m), 1);
+    cr_assert_eq(tm_recmode_full(m), 1);
     close_mode(m, NULL);
     rm_tmp();
 }
@@ -1007,8 +1020,8 @@ static void round_trip(const char *comp, const char *suffix, const char *decomp)
     tmc_record rs[32];
     int n = mls_records(rs);
     snprintf(name, sizeof name, "%s/plain", dir);
-    rec_mode_cfg c = {.mode = "mlstrace", .store = 1, .name = name};
-    rec_mode *m = open_mode(&c, NULL);
+    tm_recmode_cfg c = {.mode = "mlstrace", .store = 1, .name = name};
+    tm_recmode *m = open_mode(&c, NULL);
     for (int rep = 0; rep < 2000; rep++) /* several buffers' worth */
         feed(m, rs, n);
     close_mode(m, NULL);
@@ -1018,7 +1031,7 @@ static void round_trip(const char *comp, const char *suffix, const char *decomp)
     m = open_mode(&c, NULL);
     char want_path[256];
     snprintf(want_path, sizeof want_path, "%s.bin%s", name, suffix);
-    cr_assert_str_eq(rec_mode_path(m), want_path);
+    cr_assert_str_eq(tm_recmode_path(m), want_path);
     for (int rep = 0; rep < 2000; rep++)
         feed(m, rs, n);
     close_mode(m, NULL);
@@ -1067,15 +1080,15 @@ Test(recmodes, compressor_failure)
     chmod(prog, 0755);
     setenv("PATH", bin, 1);
     snprintf(name, sizeof name, "%s/bad", dir);
-    rec_mode_cfg c = {.mode = "mcftrace", .compress = "gzip", .name = name};
-    rec_mode *m = open_mode(&c, NULL);
+    tm_recmode_cfg c = {.mode = "mcftrace", .compress = "gzip", .name = name};
+    tm_recmode *m = open_mode(&c, NULL);
     tmc_record rs[32];
     int n = thesis_branches(rs), failed = 0;
     for (int rep = 0; rep < 20000 && !failed; rep++)
         for (int i = 0; i < n && !failed; i++)
-            failed = rec_mode_record(m, &rs[i]) != 0;
+            failed = tm_recmode_record(m, &rs[i]) != 0;
     char err[512] = "";
-    cr_assert_eq(rec_mode_close(m, NULL, err, sizeof err), -1);
+    cr_assert_eq(tm_recmode_close(m, NULL, err, sizeof err), -1);
     char want[256];
     snprintf(want, sizeof want, "%s/bad.bin.gz: ", dir);
     cr_assert_eq(strncmp(err, want, strlen(want)), 0, "%s", err);
@@ -1094,12 +1107,12 @@ Test(recmodes, default_names)
     tm_model_cfg mc;
     model_cfg(&mc, 2, 1);
     for (int k = 0; k < 4; k++) {
-        rec_mode_cfg c = {.mode = modes[k], .ascii = k & 1, .compress = k == 2 ? "gzip" : NULL};
+        tm_recmode_cfg c = {.mode = modes[k], .ascii = k & 1, .compress = k == 2 ? "gzip" : NULL};
         time_t before = time(NULL);
-        rec_mode *m = open_mode(&c, &mc);
+        tm_recmode *m = open_mode(&c, &mc);
         char tool[16], ext[16] = "";
         int y, mo, d, h, mi, s, used = 0;
-        const char *p = rec_mode_path(m);
+        const char *p = tm_recmode_path(m);
         /* <Tool>.outY_M_D_h.m.s.txt|.bin, no zero padding (Fig. 4.3). */
         cr_assert_eq(sscanf(p, "%15[A-Za-z].out%d_%d_%d_%d.%d.%d%n", tool, &y, &mo, &d, &h, &mi, &s, &used), 7, "%s",
                      p);
@@ -1113,7 +1126,7 @@ Test(recmodes, default_names)
                   s < 61);
         char stname[128];
         snprintf(stname, sizeof stname, "%.*s.Statistics", (int)(strlen(p) - strlen(ext)), p);
-        cr_assert_str_eq(rec_mode_stats_path(m), stname);
+        cr_assert_str_eq(tm_recmode_stats_path(m), stname);
         char num[16];
         snprintf(num, sizeof num, "_%d.", h);
         cr_assert(strstr(p, num), "%s", p); /* the hour without padding */

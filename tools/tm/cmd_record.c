@@ -28,7 +28,8 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "modelopts.h"
-#include "recmodes.h"
+#include "recmode_opts.h"
+#include "tm/recmodes.h"
 #include "report.h"
 #include "tm/capture.h"
 #include "tm/model.h"
@@ -42,7 +43,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tm record [options] -o BASE -- PROG [ARGS...]\n%s%s", model_opts_help, rec_mode_help);
+    fprintf(f, "usage: tm record [options] -o BASE -- PROG [ARGS...]\n%s%s", model_opts_help, recmode_opts_help);
     fprintf(f,
             "  -o BASE                       outputs: BASE.tmt, BASE.json, BASE.stats, BASE.modules\n"
             "                                (and BASE.tmc with --commit); with --mode, -o may be left out\n"
@@ -63,7 +64,7 @@ static void usage(FILE *f)
 
 typedef struct rec_ctx {
     tm_model *m;
-    rec_mode *mode;
+    tm_recmode *mode;
     tm_cap *cap;
     int filtered;
     tmc_writer *w;
@@ -107,8 +108,8 @@ static int on_record(void *arg, const tmc_record *r)
     }
     if (x->mode && (!x->filtered || ((r->type != TMC_BRANCH && r->type != TMC_MEM) ||
                                      tm_cap_in_filter(x->cap, r->pc))) &&
-        rec_mode_record(x->mode, r) != 0) {
-        snprintf(x->err, sizeof x->err, "%s", rec_mode_error(x->mode));
+        tm_recmode_record(x->mode, r) != 0) {
+        snprintf(x->err, sizeof x->err, "%s", tm_recmode_error(x->mode));
         x->failed = 1;
         return 1;
     }
@@ -119,7 +120,7 @@ static int on_record(void *arg, const tmc_record *r)
  * TRACE_LIMIT in bytes) stop tracing cleanly; the program goes on. */
 static void record_check_stop(rec_ctx *x, tm_cap *cap, uint64_t trace_limit, int *stopped, int *cap_failed)
 {
-    if (!*stopped && (rec_mode_full(x->mode) || (trace_limit && tm_model_trace(x->m)->nbits / 8 >= trace_limit))) {
+    if (!*stopped && (tm_recmode_full(x->mode) || (trace_limit && tm_model_trace(x->m)->nbits / 8 >= trace_limit))) {
         *stopped = 1;
         if (tm_cap_stop(cap) != TM_OK)
             *cap_failed = 1;
@@ -421,7 +422,7 @@ int cmd_record(int argc, char **argv)
     const char *base = NULL, *valgrind = "valgrind", *rtn = NULL;
     uint64_t nthreads = 8, skip = 0, length = 0;
     int commit = 0, argi = -1, main_only = 0;
-    rec_mode_cfg mc;
+    tm_recmode_cfg mc;
     memset(&mc, 0, sizeof mc);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -436,7 +437,7 @@ int cmd_record(int argc, char **argv)
             return 2;
         if (mr > 0)
             continue;
-        if ((mr = rec_mode_parse(&mc, argc, argv, &i)) < 0)
+        if ((mr = recmode_opts_parse(&mc, argc, argv, &i)) < 0)
             return 2;
         if (mr > 0)
             continue;
@@ -510,7 +511,7 @@ int cmd_record(int argc, char **argv)
         tm_err("record", "no output: give -o BASE");
         return 2;
     }
-    if (rec_mode_needs_cfiat(&mc) && !o.cfiat && !o.data)
+    if (tm_recmode_needs_cfiat(&mc) && !o.cfiat && !o.data)
         o.cfiat = 1; /* mlvcfiat is CFiat's descriptors */
     tm_model_cfg cfg;
     if (model_opts_cfg("record", &o, (uint32_t)nthreads, &cfg))
@@ -550,13 +551,13 @@ int cmd_record(int argc, char **argv)
     memset(&x, 0, sizeof x);
     char errm[512], dbase[PATH_MAX];
     mc.name = base;
-    if (rec_mode_open(&mc, &cfg, &x.mode, errm, sizeof errm)) {
+    if (tm_recmode_open(&mc, &cfg, &x.mode, errm, sizeof errm)) {
         tm_err("record", "%s", errm);
         unlock_base(base, lock_fd);
         return 2;
     }
     if (!base) { /* the descriptor file's time-stamped name, without its suffixes */
-        snprintf(dbase, sizeof dbase, "%s", rec_mode_path(x.mode));
+        snprintf(dbase, sizeof dbase, "%s", tm_recmode_path(x.mode));
         char *dot = strstr(dbase, ".txt");
         if (!dot)
             dot = strstr(dbase, ".bin");
@@ -579,7 +580,7 @@ int cmd_record(int argc, char **argv)
         if (tm_out_begin("record", all_outs[k], p, NULL)) {
             for (size_t j = 0; j < k; j++)
                 tm_out_abort(all_outs[j]);
-            rec_mode_abort(x.mode); /* nothing ran: its files go too */
+            tm_recmode_abort(x.mode); /* nothing ran: its files go too */
             unlock_base(base, lock_fd);
             return 1;
         }
@@ -590,7 +591,7 @@ int cmd_record(int argc, char **argv)
         tm_err("record", __VA_ARGS__);                  \
         for (size_t j_ = 0; j_ < nouts; j_++)           \
             tm_out_abort(all_outs[j_]);                 \
-        rec_mode_abort(x.mode);                         \
+        tm_recmode_abort(x.mode);                         \
         unlock_base(base, lock_fd);                     \
         return 1;                                       \
     } while (0)
@@ -606,7 +607,7 @@ int cmd_record(int argc, char **argv)
     if ((rc = tm_model_new(&cfg, &x.m)) != TM_OK)
         ABANDON("cannot create the model: %s", tm_status_str(rc));
     if (x.mode)
-        tm_model_set_hook(x.m, rec_mode_hook, x.mode);
+        tm_model_set_hook(x.m, tm_recmode_hook, x.mode);
     /* TM_CAPTURE_SLOW=1 (tests): the capture layer's general path only;
      * the output must be the same. */
     const char *slow = getenv("TM_CAPTURE_SLOW");
@@ -687,7 +688,7 @@ int cmd_record(int argc, char **argv)
         av[k++] = logclose;
         if (shm)
             av[k++] = shmopt;
-        av[k++] = cfg.enc.data || rec_mode_needs_mem(&mc) ? "--tm-mem=yes" : "--tm-mem=no";
+        av[k++] = cfg.enc.data || tm_recmode_needs_mem(&mc) ? "--tm-mem=yes" : "--tm-mem=no";
         if (!commit && !x.mode) /* only the model consumes: it needs no store's value */
             av[k++] = "--tm-store-values=no";
         for (int j = argi; j < argc; j++)
@@ -893,8 +894,8 @@ int cmd_record(int argc, char **argv)
         OUT_ERR("%s.stats: %s", base, strerror(errno));
     }
     if (x.mode) {
-        rec_mode_set_skipped(x.mode, info.skipped);
-        if (rec_mode_close(x.mode, x.m, errm, sizeof errm)) {
+        tm_recmode_set_skipped(x.mode, info.skipped);
+        if (tm_recmode_close(x.mode, x.m, errm, sizeof errm)) {
             OUT_ERR("%s", errm);
         }
         x.mode = NULL;

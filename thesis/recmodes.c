@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "recmodes.h"
+#include "tm/recmodes.h"
 
 enum { RM_MCFTRACE, RM_MLSTRACE, RM_MCFTRAPTOR, RM_MLVCFIAT, RM_MODES };
 
@@ -40,14 +40,6 @@ static const compressor compressors[] = {
 };
 #define NCOMPRESSORS (sizeof compressors / sizeof compressors[0])
 
-const char rec_mode_help[] =
-    "  --mode M                      also write the descriptors of the thesis's tool M: mcftrace,\n"
-    "                                mlstrace, mcftraptor, mlvcfiat (files BASE.bin or BASE.txt and\n"
-    "                                BASE.Statistics; without -o a time-stamped name)\n"
-    "  -a                            ASCII descriptors (default binary)\n"
-    "  -c C                          pipe the descriptors through C: gzip, bzip2, pigz, pbzip2, zstd\n"
-    "  -f N                          stop the descriptors (and the tracing) at N MB\n"
-    "  --store                       mlstrace: store descriptors too\n";
 
 /* Type&Outcome codes of mcfTrace (Fig. 4.2, §4.1.1). */
 enum { MCF_UI = 0, MCF_UD = 1, MCF_CDT = 2, MCF_CDNT = 3 };
@@ -56,7 +48,7 @@ enum { TR_OUTCOME = 0, TR_TARGET = 1, TR_EXC = 2 };
 
 #define OUTBUF (1u << 16)
 
-struct rec_mode {
+struct tm_recmode {
     int mode, ascii, store;
     uint64_t limit;
     int full, failed;
@@ -89,8 +81,8 @@ struct rec_mode {
 
 /* ------------------------------------------------------------ helpers */
 
-static void fail(rec_mode *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(rec_mode *m, const char *fmt, ...)
+static void fail(tm_recmode *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(tm_recmode *m, const char *fmt, ...)
 {
     if (m->failed)
         return;
@@ -117,97 +109,30 @@ static const compressor *find_compressor(const char *s)
     return NULL;
 }
 
-/* "NAME VALUE" or "NAME=VALUE": 1 with *val, -1 value missing, 0 not NAME. */
-static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+int tm_recmode_known(const char *mode)
 {
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n))
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (a[n])
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *val = argv[++*i];
-    return 1;
+    return mode && find_mode(mode) >= 0;
 }
 
-static void perr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void perr(const char *fmt, ...)
+int tm_recmode_compressor_known(const char *name)
 {
-    va_list ap;
-    fputs("tm record: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
+    return name && find_compressor(name) != NULL;
 }
 
-int rec_mode_parse(rec_mode_cfg *c, int argc, char **argv, int *i)
-{
-    const char *a = argv[*i], *v = NULL;
-    int r;
-    if (!strcmp(a, "-a")) {
-        c->ascii = 1;
-        return 1;
-    }
-    if (!strcmp(a, "--store")) {
-        c->store = 1;
-        return 1;
-    }
-    if ((r = opt_value(argc, argv, i, "--mode", &v)) != 0) {
-        if (r < 0 || find_mode(v) < 0) {
-            perr("--mode %s: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat", r < 0 ? "needs a value" : v);
-            return -1;
-        }
-        c->mode = v;
-        return 1;
-    }
-    if ((r = opt_value(argc, argv, i, "-c", &v)) != 0) {
-        if (r < 0 || !find_compressor(v)) {
-            perr("-c %s: allowed gzip, bzip2, pigz, pbzip2, zstd", r < 0 ? "needs a compressor" : v);
-            return -1;
-        }
-        c->compress = v;
-        return 1;
-    }
-    if ((r = opt_value(argc, argv, i, "-f", &v)) != 0) {
-        uint64_t n = 0;
-        int ok = r > 0 && *v;
-        for (const char *p = v; ok && *p; p++) {
-            if (*p < '0' || *p > '9' || n > (UINT64_MAX >> 20) / 10)
-                ok = 0;
-            else
-                n = n * 10 + (uint64_t)(*p - '0');
-        }
-        if (!ok || n == 0 || n > (UINT64_MAX >> 20)) {
-            perr("-f %s: allowed a whole number of megabytes, at least 1", r < 0 ? "needs a value" : v);
-            return -1;
-        }
-        c->size_limit = n << 20;
-        return 1;
-    }
-    return 0;
-}
-
-int rec_mode_needs_mem(const rec_mode_cfg *c)
+int tm_recmode_needs_mem(const tm_recmode_cfg *c)
 {
     int k = c && c->mode ? find_mode(c->mode) : -1;
     return k == RM_MLSTRACE || k == RM_MLVCFIAT;
 }
 
-int rec_mode_needs_cfiat(const rec_mode_cfg *c)
+int tm_recmode_needs_cfiat(const tm_recmode_cfg *c)
 {
     return c && c->mode && find_mode(c->mode) == RM_MLVCFIAT;
 }
 
 /* ------------------------------------------------------------ output */
 
-static int write_all(rec_mode *m, const uint8_t *p, size_t n)
+static int write_all(tm_recmode *m, const uint8_t *p, size_t n)
 {
     while (n) {
         ssize_t k = m->sock ? send(m->fd, p, n, MSG_NOSIGNAL) : write(m->fd, p, n);
@@ -227,7 +152,7 @@ static int write_all(rec_mode *m, const uint8_t *p, size_t n)
     return 0;
 }
 
-static int flush_buf(rec_mode *m)
+static int flush_buf(tm_recmode *m)
 {
     if (!m->len || m->failed)
         return m->failed ? -1 : 0;
@@ -238,7 +163,7 @@ static int flush_buf(rec_mode *m)
 
 /* Appends one descriptor of N bytes: 1 written, 0 not (the limit, an
  * earlier error). */
-static int emit(rec_mode *m, const void *d, size_t n)
+static int emit(tm_recmode *m, const void *d, size_t n)
 {
     if (m->full || m->failed)
         return 0;
@@ -284,7 +209,7 @@ static int hex_value(char *s, const uint8_t *value, unsigned size)
     return (int)(p - s);
 }
 
-static int tid_ok(rec_mode *m, uint32_t tid)
+static int tid_ok(tm_recmode *m, uint32_t tid)
 {
     if (!m->ascii && tid > 255) {
         fail(m, "%s: thread id %u does not fit the 1-byte Thread ID of a binary descriptor (0..255); use -a",
@@ -294,7 +219,7 @@ static int tid_ok(rec_mode *m, uint32_t tid)
     return 1;
 }
 
-static int u32_ok(rec_mode *m, uint64_t v, const char *field)
+static int u32_ok(tm_recmode *m, uint64_t v, const char *field)
 {
     if (!m->ascii && v > UINT32_MAX) {
         fail(m, "%s: %s %" PRIu64 " does not fit the 4-byte field of a binary descriptor; use -a", m->path,
@@ -306,7 +231,7 @@ static int u32_ok(rec_mode *m, uint64_t v, const char *field)
 
 /* ------------------------------------------------------------ mcfTrace */
 
-static void mcftrace_branch(rec_mode *m, const tmc_record *r)
+static void mcftrace_branch(tm_recmode *m, const tmc_record *r)
 {
     unsigned code;
     switch (r->bclass) {
@@ -338,7 +263,7 @@ static void mcftrace_branch(rec_mode *m, const tmc_record *r)
 
 /* ------------------------------------------------------------ mlsTrace */
 
-static void mlstrace_mem(rec_mode *m, const tmc_record *r)
+static void mlstrace_mem(tm_recmode *m, const tmc_record *r)
 {
     int store = (r->flags & TMC_MEM_STORE) != 0;
     if (store && !r->pc) {
@@ -375,7 +300,7 @@ static void mlstrace_mem(rec_mode *m, const tmc_record *r)
 
 /* ------------------------------------------------------------ records */
 
-int rec_mode_record(rec_mode *m, const tmc_record *r)
+int tm_recmode_record(tm_recmode *m, const tmc_record *r)
 {
     if (!m)
         return 0;
@@ -414,7 +339,7 @@ int rec_mode_record(rec_mode *m, const tmc_record *r)
 
 /* ------------------------------------------------------------ the hook */
 
-static void traptor_msg(rec_mode *m, const tm_msg *msg)
+static void traptor_msg(tm_recmode *m, const tm_msg *msg)
 {
     uint32_t t = msg->ti;
     uint64_t target = 0;
@@ -466,7 +391,7 @@ static void traptor_msg(rec_mode *m, const tm_msg *msg)
         m->tr_desc[type]++;
 }
 
-static void cfiat_data(rec_mode *m, const tm_msg *msg)
+static void cfiat_data(tm_recmode *m, const tm_msg *msg)
 {
     if (!tid_ok(m, msg->ti) || !u32_ok(m, msg->fah, "fahCnt"))
         return;
@@ -491,12 +416,12 @@ static void cfiat_data(rec_mode *m, const tm_msg *msg)
     }
 }
 
-void rec_mode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg, unsigned bits, int accepted)
+void tm_recmode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg, unsigned bits, int accepted)
 {
     (void)cycle;
     (void)core;
     (void)bits;
-    rec_mode *m = arg;
+    tm_recmode *m = arg;
     if (!m || (m->mode != RM_MCFTRAPTOR && m->mode != RM_MLVCFIAT) || m->failed)
         return;
     if (!accepted) {
@@ -516,17 +441,17 @@ void rec_mode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg, 
     }
 }
 
-int rec_mode_full(const rec_mode *m) { return m ? m->full : 0; }
+int tm_recmode_full(const tm_recmode *m) { return m ? m->full : 0; }
 
-void rec_mode_set_skipped(rec_mode *m, uint64_t n)
+void tm_recmode_set_skipped(tm_recmode *m, uint64_t n)
 {
     if (m)
         m->skipped = n;
 }
 
-const char *rec_mode_path(const rec_mode *m) { return m ? m->path : ""; }
-const char *rec_mode_stats_path(const rec_mode *m) { return m ? m->stats_path : ""; }
-const char *rec_mode_error(const rec_mode *m) { return m ? m->err : ""; }
+const char *tm_recmode_path(const tm_recmode *m) { return m ? m->path : ""; }
+const char *tm_recmode_stats_path(const tm_recmode *m) { return m ? m->stats_path : ""; }
+const char *tm_recmode_error(const tm_recmode *m) { return m ? m->err : ""; }
 
 /* ------------------------------------------------------------ open */
 
@@ -545,7 +470,7 @@ static void close_from3_except(int keep)
 
 /* Starts the compressor C reading a socket (our end in m->fd) and writing
  * OUTFD.  An exec failure comes back through a close-on-exec pipe. */
-static int start_compressor(rec_mode *m, const compressor *c, int outfd, char *err, size_t errlen)
+static int start_compressor(tm_recmode *m, const compressor *c, int outfd, char *err, size_t errlen)
 {
     int sv[2], ep[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
@@ -634,7 +559,7 @@ static char *tmp_name(const char *path)
     return t;
 }
 
-static void free_mode(rec_mode *m)
+static void free_mode(tm_recmode *m)
 {
     free(m->path);
     free(m->stats_path);
@@ -645,7 +570,7 @@ static void free_mode(rec_mode *m)
     free(m);
 }
 
-int rec_mode_open(const rec_mode_cfg *c, const tm_model_cfg *mcfg, rec_mode **out, char *err, size_t errlen)
+int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmode **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (!c->mode) {
@@ -691,7 +616,7 @@ int rec_mode_open(const rec_mode_cfg *c, const tm_model_cfg *mcfg, rec_mode **ou
         return -1;
     }
 
-    rec_mode *m = calloc(1, sizeof *m);
+    tm_recmode *m = calloc(1, sizeof *m);
     if (!m || !(m->buf = malloc(OUTBUF))) {
         free(m);
         snprintf(err, errlen, "out of memory");
@@ -819,7 +744,7 @@ static void cfiat_block(FILE *f, const char *title, const uint64_t *h, const uin
         cfiat_line(f, names[k], class_count(h, k), class_count(mi, k));
 }
 
-static void write_stats(rec_mode *m, const tm_model *model, double ms)
+static void write_stats(tm_recmode *m, const tm_model *model, double ms)
 {
     FILE *f = m->sf;
     const char *tool = tool_names[m->mode];
@@ -925,7 +850,7 @@ static void write_stats(rec_mode *m, const tm_model *model, double ms)
                 m->dropped ? "their descriptors are missing (enlarge --buffer or --port)" : "none missing");
 }
 
-void rec_mode_abort(rec_mode *m)
+void tm_recmode_abort(tm_recmode *m)
 {
     if (!m)
         return;
@@ -942,7 +867,7 @@ void rec_mode_abort(rec_mode *m)
     free_mode(m);
 }
 
-int rec_mode_close(rec_mode *m, const tm_model *model, char *err, size_t errlen)
+int tm_recmode_close(tm_recmode *m, const tm_model *model, char *err, size_t errlen)
 {
     if (!m)
         return 0;

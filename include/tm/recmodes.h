@@ -12,15 +12,15 @@
  * thesis's format followed by lines starting "tm: " with what the thesis's
  * statistics do not show.
  *
- * Use from tm record:
- *   rec_mode_cfg c = {0};                       for each argv[i]: rec_mode_parse
- *   rec_mode_open(&c, &model_cfg, &m, err, n)   m is NULL when no --mode was given
- *   if (m) tm_model_set_hook(model, rec_mode_hook, m);
- *   per record: rec_mode_record(m, r) (and tm_model_put); stop tracing when
- *               rec_mode_full(m) (stop feeding the model too, or its
+ * Use from tm record (its options: tools/tm/recmode_opts.c):
+ *   tm_recmode_cfg c = {0};                       the options fill c
+ *   tm_recmode_open(&c, &model_cfg, &m, err, n)   m is NULL when no --mode was given
+ *   if (m) tm_model_set_hook(model, tm_recmode_hook, m);
+ *   per record: tm_recmode_record(m, r) (and tm_model_put); stop tracing when
+ *               tm_recmode_full(m) (stop feeding the model too, or its
  *               statistics cover more than the descriptors)
- *   rec_mode_set_skipped(m, n) any time before close
- *   after tm_model_finish: rec_mode_close(m, model, err, n), then no more
+ *   tm_recmode_set_skipped(m, n) any time before close
+ *   after tm_model_finish: tm_recmode_close(m, model, err, n), then no more
  *               hook calls (tm_model_free, or set the hook to NULL)
  * Every function accepts m == NULL and then does nothing. */
 #ifndef TM_RECMODES_H
@@ -32,9 +32,9 @@
 #include "tm/msg.h"
 #include "tm/tmc.h"
 
-typedef struct rec_mode rec_mode;
+typedef struct tm_recmode tm_recmode;
 
-typedef struct rec_mode_cfg {
+typedef struct tm_recmode_cfg {
     const char *mode;      /* "mcftrace" | "mlstrace" | "mcftraptor" | "mlvcfiat" (any case); NULL = none */
     int ascii;             /* -a: ASCII descriptors (default binary) */
     const char *compress;  /* -c: NULL or "gzip" "bzip2" "pigz" "pbzip2" "zstd" */
@@ -43,24 +43,19 @@ typedef struct rec_mode_cfg {
     int store;             /* --store: mlstrace also writes store descriptors */
     uint64_t size_limit;   /* -f N: N MB (N x 2^20 bytes) of uncompressed
                               descriptors; 0 = no limit */
-} rec_mode_cfg;
+} tm_recmode_cfg;
 
-/* Options for tm record's usage text. */
-extern const char rec_mode_help[];
-
-/* Parses the mode option at argv[*i]: -a, -c X, -f N, --store, --mode X
- * ("--mode=X", "-c=X", "-f=N" too).  Returns 1 (consumed; *i advanced past
- * a separate value), 0 (not a mode option), or -1 after printing one line
- * "tm record: ..." to stderr (unknown mode or compressor, -f 0 or not a
- * whole number, a missing value). */
-int rec_mode_parse(rec_mode_cfg *c, int argc, char **argv, int *i);
+/* 1 if MODE names one of the four modes (any case); 1 if NAME is one of the
+ * compressors. */
+int tm_recmode_known(const char *mode);
+int tm_recmode_compressor_known(const char *name);
 
 /* What tm record must provide: MEM records (mlstrace, mlvcfiat: run the
  * frontend with memory operands); the model with CFiat data tracing
  * (mlvcfiat: --cfiat).  mcftraptor needs a predicting encoding (tr_b or
- * tr_e; rec_mode_open refuses nx_b). */
-int rec_mode_needs_mem(const rec_mode_cfg *c);
-int rec_mode_needs_cfiat(const rec_mode_cfg *c);
+ * tr_e; tm_recmode_open refuses nx_b). */
+int tm_recmode_needs_mem(const tm_recmode_cfg *c);
+int tm_recmode_needs_cfiat(const tm_recmode_cfg *c);
 
 /* Checks C, creates the descriptor file (NAME.txt with -a, else NAME.bin,
  * plus .gz/.bz2/.zst when compressed) and the statistics file
@@ -68,41 +63,41 @@ int rec_mode_needs_cfiat(const rec_mode_cfg *c);
  * configuration (may be NULL for mcftrace and mlstrace; it gives the
  * threads).  With no mode and no mode option: *out = NULL and 0.  On error:
  * one line in ERR, nothing left behind, -1. */
-int rec_mode_open(const rec_mode_cfg *c, const tm_model_cfg *mcfg, rec_mode **out, char *err, size_t errlen);
+int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmode **out, char *err, size_t errlen);
 /* Abandons M: its files are removed (they are written under temporary
- * names and renamed into place only by a successful rec_mode_close). */
-void rec_mode_abort(rec_mode *m);
+ * names and renamed into place only by a successful tm_recmode_close). */
+void tm_recmode_abort(tm_recmode *m);
 
 /* Every commit-stream record, in order (MEM records carry in r->pc the
  * address of their instruction; 0 = a write by the system, never traced).
  * 0, or -1 after an error (write failure, the compressor gone, a thread id
  * above 255 in a binary file, a count above 2^32-1 in a 4-byte binary
- * field, or an error of the hook): rec_mode_error() tells; errors are
+ * field, or an error of the hook): tm_recmode_error() tells; errors are
  * sticky. */
-int rec_mode_record(rec_mode *m, const tmc_record *r);
+int tm_recmode_record(tm_recmode *m, const tmc_record *r);
 
-/* The model's message hook: tm_model_set_hook(model, rec_mode_hook, m).
+/* The model's message hook: tm_model_set_hook(model, tm_recmode_hook, m).
  * Only accepted messages give descriptors; dropped ones are counted. */
-void rec_mode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg, unsigned bits, int accepted);
+void tm_recmode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg, unsigned bits, int accepted);
 
 /* 1 once the -f limit stopped the descriptors (the descriptor that would
  * have passed it is not written; nothing after it is written or counted). */
-int rec_mode_full(const rec_mode *m);
+int tm_recmode_full(const tm_recmode *m);
 
 /* Instructions tm record skipped before tracing (-s): the statistics'
  * "Skipped N instructions". */
-void rec_mode_set_skipped(rec_mode *m, uint64_t n);
+void tm_recmode_set_skipped(tm_recmode *m, uint64_t n);
 
 /* The descriptor and statistics file names (valid until close). */
-const char *rec_mode_path(const rec_mode *m);
-const char *rec_mode_stats_path(const rec_mode *m);
+const char *tm_recmode_path(const tm_recmode *m);
+const char *tm_recmode_stats_path(const tm_recmode *m);
 /* The first error ("" if none). */
-const char *rec_mode_error(const rec_mode *m);
+const char *tm_recmode_error(const tm_recmode *m);
 
 /* Flushes the descriptors, waits for the compressor, writes the statistics
  * file (MODEL gives the prediction and cache statistics of mcftraptor and
  * mlvcfiat; may be NULL for mcftrace and mlstrace) and frees M.  0, or -1
  * with the first error in ERR (M is freed either way). */
-int rec_mode_close(rec_mode *m, const tm_model *model, char *err, size_t errlen);
+int tm_recmode_close(tm_recmode *m, const tm_model *model, char *err, size_t errlen);
 
 #endif
