@@ -28,8 +28,6 @@
  * + 64 + 128 = 496.  Encoding reserves this much once, then writes every
  * field with unchecked puts. */
 #define MSG_BOUND_BITS 512u
-/* A DATA message: Ti (10) + Q + fahCnt (128) + VALUE (512) = 651. */
-#define DATA_BOUND_BITS 704u
 
 /* ---- configuration ---- */
 
@@ -180,41 +178,6 @@ void tm_msg_lens_init(tm_msg_lens *l, const tm_enc_cfg *c)
     }
 }
 
-/* The SIZE (1..64) bytes of VALUE, byte 0 first, a 64-bit word at a time:
- * the bytes up to the next multiple of 8 past SIZE must be readable (they
- * are not written). */
-static inline void wr_value(tm_wr *w, const uint8_t *value, unsigned size)
-{
-    for (unsigned k = 0; k < size; k += 8)
-        tm_wr_put(w, tm_load_le64(value + k), size - k < 8 ? 8 * (size - k) : 64);
-}
-
-int tm_msg_encode_data(const tm_enc_cfg *c, uint32_t ti, uint64_t fah, const uint8_t *value,
-                       unsigned size, tm_bitbuf *bb, tm_field_bits *fb)
-{
-    tm_wr w;
-    int rc;
-    if (!bb || !value || !c || !c->data || ti >= c->threads || c->threads > 1024 || size < 1 ||
-        size > TM_DATA_MAX_SIZE || !chunk_ok(c->fah_a) || !chunk_ok(c->fah_b))
-        return TM_ERR_ARG;
-    if ((rc = tm_bb_reserve(bb, DATA_BOUND_BITS)) != TM_OK)
-        return rc;
-    unsigned tb = tm_ti_bits(c->threads);
-    unsigned fb_fah = tm_chunked_len(fah, c->fah_a, c->fah_b);
-    tm_wr_begin(&w, bb);
-    tm_wr_put(&w, ti | (uint64_t)1 << tb, tb + 1); /* Ti, Q = 1 */
-    tm_wr_chunked(&w, fah, c->fah_a, c->fah_b);
-    wr_value(&w, value, size);
-    tm_wr_end(&w, bb);
-    if (fb) {
-        fb->ti += tb;
-        fb->q += 1;
-        fb->fah += fb_fah;
-        fb->value += 8u * size;
-    }
-    return TM_OK;
-}
-
 int tm_msg_encode_branch(const tm_enc_cfg *c, uint32_t ti, uint64_t cnt, unsigned t, int64_t diff_ta,
                          uint64_t diff_cc, tm_bitbuf *bb, tm_field_bits *fb)
 {
@@ -269,8 +232,10 @@ int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_
     tm_wr w;
     int rc;
     if (!bb || !valid(c, m)) return TM_ERR_ARG;
+    if (m->kind == TM_MSG_DATA) /* encoder/data_enc.c */
+        return tm_msg_encode_data(c, m->ti, m->fah, m->value, m->size, bb, fb);
     memset(&acc, 0, sizeof acc);
-    if ((rc = tm_bb_reserve(bb, m->kind == TM_MSG_DATA ? DATA_BOUND_BITS : MSG_BOUND_BITS)) != TM_OK)
+    if ((rc = tm_bb_reserve(bb, MSG_BOUND_BITS)) != TM_OK)
         return rc;
     ca = c->cnt_a;
     cb = c->cnt_b;
@@ -280,15 +245,10 @@ int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_
     tm_wr_put(&w, m->ti, tm_ti_bits(c->threads));
     acc.ti = take(&w, &mark);
     if (c->data) {
-        tm_wr_put(&w, m->kind == TM_MSG_DATA, 1);
+        tm_wr_put(&w, 0, 1); /* Q = 0: a control message */
         acc.q = take(&w, &mark);
     }
-    if (m->kind == TM_MSG_DATA) {
-        tm_wr_chunked(&w, m->fah, c->fah_a, c->fah_b);
-        acc.fah = take(&w, &mark);
-        wr_value(&w, m->value, m->size);
-        acc.value = take(&w, &mark);
-    } else if (m->kind == TM_MSG_BRANCH) {
+    if (m->kind == TM_MSG_BRANCH) {
         tm_wr_chunked(&w, m->cnt, ca, cb);
         tm_wr_put(&w, m->t, 1);
         acc.cnt = take(&w, &mark);
