@@ -12,10 +12,10 @@
 # The model and the decoder run in the sanitizer build; streams are
 # generated with the optimized one.
 set -uo pipefail
+source "$(dirname "$0")/lib.sh"
 : "${TM:?}" "${TMFAST:?}" "${TMP:?}"
 cd "$TMP" || exit 1
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # verify_ok TMC TMT WHAT: tm decode --verify must print OK with load values.
 verify_ok() {
@@ -241,14 +241,7 @@ check 2 '^tm decode: --tmc needs' "$TM" decode dt.tmt --tmc
 
 # Commit streams with a memory operand of 0 and of 65 bytes (decompressed
 # bytes built with printf, as in t_tmc_badinput.sh); one of 64 bytes is fine.
-uv() {
-    local v=$1 out=""
-    while (( v >= 128 )); do out+=$(printf '\\x%02x' $(( (v & 127) | 128 ))); v=$(( v >> 7 )); done
-    out+=$(printf '\\x%02x' "$v")
-    printf '%s' "$out"
-}
-hdr() { printf '%s' "TMC\\x00\\x01\\x00\\x10\\x00\\x$(printf %02x "$1")\\x00\\x00\\x00\\x00\\x00\\x00\\x00"; }
-mk() { printf "$2" | zstd -q -c > "$1.tmc"; }
+# (uv, hdr and mk: lib.sh)
 START0='\x01\x00\x0c\x00'"$(uv $((0x401000)))"     # offset 16: c=12 t=0 START pc=0x401000 (8 bytes)
 RUN0='\x03\x00\x01\x01\x04'                         # offset 24: c=13 RUN 1 insn 4 bytes
 bytes() { local s=""; for ((i = 1; i <= $1; i++)); do s+=$(printf '\\x%02x' $i); done; printf '%s' "$s"; }

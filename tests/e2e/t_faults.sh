@@ -6,12 +6,10 @@
 # cases.  (The decoder's bit-flip sweeps: t_decode_faults.sh; the RTL's idle
 # stretches: t_cosim_idle.sh.)
 set -uo pipefail
-: "${TM:?}" "${TMFAST:?}" "${TMP:?}" "${ROOT:?}"
+source "$(dirname "$0")/lib.sh"
+record_env
 cd "$TMP"
-P="$ROOT/build/programs"
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok   $*"; }
 # one STATUS PATTERN CMD...: CMD exits with STATUS and prints exactly one
 # line on stderr, matching PATTERN (grep -E), and no sanitizer report.
 one() {

@@ -7,14 +7,9 @@
 # binary (refused by build-id, or diverging cleanly with --ignore-build-id);
 # --shared refused in one line.  Small replays run in the sanitizer build.
 set -uo pipefail
-: "${TM:?}" "${TMFAST:?}" "${TMP:?}" "${ROOT:?}"
-B=$(cd "$(dirname "$TMFAST")/.." && pwd)
-P=$B/programs
-export TM_VALGRIND_LIB=$B/lib/valgrind
+source "$(dirname "$0")/lib.sh"
+record_env
 cd "$TMP" || exit 1
-die() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok   $*"; }
-sancheck() { if grep -qE 'Sanitizer|runtime error' "$1"; then cat "$1"; die "$2: sanitizer report"; fi; }
 
 # fbverify TMBIN BASE TRACE WHAT: --from-binary --verify must print OK.
 fbverify() {

@@ -7,44 +7,34 @@
 # option errors (one line, exit 2).  Generation and the small streams' runs
 # use the sanitizer build; the grid uses the optimized build for speed.
 set -euo pipefail
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 # ---- command line ----
 $TM gen --directed ras -o "$TMP/r.tmc" 2>"$TMP/err" >"$TMP/out"
-[ ! -s "$TMP/err" ] || fail "stderr: $(cat "$TMP/err")"
-[ ! -s "$TMP/out" ] || fail "gen to a file wrote to stdout"
+[ ! -s "$TMP/err" ] || die "stderr: $(cat "$TMP/err")"
+[ ! -s "$TMP/out" ] || die "gen to a file wrote to stdout"
 $TM dump --count "$TMP/r.tmc" >"$TMP/count"
-grep -q 'threads-started: 4 (of 4)' "$TMP/count" || fail "default threads: $(cat "$TMP/count")"
+grep -q 'threads-started: 4 (of 4)' "$TMP/count" || die "default threads: $(cat "$TMP/count")"
 $TM gen --directed ras --threads 4 --seed 1 -o - >"$TMP/r2.tmc"
-cmp "$TMP/r.tmc" "$TMP/r2.tmc" || fail "same stream twice (and via -o -) differs"
+cmp "$TMP/r.tmc" "$TMP/r2.tmc" || die "same stream twice (and via -o -) differs"
 $TM gen --directed=overflow --threads=8 --seed=3 -o "$TMP/o3.tmc"
 $TM gen --directed overflow --threads 8 --seed 4 -o "$TMP/o4.tmc"
-if cmp -s "$TMP/o3.tmc" "$TMP/o4.tmc"; then fail "seeds 3 and 4 give the same overflow stream"; fi
+if cmp -s "$TMP/o3.tmc" "$TMP/o4.tmc"; then die "seeds 3 and 4 give the same overflow stream"; fi
 $TM gen --directed samecycle --threads 1 -o - | $TM dump --count - | grep -q 'threads-started: 1 (of 1)' \
-    || fail "--threads 1"
+    || die "--threads 1"
 $TM gen --directed ibtb --threads 64 -o - | $TM dump --count - | grep -q 'threads-started: 64 (of 64)' \
-    || fail "--threads 64"
+    || die "--threads 64"
 
-bad() {
-    local want=$1; shift
-    set +e
-    $TM gen "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    set -e
-    [ "$rc" -eq 2 ] || fail "tm gen $*: exit $rc, expected 2"
-    [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "tm gen $*: not one line: $(cat "$TMP/err")"
-    grep -q -- "$want" "$TMP/err" || fail "tm gen $*: '$(cat "$TMP/err")' lacks '$want'"
-}
-bad "--directed bogus: unknown stream; allowed chunks, ras, ibtb, samecycle, overflow, idle, tswrap, all" \
+gen_bad "--directed bogus: unknown stream; allowed chunks, ras, ibtb, samecycle, overflow, idle, tswrap, all" \
     --directed bogus -o "$TMP/x.tmc"
-bad '--threads 65: allowed 1..64 with --directed' --directed ras --threads 65 -o "$TMP/x.tmc"
-bad '--threads 0: allowed 1..64 with --directed' --directed ras --threads 0 -o "$TMP/x.tmc"
-bad '--insns cannot be used with --directed' --directed ras --insns 5 -o "$TMP/x.tmc"
-bad '--mem cannot be used with --directed' --mem --directed ras -o "$TMP/x.tmc"
-bad 'no output' --directed ras
-bad '--directed needs a value' -o "$TMP/x.tmc" --directed
-[ ! -e "$TMP/x.tmc" ] || fail "a usage error created the output"
-$TM gen --help | grep -q -- '--directed NAME' || fail "--help lacks --directed"
+gen_bad '--threads 65: allowed 1..64 with --directed' --directed ras --threads 65 -o "$TMP/x.tmc"
+gen_bad '--threads 0: allowed 1..64 with --directed' --directed ras --threads 0 -o "$TMP/x.tmc"
+gen_bad '--insns cannot be used with --directed' --directed ras --insns 5 -o "$TMP/x.tmc"
+gen_bad '--mem cannot be used with --directed' --mem --directed ras -o "$TMP/x.tmc"
+gen_bad 'no output' --directed ras
+gen_bad '--directed needs a value' -o "$TMP/x.tmc" --directed
+[ ! -e "$TMP/x.tmc" ] || die "a usage error created the output"
+$TM gen --help | grep -q -- '--directed NAME' || die "--help lacks --directed"
 
 # ---- round trips ----
 # grid STREAM THREADS [full|reduced]: model + decode --verify over encodings x
@@ -95,10 +85,10 @@ for p in "${pairs[@]}"; do
     wait $p1 || r1=$?
     wait $p2 || r2=$?
     cat "$TMP/g1.log" "$TMP/g2.log"
-    [ $r1 -eq 0 ] && [ $r2 -eq 0 ] || fail "round trips (${p})"
+    [ $r1 -eq 0 ] && [ $r2 -eq 0 ] || die "round trips (${p})"
 done
 
 # the sanitizer build on a small one
 $TM model --encoding tr_e --timestamps --buffer min --port 1 -q "$TMP/o3.tmc" -o "$TMP/o3.tmt"
-$TM decode --verify -q "$TMP/o3.tmc" "$TMP/o3.tmt" >/dev/null || fail "asan overflow verify"
+$TM decode --verify -q "$TMP/o3.tmc" "$TMP/o3.tmt" >/dev/null || die "asan overflow verify"
 echo ok

@@ -24,19 +24,11 @@
 # (TM); the large ones in the optimized build (TMFAST).  The first failure
 # ends the script with a message.
 set -uo pipefail
-: "${TM:?}" "${TMFAST:?}" "${TMP:?}" "${ROOT:?}"
-B=$(cd "$(dirname "$TMFAST")/.." && pwd)
-P=$B/programs
-E=$ROOT/tests/programs/expected
+source "$(dirname "$0")/lib.sh"
+record_env
 RESOLVE="python3 $ROOT/tests/programs/resolve.py"
-export TM_VALGRIND_LIB=$B/lib/valgrind # the sanitizer build's tm has no lib/ next to it
 cd "$TMP" || exit 1
 
-die() {
-    echo "FAIL: $*"
-    exit 1
-}
-ok() { echo "ok   $*"; }
 for p in branchenum branchtest traptortest evict multiblock mlstest mt_pthread mt_omp signals crash spin; do
     [ -x "$P/$p" ] || die "$P/$p is not built (make BUILD=$B programs)"
 done

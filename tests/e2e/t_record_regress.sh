@@ -34,39 +34,31 @@
 #     START TRACE_ON, EXIT TRACE_OFF, END, the program runs on, replay.
 # (Cases 8 to 14 are described where they run.)
 set -uo pipefail
-: "${TM:?}" "${TMFAST:?}" "${TMP:?}" "${ROOT:?}"
-B=$(cd "$(dirname "$TMFAST")/.." && pwd)
-P=$B/programs
-E=$ROOT/tests/programs/expected
-export TM_VALGRIND_LIB=$B/lib/valgrind
+source "$(dirname "$0")/lib.sh"
+record_env
 cd "$TMP" || exit 1
 fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-pass() { echo "ok   $*"; }
 same_desc() { # PROG EXPECTED ACTUAL
     python3 "$ROOT/tests/programs/resolve.py" "$1" "$2" > "$3.expected" && diff -u "$3.expected" "$3" > "$3.diff"
 }
 
 # 1.
 "$TM" record --filter-rtn test_region --mode mcftrace -a -o bf -- "$P/branchfold" > /dev/null 2>&1
-if same_desc "$P/branchfold" "$E/branchfold.mcftrace" bf.txt; then pass "1. branchfold"; else
+if same_desc "$P/branchfold" "$E/branchfold.mcftrace" bf.txt; then ok "1. branchfold"; else
     fail "1. branchfold: branches VEX folds (expected -, recorded +):"
     sed 's/^/    /' bf.txt.diff
 fi
 
 # 2.
 "$TM" record --filter-rtn test_region --mode mlstrace --store -a -o mo -- "$P/mlsopt" > /dev/null 2>&1
-if same_desc "$P/mlsopt" "$E/mlsopt.mlstrace" mo.txt; then pass "2. mlsopt"; else
+if same_desc "$P/mlsopt" "$E/mlsopt.mlstrace" mo.txt; then ok "2. mlsopt"; else
     fail "2. mlsopt: dead loads and atomic read-modify-writes (expected -, recorded +):"
     sed 's/^/    /' mo.txt.diff
 fi
 
 # 3.
 "$TM" record --filter-rtn mls_example1 --mode mlstrace --store -a -o ex1 -- "$P/mlstest" > ex1.out 2>&1
-if python3 - ex1.out ex1.txt << 'PY'; then pass "3. mlsTest Example 1 loads"; else fail "3. mlsTest Example 1: the byte loads of its second loop are missing"; fi
+if python3 - ex1.out ex1.txt << 'PY'; then ok "3. mlsTest Example 1 loads"; else fail "3. mlsTest Example 1: the byte loads of its second loop are missing"; fi
 import re, sys
 addr = {k: int(v, 16) for k, v in re.findall(r"^(\S+) address: (0x[0-9a-f]+)$", open(sys.argv[1]).read(), re.M)}
 u, s = addr["uint8"], addr["sint8"]
@@ -89,7 +81,7 @@ for i in $(seq 10); do
     "$TMFAST" record --commit --cfiat --threads 9 -o join -- "$P/mt_pthread" 4 join > /dev/null 2>&1
     "$TMFAST" decode --verify join.tmc join.tmt > join.v 2>&1 || { bad=$((bad + 1)); cp join.v join.bad; }
 done
-if [ $bad -eq 0 ]; then pass "4. pthread_join under --cfiat (10 runs)"; else
+if [ $bad -eq 0 ]; then ok "4. pthread_join under --cfiat (10 runs)"; else
     fail "4. pthread_join under --cfiat: $bad of 10 recordings do not replay:"
     grep MISMATCH join.bad | cut -c1-300 | sed 's/^/    /'
 fi
@@ -104,7 +96,7 @@ for i in $(seq 5); do
         cp omp.tmc omp-bad.tmc
     fi
 done
-if [ $bad -eq 0 ]; then pass "5. OpenMP 8 threads, --cfiat, default buffer (5 runs)"; else
+if [ $bad -eq 0 ]; then ok "5. OpenMP 8 threads, --cfiat, default buffer (5 runs)"; else
     fail "5. OpenMP 8 threads, --cfiat, default buffer: $bad of 5 recordings do not replay:"
     grep MISMATCH omp.bad | cut -c1-300 | sed 's/^/    /'
     "$TMFAST" model --cfiat -q omp-bad.tmc -o omp-model.tmt
@@ -122,7 +114,7 @@ fi
     exec "$TM" record --commit --data all -o full -- "$P/spin" 3000
 ) > full.out 2> full.err
 st=$?
-if [ $st -ne 0 ] && [ "$(wc -l < full.err)" -eq 1 ] && ! grep -q Sanitizer full.err; then pass "6. a full disk with --commit"; else
+if [ $st -ne 0 ] && [ "$(wc -l < full.err)" -eq 1 ] && ! grep -q Sanitizer full.err; then ok "6. a full disk with --commit"; else
     fail "6. a full disk with --commit: exit status $st, stderr (wanted one line):"
     head -n 8 full.err | cut -c1-200 | sed 's/^/    /'
 fi
@@ -130,7 +122,7 @@ fi
 # 7.
 "$TM" record --commit -l 50000 -o l -- /bin/true > l.out 2> l.err
 st=$?
-if [ $st -eq 0 ] && [ ! -s l.err ]; then pass "7. -l 50000 (sanitizer build)"; else
+if [ $st -eq 0 ] && [ ! -s l.err ]; then ok "7. -l 50000 (sanitizer build)"; else
     fail "7. -l 50000 (sanitizer build): exit status $st:"
     head -n 3 l.err | sed 's/^/    /'
 fi
@@ -150,7 +142,7 @@ for tm in "$TM" "$TMFAST"; do
     [ -z "$why" ] && ! python3 -c 'import json,sys; sys.exit(json.load(open("w.json"))["instructions"] != 50000)' &&
         why="not 50000 instructions traced"
     [ -z "$why" ] && ! "$TM" decode --verify w.tmc w.tmt > w.v 2>&1 && why="replay: $(head -n 1 w.v)"
-    if [ -z "$why" ]; then pass "7. -s 1000 -l 50000 ($tm)"; else fail "7. -s 1000 -l 50000 ($tm): $why"; fi
+    if [ -z "$why" ]; then ok "7. -s 1000 -l 50000 ($tm)"; else fail "7. -s 1000 -l 50000 ($tm): $why"; fi
 done
 
 # 8. The capture layer's fast paths give the same commit stream as its
@@ -165,7 +157,7 @@ for prog in branchtest branchenum mlstest; do  # one thread: deterministic
     done
     cmp -s fs0.dump fs1.dump || why="the streams differ: $(diff fs0.dump fs1.dump | head -n 3 | tr '\n' ' ')"
     [ -s fs0.dump ] || why="no stream"
-    if [ -z "$why" ]; then pass "8. fast path = general path: $prog ($(wc -l < fs0.dump) records)"; else
+    if [ -z "$why" ]; then ok "8. fast path = general path: $prog ($(wc -l < fs0.dump) records)"; else
         fail "8. fast path = general path: $prog: $why"; fi
 done
 
@@ -185,7 +177,7 @@ for enc in tr_e nx_b; do
     [ -z "$why" ] && ! "$TMFAST" decode --from-binary --verify ov.tmc --tmc ov.tmc ov.$enc.tmt > ov.fb 2>&1 &&
         why="$enc, from the binaries: $(tail -n 1 ov.fb)"
 done
-if [ -z "$why" ]; then pass "9. CFiat, overflowing port, pigz: both replays verify"; else
+if [ -z "$why" ]; then ok "9. CFiat, overflowing port, pigz: both replays verify"; else
     fail "9. CFiat, overflowing port, pigz: $why"; fi
 
 # 10. Without --commit and --mode, only the model consumes the capture and
@@ -210,7 +202,7 @@ elif not c0 < c1:
 PY
 )
 fi
-if [ -z "$why" ]; then pass "10. no store values without --commit: same counts, fewer bytes"; else
+if [ -z "$why" ]; then ok "10. no store values without --commit: same counts, fewer bytes"; else
     fail "10. no store values without --commit: $why"; fi
 
 # 11. Words the kernel writes on its own (clone's CLONE_PARENT_SETTID id,
@@ -228,7 +220,7 @@ for i in $(seq 10); do
     "$TMFAST" record --commit --cfiat --threads 256 -o ct -- "$P/cleartid" 250 > /dev/null 2>&1
     "$TMFAST" decode --verify ct.tmc ct.tmt > ct.v 2>&1 || { bad=$((bad + 1)); cp ct.v ct.bad; }
 done
-if [ $bad -eq 0 ]; then pass "11. clone SETTID/CLEARTID words under a spinning join (10 runs)"; else
+if [ $bad -eq 0 ]; then ok "11. clone SETTID/CLEARTID words under a spinning join (10 runs)"; else
     fail "11. clone SETTID/CLEARTID words under a spinning join: $bad of 10 recordings do not replay:"
     grep -E "MISMATCH|error" ct.bad | cut -c1-300 | sed 's/^/    /'
 fi
@@ -252,7 +244,7 @@ for prog in mlstest spin; do  # one thread: deterministic
         [ -z "$why" ] && ! cmp -s tp0.out tp1.out && why="the program's output differs"
         [ -z "$why" ] && [ "${bytes:-0}" -lt 1000000 ] && why="a capture of ${bytes:-no} bytes: not several slots"
         [ -z "$why" ] && ! "$TMFAST" decode --verify tp0.tmc tp0.tmt > tp0.v 2>&1 && why="replay: $(tail -n 1 tp0.v)"
-        if [ -z "$why" ]; then pass "12. shared memory = pipe: $prog $lim ($bytes capture bytes)"; else
+        if [ -z "$why" ]; then ok "12. shared memory = pipe: $prog $lim ($bytes capture bytes)"; else
             fail "12. shared memory = pipe: $prog $lim: $why"; fi
     done
 done
@@ -272,7 +264,7 @@ for run in 1 2 3 pipe; do
     [ "$(cat fw.out)" != "$ref" ] && { why="run $run: the program's output changed"; break; }
     "$TMFAST" decode --verify fw.tmc fw.tmt > fw.v 2>&1 || { why="run $run: replay: $(tail -n 1 fw.v)"; break; }
 done
-if [ -z "$why" ]; then pass "13. fork: the parent's recording replays (3 runs, and through the pipe)"; else
+if [ -z "$why" ]; then ok "13. fork: the parent's recording replays (3 runs, and through the pipe)"; else
     fail "13. fork: $why"; fi
 
 # 14. When the model is the only consumer, the capture layer hands it whole
@@ -300,7 +292,7 @@ for prog in "pigz -p 4 -c cf.txt" "$P/crash segv" "$P/mt_pthread 4" "$P/mlstest"
             why="$preset: groups give another result: $(diff cf.records cf.groups | grep '^>' | head -n 2 | tr '\n' ' ')"
     done
     name=${prog##*/}
-    if [ -z "$why" ]; then pass "14. groups = records: ${name%% *} ($(head -n 1 cf.groups | cut -d' ' -f2-5))"; else
+    if [ -z "$why" ]; then ok "14. groups = records: ${name%% *} ($(head -n 1 cf.groups | cut -d' ' -f2-5))"; else
         fail "14. groups = records: ${name%% *}: $why"; fi
 done
 

@@ -5,31 +5,15 @@
 # zstd, missing file, ...) a nonzero status with exactly one line on stderr
 # that names the file, and no sanitizer report.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 : "${TM:?}" "${TMP:?}"
 cd "$TMP"
 fails=0
 
-# ---- building streams: printf escapes of the decompressed bytes ----
-# uv N: unsigned LEB128 varint of N (N < 2^63).
-uv() {
-    local v=$1 out=""
-    while (( v >= 128 )); do
-        out+=$(printf '\\x%02x' $(( (v & 127) | 128 )))
-        v=$(( v >> 7 ))
-    done
-    out+=$(printf '\\x%02x' "$v")
-    printf '%s' "$out"
-}
-# hdr THREADS: the 16-byte header.
-hdr() { printf '%s' "TMC\\x00\\x01\\x00\\x10\\x00\\x$(printf %02x "$1")\\x00\\x00\\x00\\x00\\x00\\x00\\x00"; }
-# mk NAME ESCAPES: NAME.tmc = zstd of the bytes.
-mk() { printf "$2" | zstd -q -c > "$1.tmc"; }
-
+# Streams are built with lib.sh's uv, hdr and mk.
 START0='\x01\x00\x0c\x00'"$(uv $((0x401000)))"    # c=12 t=0 START pc=0x401000
 RUN0='\x03\x00\x01\x05\x11'                        # c+1 t=0 RUN 5 insns 17 bytes
 BR0='\x04\x00\x01\x08\x02\x00\x21'                 # c+1 t=0 BRANCH cond T len 2 -> pc-17
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # expect_error NAME STATUS FILE-TEXT ARGS...: runs `tm dump ARGS`, which must
 # exit with STATUS and print one stderr line containing FILE-TEXT.

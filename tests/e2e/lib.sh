@@ -1,0 +1,56 @@
+# tests/e2e/lib.sh — the helpers the end-to-end scripts share; each t_*.sh
+# sources it: source "$(dirname "$0")/lib.sh".
+#
+# Reporting: a script either counts failures and goes on (fail, then exit
+# nonzero at the end if $fails > 0) or stops at the first one (die).
+fails=${fails:-0}
+# ok WHAT: a passed check.
+ok() { echo "ok   $*"; }
+# fail WHAT: a failed check, counted in $fails; the script goes on.
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# die WHAT: a failed check that stops the script.
+die() { echo "FAIL: $*"; exit 1; }
+# sancheck FILE WHAT: stops the script if FILE holds a sanitizer report.
+sancheck() { if grep -qE 'Sanitizer|runtime error' "$1"; then cat "$1"; die "$2: sanitizer report"; fi; }
+
+# record_env: for the scripts that record programs: checks TM, TMFAST, TMP,
+# ROOT; sets B (the build folder of $TMFAST), P (its test programs), E (their
+# expected descriptors) and TM_VALGRIND_LIB (the sanitizer build's tm has no
+# lib/ next to it).
+record_env() {
+    : "${TM:?}" "${TMFAST:?}" "${TMP:?}" "${ROOT:?}"
+    B=$(cd "$(dirname "$TMFAST")/.." && pwd)
+    P=$B/programs
+    E=$ROOT/tests/programs/expected
+    export TM_VALGRIND_LIB=$B/lib/valgrind
+}
+
+# ---- hand-made commit streams: printf escapes of the decompressed bytes ----
+# uv N: unsigned LEB128 varint of N (N < 2^63).
+uv() {
+    local v=$1 out=""
+    while (( v >= 128 )); do
+        out+=$(printf '\\x%02x' $(( (v & 127) | 128 )))
+        v=$(( v >> 7 ))
+    done
+    out+=$(printf '\\x%02x' "$v")
+    printf '%s' "$out"
+}
+# hdr THREADS: the 16-byte header.
+hdr() { printf '%s' "TMC\\x00\\x01\\x00\\x10\\x00\\x$(printf %02x "$1")\\x00\\x00\\x00\\x00\\x00\\x00\\x00"; }
+# mk NAME ESCAPES: NAME.tmc = zstd of the bytes.
+mk() { printf "$2" | zstd -q -c > "$1.tmc"; }
+
+# gen_bad WANT ARGS...: `tm gen ARGS` (with $TM) is a usage error: exit 2,
+# one line on stderr containing WANT, nothing on stdout; else the script stops.
+gen_bad() {
+    local want=$1; shift
+    set +e
+    $TM gen "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    set -e
+    [ "$rc" -eq 2 ] || die "tm gen $*: exit $rc, expected 2"
+    [ "$(wc -l <"$TMP/err")" -eq 1 ] || die "tm gen $*: not one line: $(cat "$TMP/err")"
+    grep -q -- "$want" "$TMP/err" || die "tm gen $*: '$(cat "$TMP/err")' lacks '$want'"
+    [ ! -s "$TMP/out" ] || die "tm gen $*: wrote to stdout"
+}
