@@ -47,6 +47,14 @@ unsigned tm_size_class(unsigned size)
     }
 }
 
+uint64_t tm_size_class_sum(const uint64_t *v)
+{
+    uint64_t s = 0;
+    for (unsigned k = 0; k < TM_SZ_CLASSES; k++)
+        s += v[k];
+    return s;
+}
+
 const char *tm_size_class_name(unsigned cls)
 {
     return cls < TM_SZ_CLASSES ? class_names[cls] : "?";

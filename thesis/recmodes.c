@@ -707,20 +707,12 @@ static uint64_t class_count(const uint64_t *v, unsigned k)
     return thesis_classes[k] == TM_SZ_OTHER ? v[TM_SZ_OTHER] + v[TM_SZ_64] : v[thesis_classes[k]];
 }
 
-static uint64_t sum_classes(const uint64_t *v)
-{
-    uint64_t s = 0;
-    for (unsigned k = 0; k < TM_SZ_CLASSES; k++)
-        s += v[k];
-    return s;
-}
-
 static void mls_block(FILE *f, const char *title, const uint64_t *v)
 {
     static const char *const names[8] = {"Byte Operands",  "Word Operands",     "Doubleword Operands",
                                          "Quadword Operands", "Extended Precision Operands",
                                          "Octaword Operands", "Hexaword Operands", "Operands of other size"};
-    uint64_t tot = sum_classes(v);
+    uint64_t tot = tm_size_class_sum(v);
     fprintf(f, "Total %s Operands: %" PRIu64 "\n", title, tot);
     for (unsigned k = 0; k < 8; k++)
         fprintf(f, "\t%" PRIu64 " ( %%%.2f ) %s\n", class_count(v, k), pct(class_count(v, k), tot), names[k]);
@@ -739,7 +731,7 @@ static void cfiat_block(FILE *f, const char *title, const uint64_t *h, const uin
                                          "Quadword Operands", "Extended Precision Operands",
                                          "Octaword Operands", "Hexaword Operands", "Other Sized Operands"};
     fprintf(f, "-- %s References Hits: Misses (Hit Rate)\n", title);
-    cfiat_line(f, "Total", sum_classes(h), sum_classes(mi));
+    cfiat_line(f, "Total", tm_size_class_sum(h), tm_size_class_sum(mi));
     for (unsigned k = 0; k < 8; k++)
         cfiat_line(f, names[k], class_count(h, k), class_count(mi, k));
 }

@@ -85,6 +85,8 @@ enum { TM_SZ_BYTE, TM_SZ_WORD, TM_SZ_DWORD, TM_SZ_QWORD, TM_SZ_10, TM_SZ_OWORD, 
        TM_SZ_64, TM_SZ_OTHER, TM_SZ_CLASSES };
 unsigned tm_size_class(unsigned size);
 const char *tm_size_class_name(unsigned cls); /* "byte" .. "other" */
+/* The sum of a count per size class (V has TM_SZ_CLASSES entries). */
+uint64_t tm_size_class_sum(const uint64_t *v);
 
 /* CFiat cache statistics, summed over the caches (spec §8).  A reference is
  * one operand; it hits when every line it covers hits.  FA hit: a load that

@@ -33,14 +33,6 @@ void report_cfg_line(char *buf, size_t n, const tm_model_cfg *c)
         snprintf(buf + k, n - (size_t)k, "%s", data);
 }
 
-static uint64_t sum(const uint64_t *v)
-{
-    uint64_t s = 0;
-    for (int i = 0; i < TM_SZ_CLASSES; i++)
-        s += v[i];
-    return s;
-}
-
 static void thread_line(FILE *f, const char *name, const tm_thread_stats *s)
 {
     uint64_t br = 0;
@@ -110,11 +102,11 @@ void report_text(FILE *f, const tm_model_cfg *cfg, const tm_model *m)
             continue;
         fprintf(f, "%-8s %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
                    " %9" PRIu64 "\n",
-                tot ? "total" : tm_size_class_name(k), tot ? sum(c->load_refs) : c->load_refs[k],
-                tot ? sum(c->load_hits) : c->load_hits[k], tot ? sum(c->load_misses) : c->load_misses[k],
-                tot ? sum(c->store_refs) : c->store_refs[k], tot ? sum(c->store_hits) : c->store_hits[k],
-                tot ? sum(c->store_misses) : c->store_misses[k], tot ? sum(c->fa_hits) : c->fa_hits[k],
-                tot ? sum(c->fa_misses) : c->fa_misses[k]);
+                tot ? "total" : tm_size_class_name(k), tot ? tm_size_class_sum(c->load_refs) : c->load_refs[k],
+                tot ? tm_size_class_sum(c->load_hits) : c->load_hits[k], tot ? tm_size_class_sum(c->load_misses) : c->load_misses[k],
+                tot ? tm_size_class_sum(c->store_refs) : c->store_refs[k], tot ? tm_size_class_sum(c->store_hits) : c->store_hits[k],
+                tot ? tm_size_class_sum(c->store_misses) : c->store_misses[k], tot ? tm_size_class_sum(c->fa_hits) : c->fa_hits[k],
+                tot ? tm_size_class_sum(c->fa_misses) : c->fa_misses[k]);
     }
     fprintf(f, "cache: %" PRIu64 " operands on several lines, %" PRIu64 " invalidations, %" PRIu64 " flag clears\n",
             c->multi_line, c->invalidations, c->flag_clears);
@@ -222,8 +214,8 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tm
             fprintf(f, "\n    },\n    \"load_refs\": %" PRIu64 ", \"load_hits\": %" PRIu64 ", \"load_misses\": %" PRIu64
                        ", \"store_refs\": %" PRIu64 ", \"store_hits\": %" PRIu64 ", \"store_misses\": %" PRIu64
                        ", \"fa_hits\": %" PRIu64 ", \"fa_misses\": %" PRIu64 ",\n",
-                    sum(c->load_refs), sum(c->load_hits), sum(c->load_misses), sum(c->store_refs),
-                    sum(c->store_hits), sum(c->store_misses), sum(c->fa_hits), sum(c->fa_misses));
+                    tm_size_class_sum(c->load_refs), tm_size_class_sum(c->load_hits), tm_size_class_sum(c->load_misses), tm_size_class_sum(c->store_refs),
+                    tm_size_class_sum(c->store_hits), tm_size_class_sum(c->store_misses), tm_size_class_sum(c->fa_hits), tm_size_class_sum(c->fa_misses));
             fprintf(f, "    \"multi_line_operands\": %" PRIu64 ", \"invalidations\": %" PRIu64
                        ", \"flag_clears\": %" PRIu64,
                     c->multi_line, c->invalidations, c->flag_clears);
