@@ -18,15 +18,6 @@ void buffer_free(tm_buffer *b)
     tm_bitbuf_free(&b->trace);
 }
 
-void buffer_port_cycle(tm_buffer *b)
-{
-    uint64_t d = b->occ < b->W ? b->occ : b->W;
-    b->occ -= d;
-    if (d)
-        b->busy++;
-    else
-        b->idle++;
-}
 
 void buffer_port_bulk(tm_buffer *b, uint64_t k)
 {

@@ -42,7 +42,7 @@ static void bundle_msg(const bundle *b, uint32_t t, uint64_t dcc, tm_msg *msg)
 /* The one offer path (spec §3.6 step 2, §3.8): the bundle's length from the
  * encoder, the buffer's answer, then the bits and the statistics.  Returns
  * 1 if accepted. */
-static int core_offer(tm_model *m, uint32_t t, const bundle *b)
+static inline __attribute__((always_inline)) int core_offer(tm_model *m, uint32_t t, const bundle *b)
 {
     core *th = &m->th[t];
     unsigned Ld = 0, L = 0;

@@ -196,7 +196,7 @@ static void advance_to(tm_model *m, uint64_t c)
     begin_cycle(m, c);
 }
 
-static int flush_group(tm_model *m, const tmc_record *ev)
+static inline __attribute__((always_inline)) int flush_group(tm_model *m, const tmc_record *ev)
 {
     if (!m->grp && !ev)
         return TM_OK;

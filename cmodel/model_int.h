@@ -35,7 +35,15 @@ typedef struct tm_buffer {
 void buffer_init(tm_buffer *b, uint32_t buffer_bits, uint32_t port_bits, uint32_t reserve);
 void buffer_free(tm_buffer *b);
 /* One cycle's port transfer (spec §3.6 step 1). */
-void buffer_port_cycle(tm_buffer *b);
+static inline void buffer_port_cycle(tm_buffer *b)
+{
+    uint64_t d = b->occ < b->W ? b->occ : b->W;
+    b->occ -= d;
+    if (d)
+        b->busy++;
+    else
+        b->idle++;
+}
 /* K cycles in which nothing is offered: only the port drains. */
 void buffer_port_bulk(tm_buffer *b, uint64_t k);
 /* Cycles the port needs to empty the buffer. */
