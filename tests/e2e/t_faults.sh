@@ -3,8 +3,8 @@
 # there -- one clear line and a nonzero status, or a recording that says how
 # it ended -- never a crash, a hang, a half-written output under its final
 # name or silently wrong data.  The sections are numbered as the issue's
-# cases.  (The decoder's bit-flip sweeps: t_decode_faults.sh; the RTL's idle
-# stretches: t_cosim_idle.sh.)
+# cases (7 and 8 together: the decoders' bit-flip sweeps; 17: the RTL's idle
+# stretches).  make fuzz flips bits in traces with and without load values.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 record_env
