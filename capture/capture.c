@@ -41,12 +41,15 @@ typedef struct cthread {
     uint8_t tr;          /* trace: 0 not started, 1 on, 2 ended */
     uint8_t ran;         /* it retired instructions before its START */
     int exc;             /* an exception is pending: the next block is its target */
+    uint64_t birth;      /* timing: its creator's clock when it was created */
     pmem *mem;           /* memory operands of the block being run */
     size_t nmem, capmem;
 } cthread;
 
 struct tm_cap {
     tm_cap_cfg cfg;
+    tm_timing_cfg tcfg;
+    tm_timing *tim;      /* the timing model, NULL = serial */
     tm_cap_sink sink;
     tm_cap_info info;
     char err[256];
@@ -118,6 +121,16 @@ int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out)
         return TM_ERR_NOMEM;
     c->cfg = *cfg;
     c->sink = *sink;
+    if (cfg->timing) {
+        c->tcfg = *cfg->timing;
+        c->cfg.timing = &c->tcfg;
+        tm_timing_sink ts = {sink->record, sink->group, sink->arg};
+        int rc = tm_timing_new(&c->tcfg, cfg->threads, &ts, &c->tim);
+        if (rc != TM_OK) {
+            free(c);
+            return rc;
+        }
+    }
     c->rrun.type = TMC_RUN;
     c->rbr.type = TMC_BRANCH;
     c->rmem.type = TMC_MEM;
@@ -151,6 +164,7 @@ void tm_cap_free(tm_cap *c)
     free(c->mods);
     free(c->fr);
     free(c->main_path);
+    tm_timing_free(c->tim);
     free(c);
 }
 
@@ -220,6 +234,12 @@ static uint64_t hget(const tm_cap *c, uint64_t key)
 
 static int emit(tm_cap *c, const tmc_record *r)
 {
+    if (c->tim) {
+        int rc = tm_timing_put(c->tim, r);
+        if (rc == TM_OK)
+            return TM_OK;
+        return fail(c, c->off, rc == TM_ERR_NOMEM ? "timing model: out of memory" : "the consumer stopped");
+    }
     if (c->sink.record && c->sink.record(c->sink.arg, r))
         return fail(c, c->off, "the consumer stopped");
     return TM_OK;
@@ -424,7 +444,7 @@ static inline int fast_group(tm_cap *c, uint32_t tid, const block *b, uint32_t p
     uint64_t bytes = n ? io[end - 1] + c->ilen[b->ioff + end - 1] - io[pos] : 0;
     if (m)
         c->info.mem++;
-    if (c->sink.group) {
+    if (c->sink.group && !c->tim) {
         tmc_group g = {tid, c->cycle, pc, n, bytes, m != NULL, m && m->store ? TMC_MEM_STORE : 0,
                        m ? m->size : 0, m ? m->addr : 0, m ? (const uint8_t *)m->v : NULL, br};
         if ((n || m || br) && c->sink.group(c->sink.arg, &g))
@@ -575,6 +595,8 @@ static int ensure_started(tm_cap *c, cthread *t, uint64_t pc)
                     c->cfg.threads);
     t->id = (int32_t)c->next_id++;
     t->tr = 1;
+    if (c->tim)
+        tm_timing_start_at(c->tim, (uint32_t)t->id, t->birth);
     c->info.threads = c->next_id;
     tmc_record r;
     memset(&r, 0, sizeof r);
@@ -933,6 +955,11 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         memset(t, 0, sizeof *t);
         t->id = -1;
         t->state = T_NEW;
+        if (c->tim) { /* it starts no earlier than its creator's clock */
+            uint64_t parent = w0 >> 32;
+            if (parent < c->nth && c->th[parent].id >= 0)
+                t->birth = tm_timing_clock(c->tim, (uint32_t)c->th[parent].id);
+        }
         return 1;
     }
     case TMCAP_EXIT: {
@@ -1045,6 +1072,14 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
     case TMCAP_EXECVE:
         c->exec_end = c->off + 8; /* complete if the stream ends here */
         return 1;
+    case TMCAP_SYSCALL: {
+        uint32_t tid = (uint32_t)((w0 >> 8) & 0xffffff);
+        if (!(t = thread_of(c, tid)))
+            return fail(c, c->off, "thread %u out of range", tid), -1;
+        if (c->tim && t->id >= 0 && tm_timing_syscall(c->tim, (uint32_t)t->id, (int)((w0 >> 32) & 1)) != TM_OK)
+            return fail(c, c->off, "the consumer stopped"), -1;
+        return 1;
+    }
     case TMCAP_END:
         c->info.ended = 1;
         c->info.status = (int)((w0 >> 8) & 0xff);
@@ -1148,5 +1183,21 @@ int tm_cap_finish(tm_cap *c)
     for (size_t i = 0; i < c->nth; i++)
         if (c->th[i].state == T_RUN && end_thread(c, &c->th[i]) != TM_OK)
             return TM_ERR_FORMAT;
+    if (c->tim) {
+        int rc = tm_timing_finish(c->tim);
+        if (rc != TM_OK)
+            return fail(c, c->off, rc == TM_ERR_NOMEM ? "timing model: out of memory" : "the consumer stopped");
+        tm_timing_stats ts;
+        tm_timing_get_stats(c->tim, &ts);
+        c->info.cycles = ts.cycles;
+    }
     return TM_OK;
+}
+
+void tm_cap_timing_stats(const tm_cap *c, tm_timing_stats *s)
+{
+    if (c->tim)
+        tm_timing_get_stats(c->tim, s);
+    else
+        memset(s, 0, sizeof *s);
 }

@@ -791,9 +791,18 @@ static void copy_mem_remap(Addr from, Addr to, SizeT len)
 
 
 
+/* A system call's edges, for the timing model (other threads may run
+ * while it blocks). */
+static void put_syscall(ThreadId tid, UInt no, ULong leave)
+{
+    room(1);
+    put(TMCAP_SYSCALL | (ULong)tid << 8 | leave << 32 | (ULong)(no & 0xffff) << 40);
+}
+
 static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
     (void)nargs;
+    put_syscall(tid, no, 0);
     if ((no == 59 || no == 322) && !traced_fork_child && out_fd >= 0) {
         /* execve, execveat: if it succeeds the new image runs natively and
          * the channel (close-on-exec) closes: say so first. */
@@ -816,6 +825,7 @@ static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
 {
     (void)nargs;
+    put_syscall(tid, no, 1);
     if (no == 56 && tid < MAX_TIDS) {
         if (sr_isError(res)) { /* no thread: nothing will be written */
             unwatch_range(clone_ptid[tid], 1);

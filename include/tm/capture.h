@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "tm/capwire.h"
 #include "tm/status.h"
+#include "tm/timing.h"
 #include "tm/tmc.h"
 
 #ifdef __cplusplus
@@ -33,6 +34,9 @@ typedef struct tm_cap_cfg {
     int main_only;     /* filter: the program's own code (no shared libraries) */
     const char *rtn;   /* filter: the function of this name (any module) */
     int slow;          /* tests: never take the fast paths (same output) */
+    /* The timing model (tm/timing.h, docs/capture.md §3): NULL = serial
+     * (every group the next global cycle, one thread at a time). */
+    const tm_timing_cfg *timing;
 } tm_cap_cfg;
 
 /* A module: an executable file mapping (load address = address of file
@@ -75,7 +79,7 @@ typedef struct tm_cap_info {
     uint64_t mem;         /* memory operands */
     uint64_t signals;
     uint32_t threads;     /* thread ids used */
-    uint64_t cycles;      /* last cycle + 1 */
+    uint64_t cycles;      /* last cycle + 1 (after tm_cap_finish with a timing model) */
     uint64_t skipped;     /* instructions before the window began */
 } tm_cap_info;
 
@@ -97,6 +101,9 @@ void tm_cap_get_info(const tm_cap *c, tm_cap_info *info);
 int tm_cap_stop(tm_cap *c);
 /* 1 if PC passes the filter (always, without one). */
 int tm_cap_in_filter(const tm_cap *c, uint64_t pc);
+/* The timing model's statistics (zeros when serial; complete after
+ * tm_cap_finish). */
+void tm_cap_timing_stats(const tm_cap *c, tm_timing_stats *s);
 /* One line: what went wrong and at which byte offset of the capture. */
 const char *tm_cap_error(const tm_cap *c);
 void tm_cap_free(tm_cap *c);

@@ -40,6 +40,10 @@
  *          it, the program replaced itself by a new image, which runs on
  *          natively (untraced): the capture is complete.  Any later event
  *          means the call failed and the program went on.
+ *  SYSCALL w0 = 13 | tid << 8 (24 bits) | leave << 32 (1 bit) | number << 40
+ *          (16 bits): thread tid enters (leave 0) or leaves (leave 1) a
+ *          system call; other threads may run in between (the timing
+ *          model, docs/capture.md §3).
  */
 #ifndef TM_CAPWIRE_H
 #define TM_CAPWIRE_H
@@ -58,6 +62,7 @@
 #define TMCAP_VDSO 10
 #define TMCAP_END 11
 #define TMCAP_EXECVE 12
+#define TMCAP_SYSCALL 13
 
 /* MEM flags (in w0). */
 #define TMCAP_MEM_STORE (1u << 8)

@@ -89,7 +89,7 @@ run "verify t30" "$TM" decode --verify m4.tmc t30.tmt
 # libraries): the trace, its listing and its replay from the binary.
 rec() {  # NAME PROG ARGS...
     local name=$1 prog=$2; shift 2
-    "$TM" record "$@" --commit -o "$name" -- "$P/$prog" > /dev/null 2>&1
+    "$TM" record --timing serial "$@" --commit -o "$name" -- "$P/$prog" > /dev/null 2>&1
     echo "rc=$?" > "$name.rc"
     # The commit stream without the module paths (they name the build folder).
     "$TM" dump "$name.tmc" | sed 's/ path=[^ ]*//' > "$name.dump"

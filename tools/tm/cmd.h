@@ -32,6 +32,8 @@ int tm_parse_u64(const char *s, uint64_t *out);
 /* The same with an optional suffix k/K, m/M, g/G = 10^3, 10^6, 10^9: for
  * the options whose help says so (instruction counts). */
 int tm_parse_count(const char *s, uint64_t *out);
+/* A size in bytes, decimal, with K or M (KiB, MiB): 0, or -1. */
+int tm_parse_size(const char *v, uint32_t *out);
 /* Option matching for "--name VALUE" and "--name=VALUE": if ARGV[*I] is
  * option NAME, stores its value in *VAL (advancing *I past a separate value)
  * and returns 1; returns -1 if the value is missing; 0 if not this option. */

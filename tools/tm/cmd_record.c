@@ -29,9 +29,9 @@
 #include "cmd.h"
 #include "modelopts.h"
 #include "recmode_opts.h"
+#include "timing_opts.h"
 #include "tm/recmodes.h"
 #include "record.h"
-#include "report.h"
 #include "tm/capture.h"
 #include "tm/transport.h"
 #include "tm/model.h"
@@ -45,7 +45,8 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tm record [options] -o BASE -- PROG [ARGS...]\n%s%s", model_opts_help, recmode_opts_help);
+    fprintf(f, "usage: tm record [options] -o BASE -- PROG [ARGS...]\n%s%s%s", model_opts_help, recmode_opts_help,
+            timing_opts_help);
     fprintf(f,
             "  -o BASE                       outputs: BASE.tmt, BASE.json, BASE.stats, BASE.modules\n"
             "                                (and BASE.tmc with --commit); with --mode, -o may be left out\n"
@@ -63,18 +64,6 @@ static void usage(FILE *f)
             "The program runs under Valgrind (tool tmtrace); its stdin, stdout, stderr and exit status\n"
             "pass through.  See docs/guide.md and docs/capture.md.\n");
 }
-
-typedef struct rec_ctx {
-    tm_model *m;
-    tm_recmode *mode;
-    tm_cap *cap;
-    int filtered;
-    tmc_writer *w;
-    FILE *mods;
-    const char *base;
-    char err[512];
-    int failed;
-} rec_ctx;
 
 /* The model refused what it was given: the run's error; stops the capture. */
 static int model_failed(rec_ctx *x)
@@ -137,149 +126,6 @@ static int record_check_stop(void *arg, tm_cap *cap)
         return tm_cap_stop(cap) != TM_OK;
     }
     return 0;
-}
-
-/* A path in the module map (docs/capture.md §6): one line whatever it holds. */
-static void put_map_path(FILE *f, const char *s)
-{
-    tm_put_escaped(f, s, 1);
-}
-
-static int on_module(void *arg, const tm_cap_module *m)
-{
-    rec_ctx *x = arg;
-    fprintf(x->mods, "0x%016" PRIx64 " ", m->base);
-    if (m->build_id_len)
-        for (size_t i = 0; i < m->build_id_len; i++)
-            fprintf(x->mods, "%02x", m->build_id[i]);
-    else
-        fputc('-', x->mods);
-    fputc(' ', x->mods);
-    put_map_path(x->mods, m->path);
-    fputc('\n', x->mods);
-    if (m->bytes) {
-        char p[PATH_MAX];
-        tm_out vo;
-        snprintf(p, sizeof p, "%s.vdso", x->base);
-        if (tm_out_begin("record", &vo, p, NULL)) {
-            snprintf(x->err, sizeof x->err, "%.400s: cannot create", p);
-            x->failed = 1;
-            return 1;
-        }
-        FILE *f = fopen(vo.tmp, "wbe");
-        if (!f || fwrite(m->bytes, 1, m->len, f) != m->len || fclose(f) || tm_out_commit("record", &vo)) {
-            snprintf(x->err, sizeof x->err, "%.400s: %s", p, strerror(errno));
-            tm_out_abort(&vo);
-            x->failed = 1;
-            return 1;
-        }
-    }
-    if (x->w) {
-        tmc_record r;
-        memset(&r, 0, sizeof r);
-        r.type = TMC_MODULE;
-        r.addr = m->base;
-        r.path = m->path;
-        r.path_len = strlen(m->path);
-        r.build_id = m->build_id;
-        r.build_id_len = m->build_id_len;
-        if (tmc_writer_put(x->w, &r) != TM_OK) {
-            snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
-            x->failed = 1;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* ---- outputs ---- */
-
-/* Commits (or with FAILED, removes) an output; one line for the first
- * error. */
-static void finish_out(tm_out *o, int ok, int *status)
-{
-    if (!ok) {
-        tm_out_abort(o);
-        return;
-    }
-    if (tm_out_commit("record", o))
-        *status = 1;
-}
-
-/* BASE.stats: how the program and the recording ended, the capture, the
- * window, then the model's statistics. */
-static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm_cap_info *info, const char *recording,
-                        int windowed, int stopped, const tm_model_cfg *cfg, const tm_model *m)
-{
-    fputs("program: ", sf);
-    put_map_path(sf, prog);
-    fputc('\n', sf);
-    if (WIFEXITED(ws))
-        fprintf(sf, "ended: exit status %d\n", WEXITSTATUS(ws));
-    else if (WIFSIGNALED(ws))
-        fprintf(sf, "ended: killed by signal %d (%s)%s\n", WTERMSIG(ws), rec_signame(WTERMSIG(ws)),
-                killed ? ", by tm record after it did not end on the signal tm record got" : "");
-    if (info->execd)
-        fprintf(sf, "exec: the program replaced itself (execve); tracing ends there\n");
-    fprintf(sf, "recording: %s\n", recording);
-    fprintf(sf, "capture: %" PRIu64 " bytes, %" PRIu64 " blocks translated, %" PRIu64 " executed, %" PRIu64
-                " signals, %u threads, %s\n",
-            info->bytes, info->blocks, info->execs, info->signals, info->threads,
-            info->ended || info->execd ? "complete" : "cut short (no end marker from the frontend)");
-    if (windowed)
-        fprintf(sf, "window: %" PRIu64 " instructions skipped, %" PRIu64 " traced%s\n", info->skipped,
-                info->instructions, stopped ? " (stopped at the size limit)" : "");
-    report_text(sf, cfg, m);
-}
-
-/* The exit status of a recording that wrote its outputs: the program's, or
- * after one line why there is less than a whole recording (valgrind did not
- * reach the tool: nothing CAPTURED; the capture was cut short; the program
- * was killed). */
-static int program_status(const char *base, const char *vgpath, const char *prog, int ws, int captured,
-                          tmt_ending ending)
-{
-    if (!captured) {
-        /* valgrind did not get as far as the tool: say why, in one line */
-        char p[PATH_MAX + 16];
-        snprintf(p, sizeof p, "%s.valgrind.log", base);
-        FILE *lf = fopen(p, "re");
-        char line[512] = "";
-        while (lf && fgets(line, sizeof line, lf)) {
-            line[strcspn(line, "\n")] = 0;
-            if (*line)
-                break;
-        }
-        if (lf)
-            fclose(lf);
-        if (*line)
-            tm_err("record", "valgrind: %s (%s)", line, p);
-        else
-            tm_err("record", "%s produced no trace (it %s %d)", vgpath,
-                   WIFEXITED(ws) ? "exited with status" : "was killed by signal",
-                   WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
-        return WIFEXITED(ws) && WEXITSTATUS(ws) ? WEXITSTATUS(ws) : 1;
-    }
-    if (ending == TMT_CUT_SHORT) {
-        if (WIFSIGNALED(ws)) {
-            tm_err("record", "the capture was cut short: %s was killed by signal %d (%s) before the frontend's end "
-                             "marker; the recording up to there is written and says so",
-                   prog, WTERMSIG(ws), rec_signame(WTERMSIG(ws)));
-            return 128 + WTERMSIG(ws);
-        }
-        tm_err("record", "the capture was cut short: the frontend's channel closed before the program's end "
-                         "(exit status %d); the recording up to there is written and says so",
-               WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
-        return 1;
-    }
-    if (WIFEXITED(ws))
-        return WEXITSTATUS(ws);
-    if (WIFSIGNALED(ws)) {
-        tm_err("record", "%s was killed by signal %d (%s); the trace up to there is written", prog,
-               WTERMSIG(ws), rec_signame(WTERMSIG(ws)));
-        return 128 + WTERMSIG(ws);
-    }
-    return 1;
 }
 
 /* Reads the capture from TP into CAP until the frontend closed the channel
@@ -347,6 +193,7 @@ static int run_capture(tm_transport *tp, tm_cap *cap, int tty, int *ws, int *kil
 typedef struct rec_args {
     model_opts o;
     tm_recmode_cfg mc;
+    timing_opts to;
     const char *base, *valgrind, *rtn;
     uint64_t nthreads, skip, length;
     int commit, argi, main_only;
@@ -359,6 +206,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
     memset(A, 0, sizeof *A);
     A->valgrind = "valgrind";
     A->nthreads = 8;
+    timing_opts_init(&A->to);
     A->argi = -1;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -374,6 +222,10 @@ static int parse_args(int argc, char **argv, rec_args *A)
         if (mr > 0)
             continue;
         if ((mr = recmode_opts_parse(&A->mc, argc, argv, &i)) < 0)
+            return 2;
+        if (mr > 0)
+            continue;
+        if ((mr = timing_opts_parse(&A->to, argc, argv, &i)) < 0)
             return 2;
         if (mr > 0)
             continue;
@@ -439,7 +291,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
             break;
         }
     }
-    return -1;
+    return timing_opts_check(&A->to) ? 2 : -1;
 }
 
 int cmd_record(int argc, char **argv)
@@ -494,8 +346,10 @@ int cmd_record(int argc, char **argv)
      * outputs, as temporaries renamed into place at the end: a bad -o fails
      * before the program runs, and an interrupted run leaves no
      * half-written file under a final name. */
-    int lock_fd = -1;
-    if (base && rec_lock_base(base, &lock_fd))
+    rec_outs O;
+    memset(&O, 0, sizeof O);
+    O.lock_fd = -1;
+    if (base && rec_lock_base(base, &O.lock_fd))
         return 1;
     rec_ctx x;
     memset(&x, 0, sizeof x);
@@ -503,7 +357,7 @@ int cmd_record(int argc, char **argv)
     mc.name = base;
     if (tm_recmode_open(&mc, &cfg, &x.mode, errm, sizeof errm)) {
         tm_err("record", "%s", errm);
-        rec_unlock_base(base, lock_fd);
+        rec_unlock_base(base, O.lock_fd);
         return 2;
     }
     if (!base) { /* the descriptor file's time-stamped name, without its suffixes */
@@ -516,57 +370,35 @@ int cmd_record(int argc, char **argv)
         base = dbase;
     }
     x.base = base;
-    char p[PATH_MAX + 16];
-    tm_out out_mods, out_tmc, out_log, out_tmt, out_json, out_stats;
-    memset(&out_tmc, 0, sizeof out_tmc);
-    tm_out *all_outs[] = {&out_mods, &out_tmc, &out_log, &out_tmt, &out_json, &out_stats};
-    const size_t nouts = sizeof all_outs / sizeof all_outs[0];
-    static const char *const suffixes[] = {".modules", ".tmc", ".valgrind.log", ".tmt", ".json", ".stats"};
-    for (size_t k = 0; k < nouts; k++) {
-        memset(all_outs[k], 0, sizeof *all_outs[k]);
-        if (k == 1 && !commit)
-            continue;
-        snprintf(p, sizeof p, "%s%s", base, suffixes[k]);
-        if (tm_out_begin("record", all_outs[k], p, NULL)) {
-            for (size_t j = 0; j < k; j++)
-                tm_out_abort(all_outs[j]);
-            tm_recmode_abort(x.mode); /* nothing ran: its files go too */
-            rec_unlock_base(base, lock_fd);
-            return 1;
-        }
+    if (rec_outs_begin(&O, base, commit)) {
+        tm_recmode_abort(x.mode); /* nothing ran: its files go too */
+        rec_unlock_base(base, O.lock_fd);
+        return 1;
     }
-    int status = 0, rc;
-#define ABANDON(...)                                    \
-    do {                                                \
-        tm_err("record", __VA_ARGS__);                  \
-        for (size_t j_ = 0; j_ < nouts; j_++)           \
-            tm_out_abort(all_outs[j_]);                 \
-        tm_recmode_abort(x.mode);                         \
-        rec_unlock_base(base, lock_fd);                     \
-        return 1;                                       \
-    } while (0)
-    if (!(x.mods = fopen(out_mods.tmp, "we")))
-        ABANDON("%s.modules: %s", base, strerror(errno));
-    int log_fd = open(out_log.tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    int rc;
+    if (!(x.mods = fopen(O.o[REC_MODULES].tmp, "we")))
+        return rec_abandon(&x, &O, "%s.modules: %s", base, strerror(errno));
+    int log_fd = open(O.o[REC_LOG].tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (log_fd < 0)
-        ABANDON("%s.valgrind.log: %s", base, strerror(errno));
+        return rec_abandon(&x, &O, "%s.valgrind.log: %s", base, strerror(errno));
     char e[600];
-    if (commit && (rc = tmc_writer_open(out_tmc.tmp, (uint32_t)nthreads, 0, &x.w, e, sizeof e)) != TM_OK) {
-        ABANDON("%s.tmc: %s", base, e);
-    }
+    if (commit && (rc = tmc_writer_open(O.o[REC_TMC].tmp, (uint32_t)nthreads, 0, &x.w, e, sizeof e)) != TM_OK)
+        return rec_abandon(&x, &O, "%s.tmc: %s", base, e);
     if ((rc = tm_model_new(&cfg, &x.m)) != TM_OK)
-        ABANDON("cannot create the model: %s", tm_status_str(rc));
+        return rec_abandon(&x, &O, "cannot create the model: %s", tm_status_str(rc));
     if (x.mode)
         tm_model_set_hook(x.m, tm_recmode_hook, x.mode);
     /* TM_CAPTURE_SLOW=1 (tests): the capture layer's general path only;
      * the output must be the same. */
     const char *slow = getenv("TM_CAPTURE_SLOW");
-    tm_cap_cfg cc = {(uint32_t)nthreads, skip, length, main_only, rtn, slow && *slow == '1'};
+    tm_cap_cfg cc = {(uint32_t)nthreads, skip, length, main_only, rtn, slow && *slow == '1',
+                     A.to.serial ? NULL : &A.to.cfg};
     int model_only = !x.w && !x.mode;
-    tm_cap_sink sink = {model_only ? on_record_model : on_record, on_module, &x, model_only ? on_group_model : NULL};
+    tm_cap_sink sink = {model_only ? on_record_model : on_record, rec_on_module, &x,
+                        model_only ? on_group_model : NULL};
     tm_cap *cap = NULL;
     if ((rc = tm_cap_new(&cc, &sink, &cap)) != TM_OK)
-        ABANDON("cannot create the capture: %s", tm_status_str(rc));
+        return rec_abandon(&x, &O, "cannot create the capture: %s", tm_status_str(rc));
     x.cap = cap;
     x.filtered = main_only || rtn;
 
@@ -575,17 +407,17 @@ int cmd_record(int argc, char **argv)
      * TM_CAPTURE_PIPE=1 (or without memfd_create) the stream goes through
      * the pipe, 64 KB or 1 MB at a time. */
     if (rec_install_signals())
-        ABANDON("pipe: %s", strerror(errno));
+        return rec_abandon(&x, &O, "pipe: %s", strerror(errno));
     const char *force_pipe = getenv("TM_CAPTURE_PIPE");
     int limited = trace_limit || mc.size_limit;
     rec_stop rs = {&x, trace_limit, 0};
     tm_transport_cfg tc = {SHM_SLOTS, limited ? (size_t)64 << 10 : SHM_SLOT, limited ? (size_t)64 << 10 : (size_t)1 << 20,
                            force_pipe && *force_pipe == '1', record_check_stop, &rs};
     vg_launch vl = {vgpath, tdir, log_fd, cfg.enc.data || tm_recmode_needs_mem(&mc), commit || x.mode != NULL,
-                    argv + argi, argc - argi};
+                    !A.to.serial, argv + argi, argc - argi};
     tm_transport *tp = NULL;
     if (tm_transport_start(&tc, rec_exec_valgrind, &vl, &tp, e, sizeof e) != TM_OK)
-        ABANDON("%s", e);
+        return rec_abandon(&x, &O, "%s", e);
     pid_t pid = tm_transport_pid(tp);
     close(log_fd);
 
@@ -603,18 +435,12 @@ int cmd_record(int argc, char **argv)
     tm_transport_close(tp);
     while (!reaped && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
-    /* After the capture, one line for the first output error only (a full
-     * disk fails every later write too). */
-#define OUT_ERR(...)                                  \
-    do {                                              \
-        if (!status)                                  \
-            tm_err("record", __VA_ARGS__);            \
-        status = 1;                                   \
-    } while (0)
+    int status = 0;
     if (!cap_failed && tm_cap_finish(cap) != TM_OK)
         cap_failed = 1;
     if (cap_failed) {
-        OUT_ERR("%s", x.failed ? tm_out_name(&out_tmc, x.err) : tm_cap_error(cap));
+        tm_err("record", "%s", x.failed ? tm_out_name(&O.o[REC_TMC], x.err) : tm_cap_error(cap));
+        status = 1;
     }
     tm_cap_info info;
     tm_cap_get_info(cap, &info);
@@ -622,72 +448,14 @@ int cmd_record(int argc, char **argv)
      * channel closed before the program's end, or the capture failed), or
      * complete. */
     int sig = rec_got_sig;
-    tmt_ending ending = sig ? TMT_CUT_SIGNAL
-                        : (!info.ended && !info.execd && info.bytes) || cap_failed ? TMT_CUT_SHORT
-                                                                                   : TMT_COMPLETE;
-    char why[160];
-    tmt_ending_str(ending, (unsigned)sig, why, sizeof why);
-    if (x.w && ending != TMT_COMPLETE && !x.failed) {
-        tmc_record cr;
-        memset(&cr, 0, sizeof cr);
-        cr.type = TMC_CUT;
-        cr.flags = ending == TMT_CUT_SIGNAL ? TMC_CUT_SIGNAL : TMC_CUT_SHORT;
-        cr.count = ending == TMT_CUT_SIGNAL ? (uint64_t)sig : 0;
-        if (tmc_writer_put(x.w, &cr) != TM_OK)
-            OUT_ERR("%s", tmc_writer_error(x.w));
-    }
-    tm_model_finish(x.m);
-    char err[512];
-    uint64_t *insns = calloc(cfg.enc.threads, sizeof *insns);
-    tmt_trailer tr;
-    if (!insns) {
-        OUT_ERR("out of memory");
-    } else {
-        tmt_trailer_of(&tr, x.m, insns, ending, (unsigned)sig);
-        if (tmt_write(out_tmt.tmp, &cfg, tm_model_trace(x.m), &tr, err, sizeof err) != TM_OK)
-            OUT_ERR("%s", tm_out_name(&out_tmt, err));
-        free(insns);
-    }
-    if (report_json(out_json.tmp, &cfg, x.m, ending, (unsigned)sig)) {
-        OUT_ERR("%s.json: cannot write statistics: %s", base, strerror(errno));
-    }
-    int windowed = skip || length || main_only || rtn || trace_limit || mc.size_limit;
-    FILE *sf = fopen(out_stats.tmp, "we");
-    if (sf)
-        write_stats(sf, argv[argi], ws, killed, &info, ending == TMT_COMPLETE ? "complete" : why,
-                    windowed, rs.stopped, &cfg, x.m);
-    if (!sf || ferror(sf) | fclose(sf)) {
-        OUT_ERR("%s.stats: %s", base, strerror(errno));
-    }
-    if (x.mode) {
-        tm_recmode_set_skipped(x.mode, info.skipped);
-        if (tm_recmode_close(x.mode, x.m, errm, sizeof errm)) {
-            OUT_ERR("%s", errm);
-        }
-        x.mode = NULL;
-    }
-    int tmc_ok = 1;
-    if (x.w) {
-        errno = 0;
-        rc = tmc_writer_close(x.w); /* frees the writer: its message is gone */
-        if (rc != TM_OK) {
-            tmc_ok = 0;
-            if (!x.failed)
-                OUT_ERR("%s.tmc: %s%s%s", base, tm_status_str(rc), errno ? ": " : "", errno ? strerror(errno) : "");
-            else if (!status)
-                tm_out_name(&out_tmc, x.err);
-        }
-        x.w = NULL;
-    }
-    if (ferror(x.mods) | fclose(x.mods)) {
-        OUT_ERR("%s.modules: %s", base, strerror(errno));
-    }
-    /* Every output is complete (a .tmc the writer refused is still the
-     * stream up to the refusal): into place. */
-    int st_before = status;
-    for (size_t k = 0; k < nouts; k++)
-        finish_out(all_outs[k], k != 1 || tmc_ok || st_before, &status);
-    rec_unlock_base(base, lock_fd);
+    rec_end end = {argv[argi], ws, killed, &info,
+                   sig ? TMT_CUT_SIGNAL
+                   : (!info.ended && !info.execd && info.bytes) || cap_failed ? TMT_CUT_SHORT
+                                                                              : TMT_COMPLETE,
+                   sig, skip || length || main_only || rtn || trace_limit || mc.size_limit, rs.stopped, status,
+                   A.to.serial ? NULL : &A.to.cfg, {0}};
+    tm_cap_timing_stats(cap, &end.tst);
+    status = rec_finish(&x, &O, &cfg, &end);
     tm_model_free(x.m);
     tm_cap_free(cap);
     if (tty)
@@ -699,5 +467,5 @@ int cmd_record(int argc, char **argv)
     }
     if (status)
         return status;
-    return program_status(base, vgpath, argv[argi], ws, info.bytes != 0, ending);
+    return rec_program_status(base, vgpath, argv[argi], ws, info.bytes != 0, end.ending);
 }

@@ -93,26 +93,6 @@ static int parse_u32_opt(const char *sub, const char *opt, const char *v, uint32
 }
 
 /* A byte count with an optional K or M suffix (KiB, MiB). */
-static int parse_size(const char *v, uint32_t *out)
-{
-    char num[32];
-    size_t n = strlen(v);
-    uint64_t mul = 1;
-    if (n && (v[n - 1] == 'K' || v[n - 1] == 'k'))
-        mul = 1024, n--;
-    else if (n && (v[n - 1] == 'M' || v[n - 1] == 'm'))
-        mul = 1024 * 1024, n--;
-    if (n == 0 || n >= sizeof num)
-        return -1;
-    memcpy(num, v, n);
-    num[n] = 0;
-    uint64_t x;
-    if (tm_parse_u64(num, &x) || x > UINT32_MAX / mul)
-        return -1;
-    *out = (uint32_t)(x * mul);
-    return 0;
-}
-
 /* The data tracing options (spec §3.8). */
 static int data_cfg(const char *sub, const model_opts *o, tm_model_cfg *cfg)
 {
@@ -143,7 +123,7 @@ static int data_cfg(const char *sub, const model_opts *o, tm_model_cfg *cfg)
         return 0;
     cfg->cfiat_shared = o->cfiat_shared;
     tm_cache_preset(&cfg->cache, "tool");
-    if (o->cache && tm_cache_preset(&cfg->cache, o->cache) != TM_OK && parse_size(o->cache, &cfg->cache.size)) {
+    if (o->cache && tm_cache_preset(&cfg->cache, o->cache) != TM_OK && tm_parse_size(o->cache, &cfg->cache.size)) {
         tm_err(sub, "--cache %s: allowed tool, study, or a size in bytes (suffix K or M), a power of two "
                     "from 16 to 64M",
                o->cache);

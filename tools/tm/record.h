@@ -1,12 +1,74 @@
-/* tm record's files: cmd_record.c (options, outputs, the run) and
- * record_env.c (what it checks and sets up around the run: the program and
- * the launcher, the tool, one recording per BASE, signals, the child). */
+/* tm record's files: cmd_record.c (options, the run), record_out.c (the
+ * outputs and the exit status) and record_env.c (what it checks and sets up
+ * around the run: the program and the launcher, the tool, one recording per
+ * BASE, signals, the child). */
 #ifndef TM_TOOLS_RECORD_H
 #define TM_TOOLS_RECORD_H
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include "cmd.h"
+#include "tm/capture.h"
+#include "tm/model.h"
+#include "tm/recmodes.h"
+#include "tm/tmc.h"
+#include "tm/tmt.h"
 #include "tm/transport.h"
+
+/* One recording's consumers of the capture. */
+typedef struct rec_ctx {
+    tm_model *m;
+    tm_recmode *mode;
+    tm_cap *cap;
+    int filtered;
+    tmc_writer *w;
+    FILE *mods;
+    const char *base;
+    char err[512];
+    int failed;
+} rec_ctx;
+
+/* ---- record_out.c ---- */
+
+/* The outputs BASE.modules, .tmc (with --commit), .valgrind.log, .tmt,
+ * .json, .stats, under temporary names until rec_finish. */
+enum { REC_MODULES, REC_TMC, REC_LOG, REC_TMT, REC_JSON, REC_STATS, REC_NOUTS };
+typedef struct rec_outs {
+    tm_out o[REC_NOUTS];
+    int lock_fd;  /* BASE.lock */
+} rec_outs;
+/* 0, or -1 after one line (none is left). */
+int rec_outs_begin(rec_outs *O, const char *base, int commit);
+/* Before the run: one line, every output and the descriptors removed, the
+ * lock released; returns 1 (the exit status). */
+int rec_abandon(rec_ctx *x, rec_outs *O, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The capture sink's module callback: a line of BASE.modules (and the
+ * vdso's bytes in BASE.vdso, a MODULE record in the commit stream). */
+int rec_on_module(void *arg, const tm_cap_module *m);
+
+/* How the run ended. */
+typedef struct rec_end {
+    const char *prog;
+    int ws, killed;             /* the program's wait status; killed by tm */
+    const tm_cap_info *info;
+    tmt_ending ending;
+    int sig;                    /* the signal tm got (TMT_CUT_SIGNAL) */
+    int windowed, stopped;      /* a tracing window; stopped at a size limit */
+    int status;                 /* 1: an error was reported already */
+    const tm_timing_cfg *timing; /* the timing model (NULL: serial) */
+    tm_timing_stats tst;        /* and its statistics */
+} rec_end;
+/* After the run: the trace, statistics, descriptors and commit stream
+ * written and every output renamed into place, the lock released; 0, or 1
+ * (after one line for the first error, unless E->status says one was). */
+int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *e);
+/* The exit status of a recording that wrote its outputs: the program's, or
+ * after one line why there is less than a whole recording. */
+int rec_program_status(const char *base, const char *vgpath, const char *prog, int ws, int captured,
+                       tmt_ending ending);
+
+/* ---- record_env.c ---- */
 
 /* NAME as execvp would find it, into PATH; 0, or -1 if there is no such file. */
 int rec_find_program(const char *name, char *path, size_t n);
@@ -41,6 +103,7 @@ typedef struct vg_launch {
     int log_fd;            /* BASE.valgrind.log */
     int mem;               /* memory operands */
     int store_values;      /* stores' values (the commit stream and --mode need them) */
+    int fair;              /* --fair-sched=yes (the timing model) */
     char **prog;           /* the program and its arguments */
     int nprog;
 } vg_launch;

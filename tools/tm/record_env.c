@@ -247,7 +247,7 @@ void rec_exec_valgrind(void *arg, const tm_transport_child *ch)
         snprintf(shmopt, sizeof shmopt, "--tm-shm=%d,%d,%u,%zu", ch->shm_fd, ch->ack_fd, ch->slots, ch->slot);
     setenv("VALGRIND_LIB", l->rec_tool_dir, 1);
     /* valgrind, 9 options at most (below), the program's arguments, NULL */
-    char **av = calloc((size_t)l->nprog + 11, sizeof *av);
+    char **av = calloc((size_t)l->nprog + 12, sizeof *av);
     if (!av)
         return;
     snprintf(fdopt, sizeof fdopt, "--tm-fd=%d", ch->data_fd);
@@ -268,6 +268,8 @@ void rec_exec_valgrind(void *arg, const tm_transport_child *ch)
     av[k++] = l->mem ? "--tm-mem=yes" : "--tm-mem=no";
     if (!l->store_values) /* only the model consumes: it needs no store's value */
         av[k++] = "--tm-store-values=no";
+    if (l->fair) /* threads take turns: none runs far ahead (docs/capture.md §3) */
+        av[k++] = "--fair-sched=yes";
     for (int j = 0; j < l->nprog; j++)
         av[k++] = l->prog[j];
     av[k] = NULL;

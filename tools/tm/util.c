@@ -91,6 +91,26 @@ int tm_parse_count(const char *s, uint64_t *out)
     return parse_dec(s, 1, out);
 }
 
+int tm_parse_size(const char *v, uint32_t *out)
+{
+    char num[32];
+    size_t n = strlen(v);
+    uint64_t mul = 1;
+    if (n && (v[n - 1] == 'K' || v[n - 1] == 'k'))
+        mul = 1024, n--;
+    else if (n && (v[n - 1] == 'M' || v[n - 1] == 'm'))
+        mul = 1024 * 1024, n--;
+    if (n == 0 || n >= sizeof num)
+        return -1;
+    memcpy(num, v, n);
+    num[n] = 0;
+    uint64_t x;
+    if (tm_parse_u64(num, &x) || x > UINT32_MAX / mul)
+        return -1;
+    *out = (uint32_t)(x * mul);
+    return 0;
+}
+
 int tm_opt(int argc, char **argv, int *i, const char *name, const char **val)
 {
     const char *a = argv[*i];

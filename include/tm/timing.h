@@ -1,0 +1,108 @@
+/* tm — the timing model of recorded programs (docs/capture.md §3).
+ *
+ * A frontend runs the program's threads one at a time (Valgrind serializes
+ * them); the capture layer cuts what each thread retires into groups
+ * (docs/spec.md §2.3) in that serial order.  This stage puts each thread on
+ * a core of its own with its own clock, gives every group the cycle its
+ * core retires it in, and hands the groups on merged in (cycle, thread)
+ * order, so that several cores retire in the same cycle.
+ *
+ *   clock: a thread's core retires a group of n instructions n x CPI cycles
+ *          after the previous one (at least one cycle later), plus, for a
+ *          memory operand, the latency of the level that serves it: a
+ *          private L1 data cache per core, a shared L2, memory.
+ *   order: memory operands of different threads on one 64-byte line keep
+ *          their serial order where one of them is a store (the data
+ *          tracing's replay depends on it); a thread starts no earlier than
+ *          its creator's clock; a group is never stamped before what has
+ *          been handed on already (such a group is "clamped").
+ *   memory: groups wait in per-thread queues until no thread can still
+ *          retire earlier; at most WINDOW groups wait, beyond that the
+ *          oldest are handed on and late threads are clamped.
+ *
+ * Calls on a handle report errors through the sink (a nonzero return of
+ * the downstream sink stops) and return a tm_status. */
+#ifndef TM_TIMING_H
+#define TM_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tm/status.h"
+#include "tm/tmc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One cache level: SIZE bytes, WAYS-way set associative, LINE-byte lines,
+ * LAT cycles for an access it serves. */
+typedef struct tm_timing_cache {
+    uint32_t size, ways, lat;
+} tm_timing_cache;
+
+typedef struct tm_timing_cfg {
+    uint32_t cpi_milli;   /* base cycles per instruction x 1000 (1..1000000) */
+    uint32_t line;        /* cache line bytes (power of two, 8..4096) */
+    tm_timing_cache l1;   /* per core */
+    tm_timing_cache l2;   /* shared; size 0: cores x 64 KB */
+    uint32_t mem_lat;     /* cycles of an access that misses both */
+    uint64_t window;      /* groups held at most */
+} tm_timing_cfg;
+
+/* The defaults (docs/capture.md §3): CPI 1, 64-byte lines, L1 8 KB 2-way
+ * 2 cycles, L2 cores x 64 KB 8-way 4 cycles, memory 200 cycles, a window
+ * of 4M groups. */
+void tm_timing_defaults(tm_timing_cfg *cfg);
+/* Checks CFG: TM_OK, or TM_ERR_ARG with one line in ERR. */
+int tm_timing_check(const tm_timing_cfg *cfg, char *err, size_t errlen);
+
+/* Where the groups go, in (cycle, thread) order: GROUP if set (MEM .pc is
+ * then not given), else RECORD for each of the group's records.  A nonzero
+ * return stops (the call that handed on returns TM_ERR_IO). */
+typedef struct tm_timing_sink {
+    int (*record)(void *arg, const tmc_record *r);
+    int (*group)(void *arg, const tmc_group *g);
+    void *arg;
+} tm_timing_sink;
+
+typedef struct tm_timing tm_timing;
+
+/* THREADS: thread ids 0 .. THREADS - 1 (cores). */
+int tm_timing_new(const tm_timing_cfg *cfg, uint32_t threads, const tm_timing_sink *sink, tm_timing **out);
+/* The records of the frontend's serial order: a group is the run of
+ * records with one (tid, cycle); its cycle is replaced by the thread's
+ * clock.  MEM records' .pc is passed on. */
+int tm_timing_put(tm_timing *t, const tmc_record *r);
+/* The clock of thread TID now (its open group counted): what a thread it
+ * creates starts from. */
+uint64_t tm_timing_clock(const tm_timing *t, uint32_t tid);
+/* Thread TID's first group comes no earlier than cycle AT (its creator's
+ * clock when it was created). */
+void tm_timing_start_at(tm_timing *t, uint32_t tid, uint64_t at);
+/* Thread TID enters (LEAVE 0) or leaves (LEAVE 1) a system call.  While
+ * in one it holds no group back; if other threads retired groups
+ * meanwhile (it blocked), it resumes no earlier than the clock of the
+ * last of them (its likely waker). */
+int tm_timing_syscall(tm_timing *t, uint32_t tid, int leave);
+/* Everything held is handed on. */
+int tm_timing_finish(tm_timing *t);
+
+typedef struct tm_timing_stats {
+    uint64_t groups, cycles;       /* groups handed on; last cycle + 1 */
+    uint64_t held_max;             /* most groups held at once */
+    uint64_t clamped;              /* groups stamped later than their clock */
+    uint64_t ordered;              /* groups delayed by a line's serial order */
+    uint64_t blocked;              /* system calls during which other threads ran */
+    uint64_t l1_hits, l1_misses, l2_hits, l2_misses;
+    uint32_t l2_size;              /* the L2's bytes (cores x 64 KB by default) */
+} tm_timing_stats;
+void tm_timing_get_stats(const tm_timing *t, tm_timing_stats *s);
+/* Thread TID's last stamped cycle + 1 (0 if it retired nothing) and the
+ * instructions it retired. */
+void tm_timing_thread(const tm_timing *t, uint32_t tid, uint64_t *cycles, uint64_t *insns);
+void tm_timing_free(tm_timing *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

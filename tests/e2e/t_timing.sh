@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The timing model of tm record (docs/capture.md §3, issue 17): recorded
+# programs run on an N-core machine.
+# 1. The project's pthreads program at N = 4 and pigz -p 4 with --cfiat:
+#    the commit stream has cycles where several cores retire, it is in
+#    (cycle, thread) order, and every recording replays (load values too).
+# 2. pigz on the same input at 1 and 4 threads: fewer cycles at 4, more
+#    bits per cycle (the direction, not a number).
+# 3. Forced overflows (--buffer min --port 1) on a concurrent recording:
+#    messages dropped, and the recording replays.
+# 4. --timing serial (the default): one thread per cycle, as before.
+# 5. A recording co-simulates (the RTL sees several cores in a cycle).
+# 6. Bad timing options: one line, exit 2.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+record_env
+cd "$TMP" || exit 1
+
+# conc F.tmc: "CYCLES MULTI ORDERED" -- cycles with records, those with
+# records of more than one thread, and 1 if the stream is in (cycle, tid) order.
+conc() {
+    "$TMFAST" dump "$1" | python3 -c '
+import sys
+last = (-1, -1); ok = 1; tids = {}
+for line in sys.stdin:
+    f = line.split()
+    if not f or not f[0].startswith("c=") or not f[1].startswith("t="):
+        continue
+    c, t = int(f[0][2:]), int(f[1][2:])
+    if (c, t) < last: ok = 0
+    last = (c, t)
+    tids.setdefault(c, set()).add(t)
+print(len(tids), sum(1 for s in tids.values() if len(s) > 1), ok)'
+}
+# field F.stats WHAT: the number after "WHAT" on the bandwidth line
+bw() { sed -n "s|^bandwidth: .*[ (]\([0-9.]*\) $2.*|\1|p" "$1" | head -n 1; }
+cycles_of() { sed -n 's/^bandwidth: .*(\([0-9]*\) execution cycles.*/\1/p' "$1"; }
+
+echo "== 1. several cores retire in one cycle; the recordings replay"
+"$TMFAST" record --timing cores --cfiat --commit -o pt -- "$P/mt_pthread" 4 > /dev/null || die "tm record mt_pthread 4"
+read -r nc multi ord < <(conc pt.tmc)
+[ "$ord" = 1 ] || die "mt_pthread: the commit stream is not in (cycle, thread) order"
+[ "$multi" -gt 0 ] || die "mt_pthread 4: no cycle with more than one thread ($nc cycles)"
+"$TMFAST" decode --verify pt.tmc pt.tmt > v.out || die "mt_pthread: $(cat v.out)"
+ok "mt_pthread 4 --cfiat: $multi of $nc cycles with several cores; $(cut -c1-100 v.out)"
+head -c 300000 "$TMFAST" > in.bin
+for n in 1 4; do
+    "$TMFAST" record --timing cores --cfiat --commit -o z$n -- pigz -p $n -c in.bin > z$n.gz || die "tm record pigz -p $n"
+    pigz -dc z$n.gz | cmp -s - in.bin || die "pigz -p $n: output differs under tm record"
+    "$TMFAST" decode --verify z$n.tmc z$n.tmt > v.out || die "pigz -p $n: $(cat v.out)"
+done
+read -r nc multi ord < <(conc z4.tmc)
+[ "$ord" = 1 ] && [ "$multi" -gt 0 ] || die "pigz -p 4: order $ord, $multi cycles with several cores"
+ok "pigz -p 4 --cfiat: $multi of $nc cycles with several cores; replays"
+grep -q '^timing: cores, CPI 1.000' z4.stats || die "z4.stats has no timing line: $(grep timing z4.stats)"
+
+echo "== 2. pigz at 4 threads: fewer cycles, more bits per cycle than at 1"
+c1=$(cycles_of z1.stats); c4=$(cycles_of z4.stats)
+b1=$(bw z1.stats bits/cycle); b4=$(bw z4.stats bits/cycle)
+[ -n "$c1" ] && [ -n "$c4" ] && [ "$c4" -lt $(( c1 * 3 / 4 )) ] || die "cycles: $c1 at 1 thread, $c4 at 4"
+python3 -c "import sys; sys.exit(0 if float('$b4') > float('$b1') else 1)" || die "bits/cycle: $b1 at 1, $b4 at 4"
+ok "pigz: $c1 cycles at 1 thread, $c4 at 4; $b1 -> $b4 bits/cycle"
+
+echo "== 3. forced overflows on a concurrent recording"
+"$TMFAST" record --timing cores --cfiat --commit --buffer min --port 1 -o ov -- pigz -p 4 -c in.bin > /dev/null || die "tm record --buffer min"
+grep -qE 'dropped [1-9][0-9]* messages' ov.stats || die "no message dropped: $(grep buffer: ov.stats)"
+"$TMFAST" decode --verify ov.tmc ov.tmt > v.out || die "forced overflows: $(cat v.out)"
+ok "--buffer min --port 1: $(grep -o 'dropped [0-9]* messages' ov.stats); replays"
+
+echo "== 4. --timing serial: one thread per cycle"
+"$TMFAST" record --timing serial --commit -o se -- "$P/mt_pthread" 4 > /dev/null || die "tm record --timing serial"
+read -r nc multi ord < <(conc se.tmc)
+[ "$multi" -eq 0 ] && [ "$ord" = 1 ] || die "--timing serial: $multi cycles with several threads"
+grep -q '^timing: serial' se.stats || die "se.stats: $(grep timing se.stats)"
+"$TM" decode --verify se.tmc se.tmt > /dev/null || die "--timing serial: replay"
+ok "--timing serial: $nc cycles, one thread each"
+
+echo "== 5. a recording co-simulates"
+"$TMFAST" record --timing cores --commit -o cs -- "$P/mt_pthread" 2 > /dev/null || die "tm record mt_pthread 2"
+"$TMFAST" cosim cs.tmc > cs.out 2>&1 || die "tm cosim: $(tail -n 5 cs.out)"
+grep -q '^PASS: ' cs.out || die "tm cosim: $(cat cs.out)"
+ok "tm cosim: $(head -c 150 cs.out)"
+
+echo "== 6. bad timing options"
+for bad in "--timing fast" "--timing cores --cpi 0" "--cpi 1.0005" "--timing cores --l1 3000" "--timing cores --l1 8K:3" "--timing cores --l2 1K:32" "--mem-latency -1" \
+           "--timing-window 0" "--cpi 2"; do
+    st=0
+    "$TM" record $bad -o bad -- "$P/spin" 1 > o.out 2> o.err || st=$?
+    [ $st -eq 2 ] && [ "$(wc -l < o.err)" -eq 1 ] || die "tm record $bad: exit $st: $(cat o.err)"
+    sancheck o.err "tm record $bad"
+    [ ! -e bad.tmt ] || die "tm record $bad left bad.tmt"
+    ok "$bad: $(cat o.err)"
+done
+echo "all timing cases passed"

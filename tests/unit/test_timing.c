@@ -1,0 +1,302 @@
+/* tm — unit tests of the timing model (capture/timing.c, tm/timing.h,
+ * docs/capture.md §3): per-core clocks, the merge in (cycle, thread) order,
+ * the order a line's stores impose, system calls, the window. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tm/timing.h"
+
+#define MAXOUT 100000
+
+typedef struct out {
+    tmc_record r[MAXOUT];
+    size_t n;
+} out;
+
+static int collect(void *arg, const tmc_record *r)
+{
+    out *o = arg;
+    cr_assert_lt(o->n, MAXOUT);
+    o->r[o->n++] = *r;
+    return 0;
+}
+
+static tm_timing *mk(out *o, uint32_t threads, uint64_t window)
+{
+    tm_timing_cfg cfg;
+    tm_timing_defaults(&cfg);
+    if (window)
+        cfg.window = window;
+    tm_timing_sink s = {collect, NULL, o};
+    tm_timing *t = NULL;
+    cr_assert_eq(tm_timing_new(&cfg, threads, &s, &t), TM_OK);
+    return t;
+}
+
+/* A group of thread TID in serial cycle SC: a RUN of N instructions at PC
+ * and, if MEM, an operand (STORE or load) at ADDR. */
+static void put_group(tm_timing *t, uint32_t tid, uint64_t sc, uint64_t pc, uint64_t n, int mem, int store,
+                      uint64_t addr)
+{
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.tid = tid;
+    r.cycle = sc;
+    r.type = TMC_RUN;
+    r.pc = pc;
+    r.count = n;
+    r.bytes = 4 * n;
+    cr_assert_eq(tm_timing_put(t, &r), TM_OK);
+    if (mem) {
+        memset(&r, 0, sizeof r);
+        r.tid = tid;
+        r.cycle = sc;
+        r.type = TMC_MEM;
+        r.flags = store ? TMC_MEM_STORE : 0;
+        r.size = 8;
+        r.addr = addr;
+        r.pc = pc + 4 * (n - 1);
+        memcpy(r.value, &sc, 8); /* the serial order, for the checks */
+        cr_assert_eq(tm_timing_put(t, &r), TM_OK);
+    }
+}
+
+static void put_start(tm_timing *t, uint32_t tid, uint64_t sc, uint64_t pc)
+{
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.tid = tid;
+    r.cycle = sc;
+    r.type = TMC_START;
+    r.pc = pc;
+    cr_assert_eq(tm_timing_put(t, &r), TM_OK);
+}
+
+/* The output is in (cycle, thread) order, one group per thread per cycle. */
+static void assert_ordered(const out *o)
+{
+    for (size_t i = 1; i < o->n; i++) {
+        const tmc_record *a = &o->r[i - 1], *b = &o->r[i];
+        cr_assert(a->cycle < b->cycle || (a->cycle == b->cycle && a->tid <= b->tid),
+                  "record %zu (cycle %llu, T%u) after (cycle %llu, T%u)", i, (unsigned long long)b->cycle, b->tid,
+                  (unsigned long long)a->cycle, a->tid);
+    }
+}
+
+Test(timing, two_cores_retire_in_the_same_cycle)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = mk(o, 2, 0);
+    uint64_t sc = 0;
+    put_start(t, 0, sc++, 0x1000);
+    put_start(t, 1, sc++, 0x2000);
+    for (int i = 0; i < 3; i++)
+        put_group(t, 0, sc++, 0x1000, 10, 0, 0, 0);
+    for (int i = 0; i < 3; i++)
+        put_group(t, 1, sc++, 0x2000, 10, 0, 0, 0);
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    /* START at 0, then each core 10 instructions at CPI 1 per group */
+    static const uint64_t want[][2] = {{0, 0}, {0, 1}, {10, 0}, {10, 1}, {20, 0}, {20, 1}, {30, 0}, {30, 1}};
+    cr_assert_eq(o->n, 8);
+    for (size_t i = 0; i < 8; i++) {
+        cr_assert_eq(o->r[i].cycle, want[i][0], "record %zu: cycle %llu", i, (unsigned long long)o->r[i].cycle);
+        cr_assert_eq(o->r[i].tid, want[i][1], "record %zu: T%u", i, o->r[i].tid);
+    }
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.cycles, 31);
+    cr_assert_eq(s.clamped, 0);
+    tm_timing_free(t);
+    free(o);
+}
+
+Test(timing, cpi_and_a_load_that_misses_everything)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing_cfg cfg;
+    tm_timing_defaults(&cfg);
+    cfg.cpi_milli = 1500;
+    tm_timing_sink s = {collect, NULL, o};
+    tm_timing *t = NULL;
+    cr_assert_eq(tm_timing_new(&cfg, 1, &s, &t), TM_OK);
+    put_group(t, 0, 0, 0x1000, 4, 0, 0, 0);    /* 6 cycles */
+    put_group(t, 0, 1, 0x1000, 4, 1, 0, 0x9000); /* 6 + 2 + 4 + 200 */
+    put_group(t, 0, 2, 0x1000, 4, 1, 0, 0x9008); /* the same line: 6 + 2 */
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    cr_assert_eq(o->n, 5);
+    cr_assert_eq(o->r[0].cycle, 6);
+    cr_assert_eq(o->r[1].cycle, 6 + 212);
+    cr_assert_eq(o->r[3].cycle, 6 + 212 + 8);
+    cr_assert_eq(o->r[2].type, TMC_MEM);
+    cr_assert_eq(o->r[2].cycle, o->r[1].cycle);
+    cr_assert_eq(o->r[2].pc, 0x100c, "the operand's instruction address is passed on");
+    tm_timing_stats st;
+    tm_timing_get_stats(t, &st);
+    cr_assert_eq(st.l1_hits, 1);
+    cr_assert_eq(st.l1_misses, 1);
+    cr_assert_eq(st.l2_misses, 1);
+    tm_timing_free(t);
+    free(o);
+}
+
+Test(timing, a_load_comes_after_the_store_it_read)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = mk(o, 2, 0);
+    put_group(t, 0, 0, 0x1000, 1000, 1, 1, 0x8000); /* T0 stores at its cycle ~1200 */
+    put_group(t, 1, 1, 0x2000, 1, 1, 0, 0x8004);    /* T1 loads the line at its cycle ~200 */
+    put_group(t, 1, 2, 0x2000, 1, 0, 0, 0);
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    assert_ordered(o);
+    uint64_t store_c = 0, load_c = 0;
+    for (size_t i = 0; i < o->n; i++)
+        if (o->r[i].type == TMC_MEM)
+            *(o->r[i].tid ? &load_c : &store_c) = o->r[i].cycle;
+    cr_assert_gt(load_c, store_c, "load at %llu, store at %llu", (unsigned long long)load_c,
+                 (unsigned long long)store_c);
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.ordered, 1);
+    tm_timing_free(t);
+    free(o);
+}
+
+Test(timing, a_store_comes_after_a_load_before_it)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = mk(o, 2, 0);
+    put_group(t, 0, 0, 0x1000, 1000, 1, 0, 0x8000); /* T0 loads late */
+    put_group(t, 1, 1, 0x2000, 1, 1, 1, 0x8000);    /* T1 stores early in its clock */
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    cr_assert_eq(o->n, 4);
+    cr_assert_eq(o->r[0].tid, 0);
+    cr_assert_eq(o->r[2].tid, 1);
+    cr_assert_gt(o->r[2].cycle, o->r[0].cycle);
+    tm_timing_free(t);
+    free(o);
+}
+
+Test(timing, a_thread_in_a_system_call_holds_nothing_back)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = mk(o, 2, 0);
+    put_group(t, 0, 0, 0x1000, 5, 0, 0, 0);
+    cr_assert_eq(tm_timing_syscall(t, 0, 0), TM_OK);
+    size_t before = o->n;
+    for (uint64_t i = 0; i < 100; i++)
+        put_group(t, 1, 1 + i, 0x2000, 50, 0, 0, 0);
+    /* T1's groups went out while T0 is in its system call (all but the open one) */
+    cr_assert_geq(o->n - before, 99);
+    cr_assert_eq(tm_timing_syscall(t, 0, 1), TM_OK);
+    put_group(t, 0, 200, 0x1000, 5, 0, 0, 0);
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    assert_ordered(o);
+    const tmc_record *last = NULL;
+    for (size_t i = 0; i < o->n; i++)
+        if (o->r[i].tid == 0)
+            last = &o->r[i];
+    /* T0 resumes after the clock of T1's last closed group (99 x 50) */
+    cr_assert_eq(last->cycle, 99 * 50 + 1 + 5, "T0 resumed at %llu", (unsigned long long)last->cycle);
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.blocked, 1);
+    cr_assert_eq(s.clamped, 0);
+    tm_timing_free(t);
+    free(o);
+}
+
+Test(timing, the_window_bounds_what_is_held)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = mk(o, 2, 10);
+    put_group(t, 0, 0, 0x1000, 1, 0, 0, 0); /* T0 then never runs until the end */
+    for (uint64_t i = 0; i < 1000; i++)
+        put_group(t, 1, 1 + i, 0x2000, 3, 0, 0, 0);
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_leq(s.held_max, 11);
+    put_group(t, 0, 2000, 0x1000, 1, 0, 0, 0); /* behind what went out: clamped */
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    assert_ordered(o);
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.clamped, 1);
+    cr_assert_eq(s.groups, 1002);
+    tm_timing_free(t);
+    free(o);
+}
+
+/* Random serial orders of 4 threads with memory operands and system
+ * calls, with and without a small window: the output is ordered, every
+ * thread's groups keep their order, nothing is lost, and each line's
+ * conflicting operands keep their serial order (a MEM's value carries its
+ * serial group). */
+Test(timing, random_serial_orders)
+{
+    out *o = calloc(1, sizeof *o);
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        o->n = 0;
+        srand(seed);
+        tm_timing *t = mk(o, 4, seed % 2 ? 64 : 0);
+        uint64_t next_pc[4] = {0}, sc = 0;
+        for (int g = 0; g < 3000; g++) {
+            uint32_t tid = (uint32_t)(rand() % 4);
+            int mem = rand() % 3 == 0;
+            if (rand() % 50 == 0)
+                cr_assert_eq(tm_timing_syscall(t, tid, rand() % 2), TM_OK);
+            uint64_t addr = 0x8000 + 8u * (uint64_t)(rand() % 64);
+            /* the pc counts the thread's groups: the order check below */
+            put_group(t, tid, sc++, (uint64_t)tid << 32 | next_pc[tid]++, 1 + (uint64_t)(rand() % 20), mem,
+                      rand() % 2, addr);
+        }
+        cr_assert_eq(tm_timing_finish(t), TM_OK);
+        assert_ordered(o);
+        uint64_t seen[4] = {0};
+        size_t runs = 0;
+        for (size_t i = 0; i < o->n; i++) {
+            const tmc_record *r = &o->r[i];
+            if (r->type != TMC_RUN)
+                continue;
+            runs++;
+            cr_assert_eq(r->pc & 0xffffffffu, seen[r->tid]++, "seed %u: T%u's groups out of order", seed, r->tid);
+        }
+        cr_assert_eq(runs, 3000);
+        /* a line's store and any other access to it: serial order kept */
+        for (size_t i = 0; i < o->n; i++)
+            for (size_t j = i + 1; j < o->n; j++) {
+                const tmc_record *a = &o->r[i], *b = &o->r[j];
+                if (a->type != TMC_MEM || b->type != TMC_MEM || a->tid == b->tid || (a->addr >> 6) != (b->addr >> 6) ||
+                    !((a->flags | b->flags) & TMC_MEM_STORE))
+                    continue;
+                uint64_t sa, sb;
+                memcpy(&sa, a->value, 8);
+                memcpy(&sb, b->value, 8);
+                cr_assert_lt(sa, sb, "seed %u: a line's operands of serial groups %llu and %llu out of order", seed,
+                             (unsigned long long)sa, (unsigned long long)sb);
+            }
+        tm_timing_free(t);
+    }
+    free(o);
+}
+
+Test(timing, configuration_checks)
+{
+    tm_timing_cfg cfg;
+    char err[256];
+    tm_timing_defaults(&cfg);
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_OK);
+    cfg.l1.size = 3000;
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
+    cr_assert(strstr(err, "l1: size 3000"), "%s", err);
+    tm_timing_defaults(&cfg);
+    cfg.cpi_milli = 0;
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
+    tm_timing_defaults(&cfg);
+    cfg.l2.size = 1024;
+    cfg.l2.ways = 32;
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
+    tm_timing_sink s = {collect, NULL, NULL};
+    tm_timing *t = (tm_timing *)1;
+    tm_timing_defaults(&cfg);
+    cr_assert_eq(tm_timing_new(&cfg, 0, &s, &t), TM_ERR_ARG);
+    cr_assert_null(t);
+}

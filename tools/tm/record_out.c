@@ -1,0 +1,293 @@
+/* tm record's outputs: the module map as modules arrive, then, after the
+ * run, the trace, statistics, descriptors and commit stream, each written
+ * under a temporary name and renamed into place (docs/guide.md, "When
+ * things go wrong"), and the exit status. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "cmd.h"
+#include "record.h"
+#include "report.h"
+#include "tm/tmt.h"
+
+/* A path in the module map (docs/capture.md §6): one line whatever it holds. */
+static void put_map_path(FILE *f, const char *s)
+{
+    tm_put_escaped(f, s, 1);
+}
+
+int rec_on_module(void *arg, const tm_cap_module *m)
+{
+    rec_ctx *x = arg;
+    fprintf(x->mods, "0x%016" PRIx64 " ", m->base);
+    if (m->build_id_len)
+        for (size_t i = 0; i < m->build_id_len; i++)
+            fprintf(x->mods, "%02x", m->build_id[i]);
+    else
+        fputc('-', x->mods);
+    fputc(' ', x->mods);
+    put_map_path(x->mods, m->path);
+    fputc('\n', x->mods);
+    if (m->bytes) {
+        char p[PATH_MAX];
+        tm_out vo;
+        snprintf(p, sizeof p, "%s.vdso", x->base);
+        if (tm_out_begin("record", &vo, p, NULL)) {
+            snprintf(x->err, sizeof x->err, "%.400s: cannot create", p);
+            x->failed = 1;
+            return 1;
+        }
+        FILE *f = fopen(vo.tmp, "wbe");
+        if (!f || fwrite(m->bytes, 1, m->len, f) != m->len || fclose(f) || tm_out_commit("record", &vo)) {
+            snprintf(x->err, sizeof x->err, "%.400s: %s", p, strerror(errno));
+            tm_out_abort(&vo);
+            x->failed = 1;
+            return 1;
+        }
+    }
+    if (x->w) {
+        tmc_record r;
+        memset(&r, 0, sizeof r);
+        r.type = TMC_MODULE;
+        r.addr = m->base;
+        r.path = m->path;
+        r.path_len = strlen(m->path);
+        r.build_id = m->build_id;
+        r.build_id_len = m->build_id_len;
+        if (tmc_writer_put(x->w, &r) != TM_OK) {
+            snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
+            x->failed = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Commits (or with FAILED, removes) an output; one line for the first
+ * error. */
+static void finish_out(tm_out *o, int ok, int *status)
+{
+    if (!ok) {
+        tm_out_abort(o);
+        return;
+    }
+    if (tm_out_commit("record", o))
+        *status = 1;
+}
+
+/* BASE.stats: how the program and the recording ended, the capture, the
+ * window, then the model's statistics. */
+/* The timing model's line of BASE.stats (docs/capture.md §3). */
+static void write_timing(FILE *sf, const tm_timing_cfg *tc, const tm_timing_stats *s, const tm_cap_info *info)
+{
+    if (!tc) {
+        fprintf(sf, "timing: serial (every group the next cycle of one clock)\n");
+        return;
+    }
+    uint64_t l1 = s->l1_hits + s->l1_misses, l2 = s->l2_hits + s->l2_misses;
+    fprintf(sf,
+            "timing: cores, CPI %u.%03u, L1 %u B %u-way %u cycles, L2 %u B %u-way %u cycles, memory %u cycles, "
+            "%u-byte lines\n",
+            tc->cpi_milli / 1000, tc->cpi_milli % 1000, tc->l1.size, tc->l1.ways, tc->l1.lat, s->l2_size,
+            tc->l2.ways, tc->l2.lat, tc->mem_lat, tc->line);
+    fprintf(sf, "timing: %" PRIu64 " cycles, IPC %.3f; L1 hits %.2f%% of %" PRIu64 ", L2 hits %.2f%% of %" PRIu64
+                "; %" PRIu64 " groups held at most, %" PRIu64 " clamped, %" PRIu64 " delayed by a line's order\n",
+            s->cycles, s->cycles ? (double)info->instructions / (double)s->cycles : 0.0,
+            l1 ? 100.0 * (double)s->l1_hits / (double)l1 : 0.0, l1, l2 ? 100.0 * (double)s->l2_hits / (double)l2 : 0.0,
+            l2, s->held_max, s->clamped, s->ordered);
+}
+
+static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm_cap_info *info, const char *recording,
+                        int windowed, int stopped, const tm_model_cfg *cfg, const tm_model *m, const rec_end *e)
+{
+    fputs("program: ", sf);
+    put_map_path(sf, prog);
+    fputc('\n', sf);
+    if (WIFEXITED(ws))
+        fprintf(sf, "ended: exit status %d\n", WEXITSTATUS(ws));
+    else if (WIFSIGNALED(ws))
+        fprintf(sf, "ended: killed by signal %d (%s)%s\n", WTERMSIG(ws), rec_signame(WTERMSIG(ws)),
+                killed ? ", by tm record after it did not end on the signal tm record got" : "");
+    if (info->execd)
+        fprintf(sf, "exec: the program replaced itself (execve); tracing ends there\n");
+    fprintf(sf, "recording: %s\n", recording);
+    fprintf(sf, "capture: %" PRIu64 " bytes, %" PRIu64 " blocks translated, %" PRIu64 " executed, %" PRIu64
+                " signals, %u threads, %s\n",
+            info->bytes, info->blocks, info->execs, info->signals, info->threads,
+            info->ended || info->execd ? "complete" : "cut short (no end marker from the frontend)");
+    if (windowed)
+        fprintf(sf, "window: %" PRIu64 " instructions skipped, %" PRIu64 " traced%s\n", info->skipped,
+                info->instructions, stopped ? " (stopped at the size limit)" : "");
+    write_timing(sf, e->timing, &e->tst, info);
+    report_text(sf, cfg, m);
+}
+
+/* The exit status of a recording that wrote its outputs: the program's, or
+ * after one line why there is less than a whole recording (valgrind did not
+ * reach the tool: nothing CAPTURED; the capture was cut short; the program
+ * was killed). */
+int rec_program_status(const char *base, const char *vgpath, const char *prog, int ws, int captured,
+                          tmt_ending ending)
+{
+    if (!captured) {
+        /* valgrind did not get as far as the tool: say why, in one line */
+        char p[PATH_MAX + 16];
+        snprintf(p, sizeof p, "%s.valgrind.log", base);
+        FILE *lf = fopen(p, "re");
+        char line[512] = "";
+        while (lf && fgets(line, sizeof line, lf)) {
+            line[strcspn(line, "\n")] = 0;
+            if (*line)
+                break;
+        }
+        if (lf)
+            fclose(lf);
+        if (*line)
+            tm_err("record", "valgrind: %s (%s)", line, p);
+        else
+            tm_err("record", "%s produced no trace (it %s %d)", vgpath,
+                   WIFEXITED(ws) ? "exited with status" : "was killed by signal",
+                   WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
+        return WIFEXITED(ws) && WEXITSTATUS(ws) ? WEXITSTATUS(ws) : 1;
+    }
+    if (ending == TMT_CUT_SHORT) {
+        if (WIFSIGNALED(ws)) {
+            tm_err("record", "the capture was cut short: %s was killed by signal %d (%s) before the frontend's end "
+                             "marker; the recording up to there is written and says so",
+                   prog, WTERMSIG(ws), rec_signame(WTERMSIG(ws)));
+            return 128 + WTERMSIG(ws);
+        }
+        tm_err("record", "the capture was cut short: the frontend's channel closed before the program's end "
+                         "(exit status %d); the recording up to there is written and says so",
+               WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+        return 1;
+    }
+    if (WIFEXITED(ws))
+        return WEXITSTATUS(ws);
+    if (WIFSIGNALED(ws)) {
+        tm_err("record", "%s was killed by signal %d (%s); the trace up to there is written", prog,
+               WTERMSIG(ws), rec_signame(WTERMSIG(ws)));
+        return 128 + WTERMSIG(ws);
+    }
+    return 1;
+}
+
+
+static const char *const suffixes[REC_NOUTS] = {".modules", ".tmc", ".valgrind.log", ".tmt", ".json", ".stats"};
+
+int rec_outs_begin(rec_outs *O, const char *base, int commit)
+{
+    char p[PATH_MAX + 16];
+    for (size_t k = 0; k < REC_NOUTS; k++) {
+        memset(&O->o[k], 0, sizeof O->o[k]);
+        if (k == REC_TMC && !commit)
+            continue;
+        snprintf(p, sizeof p, "%s%s", base, suffixes[k]);
+        if (tm_out_begin("record", &O->o[k], p, NULL)) {
+            for (size_t j = 0; j < k; j++)
+                tm_out_abort(&O->o[j]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int rec_abandon(rec_ctx *x, rec_outs *O, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[1024];
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tm_err("record", "%s", msg);
+    for (size_t k = 0; k < REC_NOUTS; k++)
+        tm_out_abort(&O->o[k]);
+    tm_recmode_abort(x->mode);
+    x->mode = NULL;
+    rec_unlock_base(x->base, O->lock_fd);
+    return 1;
+}
+
+/* After the capture, one line for the first output error only (a full disk
+ * fails every later write too). */
+#define OUT_ERR(...)                           \
+    do {                                       \
+        if (!status)                           \
+            tm_err("record", __VA_ARGS__);     \
+        status = 1;                            \
+    } while (0)
+
+int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *e)
+{
+    const char *base = x->base;
+    int status = e->status, rc;
+    char why[160], errm[512];
+    tmt_ending_str(e->ending, (unsigned)e->sig, why, sizeof why);
+    if (x->w && e->ending != TMT_COMPLETE && !x->failed) {
+        tmc_record cr;
+        memset(&cr, 0, sizeof cr);
+        cr.type = TMC_CUT;
+        cr.flags = e->ending == TMT_CUT_SIGNAL ? TMC_CUT_SIGNAL : TMC_CUT_SHORT;
+        cr.count = e->ending == TMT_CUT_SIGNAL ? (uint64_t)e->sig : 0;
+        if (tmc_writer_put(x->w, &cr) != TM_OK)
+            OUT_ERR("%s", tmc_writer_error(x->w));
+    }
+    tm_model_finish(x->m);
+    uint64_t *insns = calloc(cfg->enc.threads, sizeof *insns);
+    tmt_trailer tr;
+    if (!insns) {
+        OUT_ERR("out of memory");
+    } else {
+        tmt_trailer_of(&tr, x->m, insns, e->ending, (unsigned)e->sig);
+        if (tmt_write(O->o[REC_TMT].tmp, cfg, tm_model_trace(x->m), &tr, errm, sizeof errm) != TM_OK)
+            OUT_ERR("%s", tm_out_name(&O->o[REC_TMT], errm));
+        free(insns);
+    }
+    if (report_json(O->o[REC_JSON].tmp, cfg, x->m, e->ending, (unsigned)e->sig)) {
+        OUT_ERR("%s.json: cannot write statistics: %s", base, strerror(errno));
+    }
+    FILE *sf = fopen(O->o[REC_STATS].tmp, "we");
+    if (sf)
+        write_stats(sf, e->prog, e->ws, e->killed, e->info, e->ending == TMT_COMPLETE ? "complete" : why,
+                    e->windowed, e->stopped, cfg, x->m, e);
+    if (!sf || ferror(sf) | fclose(sf)) {
+        OUT_ERR("%s.stats: %s", base, strerror(errno));
+    }
+    if (x->mode) {
+        tm_recmode_set_skipped(x->mode, e->info->skipped);
+        if (tm_recmode_close(x->mode, x->m, errm, sizeof errm)) {
+            OUT_ERR("%s", errm);
+        }
+        x->mode = NULL;
+    }
+    int tmc_ok = 1;
+    if (x->w) {
+        errno = 0;
+        rc = tmc_writer_close(x->w); /* frees the writer: its message is gone */
+        if (rc != TM_OK) {
+            tmc_ok = 0;
+            if (!x->failed)
+                OUT_ERR("%s.tmc: %s%s%s", base, tm_status_str(rc), errno ? ": " : "", errno ? strerror(errno) : "");
+            else if (!status)
+                tm_out_name(&O->o[REC_TMC], x->err);
+        }
+        x->w = NULL;
+    }
+    if (ferror(x->mods) | fclose(x->mods)) {
+        OUT_ERR("%s.modules: %s", base, strerror(errno));
+    }
+    x->mods = NULL;
+    /* Every output is complete (a .tmc the writer refused is still the
+     * stream up to the refusal): into place. */
+    int st_before = status;
+    for (size_t k = 0; k < REC_NOUTS; k++)
+        finish_out(&O->o[k], k != REC_TMC || tmc_ok || st_before, &status);
+    rec_unlock_base(base, O->lock_fd);
+    return status;
+}

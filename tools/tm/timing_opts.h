@@ -1,0 +1,23 @@
+/* tm record's timing-model options (tools/tm/timing_opts.c, tm/timing.h). */
+#ifndef TM_TOOLS_TIMING_OPTS_H
+#define TM_TOOLS_TIMING_OPTS_H
+
+#include "tm/timing.h"
+
+extern const char timing_opts_help[];
+
+typedef struct timing_opts {
+    int serial;           /* --timing serial */
+    tm_timing_cfg cfg;    /* --timing cores with --cpi, --l1, --l2, --mem-latency, --timing-window */
+    int set;              /* a cores-only option was given */
+} timing_opts;
+
+void timing_opts_init(timing_opts *o);
+/* Parses the timing option at argv[*i]: 1 (consumed), 0 (not one), or -1
+ * after one line "tm record: ...". */
+int timing_opts_parse(timing_opts *o, int argc, char **argv, int *i);
+/* After parsing: 0, or 2 after one line (a cores option with serial, or
+ * out of range). */
+int timing_opts_check(const timing_opts *o);
+
+#endif
