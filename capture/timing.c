@@ -42,6 +42,7 @@ struct tm_timing {
     tm_timing_cfg cfg;
     tm_timing_sink sink;
     uint32_t nthreads;
+    uint32_t ntop;        /* threads seen: ids < ntop */
     tthread *th;
     /* the group being collected (serial order) */
     int open;
@@ -476,7 +477,7 @@ static int drain(tm_timing *t, int all)
         uint64_t bc = 0;
         uint64_t lim = UINT64_MAX; /* the earliest cycle a thread without a queue may still retire in */
         uint32_t limtid = UINT32_MAX;
-        for (uint32_t i = 0; i < t->nthreads; i++) {
+        for (uint32_t i = 0; i < t->ntop; i++) {
             tthread *th = &t->th[i];
             if (th->q.groups) {
                 uint64_t c = th->q.w[th->q.head];
@@ -533,6 +534,8 @@ int tm_timing_put(tm_timing *t, const tmc_record *r)
         t->ocycle = r->cycle;
         t->nrec = 0;
         t->th[r->tid].live = 1;
+        if (r->tid >= t->ntop)
+            t->ntop = r->tid + 1;
     }
     if (t->nrec == MAX_GROUP)
         return TM_ERR_ARG;

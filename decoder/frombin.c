@@ -1097,6 +1097,7 @@ typedef struct cmp_thread {
     unsigned nctx;
     uint64_t g_cycle;   /* group of the last counted record */
     int g_valid, g_gap;
+    int empty_gap;      /* an empty overflow gap was passed (a start that was dropped) */
 } cmp_thread;
 
 typedef struct cmp {
@@ -1178,6 +1179,7 @@ static int cur(cmp *c, uint32_t t, fb_event **out)
             if (ct->left == 0) {
                 /* an empty gap: nothing of the commit stream to skip */
                 ct->valid = 0;
+                ct->empty_gap = 1;
                 continue;
             }
         }
@@ -1216,8 +1218,12 @@ static int cmp_record(cmp *c, const tmc_record *r)
         if (rc == 0)
             return diverge(c, t, r, "the thread starts, but the trace has no message for it");
         ct->g_gap = 0;
-        if (e->kind == EV_GAP)
-            return TM_OK; /* started lost: its first records are in the gap */
+        if (e->kind == EV_GAP || ct->empty_gap) {
+            /* started lost: its first records are in the gap, or (its start
+             * dropped, the gap empty) they follow the resynchronization */
+            ct->empty_gap = 0;
+            return TM_OK;
+        }
         if (e->kind != EV_START)
             return diverge(c, t, r, "the replay has %s", ev_name(e->kind));
         if (e->pc != r->pc)

@@ -58,8 +58,9 @@ static void usage(FILE *f)
             "  --no-shared-libs              only the program's own code: tracing starts there; with\n"
             "                                --mode, descriptors only of its instructions\n"
             "  --filter-rtn NAME             likewise for the function NAME\n"
-            "  --threads N                   cores of the trace module = most threads the program\n"
-            "                                may run (1..1024, default 8)\n"
+            "  --threads N|auto              cores of the trace module = most threads the program\n"
+            "                                may run (1..1024, default 8); auto: as many as it ran\n"
+            "                                (the model runs after the program; not with --mode, -f)\n"
             "  --valgrind PATH               the valgrind launcher (default: valgrind on PATH)\n"
             "The program runs under Valgrind (tool tmtrace); its stdin, stdout, stderr and exit status\n"
             "pass through.  See docs/guide.md and docs/capture.md.\n");
@@ -104,6 +105,71 @@ static int on_record(void *arg, const tmc_record *r)
         x->failed = 1;
         return 1;
     }
+    return 0;
+}
+
+/* --threads auto: every record into the spool. */
+static int on_record_spool(void *arg, const tmc_record *r)
+{
+    rec_ctx *x = arg;
+    if (tmc_writer_put(x->w, r) != TM_OK) {
+        snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
+        x->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* --threads auto, after the program: the spooled commit stream into the
+ * model of N cores (and with COMMIT into BASE.tmc, whose header says N).
+ * 0, or 1 after one line with every output removed. */
+static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts *o, uint32_t n, int commit,
+                        tm_model_cfg *cfg, int *status)
+{
+    char e[600];
+    int rc = tmc_writer_close(x->w);
+    x->w = NULL;
+    if (rc != TM_OK && !*status) {
+        tm_err("record", "%s.spool.tmc: %s", x->base, tm_status_str(rc));
+        *status = 1;
+    }
+    if (model_opts_cfg("record", o, n, cfg)) {
+        tm_out_abort(spool);
+        return rec_abandon(x, O, "--threads auto: the model of %u cores cannot be made with these options", n);
+    }
+    if ((rc = tm_model_new(cfg, &x->m)) != TM_OK) {
+        tm_out_abort(spool);
+        return rec_abandon(x, O, "cannot create the model: %s", tm_status_str(rc));
+    }
+    if (commit && (rc = tmc_writer_open(O->o[REC_TMC].tmp, n, 0, &x->w, e, sizeof e)) != TM_OK) {
+        tm_out_abort(spool);
+        return rec_abandon(x, O, "%s.tmc: %s", x->base, e);
+    }
+    tmc_reader *r = NULL;
+    if (tmc_reader_open(spool->tmp, &r, e, sizeof e) != TM_OK) {
+        tm_out_abort(spool);
+        return rec_abandon(x, O, "%s.spool.tmc: %s", x->base, e);
+    }
+    tmc_record rec;
+    while ((rc = tmc_reader_next(r, &rec)) == 1 && rec.type != TMC_END) {
+        if (rec.type != TMC_MODULE && tm_model_put(x->m, &rec) != TM_OK) {
+            model_failed(x);
+            rc = -1;
+            break;
+        }
+        if (x->w && tmc_writer_put(x->w, &rec) != TM_OK) {
+            snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
+            x->failed = 1;
+            rc = -1;
+            break;
+        }
+    }
+    if (rc < 0 && !*status) {
+        tm_err("record", "%s", x->failed ? x->err : tmc_reader_error(r));
+        *status = 1;
+    }
+    tmc_reader_close(r);
+    tm_out_abort(spool);
     return 0;
 }
 
@@ -264,8 +330,12 @@ static int parse_args(int argc, char **argv, rec_args *A)
             continue;
         }
         if ((r = tm_opt(argc, argv, &i, "--threads", &v)) != 0) {
+            if (r == 1 && !strcmp(v, "auto")) {
+                A->nthreads = 0;
+                continue;
+            }
             if (r < 0 || tm_parse_u64(v, &A->nthreads) || A->nthreads < 1 || A->nthreads > TMC_MAX_THREADS) {
-                tm_err("record", "--threads %s: allowed 1..%u", r < 0 ? "" : v, TMC_MAX_THREADS);
+                tm_err("record", "--threads %s: allowed 1..%u or auto", r < 0 ? "" : v, TMC_MAX_THREADS);
                 return 2;
             }
             continue;
@@ -315,8 +385,19 @@ int cmd_record(int argc, char **argv)
     }
     if (tm_recmode_needs_cfiat(&mc) && !o.cfiat && !o.data)
         o.cfiat = 1; /* mlvcfiat is CFiat's descriptors */
+    /* --threads auto: the module gets as many cores as the program ran
+     * threads; the commit stream is spooled and the model runs after the
+     * program (it needs the Ti width from the start). */
+    int autoth = nthreads == 0;
+    if (autoth && (mc.mode || mc.size_limit)) {
+        tm_err("record", "--threads auto: not with --mode or -f (they need the model while the program runs)");
+        return 2;
+    }
+    uint32_t capth = autoth ? TMC_MAX_THREADS : (uint32_t)nthreads;
+    if (autoth && !A.to.serial && !A.to.cfg.l2.size)
+        A.to.cfg.l2.size = 8u * (64u << 10); /* the cores are not known yet: 8 cores' L2 */
     tm_model_cfg cfg;
-    if (model_opts_cfg("record", &o, (uint32_t)nthreads, &cfg))
+    if (model_opts_cfg("record", &o, autoth ? 1 : (uint32_t)nthreads, &cfg))
         return 2;
     /* -f: the descriptor file's limit with --mode, else the trace's. */
     uint64_t trace_limit = 0;
@@ -382,19 +463,31 @@ int cmd_record(int argc, char **argv)
     if (log_fd < 0)
         return rec_abandon(&x, &O, "%s.valgrind.log: %s", base, strerror(errno));
     char e[600];
-    if (commit && (rc = tmc_writer_open(O.o[REC_TMC].tmp, (uint32_t)nthreads, 0, &x.w, e, sizeof e)) != TM_OK)
-        return rec_abandon(&x, &O, "%s.tmc: %s", base, e);
-    if ((rc = tm_model_new(&cfg, &x.m)) != TM_OK)
-        return rec_abandon(&x, &O, "cannot create the model: %s", tm_status_str(rc));
+    tm_out spool;
+    memset(&spool, 0, sizeof spool);
+    if (autoth) {
+        char sp[PATH_MAX + 16];
+        snprintf(sp, sizeof sp, "%s.spool.tmc", base);
+        if (tm_out_begin("record", &spool, sp, NULL))
+            return rec_abandon(&x, &O, "%s: cannot create the spool", sp);
+        if ((rc = tmc_writer_open(spool.tmp, capth, 0, &x.w, e, sizeof e)) != TM_OK) {
+            tm_out_abort(&spool);
+            return rec_abandon(&x, &O, "%s.spool.tmc: %s", base, e);
+        }
+    } else {
+        if (commit && (rc = tmc_writer_open(O.o[REC_TMC].tmp, capth, 0, &x.w, e, sizeof e)) != TM_OK)
+            return rec_abandon(&x, &O, "%s.tmc: %s", base, e);
+        if ((rc = tm_model_new(&cfg, &x.m)) != TM_OK)
+            return rec_abandon(&x, &O, "cannot create the model: %s", tm_status_str(rc));
+    }
     if (x.mode)
         tm_model_set_hook(x.m, tm_recmode_hook, x.mode);
     /* TM_CAPTURE_SLOW=1 (tests): the capture layer's general path only;
      * the output must be the same. */
     const char *slow = getenv("TM_CAPTURE_SLOW");
-    tm_cap_cfg cc = {(uint32_t)nthreads, skip, length, main_only, rtn, slow && *slow == '1',
-                     A.to.serial ? NULL : &A.to.cfg};
+    tm_cap_cfg cc = {capth, skip, length, main_only, rtn, slow && *slow == '1', A.to.serial ? NULL : &A.to.cfg};
     int model_only = !x.w && !x.mode;
-    tm_cap_sink sink = {model_only ? on_record_model : on_record, rec_on_module, &x,
+    tm_cap_sink sink = {autoth ? on_record_spool : model_only ? on_record_model : on_record, rec_on_module, &x,
                         model_only ? on_group_model : NULL};
     tm_cap *cap = NULL;
     if ((rc = tm_cap_new(&cc, &sink, &cap)) != TM_OK)
@@ -444,6 +537,8 @@ int cmd_record(int argc, char **argv)
     }
     tm_cap_info info;
     tm_cap_get_info(cap, &info);
+    if (autoth && replay_spool(&x, &O, &spool, &o, info.threads ? info.threads : 1, commit, &cfg, &status))
+        return 1;
     /* How the recording ended: cut by the signal tm got, cut short (the
      * channel closed before the program's end, or the capture failed), or
      * complete. */
