@@ -8,7 +8,7 @@
 #    bits per cycle (the direction, not a number).
 # 3. Forced overflows (--buffer min --port 1) on a concurrent recording:
 #    messages dropped, and the recording replays.
-# 4. --timing serial: one thread per cycle, as before.
+# 4. --timing serial (the default): one thread per cycle, as before.
 # 5. A recording co-simulates (the RTL sees several cores in a cycle).
 # 6. --threads auto: the .tmc header says the cores the program used; a
 #    1-thread program carries no Ti bits.
@@ -99,14 +99,14 @@ ok "tm cosim: $(head -c 150 cs.out)"
 
 echo "== 6. --threads auto: as many cores as the program ran threads"
 head -c 100000 in.bin > in1.bin
-"$TMFAST" record --threads auto --commit -o a1 -- gzip -c in1.bin > /dev/null || die "tm record --threads auto gzip"
-"$TMFAST" record --threads 8 --commit -o a8 -- gzip -c in1.bin > /dev/null || die "tm record --threads 8 gzip"
+"$TMFAST" record --timing cores --threads auto --commit -o a1 -- gzip -c in1.bin > /dev/null || die "tm record --threads auto gzip"
+"$TMFAST" record --timing cores --threads 8 --commit -o a8 -- gzip -c in1.bin > /dev/null || die "tm record --threads 8 gzip"
 "$TMFAST" dump a1.tmc | head -n 1 | grep -q 'threads=1$' || die "a1.tmc: $("$TMFAST" dump a1.tmc | head -n 1)"
 grep -q ' 1 threads,' a1.stats || die "a1.stats: $(grep config: a1.stats)"
 "$TM" decode --verify a1.tmc a1.tmt > /dev/null || die "--threads auto: gzip does not replay"
 b1=$(bw a1.stats bits/instruction); b8=$(bw a8.stats bits/instruction)
 python3 -c "import sys; sys.exit(0 if float('$b1') < float('$b8') else 1)" || die "bits/instruction: $b1 (auto) vs $b8 (8 cores)"
-"$TMFAST" record --threads auto --cfiat --commit -o a5 -- "$P/mt_pthread" 4 > /dev/null || die "tm record --threads auto mt_pthread"
+"$TMFAST" record --timing cores --threads auto --cfiat --commit -o a5 -- "$P/mt_pthread" 4 > /dev/null || die "tm record --threads auto mt_pthread"
 "$TMFAST" dump a5.tmc | head -n 1 | grep -q 'threads=5$' || die "a5.tmc: $("$TMFAST" dump a5.tmc | head -n 1)"
 "$TMFAST" decode --verify a5.tmc a5.tmt > /dev/null || die "--threads auto: mt_pthread 4 does not replay"
 ls .a*.spool* a*.spool.tmc 2> /dev/null && die "a spool was left behind"
@@ -114,7 +114,7 @@ ok "--threads auto: gzip 1 core ($b1 bits/instruction, $b8 with 8), mt_pthread 4
 
 echo "== 7. bad timing options"
 for bad in "--timing fast" "--timing cores --cpi 0" "--cpi 1.0005" "--timing cores --l1 3000" "--timing cores --l1 8K:3" "--timing cores --l2 1K:32" "--mem-latency -1" \
-           "--timing-window 0" "--timing serial --cpi 2" "--threads auto --mode mcftrace" "--threads auto -f 1"; do
+           "--timing-window 0" "--cpi 2" "--threads auto --mode mcftrace" "--threads auto -f 1"; do
     st=0
     "$TM" record $bad -o bad -- "$P/spin" 1 > o.out 2> o.err || st=$?
     [ $st -eq 2 ] && [ "$(wc -l < o.err)" -eq 1 ] || die "tm record $bad: exit $st: $(cat o.err)"

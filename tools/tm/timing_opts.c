@@ -5,9 +5,9 @@
 #include "timing_opts.h"
 
 const char timing_opts_help[] =
-    "  --timing cores|serial         cores (default): each thread on its own core with its own\n"
-    "                                clock, several cores retire in one cycle; serial: every\n"
-    "                                group the next cycle of one clock, one thread at a time\n"
+    "  --timing serial|cores         serial (default): every group the next cycle of one clock,\n"
+    "                                one thread at a time; cores: each thread on its own core\n"
+    "                                with its own clock, several cores retire in one cycle\n"
     "  --cpi X                       base cycles per instruction (default 1; e.g. 1.5)\n"
     "  --l1 SIZE[:WAYS[:LAT]]        private L1 data cache per core (default 8K:2:2)\n"
     "  --l2 SIZE[:WAYS[:LAT]]        shared L2 (default cores x 64K, 8 ways, 4 cycles)\n"
@@ -17,6 +17,7 @@ const char timing_opts_help[] =
 void timing_opts_init(timing_opts *o)
 {
     memset(o, 0, sizeof *o);
+    o->serial = 1; /* until the cores model records within its speed targets (docs/capture.md §3) */
     tm_timing_defaults(&o->cfg);
 }
 
@@ -132,7 +133,7 @@ int timing_opts_check(const timing_opts *o)
 {
     char err[256];
     if (o->serial && o->set) {
-        tm_err("record", "--cpi, --l1, --l2, --mem-latency, --timing-window: not with --timing serial");
+        tm_err("record", "--cpi, --l1, --l2, --mem-latency, --timing-window: only with --timing cores");
         return 2;
     }
     if (!o->serial && tm_timing_check(&o->cfg, err, sizeof err) != TM_OK) {
