@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tm/bits.h"
 #include "tm/grow.h"
 #include "tm/timing.h"
 
@@ -88,12 +89,10 @@ void tm_timing_defaults(tm_timing_cfg *cfg)
             snprintf((err), (n), __VA_ARGS__); \
     } while (0)
 
-static int pow2(uint64_t v) { return v && !(v & (v - 1)); }
-
 static int check_cache(const char *name, const tm_timing_cache *c, uint32_t line, int size0, char *err, size_t n)
 {
     if (size0 && c->size == 0) {
-        if (!c->ways || c->ways > 64 || !pow2(c->ways)) {
+        if (!c->ways || c->ways > 64 || !tm_is_pow2(c->ways)) {
             ERRF(err, n, "%s: ways %u: allowed a power of two 1..64", name, c->ways);
             return TM_ERR_ARG;
         }
@@ -103,11 +102,11 @@ static int check_cache(const char *name, const tm_timing_cache *c, uint32_t line
         }
         return TM_OK;
     }
-    if (!pow2(c->size) || c->size > (1u << 30)) {
+    if (!tm_is_pow2(c->size) || c->size > (1u << 30)) {
         ERRF(err, n, "%s: size %u bytes: allowed a power of two up to 1G", name, c->size);
         return TM_ERR_ARG;
     }
-    if (!pow2(c->ways) || c->ways > 64 || (uint64_t)c->ways * line > c->size) {
+    if (!tm_is_pow2(c->ways) || c->ways > 64 || (uint64_t)c->ways * line > c->size) {
         ERRF(err, n, "%s: %u ways of %u-byte lines in %u bytes: allowed a power of two 1..64 ways that fit",
                    name, c->ways, line, c->size);
         return TM_ERR_ARG;
@@ -125,7 +124,7 @@ int tm_timing_check(const tm_timing_cfg *cfg, char *err, size_t errlen)
         ERRF(err, errlen, "cpi %u.%03u: allowed 0.001..1000", cfg->cpi_milli / MILLI, cfg->cpi_milli % MILLI);
         return TM_ERR_ARG;
     }
-    if (!pow2(cfg->line) || cfg->line < 8 || cfg->line > 4096) {
+    if (!tm_is_pow2(cfg->line) || cfg->line < 8 || cfg->line > 4096) {
         ERRF(err, errlen, "line %u bytes: allowed a power of two 8..4096", cfg->line);
         return TM_ERR_ARG;
     }
@@ -152,7 +151,7 @@ int tm_timing_new(const tm_timing_cfg *cfg, uint32_t threads, const tm_timing_si
     t->cfg = *cfg;
     if (!t->cfg.l2.size) {
         uint64_t s = (uint64_t)threads * (64u << 10);
-        while (!pow2(s))
+        while (!tm_is_pow2((uint32_t)s))
             s &= s - 1; /* a power of two: the largest not above cores x 64 KB */
         t->cfg.l2.size = s > (1u << 30) ? 1u << 30 : (uint32_t)s;
     }
