@@ -107,6 +107,15 @@ static int reach_end(vstate *v, uint32_t t, const tmc_record *r, int known)
     return TM_OK;
 }
 
+/* A run of instructions retires in step with the trace. */
+static inline void run_retires(vstate *v, dthread *d, const tmc_record *r)
+{
+    d->icnt += r->count;
+    d->index += r->count;
+    v->res->checked += r->count;
+    d->npc = r->pc + r->bytes;
+}
+
 /* GAP mode: records retire without reconstruction until the gap is used up. */
 static int record_gap(vstate *v, uint32_t t, const tmc_record *r)
 {
@@ -165,10 +174,7 @@ static int record_tail(vstate *v, uint32_t t, const tmc_record *r)
         if (r->count > d->tail_left)
             return mismatch_rec(v, t, r, "the lost thread's replayable tail ends inside a run");
         d->tail_left -= r->count;
-        d->icnt += r->count;
-        d->index += r->count;
-        v->res->checked += r->count;
-        d->npc = r->pc + r->bytes;
+        run_retires(v, d, r);
         break;
     case TMC_BRANCH:
         rc = replay_branch(v, t, r, 1);
@@ -198,6 +204,8 @@ static int record_active(vstate *v, uint32_t t, const tmc_record *r)
         return d->mode == D_TAIL ? record_tail(v, t, r) : record_gap(v, t, r);
     }
     d->rec_gap = 0;
+    if (r->type == TMC_START)
+        return mismatch_rec(v, t, r, "thread started twice");
     int counts_to_icnt = d->m.kind == TM_MSG_EXC || d->m.kind == TM_MSG_END;
     char buf[200];
     switch (r->type) {
@@ -209,10 +217,7 @@ static int record_active(vstate *v, uint32_t t, const tmc_record *r)
         }
         if (v->nx && d->m.kind == TM_MSG_BRANCH && d->icnt + r->count >= d->m.cnt)
             return mismatch_rec(v, t, r, "the message's stream length ends at a non-branch instruction");
-        d->icnt += r->count;
-        d->index += r->count;
-        v->res->checked += r->count;
-        d->npc = r->pc + r->bytes;
+        run_retires(v, d, r);
         break;
     case TMC_BRANCH:
         if (counts_to_icnt && d->icnt + 1 > d->m.icnt) {
@@ -247,8 +252,6 @@ static int record_active(vstate *v, uint32_t t, const tmc_record *r)
         if ((rc = reach_end(v, t, r, 1)) != TM_OK)
             return rc;
         break;
-    case TMC_START:
-        return mismatch_rec(v, t, r, "thread started twice");
     default:
         break;
     }
