@@ -367,7 +367,8 @@ static void core_branch(tm_model *m, uint32_t t, const tmc_record *ev, bundle *b
 
 /* Processes the group G of core T in the current cycle, then its event EV
  * (NULL if none) (spec §3.4).  The top has given the core its slot. */
-int core_group(tm_model *m, uint32_t t, const group *g, const tmc_record *ev)
+static inline __attribute__((always_inline)) int group_body(tm_model *m, uint32_t t, const group *g,
+                                                            const tmc_record *ev)
 {
     core *th = &m->th[t];
     uint64_t n = g->n;
@@ -466,6 +467,18 @@ int core_group(tm_model *m, uint32_t t, const group *g, const tmc_record *ev)
     dropped(m, t, icnt_before, gap, pend);
     th->empty_tail = gap == 0 && g->mem;
     return TM_OK;
+}
+
+/* core_group: the group, then G is empty again (the top's group register
+ * is free for the next group; done here so that the top's call is its last
+ * step). */
+int core_group(tm_model *m, uint32_t t, group *g, const tmc_record *ev)
+{
+    int rc = group_body(m, t, g, ev);
+    g->n = 0;
+    g->has_npc = 0;
+    g->mem = 0;
+    return rc;
 }
 
 /* The flush (spec §3.7): a RUN core offers END(STOP); a LOST one without a

@@ -162,7 +162,9 @@ struct tm_model {
 };
 
 /* core.c */
-int core_group(tm_model *m, uint32_t t, const group *g, const tmc_record *ev);
+/* Core T's group G and its event EV in T's slot; G is emptied (also on an
+ * error) so that it is the top's last step for the group. */
+int core_group(tm_model *m, uint32_t t, group *g, const tmc_record *ev);
 void core_resync(tm_model *m, uint32_t t);
 void core_flush(tm_model *m, uint32_t t);
 
