@@ -164,6 +164,26 @@ static void dropped(tm_model *m, uint32_t t, uint64_t tail, uint64_t gap, int pe
     }
 }
 
+/* The resynchronization bundle of LOST core TH (without its length). */
+static inline void resync_bundle(const core *th, bundle *b)
+{
+    memset(b, 0, sizeof *b);
+    b->have = 1;
+    b->resync = 1;
+    b->icnt = th->tail;
+    b->gap = th->gap;
+    b->dropped = th->dropped;
+    if (th->pend_end) {
+        b->kind = TM_MSG_END;
+        b->reason = th->pend_end == END_STOP ? TM_END_STOP : TM_END_EXIT;
+        b->lost = 1;
+    } else {
+        b->kind = TM_MSG_SYNC;
+        b->reason = TM_SYNC_OVERFLOW;
+        b->addr = th->npc;
+    }
+}
+
 /* A LOST core offers its resynchronization in its slot (spec §3.5). */
 void core_resync(tm_model *m, uint32_t t)
 {
@@ -177,27 +197,13 @@ void core_resync(tm_model *m, uint32_t t)
     uint64_t freeb = m->buf.B - m->buf.occ;
     if (freeb < m->resync_min)
         return; /* cannot fit, whatever its fields */
-    bundle b;
-    memset(&b, 0, sizeof b);
-    b.have = 1;
-    b.resync = 1;
-    b.icnt = th->tail;
-    b.gap = th->gap;
-    b.dropped = th->dropped;
-    if (th->pend_end) {
-        b.kind = TM_MSG_END;
-        b.reason = th->pend_end == END_STOP ? TM_END_STOP : TM_END_EXIT;
-        b.lost = 1;
-    } else {
-        b.kind = TM_MSG_SYNC;
-        b.reason = TM_SYNC_OVERFLOW;
-        b.addr = th->npc;
-    }
     /* A resynchronization that does not fit is offered again next cycle and
      * changes nothing: decide from the cached length (diffCC is the last
-     * field, spec §4.3) before offering it. */
+     * field, spec §4.3) before forming the bundle. */
     if (!(th->rs_valid && th->rs_tail == th->tail && th->rs_gap == th->gap && th->rs_end == th->pend_end)) {
+        bundle b;
         tm_msg msg;
+        resync_bundle(th, &b);
         bundle_msg(&b, t, 0, &msg);
         th->rs_base = tm_msg_bits(&m->enc_nots, &msg);
         th->rs_tail = th->tail;
@@ -210,6 +216,8 @@ void core_resync(tm_model *m, uint32_t t)
         L += tm_chunked_bits((m->cur - th->pcc) & m->ts_mask, m->enc->cc_a, m->enc->cc_b);
     if (L > freeb)
         return;
+    bundle b;
+    resync_bundle(th, &b);
     b.clen = (unsigned)L;
     if (core_offer(m, t, &b))
         accepted(m, t, &b, th->npc);
