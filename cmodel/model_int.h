@@ -44,12 +44,28 @@ static inline void buffer_port_cycle(tm_buffer *b)
     else
         b->idle++;
 }
-/* K cycles in which nothing is offered: only the port drains. */
-void buffer_port_bulk(tm_buffer *b, uint64_t k);
 /* Cycles the port needs to empty the buffer. */
 static inline uint64_t buffer_drain_cycles(const tm_buffer *b)
 {
     return (b->occ + b->W - 1) / b->W;
+}
+/* K cycles in which nothing is offered: only the port drains. */
+static inline void buffer_port_bulk(tm_buffer *b, uint64_t k)
+{
+    if (!k)
+        return;
+    if (!b->occ) {
+        b->idle += k;
+        return;
+    }
+    uint64_t need = buffer_drain_cycles(b);
+    uint64_t busy = need < k ? need : k;
+    b->busy += busy;
+    b->idle += k - busy;
+    if (need <= k)
+        b->occ = 0;
+    else
+        b->occ -= k * (uint64_t)b->W;
 }
 /* The acceptance rule of one offer of LEN bits (spec §3.6 step 2): a
  * resynchronization needs room, any other offer also leaves RESERVE free
