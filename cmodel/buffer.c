@@ -1,6 +1,7 @@
 /* tm — the shared trace buffer and the trace port (docs/spec.md §3.6);
- * mirrors rtl/tm_buffer.sv.  The acceptance rule (buffer_offer) is inline
- * in model_int.h: every offer of every core goes through it. */
+ * mirrors rtl/tm_buffer.sv.  The acceptance rule (buffer_offer) and the
+ * port (buffer_port_cycle, buffer_port_bulk) are inline in model_int.h:
+ * every offer of every core and every cycle goes through them. */
 #include <string.h>
 #include "model_int.h"
 
@@ -18,21 +19,3 @@ void buffer_free(tm_buffer *b)
     tm_bitbuf_free(&b->trace);
 }
 
-
-void buffer_port_bulk(tm_buffer *b, uint64_t k)
-{
-    if (!k)
-        return;
-    if (!b->occ) {
-        b->idle += k;
-        return;
-    }
-    uint64_t need = buffer_drain_cycles(b);
-    uint64_t busy = need < k ? need : k;
-    b->busy += busy;
-    b->idle += k - busy;
-    if (need <= k)
-        b->occ = 0;
-    else
-        b->occ -= k * (uint64_t)b->W;
-}

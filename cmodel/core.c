@@ -164,6 +164,26 @@ static void dropped(tm_model *m, uint32_t t, uint64_t tail, uint64_t gap, int pe
     }
 }
 
+/* The resynchronization bundle of LOST core TH (without its length). */
+static inline void resync_bundle(const core *th, bundle *b)
+{
+    memset(b, 0, sizeof *b);
+    b->have = 1;
+    b->resync = 1;
+    b->icnt = th->tail;
+    b->gap = th->gap;
+    b->dropped = th->dropped;
+    if (th->pend_end) {
+        b->kind = TM_MSG_END;
+        b->reason = th->pend_end == END_STOP ? TM_END_STOP : TM_END_EXIT;
+        b->lost = 1;
+    } else {
+        b->kind = TM_MSG_SYNC;
+        b->reason = TM_SYNC_OVERFLOW;
+        b->addr = th->npc;
+    }
+}
+
 /* A LOST core offers its resynchronization in its slot (spec §3.5). */
 void core_resync(tm_model *m, uint32_t t)
 {
@@ -177,27 +197,13 @@ void core_resync(tm_model *m, uint32_t t)
     uint64_t freeb = m->buf.B - m->buf.occ;
     if (freeb < m->resync_min)
         return; /* cannot fit, whatever its fields */
-    bundle b;
-    memset(&b, 0, sizeof b);
-    b.have = 1;
-    b.resync = 1;
-    b.icnt = th->tail;
-    b.gap = th->gap;
-    b.dropped = th->dropped;
-    if (th->pend_end) {
-        b.kind = TM_MSG_END;
-        b.reason = th->pend_end == END_STOP ? TM_END_STOP : TM_END_EXIT;
-        b.lost = 1;
-    } else {
-        b.kind = TM_MSG_SYNC;
-        b.reason = TM_SYNC_OVERFLOW;
-        b.addr = th->npc;
-    }
     /* A resynchronization that does not fit is offered again next cycle and
      * changes nothing: decide from the cached length (diffCC is the last
-     * field, spec §4.3) before offering it. */
+     * field, spec §4.3) before forming the bundle. */
     if (!(th->rs_valid && th->rs_tail == th->tail && th->rs_gap == th->gap && th->rs_end == th->pend_end)) {
+        bundle b;
         tm_msg msg;
+        resync_bundle(th, &b);
         bundle_msg(&b, t, 0, &msg);
         th->rs_base = tm_msg_bits(&m->enc_nots, &msg);
         th->rs_tail = th->tail;
@@ -210,6 +216,8 @@ void core_resync(tm_model *m, uint32_t t)
         L += tm_chunked_bits((m->cur - th->pcc) & m->ts_mask, m->enc->cc_a, m->enc->cc_b);
     if (L > freeb)
         return;
+    bundle b;
+    resync_bundle(th, &b);
     b.clen = (unsigned)L;
     if (core_offer(m, t, &b))
         accepted(m, t, &b, th->npc);
@@ -367,7 +375,8 @@ static void core_branch(tm_model *m, uint32_t t, const tmc_record *ev, bundle *b
 
 /* Processes the group G of core T in the current cycle, then its event EV
  * (NULL if none) (spec §3.4).  The top has given the core its slot. */
-int core_group(tm_model *m, uint32_t t, const group *g, const tmc_record *ev)
+static inline __attribute__((always_inline)) int group_body(tm_model *m, uint32_t t, const group *g,
+                                                            const tmc_record *ev)
 {
     core *th = &m->th[t];
     uint64_t n = g->n;
@@ -466,6 +475,18 @@ int core_group(tm_model *m, uint32_t t, const group *g, const tmc_record *ev)
     dropped(m, t, icnt_before, gap, pend);
     th->empty_tail = gap == 0 && g->mem;
     return TM_OK;
+}
+
+/* core_group: the group, then G is empty again (the top's group register
+ * is free for the next group; done here so that the top's call is its last
+ * step). */
+int core_group(tm_model *m, uint32_t t, group *g, const tmc_record *ev)
+{
+    int rc = group_body(m, t, g, ev);
+    g->n = 0;
+    g->has_npc = 0;
+    g->mem = 0;
+    return rc;
 }
 
 /* The flush (spec §3.7): a RUN core offers END(STOP); a LOST one without a

@@ -132,13 +132,20 @@ static void begin_cycle(tm_model *m, uint64_t c)
     m->next_cycle = c + 1;
 }
 
+/* The LOST cores' slots of lost_slots, out of line: the callers on the
+ * per-record path then need no registers for the loop. */
+static __attribute__((noinline)) void lost_resyncs(tm_model *m, uint32_t limit)
+{
+    for (uint32_t j = m->next_core; j < limit; j++)
+        if (m->th[j].state == ST_LOST)
+            core_resync(m, j);
+}
+
 /* Slots of LOST cores before core LIMIT that have no group this cycle. */
 static inline void lost_slots(tm_model *m, uint32_t limit)
 {
     if (__builtin_expect(m->lost_count != 0, 0))
-        for (uint32_t j = m->next_core; j < limit; j++)
-            if (m->th[j].state == ST_LOST)
-                core_resync(m, j);
+        lost_resyncs(m, limit);
     if (limit > m->next_core)
         m->next_core = limit;
 }
@@ -196,21 +203,33 @@ static void advance_to(tm_model *m, uint64_t c)
     begin_cycle(m, c);
 }
 
+/* The slot of the core of the group being assembled: it processes the
+ * group and its event EV (NULL if none). */
+static inline __attribute__((always_inline)) int group_slot(tm_model *m, const tmc_record *ev)
+{
+    uint32_t t = m->g_tid;
+    m->next_core = t + 1;
+    m->grp = 0;
+    return core_group(m, t, &m->g, ev); /* empties m->g */
+}
+
+/* group_slot after the slots of the LOST cores before it (out of line, so
+ * that flush_group's callers need no stack frame for it). */
+static __attribute__((noinline)) int lost_then_group_slot(tm_model *m, const tmc_record *ev)
+{
+    lost_resyncs(m, m->g_tid);
+    return group_slot(m, ev);
+}
+
 static inline __attribute__((always_inline)) int flush_group(tm_model *m, const tmc_record *ev)
 {
     if (!m->grp && !ev)
         return TM_OK;
     /* The LOST cores before this one offer their resynchronizations in
      * their slots; then this core has its slot. */
-    uint32_t t = m->g_tid;
-    lost_slots(m, t);
-    m->next_core = t + 1;
-    int rc = core_group(m, t, &m->g, ev);
-    m->grp = 0;
-    m->g.n = 0;
-    m->g.has_npc = 0;
-    m->g.mem = 0;
-    return rc;
+    if (__builtin_expect(m->lost_count != 0, 0))
+        return lost_then_group_slot(m, ev);
+    return group_slot(m, ev);
 }
 
 /* A MEM (of thread TID in CYCLE) of the group being assembled.  VALUE
@@ -331,12 +350,9 @@ int tm_model_put_group(tm_model *m, const tmc_group *g)
     return flush_group(m, g->ev);
 }
 
-int tm_model_put(tm_model *m, const tmc_record *r)
+/* tm_model_put of a record that does not join the group being assembled. */
+static __attribute__((noinline)) int put_other(tm_model *m, const tmc_record *r)
 {
-    /* Fast path: another record of the group being assembled (same cycle
-     * and thread; every check below holds for it). */
-    if (m->grp && r->tid == m->g_tid && r->cycle == m->cur && r->type >= TMC_START && r->type <= TMC_MEM)
-        return add_to_group(m, r);
     if (m->finished) {
         snprintf(m->err, sizeof m->err, "record after tm_model_finish");
         return TM_ERR_STATE;
@@ -351,6 +367,15 @@ int tm_model_put(tm_model *m, const tmc_record *r)
         return TM_ERR_ARG;
     }
     return add_to_group(m, r);
+}
+
+int tm_model_put(tm_model *m, const tmc_record *r)
+{
+    /* Fast path: another record of the group being assembled (same cycle
+     * and thread; every check of put_other holds for it). */
+    if (m->grp && r->tid == m->g_tid && r->cycle == m->cur && r->type >= TMC_START && r->type <= TMC_MEM)
+        return add_to_group(m, r);
+    return put_other(m, r);
 }
 
 /* T += S, counter by counter: tm_thread_stats holds only uint64_t counters

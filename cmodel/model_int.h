@@ -44,12 +44,28 @@ static inline void buffer_port_cycle(tm_buffer *b)
     else
         b->idle++;
 }
-/* K cycles in which nothing is offered: only the port drains. */
-void buffer_port_bulk(tm_buffer *b, uint64_t k);
 /* Cycles the port needs to empty the buffer. */
 static inline uint64_t buffer_drain_cycles(const tm_buffer *b)
 {
     return (b->occ + b->W - 1) / b->W;
+}
+/* K cycles in which nothing is offered: only the port drains. */
+static inline void buffer_port_bulk(tm_buffer *b, uint64_t k)
+{
+    if (!k)
+        return;
+    if (!b->occ) {
+        b->idle += k;
+        return;
+    }
+    uint64_t need = buffer_drain_cycles(b);
+    uint64_t busy = need < k ? need : k;
+    b->busy += busy;
+    b->idle += k - busy;
+    if (need <= k)
+        b->occ = 0;
+    else
+        b->occ -= k * (uint64_t)b->W;
 }
 /* The acceptance rule of one offer of LEN bits (spec §3.6 step 2): a
  * resynchronization needs room, any other offer also leaves RESERVE free
@@ -162,7 +178,9 @@ struct tm_model {
 };
 
 /* core.c */
-int core_group(tm_model *m, uint32_t t, const group *g, const tmc_record *ev);
+/* Core T's group G and its event EV in T's slot; G is emptied (also on an
+ * error) so that it is the top's last step for the group. */
+int core_group(tm_model *m, uint32_t t, group *g, const tmc_record *ev);
 void core_resync(tm_model *m, uint32_t t);
 void core_flush(tm_model *m, uint32_t t);
 
