@@ -353,6 +353,11 @@ module tm_core
   end
 
   // ---------------------------------------------------------------- next state
+  // The thread becomes lost (lose), before this group or after it, by its
+  // own drop (lose_drop) or another core's.
+  logic        lose, lose_before, lose_drop;
+  logic [63:0] lose_tail;
+
   always_comb begin
     state_d   = state_q;
     icnt_d    = icnt_q;
@@ -366,6 +371,10 @@ module tm_core
     pend_d    = pend_q;
     empty_d   = empty_q;
     pr_clear_o = 1'b0;
+    lose        = 1'b0;
+    lose_before = 1'b0;
+    lose_drop   = 1'b0;
+    lose_tail   = '0;
 
     unique case (state_q)
       ST_IDLE: begin
@@ -377,32 +386,17 @@ module tm_core
             state_d = ST_RUN;
             pcc_d   = cycle_i;
             pta_d   = msg_target;
-            if (shared_drop_i) begin         // a higher core dropped: lost right after
-              state_d   = ST_LOST;
-              tail_d    = '0;
-              gap_d     = '0;
-              dropped_d = 1'b0;
-              pend_d    = PEND_NONE;
-              empty_d   = 1'b0;
-            end
+            lose    = shared_drop_i;         // a higher core dropped: lost right after
           end else begin                     // dropped or suppressed: lost from the start
-            state_d   = ST_LOST;
-            tail_d    = '0;
-            gap_d     = '0;
-            dropped_d = 1'b1;
-            pend_d    = PEND_NONE;
-            empty_d   = 1'b0;
+            lose      = 1'b1;
+            lose_drop = 1'b1;
           end
         end
       end
       ST_RUN: begin
         if (suppressed_i) begin              // a lower core dropped: lost before this group
-          state_d   = ST_LOST;
-          tail_d    = icnt_q;
-          gap_d     = (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch} + {63'd0, is_exc};
-          dropped_d = 1'b0;
-          pend_d    = pend_new;
-          empty_d   = grp_empty;
+          lose        = 1'b1;
+          lose_before = 1'b1;
         end else if (offer_raw && accept_i) begin
           if (ctrl_raw) begin
             icnt_d = '0;
@@ -415,13 +409,10 @@ module tm_core
             bcnt_d = bcnt_new;
           end
         end else if (offer_raw && drop_i) begin     // the whole bundle
-          state_d    = ST_LOST;
-          tail_d     = icnt_q;
-          gap_d      = (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch} + {63'd0, is_exc};
-          dropped_d  = 1'b1;
-          pend_d     = pend_new;
-          empty_d    = grp_empty;
-          pr_clear_o = 1'b1;
+          lose        = 1'b1;
+          lose_before = 1'b1;
+          lose_drop   = 1'b1;
+          pr_clear_o  = 1'b1;
         end else begin
           icnt_d = icnt_new;
           bcnt_d = bcnt_new;
@@ -430,12 +421,8 @@ module tm_core
         // after its group: everything it retired is in the tail.
         if (shared_drop_i && !suppressed_i && !(offer_raw && drop_i) &&
             !(ctrl_raw && accept_i && is_exit)) begin
-          state_d   = ST_LOST;
-          tail_d    = (ctrl_raw && accept_i) ? 64'd0 : icnt_new;
-          gap_d     = '0;
-          dropped_d = 1'b0;
-          pend_d    = PEND_NONE;
-          empty_d   = 1'b0;
+          lose      = 1'b1;
+          lose_tail = (ctrl_raw && accept_i) ? 64'd0 : icnt_new;
         end
       end
       ST_LOST: begin
@@ -448,19 +435,24 @@ module tm_core
           pcc_d  = cycle_i;
           pta_d  = msg_target;
           state_d = (msg.kind == MSG_END) ? ST_DONE : ST_RUN;
-          if (msg.kind != MSG_END && shared_drop_i) begin
-            // resynchronized, then a higher core dropped: lost again, empty tail
-            state_d   = ST_LOST;
-            tail_d    = '0;
-            gap_d     = '0;
-            dropped_d = 1'b0;
-            pend_d    = PEND_NONE;
-            empty_d   = 1'b0;
-          end
+          // resynchronized, then a higher core dropped: lost again, empty tail
+          lose = msg.kind != MSG_END && shared_drop_i;
         end
       end
       default: ;
     endcase
+
+    // Entering ST_LOST.  Before this group (lose_before): the tail is what
+    // was counted before it and the gap is the group itself; otherwise the
+    // thread is lost after what it offered: the tail is lose_tail, no gap.
+    if (lose) begin
+      state_d   = ST_LOST;
+      tail_d    = lose_before ? icnt_q : lose_tail;
+      gap_d     = lose_before ? (rv_valid_i ? n64 : 64'd0) + {63'd0, is_branch} + {63'd0, is_exc} : 64'd0;
+      dropped_d = lose_drop;
+      pend_d    = lose_before ? pend_new : PEND_NONE;
+      empty_d   = lose_before && grp_empty;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
