@@ -102,61 +102,57 @@ module tm_buffer #(
 `ifndef SYNTHESIS
   // Invariants, checked in simulation (tm cosim builds with --assert; an
   // assertion that fails stops the simulator).  What they need is recomputed
-  // here from the ports, independently of the arbitration loop above: the
-  // occupancy before core k's offer is decided (after the port's transfer
-  // and the lower cores' accepted messages), and whether some thread is LOST
-  // at that point (LOST at the start of the cycle and not resynchronized by
-  // its own offer, if that came first, or dropped by a lower core).
-  logic [N-1:0] chk_over;     // core k's accepted message overfills the buffer
-  logic [N-1:0] chk_reserve;  // a non-resync message accepted while a thread is LOST
-                              // leaves less than RESERVE bits free
-  logic [N-1:0] chk_verdict;  // core k's verdict is not exactly one of accept, drop,
-                              // or (a resync) wait, or there is one without an offer
-  logic [N-1:0] chk_len;      // core k offers bits at or above its length, or a length > MAXW
-  always_comb begin
-    logic [SW-1:0] at;
-    logic [SW-1:0] len;
-    logic [N-1:0]  lost;
-    at = SW'(occ_q) - SW'(drain);
-    lost   = lost_q_i;
-    for (int k = 0; k < N; k++) begin
-      len            = SW'(len_i[LENW*k +: LENW]);
-      chk_over[k]    = accept_o[k] && at + len > SW'(BUF_BITS);
-      chk_reserve[k] = accept_o[k] && !resync_i[k] && (|lost) && at + len + SW'(RESERVE) > SW'(BUF_BITS);
-      chk_verdict[k] = offer_i[k] ? !$onehot({accept_o[k], drop_o[k], resync_i[k] && !accept_o[k]})
-                                  : (accept_o[k] || drop_o[k]);
-      chk_len[k]     = offer_i[k] && (len > SW'(MAXW) ||
-                                      (bits_i[MAXW*k +: MAXW] >> len_i[LENW*k +: LENW]) != '0);
-      if (accept_o[k]) at = at + len;
-      if (accept_o[k] && resync_i[k]) lost[k] = 1'b0;
-      if (drop_o[k]) lost[k] = 1'b1;
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (rst_ni) begin
-      // The buffer never holds more than BUF_BITS bits, and no accepted
-      // message would make it.
-      assert (occ_q <= OCCW'(BUF_BITS) && chk_over == '0)
-        else $error("tm_buffer: over-full: occupancy %0d of %0d bits, overfilling offers %b", occ_q,
-                    BUF_BITS, chk_over);
-      // One verdict per offer and core: accepted, dropped, or (a resync
-      // only) left waiting; none without an offer.
-      assert (chk_verdict == '0)
-        else $error("tm_buffer: offers %b resync %b got accept %b drop %b", offer_i, resync_i, accept_o, drop_o);
-      // FIFO sanity: no bit at or above the occupancy (messages are ORed in
-      // at the occupancy), the port sends min(PORT_BITS, occupancy) bits, an
-      // offered message has no bit at or above its length.
+  // here from the ports, independently of the arbitration loop above, in
+  // core order: the occupancy before core k's offer is decided (after the
+  // port's transfer and the lower cores' accepted messages), and whether
+  // some thread is LOST at that point (LOST at the start of the cycle and
+  // not resynchronized by its own offer, if that came first, or dropped by
+  // a lower core).  A core with neither an offer nor a verdict is skipped:
+  // the checks cost the simulation little on the cycles without messages.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      // nothing to check in reset
+    end else begin : chk
+      logic [SW-1:0] at;
+      logic [SW-1:0] len;
+      logic [N-1:0]  lost;
+      // The buffer never holds more than BUF_BITS bits; no bit is set at or
+      // above the occupancy (messages are ORed in at the occupancy); the
+      // port sends min(PORT_BITS, occupancy) bits.
+      assert (occ_q <= OCCW'(BUF_BITS))
+        else $error("tm_buffer: over-full: occupancy %0d of %0d bits", occ_q, BUF_BITS);
       assert ((fifo_q >> occ_q) == '0)
         else $error("tm_buffer: FIFO bits set at or above the occupancy %0d", occ_q);
       assert (port_valid_o == PVW'(drain) && drain <= OCCW'(PORT_BITS) && drain <= occ_q)
         else $error("tm_buffer: port sends %0d bits with occupancy %0d", port_valid_o, occ_q);
-      assert (chk_len == '0)
-        else $error("tm_buffer: offered message bits beyond its length (cores %b)", chk_len);
-      // The reserve rule (spec 3.6): while some thread is LOST, a
-      // non-resync message is accepted only if it leaves RESERVE bits free.
-      assert (chk_reserve == '0)
-        else $error("tm_buffer: reserve rule broken (cores %b)", chk_reserve);
+      at   = SW'(occ_q) - SW'(drain);
+      lost = lost_q_i;
+      for (int k = 0; k < N; k++) begin
+        if (offer_i[k] || accept_o[k] || drop_o[k]) begin
+          len = SW'(len_i[LENW*k +: LENW]);
+          // One verdict per offer: accepted, dropped, or (a resync only)
+          // left waiting; none without an offer.
+          assert (offer_i[k] && $onehot({accept_o[k], drop_o[k], resync_i[k] && !accept_o[k]}))
+            else $error("tm_buffer: core %0d: offer %b resync %b got accept %b drop %b", k, offer_i[k],
+                        resync_i[k], accept_o[k], drop_o[k]);
+          // An offered message has no bit at or above its length.
+          assert (len <= SW'(MAXW) && (bits_i[MAXW*k +: MAXW] >> len_i[LENW*k +: LENW]) == '0)
+            else $error("tm_buffer: core %0d: offered message bits beyond its length %0d", k, len);
+          if (accept_o[k]) begin
+            // No accepted message overfills the buffer.
+            assert (at + len <= SW'(BUF_BITS))
+              else $error("tm_buffer: core %0d: over-full: %0d + %0d of %0d bits", k, at, len, BUF_BITS);
+            // The reserve rule (spec 3.6): while some thread is LOST, a
+            // non-resync message is accepted only if it leaves RESERVE bits free.
+            assert (resync_i[k] || lost == '0 || at + len + SW'(RESERVE) <= SW'(BUF_BITS))
+              else $error("tm_buffer: core %0d: reserve rule broken (%0d + %0d of %0d bits)", k, at, len,
+                          BUF_BITS);
+            at = at + len;
+            if (resync_i[k]) lost[k] = 1'b0;
+          end
+          if (drop_o[k]) lost[k] = 1'b1;
+        end
+      end
     end
   end
 `endif
