@@ -147,9 +147,11 @@ cosim: all
 	bash testbench/unit/run.sh
 	bash testbench/regress.sh $(BUILD) quick
 
-# The full co-simulation sweep (144 parameter sets; hours, not for CI).
+# The full co-simulation sweep (144 parameter sets; hours, not for CI), then
+# the RTL's assertions against mutants of tm_buffer (testbench/mutants.sh).
 regress: all
 	bash testbench/regress.sh $(BUILD) full
+	bash testbench/mutants.sh $(BUILD)
 
 run: $(DEPS_STAMP).want
 	$(MAKE) all
