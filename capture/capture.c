@@ -232,13 +232,21 @@ static uint64_t hget(const tm_cap *c, uint64_t key)
 
 /* ------------------------------------------------------------ output */
 
+/* What a failed call of the timing model means. */
+static const char *timing_why(int rc)
+{
+    return rc == TM_ERR_NOMEM ? "timing model: out of memory"
+           : rc == TM_ERR_ARG ? "timing model: a cycle beyond 2^53 or a thread id beyond the cores"
+                              : "the consumer stopped";
+}
+
 static int emit(tm_cap *c, const tmc_record *r)
 {
     if (c->tim) {
         int rc = tm_timing_put(c->tim, r);
         if (rc == TM_OK)
             return TM_OK;
-        return fail(c, c->off, rc == TM_ERR_NOMEM ? "timing model: out of memory" : "the consumer stopped");
+        return fail(c, c->off, timing_why(rc));
     }
     if (c->sink.record && c->sink.record(c->sink.arg, r))
         return fail(c, c->off, "the consumer stopped");
@@ -444,9 +452,15 @@ static inline int fast_group(tm_cap *c, uint32_t tid, const block *b, uint32_t p
     uint64_t bytes = n ? io[end - 1] + c->ilen[b->ioff + end - 1] - io[pos] : 0;
     if (m)
         c->info.mem++;
-    if (c->sink.group && !c->tim) {
+    if (c->sink.group || c->tim) {
         tmc_group g = {tid, c->cycle, pc, n, bytes, m != NULL, m && m->store ? TMC_MEM_STORE : 0,
                        m ? m->size : 0, m ? m->addr : 0, m ? (const uint8_t *)m->v : NULL, br};
+        if (c->tim) {
+            int rc = tm_timing_put_group(c->tim, &g, m && m->insn < b->ninsn ? b->addr + io[m->insn] : 0);
+            if (rc == TM_OK)
+                return TM_OK;
+            return fail(c, c->off, timing_why(rc));
+        }
         if ((n || m || br) && c->sink.group(c->sink.arg, &g))
             return fail(c, c->off, "the consumer stopped");
         return TM_OK;
@@ -1186,7 +1200,7 @@ int tm_cap_finish(tm_cap *c)
     if (c->tim) {
         int rc = tm_timing_finish(c->tim);
         if (rc != TM_OK)
-            return fail(c, c->off, rc == TM_ERR_NOMEM ? "timing model: out of memory" : "the consumer stopped");
+            return fail(c, c->off, timing_why(rc));
         tm_timing_stats ts;
         tm_timing_get_stats(c->tim, &ts);
         c->info.cycles = ts.cycles;

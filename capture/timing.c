@@ -11,14 +11,33 @@
 #define ORD_BITS 20u /* the line order table: 2^20 entries, hashed */
 #define MAX_GROUP 16u /* records of one group */
 
-/* A thread's queue entry, in 64-bit words: the stamped cycle, the record
- * count, then per record a header word (type, size, flags, bclass, taken,
- * len) and its fields: RUN pc, count, bytes; MEM addr, pc, value words;
- * START, EXIT, BRANCH, EXC pc, target, count. */
+/* A thread's queue: a list of chunks from a pool shared by the threads
+ * (memory follows the groups held, not each thread's peak).  An entry, in
+ * 64-bit words: the stamped cycle, a header word, then
+ *   compact (header bit 63 clear; the group is RUN? MEM? event?): RUN pc,
+ *     count | bytes << 32; MEM addr, pc, value words; event pc, target;
+ *   general (bit 63 set, record count in the low bits): per record a header
+ *     word (type, size, flags, bclass, taken, len) and its fields: RUN pc,
+ *     count, bytes; MEM addr, pc, value words; START, EXIT, BRANCH, EXC pc,
+ *     target, count. */
+#define CHUNK_WORDS 8190u
+#define GENERAL ((uint64_t)1 << 63)
+/* (cycle, thread) as one word, ordered as the pair (threads < 1024) */
+#define KEY(c, tid) ((uint64_t)(c) << 10 | (tid))
+#define NOKEY UINT64_MAX
+#define MAX_CYCLE ((uint64_t)1 << 53)
+enum { P_RUN = 1, P_MEM = 2, P_EV = 4 };
+
+typedef struct chunk {
+    struct chunk *next;
+    uint32_t used;
+    uint64_t w[CHUNK_WORDS];
+} chunk;
 
 typedef struct tqueue {
-    uint64_t *w;
-    size_t head, n, cap; /* words [head, n) */
+    chunk *head, *tail;
+    uint32_t rd;         /* next word to read in head */
+    uint64_t hc;         /* the head entry's cycle (groups > 0) */
     uint64_t groups;     /* entries held */
 } tqueue;
 
@@ -33,6 +52,20 @@ typedef struct tthread {
     tqueue q;
 } tthread;
 
+/* The group being collected: RUN? MEM? event?, or general records. */
+typedef struct pend {
+    unsigned has;                       /* P_RUN | P_MEM | P_EV */
+    uint64_t pc, count, bytes;          /* RUN */
+    uint32_t mflags;                    /* MEM */
+    uint8_t msize;
+    uint64_t maddr, mpc;
+    uint64_t mval[TMC_MAX_OPERAND / 8];
+    tmc_type etype;                     /* event */
+    uint32_t eflags;
+    uint8_t ebclass, etaken, elen, esize;
+    uint64_t epc, etarget, ecount;
+} pend;
+
 typedef struct l1set {
     uint64_t *tag;      /* line address + 1 (0 = empty) */
     uint32_t *ver;      /* the line's version when filled */
@@ -45,12 +78,17 @@ struct tm_timing {
     uint32_t nthreads;
     uint32_t ntop;        /* threads seen: ids < ntop */
     tthread *th;
+    uint64_t *hkey;       /* per thread: KEY of its queue's head, or NOKEY */
+    uint64_t *lkey;       /* per thread without a queue that may still retire: KEY of its next group */
     /* the group being collected (serial order) */
     int open;
     uint32_t otid;
     uint64_t ocycle;
+    pend p;               /* its records: RUN? MEM? event? */
+    int gen;              /* ... or general: */
     unsigned nrec;        /* its records, in order */
     tmc_record rec[MAX_GROUP];
+    chunk *pool;          /* free chunks */
     /* emission */
     uint64_t last_cycle;  /* of the last group handed on */
     uint32_t last_tid;
@@ -68,7 +106,9 @@ struct tm_timing {
     uint32_t *ord_ver;
     tm_timing_stats st;
     int failed;
-    tmc_record out[MAX_GROUP]; /* a group being handed on */
+    tmc_record out[MAX_GROUP]; /* a general group being handed on */
+    tmc_record rrun, rmem, rev;  /* a compact one's records */
+    unsigned rmem_nw;            /* value words rmem had */
 };
 
 void tm_timing_defaults(tm_timing_cfg *cfg)
@@ -164,11 +204,17 @@ int tm_timing_new(const tm_timing_cfg *cfg, uint32_t threads, const tm_timing_si
     t->st.l2_size = t->cfg.l2.size;
     t->l1_sets = t->cfg.l1.size / t->cfg.line / t->cfg.l1.ways;
     t->l2_sets = t->cfg.l2.size / t->cfg.line / t->cfg.l2.ways;
+    t->rrun.type = TMC_RUN;
+    t->rmem.type = TMC_MEM;
     t->th = calloc(threads, sizeof *t->th);
-    if (!t->th) {
+    t->hkey = malloc(threads * sizeof *t->hkey);
+    t->lkey = malloc(threads * sizeof *t->lkey);
+    if (!t->th || !t->hkey || !t->lkey) {
         tm_timing_free(t);
         return TM_ERR_NOMEM;
     }
+    for (uint32_t i = 0; i < threads; i++)
+        t->hkey[i] = t->lkey[i] = NOKEY;
     *out = t;
     return TM_OK;
 }
@@ -177,9 +223,19 @@ void tm_timing_free(tm_timing *t)
 {
     if (!t)
         return;
-    for (uint32_t i = 0; t->th && i < t->nthreads; i++)
-        free(t->th[i].q.w);
+    for (uint32_t i = 0; t->th && i < t->nthreads; i++) {
+        for (chunk *c = t->th[i].q.head, *n; c; c = n) {
+            n = c->next;
+            free(c);
+        }
+    }
+    for (chunk *c = t->pool, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
     free(t->th);
+    free(t->hkey);
+    free(t->lkey);
     free(t->l1_tag);
     free(t->l1_ver);
     free(t->l1_age);
@@ -273,32 +329,213 @@ static uint32_t mem_cost(tm_timing *t, uint32_t tid, uint64_t line, int store)
 
 /* ------------------------------------------------------------ queues */
 
-static int q_room(tqueue *q, size_t k)
+/* Thread I's keys after a change of its queue or state. */
+static void rekey(tm_timing *t, uint32_t i)
 {
-    if (q->head && q->head == q->n)
-        q->head = q->n = 0;
-    if (q->head && q->n + k > q->cap && q->head >= q->cap / 2) {
-        memmove(q->w, q->w + q->head, (q->n - q->head) * sizeof *q->w);
-        q->n -= q->head;
-        q->head = 0;
+    const tthread *th = &t->th[i];
+    if (th->q.groups) {
+        t->hkey[i] = KEY(th->q.hc, i);
+        t->lkey[i] = NOKEY;
+    } else {
+        t->hkey[i] = NOKEY;
+        t->lkey[i] = th->live && !th->done && !th->in_sys ? KEY(th->next, i) : NOKEY;
     }
-    return tm_grow((void **)&q->w, &q->cap, q->n + k, sizeof *q->w);
+}
+
+/* Room for K words at the tail of Q: a pointer to them, NULL without
+ * memory.  q_push makes them an entry. */
+static uint64_t *q_room(tm_timing *t, tqueue *q, size_t k)
+{
+    chunk *c = q->tail;
+    if (c && c->used + k <= CHUNK_WORDS)
+        return c->w + c->used;
+    if (c && q->groups == 0) { /* empty: start over in its chunk */
+        c->used = 0;
+        q->rd = 0;
+        return c->w;
+    }
+    chunk *n = t->pool;
+    if (n)
+        t->pool = n->next;
+    else if (!(n = malloc(sizeof *n)))
+        return NULL;
+    n->next = NULL;
+    n->used = 0;
+    if (c)
+        c->next = n;
+    else {
+        q->head = n;
+        q->rd = 0;
+    }
+    q->tail = n;
+    return n->w;
+}
+
+static void q_push(tm_timing *t, uint32_t tid, size_t k, uint64_t cycle)
+{
+    tqueue *q = &t->th[tid].q;
+    q->tail->used += (uint32_t)k;
+    if (q->groups++ == 0) {
+        q->hc = cycle;
+        rekey(t, tid);
+    }
+    t->held++;
+    if (t->held > t->st.held_max)
+        t->st.held_max = t->held;
+}
+
+/* The head entry of Q is read up to END: the next one (or none). */
+static void q_pop(tm_timing *t, uint32_t tid, const uint64_t *end)
+{
+    tqueue *q = &t->th[tid].q;
+    q->rd = (uint32_t)(end - q->head->w);
+    if (q->rd == q->head->used && q->head != q->tail) {
+        chunk *c = q->head;
+        q->head = c->next;
+        q->rd = 0;
+        c->next = t->pool;
+        t->pool = c;
+    }
+    t->held--;
+    if (--q->groups)
+        q->hc = q->head->w[q->rd];
+    rekey(t, tid);
+}
+
+/* ------------------------------------------------------------ the open group */
+
+static int is_event(tmc_type ty) { return ty == TMC_START || ty == TMC_EXIT || ty == TMC_BRANCH || ty == TMC_EXC; }
+
+/* The open group's record R, one of RUN, MEM or an event, as a record. */
+static void pend_record(const tm_timing *t, unsigned what, tmc_record *r)
+{
+    const pend *p = &t->p;
+    memset(r, 0, sizeof *r);
+    r->tid = t->otid;
+    r->cycle = t->ocycle;
+    if (what == P_RUN) {
+        r->type = TMC_RUN;
+        r->pc = p->pc;
+        r->count = p->count;
+        r->bytes = p->bytes;
+    } else if (what == P_MEM) {
+        r->type = TMC_MEM;
+        r->flags = p->mflags;
+        r->size = p->msize;
+        r->addr = p->maddr;
+        r->pc = p->mpc;
+        memcpy(r->value, p->mval, p->msize);
+    } else {
+        r->type = p->etype;
+        r->flags = p->eflags;
+        r->size = p->esize;
+        r->bclass = p->ebclass;
+        r->taken = p->etaken;
+        r->len = p->elen;
+        r->pc = p->epc;
+        r->target = p->etarget;
+        r->count = p->ecount;
+    }
+}
+
+/* The open group becomes general: its records in rec[]. */
+static void pend_general(tm_timing *t)
+{
+    if (t->gen)
+        return;
+    t->gen = 1;
+    t->nrec = 0;
+    for (unsigned what = P_RUN; what <= P_EV; what <<= 1)
+        if (t->p.has & what)
+            pend_record(t, what, &t->rec[t->nrec++]);
+}
+
+static void pend_ev(pend *p, const tmc_record *r)
+{
+    p->has |= P_EV;
+    p->etype = r->type;
+    p->eflags = r->flags;
+    p->esize = r->size;
+    p->ebclass = r->bclass;
+    p->etaken = r->taken;
+    p->elen = r->len;
+    p->epc = r->pc;
+    p->etarget = r->target;
+    p->ecount = r->count;
+}
+
+/* Whether the open group fits the compact entry (what the general one
+ * would keep of it, the compact one keeps). */
+static int pend_compact(const tm_timing *t)
+{
+    const pend *p = &t->p;
+    if (t->gen)
+        return 0;
+    if ((p->has & P_RUN) && (p->count >> 32 || p->bytes >> 32))
+        return 0;
+    if ((p->has & P_MEM) && (p->mflags & 0xffff) > 0xff)
+        return 0;
+    if ((p->has & P_EV) && ((p->eflags & 0xffff) > 0xff || p->esize || p->ecount))
+        return 0;
+    return 1;
 }
 
 /* Instructions of the open group. */
 static uint64_t open_insns(const tm_timing *t)
 {
     uint64_t n = 0;
-    for (unsigned k = 0; k < t->nrec; k++)
-        n += t->rec[k].type == TMC_RUN ? t->rec[k].count : t->rec[k].type == TMC_BRANCH;
+    if (t->gen) {
+        for (unsigned k = 0; k < t->nrec; k++)
+            n += t->rec[k].type == TMC_RUN ? t->rec[k].count : t->rec[k].type == TMC_BRANCH;
+        return n;
+    }
+    if (t->p.has & P_RUN)
+        n += t->p.count;
+    if ((t->p.has & P_EV) && t->p.etype == TMC_BRANCH)
+        n++;
     return n;
 }
 
-/* The lines [L0, L1] that memory operand M touches. */
-static void op_lines(const tm_timing *t, const tmc_record *m, uint64_t *l0, uint64_t *l1)
+/* The lines [L0, L1] that a SIZE-byte operand at ADDR touches. */
+static void op_lines(const tm_timing *t, uint64_t addr, uint8_t size, uint64_t *l0, uint64_t *l1)
 {
-    *l0 = m->addr >> t->line_shift;
-    *l1 = (m->addr + (m->size ? m->size - 1u : 0u)) >> t->line_shift;
+    *l0 = addr >> t->line_shift;
+    *l1 = (addr + (size ? size - 1u : 0u)) >> t->line_shift;
+}
+
+/* A memory operand of the group thread TID closes: its cost into *ACC
+ * (an instruction's operand, PC not 0), its lines' order into *FLOOR. */
+static void mem_time(tm_timing *t, uint32_t tid, uint64_t addr, uint8_t size, uint32_t flags, uint64_t pc,
+                     uint64_t *acc, uint64_t *floor)
+{
+    int store = (flags & TMC_MEM_STORE) != 0;
+    uint64_t l0, l1;
+    op_lines(t, addr, size, &l0, &l1);
+    if (pc) /* an instruction's operand (not a write by the system) */
+        *acc += (uint64_t)mem_cost(t, tid, l0, store) * MILLI;
+    for (uint64_t l = l0; l <= l1; l++) {
+        size_t o = ord_slot(l);
+        /* after the line's last store; a store also after its last access */
+        uint64_t need = store && t->ord_access[o] > t->ord_store[o] ? t->ord_access[o] : t->ord_store[o];
+        if (need > *floor && need > *acc / MILLI) {
+            *floor = need;
+            t->st.ordered++;
+        }
+    }
+}
+
+/* The operand, stamped C: its lines' last access (and store). */
+static void mem_stamp(tm_timing *t, uint64_t addr, uint8_t size, uint32_t flags, uint64_t c)
+{
+    uint64_t l0, l1;
+    op_lines(t, addr, size, &l0, &l1);
+    for (uint64_t l = l0; l <= l1; l++) {
+        size_t o = ord_slot(l);
+        if (t->ord_access[o] < c + 1)
+            t->ord_access[o] = c + 1; /* the cycle after: 0 = never */
+        if ((flags & TMC_MEM_STORE) && t->ord_store[o] < c + 1)
+            t->ord_store[o] = c + 1;
+    }
 }
 
 /* The open group of thread OTID, stamped: into its queue. */
@@ -309,30 +546,29 @@ static int close_group(tm_timing *t)
     t->open = 0;
     uint32_t tid = t->otid;
     tthread *th = &t->th[tid];
+    const pend *p = &t->p;
     uint64_t n = open_insns(t);
     uint64_t acc = th->acc + n * t->cfg.cpi_milli;
     uint64_t floor = th->next;
+    int compact = pend_compact(t);
     size_t words = 2;
-    for (unsigned k = 0; k < t->nrec; k++) {
-        const tmc_record *m = &t->rec[k];
-        words += 4 + (m->type == TMC_MEM ? (m->size + 7u) / 8u : 0);
-        if (m->type != TMC_MEM)
-            continue;
-        if (caches_alloc(t) != TM_OK)
-            return TM_ERR_NOMEM;
-        int store = (m->flags & TMC_MEM_STORE) != 0;
-        uint64_t l0, l1;
-        op_lines(t, m, &l0, &l1);
-        if (m->pc) /* an instruction's operand (not a write by the system) */
-            acc += (uint64_t)mem_cost(t, tid, l0, store) * MILLI;
-        for (uint64_t l = l0; l <= l1; l++) {
-            size_t o = ord_slot(l);
-            /* after the line's last store; a store also after its last access */
-            uint64_t need = store && t->ord_access[o] > t->ord_store[o] ? t->ord_access[o] : t->ord_store[o];
-            if (need > floor && need > acc / MILLI) {
-                floor = need;
-                t->st.ordered++;
-            }
+    if (compact) {
+        words += (p->has & P_RUN ? 2 : 0) + (p->has & P_EV ? 2 : 0);
+        if (p->has & P_MEM) {
+            words += 2 + (p->msize + 7u) / 8u;
+            if (caches_alloc(t) != TM_OK)
+                return TM_ERR_NOMEM;
+            mem_time(t, tid, p->maddr, p->msize, p->mflags, p->mpc, &acc, &floor);
+        }
+    } else {
+        for (unsigned k = 0; k < t->nrec; k++) {
+            const tmc_record *m = &t->rec[k];
+            words += 4 + (m->type == TMC_MEM ? (m->size + 7u) / 8u : 0);
+            if (m->type != TMC_MEM)
+                continue;
+            if (caches_alloc(t) != TM_OK)
+                return TM_ERR_NOMEM;
+            mem_time(t, tid, m->addr, m->size, m->flags, m->pc, &acc, &floor);
         }
     }
     uint64_t c = acc / MILLI > floor ? acc / MILLI : floor;
@@ -341,6 +577,8 @@ static int close_group(tm_timing *t)
         c = t->last_cycle + (tid < t->last_tid);
         t->st.clamped++;
     }
+    if (c >= MAX_CYCLE)
+        return TM_ERR_ARG;
     if (acc < c * MILLI)
         acc = c * MILLI;
     th->acc = acc;
@@ -349,59 +587,75 @@ static int close_group(tm_timing *t)
     t->closed++;
     t->last_closer = tid;
     tqueue *q = &th->q;
-    if (q_room(q, words))
+    uint64_t *w0 = q_room(t, q, words), *w = w0;
+    if (!w)
         return TM_ERR_NOMEM;
-    uint64_t *w = q->w + q->n;
     *w++ = c;
-    *w++ = t->nrec;
-    for (unsigned k = 0; k < t->nrec; k++) {
-        const tmc_record *r = &t->rec[k];
-        *w++ = (uint64_t)r->type | (uint64_t)r->size << 8 | (uint64_t)(r->flags & 0xffff) << 16 |
-               (uint64_t)r->bclass << 32 | (uint64_t)(r->taken & 1) << 40 | (uint64_t)r->len << 48;
-        if (r->type == TMC_RUN) {
-            *w++ = r->pc;
-            *w++ = r->count;
-            *w++ = r->bytes;
-        } else if (r->type == TMC_MEM) {
-            unsigned nw = (r->size + 7u) / 8u;
-            *w++ = r->addr;
-            *w++ = r->pc;
-            memcpy(w, r->value, 8 * nw);
+    if (compact) {
+        *w++ = (uint64_t)p->has | (uint64_t)(p->has & P_EV ? p->etype : 0) << 3 | (uint64_t)p->ebclass << 8 |
+               (uint64_t)(p->etaken & 1) << 16 | (uint64_t)p->elen << 17 | (uint64_t)(p->msize & 0x7f) << 25 |
+               (uint64_t)(p->mflags & 0xff) << 32 | (uint64_t)(p->eflags & 0xff) << 40;
+        if (p->has & P_RUN) {
+            *w++ = p->pc;
+            *w++ = p->count | p->bytes << 32;
+        }
+        if (p->has & P_MEM) {
+            unsigned nw = (p->msize + 7u) / 8u;
+            *w++ = p->maddr;
+            *w++ = p->mpc;
+            memcpy(w, p->mval, 8 * nw);
             w += nw;
-            uint64_t l0, l1;
-            op_lines(t, r, &l0, &l1);
-            for (uint64_t l = l0; l <= l1; l++) {
-                size_t o = ord_slot(l);
-                if (t->ord_access[o] < c + 1)
-                    t->ord_access[o] = c + 1; /* the cycle after: 0 = never */
-                if ((r->flags & TMC_MEM_STORE) && t->ord_store[o] < c + 1)
-                    t->ord_store[o] = c + 1;
-            }
-        } else {
-            *w++ = r->pc;
-            *w++ = r->target;
-            *w++ = r->count;
-            if (r->type == TMC_EXIT)
+            mem_stamp(t, p->maddr, p->msize, p->mflags, c);
+        }
+        if (p->has & P_EV) {
+            *w++ = p->epc;
+            *w++ = p->etarget;
+            if (p->etype == TMC_EXIT)
                 th->done = 1;
         }
+    } else {
+        *w++ = GENERAL | t->nrec;
+        for (unsigned k = 0; k < t->nrec; k++) {
+            const tmc_record *r = &t->rec[k];
+            *w++ = (uint64_t)r->type | (uint64_t)r->size << 8 | (uint64_t)(r->flags & 0xffff) << 16 |
+                   (uint64_t)r->bclass << 32 | (uint64_t)(r->taken & 1) << 40 | (uint64_t)r->len << 48;
+            if (r->type == TMC_RUN) {
+                *w++ = r->pc;
+                *w++ = r->count;
+                *w++ = r->bytes;
+            } else if (r->type == TMC_MEM) {
+                unsigned nw = (r->size + 7u) / 8u;
+                *w++ = r->addr;
+                *w++ = r->pc;
+                memcpy(w, r->value, 8 * nw);
+                w += nw;
+                mem_stamp(t, r->addr, r->size, r->flags, c);
+            } else {
+                *w++ = r->pc;
+                *w++ = r->target;
+                *w++ = r->count;
+                if (r->type == TMC_EXIT)
+                    th->done = 1;
+            }
+        }
     }
-    q->n = (size_t)(w - q->w);
-    q->groups++;
-    t->held++;
-    if (t->held > t->st.held_max)
-        t->st.held_max = t->held;
+    q_push(t, tid, (size_t)(w - w0), c);
     return TM_OK;
 }
 
-/* Hands on the head group of thread TID: one call of the sink's group if
- * it has one and the group is RUN?, MEM?, event? in that order, else its
- * records. */
-static int emit_head(tm_timing *t, uint32_t tid)
+/* The downstream sink stopped. */
+static int stopped(tm_timing *t)
 {
-    tqueue *q = &t->th[tid].q;
-    const uint64_t *w = q->w + q->head;
-    uint64_t c = *w++;
-    unsigned nrec = (unsigned)*w++;
+    t->failed = 1;
+    return TM_ERR_IO;
+}
+
+/* A general entry at W (after its cycle C) of thread TID: its records to
+ * the sink, as one group if they are RUN?, MEM?, event? in that order.
+ * Returns the end of the entry, NULL if the sink stopped. */
+static const uint64_t *emit_general(tm_timing *t, uint32_t tid, uint64_t c, const uint64_t *w)
+{
+    unsigned nrec = (unsigned)(*w++ & 0xff);
     tmc_record *rs = t->out;
     for (unsigned k = 0; k < nrec; k++) {
         tmc_record *r = &rs[k];
@@ -433,16 +687,6 @@ static int emit_head(tm_timing *t, uint32_t tid)
             w += 3;
         }
     }
-    q->head = (size_t)(w - q->w);
-    q->groups--;
-    t->held--;
-    t->last_cycle = c;
-    t->last_tid = tid;
-    t->emitted = 1;
-    t->st.groups++;
-    if (c + 1 > t->st.cycles)
-        t->st.cycles = c + 1;
-    /* the group whole: RUN?, MEM?, event? */
     unsigned k = 0;
     const tmc_record *run = NULL, *mem = NULL, *ev = NULL;
     if (k < nrec && rs[k].type == TMC_RUN)
@@ -451,64 +695,160 @@ static int emit_head(tm_timing *t, uint32_t tid)
         mem = &rs[k++];
     if (k < nrec && rs[k].type != TMC_RUN && rs[k].type != TMC_MEM)
         ev = &rs[k++];
-    int stop = 0;
     if (t->sink.group && k == nrec) {
         tmc_group g = {tid, c, run ? run->pc : 0, run ? run->count : 0, run ? run->bytes : 0, mem != NULL,
                        mem ? mem->flags : 0, mem ? mem->size : 0, mem ? mem->addr : 0, mem ? mem->value : NULL, ev};
+        return t->sink.group(t->sink.arg, &g) ? NULL : w;
+    }
+    for (k = 0; k < nrec; k++)
+        if (t->sink.record(t->sink.arg, &rs[k]))
+            return NULL;
+    return w;
+}
+
+/* Hands on the head group of thread TID: one call of the sink's group if
+ * it has one and the group is RUN?, MEM?, event? in that order, else its
+ * records. */
+static int emit_head(tm_timing *t, uint32_t tid)
+{
+    tqueue *q = &t->th[tid].q;
+    const uint64_t *w = q->head->w + q->rd;
+    uint64_t c = *w++;
+    t->last_cycle = c;
+    t->last_tid = tid;
+    t->emitted = 1;
+    t->st.groups++;
+    if (c + 1 > t->st.cycles)
+        t->st.cycles = c + 1;
+    uint64_t h = *w;
+    if (h & GENERAL) {
+        w = emit_general(t, tid, c, w);
+        if (!w)
+            return stopped(t);
+        q_pop(t, tid, w);
+        return TM_OK;
+    }
+    w++;
+    unsigned has = (unsigned)h & 7u;
+    tmc_group g = {tid, c, 0, 0, 0, 0, 0, 0, 0, NULL, NULL};
+    if (has & P_RUN) {
+        g.pc = w[0];
+        g.count = (uint32_t)w[1];
+        g.bytes = w[1] >> 32;
+        w += 2;
+    }
+    uint64_t mpc = 0;
+    if (has & P_MEM) {
+        g.mem = 1;
+        g.msize = (uint8_t)(h >> 25) & 0x7f;
+        g.mflags = (uint32_t)(h >> 32) & 0xff;
+        g.maddr = w[0];
+        mpc = w[1];
+        g.mvalue = (const uint8_t *)(w + 2);
+        w += 2 + (g.msize + 7u) / 8u;
+    }
+    if (has & P_EV) {
+        tmc_record *e = &t->rev;
+        e->type = (tmc_type)((h >> 3) & 0x1f);
+        e->tid = tid;
+        e->cycle = c;
+        e->flags = (uint32_t)(h >> 40) & 0xff;
+        e->bclass = (uint8_t)(h >> 8);
+        e->taken = (uint8_t)(h >> 16) & 1;
+        e->len = (uint8_t)(h >> 17);
+        e->pc = w[0];
+        e->target = w[1];
+        w += 2;
+        g.ev = e;
+    }
+    int stop = 0;
+    if (t->sink.group) {
         stop = t->sink.group(t->sink.arg, &g);
     } else {
-        for (k = 0; k < nrec && !stop; k++)
-            stop = t->sink.record(t->sink.arg, &rs[k]);
+        if (!stop && (has & P_RUN)) {
+            tmc_record *r = &t->rrun;
+            r->tid = tid;
+            r->cycle = c;
+            r->pc = g.pc;
+            r->count = g.count;
+            r->bytes = g.bytes;
+            stop = t->sink.record(t->sink.arg, r);
+        }
+        if (!stop && (has & P_MEM)) {
+            tmc_record *r = &t->rmem;
+            unsigned nw = (g.msize + 7u) / 8u;
+            r->tid = tid;
+            r->cycle = c;
+            r->flags = g.mflags;
+            r->size = g.msize;
+            r->addr = g.maddr;
+            r->pc = mpc;
+            memcpy(r->value, g.mvalue, 8 * nw);
+            if (nw < t->rmem_nw)
+                memset(r->value + 8 * nw, 0, 8 * (t->rmem_nw - nw));
+            t->rmem_nw = nw;
+            stop = t->sink.record(t->sink.arg, r);
+        }
+        if (!stop && g.ev)
+            stop = t->sink.record(t->sink.arg, g.ev);
     }
-    if (stop) {
-        t->failed = 1;
-        return TM_ERR_IO;
-    }
+    if (stop)
+        return stopped(t);
+    q_pop(t, tid, w);
     return TM_OK;
 }
 
 /* Hands on every group no thread can still precede; beyond the window the
- * oldest too; with ALL, everything. */
+ * oldest too; with ALL, everything.  The head of the earliest queue goes
+ * first (ties: the lower thread), while it comes before every other
+ * queue's head and before the next group of every thread without one. */
 static int drain(tm_timing *t, int all)
 {
     for (;;) {
-        uint32_t best = UINT32_MAX;
-        uint64_t bc = 0;
-        uint64_t lim = UINT64_MAX; /* the earliest cycle a thread without a queue may still retire in */
-        uint32_t limtid = UINT32_MAX;
+        uint64_t b = NOKEY, o = NOKEY; /* the earliest queue head, the next one */
+        uint64_t l = NOKEY;            /* the earliest next group of a thread without a queue */
         for (uint32_t i = 0; i < t->ntop; i++) {
-            tthread *th = &t->th[i];
-            if (th->q.groups) {
-                uint64_t c = th->q.w[th->q.head];
-                if (best == UINT32_MAX || c < bc) {
-                    best = i;
-                    bc = c;
-                }
-            } else if (th->live && !th->done && !th->in_sys && th->next < lim) {
-                lim = th->next;
-                limtid = i;
+            uint64_t h = t->hkey[i];
+            if (h < b) {
+                o = b;
+                b = h;
+            } else if (h < o) {
+                o = h;
             }
+            if (t->lkey[i] < l)
+                l = t->lkey[i];
         }
-        if (best == UINT32_MAX)
+        if (b == NOKEY)
             return TM_OK;
-        int safe = bc < lim || (bc == lim && best < limtid);
-        if (!safe && !all && t->held <= t->cfg.window)
+        uint32_t best = (uint32_t)(b & 1023);
+        do {
+            uint64_t k = t->hkey[best];
+            if (k > o)
+                break; /* another queue's head goes first */
+            if (k > l && !all && t->held <= t->cfg.window)
+                return TM_OK; /* a thread may still retire earlier */
+            int rc = emit_head(t, best);
+            if (rc != TM_OK)
+                return rc;
+        } while (t->th[best].q.groups);
+        if (o == NOKEY)
             return TM_OK;
-        int rc = emit_head(t, best);
-        if (rc != TM_OK)
-            return rc;
+        /* BEST's queue is empty: the next queue's head if it can precede
+         * BEST's next group too, else a new look */
+        if (t->lkey[best] < l)
+            l = t->lkey[best];
+        if (o > l && !all && t->held <= t->cfg.window)
+            return TM_OK;
     }
 }
 
 /* ------------------------------------------------------------ input */
 
-int tm_timing_put(tm_timing *t, const tmc_record *r)
+/* A record of thread TID in CYCLE comes: the open group is closed if it is
+ * another's, and one opened. */
+static int open_for(tm_timing *t, uint32_t tid, uint64_t cycle)
 {
-    if (t->failed)
-        return TM_ERR_IO;
-    if (r->tid >= t->nthreads)
-        return TM_ERR_ARG;
-    if (t->open && (r->tid != t->otid || r->cycle != t->ocycle)) {
+    if (t->open && (tid != t->otid || cycle != t->ocycle)) {
         int was_empty = t->th[t->otid].q.groups == 0;
         int rc = close_group(t);
         if (rc == TM_OK && (was_empty || t->held > t->cfg.window))
@@ -516,29 +856,124 @@ int tm_timing_put(tm_timing *t, const tmc_record *r)
         if (rc != TM_OK)
             return rc;
     }
-    switch (r->type) {
-    case TMC_RUN:
-    case TMC_MEM:
-    case TMC_START:
-    case TMC_EXIT:
-    case TMC_BRANCH:
-    case TMC_EXC:
-        break;
-    default:
-        return TM_ERR_ARG;
-    }
     if (!t->open) {
         t->open = 1;
-        t->otid = r->tid;
-        t->ocycle = r->cycle;
+        t->otid = tid;
+        t->ocycle = cycle;
+        t->p.has = 0;
+        t->gen = 0;
         t->nrec = 0;
-        t->th[r->tid].live = 1;
-        if (r->tid >= t->ntop)
-            t->ntop = r->tid + 1;
+        if (!t->th[tid].live) {
+            t->th[tid].live = 1;
+            rekey(t, tid);
+        }
+        if (tid >= t->ntop)
+            t->ntop = tid + 1;
+    }
+    return TM_OK;
+}
+
+int tm_timing_put(tm_timing *t, const tmc_record *r)
+{
+    if (t->failed)
+        return TM_ERR_IO;
+    if (r->tid >= t->nthreads)
+        return TM_ERR_ARG;
+    int rc = open_for(t, r->tid, r->cycle);
+    if (rc != TM_OK)
+        return rc;
+    if (r->type != TMC_RUN && r->type != TMC_MEM && !is_event(r->type))
+        return TM_ERR_ARG;
+    pend *p = &t->p;
+    if (!t->gen) {
+        if (r->type == TMC_RUN && !p->has) {
+            p->has = P_RUN;
+            p->pc = r->pc;
+            p->count = r->count;
+            p->bytes = r->bytes;
+            if (!(r->flags & 0xffff) && !r->size && !r->bclass && !(r->taken & 1) && !r->len)
+                return TM_OK;
+            p->has = 0; /* fields the compact entry leaves out: general */
+        } else if (r->type == TMC_MEM && !(p->has & (P_MEM | P_EV))) {
+            p->has |= P_MEM;
+            p->mflags = r->flags;
+            p->msize = r->size;
+            p->maddr = r->addr;
+            p->mpc = r->pc;
+            memcpy(p->mval, r->value, sizeof p->mval);
+            if (!r->bclass && !(r->taken & 1) && !r->len)
+                return TM_OK;
+            p->has &= ~(unsigned)P_MEM;
+        } else if (is_event(r->type) && !(p->has & P_EV)) {
+            pend_ev(p, r);
+            return TM_OK;
+        }
+        pend_general(t);
     }
     if (t->nrec == MAX_GROUP)
         return TM_ERR_ARG;
     t->rec[t->nrec++] = *r;
+    return TM_OK;
+}
+
+int tm_timing_put_group(tm_timing *t, const tmc_group *g, uint64_t mpc)
+{
+    if (t->failed)
+        return TM_ERR_IO;
+    if (g->tid >= t->nthreads || (g->ev && !is_event(g->ev->type)) || (g->mem && g->msize > TMC_MAX_OPERAND))
+        return TM_ERR_ARG;
+    if (!g->count && !g->mem && !g->ev)
+        return TM_OK;
+    int rc = open_for(t, g->tid, g->cycle);
+    if (rc != TM_OK)
+        return rc;
+    pend *p = &t->p;
+    if (t->gen || p->has) { /* joins records: as records */
+        tmc_record r;
+        memset(&r, 0, sizeof r);
+        r.tid = g->tid;
+        r.cycle = g->cycle;
+        if (g->count) {
+            r.type = TMC_RUN;
+            r.pc = g->pc;
+            r.count = g->count;
+            r.bytes = g->bytes;
+            if ((rc = tm_timing_put(t, &r)) != TM_OK)
+                return rc;
+        }
+        if (g->mem) {
+            memset(&r, 0, sizeof r);
+            r.tid = g->tid;
+            r.cycle = g->cycle;
+            r.type = TMC_MEM;
+            r.flags = g->mflags;
+            r.size = g->msize;
+            r.addr = g->maddr;
+            r.pc = mpc;
+            memcpy(r.value, g->mvalue, g->msize);
+            if ((rc = tm_timing_put(t, &r)) != TM_OK)
+                return rc;
+        }
+        return g->ev ? tm_timing_put(t, g->ev) : TM_OK;
+    }
+    if (g->count) {
+        p->has = P_RUN;
+        p->pc = g->pc;
+        p->count = g->count;
+        p->bytes = g->bytes;
+    }
+    if (g->mem) {
+        p->has |= P_MEM;
+        p->mflags = g->mflags;
+        p->msize = g->msize;
+        p->maddr = g->maddr;
+        p->mpc = mpc;
+        memcpy(p->mval, g->mvalue, g->msize);
+        if (g->msize < sizeof p->mval)
+            memset((uint8_t *)p->mval + g->msize, 0, sizeof p->mval - g->msize);
+    }
+    if (g->ev)
+        pend_ev(p, g->ev);
     return TM_OK;
 }
 
@@ -578,6 +1013,7 @@ int tm_timing_syscall(tm_timing *t, uint32_t tid, int leave)
         }
         th->in_sys = 1;
         th->sys_seq = t->closed;
+        rekey(t, tid);
         return rc == TM_OK ? drain(t, 0) : rc;
     }
     if (th->in_sys && t->closed > th->sys_seq && t->last_closer != tid) {
@@ -585,6 +1021,7 @@ int tm_timing_syscall(tm_timing *t, uint32_t tid, int leave)
         tm_timing_start_at(t, tid, t->th[t->last_closer].next);
     }
     th->in_sys = 0;
+    rekey(t, tid);
     return TM_OK;
 }
 

@@ -73,6 +73,10 @@ int tm_timing_new(const tm_timing_cfg *cfg, uint32_t threads, const tm_timing_si
  * records with one (tid, cycle); its cycle is replaced by the thread's
  * clock.  MEM records' .pc is passed on. */
 int tm_timing_put(tm_timing *t, const tmc_record *r);
+/* The same for a whole group G (as tm_timing_put of its RUN, MEM and event
+ * records); MPC is the MEM's .pc.  G's MEM value is read for .msize
+ * bytes. */
+int tm_timing_put_group(tm_timing *t, const tmc_group *g, uint64_t mpc);
 /* The clock of thread TID now (its open group counted): what a thread it
  * creates starts from. */
 uint64_t tm_timing_clock(const tm_timing *t, uint32_t tid);
