@@ -5,8 +5,12 @@
  * (tm_cap_sink.group, tm_model_put_group), and prints a digest of the
  * trace and the model's statistics: the two must be the same.
  *
- *   capfeed CAPTURE records|groups PRESET   (PRESET: a tm_model_preset name)
+ *   capfeed CAPTURE records|groups|slow PRESET [serial|cores]
  *
+ * PRESET: a tm_model_preset name; slow: records, and the capture layer takes
+ * none of its fast paths (tm_cap_cfg.slow); cores: the timing model
+ * (tm/timing.h) with its defaults between the capture layer and the model,
+ * serial (the default) without it.
  * The model traces load values (CFiat) with 8 threads and TR_e.  The
  * capture is fed in pieces of changing sizes, some ending inside an event. */
 #include <stdio.h>
@@ -28,10 +32,12 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 || (strcmp(argv[2], "records") && strcmp(argv[2], "groups"))) {
-        fprintf(stderr, "usage: capfeed CAPTURE records|groups PRESET\n");
+    if ((argc != 4 && argc != 5) || (strcmp(argv[2], "records") && strcmp(argv[2], "groups") && strcmp(argv[2], "slow")) ||
+        (argc == 5 && strcmp(argv[4], "serial") && strcmp(argv[4], "cores"))) {
+        fprintf(stderr, "usage: capfeed CAPTURE records|groups|slow PRESET [serial|cores]\n");
         return 2;
     }
+    int cores = argc == 5 && !strcmp(argv[4], "cores");
     FILE *f = fopen(argv[1], "rb");
     if (!f) {
         perror(argv[1]);
@@ -51,7 +57,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "capfeed: model: %s\n", err);
         return 1;
     }
-    tm_cap_cfg cc = {.threads = 8};
+    tm_timing_cfg tc;
+    tm_timing_defaults(&tc);
+    tm_cap_cfg cc = {.threads = 8, .slow = !strcmp(argv[2], "slow"), .timing = cores ? &tc : NULL};
     tm_cap_sink sink = {put_record, NULL, m, strcmp(argv[2], "groups") ? NULL : put_group};
     tm_cap *cap = NULL;
     if (tm_cap_new(&cc, &sink, &cap) != TM_OK)
@@ -86,6 +94,14 @@ int main(int argc, char **argv)
            (unsigned long long)st->total.instructions, (unsigned long long)st->total.loads,
            (unsigned long long)st->total.reports);
     printf("stats digest %016llx\n", (unsigned long long)fnv(1469598103934665603ull, st, sizeof *st));
+    if (cores) {
+        tm_timing_stats ts;
+        tm_cap_timing_stats(cap, &ts);
+        printf("timing: %llu groups, %llu cycles, %llu clamped, %llu ordered, %llu blocked, L1 %llu/%llu, L2 %llu/%llu\n",
+               (unsigned long long)ts.groups, (unsigned long long)ts.cycles, (unsigned long long)ts.clamped,
+               (unsigned long long)ts.ordered, (unsigned long long)ts.blocked, (unsigned long long)ts.l1_hits,
+               (unsigned long long)ts.l1_misses, (unsigned long long)ts.l2_hits, (unsigned long long)ts.l2_misses);
+    }
     tm_cap_free(cap);
     tm_model_free(m);
     return 0;
