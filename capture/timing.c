@@ -80,6 +80,10 @@ struct tm_timing {
     tthread *th;
     uint64_t *hkey;       /* per thread: KEY of its queue's head, or NOKEY */
     uint64_t *lkey;       /* per thread without a queue that may still retire: KEY of its next group */
+    uint64_t bar;         /* the least key of the threads other than bar_tid ... */
+    uint32_t bar_tid;
+    int bar_ok;           /* ... while no other thread's keys changed */
+    uint64_t direct[6 + TMC_MAX_OPERAND / 8]; /* a compact entry handed on at once */
     /* the group being collected (serial order) */
     int open;
     uint32_t otid;
@@ -333,6 +337,8 @@ static uint32_t mem_cost(tm_timing *t, uint32_t tid, uint64_t line, int store)
 static void rekey(tm_timing *t, uint32_t i)
 {
     const tthread *th = &t->th[i];
+    if (i != t->bar_tid)
+        t->bar_ok = 0;
     if (th->q.groups) {
         t->hkey[i] = KEY(th->q.hc, i);
         t->lkey[i] = NOKEY;
@@ -538,7 +544,34 @@ static void mem_stamp(tm_timing *t, uint64_t addr, uint8_t size, uint32_t flags,
     }
 }
 
-/* The open group of thread OTID, stamped: into its queue. */
+static const uint64_t *emit_entry(tm_timing *t, uint32_t tid, const uint64_t *w);
+static int stopped(tm_timing *t);
+
+/* The least key of the threads other than TID (their queues' heads and the
+ * next groups of those without a queue). */
+static uint64_t bar_of(tm_timing *t, uint32_t tid)
+{
+    if (t->bar_ok && t->bar_tid == tid)
+        return t->bar;
+    uint64_t b = NOKEY;
+    for (uint32_t i = 0; i < t->ntop; i++) {
+        if (i == tid)
+            continue;
+        if (t->hkey[i] < b)
+            b = t->hkey[i];
+        if (t->lkey[i] < b)
+            b = t->lkey[i];
+    }
+    t->bar = b;
+    t->bar_tid = tid;
+    t->bar_ok = 1;
+    return b;
+}
+
+/* The open group of thread OTID, stamped: into its queue, or, a compact
+ * one that drain() would hand on first (its thread's queue empty, before
+ * every other thread's key), handed on at once: the same entry, read by
+ * the same code, without the trip through the queue. */
 static int close_group(tm_timing *t)
 {
     if (!t->open)
@@ -587,7 +620,8 @@ static int close_group(tm_timing *t)
     t->closed++;
     t->last_closer = tid;
     tqueue *q = &th->q;
-    uint64_t *w0 = q_room(t, q, words), *w = w0;
+    int direct = compact && q->groups == 0 && KEY(c, tid) < bar_of(t, tid);
+    uint64_t *w0 = direct ? t->direct : q_room(t, q, words), *w = w0;
     if (!w)
         return TM_ERR_NOMEM;
     *w++ = c;
@@ -639,7 +673,15 @@ static int close_group(tm_timing *t)
             }
         }
     }
-    q_push(t, tid, (size_t)(w - w0), c);
+    if (!direct) {
+        q_push(t, tid, (size_t)(w - w0), c);
+        return TM_OK;
+    }
+    if (t->held + 1 > t->st.held_max) /* as if it had been queued */
+        t->st.held_max = t->held + 1;
+    if (!emit_entry(t, tid, w0))
+        return stopped(t);
+    rekey(t, tid); /* its next group */
     return TM_OK;
 }
 
@@ -706,13 +748,12 @@ static const uint64_t *emit_general(tm_timing *t, uint32_t tid, uint64_t c, cons
     return w;
 }
 
-/* Hands on the head group of thread TID: one call of the sink's group if
- * it has one and the group is RUN?, MEM?, event? in that order, else its
- * records. */
-static int emit_head(tm_timing *t, uint32_t tid)
+/* Hands on the group of thread TID whose entry is at W: one call of the
+ * sink's group if it has one and the group is RUN?, MEM?, event? in that
+ * order, else its records.  Returns the end of the entry, NULL if the sink
+ * stopped. */
+static const uint64_t *emit_entry(tm_timing *t, uint32_t tid, const uint64_t *w)
 {
-    tqueue *q = &t->th[tid].q;
-    const uint64_t *w = q->head->w + q->rd;
     uint64_t c = *w++;
     t->last_cycle = c;
     t->last_tid = tid;
@@ -721,13 +762,8 @@ static int emit_head(tm_timing *t, uint32_t tid)
     if (c + 1 > t->st.cycles)
         t->st.cycles = c + 1;
     uint64_t h = *w;
-    if (h & GENERAL) {
-        w = emit_general(t, tid, c, w);
-        if (!w)
-            return stopped(t);
-        q_pop(t, tid, w);
-        return TM_OK;
-    }
+    if (h & GENERAL)
+        return emit_general(t, tid, c, w);
     w++;
     unsigned has = (unsigned)h & 7u;
     tmc_group g = {tid, c, 0, 0, 0, 0, 0, 0, 0, NULL, NULL};
@@ -792,9 +828,17 @@ static int emit_head(tm_timing *t, uint32_t tid)
         if (!stop && g.ev)
             stop = t->sink.record(t->sink.arg, g.ev);
     }
-    if (stop)
+    return stop ? NULL : w;
+}
+
+/* Hands on the head group of thread TID. */
+static int emit_head(tm_timing *t, uint32_t tid)
+{
+    tqueue *q = &t->th[tid].q;
+    const uint64_t *end = emit_entry(t, tid, q->head->w + q->rd);
+    if (!end)
         return stopped(t);
-    q_pop(t, tid, w);
+    q_pop(t, tid, end);
     return TM_OK;
 }
 
@@ -804,6 +848,8 @@ static int emit_head(tm_timing *t, uint32_t tid)
  * queue's head and before the next group of every thread without one. */
 static int drain(tm_timing *t, int all)
 {
+    if (!t->held)
+        return TM_OK; /* nothing queued */
     for (;;) {
         uint64_t b = NOKEY, o = NOKEY; /* the earliest queue head, the next one */
         uint64_t l = NOKEY;            /* the earliest next group of a thread without a queue */
