@@ -1215,3 +1215,10 @@ void tm_cap_timing_stats(const tm_cap *c, tm_timing_stats *s)
     else
         memset(s, 0, sizeof *s);
 }
+
+void tm_cap_timing_thread(const tm_cap *c, uint32_t tid, uint64_t *cycles, uint64_t *insns)
+{
+    *cycles = *insns = 0;
+    if (c->tim)
+        tm_timing_thread(c->tim, tid, cycles, insns);
+}

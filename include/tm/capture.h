@@ -104,6 +104,9 @@ int tm_cap_in_filter(const tm_cap *c, uint64_t pc);
 /* The timing model's statistics (zeros when serial; complete after
  * tm_cap_finish). */
 void tm_cap_timing_stats(const tm_cap *c, tm_timing_stats *s);
+/* Thread (core) TID under the timing model: its last stamped cycle + 1 and
+ * the instructions it retired (zeros when serial). */
+void tm_cap_timing_thread(const tm_cap *c, uint32_t tid, uint64_t *cycles, uint64_t *insns);
 /* One line: what went wrong and at which byte offset of the capture. */
 const char *tm_cap_error(const tm_cap *c);
 void tm_cap_free(tm_cap *c);

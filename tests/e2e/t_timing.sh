@@ -53,6 +53,18 @@ read -r nc multi ord < <(conc pt.tmc)
 [ "$multi" -gt 0 ] || die "mt_pthread 4: no cycle with more than one thread ($nc cycles)"
 "$TMFAST" decode --verify pt.tmc pt.tmt > v.out || die "mt_pthread: $(cat v.out)"
 ok "mt_pthread 4 --cfiat: $multi of $nc cycles with several cores; $(cut -c1-100 v.out)"
+# Each core's IPC on its own line; they add up to the module's.
+python3 - pt.stats <<'PY' || die "mt_pthread: the per-core IPC line: $(grep '^timing' pt.stats)"
+import re, sys
+st = open(sys.argv[1]).read()
+total = float(re.search(r"^timing: \d+ cycles, IPC ([0-9.]+);", st, re.M).group(1))
+cores = re.findall(r" T(\d+) (\d+) instructions IPC ([0-9.]+)", re.search(r"^timing per core:(.*)$", st, re.M).group(1))
+threads = int(re.search(r"^capture: .* (\d+) threads,", st, re.M).group(1))
+assert [int(c[0]) for c in cores] == list(range(threads)), cores
+assert abs(sum(float(c[2]) for c in cores) - total) <= 0.0005 * (len(cores) + 1), (total, cores)
+assert min(int(c[1]) for c in cores) > 0, cores
+PY
+ok "mt_pthread: $(grep '^timing per core' pt.stats | cut -c1-120)"
 head -c 300000 "$TMFAST" > in.bin
 for n in 1 4; do
     "$TMFAST" record --timing cores --cfiat --commit -o z$n -- pigz -p $n -c in.bin > z$n.gz || die "tm record pigz -p $n"

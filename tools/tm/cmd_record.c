@@ -548,7 +548,7 @@ int cmd_record(int argc, char **argv)
                    : (!info.ended && !info.execd && info.bytes) || cap_failed ? TMT_CUT_SHORT
                                                                               : TMT_COMPLETE,
                    sig, skip || length || main_only || rtn || trace_limit || mc.size_limit, rs.stopped, status,
-                   A.to.serial ? NULL : &A.to.cfg, {0}};
+                   A.to.serial ? NULL : &A.to.cfg, {0}, cap};
     tm_cap_timing_stats(cap, &end.tst);
     status = rec_finish(&x, &O, &cfg, &end);
     tm_model_free(x.m);

@@ -58,6 +58,7 @@ typedef struct rec_end {
     int status;                 /* 1: an error was reported already */
     const tm_timing_cfg *timing; /* the timing model (NULL: serial) */
     tm_timing_stats tst;        /* and its statistics */
+    const tm_cap *cap;          /* the capture (the timing model's cores) */
 } rec_end;
 /* After the run: the trace, statistics, descriptors and commit stream
  * written and every output renamed into place, the lock released; 0, or 1

@@ -83,8 +83,10 @@ static void finish_out(tm_out *o, int ok, int *status)
 
 /* BASE.stats: how the program and the recording ended, the capture, the
  * window, then the model's statistics. */
-/* The timing model's line of BASE.stats (docs/capture.md §3). */
-static void write_timing(FILE *sf, const tm_timing_cfg *tc, const tm_timing_stats *s, const tm_cap_info *info)
+/* The timing model's lines of BASE.stats (docs/capture.md §3): its
+ * parameters, the module's cycles and IPC, then each core's. */
+static void write_timing(FILE *sf, const tm_timing_cfg *tc, const tm_timing_stats *s, const tm_cap_info *info,
+                         const tm_cap *cap)
 {
     if (!tc) {
         fprintf(sf, "timing: serial (every group the next cycle of one clock)\n");
@@ -101,6 +103,16 @@ static void write_timing(FILE *sf, const tm_timing_cfg *tc, const tm_timing_stat
             s->cycles, s->cycles ? (double)info->instructions / (double)s->cycles : 0.0,
             l1 ? 100.0 * (double)s->l1_hits / (double)l1 : 0.0, l1, l2 ? 100.0 * (double)s->l2_hits / (double)l2 : 0.0,
             l2, s->held_max, s->clamped, s->ordered);
+    /* each core's instructions over the module's cycles: they add up to
+     * the module's IPC */
+    fputs("timing per core:", sf);
+    for (uint32_t t = 0; t < info->threads; t++) {
+        uint64_t last, ins;
+        tm_cap_timing_thread(cap, t, &last, &ins);
+        fprintf(sf, "%s T%u %" PRIu64 " instructions IPC %.3f", t ? "," : "", t, ins,
+                s->cycles ? (double)ins / (double)s->cycles : 0.0);
+    }
+    fputc('\n', sf);
 }
 
 static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm_cap_info *info, const char *recording,
@@ -124,7 +136,7 @@ static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm
     if (windowed)
         fprintf(sf, "window: %" PRIu64 " instructions skipped, %" PRIu64 " traced%s\n", info->skipped,
                 info->instructions, stopped ? " (stopped at the size limit)" : "");
-    write_timing(sf, e->timing, &e->tst, info);
+    write_timing(sf, e->timing, &e->tst, info, e->cap);
     report_text(sf, cfg, m);
 }
 
