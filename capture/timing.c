@@ -83,7 +83,6 @@ struct tm_timing {
     uint64_t bar;         /* the least key of the threads other than bar_tid ... */
     uint32_t bar_tid;
     int bar_ok;           /* ... while no other thread's keys changed */
-    uint64_t direct[6 + TMC_MAX_OPERAND / 8]; /* a compact entry handed on at once */
     /* the group being collected (serial order) */
     int open;
     uint32_t otid;
@@ -544,7 +543,8 @@ static void mem_stamp(tm_timing *t, uint64_t addr, uint8_t size, uint32_t flags,
     }
 }
 
-static const uint64_t *emit_entry(tm_timing *t, uint32_t tid, const uint64_t *w);
+static void handed_on(tm_timing *t, uint32_t tid, uint64_t c);
+static int emit_pend(tm_timing *t, uint32_t tid, uint64_t c, const pend *p, const uint64_t *mval);
 static int stopped(tm_timing *t);
 
 /* The least key of the threads other than TID (their queues' heads and the
@@ -620,8 +620,21 @@ static int close_group(tm_timing *t)
     t->closed++;
     t->last_closer = tid;
     tqueue *q = &th->q;
-    int direct = compact && q->groups == 0 && KEY(c, tid) < bar_of(t, tid);
-    uint64_t *w0 = direct ? t->direct : q_room(t, q, words), *w = w0;
+    if (compact && q->groups == 0 && KEY(c, tid) < bar_of(t, tid)) {
+        /* handed on at once, as drain() would hand on its entry */
+        if (p->has & P_MEM)
+            mem_stamp(t, p->maddr, p->msize, p->mflags, c);
+        if ((p->has & P_EV) && p->etype == TMC_EXIT)
+            th->done = 1;
+        if (t->held + 1 > t->st.held_max) /* as if it had been queued */
+            t->st.held_max = t->held + 1;
+        handed_on(t, tid, c);
+        if (emit_pend(t, tid, c, p, p->mval))
+            return stopped(t);
+        rekey(t, tid); /* its next group */
+        return TM_OK;
+    }
+    uint64_t *w0 = q_room(t, q, words), *w = w0;
     if (!w)
         return TM_ERR_NOMEM;
     *w++ = c;
@@ -673,15 +686,7 @@ static int close_group(tm_timing *t)
             }
         }
     }
-    if (!direct) {
-        q_push(t, tid, (size_t)(w - w0), c);
-        return TM_OK;
-    }
-    if (t->held + 1 > t->st.held_max) /* as if it had been queued */
-        t->st.held_max = t->held + 1;
-    if (!emit_entry(t, tid, w0))
-        return stopped(t);
-    rekey(t, tid); /* its next group */
+    q_push(t, tid, (size_t)(w - w0), c);
     return TM_OK;
 }
 
@@ -748,87 +753,118 @@ static const uint64_t *emit_general(tm_timing *t, uint32_t tid, uint64_t c, cons
     return w;
 }
 
-/* Hands on the group of thread TID whose entry is at W: one call of the
- * sink's group if it has one and the group is RUN?, MEM?, event? in that
- * order, else its records.  Returns the end of the entry, NULL if the sink
- * stopped. */
-static const uint64_t *emit_entry(tm_timing *t, uint32_t tid, const uint64_t *w)
+/* Thread TID's group of cycle C goes out. */
+static void handed_on(tm_timing *t, uint32_t tid, uint64_t c)
 {
-    uint64_t c = *w++;
     t->last_cycle = c;
     t->last_tid = tid;
     t->emitted = 1;
     t->st.groups++;
     if (c + 1 > t->st.cycles)
         t->st.cycles = c + 1;
-    uint64_t h = *w;
-    if (h & GENERAL)
-        return emit_general(t, tid, c, w);
-    w++;
-    unsigned has = (unsigned)h & 7u;
+}
+
+/* Hands on thread TID's compact group of cycle C, P (RUN? MEM? event?, with
+ * the MEM's value words at MVAL), as its entry keeps it (the masks are the
+ * entry's fields' widths): one call of the sink's group if it has one, else
+ * its records.  Returns nonzero if the sink stopped. */
+static int emit_pend(tm_timing *t, uint32_t tid, uint64_t c, const pend *p, const uint64_t *mval)
+{
+    unsigned has = p->has;
     tmc_group g = {tid, c, 0, 0, 0, 0, 0, 0, 0, NULL, NULL};
     if (has & P_RUN) {
-        g.pc = w[0];
-        g.count = (uint32_t)w[1];
-        g.bytes = w[1] >> 32;
-        w += 2;
+        g.pc = p->pc;
+        g.count = (uint32_t)p->count;
+        g.bytes = p->bytes & 0xffffffffu;
     }
-    uint64_t mpc = 0;
     if (has & P_MEM) {
         g.mem = 1;
-        g.msize = (uint8_t)(h >> 25) & 0x7f;
-        g.mflags = (uint32_t)(h >> 32) & 0xff;
-        g.maddr = w[0];
-        mpc = w[1];
-        g.mvalue = (const uint8_t *)(w + 2);
-        w += 2 + (g.msize + 7u) / 8u;
+        g.msize = p->msize & 0x7f;
+        g.mflags = p->mflags & 0xff;
+        g.maddr = p->maddr;
+        g.mvalue = (const uint8_t *)mval;
     }
     if (has & P_EV) {
         tmc_record *e = &t->rev;
-        e->type = (tmc_type)((h >> 3) & 0x1f);
+        e->type = (tmc_type)(p->etype & 0x1f);
         e->tid = tid;
         e->cycle = c;
-        e->flags = (uint32_t)(h >> 40) & 0xff;
-        e->bclass = (uint8_t)(h >> 8);
-        e->taken = (uint8_t)(h >> 16) & 1;
-        e->len = (uint8_t)(h >> 17);
-        e->pc = w[0];
-        e->target = w[1];
-        w += 2;
+        e->flags = p->eflags & 0xff;
+        e->bclass = p->ebclass;
+        e->taken = p->etaken & 1;
+        e->len = p->elen;
+        e->pc = p->epc;
+        e->target = p->etarget;
         g.ev = e;
     }
-    int stop = 0;
-    if (t->sink.group) {
-        stop = t->sink.group(t->sink.arg, &g);
-    } else {
-        if (!stop && (has & P_RUN)) {
-            tmc_record *r = &t->rrun;
-            r->tid = tid;
-            r->cycle = c;
-            r->pc = g.pc;
-            r->count = g.count;
-            r->bytes = g.bytes;
-            stop = t->sink.record(t->sink.arg, r);
-        }
-        if (!stop && (has & P_MEM)) {
-            tmc_record *r = &t->rmem;
-            unsigned nw = (g.msize + 7u) / 8u;
-            r->tid = tid;
-            r->cycle = c;
-            r->flags = g.mflags;
-            r->size = g.msize;
-            r->addr = g.maddr;
-            r->pc = mpc;
-            memcpy(r->value, g.mvalue, 8 * nw);
-            if (nw < t->rmem_nw)
-                memset(r->value + 8 * nw, 0, 8 * (t->rmem_nw - nw));
-            t->rmem_nw = nw;
-            stop = t->sink.record(t->sink.arg, r);
-        }
-        if (!stop && g.ev)
-            stop = t->sink.record(t->sink.arg, g.ev);
+    if (t->sink.group)
+        return t->sink.group(t->sink.arg, &g);
+    if (has & P_RUN) {
+        tmc_record *r = &t->rrun;
+        r->tid = tid;
+        r->cycle = c;
+        r->pc = g.pc;
+        r->count = g.count;
+        r->bytes = g.bytes;
+        if (t->sink.record(t->sink.arg, r))
+            return 1;
     }
-    return stop ? NULL : w;
+    if (has & P_MEM) {
+        tmc_record *r = &t->rmem;
+        unsigned nw = (g.msize + 7u) / 8u;
+        r->tid = tid;
+        r->cycle = c;
+        r->flags = g.mflags;
+        r->size = g.msize;
+        r->addr = g.maddr;
+        r->pc = p->mpc;
+        memcpy(r->value, g.mvalue, 8 * nw);
+        if (nw < t->rmem_nw)
+            memset(r->value + 8 * nw, 0, 8 * (t->rmem_nw - nw));
+        t->rmem_nw = nw;
+        if (t->sink.record(t->sink.arg, r))
+            return 1;
+    }
+    return g.ev ? t->sink.record(t->sink.arg, g.ev) : 0;
+}
+
+/* Hands on the group of thread TID whose entry is at W.  Returns the end
+ * of the entry, NULL if the sink stopped. */
+static const uint64_t *emit_entry(tm_timing *t, uint32_t tid, const uint64_t *w)
+{
+    uint64_t c = *w++;
+    handed_on(t, tid, c);
+    uint64_t h = *w++;
+    if (h & GENERAL)
+        return emit_general(t, tid, c, w - 1);
+    pend d;
+    const uint64_t *mval = NULL;
+    d.has = (unsigned)h & 7u;
+    if (d.has & P_RUN) {
+        d.pc = w[0];
+        d.count = (uint32_t)w[1];
+        d.bytes = w[1] >> 32;
+        w += 2;
+    }
+    if (d.has & P_MEM) {
+        d.msize = (uint8_t)(h >> 25) & 0x7f;
+        d.mflags = (uint32_t)(h >> 32) & 0xff;
+        d.maddr = w[0];
+        d.mpc = w[1];
+        mval = w + 2;
+        w += 2 + (d.msize + 7u) / 8u;
+    }
+    if (d.has & P_EV) {
+        d.etype = (tmc_type)((h >> 3) & 0x1f);
+        d.eflags = (uint32_t)(h >> 40) & 0xff;
+        d.ebclass = (uint8_t)(h >> 8);
+        d.etaken = (uint8_t)(h >> 16) & 1;
+        d.elen = (uint8_t)(h >> 17);
+        d.epc = w[0];
+        d.etarget = w[1];
+        w += 2;
+    }
+    return emit_pend(t, tid, c, &d, mval) ? NULL : w;
 }
 
 /* Hands on the head group of thread TID. */
