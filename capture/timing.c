@@ -631,7 +631,9 @@ static int close_group(tm_timing *t)
         handed_on(t, tid, c);
         if (emit_pend(t, tid, c, p, p->mval))
             return stopped(t);
-        rekey(t, tid); /* its next group */
+        /* its keys (rekey() of an empty queue; the bar stays: its own) */
+        t->hkey[tid] = NOKEY;
+        t->lkey[tid] = th->live && !th->done && !th->in_sys ? KEY(th->next, tid) : NOKEY;
         return TM_OK;
     }
     uint64_t *w0 = q_room(t, q, words), *w = w0;
@@ -933,7 +935,7 @@ static int open_for(tm_timing *t, uint32_t tid, uint64_t cycle)
     if (t->open && (tid != t->otid || cycle != t->ocycle)) {
         int was_empty = t->th[t->otid].q.groups == 0;
         int rc = close_group(t);
-        if (rc == TM_OK && (was_empty || t->held > t->cfg.window))
+        if (rc == TM_OK && t->held && (was_empty || t->held > t->cfg.window))
             rc = drain(t, 0);
         if (rc != TM_OK)
             return rc;
