@@ -28,8 +28,10 @@ gen_text in.txt "$(python3 -c "print($kb / 1024)")"
 fails=0
 rows=()
 
-# bits F.stats: "BPI BITS_PER_CYCLE" of the bandwidth line
-bits() { sed -n 's|^bandwidth: \([0-9.]*\) bits/instruction, \([0-9.]*\) bits/cycle.*|\1 \2|p' "$1" | head -n 1; }
+# bits F.json: "BPI BITS_PER_CYCLE" of tm model's statistics
+bits() {
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["bits_per_instruction"], d["bits_per_cycle"])' "$1"
+}
 
 run() {  # NAME N CMD...
     local name=$1 n=$2; shift 2
@@ -43,9 +45,9 @@ run() {  # NAME N CMD...
     [ -z "$why" ] && { "$TM" cosim --config large --encoding tr_e -q "$o.tmc" > "$o.co" 2>&1 ||
                        why="tm cosim: $(tail -n 1 "$o.co")"; }
     [ -z "$why" ] && { "$TM" model --config large --encoding tr_e --port 64 --buffer 65536 -q "$o.tmc" \
-                           -o /dev/null --stats "$o.tre" > /dev/null 2>&1 &&
+                           -o /dev/null --stats "$o.tre.json" > /dev/null 2>&1 &&
                        "$TM" model --config large --encoding nx_b --timestamps --port 64 --buffer 65536 -q "$o.tmc" \
-                           -o /dev/null --stats "$o.tnx" > /dev/null 2>&1 || why="tm model failed"; }
+                           -o /dev/null --stats "$o.tnx.json" > /dev/null 2>&1 || why="tm model failed"; }
     if [ -n "$why" ]; then
         echo "FAIL $name N=$n: $why"; fails=$((fails + 1)); return
     fi
@@ -55,7 +57,12 @@ run() {  # NAME N CMD...
     cycles=$(sed -n 's/^timing: \([0-9]*\) cycles, .*/\1/p' "$o.stats")
     multi=$("$TM" dump "$o.tmc" | awk '$1 ~ /^c=/ { if ($1 != lc) { if (k > 1) m++; lc = $1; k = 0; lt = "" }
                                                    if ($2 != lt) { k++; lt = $2 } } END { if (k > 1) m++; print m + 0 }')
-    rows+=("$name $n $cores $insns $cycles $multi $(bits "$o.tre") $(bits "$o.tnx")")
+    local row
+    row="$name $n $cores $insns $cycles $multi $(bits "$o.tre.json") $(bits "$o.tnx.json")"
+    [ "$(wc -w <<< "$row")" -eq 10 ] || { echo "FAIL $name N=$n: figures missing: $row"; fails=$((fails + 1)); return; }
+    echo "timing_scale: $row" >&2
+    rows+=("$row")
+    rm -f "$o".*  # the next recordings need the room
 }
 
 for n in 1 2 4 8; do
