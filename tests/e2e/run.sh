@@ -21,6 +21,9 @@ for t in "$here"/t_*.sh; do
         pass=$((pass + 1)); echo "PASS $name ($(( $(date +%s) - start ))s)"
     else
         fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name"
+        # every failed check (a long script's may be far from its end), then the end
+        grep '^FAIL' "$TMP/log" | head -n 40 | sed 's/^/    /'
+        echo "    -- the end of its log:"
         sed 's/^/    /' "$TMP/log" | tail -n 40
     fi
     rm -rf "$TMP"
