@@ -148,10 +148,13 @@ cosim: all
 	bash testbench/regress.sh $(BUILD) quick
 
 # The full co-simulation sweep (144 parameter sets; hours, not for CI), then
-# the RTL's assertions against mutants of tm_buffer (testbench/mutants.sh).
-regress: all
+# the RTL's assertions against mutants of tm_buffer (testbench/mutants.sh),
+# then the timing model on real programs at 1..8 threads, each recording
+# verified and co-simulated (bench/timing_scale.sh, about 40 minutes).
+regress: all programs
 	bash testbench/regress.sh $(BUILD) full
 	bash testbench/mutants.sh $(BUILD)
+	bash bench/timing_scale.sh $(BUILD)
 
 run: $(DEPS_STAMP).want
 	$(MAKE) all
