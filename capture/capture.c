@@ -246,7 +246,7 @@ static int emit(tm_cap *c, const tmc_record *r)
         int rc = tm_timing_put(c->tim, r);
         if (rc == TM_OK)
             return TM_OK;
-        return fail(c, c->off, timing_why(rc));
+        return fail(c, c->off, "%s", timing_why(rc));
     }
     if (c->sink.record && c->sink.record(c->sink.arg, r))
         return fail(c, c->off, "the consumer stopped");
@@ -459,7 +459,7 @@ static inline int fast_group(tm_cap *c, uint32_t tid, const block *b, uint32_t p
             int rc = tm_timing_put_group(c->tim, &g, m && m->insn < b->ninsn ? b->addr + io[m->insn] : 0);
             if (rc == TM_OK)
                 return TM_OK;
-            return fail(c, c->off, timing_why(rc));
+            return fail(c, c->off, "%s", timing_why(rc));
         }
         if ((n || m || br) && c->sink.group(c->sink.arg, &g))
             return fail(c, c->off, "the consumer stopped");
@@ -1200,7 +1200,7 @@ int tm_cap_finish(tm_cap *c)
     if (c->tim) {
         int rc = tm_timing_finish(c->tim);
         if (rc != TM_OK)
-            return fail(c, c->off, timing_why(rc));
+            return fail(c, c->off, "%s", timing_why(rc));
         tm_timing_stats ts;
         tm_timing_get_stats(c->tim, &ts);
         c->info.cycles = ts.cycles;
