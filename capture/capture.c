@@ -264,7 +264,13 @@ static void group(tm_cap *c, uint32_t tid)
     }
 }
 
-static void close_group(tm_cap *c) { c->open = 0; }
+/* The open group ends (the timing model stamps it now). */
+static int close_group(tm_cap *c)
+{
+    c->open = 0;
+    int rc = c->tim ? tm_timing_end(c->tim) : TM_OK;
+    return rc == TM_OK ? TM_OK : fail(c, c->off, "%s", timing_why(rc));
+}
 
 static int ensure_started(tm_cap *c, cthread *t, uint64_t pc);
 static int stop_all(tm_cap *c);
@@ -373,8 +379,8 @@ static int emit_mem(tm_cap *c, cthread *t, const block *b, const pmem *m)
     int rc = ensure_started(c, t, t->expect);
     if (rc != TM_OK)
         return rc;
-    if (c->open && c->open_mem)
-        close_group(c);
+    if (c->open && c->open_mem && (rc = close_group(c)) != TM_OK)
+        return rc;
     group(c, (uint32_t)t->id);
     c->open_mem = 1;
     tmc_record *r = &c->rmem;
@@ -397,8 +403,8 @@ static int emit_event(tm_cap *c, cthread *t, tmc_record *r)
     r->tid = (uint32_t)t->id;
     r->cycle = c->cycle;
     int rc = emit(c, r);
-    close_group(c);
-    return rc;
+    int rc2 = close_group(c);
+    return rc != TM_OK ? rc : rc2;
 }
 
 static const uint8_t bclass_of[TMCAP_X_KINDS] = {
@@ -439,12 +445,13 @@ static int emit_branch(tm_cap *c, cthread *t, const block *b, uint32_t k, int ki
 /* The fast path's output for one group of thread TID (docs/capture.md §3):
  * the run of instructions POS .. END - 1 of B (if any), memory operand M
  * (if not NULL), branch BR (if not NULL): one call of the sink's group, or
- * their records. */
+ * their records.  WHOLE: the group ends with them (the timing model stamps
+ * it at once). */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline)) /* two call sites, each with M or BR constant NULL */
 #endif
 static inline int fast_group(tm_cap *c, uint32_t tid, const block *b, uint32_t pos, uint32_t end, const pmem *m,
-                             const tmc_record *br)
+                             const tmc_record *br, int whole)
 {
     const uint32_t *io = c->ioffs + b->ioff;
     uint32_t n = end > pos ? end - pos : 0;
@@ -456,7 +463,8 @@ static inline int fast_group(tm_cap *c, uint32_t tid, const block *b, uint32_t p
         tmc_group g = {tid, c->cycle, pc, n, bytes, m != NULL, m && m->store ? TMC_MEM_STORE : 0,
                        m ? m->size : 0, m ? m->addr : 0, m ? (const uint8_t *)m->v : NULL, br};
         if (c->tim) {
-            int rc = tm_timing_put_group(c->tim, &g, m && m->insn < b->ninsn ? b->addr + io[m->insn] : 0);
+            uint64_t mpc = m && m->insn < b->ninsn ? b->addr + io[m->insn] : 0;
+            int rc = whole ? tm_timing_put_whole(c->tim, &g, mpc) : tm_timing_put_group(c->tim, &g, mpc);
             if (rc == TM_OK)
                 return TM_OK;
             return fail(c, c->off, "%s", timing_why(rc));
@@ -534,8 +542,8 @@ static int run_block(tm_cap *c, cthread *t, const block *b, uint32_t e, int part
                 upto = nret;
             if (m->insn == CAP_SYS_INSN)
                 upto = pos;
-            if (c->open && c->open_mem)
-                close_group(c);
+            if (c->open && c->open_mem && (rc = close_group(c)) != TM_OK)
+                return rc;
             if ((rc = emit_run(c, t, b, pos, upto)) != TM_OK)
                 return rc;
             if (upto > pos)
@@ -559,7 +567,8 @@ static int run_block(tm_cap *c, cthread *t, const block *b, uint32_t e, int part
         if ((rc = emit_branch(c, t, b, k, kind, target)) != TM_OK)
             return rc;
     } else {
-        close_group(c);
+        if ((rc = close_group(c)) != TM_OK)
+            return rc;
         if (kind == TMCAP_X_STAY)
             t->expect = b->addr + c->ioffs[b->ioff + k];
         else
@@ -914,11 +923,11 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
                 uint32_t upto = m->insn < x->nrun ? m->insn + 1u : x->nrun;
                 if (m->insn == CAP_SYS_INSN)
                     upto = pos;
-                if (c->open && c->open_mem)
-                    close_group(c);
+                if (c->open && c->open_mem && close_group(c) != TM_OK)
+                    return -1;
                 group(c, tid);
                 c->open_mem = 1;
-                if (fast_group(c, tid, b, pos, upto, m, NULL) != TM_OK)
+                if (fast_group(c, tid, b, pos, upto, m, NULL, 0) != TM_OK)
                     return -1;
                 if (upto > pos)
                     pos = upto;
@@ -946,10 +955,10 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
                 c->traced++;
                 c->seen++;
             }
-            if (fast_group(c, tid, b, pos, x->nrun, NULL, br) != TM_OK)
+            if (fast_group(c, tid, b, pos, x->nrun, NULL, br, 1) != TM_OK)
                 return -1;
             t->ran = 1;
-            close_group(c);
+            c->open = 0; /* the group ends (fast_group's WHOLE) */
             return (long)len;
         }
         rc = run_block(c, t, b, e, 0, 0, x->dyn ? w[1] : 0);

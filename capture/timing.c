@@ -19,9 +19,16 @@
  *   general (bit 63 set, record count in the low bits): per record a header
  *     word (type, size, flags, bclass, taken, len) and its fields: RUN pc,
  *     count, bytes; MEM addr, pc, value words; START, EXIT, BRANCH, EXC pc,
- *     target, count. */
+ *     target, count;
+ * or, for the usual group of a RUN and a branch (or a RUN alone), a short
+ * entry: a word of bit 63 set, bit 62 the branch, the cycle's distance from
+ * the previous entry's (30 bits), the RUN's count and bytes (16 bits each);
+ * the RUN's pc; with the branch, its target (48 bits), class, taken and
+ * length (the branch's pc is the RUN's end, its flags 0). */
 #define CHUNK_WORDS 8190u
 #define GENERAL ((uint64_t)1 << 63)
+#define SHORT ((uint64_t)1 << 63)
+#define SHORT_BR ((uint64_t)1 << 62)
 /* (cycle, thread) as one word, ordered as the pair (threads < 1024) */
 #define KEY(c, tid) ((uint64_t)(c) << 10 | (tid))
 #define NOKEY UINT64_MAX
@@ -38,6 +45,7 @@ typedef struct tqueue {
     chunk *head, *tail;
     uint32_t rd;         /* next word to read in head */
     uint64_t hc;         /* the head entry's cycle (groups > 0) */
+    uint64_t tc;         /* the tail entry's cycle */
     uint64_t groups;     /* entries held */
 } tqueue;
 
@@ -81,8 +89,10 @@ struct tm_timing {
     uint64_t *hkey;       /* per thread: KEY of its queue's head, or NOKEY */
     uint64_t *lkey;       /* per thread without a queue that may still retire: KEY of its next group */
     uint64_t bar;         /* the least key of the threads other than bar_tid ... */
+    uint64_t bar_h;       /* ... and the least of their queues' heads ... */
     uint32_t bar_tid;
     int bar_ok;           /* ... while no other thread's keys changed */
+    int need;             /* the last group closed may let a queue's head go */
     /* the group being collected (serial order) */
     int open;
     uint32_t otid;
@@ -380,6 +390,7 @@ static void q_push(tm_timing *t, uint32_t tid, size_t k, uint64_t cycle)
 {
     tqueue *q = &t->th[tid].q;
     q->tail->used += (uint32_t)k;
+    q->tc = cycle;
     if (q->groups++ == 0) {
         q->hc = cycle;
         rekey(t, tid);
@@ -402,8 +413,10 @@ static void q_pop(tm_timing *t, uint32_t tid, const uint64_t *end)
         t->pool = c;
     }
     t->held--;
-    if (--q->groups)
-        q->hc = q->head->w[q->rd];
+    if (--q->groups) {
+        uint64_t w = q->head->w[q->rd];
+        q->hc = w & SHORT ? q->hc + (w >> 32 & 0x3fffffff) : w;
+    }
     rekey(t, tid);
 }
 
@@ -553,19 +566,32 @@ static uint64_t bar_of(tm_timing *t, uint32_t tid)
 {
     if (t->bar_ok && t->bar_tid == tid)
         return t->bar;
-    uint64_t b = NOKEY;
+    uint64_t h = NOKEY, l = NOKEY;
     for (uint32_t i = 0; i < t->ntop; i++) {
         if (i == tid)
             continue;
-        if (t->hkey[i] < b)
-            b = t->hkey[i];
-        if (t->lkey[i] < b)
-            b = t->lkey[i];
+        if (t->hkey[i] < h)
+            h = t->hkey[i];
+        if (t->lkey[i] < l)
+            l = t->lkey[i];
     }
+    uint64_t b = h < l ? h : l;
     t->bar = b;
+    t->bar_h = h;
     t->bar_tid = tid;
     t->bar_ok = 1;
     return b;
+}
+
+/* Whether, after thread TID's group was handed on at once (DIRECT, its
+ * keys updated) or queued behind another thread's key, a queue's head may
+ * go now: the least key of the other threads is a queue's head (not the
+ * next group of a thread without a queue), and, DIRECT, it precedes TID's
+ * next group. */
+static int may_go(tm_timing *t, uint32_t tid, int direct)
+{
+    uint64_t b = bar_of(t, tid);
+    return b != NOKEY && b == t->bar_h && (!direct || b < t->lkey[tid]);
 }
 
 /* The open group of thread OTID, stamped: into its queue, or, a compact
@@ -574,6 +600,7 @@ static uint64_t bar_of(tm_timing *t, uint32_t tid)
  * the same code, without the trip through the queue. */
 static int close_group(tm_timing *t)
 {
+    t->need = 0;
     if (!t->open)
         return TM_OK;
     t->open = 0;
@@ -634,8 +661,10 @@ static int close_group(tm_timing *t)
         /* its keys (rekey() of an empty queue; the bar stays: its own) */
         t->hkey[tid] = NOKEY;
         t->lkey[tid] = th->live && !th->done && !th->in_sys ? KEY(th->next, tid) : NOKEY;
+        t->need = may_go(t, tid, 1);
         return TM_OK;
     }
+    int was_empty = q->groups == 0;
     uint64_t *w0 = q_room(t, q, words), *w = w0;
     if (!w)
         return TM_ERR_NOMEM;
@@ -689,6 +718,9 @@ static int close_group(tm_timing *t)
         }
     }
     q_push(t, tid, (size_t)(w - w0), c);
+    /* into an empty queue: its head may go (a general entry), or another
+     * thread's that waited for this thread's next group */
+    t->need = was_empty && (!compact || may_go(t, tid, 0));
     return TM_OK;
 }
 
@@ -766,10 +798,62 @@ static void handed_on(tm_timing *t, uint32_t tid, uint64_t c)
         t->st.cycles = c + 1;
 }
 
+/* Hands on group G of thread TID, stamped (G's tid, cycle and event as they
+ * go out; MPC: its MEM's .pc): one call of the sink's group if it has one,
+ * else its records.  Returns nonzero if the sink stopped. */
+static int emit_g(tm_timing *t, const tmc_group *g, uint64_t mpc)
+{
+    if (t->sink.group)
+        return t->sink.group(t->sink.arg, g);
+    if (g->count) {
+        tmc_record *r = &t->rrun;
+        r->tid = g->tid;
+        r->cycle = g->cycle;
+        r->pc = g->pc;
+        r->count = g->count;
+        r->bytes = g->bytes;
+        if (t->sink.record(t->sink.arg, r))
+            return 1;
+    }
+    if (g->mem) {
+        tmc_record *r = &t->rmem;
+        unsigned nw = (g->msize + 7u) / 8u;
+        r->tid = g->tid;
+        r->cycle = g->cycle;
+        r->flags = g->mflags;
+        r->size = g->msize;
+        r->addr = g->maddr;
+        r->pc = mpc;
+        memcpy(r->value, g->mvalue, 8 * nw);
+        if (nw < t->rmem_nw)
+            memset(r->value + 8 * nw, 0, 8 * (t->rmem_nw - nw));
+        t->rmem_nw = nw;
+        if (t->sink.record(t->sink.arg, r))
+            return 1;
+    }
+    return g->ev ? t->sink.record(t->sink.arg, g->ev) : 0;
+}
+
+/* The event of a compact entry as it goes out (the entry's fields' widths). */
+static const tmc_record *out_ev(tm_timing *t, uint32_t tid, uint64_t c, tmc_type type, uint32_t flags,
+                                uint8_t bclass, uint8_t taken, uint8_t len, uint64_t pc, uint64_t target)
+{
+    tmc_record *e = &t->rev;
+    e->type = (tmc_type)(type & 0x1f);
+    e->tid = tid;
+    e->cycle = c;
+    e->flags = flags & 0xff;
+    e->bclass = bclass;
+    e->taken = taken & 1;
+    e->len = len;
+    e->pc = pc;
+    e->target = target;
+    return e;
+}
+
 /* Hands on thread TID's compact group of cycle C, P (RUN? MEM? event?, with
  * the MEM's value words at MVAL), as its entry keeps it (the masks are the
- * entry's fields' widths): one call of the sink's group if it has one, else
- * its records.  Returns nonzero if the sink stopped. */
+ * entry's fields' widths).  Returns nonzero if the sink stopped. */
 static int emit_pend(tm_timing *t, uint32_t tid, uint64_t c, const pend *p, const uint64_t *mval)
 {
     unsigned has = p->has;
@@ -786,94 +870,67 @@ static int emit_pend(tm_timing *t, uint32_t tid, uint64_t c, const pend *p, cons
         g.maddr = p->maddr;
         g.mvalue = (const uint8_t *)mval;
     }
-    if (has & P_EV) {
-        tmc_record *e = &t->rev;
-        e->type = (tmc_type)(p->etype & 0x1f);
-        e->tid = tid;
-        e->cycle = c;
-        e->flags = p->eflags & 0xff;
-        e->bclass = p->ebclass;
-        e->taken = p->etaken & 1;
-        e->len = p->elen;
-        e->pc = p->epc;
-        e->target = p->etarget;
-        g.ev = e;
-    }
-    if (t->sink.group)
-        return t->sink.group(t->sink.arg, &g);
-    if (has & P_RUN) {
-        tmc_record *r = &t->rrun;
-        r->tid = tid;
-        r->cycle = c;
-        r->pc = g.pc;
-        r->count = g.count;
-        r->bytes = g.bytes;
-        if (t->sink.record(t->sink.arg, r))
-            return 1;
-    }
-    if (has & P_MEM) {
-        tmc_record *r = &t->rmem;
-        unsigned nw = (g.msize + 7u) / 8u;
-        r->tid = tid;
-        r->cycle = c;
-        r->flags = g.mflags;
-        r->size = g.msize;
-        r->addr = g.maddr;
-        r->pc = p->mpc;
-        memcpy(r->value, g.mvalue, 8 * nw);
-        if (nw < t->rmem_nw)
-            memset(r->value + 8 * nw, 0, 8 * (t->rmem_nw - nw));
-        t->rmem_nw = nw;
-        if (t->sink.record(t->sink.arg, r))
-            return 1;
-    }
-    return g.ev ? t->sink.record(t->sink.arg, g.ev) : 0;
+    if (has & P_EV)
+        g.ev = out_ev(t, tid, c, p->etype, p->eflags, p->ebclass, p->etaken, p->elen, p->epc, p->etarget);
+    return emit_g(t, &g, p->mpc);
 }
 
 /* Hands on the group of thread TID whose entry is at W.  Returns the end
  * of the entry, NULL if the sink stopped. */
 static const uint64_t *emit_entry(tm_timing *t, uint32_t tid, const uint64_t *w)
 {
-    uint64_t c = *w++;
+    uint64_t c = t->th[tid].q.hc;
     handed_on(t, tid, c);
+    if (*w & SHORT) { /* RUN, branch? */
+        uint64_t h = w[0];
+        tmc_group g = {tid, c, w[1], h >> 16 & 0xffff, h & 0xffff, 0, 0, 0, 0, NULL, NULL};
+        if (!(h & SHORT_BR))
+            return emit_g(t, &g, 0) ? NULL : w + 2;
+        uint64_t x = w[2];
+        g.ev = out_ev(t, tid, c, TMC_BRANCH, 0, (uint8_t)(x >> 48 & 7), (uint8_t)(x >> 51 & 1),
+                      (uint8_t)(x >> 52 & 15), g.pc + g.bytes, x & 0xffffffffffffull);
+        return emit_g(t, &g, 0) ? NULL : w + 3;
+    }
+    w++;
     uint64_t h = *w++;
     if (h & GENERAL)
         return emit_general(t, tid, c, w - 1);
-    pend d;
-    const uint64_t *mval = NULL;
-    d.has = (unsigned)h & 7u;
-    if (d.has & P_RUN) {
-        d.pc = w[0];
-        d.count = (uint32_t)w[1];
-        d.bytes = w[1] >> 32;
+    tmc_group g = {tid, c, 0, 0, 0, 0, 0, 0, 0, NULL, NULL};
+    uint64_t mpc = 0;
+    if (h & P_RUN) {
+        g.pc = w[0];
+        g.count = (uint32_t)w[1];
+        g.bytes = w[1] >> 32;
         w += 2;
     }
-    if (d.has & P_MEM) {
-        d.msize = (uint8_t)(h >> 25) & 0x7f;
-        d.mflags = (uint32_t)(h >> 32) & 0xff;
-        d.maddr = w[0];
-        d.mpc = w[1];
-        mval = w + 2;
-        w += 2 + (d.msize + 7u) / 8u;
+    if (h & P_MEM) {
+        g.mem = 1;
+        g.msize = (uint8_t)(h >> 25) & 0x7f;
+        g.mflags = (uint32_t)(h >> 32) & 0xff;
+        g.maddr = w[0];
+        mpc = w[1];
+        g.mvalue = (const uint8_t *)(w + 2);
+        w += 2 + (g.msize + 7u) / 8u;
     }
-    if (d.has & P_EV) {
-        d.etype = (tmc_type)((h >> 3) & 0x1f);
-        d.eflags = (uint32_t)(h >> 40) & 0xff;
-        d.ebclass = (uint8_t)(h >> 8);
-        d.etaken = (uint8_t)(h >> 16) & 1;
-        d.elen = (uint8_t)(h >> 17);
-        d.epc = w[0];
-        d.etarget = w[1];
+    if (h & P_EV) {
+        g.ev = out_ev(t, tid, c, (tmc_type)((h >> 3) & 0x1f), (uint32_t)(h >> 40), (uint8_t)(h >> 8),
+                      (uint8_t)(h >> 16), (uint8_t)(h >> 17), w[0], w[1]);
         w += 2;
     }
-    return emit_pend(t, tid, c, &d, mval) ? NULL : w;
+    return emit_g(t, &g, mpc) ? NULL : w;
 }
 
 /* Hands on the head group of thread TID. */
 static int emit_head(tm_timing *t, uint32_t tid)
 {
     tqueue *q = &t->th[tid].q;
-    const uint64_t *end = emit_entry(t, tid, q->head->w + q->rd);
+    const uint64_t *w = q->head->w + q->rd;
+#if defined(__GNUC__) || defined(__clang__)
+    /* the queue was written long ago: out of the cache; a few entries ahead */
+    if (q->rd + 72 < CHUNK_WORDS)
+        __builtin_prefetch(w + 64);
+#endif
+    const uint64_t *end = emit_entry(t, tid, w);
     if (!end)
         return stopped(t);
     q_pop(t, tid, end);
@@ -933,9 +990,8 @@ static int drain(tm_timing *t, int all)
 static int open_for(tm_timing *t, uint32_t tid, uint64_t cycle)
 {
     if (t->open && (tid != t->otid || cycle != t->ocycle)) {
-        int was_empty = t->th[t->otid].q.groups == 0;
         int rc = close_group(t);
-        if (rc == TM_OK && t->held && (was_empty || t->held > t->cfg.window))
+        if (rc == TM_OK && t->held && (t->need || t->held > t->cfg.window))
             rc = drain(t, 0);
         if (rc != TM_OK)
             return rc;
@@ -1061,6 +1117,120 @@ int tm_timing_put_group(tm_timing *t, const tmc_group *g, uint64_t mpc)
     return TM_OK;
 }
 
+int tm_timing_end(tm_timing *t)
+{
+    if (t->failed)
+        return TM_ERR_IO;
+    int rc = close_group(t);
+    if (rc == TM_OK && t->held && (t->need || t->held > t->cfg.window))
+        rc = drain(t, 0);
+    return rc;
+}
+
+/* Whether G, whole, takes the short way of tm_timing_put_whole: no MEM, and
+ * what the compact entry keeps of its RUN and event is all of them. */
+static int whole_short(const tm_timing *t, const tmc_group *g)
+{
+    const tmc_record *e = g->ev;
+    return !t->open && !g->mem && g->tid < t->nthreads && (g->count | g->bytes) >> 32 == 0 &&
+           (!e || (is_event(e->type) && (e->flags & 0xffff) <= 0xff && !e->size && !e->count)) && (g->count || e);
+}
+
+int tm_timing_put_whole(tm_timing *t, const tmc_group *g, uint64_t mpc)
+{
+    if (t->failed)
+        return TM_ERR_IO;
+    if (!whole_short(t, g)) {
+        int rc = tm_timing_put_group(t, g, mpc);
+        return rc == TM_OK ? tm_timing_end(t) : rc;
+    }
+    /* what open_for, tm_timing_put_group and close_group do with it, in
+     * short: a group of a RUN? and an event?, stamped, then handed on at
+     * once or queued */
+    uint32_t tid = g->tid;
+    tthread *th = &t->th[tid];
+    const tmc_record *e = g->ev;
+    if (!th->live) {
+        th->live = 1;
+        rekey(t, tid);
+    }
+    if (tid >= t->ntop)
+        t->ntop = tid + 1;
+    uint64_t n = g->count + (e && e->type == TMC_BRANCH);
+    uint64_t acc = th->acc + n * t->cfg.cpi_milli;
+    uint64_t c = acc / MILLI > th->next ? acc / MILLI : th->next;
+    if (t->emitted && (c < t->last_cycle || (c == t->last_cycle && tid < t->last_tid))) {
+        c = t->last_cycle + (tid < t->last_tid);
+        t->st.clamped++;
+    }
+    if (c >= MAX_CYCLE)
+        return TM_ERR_ARG;
+    if (acc < c * MILLI)
+        acc = c * MILLI;
+    th->acc = acc;
+    th->next = c + 1;
+    th->insns += n;
+    t->closed++;
+    t->last_closer = tid;
+    if (e && e->type == TMC_EXIT)
+        th->done = 1;
+    tqueue *q = &th->q;
+    int need;
+    if (q->groups == 0 && KEY(c, tid) < bar_of(t, tid)) {
+        /* handed on at once, as drain() would hand on its entry */
+        if (t->held + 1 > t->st.held_max)
+            t->st.held_max = t->held + 1;
+        handed_on(t, tid, c);
+        tmc_group o = *g;
+        o.cycle = c;
+        if (e)
+            o.ev = out_ev(t, tid, c, e->type, e->flags, e->bclass, e->taken, e->len, e->pc, e->target);
+        if (emit_g(t, &o, 0))
+            return stopped(t);
+        t->hkey[tid] = NOKEY;
+        t->lkey[tid] = !th->done && !th->in_sys ? KEY(th->next, tid) : NOKEY;
+        need = may_go(t, tid, 1);
+    } else {
+        int was_empty = q->groups == 0;
+        uint64_t d = c - q->tc;
+        if (g->count && g->count < 0x10000 && g->bytes < 0x10000 && d < 0x40000000 &&
+            (!e || (e->type == TMC_BRANCH && !e->flags && e->pc == g->pc + g->bytes && e->target >> 48 == 0 &&
+                    e->bclass < 8 && e->len < 16))) {
+            uint64_t *w = q_room(t, q, e ? 3 : 2);
+            if (!w)
+                return TM_ERR_NOMEM;
+            w[0] = SHORT | (e ? SHORT_BR : 0) | d << 32 | g->count << 16 | g->bytes;
+            w[1] = g->pc;
+            if (e)
+                w[2] = e->target | (uint64_t)e->bclass << 48 | (uint64_t)(e->taken & 1) << 51 | (uint64_t)e->len << 52;
+            q_push(t, tid, e ? 3 : 2, c);
+            need = was_empty && may_go(t, tid, 0);
+            return t->held && (need || t->held > t->cfg.window) ? drain(t, 0) : TM_OK;
+        }
+        uint64_t *w = q_room(t, q, e ? 6 : 4);
+        if (!w)
+            return TM_ERR_NOMEM;
+        unsigned has = (g->count ? P_RUN : 0) | (e ? P_EV : 0);
+        w[0] = c;
+        w[1] = e ? (uint64_t)has | (uint64_t)e->type << 3 | (uint64_t)e->bclass << 8 | (uint64_t)(e->taken & 1) << 16 |
+                       (uint64_t)e->len << 17 | (uint64_t)(e->flags & 0xff) << 40
+                 : has;
+        size_t k = 2;
+        if (g->count) {
+            w[2] = g->pc;
+            w[3] = g->count | g->bytes << 32;
+            k = 4;
+        }
+        if (e) {
+            w[k++] = e->pc;
+            w[k++] = e->target;
+        }
+        q_push(t, tid, k, c);
+        need = was_empty && may_go(t, tid, 0);
+    }
+    return t->held && (need || t->held > t->cfg.window) ? drain(t, 0) : TM_OK;
+}
+
 uint64_t tm_timing_clock(const tm_timing *t, uint32_t tid)
 {
     if (tid >= t->nthreads)
@@ -1090,9 +1260,8 @@ int tm_timing_syscall(tm_timing *t, uint32_t tid, int leave)
     int rc = TM_OK;
     if (!leave) {
         if (t->open && t->otid == tid) {
-            int was_empty = th->q.groups == 0;
             rc = close_group(t);
-            if (rc == TM_OK && was_empty)
+            if (rc == TM_OK && t->need)
                 rc = drain(t, 0);
         }
         th->in_sys = 1;

@@ -77,6 +77,12 @@ int tm_timing_put(tm_timing *t, const tmc_record *r);
  * records); MPC is the MEM's .pc.  G's MEM value is read for .msize
  * bytes. */
 int tm_timing_put_group(tm_timing *t, const tmc_group *g, uint64_t mpc);
+/* The open group is whole: it is stamped and handed on (or queued) now,
+ * and a later record of its thread and cycle starts a group of its own.
+ * (The capture layer calls it where its own group ends.) */
+int tm_timing_end(tm_timing *t);
+/* tm_timing_put_group of a whole group, then tm_timing_end. */
+int tm_timing_put_whole(tm_timing *t, const tmc_group *g, uint64_t mpc);
 /* The clock of thread TID now (its open group counted): what a thread it
  * creates starts from. */
 uint64_t tm_timing_clock(const tm_timing *t, uint32_t tid);

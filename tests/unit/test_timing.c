@@ -278,6 +278,125 @@ Test(timing, random_serial_orders)
     free(o);
 }
 
+/* A group sink that writes the group's records into the out. */
+static int collect_group(void *arg, const tmc_group *g)
+{
+    out *o = arg;
+    tmc_record r;
+    if (g->count) {
+        memset(&r, 0, sizeof r);
+        r.type = TMC_RUN;
+        r.tid = g->tid;
+        r.cycle = g->cycle;
+        r.pc = g->pc;
+        r.count = g->count;
+        r.bytes = g->bytes;
+        collect(o, &r);
+    }
+    cr_assert(!g->mem);
+    if (g->ev) {
+        cr_assert_eq(g->ev->cycle, g->cycle);
+        cr_assert_eq(g->ev->tid, g->tid);
+        collect(o, g->ev);
+    }
+    return 0;
+}
+
+/* Whole groups (tm_timing_put_whole, the capture layer's usual group, in
+ * the queues' short entries where they fit) come out as the same groups put
+ * record by record and ended (tm_timing_end) do, to a record sink and to a
+ * group sink: runs of up to 2^16 instructions and longer, a branch at the
+ * run's end or elsewhere, targets above 2^48, distances between a thread's
+ * cycles beyond 30 bits, queues held and handed on at once. */
+Test(timing, whole_groups_as_records)
+{
+    out *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b), *c = calloc(1, sizeof *c);
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        a->n = b->n = c->n = 0;
+        tm_timing_cfg cfg;
+        tm_timing_defaults(&cfg);
+        cfg.window = seed % 3 ? 0 : 50;
+        if (!cfg.window)
+            cfg.window = (uint64_t)1 << 20;
+        if (seed % 4 == 0)
+            cfg.cpi_milli = 1000000; /* 2^16 instructions: 2^36 cycles */
+        tm_timing_sink sa = {collect, NULL, a}, sb = {collect, NULL, b}, sc = {collect, collect_group, c};
+        tm_timing *ta, *tb, *tc;
+        cr_assert_eq(tm_timing_new(&cfg, 4, &sa, &ta), TM_OK);
+        cr_assert_eq(tm_timing_new(&cfg, 4, &sb, &tb), TM_OK);
+        cr_assert_eq(tm_timing_new(&cfg, 4, &sc, &tc), TM_OK);
+        srand(seed);
+        for (uint64_t sc_ = 0; sc_ < 2000; sc_++) {
+            uint32_t tid = (uint32_t)(rand() % 4);
+            if (rand() % 40 == 0) {
+                int leave = rand() % 2;
+                cr_assert_eq(tm_timing_syscall(ta, tid, leave), TM_OK);
+                cr_assert_eq(tm_timing_syscall(tb, tid, leave), TM_OK);
+                cr_assert_eq(tm_timing_syscall(tc, tid, leave), TM_OK);
+            }
+            tmc_record run, br;
+            memset(&run, 0, sizeof run);
+            memset(&br, 0, sizeof br);
+            run.type = TMC_RUN;
+            run.tid = br.tid = tid;
+            run.cycle = br.cycle = sc_;
+            run.pc = (uint64_t)tid << 40 | sc_ << 8;
+            run.count = rand() % 50 == 0 ? 70000 : 1 + (uint64_t)(rand() % 20);
+            if (seed % 4 == 0 && run.count > 20)
+                run.count = 20;
+            run.bytes = run.count * (1 + (uint64_t)(rand() % 6));
+            int has_run = rand() % 10 != 0, has_br = rand() % 10 < 7;
+            if (!has_run && !has_br)
+                has_br = 1;
+            br.type = TMC_BRANCH;
+            br.pc = rand() % 10 ? run.pc + (has_run ? run.bytes : 0) : run.pc + 3;
+            br.len = (uint8_t)(1 + rand() % 15);
+            br.bclass = (uint8_t)(rand() % 6);
+            br.taken = (uint8_t)(rand() % 2);
+            br.target = rand() % 10 ? (uint64_t)(rand() % 100000) << 4 : (uint64_t)1 << 50 | (uint64_t)rand();
+            if (has_run)
+                cr_assert_eq(tm_timing_put(ta, &run), TM_OK);
+            if (has_br)
+                cr_assert_eq(tm_timing_put(ta, &br), TM_OK);
+            cr_assert_eq(tm_timing_end(ta), TM_OK);
+            tmc_group g = {tid, sc_, has_run ? run.pc : 0, has_run ? run.count : 0, has_run ? run.bytes : 0,
+                           0, 0, 0, 0, NULL, has_br ? &br : NULL};
+            cr_assert_eq(tm_timing_put_whole(tb, &g, 0), TM_OK);
+            cr_assert_eq(tm_timing_put_whole(tc, &g, 0), TM_OK);
+        }
+        cr_assert_eq(tm_timing_finish(ta), TM_OK);
+        cr_assert_eq(tm_timing_finish(tb), TM_OK);
+        cr_assert_eq(tm_timing_finish(tc), TM_OK);
+        assert_ordered(a);
+        cr_assert_gt(a->n, 2000);
+        cr_assert_eq(b->n, a->n, "seed %u", seed);
+        cr_assert_eq(c->n, a->n, "seed %u", seed);
+        for (size_t i = 0; i < a->n; i++) {
+            const tmc_record *x = &a->r[i], *y = &b->r[i], *z = &c->r[i];
+            cr_assert(x->type == y->type && x->tid == y->tid && x->cycle == y->cycle && x->pc == y->pc &&
+                          x->count == y->count && x->bytes == y->bytes && x->target == y->target &&
+                          x->bclass == y->bclass && x->taken == y->taken && x->len == y->len && x->flags == y->flags,
+                      "seed %u: record %zu differs (whole groups, records)", seed, i);
+            cr_assert(x->type == z->type && x->tid == z->tid && x->cycle == z->cycle && x->pc == z->pc &&
+                          x->count == z->count && x->bytes == z->bytes && x->target == z->target &&
+                          x->bclass == z->bclass && x->taken == z->taken && x->len == z->len && x->flags == z->flags,
+                      "seed %u: record %zu differs (whole groups, group sink)", seed, i);
+        }
+        tm_timing_stats s1, s2;
+        tm_timing_get_stats(ta, &s1);
+        tm_timing_get_stats(tb, &s2);
+        cr_assert_eq(s1.cycles, s2.cycles);
+        cr_assert_eq(s1.clamped, s2.clamped);
+        cr_assert_eq(s1.held_max, s2.held_max);
+        tm_timing_free(ta);
+        tm_timing_free(tb);
+        tm_timing_free(tc);
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
 Test(timing, configuration_checks)
 {
     tm_timing_cfg cfg;
