@@ -74,6 +74,13 @@ typedef struct pend {
     uint64_t epc, etarget, ecount;
 } pend;
 
+/* A line's order (hashed lines): its last store's and last access's cycle
+ * + 1 (0: none), and its version (stores so far: a stale copy in an L1). */
+typedef struct ordent {
+    uint64_t store, access;
+    uint32_t ver;
+} ordent;
+
 typedef struct l1set {
     uint64_t *tag;      /* line address + 1 (0 = empty) */
     uint32_t *ver;      /* the line's version when filled */
@@ -115,8 +122,7 @@ struct tm_timing {
     uint64_t *l2_tag; uint64_t *l2_age;
     uint64_t tick;
     /* line order: last store cycle, last access cycle, version (hashed lines) */
-    uint64_t *ord_store, *ord_access;
-    uint32_t *ord_ver;
+    ordent *ord;
     tm_timing_stats st;
     int failed;
     tmc_record out[MAX_GROUP]; /* a general group being handed on */
@@ -254,9 +260,7 @@ void tm_timing_free(tm_timing *t)
     free(t->l1_age);
     free(t->l2_tag);
     free(t->l2_age);
-    free(t->ord_store);
-    free(t->ord_access);
-    free(t->ord_ver);
+    free(t->ord);
     free(t);
 }
 
@@ -264,7 +268,7 @@ void tm_timing_free(tm_timing *t)
 
 static int caches_alloc(tm_timing *t)
 {
-    if (t->ord_ver)
+    if (t->ord)
         return TM_OK;
     size_t n1 = (size_t)t->nthreads * t->l1_sets * t->cfg.l1.ways, n2 = (size_t)t->l2_sets * t->cfg.l2.ways;
     size_t no = (size_t)1 << ORD_BITS;
@@ -273,13 +277,10 @@ static int caches_alloc(tm_timing *t)
     t->l1_age = calloc(n1, sizeof *t->l1_age);
     t->l2_tag = calloc(n2, sizeof *t->l2_tag);
     t->l2_age = calloc(n2, sizeof *t->l2_age);
-    t->ord_store = calloc(no, sizeof *t->ord_store);
-    t->ord_access = calloc(no, sizeof *t->ord_access);
-    t->ord_ver = calloc(no, sizeof *t->ord_ver);
-    if (!t->l1_tag || !t->l1_ver || !t->l1_age || !t->l2_tag || !t->l2_age || !t->ord_store || !t->ord_access ||
-        !t->ord_ver) {
-        free(t->ord_ver);
-        t->ord_ver = NULL;
+    t->ord = calloc(no, sizeof *t->ord);
+    if (!t->l1_tag || !t->l1_ver || !t->l1_age || !t->l2_tag || !t->l2_age || !t->ord) {
+        free(t->ord);
+        t->ord = NULL;
         return TM_ERR_NOMEM;
     }
     return TM_OK;
@@ -322,10 +323,10 @@ static uint32_t mem_cost(tm_timing *t, uint32_t tid, uint64_t line, int store)
     size_t way;
     t->tick++;
     size_t b1 = ((size_t)tid * t->l1_sets + (size_t)(line & (t->l1_sets - 1))) * t->cfg.l1.ways;
-    int hit = set_access(t->l1_tag, t->l1_age, b1, t->cfg.l1.ways, key, t->tick, &way) && t->l1_ver[way] == t->ord_ver[o];
+    int hit = set_access(t->l1_tag, t->l1_age, b1, t->cfg.l1.ways, key, t->tick, &way) && t->l1_ver[way] == t->ord[o].ver;
     if (store)
-        t->ord_ver[o]++;
-    t->l1_ver[way] = t->ord_ver[o];
+        t->ord[o].ver++;
+    t->l1_ver[way] = t->ord[o].ver;
     if (hit) {
         t->st.l1_hits++;
         return t->cfg.l1.lat;
@@ -534,7 +535,8 @@ static void mem_time(tm_timing *t, uint32_t tid, uint64_t addr, uint8_t size, ui
     for (uint64_t l = l0; l <= l1; l++) {
         size_t o = ord_slot(l);
         /* after the line's last store; a store also after its last access */
-        uint64_t need = store && t->ord_access[o] > t->ord_store[o] ? t->ord_access[o] : t->ord_store[o];
+        const ordent *e = &t->ord[o];
+        uint64_t need = store && e->access > e->store ? e->access : e->store;
         if (need > *floor && need > *acc / MILLI) {
             *floor = need;
             t->st.ordered++;
@@ -549,10 +551,11 @@ static void mem_stamp(tm_timing *t, uint64_t addr, uint8_t size, uint32_t flags,
     op_lines(t, addr, size, &l0, &l1);
     for (uint64_t l = l0; l <= l1; l++) {
         size_t o = ord_slot(l);
-        if (t->ord_access[o] < c + 1)
-            t->ord_access[o] = c + 1; /* the cycle after: 0 = never */
-        if ((flags & TMC_MEM_STORE) && t->ord_store[o] < c + 1)
-            t->ord_store[o] = c + 1;
+        ordent *e = &t->ord[o];
+        if (e->access < c + 1)
+            e->access = c + 1; /* the cycle after: 0 = never */
+        if ((flags & TMC_MEM_STORE) && e->store < c + 1)
+            e->store = c + 1;
     }
 }
 
@@ -768,22 +771,29 @@ static const uint64_t *emit_general(tm_timing *t, uint32_t tid, uint64_t c, cons
             w += 3;
         }
     }
-    unsigned k = 0;
-    const tmc_record *run = NULL, *mem = NULL, *ev = NULL;
-    if (k < nrec && rs[k].type == TMC_RUN)
-        run = &rs[k++];
-    if (k < nrec && rs[k].type == TMC_MEM)
-        mem = &rs[k++];
-    if (k < nrec && rs[k].type != TMC_RUN && rs[k].type != TMC_MEM)
-        ev = &rs[k++];
-    if (t->sink.group && k == nrec) {
+    if (!t->sink.group) {
+        for (unsigned k = 0; k < nrec; k++)
+            if (t->sink.record(t->sink.arg, &rs[k]))
+                return NULL;
+        return w;
+    }
+    /* as calls of the sink's group, each of a RUN?, a MEM?, an event? in
+     * that order (the capture layer's serial cycles give the model such
+     * groups one after another in one cycle too: a memory operand's group,
+     * then the rest of the run and the branch) */
+    for (unsigned k = 0; k < nrec;) {
+        const tmc_record *run = NULL, *mem = NULL, *ev = NULL;
+        if (rs[k].type == TMC_RUN)
+            run = &rs[k++];
+        if (k < nrec && rs[k].type == TMC_MEM)
+            mem = &rs[k++];
+        if (k < nrec && rs[k].type != TMC_RUN && rs[k].type != TMC_MEM)
+            ev = &rs[k++];
         tmc_group g = {tid, c, run ? run->pc : 0, run ? run->count : 0, run ? run->bytes : 0, mem != NULL,
                        mem ? mem->flags : 0, mem ? mem->size : 0, mem ? mem->addr : 0, mem ? mem->value : NULL, ev};
-        return t->sink.group(t->sink.arg, &g) ? NULL : w;
-    }
-    for (k = 0; k < nrec; k++)
-        if (t->sink.record(t->sink.arg, &rs[k]))
+        if (t->sink.group(t->sink.arg, &g))
             return NULL;
+    }
     return w;
 }
 
