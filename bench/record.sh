@@ -13,8 +13,8 @@ native=$(best "${prog[@]}")
 none=$(best valgrind --tool=none "${prog[@]}")
 cf=$(best "$TM" record --config large --encoding tr_e -o "$dir/cf" -- "${prog[@]}")
 full=$(best "$TM" record --config large --encoding tr_e --cfiat -o "$dir/full" -- "${prog[@]}")
-cfs=$(best "$TM" record --timing cores --config large --encoding tr_e -o "$dir/cfs" -- "${prog[@]}")
-fulls=$(best "$TM" record --timing cores --config large --encoding tr_e --cfiat -o "$dir/fulls" -- "${prog[@]}")
+cfs=$(best "$TM" record --timing serial --config large --encoding tr_e -o "$dir/cfs" -- "${prog[@]}")
+fulls=$(best "$TM" record --timing serial --config large --encoding tr_e --cfiat -o "$dir/fulls" -- "${prog[@]}")
 echo "bench: lackey --trace-mem=yes (slow)" >&2
 t0=$(now); valgrind --tool=lackey --trace-mem=yes --log-file=/dev/null "${prog[@]}" > /dev/null 2>&1; t1=$(now)
 lackey=$(python3 -c "print($t1-$t0)")
@@ -27,8 +27,8 @@ print(f"{'':42}{'seconds':>9}{'M insn/s':>10}{'x none':>8}")
 for name, s in [("native", native), ("valgrind --tool=none", none),
                 ("valgrind --tool=lackey --trace-mem=yes", lackey),
                 ("tm record (control flow)", cf), ("tm record --cfiat (control + load values)", full),
-                ("  the same, --timing cores", cfs), ("  the same, --timing cores --cfiat", fulls)]:
+                ("  the same, --timing serial", cfs), ("  the same, --timing serial --cfiat", fulls)]:
     print(f"{name:42}{s:9.3f}{insns/s/1e6:10.1f}{s/none:8.2f}")
-print("timing model: serial (the default) unless the row says cores (docs/capture.md section 3)")
+print("timing model: cores (the default) unless the row says serial (docs/capture.md section 3)")
 print("targets: control flow >= 100 M insn/s and <= 2.5x --tool=none (with either timing model); full (--cfiat) >= 30 M insn/s")
 PY

@@ -597,6 +597,31 @@ static int may_go(tm_timing *t, uint32_t tid, int direct)
     return b != NOKEY && b == t->bar_h && (!direct || b < t->lkey[tid]);
 }
 
+/* Thread TID's group of N instructions, whose clock ends at ACC (1/1000
+ * cycles) and which comes no earlier than cycle FLOOR, gets its cycle *C:
+ * never before what was handed on (else it is clamped); the thread's clock
+ * moves on.  TM_OK, or TM_ERR_ARG beyond MAX_CYCLE. */
+static inline int stamp(tm_timing *t, uint32_t tid, uint64_t n, uint64_t acc, uint64_t floor, uint64_t *cp)
+{
+    tthread *th = &t->th[tid];
+    uint64_t c = acc / MILLI > floor ? acc / MILLI : floor;
+    if (t->emitted && (c < t->last_cycle || (c == t->last_cycle && tid < t->last_tid))) {
+        c = t->last_cycle + (tid < t->last_tid);
+        t->st.clamped++;
+    }
+    if (c >= MAX_CYCLE)
+        return TM_ERR_ARG;
+    if (acc < c * MILLI)
+        acc = c * MILLI;
+    th->acc = acc;
+    th->next = c + 1;
+    th->insns += n;
+    t->closed++;
+    t->last_closer = tid;
+    *cp = c;
+    return TM_OK;
+}
+
 /* The open group of thread OTID, stamped: into its queue, or, a compact
  * one that drain() would hand on first (its thread's queue empty, before
  * every other thread's key), handed on at once: the same entry, read by
@@ -634,21 +659,9 @@ static int close_group(tm_timing *t)
             mem_time(t, tid, m->addr, m->size, m->flags, m->pc, &acc, &floor);
         }
     }
-    uint64_t c = acc / MILLI > floor ? acc / MILLI : floor;
-    /* never before what was handed on */
-    if (t->emitted && (c < t->last_cycle || (c == t->last_cycle && tid < t->last_tid))) {
-        c = t->last_cycle + (tid < t->last_tid);
-        t->st.clamped++;
-    }
-    if (c >= MAX_CYCLE)
+    uint64_t c;
+    if (stamp(t, tid, n, acc, floor, &c) != TM_OK)
         return TM_ERR_ARG;
-    if (acc < c * MILLI)
-        acc = c * MILLI;
-    th->acc = acc;
-    th->next = c + 1;
-    th->insns += n;
-    t->closed++;
-    t->last_closer = tid;
     tqueue *q = &th->q;
     if (compact && q->groups == 0 && KEY(c, tid) < bar_of(t, tid)) {
         /* handed on at once, as drain() would hand on its entry */
@@ -1166,22 +1179,9 @@ int tm_timing_put_whole(tm_timing *t, const tmc_group *g, uint64_t mpc)
     }
     if (tid >= t->ntop)
         t->ntop = tid + 1;
-    uint64_t n = g->count + (e && e->type == TMC_BRANCH);
-    uint64_t acc = th->acc + n * t->cfg.cpi_milli;
-    uint64_t c = acc / MILLI > th->next ? acc / MILLI : th->next;
-    if (t->emitted && (c < t->last_cycle || (c == t->last_cycle && tid < t->last_tid))) {
-        c = t->last_cycle + (tid < t->last_tid);
-        t->st.clamped++;
-    }
-    if (c >= MAX_CYCLE)
+    uint64_t n = g->count + (e && e->type == TMC_BRANCH), c;
+    if (stamp(t, tid, n, th->acc + n * t->cfg.cpi_milli, th->next, &c) != TM_OK)
         return TM_ERR_ARG;
-    if (acc < c * MILLI)
-        acc = c * MILLI;
-    th->acc = acc;
-    th->next = c + 1;
-    th->insns += n;
-    t->closed++;
-    t->last_closer = tid;
     if (e && e->type == TMC_EXIT)
         th->done = 1;
     tqueue *q = &th->q;

@@ -134,12 +134,21 @@ ok "--threads auto: gzip 1 core ($b1 bits/instruction, $b8 with 8), mt_pthread 4
 
 echo "== 7. bad timing options"
 for bad in "--timing fast" "--timing cores --cpi 0" "--cpi 1.0005" "--timing cores --l1 3000" "--timing cores --l1 8K:3" "--timing cores --l2 1K:32" "--mem-latency -1" \
-           "--timing-window 0" "--cpi 2" "--threads auto --mode mcftrace" "--threads auto -f 1"; do
+           "--timing-window 0" "--timing serial --cpi 2" "--threads auto --mode mcftrace" "--threads auto -f 1"; do
     st=0
     "$TM" record $bad -o bad -- "$P/spin" 1 > o.out 2> o.err || st=$?
     [ $st -eq 2 ] && [ "$(wc -l < o.err)" -eq 1 ] || die "tm record $bad: exit $st: $(cat o.err)"
     sancheck o.err "tm record $bad"
     [ ! -e bad.tmt ] || die "tm record $bad left bad.tmt"
     ok "$bad: $(cat o.err)"
+done
+echo "== 8. the default: cores; serial with --mode, unless a cores option is given"
+for v in ":cores" "--mode mcftrace:serial" "--mode mcftrace --cpi 2:cores" "--mode mcftrace --timing cores:cores" "--timing serial:serial"; do
+    opts=${v%:*}; want=${v##*:}
+    rm -f d.stats
+    # shellcheck disable=SC2086
+    "$TMFAST" record $opts -o d -- "$P/spin" 1 > /dev/null 2> o.err || die "tm record $opts: $(head -n 1 o.err)"
+    grep -q "^timing: $want" d.stats || die "tm record $opts: $(grep '^timing:' d.stats | head -n 1), not $want"
+    ok "tm record ${opts:-(no timing option)}: timing $want"
 done
 echo "all timing cases passed"

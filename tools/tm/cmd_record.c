@@ -361,7 +361,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
             break;
         }
     }
-    return timing_opts_check(&A->to) ? 2 : -1;
+    return timing_opts_check(&A->to, A->mc.mode != NULL) ? 2 : -1;
 }
 
 int cmd_record(int argc, char **argv)

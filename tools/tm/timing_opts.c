@@ -5,9 +5,10 @@
 #include "timing_opts.h"
 
 const char timing_opts_help[] =
-    "  --timing serial|cores         serial (default): every group the next cycle of one clock,\n"
-    "                                one thread at a time; cores: each thread on its own core\n"
-    "                                with its own clock, several cores retire in one cycle\n"
+    "  --timing cores|serial         cores (default; serial with --mode): each thread on its own\n"
+    "                                core with its own clock, several cores retire in one cycle;\n"
+    "                                serial: every group the next cycle of one clock, one thread\n"
+    "                                at a time\n"
     "  --cpi X                       base cycles per instruction (default 1; e.g. 1.5)\n"
     "  --l1 SIZE[:WAYS[:LAT]]        private L1 data cache per core (default 8K:2:2)\n"
     "  --l2 SIZE[:WAYS[:LAT]]        shared L2 (default cores x 64K, 8 ways, 4 cycles)\n"
@@ -17,7 +18,7 @@ const char timing_opts_help[] =
 void timing_opts_init(timing_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->serial = 1; /* until the cores model records within its speed targets (docs/capture.md §3) */
+    o->serial = -1; /* not given: timing_opts_check decides */
     tm_timing_defaults(&o->cfg);
 }
 
@@ -129,9 +130,11 @@ int timing_opts_parse(timing_opts *o, int argc, char **argv, int *i)
     return 0;
 }
 
-int timing_opts_check(const timing_opts *o)
+int timing_opts_check(timing_opts *o, int mode)
 {
     char err[256];
+    if (o->serial < 0) /* cores, but the thesis tools' descriptors in the serial order */
+        o->serial = mode && !o->set;
     if (o->serial && o->set) {
         tm_err("record", "--cpi, --l1, --l2, --mem-latency, --timing-window: only with --timing cores");
         return 2;

@@ -7,7 +7,7 @@
 extern const char timing_opts_help[];
 
 typedef struct timing_opts {
-    int serial;           /* --timing serial */
+    int serial;           /* --timing serial (-1 until timing_opts_check: not given) */
     tm_timing_cfg cfg;    /* --timing cores with --cpi, --l1, --l2, --mem-latency, --timing-window */
     int set;              /* a cores-only option was given */
 } timing_opts;
@@ -16,8 +16,9 @@ void timing_opts_init(timing_opts *o);
 /* Parses the timing option at argv[*i]: 1 (consumed), 0 (not one), or -1
  * after one line "tm record: ...". */
 int timing_opts_parse(timing_opts *o, int argc, char **argv, int *i);
-/* After parsing: 0, or 2 after one line (a cores option with serial, or
- * out of range). */
-int timing_opts_check(const timing_opts *o);
+/* After parsing: decides the model if --timing was not given (cores; serial
+ * with MODE, tm record --mode, unless a cores option was given); 0, or 2
+ * after one line (a cores option with serial, or out of range). */
+int timing_opts_check(timing_opts *o, int mode);
 
 #endif
