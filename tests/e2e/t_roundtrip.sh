@@ -37,3 +37,28 @@ PY
     done
 done
 echo "round trips: $runs verified, $overflows with overflows verified"
+
+# Bandwidth is demand: a run that dropped messages carries its losses beside
+# every bpi (the thread table's "in gaps" column, the bandwidth line) and
+# says lossless false in its JSON; a run that dropped nothing carries none.
+"$TM" model --encoding nx_b "$TMP/h4.tmc" -o "$TMP/o.tmt" --stats "$TMP/o.json" > "$TMP/o.txt"
+"$TM" model --encoding nx_b --port 1024 --buffer 65536 "$TMP/h4.tmc" -o "$TMP/l.tmt" --stats "$TMP/l.json" > "$TMP/l.txt"
+python3 - "$TMP" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+o, l = open(f"{d}/o.txt").read(), open(f"{d}/l.txt").read()
+oj, lj = json.load(open(f"{d}/o.json")), json.load(open(f"{d}/l.json"))
+assert oj["total"]["dropped_messages"] > 0 and oj["lossless"] is False, "the default port was to drop messages"
+assert lj["total"]["dropped_messages"] == 0 and lj["lossless"] is True, "the 1024-bit port dropped messages"
+head = next(x for x in o.splitlines() if x.startswith("thread"))
+assert head.split()[-2:] == ["in", "gaps"], head
+tot = next(x for x in o.splitlines() if x.startswith("total")).split()
+gaps = float(tot[-1].rstrip("%"))
+want = 100 * oj["total"]["lost_instructions"] / oj["total"]["instructions"]
+assert abs(gaps - want) < 0.001, (gaps, want)
+bw = next(x for x in o.splitlines() if x.startswith("bandwidth:"))
+m = re.search(r"WITH LOSSES: (\d+) messages \((\d+) bits\) dropped, (\d+) instructions", bw)
+assert m and int(m.group(1)) == oj["total"]["dropped_messages"] and int(m.group(3)) == oj["total"]["lost_instructions"], bw
+assert "in gaps" not in l and "LOSSES" not in l, "a lossless run reported losses"
+print(f"losses beside bpi: {oj['total']['dropped_messages']} dropped, {gaps}% of instructions in gaps")
+PY

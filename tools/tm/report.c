@@ -33,16 +33,22 @@ void report_cfg_line(char *buf, size_t n, const tm_model_cfg *c)
         snprintf(buf + k, n - (size_t)k, "%s", data);
 }
 
-static void thread_line(FILE *f, const char *name, const tm_thread_stats *s)
+/* A thread's line; LOSSY: the run dropped messages, and the line says how
+ * many of the thread's instructions were in overflow gaps (its bpi counts
+ * only what got through). */
+static void thread_line(FILE *f, const char *name, const tm_thread_stats *s, int lossy)
 {
     uint64_t br = 0;
     for (int c = 0; c < TMC_NCLASSES; c++)
         br += s->branches[c];
-    fprintf(f, "%-7s %12" PRIu64 " %11" PRIu64 " %8.3f%% %8.3f%% %9" PRIu64 " %11" PRIu64 " %8.4f\n", name,
+    fprintf(f, "%-7s %12" PRIu64 " %11" PRIu64 " %8.3f%% %8.3f%% %9" PRIu64 " %11" PRIu64 " %8.4f", name,
             s->instructions, br, 100.0 * ratio(s->cond_mispredicted, s->cond_predicted),
             100.0 * ratio(s->target_mispredicted, s->target_predicted),
             s->messages[0] + s->messages[1] + s->messages[2] + s->messages[3] + s->messages[4], s->bits_total,
             ratio(s->bits_total, s->instructions));
+    if (lossy)
+        fprintf(f, " %8.3f%%", 100.0 * ratio(s->lost_instructions, s->instructions));
+    fputc('\n', f);
 }
 
 void report_text(FILE *f, const tm_model_cfg *cfg, const tm_model *m)
@@ -52,15 +58,17 @@ void report_text(FILE *f, const tm_model_cfg *cfg, const tm_model *m)
     char line[384];
     report_cfg_line(line, sizeof line, cfg);
     fprintf(f, "config: %s\n", line);
-    fprintf(f, "%-7s %12s %11s %9s %9s %9s %11s %8s\n", "thread", "instructions", "branches", "outcome",
-            "target", "messages", "bits", "bpi");
+    /* Bandwidth is demand: with losses, every bpi carries them beside it */
+    int lossy = T->dropped_messages != 0 || T->lost_instructions != 0;
+    fprintf(f, "%-7s %12s %11s %9s %9s %9s %11s %8s%s\n", "thread", "instructions", "branches", "outcome",
+            "target", "messages", "bits", "bpi", lossy ? "   in gaps" : "");
     if (st->threads <= 16)
         for (uint32_t t = 0; t < st->threads; t++) {
             char nm[16];
             snprintf(nm, sizeof nm, "T%u", t);
-            thread_line(f, nm, tm_model_thread_stats(m, t));
+            thread_line(f, nm, tm_model_thread_stats(m, t), lossy);
         }
-    thread_line(f, "total", T);
+    thread_line(f, "total", T, lossy);
     fprintf(f, "branches: cond %" PRIu64 " (taken %" PRIu64 "), jump %" PRIu64 ", call %" PRIu64 ", ijump %" PRIu64
                ", icall %" PRIu64 ", ret %" PRIu64 "; exceptions %" PRIu64 "\n",
             T->branches[TMC_COND], T->taken_cond, T->branches[TMC_JUMP], T->branches[TMC_CALL],
@@ -73,8 +81,15 @@ void report_text(FILE *f, const tm_model_cfg *cfg, const tm_model *m)
                "; total %" PRIu64 "\n",
             T->bits.ti, T->bits.cnt, T->bits.diffta, T->bits.diffcc, T->bits.sync, st->bits);
     fprintf(f, "bandwidth: %.4f bits/instruction, %.4f bits/cycle (%" PRIu64 " execution cycles, %" PRIu64
-               " until the port drained)\n",
+               " until the port drained)",
             ratio(st->bits, T->instructions), ratio(st->bits, st->exec_cycles), st->exec_cycles, st->cycles);
+    if (lossy)
+        fprintf(f, " WITH LOSSES: %" PRIu64 " messages (%" PRIu64 " bits) dropped, %" PRIu64
+                   " instructions (%.3f%%) in overflow gaps; not the demand: a buffer and port that drop nothing"
+                   " measure it (e.g. --port 1024 --buffer 65536)",
+                T->dropped_messages, T->dropped_bits, T->lost_instructions,
+                100.0 * ratio(T->lost_instructions, T->instructions));
+    fputc('\n', f);
     fprintf(f, "buffer: peak %" PRIu64 " of %u bits; overflow cycles %" PRIu64 ", dropped %" PRIu64 " messages (%" PRIu64
                " bits), lost instructions %" PRIu64 "; port idle %" PRIu64 " of %" PRIu64 " cycles\n",
             st->peak_occupancy, st->buffer_bits, st->overflow_cycles, T->dropped_messages, T->dropped_bits,
@@ -164,6 +179,9 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tm
     fprintf(f, "  \"bits_per_instruction\": %.6f,\n", ratio(st->bits, T->instructions));
     fprintf(f, "  \"bits\": %" PRIu64 ",\n", st->bits);
     fprintf(f, "  \"bits_per_cycle\": %.6f,\n", ratio(st->bits, st->exec_cycles));
+    /* false: messages were dropped, and the bits above are what got through,
+     * not the demand (total.lost_instructions were in overflow gaps) */
+    fprintf(f, "  \"lossless\": %s,\n", T->dropped_messages || T->lost_instructions ? "false" : "true");
     fprintf(f, "  \"execution_cycles\": %" PRIu64 ",\n", st->exec_cycles);
     fprintf(f, "  \"cycles\": %" PRIu64 ",\n", st->cycles);
     fprintf(f, "  \"recording\": {\"ending\": \"%s\", \"signal\": %u},\n", endings[ending <= TMT_CUT_SIGNAL ? ending : 0],
