@@ -14,7 +14,7 @@ SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 LIBS := -lzstd -lZydis -lz -lm
 
 # Component libraries, each a directory of C files; together they are libtm.
-LIBDIRS := common tmc encoder cmodel decoder gen capture thesis
+LIBDIRS := common tmc encoder cmodel decoder gen capture thesis study
 LIB_SRCS := $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c))
 TOOL_SRCS := $(wildcard tools/tm/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -168,6 +168,7 @@ $(BUILD)/bin/tm-bench: $(OBJ)/bench/model_bench.o $(OBJ)/tools/tm/modelopts.o $(
 bench: $(DEPS_STAMP).want
 	$(MAKE) all $(BUILD)/bin/tm-bench
 	bash bench/run.sh $(BUILD)
+	bash bench/sweep.sh $(BUILD)
 	bash bench/record.sh $(BUILD)
 	bash bench/decode_bench.sh $(BUILD)
 

@@ -9,31 +9,67 @@
 #include "modelopts.h"
 #include "report.h"
 #include "tm/model.h"
+#include "tm/sweep.h"
 #include "tm/tmc.h"
 #include "tm/tmt.h"
 
+/* One configuration of the run: its options, outputs and model. */
+typedef struct mseg {
+    model_opts o;
+    const char *out, *stats;
+    tm_model_cfg cfg;
+    tm_out oto, ost;
+} mseg;
+
+#define MAX_SEGS 256
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tm model [options] IN.tmc -o OUT.tmt [--stats OUT.json]\n%s", model_opts_help);
+    fprintf(f, "usage: tm model [options] IN.tmc -o OUT.tmt [--stats OUT.json] [--and [options] -o OUT2.tmt ...]\n%s",
+            model_opts_help);
     fprintf(f,
             "  -o FILE                       trace output (.tmt; '-' = stdout)\n"
             "  --stats FILE                  statistics as JSON\n"
+            "  --and                         another configuration over the same stream, in the same pass\n"
+            "                                (its own options, -o and --stats follow; up to 256)\n"
             "  -q, --quiet                   no text statistics on stdout\n"
             "  --explain                     print the resolved configuration and message limits\n"
             "IN.tmc may be '-' (standard input).  See docs/guide.md.\n");
 }
 
+/* The configuration's text report (with several, under a line naming it). */
+static void report(FILE *f, const mseg *g, tm_model *m, size_t k, tmt_ending ending, unsigned sig)
+{
+    if (k > 1)
+        fprintf(f, "== %s\n", g->out);
+    report_text(f, &g->cfg, m);
+    if (ending != TMT_COMPLETE) {
+        char why[128];
+        fprintf(f, "recording: %s\n", tmt_ending_str(ending, sig, why, sizeof why));
+    }
+}
+
+static void abort_outs(mseg *g, size_t k)
+{
+    for (size_t j = 0; j < k; j++) {
+        tm_out_abort(&g[j].oto);
+        tm_out_abort(&g[j].ost);
+    }
+}
+
 int cmd_model(int argc, char **argv)
 {
-    model_opts o;
-    memset(&o, 0, sizeof o);
-    const char *in = NULL, *out = NULL, *stats = NULL;
+    static mseg seg[MAX_SEGS];
+    size_t k = 1;
+    memset(&seg[0], 0, sizeof seg[0]);
+    const char *in = NULL;
     int quiet = 0, explain = 0;
     int opts = 1; /* "--" ends the options */
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
         const char *a = argv[i];
+        mseg *g = &seg[k - 1];
         if (!opts || !strcmp(a, "-") || a[0] != '-') {
             if (in) {
                 tm_err("model", "unexpected argument '%s': one input file only", a);
@@ -46,7 +82,15 @@ int cmd_model(int argc, char **argv)
             opts = 0;
             continue;
         }
-        int mr = model_opts_parse("model", &o, argc, argv, &i);
+        if (!strcmp(a, "--and")) {
+            if (k == MAX_SEGS) {
+                tm_err("model", "--and: at most %d configurations in one pass", MAX_SEGS);
+                return 2;
+            }
+            memset(&seg[k++], 0, sizeof seg[0]);
+            continue;
+        }
+        int mr = model_opts_parse("model", &g->o, argc, argv, &i);
         if (mr < 0)
             return 2;
         if (mr > 0)
@@ -60,9 +104,9 @@ int cmd_model(int argc, char **argv)
         dst = v;                                                             \
         continue;                                                            \
     }
-        OPT("--stats", stats)
-        OPT("-o", out)
-        OPT("--output", out)
+        OPT("--stats", g->stats)
+        OPT("-o", g->out)
+        OPT("--output", g->out)
 #undef OPT
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--explain")) explain = 1;
@@ -76,22 +120,41 @@ int cmd_model(int argc, char **argv)
         tm_err("model", "no input commit stream (usage: tm model [options] IN.tmc -o OUT.tmt)");
         return 2;
     }
+    if (explain && k > 1) {
+        tm_err("model", "--explain: one configuration only (not with --and)");
+        return 2;
+    }
     /* Check the options before reading anything: a bad option is a usage error
      * whatever the input. */
-    tm_model_cfg cfg;
-    if (model_opts_cfg("model", &o, 1, &cfg))
-        return 2;
-    if (!out && !explain) {
-        tm_err("model", "no output: give -o OUT.tmt");
-        return 2;
-    }
-    if (out && stats && strcmp(out, "-") && !strcmp(out, stats)) {
-        tm_err("model", "-o and --stats name the same file %s", out);
-        return 2;
-    }
-    if (out && stats && !strcmp(out, "-") && !strcmp(stats, "-")) {
-        tm_err("model", "-o - and --stats -: only one of them can be standard output");
-        return 2;
+    for (size_t j = 0; j < k; j++) {
+        mseg *g = &seg[j];
+        if (model_opts_cfg("model", &g->o, 1, &g->cfg))
+            return 2;
+        if (!g->out && !explain) {
+            if (k > 1)
+                tm_err("model", "configuration %zu (after --and number %zu): no output: give -o OUT.tmt", j + 1, j);
+            else
+                tm_err("model", "no output: give -o OUT.tmt");
+            return 2;
+        }
+        if (g->out && g->stats && strcmp(g->out, "-") && !strcmp(g->out, g->stats)) {
+            tm_err("model", "-o and --stats name the same file %s", g->out);
+            return 2;
+        }
+        if (g->out && g->stats && !strcmp(g->out, "-") && !strcmp(g->stats, "-")) {
+            tm_err("model", "-o - and --stats -: only one of them can be standard output");
+            return 2;
+        }
+        /* two configurations writing one file */
+        for (size_t q = 0; q < j && k > 1; q++) {
+            const char *mine[] = {g->out, g->stats}, *theirs[] = {seg[q].out, seg[q].stats};
+            for (int x = 0; x < 2; x++)
+                for (int y = 0; y < 2; y++)
+                    if (mine[x] && theirs[y] && !strcmp(mine[x], theirs[y])) {
+                        tm_err("model", "configurations %zu and %zu both write %s", q + 1, j + 1, mine[x]);
+                        return 2;
+                    }
+        }
     }
 
     tmc_reader *rd = NULL;
@@ -101,43 +164,50 @@ int cmd_model(int argc, char **argv)
         tm_err("model", "%s", e);
         return 1;
     }
-    if (model_opts_cfg("model", &o, tmc_reader_threads(rd), &cfg)) {
-        tmc_reader_close(rd);
-        return 2;
+    static tm_model_cfg cfgs[MAX_SEGS];
+    for (size_t j = 0; j < k; j++) {
+        if (model_opts_cfg("model", &seg[j].o, tmc_reader_threads(rd), &seg[j].cfg)) {
+            tmc_reader_close(rd);
+            return 2;
+        }
+        cfgs[j] = seg[j].cfg;
     }
     if (explain) {
+        const tm_model_cfg *cfg = &seg[0].cfg;
         char line[384];
-        report_cfg_line(line, sizeof line, &cfg);
-        printf("config: %s\nchunks: bcnt (%u,%u), ta (%u,%u), cc (%u,%u)", line, cfg.enc.cnt_a, cfg.enc.cnt_b,
-               cfg.enc.ta_a, cfg.enc.ta_b, cfg.enc.cc_a, cfg.enc.cc_b);
-        if (cfg.enc.data)
-            printf(", fah (%u,%u)", cfg.enc.fah_a, cfg.enc.fah_b);
-        printf("\nlongest message: %u bits%s; resynchronization reserve: %u bits\n", tm_msg_max_bits(&cfg.enc),
-               cfg.enc.data ? " (a bundle: DATA + control)" : "", tm_msg_reserve_bits(&cfg.enc));
-        if (cfg.enc.data)
-            printf("longest DATA message: %u bits (64-byte value)\n", tm_msg_data_max_bits(&cfg.enc));
-        if (!out) {
+        report_cfg_line(line, sizeof line, cfg);
+        printf("config: %s\nchunks: bcnt (%u,%u), ta (%u,%u), cc (%u,%u)", line, cfg->enc.cnt_a, cfg->enc.cnt_b,
+               cfg->enc.ta_a, cfg->enc.ta_b, cfg->enc.cc_a, cfg->enc.cc_b);
+        if (cfg->enc.data)
+            printf(", fah (%u,%u)", cfg->enc.fah_a, cfg->enc.fah_b);
+        printf("\nlongest message: %u bits%s; resynchronization reserve: %u bits\n", tm_msg_max_bits(&cfg->enc),
+               cfg->enc.data ? " (a bundle: DATA + control)" : "", tm_msg_reserve_bits(&cfg->enc));
+        if (cfg->enc.data)
+            printf("longest DATA message: %u bits (64-byte value)\n", tm_msg_data_max_bits(&cfg->enc));
+        if (!seg[0].out) {
             tmc_reader_close(rd);
             return 0;
         }
     }
     const char *inputs[] = {in, NULL};
-    tm_out oto, ost;
-    memset(&oto, 0, sizeof oto);
-    memset(&ost, 0, sizeof ost);
-    int orc = out ? tm_out_begin("model", &oto, out, inputs) : 0;
-    if (!orc && stats)
-        orc = tm_out_begin("model", &ost, stats, inputs);
-    if (orc) {
-        tm_out_abort(&oto);
-        tmc_reader_close(rd);
-        return orc == -2 ? 2 : 1;
+    for (size_t j = 0; j < k; j++) {
+        mseg *g = &seg[j];
+        memset(&g->oto, 0, sizeof g->oto);
+        memset(&g->ost, 0, sizeof g->ost);
+        int orc = g->out ? tm_out_begin("model", &g->oto, g->out, inputs) : 0;
+        if (!orc && g->stats)
+            orc = tm_out_begin("model", &g->ost, g->stats, inputs);
+        if (orc) {
+            abort_outs(seg, j + 1);
+            tmc_reader_close(rd);
+            return orc == -2 ? 2 : 1;
+        }
     }
-    tm_model *m = NULL;
-    if ((rc = tm_model_new(&cfg, &m)) != TM_OK) {
+    /* one pass over the stream for every configuration (tm/sweep.h) */
+    tm_sweep *sw = NULL;
+    if ((rc = tm_sweep_new(cfgs, k, &sw)) != TM_OK) {
         tm_err("model", "cannot create the model: %s", tm_status_str(rc));
-        tm_out_abort(&oto);
-        tm_out_abort(&ost);
+        abort_outs(seg, k);
         tmc_reader_close(rd);
         return 1;
     }
@@ -152,8 +222,14 @@ int cmd_model(int argc, char **argv)
             ending = r.flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
             sig = (unsigned)r.count;
         }
-        if ((rc = tm_model_put(m, &r)) != TM_OK) {
-            tm_err("model", "%s: offset %" PRIu64 ": %s", in, tmc_reader_offset(rd), tm_model_error(m));
+        if ((rc = tm_sweep_put(sw, &r)) != TM_OK) {
+            size_t f = tm_sweep_failed(sw);
+            if (k > 1)
+                tm_err("model", "%s: offset %" PRIu64 ": configuration %zu (-o %s): %s", in, tmc_reader_offset(rd),
+                       f + 1, seg[f].out, tm_model_error(tm_sweep_model(sw, f)));
+            else
+                tm_err("model", "%s: offset %" PRIu64 ": %s", in, tmc_reader_offset(rd),
+                       tm_model_error(tm_sweep_model(sw, f)));
             status = 1;
             goto out;
         }
@@ -170,46 +246,50 @@ int cmd_model(int argc, char **argv)
         status = 1;
         goto out;
     }
-    tm_model_finish(m);
+    tm_sweep_finish(sw);
     char err[512];
-    if (out) {
-        uint64_t *insns = calloc(cfg.enc.threads, sizeof *insns);
-        tmt_trailer tr;
-        if (!insns) {
-            tm_err("model", "out of memory");
+    for (size_t j = 0; j < k; j++) {
+        mseg *g = &seg[j];
+        tm_model *m = tm_sweep_model(sw, j);
+        if (g->out) {
+            uint64_t *insns = calloc(g->cfg.enc.threads, sizeof *insns);
+            tmt_trailer tr;
+            if (!insns) {
+                tm_err("model", "out of memory");
+                status = 1;
+                goto out;
+            }
+            tmt_trailer_of(&tr, m, insns, ending, sig);
+            rc = tmt_write(g->oto.tmp, &g->cfg, tm_model_trace(m), &tr, err, sizeof err);
+            free(insns);
+            if (rc != TM_OK) {
+                tm_err("model", "%s", tm_out_name(&g->oto, err));
+                status = 1;
+                goto out;
+            }
+        }
+        if (g->stats && report_json(g->ost.tmp, &g->cfg, m, ending, sig)) {
+            tm_err("model", "%s: cannot write statistics: %s", g->stats, strerror(errno));
             status = 1;
             goto out;
         }
-        tmt_trailer_of(&tr, m, insns, ending, sig);
-        rc = tmt_write(oto.tmp, &cfg, tm_model_trace(m), &tr, err, sizeof err);
-        free(insns);
-        if (rc != TM_OK) {
-            tm_err("model", "%s", tm_out_name(&oto, err));
+    }
+    for (size_t j = 0; j < k; j++)
+        if ((seg[j].out && tm_out_commit("model", &seg[j].oto)) ||
+            (seg[j].stats && tm_out_commit("model", &seg[j].ost))) {
             status = 1;
             goto out;
         }
-    }
-    if (stats && report_json(ost.tmp, &cfg, m, ending, sig)) {
-        tm_err("model", "%s: cannot write statistics: %s", stats, strerror(errno));
-        status = 1;
-        goto out;
-    }
-    if ((out && tm_out_commit("model", &oto)) || (stats && tm_out_commit("model", &ost))) {
-        status = 1;
-        goto out;
-    }
-    if (!quiet) {
-        FILE *f = out && !strcmp(out, "-") ? stderr : stdout;
-        report_text(f, &cfg, m);
-        if (ending != TMT_COMPLETE) {
-            char why[128];
-            fprintf(f, "recording: %s\n", tmt_ending_str(ending, sig, why, sizeof why));
+    if (!quiet)
+        for (size_t j = 0; j < k; j++) {
+            int to_err = 0;
+            for (size_t q = 0; q < k; q++)
+                to_err |= seg[q].out && !strcmp(seg[q].out, "-");
+            report(to_err ? stderr : stdout, &seg[j], tm_sweep_model(sw, j), k, ending, sig);
         }
-    }
 out:
-    tm_out_abort(&oto);
-    tm_out_abort(&ost);
-    tm_model_free(m);
+    abort_outs(seg, k);
+    tm_sweep_free(sw);
     tmc_reader_close(rd);
     return status;
 }

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# make bench, the sweep: 18 configurations (small/medium/large x nx_b/tr_b/
+# tr_e x time stamps off/on) over one generated stream (TM_BENCH_SWEEP_INSNS,
+# default 10M instructions, 4 threads), as one pass of tm model --and (the
+# library's sweep, tm/sweep.h) and as 18 separate runs, in one run; best of
+# TM_BENCH_REPS.  Prints seconds, M instructions/s per configuration and the
+# ratio; checks that both give the same traces.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh" "${1:-build}"
+insns=${TM_BENCH_SWEEP_INSNS:-10000000}
+echo "bench: sweep of 18 configurations over $insns instructions" >&2
+"$TM" gen --threads 4 --insns "$insns" --seed 3 -o "$dir/s.tmc"
+cfgs=()
+for p in small medium large; do for e in nx_b tr_b tr_e; do for ts in "" --timestamps; do
+    cfgs+=("--config $p --encoding $e $ts")
+done; done; done
+args=()
+for i in "${!cfgs[@]}"; do
+    [ "$i" -gt 0 ] && args+=(--and)
+    # shellcheck disable=SC2206
+    args+=(${cfgs[$i]} -o "$dir/one$i.tmt")
+done
+separate() {
+    for i in "${!cfgs[@]}"; do
+        # shellcheck disable=SC2086
+        "$TM" model -q "$dir/s.tmc" ${cfgs[$i]} -o "$dir/sep$i.tmt"
+    done
+}
+one=$(best "$TM" model -q "$dir/s.tmc" "${args[@]}")
+sep=$(best separate)
+for i in "${!cfgs[@]}"; do
+    cmp -s "$dir/one$i.tmt" "$dir/sep$i.tmt" || { echo "bench: ${cfgs[$i]}: the sweep's trace differs" >&2; exit 1; }
+done
+python3 - "$insns" "$one" "$sep" "${#cfgs[@]}" <<'PY'
+import sys
+insns, one, sep, k = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+print(f"\nsweep: {k} configurations over {insns/1e6:.0f}M instructions (4 threads), the same traces both ways")
+print(f"{'':34}{'seconds':>10}{'M insn/s x config':>19}{'x one pass':>12}")
+print(f"{'one pass (tm model ... --and ...)':34}{one:10.3f}{insns*k/one/1e6:19.1f}{1.0:12.2f}")
+print(f"{f'{k} separate runs':34}{sep:10.3f}{insns*k/sep/1e6:19.1f}{sep/one:12.2f}")
+PY
