@@ -36,12 +36,13 @@ tm_model *tm_sweep_model(tm_sweep *s, size_t i) { return i < s->k ? s->m[i] : NU
 
 size_t tm_sweep_failed(const tm_sweep *s) { return s->failed; }
 
-int tm_sweep_put(tm_sweep *s, const tmc_record *r)
+/* R, else G, else the end, to every model in turn; the first refusal stops. */
+static int each(tm_sweep *s, const tmc_record *r, const tmc_group *g)
 {
     if (s->failed < s->k)
         return TM_ERR_STATE;
     for (size_t i = 0; i < s->k; i++) {
-        int rc = tm_model_put(s->m[i], r);
+        int rc = r ? tm_model_put(s->m[i], r) : g ? tm_model_put_group(s->m[i], g) : tm_model_finish(s->m[i]);
         if (rc != TM_OK) {
             s->failed = i;
             return rc;
@@ -50,33 +51,11 @@ int tm_sweep_put(tm_sweep *s, const tmc_record *r)
     return TM_OK;
 }
 
-int tm_sweep_put_group(tm_sweep *s, const tmc_group *g)
-{
-    if (s->failed < s->k)
-        return TM_ERR_STATE;
-    for (size_t i = 0; i < s->k; i++) {
-        int rc = tm_model_put_group(s->m[i], g);
-        if (rc != TM_OK) {
-            s->failed = i;
-            return rc;
-        }
-    }
-    return TM_OK;
-}
+int tm_sweep_put(tm_sweep *s, const tmc_record *r) { return each(s, r, NULL); }
 
-int tm_sweep_finish(tm_sweep *s)
-{
-    if (s->failed < s->k)
-        return TM_ERR_STATE;
-    for (size_t i = 0; i < s->k; i++) {
-        int rc = tm_model_finish(s->m[i]);
-        if (rc != TM_OK) {
-            s->failed = i;
-            return rc;
-        }
-    }
-    return TM_OK;
-}
+int tm_sweep_put_group(tm_sweep *s, const tmc_group *g) { return each(s, NULL, g); }
+
+int tm_sweep_finish(tm_sweep *s) { return each(s, NULL, NULL); }
 
 void tm_sweep_free(tm_sweep *s)
 {
