@@ -81,12 +81,6 @@ typedef struct ordent {
     uint32_t ver;
 } ordent;
 
-typedef struct l1set {
-    uint64_t *tag;      /* line address + 1 (0 = empty) */
-    uint32_t *ver;      /* the line's version when filled */
-    uint32_t *age;
-} l1set;
-
 struct tm_timing {
     tm_timing_cfg cfg;
     tm_timing_sink sink;
