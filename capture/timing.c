@@ -616,6 +616,36 @@ static inline int stamp(tm_timing *t, uint32_t tid, uint64_t n, uint64_t acc, ui
     return TM_OK;
 }
 
+/* A compact entry's header word: what the group has (P_*) and the narrow
+ * fields of its MEM and event. */
+static uint64_t compact_hdr(unsigned has, tmc_type etype, uint8_t bclass, uint8_t taken, uint8_t len, uint8_t msize,
+                            uint32_t mflags, uint32_t eflags)
+{
+    return (uint64_t)has | (uint64_t)(has & P_EV ? etype : 0) << 3 | (uint64_t)bclass << 8 |
+           (uint64_t)(taken & 1) << 16 | (uint64_t)len << 17 | (uint64_t)(msize & 0x7f) << 25 |
+           (uint64_t)(mflags & 0xff) << 32 | (uint64_t)(eflags & 0xff) << 40;
+}
+
+/* Thread TID's group of cycle C goes out at once (its queue empty, before
+ * every other thread's key), as drain() would hand on its entry: counted as
+ * if it had been queued. */
+static void at_once(tm_timing *t, uint32_t tid, uint64_t c)
+{
+    if (t->held + 1 > t->st.held_max)
+        t->st.held_max = t->held + 1;
+    handed_on(t, tid, c);
+}
+
+/* After at_once's group went: thread TID's keys (rekey() of an empty queue;
+ * the bar stays: its own), and whether a queue's head may go now. */
+static int at_once_keys(tm_timing *t, uint32_t tid)
+{
+    const tthread *th = &t->th[tid];
+    t->hkey[tid] = NOKEY;
+    t->lkey[tid] = th->live && !th->done && !th->in_sys ? KEY(th->next, tid) : NOKEY;
+    return may_go(t, tid, 1);
+}
+
 /* The open group of thread OTID, stamped: into its queue, or, a compact
  * one that drain() would hand on first (its thread's queue empty, before
  * every other thread's key), handed on at once: the same entry, read by
@@ -663,15 +693,10 @@ static int close_group(tm_timing *t)
             mem_stamp(t, p->maddr, p->msize, p->mflags, c);
         if ((p->has & P_EV) && p->etype == TMC_EXIT)
             th->done = 1;
-        if (t->held + 1 > t->st.held_max) /* as if it had been queued */
-            t->st.held_max = t->held + 1;
-        handed_on(t, tid, c);
+        at_once(t, tid, c);
         if (emit_pend(t, tid, c, p, p->mval))
             return stopped(t);
-        /* its keys (rekey() of an empty queue; the bar stays: its own) */
-        t->hkey[tid] = NOKEY;
-        t->lkey[tid] = th->live && !th->done && !th->in_sys ? KEY(th->next, tid) : NOKEY;
-        t->need = may_go(t, tid, 1);
+        t->need = at_once_keys(t, tid);
         return TM_OK;
     }
     int was_empty = q->groups == 0;
@@ -680,9 +705,7 @@ static int close_group(tm_timing *t)
         return TM_ERR_NOMEM;
     *w++ = c;
     if (compact) {
-        *w++ = (uint64_t)p->has | (uint64_t)(p->has & P_EV ? p->etype : 0) << 3 | (uint64_t)p->ebclass << 8 |
-               (uint64_t)(p->etaken & 1) << 16 | (uint64_t)p->elen << 17 | (uint64_t)(p->msize & 0x7f) << 25 |
-               (uint64_t)(p->mflags & 0xff) << 32 | (uint64_t)(p->eflags & 0xff) << 40;
+        *w++ = compact_hdr(p->has, p->etype, p->ebclass, p->etaken, p->elen, p->msize, p->mflags, p->eflags);
         if (p->has & P_RUN) {
             *w++ = p->pc;
             *w++ = p->count | p->bytes << 32;
@@ -1181,53 +1204,45 @@ int tm_timing_put_whole(tm_timing *t, const tmc_group *g, uint64_t mpc)
     tqueue *q = &th->q;
     int need;
     if (q->groups == 0 && KEY(c, tid) < bar_of(t, tid)) {
-        /* handed on at once, as drain() would hand on its entry */
-        if (t->held + 1 > t->st.held_max)
-            t->st.held_max = t->held + 1;
-        handed_on(t, tid, c);
+        at_once(t, tid, c);
         tmc_group o = *g;
         o.cycle = c;
         if (e)
             o.ev = out_ev(t, tid, c, e->type, e->flags, e->bclass, e->taken, e->len, e->pc, e->target);
         if (emit_g(t, &o, 0))
             return stopped(t);
-        t->hkey[tid] = NOKEY;
-        t->lkey[tid] = !th->done && !th->in_sys ? KEY(th->next, tid) : NOKEY;
-        need = may_go(t, tid, 1);
+        need = at_once_keys(t, tid);
     } else {
         int was_empty = q->groups == 0;
         uint64_t d = c - q->tc;
+        size_t k;
+        uint64_t *w;
         if (g->count && g->count < 0x10000 && g->bytes < 0x10000 && d < 0x40000000 &&
             (!e || (e->type == TMC_BRANCH && !e->flags && e->pc == g->pc + g->bytes && e->target >> 48 == 0 &&
-                    e->bclass < 8 && e->len < 16))) {
-            uint64_t *w = q_room(t, q, e ? 3 : 2);
-            if (!w)
+                    e->bclass < 8 && e->len < 16))) { /* the short entry */
+            k = e ? 3 : 2;
+            if (!(w = q_room(t, q, k)))
                 return TM_ERR_NOMEM;
             w[0] = SHORT | (e ? SHORT_BR : 0) | d << 32 | g->count << 16 | g->bytes;
             w[1] = g->pc;
             if (e)
                 w[2] = e->target | (uint64_t)e->bclass << 48 | (uint64_t)(e->taken & 1) << 51 | (uint64_t)e->len << 52;
-            q_push(t, tid, e ? 3 : 2, c);
-            need = was_empty && may_go(t, tid, 0);
-            return t->held && (need || t->held > t->cfg.window) ? drain(t, 0) : TM_OK;
-        }
-        uint64_t *w = q_room(t, q, e ? 6 : 4);
-        if (!w)
-            return TM_ERR_NOMEM;
-        unsigned has = (g->count ? P_RUN : 0) | (e ? P_EV : 0);
-        w[0] = c;
-        w[1] = e ? (uint64_t)has | (uint64_t)e->type << 3 | (uint64_t)e->bclass << 8 | (uint64_t)(e->taken & 1) << 16 |
-                       (uint64_t)e->len << 17 | (uint64_t)(e->flags & 0xff) << 40
-                 : has;
-        size_t k = 2;
-        if (g->count) {
-            w[2] = g->pc;
-            w[3] = g->count | g->bytes << 32;
-            k = 4;
-        }
-        if (e) {
-            w[k++] = e->pc;
-            w[k++] = e->target;
+        } else { /* the compact one */
+            if (!(w = q_room(t, q, e ? 6 : 4)))
+                return TM_ERR_NOMEM;
+            unsigned has = (g->count ? P_RUN : 0) | (e ? P_EV : 0);
+            w[0] = c;
+            w[1] = e ? compact_hdr(has, e->type, e->bclass, e->taken, e->len, 0, 0, e->flags) : has;
+            k = 2;
+            if (g->count) {
+                w[2] = g->pc;
+                w[3] = g->count | g->bytes << 32;
+                k = 4;
+            }
+            if (e) {
+                w[k++] = e->pc;
+                w[k++] = e->target;
+            }
         }
         q_push(t, tid, k, c);
         need = was_empty && may_go(t, tid, 0);

@@ -17,7 +17,7 @@ typedef struct stream {
 
 static void gen_stream(stream *s, uint32_t threads, uint64_t insns, uint64_t seed, int mem)
 {
-    char path[64] = "/tmp/tm-sweep-XXXXXX";
+    char path[64] = "/tmp/tm-sweep-XXXXXX"; /* mkstemp fills in the X's */
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     close(fd);
