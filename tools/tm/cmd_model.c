@@ -280,13 +280,13 @@ int cmd_model(int argc, char **argv)
             status = 1;
             goto out;
         }
-    if (!quiet)
-        for (size_t j = 0; j < k; j++) {
-            int to_err = 0;
-            for (size_t q = 0; q < k; q++)
-                to_err |= seg[q].out && !strcmp(seg[q].out, "-");
+    if (!quiet) {
+        int to_err = 0; /* a trace on stdout: the reports on stderr */
+        for (size_t j = 0; j < k; j++)
+            to_err |= seg[j].out && !strcmp(seg[j].out, "-");
+        for (size_t j = 0; j < k; j++)
             report(to_err ? stderr : stdout, &seg[j], tm_sweep_model(sw, j), k, ending, sig);
-        }
+    }
 out:
     abort_outs(seg, k);
     tm_sweep_free(sw);
