@@ -103,7 +103,8 @@ asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests $(BUILD)/asan/bin/capfee
 # Debian packages the project needs.  As root: installed with apt-get.
 # Otherwise the exact command is printed.
 DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3 verilator yosys \
-	valgrind pigz xz-utils bzip2 pbzip2 gzip libzydis-dev zlib1g-dev clang
+	valgrind pigz xz-utils bzip2 pbzip2 gzip libzydis-dev zlib1g-dev clang \
+	python3-matplotlib chromium slurm-wlm munge binutils coreutils
 # `make deps` always checks; the targets that need the packages (test, lint,
 # run, bench, gates) check once per build folder and say so afterwards (the
 # stamp names the packages checked; a changed list checks again).
@@ -157,7 +158,7 @@ regress: all programs
 	bash bench/timing_scale.sh $(BUILD)
 
 run: $(DEPS_STAMP).want
-	$(MAKE) all
+	$(MAKE) all programs
 	bash scripts/run.sh $(BUILD)
 
 $(OBJ)/bench/model_bench.o: BASE_CFLAGS += -Itools/tm

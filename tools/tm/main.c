@@ -15,6 +15,7 @@ static const struct {
     {"decode", cmd_decode, "replay a trace (.tmt); --verify against the .tmc"},
     {"cosim", cmd_cosim, "co-simulate the RTL with the model on a commit stream"},
     {"record", cmd_record, "run a program under Valgrind and trace it: -> .tmt (+ .tmc)"},
+    {"study", cmd_study, "a bandwidth study: programs x thread counts x configurations -> report"},
 };
 
 static void usage(FILE *f)
@@ -43,6 +44,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             return tm_finish_stdout(cmds[i].name, cmds[i].fn(argc - 1, argv + 1));
-    fprintf(stderr, "tm: unknown subcommand '%s' (one of: gen, dump, model, decode, cosim, record)\n", argv[1]);
+    fprintf(stderr, "tm: unknown subcommand '%s' (one of: gen, dump, model, decode, cosim, record, study)\n", argv[1]);
     return 2;
 }

@@ -1,0 +1,806 @@
+#!/usr/bin/env python3
+"""tm study: the bandwidth study (docs/study.md).
+
+Records each program of a study once per thread count N under `tm record`,
+feeding every configuration of the sweep in that one pass (`--and`), verifies
+each recording by replay, caches each (program, N, configuration) result under
+DIR/cache, and writes the report: DIR/index.html with the paper's tables and
+figures, DIR/results.json and a CSV per table.  Run through `tm study`, which
+sets TM_BIN to the tm executable.  Standard library only, plus matplotlib for
+the figures (study/report.py)."""
+import argparse
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PROG = "tm study"
+
+# The embedded default study (tm study --print-default prints it).  Real
+# multithreaded programs nobody here wrote (Debian's), and the project's own
+# test programs; N = 1, 2, 4, 8; presets x encodings x time stamps; CFiat.
+DEFAULT_STUDY = """\
+# The default study of `tm study` (docs/study.md describes every key).
+[study]
+name = "default"
+threads = [1, 2, 4, 8]       # N: the {N} of each program's command
+verify = "commit"            # commit: replay from the binaries, compared with the commit stream
+timing = ""                  # tm record's timing options, e.g. "--cpi 1.5 --l1 16K:4:2"
+
+[demand]                     # bandwidth demand: a port and buffer that drop nothing
+port = 1024
+buffer = 65536
+
+[configs]                    # the grid: presets x encodings x time stamps x sharing
+presets = ["small", "medium", "large"]
+encodings = ["nx_b", "tr_b", "tr_e"]
+timestamps = [false, true]
+sharing = ["private"]
+
+[[data]]                     # load-value tracing (on tr_e large): CFiat and the every-load baseline
+name = "cfiat-tool"
+options = "--cfiat --cache tool"
+[[data]]
+name = "cfiat-study"
+options = "--cfiat --cache study"
+[[data]]
+name = "all"
+options = "--data all"
+
+[delivery]                   # the port/buffer axis: drops, lost instructions, peak occupancy
+configs = ["nx_b-large", "tr_e-large"]
+ports = [1, 2, 4, 8, 16, 32, 64]
+buffers = [512, 4096, 65536]
+
+[chunks]                     # the TR_e chunk-size exploration: (i0, i1) in 1..max
+max = 8
+
+[[program]]
+name = "pigz"
+cmd = "pigz -p {N} -c {input}"
+input = "text:2M"
+[[program]]
+name = "xz"
+cmd = "xz -T {N} -3 -c {input}"
+input = "text:1M"
+[[program]]
+name = "pbzip2"
+cmd = "pbzip2 -p{N} -c {input}"
+input = "text:2M"
+[[program]]
+name = "zstd"
+cmd = "zstd -T{N} -3 -c {input}"
+input = "text:8M"
+[[program]]
+name = "sort"
+cmd = "sort --parallel={N} -S 64M {input}"
+input = "text:2M"
+[[program]]
+name = "mt_pthread"
+cmd = "{programs}/mt_pthread {N}"
+[[program]]
+name = "mt_omp"
+cmd = "{programs}/mt_omp {N}"
+env = { OMP_NUM_THREADS = "{N}" }
+
+[quick]                      # --quick: a few minutes on 2 cores (make run)
+threads = [1, 2, 4]
+programs = ["pigz", "xz", "mt_pthread"]
+inputs = { pigz = "text:256K", xz = "text:128K" }
+"""
+
+TOP_KEYS = {"study", "demand", "configs", "data", "config", "delivery", "chunks", "program", "quick"}
+SECTION_KEYS = {
+    "study": {"name", "threads", "verify", "timing", "cores"},
+    "demand": {"port", "buffer"},
+    "configs": {"presets", "encodings", "timestamps", "sharing", "options"},
+    "data": {"name", "options"},
+    "config": {"name", "options"},
+    "delivery": {"configs", "ports", "buffers"},
+    "chunks": {"max"},
+    "program": {"name", "cmd", "input", "env", "threads", "gen", "cores"},
+    "quick": {"threads", "programs", "inputs"},
+}
+PRESETS = ("small", "medium", "large")
+ENCODINGS = ("nx_b", "tr_b", "tr_e")
+
+
+class StudyError(Exception):
+    """A study file's error: printed as FILE:LINE: key K: message."""
+
+
+def die(msg, code=2):
+    print(f"{PROG}: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+# ---------------------------------------------------------------- the file
+
+class Study:
+    """A parsed, checked study: its programs, N values and configurations."""
+
+    def __init__(self, text, path):
+        self.text, self.path = text, path
+        try:
+            self.raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+            line = m.group(1) if m else str(max(1, text.count("\n") + (0 if text.endswith("\n") else 1)))
+            msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
+            raise StudyError(f"{path}:{line}: {msg}")
+        self.check()
+
+    def line_of(self, key, nth=0, section=None):
+        """The line of KEY (its nth [[section]] if given) in the file, for errors."""
+        lines = self.text.splitlines()
+        start = 0
+        if section:
+            seen = -1
+            for i, l in enumerate(lines):
+                s = l.strip()
+                if s in (f"[[{section}]]", f"[{section}]"):
+                    seen += 1
+                    if seen == nth:
+                        start = i
+                        if key is None:
+                            return i + 1
+                        break
+        for i in range(start, len(lines)):
+            if re.match(rf"\s*{re.escape(key)}\s*=", lines[i]):
+                return i + 1
+            if section and i > start and re.match(r"\s*\[", lines[i]):
+                break
+        return start + 1 if section else "?"
+
+    def err(self, key, msg, nth=0, section=None):
+        full = f"{section}[{nth}].{key}" if section in ("program", "data", "config") else (
+            f"{section}.{key}" if section else key)
+        raise StudyError(f"{self.path}:{self.line_of(key, nth, section)}: key '{full}': {msg}")
+
+    def want(self, d, key, typ, section, nth=0, default=None, required=False):
+        if key not in d:
+            if required:
+                raise StudyError(f"{self.path}:{self.line_of(None, nth, section) if section else '?'}: "
+                                 f"{section}: key '{key}' is required")
+            return default
+        v = d[key]
+        ok = isinstance(v, typ) and not (typ is int and isinstance(v, bool))
+        if not ok:
+            names = typ.__name__ if isinstance(typ, type) else " or ".join(t.__name__ for t in typ)
+            self.err(key, f"expected {names}, got {type(v).__name__} {v!r}", nth, section)
+        return v
+
+    def ints(self, d, key, section, lo, hi, default):
+        v = self.want(d, key, list, section, default=default)
+        if not v:
+            self.err(key, "needs at least one value", 0, section)
+        for x in v:
+            if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
+                self.err(key, f"{x!r}: allowed integers {lo}..{hi}", 0, section)
+        return v
+
+    def choices(self, d, key, section, allowed, default, typ=str):
+        v = self.want(d, key, list, section, default=default)
+        if not v:
+            self.err(key, "needs at least one value", 0, section)
+        for x in v:
+            if not isinstance(x, typ) or x not in allowed:
+                self.err(key, f"{x!r}: allowed {', '.join(map(str, allowed))}", 0, section)
+        return v
+
+    def check(self):
+        r = self.raw
+        for k in r:
+            if k not in TOP_KEYS:
+                raise StudyError(f"{self.path}:{self.line_of(k) if not isinstance(r[k], (dict, list)) else self.line_of(None, 0, k)}: "
+                                 f"unknown key '{k}' (allowed: {', '.join(sorted(TOP_KEYS))})")
+        for sec, keys in SECTION_KEYS.items():
+            items = r.get(sec, [] if sec in ("data", "config", "program") else {})
+            if sec in ("data", "config", "program"):
+                if not isinstance(items, list):
+                    raise StudyError(f"{self.path}:{self.line_of(None, 0, sec)}: '{sec}' must be an array of tables ([[{sec}]])")
+            else:
+                if not isinstance(items, dict):
+                    raise StudyError(f"{self.path}:{self.line_of(sec)}: '{sec}' must be a table ([{sec}])")
+                items = [items]
+            for n, it in enumerate(items):
+                for k in it:
+                    if k not in keys:
+                        self.err(k, f"unknown key (allowed: {', '.join(sorted(keys))})", n, sec)
+        st = r.get("study", {})
+        self.name = self.want(st, "name", str, "study", default="study")
+        self.threads = self.ints(st, "threads", "study", 1, 1024, [1, 2, 4, 8])
+        self.verify = self.want(st, "verify", str, "study", default="commit")
+        if self.verify not in ("commit", "binary", "none"):
+            self.err("verify", f"{self.verify!r}: allowed commit, binary, none", 0, "study")
+        self.timing = shlex.split(self.want(st, "timing", str, "study", default=""))
+        self.cores = self.want(st, "cores", (int, str), "study", default="auto")
+        dm = r.get("demand", {})
+        self.port = self.want(dm, "port", int, "demand", default=1024)
+        self.buffer = self.want(dm, "buffer", int, "demand", default=65536)
+        if not 1 <= self.port <= 1 << 20:
+            self.err("port", f"{self.port}: allowed 1..{1 << 20}", 0, "demand")
+        if not 1 <= self.buffer <= 1 << 30:
+            self.err("buffer", f"{self.buffer}: allowed 1..{1 << 30}", 0, "demand")
+        cf = r.get("configs", {})
+        self.presets = self.choices(cf, "presets", "configs", PRESETS, list(PRESETS))
+        self.encodings = self.choices(cf, "encodings", "configs", ENCODINGS, list(ENCODINGS))
+        self.tstamps = self.choices(cf, "timestamps", "configs", (False, True), [False, True], bool)
+        self.sharing = self.choices(cf, "sharing", "configs", ("private", "shared"), ["private"])
+        self.grid_opts = shlex.split(self.want(cf, "options", str, "configs", default=""))
+        self.data = []
+        for n, d in enumerate(r.get("data", [])):
+            nm = self.want(d, "name", str, "data", n, required=True)
+            self.data.append((nm, shlex.split(self.want(d, "options", str, "data", n, required=True))))
+        self.extra = []
+        for n, d in enumerate(r.get("config", [])):
+            nm = self.want(d, "name", str, "config", n, required=True)
+            self.extra.append((nm, shlex.split(self.want(d, "options", str, "config", n, required=True))))
+        dl = r.get("delivery", {})
+        self.dl_configs = self.want(dl, "configs", list, "delivery", default=[])
+        self.dl_ports = self.ints(dl, "ports", "delivery", 1, 1 << 20, [1, 2, 4, 8, 16, 32, 64]) if dl else []
+        self.dl_buffers = self.ints(dl, "buffers", "delivery", 1, 1 << 30, [512, 4096, 65536]) if dl else []
+        ch = r.get("chunks", {})
+        self.chunk_max = self.want(ch, "max", int, "chunks", default=8)
+        if not 1 <= self.chunk_max <= 16:
+            self.err("max", f"{self.chunk_max}: allowed 1..16", 0, "chunks")
+        self.programs = []
+        names = set()
+        for n, p in enumerate(r.get("program", [])):
+            nm = self.want(p, "name", str, "program", n, required=True)
+            if not re.fullmatch(r"[A-Za-z0-9_.+-]+", nm):
+                self.err("name", f"{nm!r}: letters, digits and _.+- only", n, "program")
+            if nm in names:
+                self.err("name", f"{nm!r}: two programs with this name", n, "program")
+            names.add(nm)
+            cmd = self.want(p, "cmd", (str, list), "program", n)
+            gen = self.want(p, "gen", dict, "program", n)
+            if (cmd is None) == (gen is None):
+                raise StudyError(f"{self.path}:{self.line_of(None, n, 'program')}: program[{n}] ({nm}): "
+                                 f"give either 'cmd' (a program to record) or 'gen' (a synthetic stream)")
+            if isinstance(cmd, list) and not all(isinstance(a, str) for a in cmd):
+                self.err("cmd", "a list of strings", n, "program")
+            if gen is not None:
+                for k, v in gen.items():
+                    if k not in ("insns", "seed", "mem") or (k == "mem" and not isinstance(v, bool)) or (
+                            k != "mem" and (not isinstance(v, int) or isinstance(v, bool) or v < 1)):
+                        self.err("gen", f"{k} = {v!r}: allowed insns (>= 1), seed (>= 1), mem (true/false)", n, "program")
+            inp = self.want(p, "input", str, "program", n)
+            if inp is not None and not re.fullmatch(r"text:\d+[KM]?", inp) and not os.path.exists(
+                    os.path.join(os.path.dirname(os.path.abspath(self.path)), inp)):
+                self.err("input", f"{inp!r}: no such file (or text:SIZE, e.g. text:1M)", n, "program")
+            env = self.want(p, "env", dict, "program", n, default={})
+            for k, v in env.items():
+                if not isinstance(v, str):
+                    self.err("env", f"{k} = {v!r}: values are strings", n, "program")
+            th = self.want(p, "threads", list, "program", n)
+            if th is not None and not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 1024 for x in th):
+                self.err("threads", "integers 1..1024", n, "program")
+            cores = self.want(p, "cores", (int, str), "program", n, default=self.cores)
+            if cmd is not None and "{input}" in (cmd if isinstance(cmd, str) else " ".join(cmd)) and inp is None:
+                self.err("cmd", "uses {input} but the program has no 'input'", n, "program")
+            self.programs.append({"name": nm, "cmd": cmd, "gen": gen, "input": inp, "env": env,
+                                  "threads": th, "cores": cores, "index": n})
+        if not self.programs:
+            raise StudyError(f"{self.path}:1: no [[program]]: a study needs at least one")
+        q = r.get("quick", {})
+        self.quick = {"threads": self.ints(q, "threads", "quick", 1, 1024, [1, 2]) if "threads" in q else None,
+                      "programs": self.want(q, "programs", list, "quick", default=None),
+                      "inputs": self.want(q, "inputs", dict, "quick", default={})}
+        for pn in (self.quick["programs"] or []) + list(self.quick["inputs"]):
+            if pn not in names:
+                self.err("programs" if pn in (self.quick["programs"] or []) else "inputs",
+                         f"{pn!r}: no such program", 0, "quick")
+        self.configs = self.make_configs()
+        for dc in self.dl_configs:
+            if dc not in {c["name"] for c in self.configs}:
+                self.err("configs", f"{dc!r}: not a configuration of the study "
+                         f"(e.g. {self.configs[0]['name']})", 0, "delivery")
+
+    def make_configs(self):
+        """The demand configurations, then the delivery ones."""
+        out = []
+        lossless = ["--port", str(self.port), "--buffer", str(self.buffer)]
+        for sh in self.sharing:
+            for ts in self.tstamps:
+                for enc in self.encodings:
+                    for pr in self.presets:
+                        name = f"{'t' if ts else ''}{enc}-{pr}{'-shared' if sh == 'shared' else ''}"
+                        opts = ["--config", pr, "--encoding", enc] + (["--timestamps"] if ts else []) + (
+                            ["--shared"] if sh == "shared" else []) + self.grid_opts
+                        out.append({"name": name, "opts": opts + lossless, "base": opts, "kind": "demand",
+                                    "enc": enc, "preset": pr, "ts": ts, "shared": sh == "shared"})
+        for nm, o in self.data:
+            base = ["--config", "large", "--encoding", "tr_e"] + o
+            out.append({"name": f"tr_e-large+{nm}", "opts": base + lossless, "base": base, "kind": "data",
+                        "data": nm, "enc": "tr_e", "preset": "large", "ts": False, "shared": False})
+        for nm, o in self.extra:
+            out.append({"name": nm, "opts": o + lossless, "base": o, "kind": "extra"})
+        names = [c["name"] for c in out]
+        for n in names:
+            if names.count(n) > 1:
+                raise StudyError(f"{self.path}:?: configuration name {n!r} appears twice")
+        byname = {c["name"]: c for c in out}
+        for dc in self.dl_configs:
+            if dc in byname:
+                for b in self.dl_buffers:
+                    for p in self.dl_ports:
+                        out.append({"name": f"{dc}@p{p}b{b}", "opts": byname[dc]["base"] + ["--port", str(p), "--buffer", str(b)],
+                                    "kind": "delivery", "of": dc, "port": p, "buffer": b})
+        if len(out) > 256:
+            raise StudyError(f"{self.path}:?: {len(out)} configurations: tm record takes at most 256 in one pass")
+        return out
+
+    def apply_quick(self):
+        q = self.quick
+        if q["threads"]:
+            self.threads = q["threads"]
+        if q["programs"]:
+            self.programs = [p for p in self.programs if p["name"] in q["programs"]]
+        for p in self.programs:
+            if p["name"] in q["inputs"]:
+                p["input"] = q["inputs"][p["name"]]
+
+
+# ---------------------------------------------------------------- units
+
+def build_id(path):
+    """The GNU build-id of ELF file PATH, or the SHA-256 of its bytes."""
+    try:
+        out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True, timeout=30).stdout
+        m = re.search(r"Build ID:\s*([0-9a-f]+)", out)
+        if m:
+            return m.group(1)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return file_hash(path)
+
+
+def file_hash(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""):
+            h.update(b)
+    return h.hexdigest()
+
+
+def make_text(path, size):
+    """Deterministic text of SIZE bytes (a 3000-word vocabulary, seed 5)."""
+    import random
+    rnd = random.Random(5)
+    words = ["".join(rnd.choice("etaoinshrdlucmfwyp") for _ in range(rnd.randint(2, 8))) for _ in range(3000)]
+    out, n = [], 0
+    while n < size:
+        line = " ".join(rnd.choice(words) for _ in range(10)) + "\n"
+        out.append(line)
+        n += len(line)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("".join(out)[:size])
+    os.replace(tmp, path)
+
+
+def parse_size(s):
+    m = re.fullmatch(r"(\d+)([KM]?)", s)
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20}[m.group(2)]
+
+
+class Runner:
+    """Plans and runs the units of a study: one (program, N) recording each."""
+
+    def __init__(self, study, outdir, tm, jobs, keep, quick):
+        self.s, self.dir, self.tm, self.jobs, self.keep = study, outdir, tm, jobs, keep
+        self.quick = quick
+        self.cache = os.path.join(outdir, "cache")
+        self.work = os.path.join(outdir, "work")
+        self.progs_dir = os.path.join(ROOT, "build", "programs")
+        self.lock = threading.Lock()
+        self.procs = set()
+        self.stopping = False
+        tool = os.path.join(os.path.dirname(tm), "..", "lib", "valgrind", "tmtrace-amd64-linux")
+        self.version = {"tm": build_id(tm),
+                        "valgrind_tool": build_id(tool) if os.path.exists(tool) else None}
+
+    def input_path(self, p):
+        inp = p["input"]
+        if inp is None:
+            return None
+        if inp.startswith("text:"):
+            os.makedirs(os.path.join(self.dir, "inputs"), exist_ok=True)
+            path = os.path.join(self.dir, "inputs", f"text-{inp[5:]}.txt")
+            if not os.path.exists(path):
+                make_text(path, parse_size(inp[5:]))
+            return path
+        return os.path.join(os.path.dirname(os.path.abspath(self.s.path)), inp)
+
+    def units(self):
+        us = []
+        for p in self.s.programs:
+            for n in (p["threads"] or self.s.threads):
+                if self.quick and self.s.quick["threads"] and p["threads"]:
+                    if n not in self.s.quick["threads"]:
+                        continue
+                us.append(self.unit(p, n))
+        return us
+
+    def unit(self, p, n):
+        inp = self.input_path(p)
+        subst = {"N": str(n), "input": inp or "", "programs": self.progs_dir}
+        fmt = lambda a: re.sub(r"\{(N|input|programs)\}", lambda m: subst[m.group(1)], a)
+        u = {"program": p["name"], "N": n, "id": f"{p['name']}-N{n}"}
+        if p["gen"] is not None:
+            g = p["gen"]
+            u["gen"] = ["--threads", str(n), "--insns", str(g.get("insns", 1000000)), "--seed", str(g.get("seed", 7))] + (
+                ["--mem"] if g.get("mem") else [])
+            ident = {"gen": u["gen"]}
+        else:
+            argv = shlex.split(p["cmd"]) if isinstance(p["cmd"], str) else list(p["cmd"])
+            argv = [fmt(a) for a in argv]
+            exe = shutil.which(argv[0]) if "/" not in argv[0] else argv[0]
+            u["argv"] = argv
+            u["exe"] = exe
+            u["env"] = {k: fmt(v) for k, v in p["env"].items()}
+            cores = p["cores"]
+            u["cores"] = "auto" if cores == "auto" else str(int(fmt(str(cores))) if isinstance(cores, str) else cores)
+            ident = {"exe": os.path.basename(argv[0]), "build_id": build_id(exe) if exe and os.path.exists(exe) else None,
+                     "args": [("input:" + file_hash(inp)) if a == inp else a for a in argv[1:]], "env": u["env"],
+                     "cores": u["cores"], "timing": self.s.timing}
+        u["ident"] = ident
+        u["keys"] = {}
+        for c in self.s.configs:
+            k = json.dumps({"v": self.version, "unit": ident, "N": n, "config": c["opts"], "verify": self.s.verify},
+                           sort_keys=True)
+            u["keys"][c["name"]] = hashlib.sha256(k.encode()).hexdigest()[:24]
+        return u
+
+    def cached(self, u, name):
+        return os.path.join(self.cache, f"{u['id']}.{name}.{u['keys'][name]}.json")
+
+    def missing(self, u):
+        return [c for c in self.s.configs if not os.path.exists(self.cached(u, c["name"]))]
+
+    def run_cmd(self, argv, log, env=None, stdout=None):
+        with open(log, "ab") as lf:
+            lf.write(("$ " + " ".join(shlex.quote(a) for a in argv) + "\n").encode())
+            lf.flush()
+            p = subprocess.Popen(argv, stdout=stdout or lf, stderr=lf, stdin=subprocess.DEVNULL, env=env,
+                                 start_new_session=True)
+            with self.lock:
+                self.procs.add(p)
+            try:
+                rc = p.wait()
+            finally:
+                with self.lock:
+                    self.procs.discard(p)
+        return rc
+
+    def fail(self, u, what, log):
+        tail = ""
+        try:
+            with open(log, errors="replace") as f:
+                lines = [l.rstrip() for l in f if l.strip()]
+            tail = lines[-1] if lines else ""
+        except OSError:
+            pass
+        raise RuntimeError(f"{u['id']}: {what} (log {log}{': ' + tail if tail else ''})")
+
+    def run_unit(self, u):
+        """Records U once with every configuration not cached yet; caches each result."""
+        todo = self.missing(u)
+        if not todo:
+            return 0
+        wd = os.path.join(self.work, u["id"])
+        shutil.rmtree(wd, ignore_errors=True)
+        os.makedirs(wd)
+        log = os.path.join(wd, "log")
+        # the first configuration is the recording's own (BASE.tmt, .stats, .modules)
+        segs = []
+        for i, c in enumerate(todo):
+            seg = list(c["opts"]) + ["-o", os.path.join(wd, f"c{i}")]
+            if c["kind"] != "delivery":
+                seg += ["--profile", os.path.join(wd, f"c{i}.prof.json")]
+            segs.append(seg)
+        t0 = time.time()
+        if "gen" in u:
+            tmc = os.path.join(wd, "w.tmc")
+            if self.run_cmd([self.tm, "gen"] + u["gen"] + ["-o", tmc], log):
+                self.fail(u, "tm gen failed", log)
+            argv = [self.tm, "model", tmc, "-q"]
+            for i, seg in enumerate(segs):
+                o = seg.index("-o")
+                seg = seg[:o] + ["-o", seg[o + 1] + ".tmt", "--stats", seg[o + 1] + ".json"] + seg[o + 2:]
+                argv += (["--and"] if i else []) + seg
+            if self.run_cmd(argv, log):
+                self.fail(u, "tm model failed", log)
+            verify = [[self.tm, "decode", "--verify", "-q", tmc, os.path.join(wd, "c0.tmt")]] if self.s.verify != "none" else []
+            how = "tm decode --verify (commit stream)"
+        else:
+            base = os.path.join(wd, "c0")
+            argv = [self.tm, "record", "--threads", u["cores"]] + self.s.timing + (
+                ["--commit"] if self.s.verify == "commit" else [])
+            for i, seg in enumerate(segs):
+                argv += (["--and"] if i else []) + seg
+            argv += ["--"] + u["argv"]
+            env = dict(os.environ)
+            env.update(u["env"])
+            with open(os.devnull, "wb") as dn:
+                rc = self.run_cmd(argv, log, env=env, stdout=dn)
+            if rc:
+                self.fail(u, f"tm record exited {rc}", log)
+            if self.s.verify == "commit":
+                verify = [[self.tm, "decode", "--from-binary", "--verify", "-q", base + ".tmc", base + ".tmt"]]
+                how = "tm decode --from-binary --verify (the ELF images, compared with the commit stream)"
+            elif self.s.verify == "binary":
+                verify = [[self.tm, "decode", "--from-binary", "--summary", base + ".tmt"]]
+                how = "tm decode --from-binary (the ELF images)"
+            else:
+                verify, how = [], "not verified"
+        t_rec = time.time() - t0
+        for v in verify:
+            if self.run_cmd(v, log):
+                self.fail(u, "replay does not verify", log)
+        with open(log, errors="replace") as f:
+            verdict = [l.strip() for l in f if l.startswith(("verified", "OK", "ok"))]
+        for i, c in enumerate(todo):
+            stats = json.load(open(os.path.join(wd, f"c{i}.json")))
+            prof = None
+            if c["kind"] != "delivery":
+                prof = json.load(open(os.path.join(wd, f"c{i}.prof.json")))
+            res = {"program": u["program"], "N": u["N"], "config": c["name"], "options": c["opts"],
+                   "unit": u["ident"], "version": self.version, "recorded_with": len(todo),
+                   "record_seconds": round(t_rec, 2), "verified": how if i == 0 else f"same recording as {todo[0]['name']} ({how})",
+                   "verdict": verdict[-1] if verdict else None, "stats": stats, "profile": prof}
+            path = self.cached(u, c["name"])
+            tmp = path + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump(res, f)
+            os.replace(tmp, path)
+        if not self.keep:
+            shutil.rmtree(wd, ignore_errors=True)
+        return len(todo)
+
+    def run_all(self, units):
+        os.makedirs(self.cache, exist_ok=True)
+        todo = [u for u in units if self.missing(u)]
+        done_before = len(units) - len(todo)
+        if done_before:
+            print(f"{PROG}: {done_before} of {len(units)} recordings cached already (resuming)", file=sys.stderr)
+        t0 = time.time()
+        done, errors = 0, []
+        total = len(todo)
+
+        def progress(u, what):
+            el = time.time() - t0
+            left = f", about {fmt_s(el / done * (total - done))} left" if done else ""
+            print(f"{PROG}: [{done}/{total}] {u['id']}: {what} ({fmt_s(el)} elapsed{left})", file=sys.stderr, flush=True)
+
+        with ThreadPoolExecutor(max_workers=self.jobs) as ex:
+            futs = {}
+            for u in todo:
+                futs[ex.submit(self.run_unit, u)] = u
+            for u in todo[:self.jobs]:
+                progress(u, f"recording {len(self.missing(u))} configurations")
+            started = self.jobs
+            for f in as_completed(futs):
+                u = futs[f]
+                try:
+                    f.result()
+                    done += 1
+                    progress(u, "done, verified" if self.s.verify != "none" else "done")
+                except Exception as e:  # noqa: BLE001 - reported, the study goes on
+                    done += 1
+                    errors.append(str(e))
+                    print(f"{PROG}: {e}", file=sys.stderr, flush=True)
+                if started < len(todo) and not self.stopping:
+                    progress(todo[started], f"recording {len(self.missing(todo[started]))} configurations")
+                    started += 1
+        return errors
+
+    def stop(self, sig):
+        self.stopping = True
+        with self.lock:
+            for p in list(self.procs):
+                try:
+                    os.killpg(p.pid, sig)
+                except OSError:
+                    pass
+
+
+def fmt_s(s):
+    s = int(s)
+    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+def load_results(runner, units):
+    res, missing = [], []
+    for u in units:
+        for c in runner.s.configs:
+            p = runner.cached(u, c["name"])
+            if os.path.exists(p):
+                with open(p) as f:
+                    res.append(json.load(f))
+            else:
+                missing.append(f"{u['id']}/{c['name']}")
+    return res, missing
+
+
+# ---------------------------------------------------------------- slurm
+
+def slurm_submit(args, study_file, units, runner):
+    """The units as a Slurm job array (sbatch), the report as a job that
+    depends on it; with --wait, waits for the report."""
+    for tool in ("sbatch", "squeue"):
+        if not shutil.which(tool):
+            die(f"--engine slurm: {tool} not found (install slurm-wlm: make deps)", 2)
+    sd = os.path.join(args.o, "slurm")
+    os.makedirs(sd, exist_ok=True)
+    common = [runner.tm, "study", "-f", study_file, "-o", args.o] + (["--quick"] if args.quick else []) + (
+        ["--keep-work"] if args.keep_work else [])
+    with open(os.path.join(sd, "units.json"), "w") as f:
+        json.dump([u["id"] for u in units], f)
+    arr = os.path.join(sd, "unit.sh")
+    with open(arr, "w") as f:
+        f.write("#!/bin/bash\n# one (program, N) recording of the study: array task $SLURM_ARRAY_TASK_ID\n"
+                f"exec {' '.join(shlex.quote(a) for a in common)} --run-unit \"$SLURM_ARRAY_TASK_ID\"\n")
+    rep = os.path.join(sd, "report.sh")
+    with open(rep, "w") as f:
+        f.write("#!/bin/bash\n# the report, after every array task ended\n"
+                f"{' '.join(shlex.quote(a) for a in common)} --report-only\n"
+                f"echo $? > {shlex.quote(os.path.join(sd, 'report.status'))}\n")
+    try:
+        os.unlink(os.path.join(sd, "report.status"))
+    except FileNotFoundError:
+        pass
+    extra = shlex.split(args.sbatch_args or "")
+    thr = f"%{args.jobs}" if args.jobs_given else ""
+    jid = subprocess.run(["sbatch", "--parsable", f"--array=0-{len(units) - 1}{thr}", "-J", "tm-study",
+                          "-o", os.path.join(sd, "unit-%a.out"), "--chdir", args.o] + extra + [arr],
+                         capture_output=True, text=True)
+    if jid.returncode:
+        die(f"sbatch: {jid.stderr.strip() or 'failed'}", 1)
+    aid = jid.stdout.strip().split(";")[0]
+    rj = subprocess.run(["sbatch", "--parsable", f"--dependency=afterany:{aid}", "-J", "tm-study-report",
+                         "-o", os.path.join(sd, "report.out"), "--chdir", args.o] + extra + [rep],
+                        capture_output=True, text=True)
+    if rj.returncode:
+        die(f"sbatch (report): {rj.stderr.strip() or 'failed'}", 1)
+    rid = rj.stdout.strip().split(";")[0]
+    print(f"{PROG}: submitted {len(units)} recordings as job array {aid}, the report as job {rid} "
+          f"(after {aid}); the report will be {os.path.join(args.o, 'index.html')}", file=sys.stderr)
+    if not args.wait:
+        return 0
+    t0 = time.time()
+    while True:
+        q = subprocess.run(["squeue", "-h", "-j", f"{aid},{rid}", "-o", "%i %T"], capture_output=True, text=True)
+        lines = [l for l in q.stdout.splitlines() if l.strip()]
+        if q.returncode == 0 and not lines:
+            break
+        left = sum(1 for l in lines if l.split()[0].startswith(aid))
+        print(f"{PROG}: slurm: {left} array tasks and the report pending or running ({fmt_s(time.time() - t0)})",
+              file=sys.stderr, flush=True)
+        time.sleep(5)
+    try:
+        st = open(os.path.join(sd, "report.status")).read().strip()
+    except FileNotFoundError:
+        die(f"slurm: the report job {rid} did not run (see {sd}/report.out)", 1)
+    if st != "0":
+        die(f"slurm: the report job {rid} failed (exit {st}; see {sd}/report.out)", 1)
+    print(f"{PROG}: report: {os.path.join(args.o, 'index.html')}", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(prog=PROG, description="the bandwidth study: programs x thread counts x "
+                                 "configurations, recorded once each, to the paper's tables and figures (docs/study.md)")
+    ap.add_argument("-o", metavar="DIR", help="the study's folder: cache, results, report")
+    ap.add_argument("-f", "--file", metavar="STUDY.toml", help="the study file (default: the embedded default study)")
+    ap.add_argument("--quick", action="store_true", help="the study file's [quick] subset (make run)")
+    ap.add_argument("--jobs", "-j", type=int, default=None, metavar="J", help="recordings at once (default 1)")
+    ap.add_argument("--engine", choices=("local", "slurm"), default="local")
+    ap.add_argument("--wait", action="store_true", help="--engine slurm: wait for the report")
+    ap.add_argument("--sbatch-args", metavar="ARGS", help="--engine slurm: more sbatch options (e.g. '-p big')")
+    ap.add_argument("--keep-work", action="store_true", help="keep each recording's traces (DIR/work)")
+    ap.add_argument("--print-default", action="store_true", help="print the default study file and exit")
+    ap.add_argument("--list", action="store_true", help="list the recordings and configurations, run nothing")
+    ap.add_argument("--report-only", action="store_true", help="write the report from the cache, record nothing")
+    ap.add_argument("--run-unit", type=int, metavar="I", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.print_default:
+        sys.stdout.write(DEFAULT_STUDY)
+        return 0
+    if not args.o:
+        die("no output folder: give -o DIR")
+    args.jobs_given = args.jobs is not None
+    if args.jobs is None:
+        args.jobs = 1
+    if not 1 <= args.jobs <= 256:
+        die(f"--jobs {args.jobs}: allowed 1..256")
+    tm = os.environ.get("TM_BIN") or shutil.which("tm")
+    if not tm:
+        die("cannot find the tm executable (run it as `tm study`, or set TM_BIN)")
+    if args.file:
+        try:
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            die(f"{args.file}: {getattr(e, 'strerror', None) or e}")
+        path = args.file
+    else:
+        text, path = DEFAULT_STUDY, "<default study>"
+    try:
+        s = Study(text, path)
+    except StudyError as e:
+        die(str(e))
+    if args.quick:
+        s.apply_quick()
+    if os.path.exists(args.o) and not os.path.isdir(args.o):
+        die(f"-o {args.o}: not a folder")
+    os.makedirs(args.o, exist_ok=True)
+    args.o = os.path.abspath(args.o)
+    # the study as run: DIR/study.toml (what --engine slurm's jobs and a rerun read)
+    sf = os.path.join(args.o, "study.toml")
+    if not os.path.exists(sf) or open(sf).read() != text:
+        with open(sf + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(sf + ".tmp", sf)
+    runner = Runner(s, args.o, tm, args.jobs, args.keep_work, args.quick)
+    units = runner.units()
+    for u in units:
+        if "argv" in u and not u["exe"]:
+            die(f"{path}: program {u['program']}: {u['argv'][0]}: no such program (make deps; make programs)", 2)
+    if args.list:
+        for u in units:
+            print(f"{u['id']}: {' '.join(u.get('argv') or ['tm gen'] + u['gen'])}  "
+                  f"[{len(runner.missing(u))} of {len(s.configs)} configurations to run]")
+        return 0
+    if args.run_unit is not None:
+        if not 0 <= args.run_unit < len(units):
+            die(f"--run-unit {args.run_unit}: allowed 0..{len(units) - 1}")
+        try:
+            runner.run_unit(units[args.run_unit])
+        except RuntimeError as e:
+            die(str(e), 1)
+        return 0
+    if args.engine == "slurm" and not args.report_only:
+        return slurm_submit(args, sf, units, runner)
+
+    def on_sig(sig, _):
+        runner.stop(sig)
+        print(f"{PROG}: stopped by signal {sig}; what is done is cached in {runner.cache} "
+              f"(run the same command again to resume)", file=sys.stderr)
+        os._exit(128 + sig)
+    for sg in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sg, on_sig)
+    t0 = time.time()
+    errors = [] if args.report_only else runner.run_all(units)
+    results, missing = load_results(runner, units)
+    if missing:
+        for e in errors:
+            print(f"{PROG}: failed: {e}", file=sys.stderr)
+        die(f"{len(missing)} results missing (e.g. {missing[0]}); the report needs them all"
+            + ("" if args.report_only else "; fix the failure and run again (what is done is cached)"), 1)
+    sys.path.insert(0, HERE)
+    import report  # noqa: E402 - needs matplotlib only here
+    summary = report.write(args.o, s, results, runner.version, {"seconds": round(time.time() - t0, 1),
+                                                                 "quick": args.quick, "file": path})
+    sys.stdout.write(summary)
+    print(f"{PROG}: report: {os.path.join(args.o, 'index.html')}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
