@@ -9,6 +9,7 @@
 #include "modelopts.h"
 #include "report.h"
 #include "tm/model.h"
+#include "tm/profile.h"
 #include "tm/sweep.h"
 #include "tm/tmc.h"
 #include "tm/tmt.h"
@@ -16,22 +17,28 @@
 /* One configuration of the run: its options, outputs and model. */
 typedef struct mseg {
     model_opts o;
-    const char *out, *stats;
+    const char *out, *stats, *profile;
     tm_model_cfg cfg;
-    tm_out oto, ost;
+    tm_out oto, ost, opr;
+    tm_profile *prof;
 } mseg;
 
 #define MAX_SEGS 256
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tm model [options] IN.tmc -o OUT.tmt [--stats OUT.json] [--and [options] -o OUT2.tmt ...]\n%s",
+    fprintf(f, "usage: tm model [options] IN.tmc -o OUT.tmt [--stats OUT.json] [--profile P.json]\n"
+               "                [--and [options] -o OUT2.tmt ...]\n%s",
             model_opts_help);
     fprintf(f,
             "  -o FILE                       trace output (.tmt; '-' = stdout)\n"
             "  --stats FILE                  statistics as JSON\n"
+            "  --profile FILE                field profile as JSON: histograms of the fields' bit\n"
+            "                                lengths, bCnt values, a timeline of bits and drops\n"
+            "  --profile-window CYCLES       the timeline's window (1..2^40, default 1000000; for\n"
+            "                                every --profile)\n"
             "  --and                         another configuration over the same stream, in the same pass\n"
-            "                                (its own options, -o and --stats follow; up to 256)\n"
+            "                                (its own options, -o, --stats and --profile follow; up to 256)\n"
             "  -q, --quiet                   no text statistics on stdout\n"
             "  --explain                     print the resolved configuration and message limits\n"
             "IN.tmc may be '-' (standard input).  See docs/guide.md.\n");
@@ -54,6 +61,7 @@ static void abort_outs(mseg *g, size_t k)
     for (size_t j = 0; j < k; j++) {
         tm_out_abort(&g[j].oto);
         tm_out_abort(&g[j].ost);
+        tm_out_abort(&g[j].opr);
     }
 }
 
@@ -64,6 +72,7 @@ int cmd_model(int argc, char **argv)
     memset(&seg[0], 0, sizeof seg[0]);
     const char *in = NULL;
     int quiet = 0, explain = 0;
+    const char *pwin = NULL;
     int opts = 1; /* "--" ends the options */
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -105,6 +114,8 @@ int cmd_model(int argc, char **argv)
         continue;                                                            \
     }
         OPT("--stats", g->stats)
+        OPT("--profile", g->profile)
+        OPT("--profile-window", pwin)
         OPT("-o", g->out)
         OPT("--output", g->out)
 #undef OPT
@@ -126,6 +137,16 @@ int cmd_model(int argc, char **argv)
     }
     /* Check the options before reading anything: a bad option is a usage error
      * whatever the input. */
+    uint64_t window = REPORT_PROFILE_WINDOW;
+    int profiles = 0;
+    for (size_t j = 0; j < k; j++)
+        profiles += seg[j].profile != NULL;
+    if (pwin && report_profile_window("model", pwin, &window))
+        return 2;
+    if (pwin && !profiles) {
+        tm_err("model", "--profile-window: only with --profile");
+        return 2;
+    }
     for (size_t j = 0; j < k; j++) {
         mseg *g = &seg[j];
         if (model_opts_cfg("model", &g->o, 1, &g->cfg))
@@ -137,19 +158,23 @@ int cmd_model(int argc, char **argv)
                 tm_err("model", "no output: give -o OUT.tmt");
             return 2;
         }
-        if (g->out && g->stats && strcmp(g->out, "-") && !strcmp(g->out, g->stats)) {
-            tm_err("model", "-o and --stats name the same file %s", g->out);
-            return 2;
-        }
-        if (g->out && g->stats && !strcmp(g->out, "-") && !strcmp(g->stats, "-")) {
-            tm_err("model", "-o - and --stats -: only one of them can be standard output");
-            return 2;
-        }
+        /* one configuration's outputs naming one file */
+        const char *mine[] = {g->out, g->stats, g->profile};
+        static const char *const opt[] = {"-o", "--stats", "--profile"};
+        for (int x = 0; x < 3; x++)
+            for (int y = x + 1; y < 3; y++)
+                if (mine[x] && mine[y] && !strcmp(mine[x], mine[y])) {
+                    if (strcmp(mine[x], "-"))
+                        tm_err("model", "%s and %s name the same file %s", opt[x], opt[y], mine[x]);
+                    else
+                        tm_err("model", "%s - and %s -: only one of them can be standard output", opt[x], opt[y]);
+                    return 2;
+                }
         /* two configurations writing one file */
         for (size_t q = 0; q < j && k > 1; q++) {
-            const char *mine[] = {g->out, g->stats}, *theirs[] = {seg[q].out, seg[q].stats};
-            for (int x = 0; x < 2; x++)
-                for (int y = 0; y < 2; y++)
+            const char *theirs[] = {seg[q].out, seg[q].stats, seg[q].profile};
+            for (int x = 0; x < 3; x++)
+                for (int y = 0; y < 3; y++)
                     if (mine[x] && theirs[y] && !strcmp(mine[x], theirs[y])) {
                         tm_err("model", "configurations %zu and %zu both write %s", q + 1, j + 1, mine[x]);
                         return 2;
@@ -194,9 +219,12 @@ int cmd_model(int argc, char **argv)
         mseg *g = &seg[j];
         memset(&g->oto, 0, sizeof g->oto);
         memset(&g->ost, 0, sizeof g->ost);
+        memset(&g->opr, 0, sizeof g->opr);
         int orc = g->out ? tm_out_begin("model", &g->oto, g->out, inputs) : 0;
         if (!orc && g->stats)
             orc = tm_out_begin("model", &g->ost, g->stats, inputs);
+        if (!orc && g->profile)
+            orc = tm_out_begin("model", &g->opr, g->profile, inputs);
         if (orc) {
             abort_outs(seg, j + 1);
             tmc_reader_close(rd);
@@ -205,16 +233,26 @@ int cmd_model(int argc, char **argv)
     }
     /* one pass over the stream for every configuration (tm/sweep.h) */
     tm_sweep *sw = NULL;
+    int status = 0;
     if ((rc = tm_sweep_new(cfgs, k, &sw)) != TM_OK) {
         tm_err("model", "cannot create the model: %s", tm_status_str(rc));
         abort_outs(seg, k);
         tmc_reader_close(rd);
         return 1;
     }
+    for (size_t j = 0; j < k; j++) {
+        if (!seg[j].profile)
+            continue;
+        if ((rc = tm_profile_new(window, &seg[j].prof)) != TM_OK) {
+            tm_err("model", "cannot create the profile: %s", tm_status_str(rc));
+            status = 1;
+            goto out;
+        }
+        tm_profile_attach(seg[j].prof, tm_sweep_model(sw, j));
+    }
     tmc_record r;
     uint64_t nrec = 0;
     time_t t0 = time(NULL), last = t0;
-    int status = 0;
     tmt_ending ending = TMT_COMPLETE;
     unsigned sig = 0;
     while ((rc = tmc_reader_next(rd, &r)) == 1) {
@@ -273,10 +311,16 @@ int cmd_model(int argc, char **argv)
             status = 1;
             goto out;
         }
+        if (g->profile && report_profile(g->opr.tmp, g->profile, g->prof, &g->cfg, err, sizeof err)) {
+            tm_err("model", "%s", err);
+            status = 1;
+            goto out;
+        }
     }
     for (size_t j = 0; j < k; j++)
         if ((seg[j].out && tm_out_commit("model", &seg[j].oto)) ||
-            (seg[j].stats && tm_out_commit("model", &seg[j].ost))) {
+            (seg[j].stats && tm_out_commit("model", &seg[j].ost)) ||
+            (seg[j].profile && tm_out_commit("model", &seg[j].opr))) {
             status = 1;
             goto out;
         }
@@ -289,6 +333,10 @@ int cmd_model(int argc, char **argv)
     }
 out:
     abort_outs(seg, k);
+    for (size_t j = 0; j < k; j++) {
+        tm_profile_free(seg[j].prof);
+        seg[j].prof = NULL;
+    }
     tm_sweep_free(sw);
     tmc_reader_close(rd);
     return status;

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "cmd.h"
 #include "report.h"
 #include "tm/tmc.h"
 
@@ -255,4 +256,37 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tm
     else
         bad |= fclose(f) != 0;
     return bad ? -1 : 0;
+}
+
+int report_profile(const char *path, const char *name, const tm_profile *p, const tm_model_cfg *cfg, char *err,
+                   size_t n)
+{
+    if (tm_profile_status(p)) {
+        snprintf(err, n, "%s: %s", name, tm_profile_error(p));
+        return -1;
+    }
+    FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "we");
+    if (!f) {
+        snprintf(err, n, "%s: %s", name, strerror(errno));
+        return -1;
+    }
+    errno = 0;
+    int rc = tm_profile_write_json(p, cfg, f);
+    int bad = rc != TM_OK;
+    if (f == stdout)
+        bad |= fflush(f) != 0;
+    else
+        bad |= fclose(f) != 0;
+    if (bad)
+        snprintf(err, n, "%s: cannot write the profile: %s", name, errno ? strerror(errno) : tm_status_str(rc));
+    return bad ? -1 : 0;
+}
+
+int report_profile_window(const char *sub, const char *v, uint64_t *out)
+{
+    if (tm_parse_u64(v, out) || *out < 1 || *out > TM_PROFILE_MAX_WINDOW) {
+        tm_err(sub, "--profile-window %s: allowed 1..%llu cycles", v, (unsigned long long)TM_PROFILE_MAX_WINDOW);
+        return -1;
+    }
+    return 0;
 }

@@ -153,8 +153,10 @@ int tm_progress_tty(void)
 /* ---- output files ---- */
 
 /* The outputs being written: their temporaries are removed if a signal
- * ends the process (tm_cleanup_on_signal). */
-#define MAX_OUTS 16
+ * ends the process (tm_cleanup_on_signal).  Room for tm model's and tm
+ * record's 256 configurations (-o, --stats, --profile; BASE.tmt, .json,
+ * .stats and --profile each) and the recording's own files. */
+#define MAX_OUTS 1280
 static tm_out *outs[MAX_OUTS];
 
 static void track(tm_out *o, int on)
