@@ -189,35 +189,48 @@ def build_tables(d):
     return T
 
 
-def field_hists(d, c, n):
-    h = {"cnt": [0] * 65, "diffta": [0] * 65, "diffcc": [0] * 65}
-    for p in d.programs:
-        x = d.get(p, n, c)
-        if not x or not x.get("profile"):
-            continue
-        pf = x["profile"]
-        for i in range(65):
-            h["cnt"][i] += pf["bcnt_len"][i]
-            h["diffta"][i] += pf["diffta_len"][i] + pf.get("exc_diffta_len", [0] * 65)[i]
-            h["diffcc"][i] += pf["diffcc_len"][i]
-    return h
+def field_bits(h, a, b):
+    """A chunked field's bits over the length histogram H (tm_profile_field_bits)."""
+    return sum(k * chunk_len(L, a, b) for L, k in enumerate(h) if k)
 
 
-def chunk_bits(hist, a, b, signed):
-    return sum(k * (chunk_len(L, a, b) + (1 if signed else 0)) for L, k in enumerate(hist) if k)
+def chunk_bits(pf, f, a, b):
+    """The bits that depend on field F's chunk sizes (A, B) in profile PF,
+    as study/profile.c's tm_profile_field_bits counts them: bCnt with T and
+    the other messages' cnt = 0 escape, plus the iCnt and gap fields that use
+    the same chunks; the sign and |diffTA|; diffCC."""
+    k = pf["messages"]
+    if f == "cnt":
+        ctl = k["branch"] + k["exception"] + k["sync"] + k["end"]
+        return (field_bits(pf["bcnt_len"], a, b) + k["branch"] + (ctl - k["branch"]) * (a + 1)
+                + field_bits(pf["icnt_len"], a, b))
+    if f == "diffta":
+        return (field_bits(pf["diffta_len"], a, b) + field_bits(pf["exc_diffta_len"], a, b)
+                + sum(pf["diffta_len"]) + sum(pf["exc_diffta_len"]))
+    return field_bits(pf["diffcc_len"], a, b)
 
 
 def chunk_grid(d, c):
     n = max(d.ns)
-    h = field_hists(d, c, n)
+    pfs = [x["profile"] for p in d.programs if (x := d.get(p, n, c)) and x.get("profile")]
     ins = d.agg(n, c)["insns"] or 1
     m = d.s.chunk_max
     grid = {}
-    for f, signed in (("cnt", False), ("diffta", True), ("diffcc", False)):
-        if not any(h[f]):
+    for f in ("cnt", "diffta", "diffcc"):
+        if f == "diffcc" and not any(sum(pf["diffcc_len"]) for pf in pfs):
             continue
-        grid[f] = [[chunk_bits(h[f], a, b, signed) / ins for b in range(1, m + 1)] for a in range(1, m + 1)]
+        grid[f] = [[sum(chunk_bits(pf, f, a, b) for pf in pfs) / ins for b in range(1, m + 1)]
+                   for a in range(1, m + 1)]
     return n, grid
+
+
+def chunk_doc(d):
+    """The whole chunk-size grid: FIELD -> [i0 - 1][i1 - 1] bits per instruction."""
+    c = d.pick("ttr_e-large", "tr_e-large")
+    if not c:
+        return None
+    n, grid = chunk_grid(d, c)
+    return {"config": c, "N": n, "default": default_chunks(d, c), "bits_per_instruction": grid}
 
 
 def default_chunks(d, c):
@@ -230,8 +243,8 @@ def chunk_table(d, c):
     n, grid = chunk_grid(d, c)
     dflt = default_chunks(d, c)
     t = Table("chunks", f"TR_e chunk sizes (i0, i1): each field's bits per instruction over all programs at N={n} "
-              f"({c}), computed from the field-length histograms (exact: a chunked field's bits depend only on "
-              f"its value's length)", ["field", "default (i0,i1)", "default bpi", "best (i0,i1)", "best bpi",
+              f"({c}; bCnt includes the iCnt and gap fields that share its chunks), computed from the "
+              f"field-length histograms (exact: a chunked field's bits depend only on its value's length)", ["field", "default (i0,i1)", "default bpi", "best (i0,i1)", "best bpi",
                                         "change %"])
     for f, g in grid.items():
         a0, b0 = dflt[f]
@@ -544,6 +557,7 @@ def write(outdir, study, results, version, run):
            "seconds": run["seconds"], "programs": d.programs, "N": d.ns,
            "configurations": [{k: c[k] for k in ("name", "opts", "kind")} for c in study.configs],
            "tables": {t.name: t.as_json() for t in tables},
+           "chunk_grid": chunk_doc(d),
            "figures": [{"file": f"figures/{n}.svg", "caption": c, "from": h} for n, c, h in figs],
            "recordings": [{"program": x["program"], "N": x["N"], "config": x["config"], "verified": x["verified"],
                            "verdict": x.get("verdict"), "bits": x["stats"]["total"]["bits"],

@@ -73,20 +73,20 @@ cmd = "pigz -p {N} -c {input}"
 input = "text:2M"
 [[program]]
 name = "xz"
-cmd = "xz -T {N} -3 -c {input}"
+cmd = "xz -T {N} -3 --block-size=32KiB -c {input}"    # blocks small enough for N threads
 input = "text:1M"
 [[program]]
 name = "pbzip2"
-cmd = "pbzip2 -p{N} -c {input}"
-input = "text:2M"
+cmd = "pbzip2 -b1 -p{N} -c {input}"                   # 100 KB blocks
+input = "text:1M"
 [[program]]
 name = "zstd"
-cmd = "zstd -T{N} -3 -c {input}"
-input = "text:8M"
+cmd = "zstd -T{N} -3 -B512K -c {input}"               # 512 KB jobs
+input = "text:4M"
 [[program]]
 name = "sort"
-cmd = "sort --parallel={N} -S 64M {input}"
-input = "text:2M"
+cmd = "sort --parallel={N} -S 256M {input}"          # GNU sort starts a thread per 128K lines
+input = "text:16M"
 [[program]]
 name = "mt_pthread"
 cmd = "{programs}/mt_pthread {N}"
