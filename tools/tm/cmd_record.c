@@ -34,7 +34,10 @@
 #include "record.h"
 #include "tm/capture.h"
 #include "tm/transport.h"
+#include "report.h"
 #include "tm/model.h"
+#include "tm/profile.h"
+#include "tm/sweep.h"
 #include "tm/tmc.h"
 #include "tm/tmt.h"
 
@@ -45,12 +48,22 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tm record [options] -o BASE -- PROG [ARGS...]\n%s%s%s", model_opts_help, recmode_opts_help,
-            timing_opts_help);
+    fprintf(f,
+            "usage: tm record [options] -o BASE [--and [model options] -o BASE2 [--profile P2.json] ...]\n"
+            "                 -- PROG [ARGS...]\n%s%s%s",
+            model_opts_help, recmode_opts_help, timing_opts_help);
     fprintf(f,
             "  -o BASE                       outputs: BASE.tmt, BASE.json, BASE.stats, BASE.modules\n"
             "                                (and BASE.tmc with --commit); with --mode, -o may be left out\n"
             "  --commit                      also write the commit stream BASE.tmc\n"
+            "  --profile FILE                the configuration's field profile as JSON (as tm model\n"
+            "                                --profile; not with --mode)\n"
+            "  --profile-window CYCLES       the profiles' timeline window (1..2^40, default 1000000)\n"
+            "  --and                         another configuration of the trace module fed the same\n"
+            "                                run: its model options, -o BASE2 (BASE2.tmt, .json, .stats)\n"
+            "                                and --profile follow; up to 256 (not with --mode, -f,\n"
+            "                                --threads auto; the other options are the recording's,\n"
+            "                                before the first --and)\n"
             "  -s N                          skip the first N instructions (all threads)\n"
             "  -l N                          trace N instructions, then stop tracing\n"
             "  -f N                          stop tracing when the trace (or, with --mode, the\n"
@@ -69,7 +82,12 @@ static void usage(FILE *f)
 /* The model refused what it was given: the run's error; stops the capture. */
 static int model_failed(rec_ctx *x)
 {
-    snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
+    size_t f = x->sw ? tm_sweep_failed(x->sw) : 0;
+    if (x->sw && f < x->k)
+        snprintf(x->err, sizeof x->err, "model (configuration %zu, -o %.300s): %s", f + 1, x->conf[f].base,
+                 tm_model_error(x->conf[f].m));
+    else
+        snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
     x->failed = 1;
     return 1;
 }
@@ -88,10 +106,23 @@ static int on_group_model(void *arg, const tmc_group *g)
     return tm_model_put_group(x->m, g) == TM_OK ? 0 : model_failed(x);
 }
 
+/* The same for every configuration (--and): the sweep. */
+static int on_record_sweep(void *arg, const tmc_record *r)
+{
+    rec_ctx *x = arg;
+    return tm_sweep_put(x->sw, r) == TM_OK ? 0 : model_failed(x);
+}
+
+static int on_group_sweep(void *arg, const tmc_group *g)
+{
+    rec_ctx *x = arg;
+    return tm_sweep_put_group(x->sw, g) == TM_OK ? 0 : model_failed(x);
+}
+
 static int on_record(void *arg, const tmc_record *r)
 {
     rec_ctx *x = arg;
-    if (on_record_model(arg, r))
+    if (x->sw ? on_record_sweep(arg, r) : on_record_model(arg, r))
         return 1;
     if (x->w && tmc_writer_put(x->w, r) != TM_OK) {
         snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
@@ -141,6 +172,10 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
         tm_out_abort(spool);
         return rec_abandon(x, O, "cannot create the model: %s", tm_status_str(rc));
     }
+    x->conf[0].m = x->m;
+    x->conf[0].cfg = *cfg;
+    if (x->conf[0].prof)
+        tm_profile_attach(x->conf[0].prof, x->m);
     if (commit && (rc = tmc_writer_open(O->o[REC_TMC].tmp, n, 0, &x->w, e, sizeof e)) != TM_OK) {
         tm_out_abort(spool);
         return rec_abandon(x, O, "%s.tmc: %s", x->base, e);
@@ -255,15 +290,38 @@ static int run_capture(tm_transport *tp, tm_cap *cap, int tty, int *ws, int *kil
     return reaped;
 }
 
+/* A configuration after --and: its model options, -o and --profile. */
+typedef struct rec_more {
+    model_opts o;
+    const char *base, *profile;
+} rec_more;
+
 /* tm record's command line. */
 typedef struct rec_args {
     model_opts o;
     tm_recmode_cfg mc;
     timing_opts to;
-    const char *base, *valgrind, *rtn;
+    const char *base, *valgrind, *rtn, *profile, *pwin;
     uint64_t nthreads, skip, length;
     int commit, argi, main_only;
+    rec_more more[REC_MAX_CONFS - 1];
+    size_t nmore;
 } rec_args;
+
+/* If A is an option of the recording as a whole (the capture, the timing
+ * model, the descriptors), its name. */
+static const char *whole_opt(const char *a)
+{
+    static const char *const names[] = {"--timing", "--cpi", "--l1", "--l2", "--mem-latency", "--timing-window",
+                                        "-s", "-l", "-f", "--no-shared-libs", "--filter-rtn", "--threads",
+                                        "--valgrind", "--commit", "--mode", "-a", "-c", "--store"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        size_t n = strlen(names[k]);
+        if (!strncmp(a, names[k], n) && (a[n] == 0 || a[n] == '='))
+            return names[k];
+    }
+    return NULL;
+}
 
 /* Parses the options into *A: -1 to go on, else the exit status (after one
  * line, or the usage text). */
@@ -282,11 +340,68 @@ static int parse_args(int argc, char **argv, rec_args *A)
             A->argi = i + 1;
             break;
         }
-        int mr = model_opts_parse("record", &A->o, argc, argv, &i);
+        if (!strcmp(a, "--and")) {
+            if (A->nmore + 1 == REC_MAX_CONFS) {
+                tm_err("record", "--and: at most %d configurations in one recording", REC_MAX_CONFS);
+                return 2;
+            }
+            memset(&A->more[A->nmore++], 0, sizeof A->more[0]);
+            continue;
+        }
+        /* after --and: that configuration's options */
+        rec_more *g = A->nmore ? &A->more[A->nmore - 1] : NULL;
+        int mr = model_opts_parse("record", g ? &g->o : &A->o, argc, argv, &i);
         if (mr < 0)
             return 2;
         if (mr > 0)
             continue;
+        if ((r = tm_opt(argc, argv, &i, "-o", &v)) != 0 || (r = tm_opt(argc, argv, &i, "--output", &v)) != 0) {
+            if (r < 0) {
+                tm_err("record", "-o needs a value: the base name of the outputs");
+                return 2;
+            }
+            *(g ? &g->base : &A->base) = v;
+            continue;
+        }
+        if ((r = tm_opt(argc, argv, &i, "--profile", &v)) != 0) {
+            if (r < 0 || !*v) {
+                tm_err("record", "--profile needs a file name");
+                return 2;
+            }
+            *(g ? &g->profile : &A->profile) = v;
+            continue;
+        }
+        if ((r = tm_opt(argc, argv, &i, "--profile-window", &v)) != 0) {
+            if (r < 0) {
+                tm_err("record", "--profile-window needs a number of cycles");
+                return 2;
+            }
+            A->pwin = v;
+            continue;
+        }
+        if (g) {
+            const char *w = whole_opt(a);
+            if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+                usage(stdout);
+                return 0;
+            }
+            if (w && !strcmp(w, "--mode")) {
+                tm_err("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
+                return 2;
+            }
+            if (w) {
+                tm_err("record", "%s after --and: an option of the whole recording (capture, timing, commit "
+                                 "stream); give it before the first --and",
+                       w);
+                return 2;
+            }
+            if (a[0] == '-') {
+                tm_err("record", "unknown option '%s' (see tm record --help)", a);
+                return 2;
+            }
+            A->argi = i;
+            break;
+        }
         if ((mr = recmode_opts_parse(&A->mc, argc, argv, &i)) < 0)
             return 2;
         if (mr > 0)
@@ -319,14 +434,6 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if (!strcmp(a, "--no-shared-libs")) {
             A->main_only = 1;
-            continue;
-        }
-        if ((r = tm_opt(argc, argv, &i, "-o", &v)) != 0 || (r = tm_opt(argc, argv, &i, "--output", &v)) != 0) {
-            if (r < 0) {
-                tm_err("record", "-o needs a value: the base name of the outputs");
-                return 2;
-            }
-            A->base = v;
             continue;
         }
         if ((r = tm_opt(argc, argv, &i, "--threads", &v)) != 0) {
@@ -366,7 +473,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
 
 int cmd_record(int argc, char **argv)
 {
-    rec_args A;
+    static rec_args A;
     int pr = parse_args(argc, argv, &A);
     if (pr >= 0)
         return pr;
@@ -382,6 +489,77 @@ int cmd_record(int argc, char **argv)
     if ((!base && !mc.mode) || (base && !*base)) {
         tm_err("record", "no output: give -o BASE");
         return 2;
+    }
+    /* the configurations (--and) and the profiles */
+    size_t k = 1 + A.nmore;
+    uint64_t window = REPORT_PROFILE_WINDOW;
+    int profiles = A.profile != NULL;
+    for (size_t j = 0; j < A.nmore; j++)
+        profiles += A.more[j].profile != NULL;
+    if (A.pwin && report_profile_window("record", A.pwin, &window))
+        return 2;
+    if (A.pwin && !profiles) {
+        tm_err("record", "--profile-window: only with --profile");
+        return 2;
+    }
+    if (A.profile && mc.mode) {
+        tm_err("record", "--profile: not with --mode (both would observe the model's messages through its one hook)");
+        return 2;
+    }
+    if (k > 1 && mc.mode) {
+        tm_err("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
+        return 2;
+    }
+    if (k > 1 && mc.size_limit) {
+        tm_err("record", "--and: not with -f (the size limit is one configuration's trace's)");
+        return 2;
+    }
+    if (k > 1 && nthreads == 0) {
+        tm_err("record", "--and: not with --threads auto (every configuration's model runs while the program does)");
+        return 2;
+    }
+    static rec_conf conf[REC_MAX_CONFS];
+    memset(conf, 0, k * sizeof conf[0]);
+    for (size_t j = 0; j < k; j++) {
+        conf[j].base = j ? A.more[j - 1].base : base;
+        conf[j].profile = j ? A.more[j - 1].profile : A.profile;
+        conf[j].lock_fd = -1;
+        if (j && (!conf[j].base || !*conf[j].base)) {
+            tm_err("record", "configuration %zu (after --and number %zu): no output: give -o BASE", j + 1, j);
+            return 2;
+        }
+        if (j && model_opts_cfg("record", &A.more[j - 1].o, (uint32_t)nthreads, &conf[j].cfg))
+            return 2;
+        if (conf[j].profile && !strcmp(conf[j].profile, "-")) {
+            tm_err("record", "--profile -: give a file (standard output is the program's)");
+            return 2;
+        }
+    }
+    /* two configurations writing one file: the same BASE, or a profile
+     * named like another output */
+    for (size_t j = 1; j < k; j++)
+        for (size_t q = 0; q < j; q++)
+            if (conf[q].base && !strcmp(conf[q].base, conf[j].base)) {
+                tm_err("record", "configurations %zu and %zu both write %s.tmt, .json, .stats", q + 1, j + 1,
+                       conf[j].base);
+                return 2;
+            }
+    for (size_t j = 0; j < k; j++) {
+        static const char *const sfx[] = {".tmt", ".json", ".stats", ".lock", ".modules", ".tmc", ".valgrind.log",
+                                          ".vdso", ".spool.tmc"};
+        const char *pj = conf[j].profile;
+        for (size_t q = 0; pj && q < k; q++) {
+            if (q < j && conf[q].profile && !strcmp(pj, conf[q].profile)) {
+                tm_err("record", "configurations %zu and %zu both write %s", q + 1, j + 1, pj);
+                return 2;
+            }
+            size_t nb = conf[q].base ? strlen(conf[q].base) : 0;
+            for (size_t f = 0; nb && f < (q ? 4u : sizeof sfx / sizeof sfx[0]); f++)
+                if (!strncmp(pj, conf[q].base, nb) && !strcmp(pj + nb, sfx[f])) {
+                    tm_err("record", "--profile %s: the recording writes that file (-o %s)", pj, conf[q].base);
+                    return 2;
+                }
+        }
     }
     if (tm_recmode_needs_cfiat(&mc) && !o.cfiat && !o.data)
         o.cfiat = 1; /* mlvcfiat is CFiat's descriptors */
@@ -434,6 +612,8 @@ int cmd_record(int argc, char **argv)
         return 1;
     rec_ctx x;
     memset(&x, 0, sizeof x);
+    x.conf = conf;
+    x.k = k;
     char errm[512], dbase[PATH_MAX];
     mc.name = base;
     if (tm_recmode_open(&mc, &cfg, &x.mode, errm, sizeof errm)) {
@@ -451,8 +631,16 @@ int cmd_record(int argc, char **argv)
         base = dbase;
     }
     x.base = base;
+    conf[0].base = base;
     if (rec_outs_begin(&O, base, commit)) {
         tm_recmode_abort(x.mode); /* nothing ran: its files go too */
+        rec_unlock_base(base, O.lock_fd);
+        return 1;
+    }
+    if (rec_conf_begin(&x)) {
+        for (size_t q = 0; q < REC_NOUTS; q++)
+            tm_out_abort(&O.o[q]);
+        tm_recmode_abort(x.mode);
         rec_unlock_base(base, O.lock_fd);
         return 1;
     }
@@ -477,8 +665,29 @@ int cmd_record(int argc, char **argv)
     } else {
         if (commit && (rc = tmc_writer_open(O.o[REC_TMC].tmp, capth, 0, &x.w, e, sizeof e)) != TM_OK)
             return rec_abandon(&x, &O, "%s.tmc: %s", base, e);
-        if ((rc = tm_model_new(&cfg, &x.m)) != TM_OK)
+        if (k > 1) { /* every configuration in one sweep */
+            static tm_model_cfg cfgs[REC_MAX_CONFS];
+            cfgs[0] = cfg;
+            for (size_t j = 1; j < k; j++)
+                cfgs[j] = conf[j].cfg;
+            if ((rc = tm_sweep_new(cfgs, k, &x.sw)) != TM_OK)
+                return rec_abandon(&x, &O, "cannot create the models: %s", tm_status_str(rc));
+            x.m = tm_sweep_model(x.sw, 0);
+            for (size_t j = 1; j < k; j++)
+                conf[j].m = tm_sweep_model(x.sw, j);
+        } else if ((rc = tm_model_new(&cfg, &x.m)) != TM_OK) {
             return rec_abandon(&x, &O, "cannot create the model: %s", tm_status_str(rc));
+        }
+        conf[0].m = x.m;
+        conf[0].cfg = cfg;
+    }
+    for (size_t j = 0; j < k; j++) {
+        if (!conf[j].profile)
+            continue;
+        if ((rc = tm_profile_new(window, &conf[j].prof)) != TM_OK)
+            return rec_abandon(&x, &O, "cannot create the profile: %s", tm_status_str(rc));
+        if (conf[j].m) /* --threads auto: when the model is made (replay_spool) */
+            tm_profile_attach(conf[j].prof, conf[j].m);
     }
     if (x.mode)
         tm_model_set_hook(x.m, tm_recmode_hook, x.mode);
@@ -487,8 +696,10 @@ int cmd_record(int argc, char **argv)
     const char *slow = getenv("TM_CAPTURE_SLOW");
     tm_cap_cfg cc = {capth, skip, length, main_only, rtn, slow && *slow == '1', A.to.serial ? NULL : &A.to.cfg};
     int model_only = !x.w && !x.mode;
-    tm_cap_sink sink = {autoth ? on_record_spool : model_only ? on_record_model : on_record, rec_on_module, &x,
-                        model_only ? on_group_model : NULL};
+    tm_cap_sink sink = {autoth       ? on_record_spool
+                        : model_only ? (x.sw ? on_record_sweep : on_record_model)
+                                     : on_record,
+                        rec_on_module, &x, model_only ? (x.sw ? on_group_sweep : on_group_model) : NULL};
     tm_cap *cap = NULL;
     if ((rc = tm_cap_new(&cc, &sink, &cap)) != TM_OK)
         return rec_abandon(&x, &O, "cannot create the capture: %s", tm_status_str(rc));
@@ -506,7 +717,10 @@ int cmd_record(int argc, char **argv)
     rec_stop rs = {&x, trace_limit, 0};
     tm_transport_cfg tc = {SHM_SLOTS, limited ? (size_t)64 << 10 : SHM_SLOT, limited ? (size_t)64 << 10 : (size_t)1 << 20,
                            force_pipe && *force_pipe == '1', record_check_stop, &rs};
-    vg_launch vl = {vgpath, tdir, log_fd, cfg.enc.data || tm_recmode_needs_mem(&mc), commit || x.mode != NULL,
+    int mem = cfg.enc.data || tm_recmode_needs_mem(&mc); /* any configuration's data tracing */
+    for (size_t j = 1; j < k; j++)
+        mem |= conf[j].cfg.enc.data != 0;
+    vg_launch vl = {vgpath, tdir, log_fd, mem, commit || x.mode != NULL,
                     !A.to.serial, argv + argi, argc - argi};
     tm_transport *tp = NULL;
     if (tm_transport_start(&tc, rec_exec_valgrind, &vl, &tp, e, sizeof e) != TM_OK)
@@ -551,7 +765,12 @@ int cmd_record(int argc, char **argv)
                    A.to.serial ? NULL : &A.to.cfg, {0}, cap};
     tm_cap_timing_stats(cap, &end.tst);
     status = rec_finish(&x, &O, &cfg, &end);
-    tm_model_free(x.m);
+    if (x.sw)
+        tm_sweep_free(x.sw);
+    else
+        tm_model_free(x.m);
+    for (size_t j = 0; j < k; j++)
+        tm_profile_free(conf[j].prof);
     tm_cap_free(cap);
     if (tty)
         fprintf(stderr, "\n");

@@ -11,14 +11,36 @@
 #include "cmd.h"
 #include "tm/capture.h"
 #include "tm/model.h"
+#include "tm/profile.h"
 #include "tm/recmodes.h"
+#include "tm/sweep.h"
 #include "tm/tmc.h"
 #include "tm/tmt.h"
 #include "tm/transport.h"
 
+/* A configuration of the recording: the first one (its trace and
+ * statistics are among the recording's outputs, rec_outs) or one after
+ * --and (BASE.tmt, .json, .stats of its own, OUT, and a lock), and its
+ * field profile (--profile). */
+enum { RECX_TMT, RECX_JSON, RECX_STATS, RECX_NOUTS };
+typedef struct rec_conf {
+    const char *base;     /* -o BASE */
+    const char *profile;  /* --profile FILE, or NULL */
+    tm_model_cfg cfg;
+    tm_model *m;          /* the first: rec_ctx.m; the others the sweep's */
+    tm_profile *prof;
+    tm_out out[RECX_NOUTS]; /* after --and only */
+    tm_out pout;          /* the profile */
+    int lock_fd;          /* after --and only (-1: none) */
+} rec_conf;
+#define REC_MAX_CONFS 256
+
 /* One recording's consumers of the capture. */
 typedef struct rec_ctx {
-    tm_model *m;
+    tm_model *m;          /* the first configuration's model */
+    tm_sweep *sw;         /* with --and: every configuration's models (m is the first) */
+    rec_conf *conf;       /* the configurations, k of them (at least 1) */
+    size_t k;
     tm_recmode *mode;
     tm_cap *cap;
     int filtered;
@@ -40,6 +62,12 @@ typedef struct rec_outs {
 } rec_outs;
 /* 0, or -1 after one line (none is left). */
 int rec_outs_begin(rec_outs *O, const char *base, int commit);
+/* The outputs of the configurations after --and and every --profile, and
+ * the locks of the others' BASEs: 0, or -1 after one line (none is left). */
+int rec_conf_begin(rec_ctx *x);
+/* Removes every output of the configurations (their temporaries) and
+ * releases their locks. */
+void rec_conf_abort(rec_ctx *x);
 /* Before the run: one line, every output and the descriptors removed, the
  * lock released; returns 1 (the exit status). */
 int rec_abandon(rec_ctx *x, rec_outs *O, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -210,6 +210,46 @@ int rec_outs_begin(rec_outs *O, const char *base, int commit)
     return 0;
 }
 
+int rec_conf_begin(rec_ctx *x)
+{
+    char p[PATH_MAX + 16];
+    static const char *const sfx[RECX_NOUTS] = {".tmt", ".json", ".stats"};
+    for (size_t j = 0; j < x->k; j++) {
+        rec_conf *c = &x->conf[j];
+        memset(c->out, 0, sizeof c->out);
+        memset(&c->pout, 0, sizeof c->pout);
+        c->lock_fd = -1;
+    }
+    for (size_t j = 0; j < x->k; j++) {
+        rec_conf *c = &x->conf[j];
+        if (j && rec_lock_base(c->base, &c->lock_fd))
+            goto fail;
+        for (size_t q = 0; j && q < RECX_NOUTS; q++) {
+            snprintf(p, sizeof p, "%s%s", c->base, sfx[q]);
+            if (tm_out_begin("record", &c->out[q], p, NULL))
+                goto fail;
+        }
+        if (c->profile && tm_out_begin("record", &c->pout, c->profile, NULL))
+            goto fail;
+    }
+    return 0;
+fail:
+    rec_conf_abort(x);
+    return -1;
+}
+
+void rec_conf_abort(rec_ctx *x)
+{
+    for (size_t j = 0; j < x->k; j++) {
+        rec_conf *c = &x->conf[j];
+        for (size_t q = 0; q < RECX_NOUTS; q++)
+            tm_out_abort(&c->out[q]);
+        tm_out_abort(&c->pout);
+        rec_unlock_base(c->base, c->lock_fd);
+        c->lock_fd = -1;
+    }
+}
+
 int rec_abandon(rec_ctx *x, rec_outs *O, const char *fmt, ...)
 {
     va_list ap;
@@ -220,6 +260,7 @@ int rec_abandon(rec_ctx *x, rec_outs *O, const char *fmt, ...)
     tm_err("record", "%s", msg);
     for (size_t k = 0; k < REC_NOUTS; k++)
         tm_out_abort(&O->o[k]);
+    rec_conf_abort(x);
     tm_recmode_abort(x->mode);
     x->mode = NULL;
     rec_unlock_base(x->base, O->lock_fd);
@@ -227,20 +268,53 @@ int rec_abandon(rec_ctx *x, rec_outs *O, const char *fmt, ...)
 }
 
 /* After the capture, one line for the first output error only (a full disk
- * fails every later write too). */
+ * fails every later write too); WFAIL: an output failed. */
 #define OUT_ERR(...)                           \
     do {                                       \
         if (!status)                           \
             tm_err("record", __VA_ARGS__);     \
         status = 1;                            \
+        wfail = 1;                             \
     } while (0)
+
+/* A configuration's trace, JSON and text statistics into the temporaries
+ * of OT, OJ and OS (BASE: their final names without the suffix); *STATUS
+ * and *WFAIL as OUT_ERR sets them. */
+static void model_outs(const rec_end *e, const tm_model_cfg *cfg, const tm_model *m, const char *base, tm_out *ot,
+                       tm_out *oj, tm_out *os, int *pstatus, int *pwfail)
+{
+    int status = *pstatus, wfail = *pwfail;
+    char why[160], errm[512];
+    tmt_ending_str(e->ending, (unsigned)e->sig, why, sizeof why);
+    uint64_t *insns = calloc(cfg->enc.threads, sizeof *insns);
+    tmt_trailer tr;
+    if (!insns) {
+        OUT_ERR("out of memory");
+    } else {
+        tmt_trailer_of(&tr, m, insns, e->ending, (unsigned)e->sig);
+        if (tmt_write(ot->tmp, cfg, tm_model_trace(m), &tr, errm, sizeof errm) != TM_OK)
+            OUT_ERR("%s", tm_out_name(ot, errm));
+        free(insns);
+    }
+    if (report_json(oj->tmp, cfg, m, e->ending, (unsigned)e->sig)) {
+        OUT_ERR("%s.json: cannot write statistics: %s", base, strerror(errno));
+    }
+    FILE *sf = fopen(os->tmp, "we");
+    if (sf)
+        write_stats(sf, e->prog, e->ws, e->killed, e->info, e->ending == TMT_COMPLETE ? "complete" : why,
+                    e->windowed, e->stopped, cfg, m, e);
+    if (!sf || ferror(sf) | fclose(sf)) {
+        OUT_ERR("%s.stats: %s", base, strerror(errno));
+    }
+    *pstatus = status;
+    *pwfail = wfail;
+}
 
 int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *e)
 {
     const char *base = x->base;
-    int status = e->status, rc;
-    char why[160], errm[512];
-    tmt_ending_str(e->ending, (unsigned)e->sig, why, sizeof why);
+    int status = e->status, wfail = 0, rc;
+    char errm[512];
     if (x->w && e->ending != TMT_COMPLETE && !x->failed) {
         tmc_record cr;
         memset(&cr, 0, sizeof cr);
@@ -251,25 +325,19 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
             OUT_ERR("%s", tmc_writer_error(x->w));
     }
     tm_model_finish(x->m);
-    uint64_t *insns = calloc(cfg->enc.threads, sizeof *insns);
-    tmt_trailer tr;
-    if (!insns) {
-        OUT_ERR("out of memory");
-    } else {
-        tmt_trailer_of(&tr, x->m, insns, e->ending, (unsigned)e->sig);
-        if (tmt_write(O->o[REC_TMT].tmp, cfg, tm_model_trace(x->m), &tr, errm, sizeof errm) != TM_OK)
-            OUT_ERR("%s", tm_out_name(&O->o[REC_TMT], errm));
-        free(insns);
+    for (size_t j = 1; j < x->k; j++)
+        tm_model_finish(x->conf[j].m);
+    model_outs(e, cfg, x->m, base, &O->o[REC_TMT], &O->o[REC_JSON], &O->o[REC_STATS], &status, &wfail);
+    /* the configurations after --and, then every profile */
+    for (size_t j = 1; j < x->k; j++) {
+        rec_conf *c = &x->conf[j];
+        model_outs(e, &c->cfg, c->m, c->base, &c->out[RECX_TMT], &c->out[RECX_JSON], &c->out[RECX_STATS],
+                   &status, &wfail);
     }
-    if (report_json(O->o[REC_JSON].tmp, cfg, x->m, e->ending, (unsigned)e->sig)) {
-        OUT_ERR("%s.json: cannot write statistics: %s", base, strerror(errno));
-    }
-    FILE *sf = fopen(O->o[REC_STATS].tmp, "we");
-    if (sf)
-        write_stats(sf, e->prog, e->ws, e->killed, e->info, e->ending == TMT_COMPLETE ? "complete" : why,
-                    e->windowed, e->stopped, cfg, x->m, e);
-    if (!sf || ferror(sf) | fclose(sf)) {
-        OUT_ERR("%s.stats: %s", base, strerror(errno));
+    for (size_t j = 0; j < x->k; j++) {
+        rec_conf *c = &x->conf[j];
+        if (c->profile && report_profile(c->pout.tmp, c->profile, c->prof, j ? &c->cfg : cfg, errm, sizeof errm))
+            OUT_ERR("%s", errm);
     }
     if (x->mode) {
         tm_recmode_set_skipped(x->mode, e->info->skipped);
@@ -296,10 +364,19 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
     }
     x->mods = NULL;
     /* Every output is complete (a .tmc the writer refused is still the
-     * stream up to the refusal): into place. */
-    int st_before = status;
+     * stream up to the refusal): into place.  With several configurations
+     * an output that failed removes every one (as tm model --and does). */
+    int st_before = status, all = !(wfail && x->k > 1);
     for (size_t k = 0; k < REC_NOUTS; k++)
-        finish_out(&O->o[k], k != REC_TMC || tmc_ok || st_before, &status);
+        finish_out(&O->o[k], all && (k != REC_TMC || tmc_ok || st_before), &status);
+    for (size_t j = 0; j < x->k; j++) {
+        rec_conf *c = &x->conf[j];
+        for (size_t q = 0; j && q < RECX_NOUTS; q++)
+            finish_out(&c->out[q], all, &status);
+        if (c->profile)
+            finish_out(&c->pout, all, &status);
+    }
+    rec_conf_abort(x); /* the locks */
     rec_unlock_base(base, O->lock_fd);
     return status;
 }
