@@ -63,7 +63,7 @@ options = "--config large --encoding tr_e --timestamps --chunks-bcnt 4,2 --chunk
 [delivery]
 configs = ["tr_e-large"]
 ports = [1, 2, 8]
-buffers = [256, 65536]
+buffers = [512, 65536]
 [chunks]
 max = 6
 [[program]]

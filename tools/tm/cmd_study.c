@@ -2,7 +2,9 @@
  * tables and figures are Python (study/tm_study.py, standard library plus
  * matplotlib); this subcommand runs it with this tm as the tool it drives:
  * TM_BIN is this executable, the script is ../../study/tm_study.py from it
- * (the build tree: build/bin/tm), or TM_STUDY_SCRIPT. */
+ * (the build tree: build/bin/tm), or TM_STUDY_SCRIPT.  The interpreter is
+ * Debian's /usr/bin/python3 (where make deps installs matplotlib), or
+ * TM_PYTHON, or python3 on PATH if there is no /usr/bin/python3. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -45,13 +47,16 @@ int cmd_study(int argc, char **argv)
         tm_err("study", "out of memory");
         return 1;
     }
-    av[0] = "python3";
+    const char *py = getenv("TM_PYTHON");
+    if (!py || !*py)
+        py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    av[0] = (char *)py;
     av[1] = script;
     for (int i = 1; i < argc; i++)
         av[i + 1] = argv[i];
     fflush(NULL);
-    execvp("python3", av);
-    tm_err("study", "python3: %s (make deps installs it)", strerror(errno));
+    execvp(py, av);
+    tm_err("study", "%s: %s (make deps installs it)", py, strerror(errno));
     free(av);
     return 1;
 }
