@@ -501,6 +501,7 @@ class Runner:
         todo = self.missing(u)
         if not todo:
             return 0
+        os.makedirs(self.cache, exist_ok=True)
         wd = os.path.join(self.work, u["id"])
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
@@ -601,6 +602,7 @@ class Runner:
                     progress(u, "done, verified" if self.s.verify != "none" else "done")
                 except Exception as e:  # noqa: BLE001 - reported, the study goes on
                     done += 1
+                    e = e if isinstance(e, RuntimeError) else f"{u['id']}: {type(e).__name__}: {e}"
                     errors.append(str(e))
                     print(f"{PROG}: {e}", file=sys.stderr, flush=True)
                 if started < len(todo) and not self.stopping:
@@ -772,8 +774,8 @@ def main():
             die(f"--run-unit {args.run_unit}: allowed 0..{len(units) - 1}")
         try:
             runner.run_unit(units[args.run_unit])
-        except RuntimeError as e:
-            die(str(e), 1)
+        except (RuntimeError, OSError, ValueError, KeyError) as e:
+            die(f"{units[args.run_unit]['id']}: {e}" if not isinstance(e, RuntimeError) else str(e), 1)
         return 0
     if args.engine == "slurm" and not args.report_only:
         return slurm_submit(args, sf, units, runner)
