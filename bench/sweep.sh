@@ -39,3 +39,36 @@ print(f"{'':34}{'seconds':>10}{'M insn/s x config':>19}{'x one pass':>12}")
 print(f"{'one pass (tm model ... --and ...)':34}{one:10.3f}{insns*k/one/1e6:19.1f}{1.0:12.2f}")
 print(f"{f'{k} separate runs':34}{sep:10.3f}{insns*k/sep/1e6:19.1f}{sep/one:12.2f}")
 PY
+
+# The same 18 configurations fed while a real program runs: one tm record
+# with --and (the program executed once) against 18 tm records (18
+# executions), pigz -p 4 on TM_BENCH_SWEEP_MB MB of text (default 0.25).
+if command -v pigz > /dev/null && command -v valgrind > /dev/null; then
+    gen_text "$dir/text" "${TM_BENCH_SWEEP_MB:-0.25}"
+    rargs=()
+    for i in "${!cfgs[@]}"; do
+        [ "$i" -gt 0 ] && rargs+=(--and)
+        # shellcheck disable=SC2206
+        rargs+=(${cfgs[$i]} -o "$dir/rone$i")
+    done
+    rseparate() {
+        for i in "${!cfgs[@]}"; do
+            # shellcheck disable=SC2086
+            "$TM" record --threads 8 ${cfgs[$i]} -o "$dir/rsep$i" -- pigz -p 4 -c "$dir/text"
+        done
+    }
+    rone=$(best "$TM" record --threads 8 "${rargs[@]}" -- pigz -p 4 -c "$dir/text")
+    rsep=$(best rseparate)
+    rinsns=$(python3 -c "import json; print(json.load(open('$dir/rone0.json'))['instructions'])")
+    for i in "${!cfgs[@]}"; do
+        [ -s "$dir/rone$i.tmt" ] && [ -s "$dir/rsep$i.tmt" ] || { echo "bench: record ${cfgs[$i]}: no trace" >&2; exit 1; }
+    done
+    python3 - "$rinsns" "$rone" "$rsep" "${#cfgs[@]}" <<'PY'
+import sys
+insns, one, sep, k = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+print(f"\nrecord sweep: {k} configurations while pigz -p 4 runs ({insns/1e6:.0f}M instructions)")
+print(f"{'':34}{'seconds':>10}{'M insn/s x config':>19}{'x one pass':>12}")
+print(f"{'one tm record ... --and ...':34}{one:10.3f}{insns*k/one/1e6:19.1f}{1.0:12.2f}")
+print(f"{f'{k} tm records':34}{sep:10.3f}{insns*k/sep/1e6:19.1f}{sep/one:12.2f}")
+PY
+fi
