@@ -93,6 +93,15 @@ for f in sys.argv[1:]:
 PY
 [ "$fails" -eq 0 ] && ok "one recording, four configurations, each as tm model gives it"
 
+echo "== 1b. --threads auto: the spool feeds every configuration after the program"
+rm -f A.* B.* a.json b.json
+rec "$TM" --commit --threads auto -o A --profile a.json --and --encoding nx_b --timestamps -o B --profile b.json \
+    -- "$P/mt_pthread" 2
+same_as_model A.tmc A a.json "--threads auto, the first configuration"
+same_as_model A.tmc B b.json "--threads auto, --and --encoding nx_b --timestamps" --encoding nx_b --timestamps
+"$TM" decode --verify -q A.tmc B.tmt > v.out 2>&1 && ok "--threads auto: B replays: $(cat v.out)" || fail "--threads auto: B does not replay: $(cat v.out)"
+grep -q '"threads": 3' B.json && ok "--threads auto: the module has the 3 cores that ran" || fail "--threads auto: B.json threads: $(grep -o '"threads": [0-9]*' B.json | head -1)"
+
 echo "== 2. without --commit: the capture's groups to the sweep"
 rec "$TM" --threads 2 -o S --profile s.json --and --encoding nx_b -o SB --profile sb.json \
     --and --config small --timestamps -o SC --profile sc.json -- "$P/spin" 300
@@ -144,7 +153,6 @@ bad 2 "--commit after --and" -o A --and -o B --commit
 bad 2 "--and: not with --mode" --mode mcftrace -o A --and -o B
 bad 2 "--and: not with --mode" -o A --and -o B --mode mcftrace
 bad 2 "--and: not with -f" -o A -f 1 --and -o B
-bad 2 "--and: not with --threads auto" --threads auto -o A --and -o B
 bad 2 "--profile: not with --mode" --mode mcftrace -o A --profile p.json
 bad 2 "--profile-window 0: allowed 1..1099511627776" -o A --profile p.json --profile-window 0
 bad 2 "--profile-window 1099511627777: allowed" -o A --profile p.json --profile-window 1099511627777

@@ -61,9 +61,9 @@ static void usage(FILE *f)
             "  --profile-window CYCLES       the profiles' timeline window (1..2^40, default 1000000)\n"
             "  --and                         another configuration of the trace module fed the same\n"
             "                                run: its model options, -o BASE2 (BASE2.tmt, .json, .stats)\n"
-            "                                and --profile follow; up to 256 (not with --mode, -f,\n"
-            "                                --threads auto; the other options are the recording's,\n"
-            "                                before the first --and)\n"
+            "                                and --profile follow; up to 256 (not with --mode, -f; with\n"
+            "                                --threads auto every model is fed after the program; the\n"
+            "                                other options are the recording's, before the first --and)\n"
             "  -s N                          skip the first N instructions (all threads)\n"
             "  -l N                          trace N instructions, then stop tracing\n"
             "  -f N                          stop tracing when the trace (or, with --mode, the\n"
@@ -152,10 +152,12 @@ static int on_record_spool(void *arg, const tmc_record *r)
 }
 
 /* --threads auto, after the program: the spooled commit stream into the
- * model of N cores (and with COMMIT into BASE.tmc, whose header says N).
- * 0, or 1 after one line with every output removed. */
-static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts *o, uint32_t n, int commit,
-                        tm_model_cfg *cfg, int *status)
+ * model of N cores, or with --and into the models of every configuration
+ * (OPTS[j]: configuration j's options), in one pass (and with COMMIT into
+ * BASE.tmc, whose header says N).  0, or 1 after one line with every output
+ * removed. */
+static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts *const *opts, uint32_t n,
+                        int commit, tm_model_cfg *cfg, int *status)
 {
     char e[600];
     int rc = tmc_writer_close(x->w);
@@ -164,18 +166,30 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
         tm_err("record", "%s.spool.tmc: %s", x->base, tm_status_str(rc));
         *status = 1;
     }
-    if (model_opts_cfg("record", o, n, cfg)) {
-        tm_out_abort(spool);
-        return rec_abandon(x, O, "--threads auto: the model of %u cores cannot be made with these options", n);
-    }
-    if ((rc = tm_model_new(cfg, &x->m)) != TM_OK) {
+    static tm_model_cfg cfgs[REC_MAX_CONFS];
+    for (size_t j = 0; j < x->k; j++)
+        if (model_opts_cfg("record", opts[j], n, &cfgs[j])) {
+            tm_out_abort(spool);
+            return rec_abandon(x, O, "--threads auto: the model of %u cores cannot be made with these options%s", n,
+                               j ? " (a configuration after --and)" : "");
+        }
+    *cfg = cfgs[0];
+    if (x->k > 1) {
+        if ((rc = tm_sweep_new(cfgs, x->k, &x->sw)) != TM_OK) {
+            tm_out_abort(spool);
+            return rec_abandon(x, O, "cannot create the models: %s", tm_status_str(rc));
+        }
+        x->m = tm_sweep_model(x->sw, 0);
+    } else if ((rc = tm_model_new(cfg, &x->m)) != TM_OK) {
         tm_out_abort(spool);
         return rec_abandon(x, O, "cannot create the model: %s", tm_status_str(rc));
     }
-    x->conf[0].m = x->m;
-    x->conf[0].cfg = *cfg;
-    if (x->conf[0].prof)
-        tm_profile_attach(x->conf[0].prof, x->m);
+    for (size_t j = 0; j < x->k; j++) {
+        x->conf[j].m = j ? tm_sweep_model(x->sw, j) : x->m;
+        x->conf[j].cfg = cfgs[j];
+        if (x->conf[j].prof)
+            tm_profile_attach(x->conf[j].prof, x->conf[j].m);
+    }
     if (commit && (rc = tmc_writer_open(O->o[REC_TMC].tmp, n, 0, &x->w, e, sizeof e)) != TM_OK) {
         tm_out_abort(spool);
         return rec_abandon(x, O, "%s.tmc: %s", x->base, e);
@@ -187,7 +201,7 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
     }
     tmc_record rec;
     while ((rc = tmc_reader_next(r, &rec)) == 1 && rec.type != TMC_END) {
-        if (rec.type != TMC_MODULE && tm_model_put(x->m, &rec) != TM_OK) {
+        if (rec.type != TMC_MODULE && (x->sw ? tm_sweep_put(x->sw, &rec) : tm_model_put(x->m, &rec)) != TM_OK) {
             model_failed(x);
             rc = -1;
             break;
@@ -514,10 +528,6 @@ int cmd_record(int argc, char **argv)
         tm_err("record", "--and: not with -f (the size limit is one configuration's trace's)");
         return 2;
     }
-    if (k > 1 && nthreads == 0) {
-        tm_err("record", "--and: not with --threads auto (every configuration's model runs while the program does)");
-        return 2;
-    }
     static rec_conf conf[REC_MAX_CONFS];
     memset(conf, 0, k * sizeof conf[0]);
     for (size_t j = 0; j < k; j++) {
@@ -528,7 +538,7 @@ int cmd_record(int argc, char **argv)
             tm_err("record", "configuration %zu (after --and number %zu): no output: give -o BASE", j + 1, j);
             return 2;
         }
-        if (j && model_opts_cfg("record", &A.more[j - 1].o, (uint32_t)nthreads, &conf[j].cfg))
+        if (j && model_opts_cfg("record", &A.more[j - 1].o, nthreads ? (uint32_t)nthreads : 1, &conf[j].cfg))
             return 2;
         if (conf[j].profile && !strcmp(conf[j].profile, "-")) {
             tm_err("record", "--profile -: give a file (standard output is the program's)");
@@ -751,7 +761,11 @@ int cmd_record(int argc, char **argv)
     }
     tm_cap_info info;
     tm_cap_get_info(cap, &info);
-    if (autoth && replay_spool(&x, &O, &spool, &o, info.threads ? info.threads : 1, commit, &cfg, &status))
+    static const model_opts *optv[REC_MAX_CONFS];
+    optv[0] = &o;
+    for (size_t j = 1; j < k; j++)
+        optv[j] = &A.more[j - 1].o;
+    if (autoth && replay_spool(&x, &O, &spool, optv, info.threads ? info.threads : 1, commit, &cfg, &status))
         return 1;
     /* How the recording ended: cut by the signal tm got, cut short (the
      * channel closed before the program's end, or the capture failed), or
