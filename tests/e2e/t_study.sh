@@ -189,7 +189,7 @@ if $S -f "$TMP/real.toml" -o "$TMP/real" --jobs 2 > "$TMP/real.out" 2> "$TMP/rea
     python3 - "$TMP/real/results.json" <<'PY' && ok "real-program study: every result verified from the binaries" || fail "real study results"
 import json, sys
 R = json.load(open(sys.argv[1]))
-assert len(R["recordings"]) == 2 * 9, len(R["recordings"])
+assert len(R["recordings"]) == 2 * 7, len(R["recordings"])  # 4 demand, 1 data, 2 delivery
 for x in R["recordings"]:
     assert "from-binary --verify" in x["verified"], x
     assert x["instructions"] > 0
