@@ -538,8 +538,8 @@ def summary(d, tables):
             for n in d.ns:
                 x, y = bpi(d.agg(n, a)), bpi(d.agg(n, b))
                 rs.append(f"N={n}: {x / y:.1f}x" if y else f"N={n}: -")
-            out.append(f"\n{a.upper().replace('-LARGE', '')} / {b.upper().replace('-LARGE', '-L')} "
-                       f"(bits per instruction, all programs): " + ", ".join(rs))
+            label = {"nx_b-large": "NX_b", "tr_e-large": "TR_e-L", "tnx_b-large": "tNX_b", "ttr_e-large": "tTR_e-L"}
+            out.append(f"\n{label[a]} / {label[b]} (bits per instruction, all programs): " + ", ".join(rs))
     return "\n".join(out) + "\n"
 
 
@@ -552,9 +552,11 @@ def write(outdir, study, results, version, run):
         write_csv(os.path.join(td, t.name + ".csv"), t)
     figs = figures(d, outdir, tables)
     gv = git_version()
+    # each recording's time, once per (program, N) (the last pass that made its results)
+    rec_s = sum({(x["program"], x["N"]): x.get("record_seconds", 0) for x in results}.values())
     doc = {"study": study.name, "file": run["file"], "quick": run["quick"], "tool": {"git": gv, **version},
            "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "seconds": run["seconds"], "programs": d.programs, "N": d.ns,
+           "seconds": run["seconds"], "recording_seconds": round(rec_s, 1), "programs": d.programs, "N": d.ns,
            "configurations": [{k: c[k] for k in ("name", "opts", "kind")} for c in study.configs],
            "tables": {t.name: t.as_json() for t in tables},
            "chunk_grid": chunk_doc(d),
@@ -580,10 +582,11 @@ def write(outdir, study, results, version, run):
          "img.figure{max-width:100%;border:1px solid #ddd;margin:.5em 0}pre{background:#f4f4f4;padding:.5em;"
          "font-size:11px;overflow-x:auto}.src{font-size:11px;color:#666}</style></head><body>",
          f"<h1>tm study: {html.escape(study.name)}{' (--quick)' if run['quick'] else ''}</h1>",
-         f"<p>{len(d.programs)} programs, N = {', '.join(map(str, d.ns))}, {len(study.configs)} configurations, "
+         f"<p>{len(d.programs)} programs; N = {', '.join(map(str, d.ns))}; {len(study.configs)} configurations; "
          f"{len(results)} results; every recording verified by replay ({html.escape(study.verify)}). "
          f"Bandwidth demand is measured with a {study.port}-bit port and a {study.buffer:,}-bit buffer that drop "
-         f"nothing; any row with losses says so. Generated {doc['generated']} in {run['seconds']} s.</p>",
+         f"nothing; any row with losses says so. Generated {doc['generated']}; this run took {run['seconds']} s, "
+         f"the recordings {rec_s:,.0f} s of recording time in all (each pass of all its configurations).</p>",
          f"<p>Tool: tm {html.escape(gv or '?')} (build-id {html.escape(version['tm'])}; Valgrind tool "
          f"{html.escape(str(version['valgrind_tool']))}). Everything here is also in "
          f'<a href="results.json">results.json</a> and <a href="tables/">tables/*.csv</a>.</p>',

@@ -61,8 +61,8 @@ options = "--data all"
 
 [delivery]                   # the port/buffer axis: drops, lost instructions, peak occupancy
 configs = ["nx_b-large", "tr_e-large"]
-ports = [1, 2, 4, 8, 16, 32, 64]
-buffers = [512, 4096, 65536]
+ports = [1, 2, 4, 8, 16, 32]
+buffers = [1024, 16384]
 
 [chunks]                     # the TR_e chunk-size exploration: (i0, i1) in 1..max
 max = 8
@@ -86,7 +86,7 @@ input = "text:4M"
 [[program]]
 name = "sort"
 cmd = "sort --parallel={N} -S 256M {input}"          # GNU sort starts a thread per 128K lines
-input = "text:16M"
+input = "text:8M"
 [[program]]
 name = "mt_pthread"
 cmd = "{programs}/mt_pthread {N}"
