@@ -316,8 +316,10 @@ def cfiat_tables(d, dcs):
     c = next((c for c in dcs if "--cfiat" in c["opts"] or "cfiat" in c["opts"]), dcs[0])
     n = max(d.ns)
     t = Table("cfiat_by_size", f"CFiat by operand size ({c['name']}, N={n}, all programs together): loads, "
-              f"first-access misses (values reported)", ["operand size", "loads", "cache hits", "FA hits",
-                                                         "FA misses", "FA miss %"])
+              f"first-access misses (values reported), and the value bits per load against the every-load "
+              f"baseline (which reports every value: 8 x size bits per load)",
+              ["operand size", "loads", "cache misses", "hits, FA set", "hits, FA clear", "values reported",
+               "FA miss % (reported / loads)", "value bits/load", "every-load value bits/load", "x of every-load"])
     sizes = {}
     for p in d.programs:
         x = d.get(p, n, c["name"])
@@ -325,8 +327,13 @@ def cfiat_tables(d, dcs):
             for k, v in x["stats"]["data"].get("by_size", {}).items():
                 z = sizes.setdefault(k, [0, 0, 0, 0])
                 z[0] += v["load_refs"]; z[1] += v["load_hits"]; z[2] += v["fa_hits"]; z[3] += v["fa_misses"]
+    nbytes = {"byte": 1, "word": 2, "dword": 4, "qword": 8, "10-byte": 10, "oword": 16, "hword": 32, "64-byte": 64}
     for k, z in sizes.items():
-        t.add(k, z[0], z[1], z[2], z[3], round(100 * z[3] / max(1, z[2] + z[3]), 3))
+        rep = z[0] - z[1] + z[3]  # cache misses + hits with a flag clear
+        vb = 8 * nbytes[k] * rep / max(1, z[0]) if k in nbytes else None
+        t.add(k, z[0], z[0] - z[1], z[2], z[3], rep, round(100 * rep / max(1, z[0]), 3),
+              round(vb, 3) if vb is not None else None, 8 * nbytes[k] if k in nbytes else None,
+              round(vb / (8 * nbytes[k]), 4) if vb is not None and z[0] else None)
     out.append(t)
     return out
 
