@@ -705,8 +705,15 @@ def slurm_submit(args, study_file, units, runner):
 
 # ---------------------------------------------------------------- main
 
+class Args(argparse.ArgumentParser):
+    """Command-line errors in one line, exit status 2."""
+
+    def error(self, message):
+        die(f"{message} (see tm study --help)")
+
+
 def main():
-    ap = argparse.ArgumentParser(prog=PROG, description="the bandwidth study: programs x thread counts x "
+    ap = Args(prog=PROG, description="the bandwidth study: programs x thread counts x "
                                  "configurations, recorded once each, to the paper's tables and figures (docs/study.md)")
     ap.add_argument("-o", metavar="DIR", help="the study's folder: cache, results, report")
     ap.add_argument("-f", "--file", metavar="STUDY.toml", help="the study file (default: the embedded default study)")

@@ -39,6 +39,11 @@ printf '[[program]]\nname = "a"\ncmd = "no-such-program-here {N}"\n' > "$TMP/nop
 bad noprog "noprog.toml: program a: no-such-program-here: no such program"
 out=$($S -f "$TMP/missing.toml" -o "$TMP/x" 2>&1); rc=$?
 [ $rc -eq 2 ] && [[ "$out" == *"missing.toml: No such file"* ]] && ok "missing study file: $out" || fail "missing study file: exit $rc: $out"
+for a in "--frob" "--jobs x" "--engine pbs"; do
+    # shellcheck disable=SC2086
+    out=$($S $a -o "$TMP/x" 2>&1); rc=$?
+    [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && ok "$a: $out" || fail "$a: exit $rc: $out"
+done
 out=$($S --jobs 0 -o "$TMP/x" 2>&1); rc=$?
 [ $rc -eq 2 ] && [[ "$out" == *"--jobs 0"* ]] && ok "--jobs 0: $out" || fail "--jobs 0: exit $rc: $out"
 
@@ -85,7 +90,7 @@ for f in index.html results.json summary.txt tables/table1.csv tables/table5.csv
          figures/fig14_timeline.svg; do
     [ -s "$TMP/whole/$f" ] && ok "report has $f" || fail "report lacks $f"
 done
-grep -q 'N=1' "$TMP/whole.out" && grep -q 'NX_B / TR_E-L' "$TMP/whole.out" && ok "summary: Table 5 totals and the ratio" \
+grep -q 'N=1' "$TMP/whole.out" && grep -q 'NX_b / TR_e-L' "$TMP/whole.out" && ok "summary: Table 5 totals and the ratio" \
     || fail "summary: $(cat "$TMP/whole.out")"
 # every number checks against the recordings: Total = all bits / all instructions
 python3 - "$TMP/whole" <<'PY' && ok "Table 5's Total and the chunk-size grid match the recordings (a run with other chunk sizes)" || fail "report numbers"
