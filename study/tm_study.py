@@ -70,23 +70,23 @@ max = 8
 [[program]]
 name = "pigz"
 cmd = "pigz -p {N} -c {input}"
-input = "text:2M"
+input = "text:1M"
 [[program]]
 name = "xz"
 cmd = "xz -T {N} -3 --block-size=32KiB -c {input}"    # blocks small enough for N threads
-input = "text:1M"
+input = "text:512K"
 [[program]]
 name = "pbzip2"
 cmd = "pbzip2 -b1 -p{N} -c {input}"                   # 100 KB blocks
-input = "text:1M"
+input = "text:512K"
 [[program]]
 name = "zstd"
 cmd = "zstd -T{N} -3 -B512K -c {input}"               # 512 KB jobs
-input = "text:4M"
+input = "text:2M"
 [[program]]
 name = "sort"
 cmd = "sort --parallel={N} -S 256M {input}"          # GNU sort starts a thread per 128K lines
-input = "text:8M"
+input = "text:4M"
 [[program]]
 name = "mt_pthread"
 cmd = "{programs}/mt_pthread {N}"
