@@ -611,11 +611,23 @@ class Runner:
         return errors
 
     def stop(self, sig):
+        """SIG to every running tm (each ends its recording and removes its
+        outputs' temporaries); waits for them, SIGKILL after 20 s."""
         self.stopping = True
         with self.lock:
-            for p in list(self.procs):
+            procs = list(self.procs)
+        for p in procs:
+            try:
+                os.killpg(p.pid, sig)
+            except OSError:
+                pass
+        end = time.time() + 20
+        for p in procs:
+            try:
+                p.wait(timeout=max(0.1, end - time.time()))
+            except subprocess.TimeoutExpired:
                 try:
-                    os.killpg(p.pid, sig)
+                    os.killpg(p.pid, signal.SIGKILL)
                 except OSError:
                     pass
 

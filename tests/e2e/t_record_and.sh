@@ -102,6 +102,18 @@ same_as_model A.tmc B b.json "--threads auto, --and --encoding nx_b --timestamps
 "$TM" decode --verify -q A.tmc B.tmt > v.out 2>&1 && ok "--threads auto: B replays: $(cat v.out)" || fail "--threads auto: B does not replay: $(cat v.out)"
 grep -q '"threads": 3' B.json && ok "--threads auto: the module has the 3 cores that ran" || fail "--threads auto: B.json threads: $(grep -o '"threads": [0-9]*' B.json | head -1)"
 
+echo "== 1c. a signal while the spool feeds the models ends the recording there"
+rm -f A.* B.*
+st=0
+TM_TEST_SIGNAL_IN_REPLAY=1 "$TM" record --threads auto -o A --and --encoding nx_b -o B -- "$P/mt_pthread" 2 > rec.out 2> rec.err || st=$?
+sancheck rec.err "tm record (signal in replay)"
+if [ "$st" -eq 143 ] && grep -q 'stopped by signal 15' rec.err && grep -q 'cut by signal 15' A.stats && grep -q 'cut by signal 15' B.stats \
+    && "$TM" decode A.tmt 2>/dev/null | grep -q 'recording cut by signal 15'; then
+    ok "signal during the spool's replay: exit 143, A and B written, cut by the signal"
+else
+    fail "signal during the spool's replay: exit $st: $(cat rec.err) $(ls)"
+fi
+
 echo "== 2. without --commit: the capture's groups to the sweep"
 rec "$TM" --threads 2 -o S --profile s.json --and --encoding nx_b -o SB --profile sb.json \
     --and --config small --timestamps -o SC --profile sc.json -- "$P/spin" 300
