@@ -14,12 +14,17 @@ cfgs=()
 for p in small medium large; do for e in nx_b tr_b tr_e; do for ts in "" --timestamps; do
     cfgs+=("--config $p --encoding $e $ts")
 done; done; done
-args=()
-for i in "${!cfgs[@]}"; do
-    [ "$i" -gt 0 ] && args+=(--and)
-    # shellcheck disable=SC2206
-    args+=(${cfgs[$i]} -o "$dir/one$i.tmt")
-done
+# and_args PREFIX SUFFIX: every configuration, joined by --and, each with
+# -o PREFIX$i$SUFFIX, into the array args.
+and_args() {
+    args=()
+    for i in "${!cfgs[@]}"; do
+        [ "$i" -gt 0 ] && args+=(--and)
+        # shellcheck disable=SC2206
+        args+=(${cfgs[$i]} -o "$1$i$2")
+    done
+}
+and_args "$dir/one" .tmt
 separate() {
     for i in "${!cfgs[@]}"; do
         # shellcheck disable=SC2086
@@ -45,19 +50,14 @@ PY
 # executions), pigz -p 4 on TM_BENCH_SWEEP_MB MB of text (default 0.25).
 if command -v pigz > /dev/null && command -v valgrind > /dev/null; then
     gen_text "$dir/text" "${TM_BENCH_SWEEP_MB:-0.25}"
-    rargs=()
-    for i in "${!cfgs[@]}"; do
-        [ "$i" -gt 0 ] && rargs+=(--and)
-        # shellcheck disable=SC2206
-        rargs+=(${cfgs[$i]} -o "$dir/rone$i")
-    done
+    and_args "$dir/rone" ""
     rseparate() {
         for i in "${!cfgs[@]}"; do
             # shellcheck disable=SC2086
             "$TM" record --threads 8 ${cfgs[$i]} -o "$dir/rsep$i" -- pigz -p 4 -c "$dir/text"
         done
     }
-    rone=$(best "$TM" record --threads 8 "${rargs[@]}" -- pigz -p 4 -c "$dir/text")
+    rone=$(best "$TM" record --threads 8 "${args[@]}" -- pigz -p 4 -c "$dir/text")
     rsep=$(best rseparate)
     rinsns=$(python3 -c "import json; print(json.load(open('$dir/rone0.json'))['instructions'])")
     for i in "${!cfgs[@]}"; do

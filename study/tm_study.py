@@ -678,19 +678,18 @@ def slurm_submit(args, study_file, units, runner):
     except FileNotFoundError:
         pass
     extra = shlex.split(args.sbatch_args or "")
+
+    def sbatch(what, opts, script):
+        r = subprocess.run(["sbatch", "--parsable", "--chdir", args.o] + opts + extra + [script],
+                           capture_output=True, text=True)
+        if r.returncode:
+            die(f"sbatch ({what}): {r.stderr.strip() or 'failed'}", 1)
+        return r.stdout.strip().split(";")[0]
     thr = f"%{args.jobs}" if args.jobs_given else ""
-    jid = subprocess.run(["sbatch", "--parsable", f"--array=0-{len(units) - 1}{thr}", "-J", "tm-study",
-                          "-o", os.path.join(sd, "unit-%a.out"), "--chdir", args.o] + extra + [arr],
-                         capture_output=True, text=True)
-    if jid.returncode:
-        die(f"sbatch: {jid.stderr.strip() or 'failed'}", 1)
-    aid = jid.stdout.strip().split(";")[0]
-    rj = subprocess.run(["sbatch", "--parsable", f"--dependency=afterany:{aid}", "-J", "tm-study-report",
-                         "-o", os.path.join(sd, "report.out"), "--chdir", args.o] + extra + [rep],
-                        capture_output=True, text=True)
-    if rj.returncode:
-        die(f"sbatch (report): {rj.stderr.strip() or 'failed'}", 1)
-    rid = rj.stdout.strip().split(";")[0]
+    aid = sbatch("the recordings", [f"--array=0-{len(units) - 1}{thr}", "-J", "tm-study",
+                                    "-o", os.path.join(sd, "unit-%a.out")], arr)
+    rid = sbatch("the report", [f"--dependency=afterany:{aid}", "-J", "tm-study-report",
+                                "-o", os.path.join(sd, "report.out")], rep)
     print(f"{PROG}: submitted {len(units)} recordings as job array {aid}, the report as job {rid} "
           f"(after {aid}); the report will be {os.path.join(args.o, 'index.html')}", file=sys.stderr)
     if not args.wait:

@@ -54,28 +54,19 @@ page count.html 4 "<img src=\"a.svg\" alt=\"a\"> <img src=\"b.png\" alt=\"b\"> $
 # run PAGE: the checker's exit status in $rc, its output in out.
 run() { rc=0; python3 "$check" "$1" > out 2>&1 || rc=$?; }
 
-run good.html
-[ "$rc" -eq 0 ] || { cat out; die "good page: exit $rc, expected 0"; }
-grep -q '^browser-check: good.html: 3 figures render (chromium [0-9.]*)$' out || { cat out; die "good page: unexpected output"; }
-[ "$(wc -l < out)" -eq 1 ] || { cat out; die "good page: more than one line"; }
-echo "ok   good page: $(cat out)"
-
-run missing.html
-[ "$rc" -eq 1 ] || { cat out; die "missing image: exit $rc, expected 1"; }
-grep -q "^browser-check: missing.html: .*'gone.png'.*not found" out || { cat out; die "missing image: no line naming gone.png"; }
-[ "$(wc -l < out)" -eq 1 ] || { cat out; die "missing image: more than one line"; }
-echo "ok   missing image: $(cat out)"
-
-run corrupt.html
-[ "$rc" -eq 1 ] || { cat out; die "corrupt image: exit $rc, expected 1"; }
-grep -q "^browser-check: corrupt.html: .*'corrupt.png'" out || { cat out; die "corrupt image: no line naming corrupt.png"; }
-[ "$(wc -l < out)" -eq 1 ] || { cat out; die "corrupt image: more than one line"; }
-echo "ok   corrupt image: $(cat out)"
-
-run count.html
-[ "$rc" -eq 1 ] || { cat out; die "count mismatch: exit $rc, expected 1"; }
-grep -q '^browser-check: count.html: tm-figures says 4 figures, the browser counts 3' out || { cat out; die "count mismatch: no line about the count"; }
-echo "ok   count mismatch: $(cat out)"
+# expect PAGE STATUS LINE-REGEX WHAT [ONE]: the check of PAGE exits STATUS
+# with a line matching LINE-REGEX (and only that line if ONE is given).
+expect() {
+    run "$1"
+    [ "$rc" -eq "$2" ] || { cat out; die "$4: exit $rc, expected $2"; }
+    grep -q "$3" out || { cat out; die "$4: no line matching $3"; }
+    if [ -n "${5:-}" ] && [ "$(wc -l < out)" -ne 1 ]; then cat out; die "$4: more than one line"; fi
+    echo "ok   $4: $(cat out)"
+}
+expect good.html 0 '^browser-check: good.html: 3 figures render (chromium [0-9.]*)$' "good page" one
+expect missing.html 1 "^browser-check: missing.html: .*'gone.png'.*not found" "missing image" one
+expect corrupt.html 1 "^browser-check: corrupt.html: .*'corrupt.png'" "corrupt image" one
+expect count.html 1 '^browser-check: count.html: tm-figures says 4 figures, the browser counts 3' "count mismatch"
 
 leftover=$(find . -name '.browser-check-*')
 [ -z "$leftover" ] || die "temporary copies left behind: $leftover"

@@ -7,52 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "genstream.h"
 #include "tm/gen.h"
 #include "tm/profile.h"
 
-/* A generated stream of THREADS threads (memory operands if MEM), in memory. */
-typedef struct stream {
-    tmc_record *r;
-    size_t n, cap;
-} stream;
-
-static void gen_stream(stream *s, uint32_t threads, uint64_t insns, uint64_t seed, int mem)
-{
-    char path[64] = "/tmp/tm-profile-XXXXXX"; /* mkstemp fills in the X's */
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    tm_gen_cfg g;
-    tm_gen_cfg_default(&g);
-    g.threads = threads;
-    g.insns = insns;
-    g.seed = seed;
-    g.mem = mem;
-    g.exc_rate = 0.002;
-    char err[256];
-    tmc_writer *w = NULL;
-    cr_assert_eq(tmc_writer_open(path, threads, 0, &w, NULL, 0), TM_OK);
-    cr_assert_eq(tm_gen_run(&g, w, NULL, NULL, err, sizeof err), TM_OK, "%s", err);
-    cr_assert_eq(tmc_writer_close(w), TM_OK);
-    tmc_reader *rd = NULL;
-    cr_assert_eq(tmc_reader_open(path, &rd, NULL, 0), TM_OK);
-    memset(s, 0, sizeof *s);
-    tmc_record r;
-    int rc;
-    while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (s->n == s->cap) {
-            s->cap = s->cap ? 2 * s->cap : 4096;
-            s->r = realloc(s->r, s->cap * sizeof *s->r);
-            cr_assert_not_null(s->r);
-        }
-        r.path = NULL; /* valid only until the next record; the model needs none */
-        r.build_id = NULL;
-        s->r[s->n++] = r;
-    }
-    cr_assert_eq(rc, 0);
-    tmc_reader_close(rd);
-    unlink(path);
-}
 
 static void cfg_of(tm_model_cfg *c, uint32_t threads, tm_encoding enc, int ts, int lossless)
 {
@@ -72,7 +30,7 @@ static void resolve(tm_model_cfg *c)
 
 /* Runs S through a model of C with a profile of WINDOW attached; *M and
  * *P are the caller's to free. */
-static void run(const stream *s, tm_model_cfg *c, uint64_t window, tm_model **m, tm_profile **p)
+static void run(const gen_stream_t *s, tm_model_cfg *c, uint64_t window, tm_model **m, tm_profile **p)
 {
     resolve(c);
     cr_assert_eq(tm_model_new(c, m), TM_OK);
@@ -142,8 +100,8 @@ static void check_own(const tm_model *m, const tm_model_cfg *c, const tm_profile
  * stamps, with drops, with data tracing. */
 Test(profile, gives_the_models_bits_by_field)
 {
-    stream s;
-    gen_stream(&s, 4, 80000, 5, 0);
+    gen_stream_t s;
+    gen_stream(&s, 4, 80000, 5, 0, 0.002);
     for (int enc = 0; enc < 3; enc++)
         for (int v = 0; v < 3; v++) {
             tm_model_cfg c;
@@ -169,8 +127,8 @@ Test(profile, gives_the_models_bits_by_field)
 
 Test(profile, gives_the_models_bits_with_data_tracing)
 {
-    stream s;
-    gen_stream(&s, 2, 40000, 9, 1);
+    gen_stream_t s;
+    gen_stream(&s, 2, 40000, 9, 1, 0.002);
     for (int mode = TM_DATA_CFIAT; mode <= TM_DATA_ALL; mode++) {
         tm_model_cfg c;
         cfg_of(&c, 2, TM_ENC_TR_E, mode == TM_DATA_ALL, 0);
@@ -190,8 +148,8 @@ Test(profile, gives_the_models_bits_with_data_tracing)
  * of tr_b (tr_e's messages, fixed chunks) and of the time-stamped variant. */
 Test(profile, one_lossless_run_gives_other_chunk_sizes)
 {
-    stream s;
-    gen_stream(&s, 3, 80000, 11, 1);
+    gen_stream_t s;
+    gen_stream(&s, 3, 80000, 11, 1, 0.002);
     for (int data = 0; data < 2; data++) {
         tm_model_cfg c;
         cfg_of(&c, 3, TM_ENC_TR_E, 0, 1);

@@ -5,53 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "genstream.h"
 #include "tm/gen.h"
 #include "tm/sweep.h"
 
-/* A generated stream of THREADS threads (with memory operands if MEM), in
- * memory. */
-typedef struct stream {
-    tmc_record *r;
-    size_t n, cap;
-} stream;
-
-static void gen_stream(stream *s, uint32_t threads, uint64_t insns, uint64_t seed, int mem)
-{
-    char path[64] = "/tmp/tm-sweep-XXXXXX"; /* mkstemp fills in the X's */
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    tm_gen_cfg g;
-    tm_gen_cfg_default(&g);
-    g.threads = threads;
-    g.insns = insns;
-    g.seed = seed;
-    g.mem = mem;
-    g.exc_rate = 0.001;
-    char err[256];
-    tmc_writer *w = NULL;
-    cr_assert_eq(tmc_writer_open(path, threads, 0, &w, NULL, 0), TM_OK);
-    cr_assert_eq(tm_gen_run(&g, w, NULL, NULL, err, sizeof err), TM_OK, "%s", err);
-    cr_assert_eq(tmc_writer_close(w), TM_OK);
-    tmc_reader *rd = NULL;
-    cr_assert_eq(tmc_reader_open(path, &rd, NULL, 0), TM_OK);
-    memset(s, 0, sizeof *s);
-    tmc_record r;
-    int rc;
-    while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (s->n == s->cap) {
-            s->cap = s->cap ? 2 * s->cap : 4096;
-            s->r = realloc(s->r, s->cap * sizeof *s->r);
-            cr_assert_not_null(s->r);
-        }
-        r.path = NULL; /* valid only until the next record; the model needs none */
-        r.build_id = NULL;
-        s->r[s->n++] = r;
-    }
-    cr_assert_eq(rc, 0);
-    tmc_reader_close(rd);
-    unlink(path);
-}
 
 /* The configurations of the sweep: presets, encodings, time stamps,
  * shared predictors, a port that overflows, data tracing (with MEM). */
@@ -78,8 +35,8 @@ static size_t configs(tm_model_cfg *c, uint32_t threads, int mem)
 
 static void same_as_alone(uint32_t threads, int mem, int groups)
 {
-    stream s;
-    gen_stream(&s, threads, 60000, 7 + threads, mem);
+    gen_stream_t s;
+    gen_stream(&s, threads, 60000, 7 + threads, mem, 0.001);
     tm_model_cfg c[16];
     size_t k = configs(c, threads, mem);
     tm_sweep *sw = NULL;
