@@ -85,7 +85,7 @@ cmd = "zstd -T{N} -3 -B512K -c {input}"               # 512 KB jobs
 input = "text:2M"
 [[program]]
 name = "sort"
-cmd = "sort --parallel={N} -S 256M {input}"          # GNU sort starts a thread per 128K lines
+cmd = "sort --parallel={N} -S 256M {input}"          # one thread on this input (docs/study.md)
 input = "text:4M"
 [[program]]
 name = "mt_pthread"
