@@ -36,14 +36,20 @@ sep=$(best separate)
 for i in "${!cfgs[@]}"; do
     cmp -s "$dir/one$i.tmt" "$dir/sep$i.tmt" || { echo "bench: ${cfgs[$i]}: the sweep's trace differs" >&2; exit 1; }
 done
-python3 - "$insns" "$one" "$sep" "${#cfgs[@]}" <<'PY'
+# table TITLE ONE-LABEL MANY-LABEL INSNS ONE MANY: the two ways side by side.
+table() {
+    python3 - "$@" "${#cfgs[@]}" <<'PY'
 import sys
-insns, one, sep, k = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-print(f"\nsweep: {k} configurations over {insns/1e6:.0f}M instructions (4 threads), the same traces both ways")
+title, l1, l2 = sys.argv[1:4]
+insns, one, sep, k = int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), int(sys.argv[7])
+print(f"\n{title.format(k=k, m=insns / 1e6)}")
 print(f"{'':34}{'seconds':>10}{'M insn/s x config':>19}{'x one pass':>12}")
-print(f"{'one pass (tm model ... --and ...)':34}{one:10.3f}{insns*k/one/1e6:19.1f}{1.0:12.2f}")
-print(f"{f'{k} separate runs':34}{sep:10.3f}{insns*k/sep/1e6:19.1f}{sep/one:12.2f}")
+print(f"{l1:34}{one:10.3f}{insns*k/one/1e6:19.1f}{1.0:12.2f}")
+print(f"{l2.format(k=k):34}{sep:10.3f}{insns*k/sep/1e6:19.1f}{sep/one:12.2f}")
 PY
+}
+table "sweep: {k} configurations over {m:.0f}M instructions (4 threads), the same traces both ways" \
+    "one pass (tm model ... --and ...)" "{k} separate runs" "$insns" "$one" "$sep"
 
 # The same 18 configurations fed while a real program runs: one tm record
 # with --and (the program executed once) against 18 tm records (18
@@ -63,12 +69,6 @@ if command -v pigz > /dev/null && command -v valgrind > /dev/null; then
     for i in "${!cfgs[@]}"; do
         [ -s "$dir/rone$i.tmt" ] && [ -s "$dir/rsep$i.tmt" ] || { echo "bench: record ${cfgs[$i]}: no trace" >&2; exit 1; }
     done
-    python3 - "$rinsns" "$rone" "$rsep" "${#cfgs[@]}" <<'PY'
-import sys
-insns, one, sep, k = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-print(f"\nrecord sweep: {k} configurations while pigz -p 4 runs ({insns/1e6:.0f}M instructions)")
-print(f"{'':34}{'seconds':>10}{'M insn/s x config':>19}{'x one pass':>12}")
-print(f"{'one tm record ... --and ...':34}{one:10.3f}{insns*k/one/1e6:19.1f}{1.0:12.2f}")
-print(f"{f'{k} tm records':34}{sep:10.3f}{insns*k/sep/1e6:19.1f}{sep/one:12.2f}")
-PY
+    table "record sweep: {k} configurations while pigz -p 4 runs ({m:.0f}M instructions)" \
+        "one tm record ... --and ..." "{k} tm records" "$rinsns" "$rone" "$rsep"
 fi
