@@ -268,14 +268,15 @@ def delivery_tables(d):
     for dc in s.dl_configs:
         for b in s.dl_buffers:
             for n in d.ns:
-                row, worst = [], 0
+                # per program, the smallest port of the list that drops nothing (None: none does)
+                mins = []
                 for p in d.programs:
                     ok = [pt for pt in s.dl_ports if (x := d.get(p, n, f"{dc}@p{pt}b{b}")) and
                           x["stats"]["buffer"]["dropped_messages"] == 0]
-                    v = min(ok) if ok else None
-                    row.append(v if v is not None else f">{max(s.dl_ports)}")
-                    worst = worst if worst is None else (None if v is None else max(worst, v))
-                t.add(dc, b, n, *row, worst if worst is not None else f">{max(s.dl_ports)}")
+                    mins.append(min(ok) if ok else None)
+                over = f">{max(s.dl_ports)}"
+                t.add(dc, b, n, *[over if v is None else v for v in mins],
+                      over if None in mins else max(mins))
                 for pt in s.dl_ports:
                     a = d.agg(n, f"{dc}@p{pt}b{b}")
                     peak = max((d.get(p, n, f"{dc}@p{pt}b{b}")["stats"]["buffer"]["peak_occupancy"]

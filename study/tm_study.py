@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import tomllib
@@ -498,8 +497,8 @@ class Runner:
 
     def run_unit(self, u):
         """Records U once with every configuration not cached yet; caches each result."""
-        todo = self.missing(u)
-        if not todo:
+        pending = self.missing(u)
+        if not pending:
             return 0
         os.makedirs(self.cache, exist_ok=True)
         wd = os.path.join(self.work, u["id"])
@@ -508,7 +507,7 @@ class Runner:
         log = os.path.join(wd, "log")
         # the first configuration is the recording's own (BASE.tmt, .stats, .modules)
         segs = []
-        for i, c in enumerate(todo):
+        for i, c in enumerate(pending):
             seg = list(c["opts"]) + ["-o", os.path.join(wd, f"c{i}")]
             if c["kind"] != "delivery":
                 seg += ["--profile", os.path.join(wd, f"c{i}.prof.json")]
@@ -554,14 +553,14 @@ class Runner:
                 self.fail(u, "replay does not verify", log)
         with open(log, errors="replace") as f:
             verdict = [l.strip() for l in f if l.startswith(("verified", "OK", "ok"))]
-        for i, c in enumerate(todo):
+        for i, c in enumerate(pending):
             stats = json.load(open(os.path.join(wd, f"c{i}.json")))
             prof = None
             if c["kind"] != "delivery":
                 prof = json.load(open(os.path.join(wd, f"c{i}.prof.json")))
             res = {"program": u["program"], "N": u["N"], "config": c["name"], "options": c["opts"],
-                   "unit": u["ident"], "version": self.version, "recorded_with": len(todo),
-                   "record_seconds": round(t_rec, 2), "verified": how if i == 0 else f"same recording as {todo[0]['name']} ({how})",
+                   "unit": u["ident"], "version": self.version, "recorded_with": len(pending),
+                   "record_seconds": round(t_rec, 2), "verified": how if i == 0 else f"same recording as {pending[0]['name']} ({how})",
                    "verdict": verdict[-1] if verdict else None, "stats": stats, "profile": prof}
             path = self.cached(u, c["name"])
             tmp = path + ".tmp"
@@ -570,17 +569,17 @@ class Runner:
             os.replace(tmp, path)
         if not self.keep:
             shutil.rmtree(wd, ignore_errors=True)
-        return len(todo)
+        return len(pending)
 
     def run_all(self, units):
         os.makedirs(self.cache, exist_ok=True)
-        todo = [u for u in units if self.missing(u)]
-        done_before = len(units) - len(todo)
+        pending = [u for u in units if self.missing(u)]
+        done_before = len(units) - len(pending)
         if done_before:
             print(f"{PROG}: {done_before} of {len(units)} recordings cached already (resuming)", file=sys.stderr)
         t0 = time.time()
         done, errors = 0, []
-        total = len(todo)
+        total = len(pending)
 
         def progress(u, what):
             el = time.time() - t0
@@ -589,9 +588,9 @@ class Runner:
 
         with ThreadPoolExecutor(max_workers=self.jobs) as ex:
             futs = {}
-            for u in todo:
+            for u in pending:
                 futs[ex.submit(self.run_unit, u)] = u
-            for u in todo[:self.jobs]:
+            for u in pending[:self.jobs]:
                 progress(u, f"recording {len(self.missing(u))} configurations")
             started = self.jobs
             for f in as_completed(futs):
@@ -605,8 +604,8 @@ class Runner:
                     e = e if isinstance(e, RuntimeError) else f"{u['id']}: {type(e).__name__}: {e}"
                     errors.append(str(e))
                     print(f"{PROG}: {e}", file=sys.stderr, flush=True)
-                if started < len(todo) and not self.stopping:
-                    progress(todo[started], f"recording {len(self.missing(todo[started]))} configurations")
+                if started < len(pending) and not self.stopping:
+                    progress(pending[started], f"recording {len(self.missing(pending[started]))} configurations")
                     started += 1
         return errors
 
