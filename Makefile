@@ -11,7 +11,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude $(WARN) -g
 OPT_CFLAGS := -O2
 SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-LIBS := -lzstd -lZydis -lz -lm
+LIBS := -lzstd -lZydis -lipt -lz -lm
 
 # Component libraries, each a directory of C files; together they are libtm.
 LIBDIRS := common tmc encoder cmodel decoder gen capture thesis study
@@ -104,7 +104,7 @@ asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests $(BUILD)/asan/bin/capfee
 # Otherwise the exact command is printed.
 DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3 verilator yosys \
 	valgrind pigz xz-utils bzip2 pbzip2 gzip libzydis-dev zlib1g-dev clang \
-	python3-matplotlib chromium slurm-wlm munge binutils coreutils
+	python3-matplotlib chromium slurm-wlm munge binutils coreutils libipt-dev
 # `make deps` always checks; the targets that need the packages (test, lint,
 # run, bench, gates) check once per build folder and say so afterwards (the
 # stamp names the packages checked; a changed list checks again).

@@ -508,3 +508,17 @@ const char *tm_image_symbol(tm_image *im, uint64_t addr, const char **module, ui
         *hi_out = next;
     return NULL;
 }
+
+int tm_image_segments(const tm_image *im, int (*fn)(void *arg, const char *path, uint64_t offset, uint64_t size,
+                                                    uint64_t vaddr),
+                      void *arg)
+{
+    for (size_t i = 0; i < im->nsegs; i++) {
+        const img_seg *s = &im->segs[i];
+        const img_file *f = &im->files[im->mods[s->mod].file];
+        int rc = fn(arg, f->path, (uint64_t)(s->bytes - f->map), s->hi - s->lo, s->lo);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

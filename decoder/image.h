@@ -33,4 +33,11 @@ const uint8_t *tm_image_code(tm_image *im, uint64_t addr, size_t *avail);
 const char *tm_image_symbol(tm_image *im, uint64_t addr, const char **module, uint64_t *off, uint64_t *lo,
                             uint64_t *hi);
 
+/* Calls FN for each executable segment: the file it comes from (PATH), the
+ * bytes at OFFSET (SIZE) in it, and the address VADDR they are at.  FN
+ * returning nonzero stops the walk and is returned; else 0. */
+int tm_image_segments(const tm_image *im, int (*fn)(void *arg, const char *path, uint64_t offset, uint64_t size,
+                                                    uint64_t vaddr),
+                      void *arg);
+
 #endif

@@ -15,6 +15,7 @@ int cmd_decode(int argc, char **argv);
 int cmd_cosim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_study(int argc, char **argv);
+int cmd_pt(int argc, char **argv);
 
 /* Helpers shared by the subcommands (tools/tm/util.c). */
 /* Prints "tm SUB: " + formatted text + newline to stderr, with control

@@ -15,6 +15,7 @@ static const struct {
     {"decode", cmd_decode, "replay a trace (.tmt); --verify against the .tmc"},
     {"cosim", cmd_cosim, "co-simulate the RTL with the model on a commit stream"},
     {"record", cmd_record, "run a program under Valgrind and trace it: -> .tmt (+ .tmc)"},
+    {"pt", cmd_pt, "Intel PT on the same execution (libipt): encode, verify, compare the bits"},
     {"study", cmd_study, "a bandwidth study: programs x thread counts x configurations -> report"},
 };
 
