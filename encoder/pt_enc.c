@@ -272,18 +272,12 @@ static int flush_tnt(tm_pt_encoder *e, uint32_t tid)
 static int add_tnt(tm_pt_encoder *e, uint32_t tid, int taken, int ret)
 {
     pt_thr *t = &e->t[tid];
-    if (e->o.timing & (TM_PT_CYC | TM_PT_MTC)) {
-        /* A branch in a new cycle gets its CYC (and MTC) first: the TNT
-         * bits before it go out now. */
-        int cyc = (e->o.timing & TM_PT_CYC) && (!t->cyc_have || t->cycle != t->cyc_last);
-        int mtc = (e->o.timing & TM_PT_MTC) && (!t->mtc_have || (t->cycle >> e->o.mtc_shift) != t->mtc_last);
-        if (cyc || mtc) {
-            int rc = flush_tnt(e, tid);
-            if (!rc)
-                rc = put_timing(e, tid);
-            if (rc)
-                return rc;
-        }
+    if (!t->ntnt && (e->o.timing & (TM_PT_CYC | TM_PT_MTC))) {
+        /* A TNT packet's timing is its first branch's (SDM "Cycle-Accurate
+         * Mode": the CYC goes before the packet, in the cycle it starts). */
+        int rc = put_timing(e, tid);
+        if (rc)
+            return rc;
     }
     t->tnt = (t->tnt << 1) | (taken ? 1u : 0u);
     t->ntnt++;

@@ -147,7 +147,7 @@ static int read_file(const char *name, uint8_t **out, size_t *len)
     return 0;
 }
 
-static int bufs_load(bufs *b, const char *base, uint32_t threads)
+static int bufs_load(bufs *b, const char *base, uint32_t threads, int allow_empty)
 {
     memset(b, 0, sizeof *b);
     b->b = calloc(threads ? threads : 1, sizeof *b->b);
@@ -175,7 +175,7 @@ static int bufs_load(bufs *b, const char *base, uint32_t threads)
         b->b[i] = (tm_pt_buffer){t, b->data[i], b->b[i].n, b->names[i]};
         b->n++;
     }
-    if (!b->n) {
+    if (!b->n && !allow_empty) {
         tm_err("pt", "%s.T0.pt: no PT buffer %s.T<n>.pt", base, base);
         return -1;
     }
@@ -247,8 +247,11 @@ static int default_image_paths(const char *tmc, char *mods, char *vdso, size_t n
 typedef struct compare {
     tm_sweep *sw;
     tm_model_cfg cfg[NCMP];
-    tm_pt_encoder *alt;    /* PT with the other timing choice */
+    tm_pt_encoder *alt[3]; /* PT without timing, with TSC+MTC, with TSC+MTC+CYC */
 } compare;
+
+static const unsigned alt_timing[3] = {0, TM_PT_TSC | TM_PT_MTC, TM_PT_TSC | TM_PT_MTC | TM_PT_CYC};
+static const char *const alt_name[3] = {"PT", "PT+mtc", "PT+cyc"};
 
 static const char *const cmp_enc[NCMP] = {"nx_b", "nx_b", "tr_b", "tr_b", "tr_e", "tr_e"};
 
@@ -270,13 +273,15 @@ static int compare_new(compare *c, uint32_t threads, const tm_pt_opts *po)
         tm_err("pt", "--compare: cannot make the models");
         return -1;
     }
-    tm_pt_opts ao = *po;
-    ao.timing = po->timing ? 0 : TM_PT_TSC | TM_PT_MTC | TM_PT_CYC;
-    ao.write = null_write;
-    char err[256];
-    if (tm_pt_encoder_new(&ao, threads, &c->alt, err, sizeof err) != TM_OK) {
-        tm_err("pt", "%s", err);
-        return -1;
+    for (int i = 0; i < 3; i++) {
+        tm_pt_opts ao = *po;
+        ao.timing = alt_timing[i];
+        ao.write = null_write;
+        char err[256];
+        if (tm_pt_encoder_new(&ao, threads, &c->alt[i], err, sizeof err) != TM_OK) {
+            tm_err("pt", "%s", err);
+            return -1;
+        }
     }
     return 0;
 }
@@ -284,14 +289,15 @@ static int compare_new(compare *c, uint32_t threads, const tm_pt_opts *po)
 static void compare_free(compare *c)
 {
     tm_sweep_free(c->sw);
-    tm_pt_encoder_free(c->alt);
+    for (int i = 0; i < 3; i++)
+        tm_pt_encoder_free(c->alt[i]);
 }
 
 typedef struct row {
     const char *name;
     double bits;
     uint64_t dropped;
-    int timed;
+    int timed;   /* the PT row it is compared with: 0 PT, 2 PT+cyc (PT+mtc: itself) */
 } row;
 
 static void json_str(FILE *f, const char *s)
@@ -473,7 +479,7 @@ int cmd_pt(int argc, char **argv)
             tmc_reader_close(r);
         }
         bufs b;
-        if (bufs_load(&b, base, threads)) {
+        if (bufs_load(&b, base, threads, 0)) {
             bufs_free(&b);
             tm_pt_image_free(im);
             return 1;
@@ -551,8 +557,8 @@ int cmd_pt(int argc, char **argv)
         if (!(++records & ((1u << 22) - 1)))
             progress(records, &last);
         rc = tm_pt_encoder_put(enc, &rec, err, sizeof err);
-        if (rc == TM_OK && cmp.alt)
-            rc = tm_pt_encoder_put(cmp.alt, &rec, err, sizeof err);
+        for (int a = 0; a < 3 && rc == TM_OK && cmp.sw; a++)
+            rc = tm_pt_encoder_put(cmp.alt[a], &rec, err, sizeof err);
         if (rc == TM_OK && cmp.sw && (rc = tm_sweep_put(cmp.sw, &rec)) != TM_OK)
             snprintf(err, sizeof err, "the model: %s",
                      tm_model_error(tm_sweep_model(cmp.sw, tm_sweep_failed(cmp.sw))));
@@ -566,8 +572,8 @@ int cmd_pt(int argc, char **argv)
     }
     if (rc == TM_OK)
         rc = tm_pt_encoder_finish(enc, err, sizeof err);
-    if (rc == TM_OK && cmp.alt)
-        rc = tm_pt_encoder_finish(cmp.alt, err, sizeof err);
+    for (int a = 0; a < 3 && rc == TM_OK && cmp.sw; a++)
+        rc = tm_pt_encoder_finish(cmp.alt[a], err, sizeof err);
     if (rc == TM_OK && cmp.sw && (rc = tm_sweep_finish(cmp.sw)) != TM_OK)
         snprintf(err, sizeof err, "the model: %s", tm_model_error(tm_sweep_model(cmp.sw, tm_sweep_failed(cmp.sw))));
     if (rc != TM_OK || out.failed) {
@@ -600,7 +606,7 @@ int cmd_pt(int argc, char **argv)
     const tm_pt_stats *st = tm_pt_encoder_stats(enc);
     if (verify) {
         bufs b;
-        if (bufs_load(&b, base, threads)) {
+        if (bufs_load(&b, base, threads, 1)) {
             bufs_free(&b);
             status = 1;
             goto done;
@@ -616,18 +622,17 @@ int cmd_pt(int argc, char **argv)
     /* Reports. */
     double insns = (double)st->instructions, cyc = (double)st->cycles;
     double bits = 8.0 * (double)st->total_bytes;
-    row rows[2 + NCMP];
+    row rows[3 + NCMP];
     size_t nrows = 0;
     char tstr[32];
     timing_str(po.timing, tstr, sizeof tstr);
-    rows[nrows++] = (row){po.timing ? "PT+timing" : "PT", bits, 0, po.timing != 0};
-    if (cmp.alt) {
-        const tm_pt_stats *as = tm_pt_encoder_stats(cmp.alt);
-        rows[nrows++] = (row){po.timing ? "PT" : "PT+timing", 8.0 * (double)as->total_bytes, 0, !po.timing};
+    if (cmp.sw) {
+        for (int a = 0; a < 3; a++)
+            rows[nrows++] = (row){alt_name[a], 8.0 * (double)tm_pt_encoder_stats(cmp.alt[a])->total_bytes, 0, a};
         static const char *const names[NCMP] = {"nx_b", "nx_b+ts", "tr_b", "tr_b+ts", "tr_e", "tr_e+ts"};
         for (int i = 0; i < NCMP; i++) {
             const tm_model_stats *ms = tm_model_get_stats(tm_sweep_model(cmp.sw, (size_t)i));
-            rows[nrows++] = (row){names[i], (double)ms->total.bits_total, ms->total.dropped_messages, i & 1};
+            rows[nrows++] = (row){names[i], (double)ms->total.bits_total, ms->total.dropped_messages, i & 1 ? 2 : 0};
         }
     }
     if (!quiet) {
@@ -654,15 +659,12 @@ int cmd_pt(int argc, char **argv)
             else
                 printf(" %10s\n", "-");
         }
-        if (nrows > 1) {
+        if (nrows) {
             printf("same execution, in one pass (the trace module: large predictors, a buffer and port that drop "
-                   "nothing):\n");
+                   "nothing; PT / this: against PT, for +ts against PT+cyc):\n");
             printf("%-10s %14s %12s %12s %10s\n", "format", "bits", "bits/instr", "bits/cycle", "PT / this");
-            double pt = 0, ptt = 0;
-            for (size_t i = 0; i < 2; i++)
-                *(rows[i].timed ? &ptt : &pt) = rows[i].bits;
             for (size_t i = 0; i < nrows; i++) {
-                double ref = rows[i].timed ? ptt : pt;
+                double ref = rows[rows[i].timed].bits;
                 printf("%-10s %14.0f %12.4f %12.4f %9.2fx", rows[i].name, rows[i].bits,
                        insns ? rows[i].bits / insns : 0.0, cyc ? rows[i].bits / cyc : 0.0,
                        rows[i].bits ? ref / rows[i].bits : 0.0);
@@ -711,9 +713,10 @@ int cmd_pt(int argc, char **argv)
         fprintf(f, "],\n  \"compare\": [");
         for (size_t i = 0; i < nrows; i++)
             fprintf(f, "%s\n    {\"format\": \"%s\", \"bits\": %.0f, \"bpi\": %.6f, \"bpc\": %.6f, \"dropped_messages\": %" PRIu64
-                       ", \"timed\": %s}",
+                       ", \"timed\": %s, \"pt_over_this\": %.6f}",
                     i ? "," : "", rows[i].name, rows[i].bits, insns ? rows[i].bits / insns : 0.0,
-                    cyc ? rows[i].bits / cyc : 0.0, rows[i].dropped, rows[i].timed ? "true" : "false");
+                    cyc ? rows[i].bits / cyc : 0.0, rows[i].dropped, rows[i].timed ? "true" : "false",
+                    rows[i].bits ? rows[rows[i].timed].bits / rows[i].bits : 0.0);
         fprintf(f, "%s],\n  \"verify\": ", nrows ? "\n  " : "");
         if (verify)
             fprintf(f, "{\"ok\": %s, \"checked\": %" PRIu64 ", \"cores\": %" PRIu64 "}\n}\n", status ? "false" : "true",
