@@ -47,6 +47,8 @@ static void usage(FILE *f)
             "                       --timing), and the trace module (large predictors, a buffer and\n"
             "                       port that drop nothing) with nx_b, tr_b, tr_e, each with and\n"
             "                       without time stamps; a table of bits per instruction and cycle\n"
+            "  --timing-variants    in the same pass: PT without timing, with TSC+MTC and with\n"
+            "                       TSC+MTC+CYC (the PT rows of --compare, without the models)\n"
             "  --stats FILE         statistics as JSON\n"
             "  --block              --decode: libipt's block decoder (default: instruction decoder)\n"
             "  -q, --quiet          no text report on stdout\n"
@@ -248,6 +250,7 @@ typedef struct compare {
     tm_sweep *sw;
     tm_model_cfg cfg[NCMP];
     tm_pt_encoder *alt[3]; /* PT without timing, with TSC+MTC, with TSC+MTC+CYC */
+    int on;
 } compare;
 
 static const unsigned alt_timing[3] = {0, TM_PT_TSC | TM_PT_MTC, TM_PT_TSC | TM_PT_MTC | TM_PT_CYC};
@@ -255,10 +258,11 @@ static const char *const alt_name[3] = {"PT", "PT+mtc", "PT+cyc"};
 
 static const char *const cmp_enc[NCMP] = {"nx_b", "nx_b", "tr_b", "tr_b", "tr_e", "tr_e"};
 
-static int compare_new(compare *c, uint32_t threads, const tm_pt_opts *po)
+static int compare_new(compare *c, uint32_t threads, const tm_pt_opts *po, int models)
 {
     memset(c, 0, sizeof *c);
-    for (int i = 0; i < NCMP; i++) {
+    c->on = 1;
+    for (int i = 0; i < NCMP && models; i++) {
         model_opts mo;
         memset(&mo, 0, sizeof mo);
         mo.config = "large";
@@ -269,7 +273,7 @@ static int compare_new(compare *c, uint32_t threads, const tm_pt_opts *po)
         if (model_opts_cfg("pt", &mo, threads, &c->cfg[i]))
             return -1;
     }
-    if (tm_sweep_new(c->cfg, NCMP, &c->sw) != TM_OK) {
+    if (models && tm_sweep_new(c->cfg, NCMP, &c->sw) != TM_OK) {
         tm_err("pt", "--compare: cannot make the models");
         return -1;
     }
@@ -320,7 +324,7 @@ int cmd_pt(int argc, char **argv)
     const char *in = NULL, *base = NULL, *modules = NULL, *vdso = NULL, *stats = NULL, *v;
     const char *pos[2] = {NULL, NULL};
     int npos = 0, verify = 0, check = 0, decode = 0, block = 0, quiet = 0, no_image = 0, ignore_id = 0;
-    int do_compare = 0;
+    int do_compare = 0, variants = 0;
     tm_pt_opts po;
     memset(&po, 0, sizeof po);
     po.psb_period = 4096;
@@ -396,6 +400,8 @@ int cmd_pt(int argc, char **argv)
             block = 1;
         } else if (!strcmp(a, "--compare")) {
             do_compare = 1;
+        } else if (!strcmp(a, "--timing-variants")) {
+            variants = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -412,8 +418,9 @@ int cmd_pt(int argc, char **argv)
         tm_err("pt", "%s needs a value (tm pt --help)", a);
         return 2;
     }
-    if (check + decode > 1 || ((check || decode) && (verify || do_compare || base || stats))) {
-        tm_err("pt", "--check and --decode take no -o, --verify, --compare or --stats, and not each other");
+    if (check + decode > 1 || ((check || decode) && (verify || do_compare || variants || base || stats))) {
+        tm_err("pt", "--check and --decode take no -o, --verify, --compare, --timing-variants or --stats, and not "
+                     "each other");
         return 2;
     }
     if (block && !decode) {
@@ -545,7 +552,7 @@ int cmd_pt(int argc, char **argv)
         status = 1;
         goto done;
     }
-    if (do_compare && compare_new(&cmp, threads, &po)) {
+    if ((do_compare || variants) && compare_new(&cmp, threads, &po, do_compare)) {
         status = 1;
         goto done;
     }
@@ -557,7 +564,7 @@ int cmd_pt(int argc, char **argv)
         if (!(++records & ((1u << 22) - 1)))
             progress(records, &last);
         rc = tm_pt_encoder_put(enc, &rec, err, sizeof err);
-        for (int a = 0; a < 3 && rc == TM_OK && cmp.sw; a++)
+        for (int a = 0; a < 3 && rc == TM_OK && cmp.on; a++)
             rc = tm_pt_encoder_put(cmp.alt[a], &rec, err, sizeof err);
         if (rc == TM_OK && cmp.sw && (rc = tm_sweep_put(cmp.sw, &rec)) != TM_OK)
             snprintf(err, sizeof err, "the model: %s",
@@ -572,7 +579,7 @@ int cmd_pt(int argc, char **argv)
     }
     if (rc == TM_OK)
         rc = tm_pt_encoder_finish(enc, err, sizeof err);
-    for (int a = 0; a < 3 && rc == TM_OK && cmp.sw; a++)
+    for (int a = 0; a < 3 && rc == TM_OK && cmp.on; a++)
         rc = tm_pt_encoder_finish(cmp.alt[a], err, sizeof err);
     if (rc == TM_OK && cmp.sw && (rc = tm_sweep_finish(cmp.sw)) != TM_OK)
         snprintf(err, sizeof err, "the model: %s", tm_model_error(tm_sweep_model(cmp.sw, tm_sweep_failed(cmp.sw))));
@@ -626,9 +633,10 @@ int cmd_pt(int argc, char **argv)
     size_t nrows = 0;
     char tstr[32];
     timing_str(po.timing, tstr, sizeof tstr);
-    if (cmp.sw) {
+    if (cmp.on)
         for (int a = 0; a < 3; a++)
             rows[nrows++] = (row){alt_name[a], 8.0 * (double)tm_pt_encoder_stats(cmp.alt[a])->total_bytes, 0, a};
+    if (cmp.sw) {
         static const char *const names[NCMP] = {"nx_b", "nx_b+ts", "tr_b", "tr_b+ts", "tr_e", "tr_e+ts"};
         for (int i = 0; i < NCMP; i++) {
             const tm_model_stats *ms = tm_model_get_stats(tm_sweep_model(cmp.sw, (size_t)i));
@@ -660,8 +668,11 @@ int cmd_pt(int argc, char **argv)
                 printf(" %10s\n", "-");
         }
         if (nrows) {
-            printf("same execution, in one pass (the trace module: large predictors, a buffer and port that drop "
-                   "nothing; PT / this: against PT, for +ts against PT+cyc):\n");
+            if (cmp.sw)
+                printf("same execution, in one pass (the trace module: large predictors, a buffer and port that "
+                       "drop nothing; PT / this: against PT, for +ts against PT+cyc):\n");
+            else
+                printf("PT with and without timing packets, in one pass:\n");
             printf("%-10s %14s %12s %12s %10s\n", "format", "bits", "bits/instr", "bits/cycle", "PT / this");
             for (size_t i = 0; i < nrows; i++) {
                 double ref = rows[rows[i].timed].bits;
