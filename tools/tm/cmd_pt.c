@@ -552,7 +552,23 @@ int cmd_pt(int argc, char **argv)
         status = 1;
         goto done;
     }
-    if ((do_compare || variants) && compare_new(&cmp, threads, &po, do_compare)) {
+    /* The trace module's Ti field has floor(log2 N) bits for the N cores
+     * that ran (thread ids are given in order of first entry): a first pass
+     * finds N when the models are run. */
+    uint32_t ran = threads;
+    if (do_compare) {
+        tmc_reader *r2 = NULL;
+        tmc_record rr;
+        uint32_t top = 0;
+        int g2 = tmc_reader_open(in, &r2, err, sizeof err);
+        while (g2 == TM_OK && (g2 = tmc_reader_next(r2, &rr)) == 1)
+            if (rr.type == TMC_START && rr.tid + 1 > top)
+                top = rr.tid + 1;
+        tmc_reader_close(r2);
+        if (top && g2 == 0)
+            ran = top;
+    }
+    if ((do_compare || variants) && compare_new(&cmp, ran, &po, do_compare)) {
         status = 1;
         goto done;
     }
