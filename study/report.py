@@ -10,6 +10,9 @@ import subprocess
 
 FIELDS = ("ti", "cnt", "diffta", "diffcc")
 FIELD_NAMES = {"ti": "Ti", "cnt": "bCnt", "diffta": "diffTA", "diffcc": "diffCC"}
+# Intel PT as tm pt --timing-variants models it (docs/pt.md): without timing
+# packets, with TSC+MTC, with TSC+MTC+CYC (cycle-accurate)
+PT_FORMATS = ("PT", "PT+mtc", "PT+cyc")
 
 
 def chunk_len(length, a, b):
@@ -44,9 +47,14 @@ def fmt(v):
 class Data:
     """The results indexed by (program, N, configuration)."""
 
-    def __init__(self, study, results):
+    def __init__(self, study, results, pt=None):
         self.s = study
         self.r = {(x["program"], x["N"], x["config"]): x for x in results}
+        pt = pt or {}
+        self.pt_skipped = pt.get("skipped")
+        # (program, N) -> tm pt's statistics; its compare rows by format
+        self.pt = {(x["program"], x["N"]): x for x in pt.get("results", [])}
+        self.pt_rows = {k: {r["format"]: r for r in x["stats"]["compare"]} for k, x in self.pt.items()}
         self.programs = [p["name"] for p in study.programs]
         self.ns = sorted({x["N"] for x in results})
         self.cfgs = {c["name"]: c for c in study.configs}
@@ -76,6 +84,20 @@ class Data:
                 a["fields"][f] += st["total"]["bits_by_field"].get(f, 0)
             a["dropped"] += st["buffer"]["dropped_messages"]
             a["lost"] += st["total"]["lost_instructions"]
+            a["progs"] += 1
+        return a
+
+    def pt_agg(self, n, f, progs=None):
+        """Intel PT format F's bits, instructions and cycles summed over programs."""
+        a = {"bits": 0, "insns": 0, "cycles": 0, "dropped": 0, "lost": 0, "progs": 0}
+        for p in progs or self.programs:
+            x = self.pt.get((p, n))
+            if not x:
+                continue
+            a["bits"] += self.pt_rows[(p, n)][f]["bits"]
+            a["insns"] += x["stats"]["instructions"]
+            a["cycles"] += x["stats"]["cycles"]
+            a["dropped"] += self.pt_rows[(p, n)][f].get("dropped_messages", 0)
             a["progs"] += 1
         return a
 
@@ -174,7 +196,19 @@ def build_tables(d):
                         if a["dropped"]:
                             lo.append(f"N={n}: {losses(a)}")
                     t.add(c["name"], p, *row, "; ".join(lo) or "none")
+            # Intel PT of the same recordings (tm pt): three more rows per program
+            for f in PT_FORMATS if d.pt else ():
+                for p in ["Total"] + d.programs:
+                    row, lo = [], []
+                    for n in d.ns:
+                        a = d.pt_agg(n, f, None if p == "Total" else [p])
+                        row.append(round(fn(a), 5) if a["progs"] else None)
+                        if a["dropped"]:
+                            lo.append(f"N={n}: {a['dropped']:,} PT packets dropped")
+                    t.add(f, p, *row, "; ".join(lo) or "none")
             T.append(t)
+    if d.pt:
+        T.append(pt_table(d))
     # the chunk-size exploration
     ce = d.pick("ttr_e-large", "tr_e-large")
     if ce:
@@ -187,6 +221,39 @@ def build_tables(d):
     if dc:
         T.extend(cfiat_tables(d, dc))
     return T
+
+
+def pt_table(d):
+    """Intel PT beside the trace module, per program and N (and Total)."""
+    ref = {k: d.pick(k) for k in ("nx_b-large", "tr_e-large", "ttr_e-large")}
+    t = Table("pt", "Intel PT (tm pt: user-only tracing of the same execution, docs/pt.md) beside the trace module: "
+              "bits per instruction and per cycle without timing packets (PT), with TSC+MTC (PT+mtc) and with "
+              "TSC+MTC+CYC (PT+cyc); Total = all programs' bits / all programs' instructions (cycles)",
+              ["program", "N", "instructions", "cycles"] + [f"{f} bpi" for f in PT_FORMATS] +
+              [f"{f} bpc" for f in PT_FORMATS] + ["NX_b-L bpi", "TR_e-L bpi", "tTR_e-L bpi", "PT / TR_e-L",
+                                                   "PT+cyc / tTR_e-L", "verified"])
+    for p in d.programs + ["Total"]:
+        for n in d.ns:
+            progs = None if p == "Total" else [p]
+            aa = {f: d.pt_agg(n, f, progs) for f in PT_FORMATS}
+            if not aa["PT"]["progs"]:
+                continue
+            m = {k: (bpi(d.agg(n, c, progs)) if c else None) for k, c in ref.items()}
+            pt_bpi, cyc_bpi = bpi(aa["PT"]), bpi(aa["PT+cyc"])
+            if p == "Total":
+                xs = [d.pt[(q, n)] for q in d.programs if (q, n) in d.pt]
+                ok = sum(1 for x in xs if (x["stats"].get("verify") or {}).get("ok"))
+                ver = f"{ok} of {len(xs)} by libipt's decoder"
+            else:
+                x = d.pt[(p, n)]
+                v = x["stats"].get("verify") or {}
+                ver = f"ok: {v['checked']:,} instructions decoded by libipt match" if v.get("ok") else x["verified"]
+            t.add(p, n, aa["PT"]["insns"], aa["PT"]["cycles"], *[round(bpi(aa[f]), 5) for f in PT_FORMATS],
+                  *[round(bpc(aa[f]), 5) for f in PT_FORMATS],
+                  *[round(v, 5) if v is not None else None for v in m.values()],
+                  round(pt_bpi / m["tr_e-large"], 3) if m["tr_e-large"] else None,
+                  round(cyc_bpi / m["ttr_e-large"], 3) if m["ttr_e-large"] else None, ver)
+    return t
 
 
 def field_bits(h, a, b):
@@ -494,6 +561,38 @@ def figures(d, outdir, tables):
         fig.tight_layout()
         save(fig, "loss_curve", f"Loss curves at N={nmax}: % of instructions in overflow gaps per port width and "
              f"buffer size (all programs together)", "stats buffer and lost_instructions of the delivery configurations")
+
+    # Intel PT against NX_b, TR_e and time-stamped TR_e (large predictors), per program
+    if d.pt:
+        bars = [(c, lab, col) for c, lab, col in (("nx_b-large", "NX_b-L", "#8c8c8c"), ("tr_e-large", "TR_e-L", "#4c72b0"),
+                                                   ("ttr_e-large", "tTR_e-L (time stamps)", "#55a868"))
+                if c in d.cfgs] + [("PT", "PT", "#dd8452"), ("PT+cyc", "PT+cyc (TSC+MTC+CYC)", "#c44e52")]
+        panels = ["Total"] + d.programs
+        cols = min(4, len(panels))
+        rows = (len(panels) + cols - 1) // cols
+        fig, axs = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
+        w = 0.8 / len(bars)
+        for i, p in enumerate(panels):
+            ax = axs[i // cols][i % cols]
+            progs = None if p == "Total" else [p]
+            for k, (c, lab, col) in enumerate(bars):
+                ys = [bpi(d.pt_agg(n, c, progs) if c in PT_FORMATS else d.agg(n, c, progs)) for n in d.ns]
+                ax.bar([j + (k - (len(bars) - 1) / 2) * w for j in range(len(d.ns))], ys, w, color=col, label=lab)
+            ax.set_xticks(range(len(d.ns)), [str(n) for n in d.ns])
+            ax.set_title(p, fontsize=9)
+            ax.set_xlabel("N", fontsize=8)
+            ax.set_ylabel("bpi", fontsize=8)
+            ax.tick_params(labelsize=7)
+        for j in range(len(panels), rows * cols):
+            axs[j // cols][j % cols].axis("off")
+        axs[0][0].legend(fontsize=6)
+        fig.suptitle("Intel PT against the trace module: bits per instruction vs N")
+        fig.tight_layout()
+        save(fig, "pt_bpi", "Intel PT against the trace module: bits per instruction vs N of NX_b-L, TR_e-L, "
+             "tTR_e-L (time stamps), PT (user-only, no timing packets) and PT+cyc (TSC+MTC+CYC, cycle-accurate); "
+             "Total = all programs' bits / all programs' instructions",
+             "tm pt --timing-variants on each recording's commit stream (docs/pt.md); stats of nx_b-large, "
+             "tr_e-large, ttr_e-large")
     return figs
 
 
@@ -528,7 +627,7 @@ def git_version():
 
 
 def summary(d, tables):
-    """The text summary: Table 5's totals and the NX_b / TR_e-L ratios."""
+    """The text summary: Table 5's totals, the NX_b / TR_e-L and PT / TR_e-L ratios."""
     out = []
     byname = {t.name: t for t in tables}
     for nm in ("table5", "table6"):
@@ -548,11 +647,36 @@ def summary(d, tables):
                 rs.append(f"N={n}: {x / y:.1f}x" if y else f"N={n}: -")
             label = {"nx_b-large": "NX_b", "tr_e-large": "TR_e-L", "tnx_b-large": "tNX_b", "ttr_e-large": "tTR_e-L"}
             out.append(f"\n{label[a]} / {label[b]} (bits per instruction, all programs): " + ", ".join(rs))
+        # Intel PT against the same TR_e: PT without timing against TR_e-L, PT+cyc against tTR_e-L
+        f = {"tr_e-large": "PT", "ttr_e-large": "PT+cyc"}[b]
+        if d.pt and b in d.cfgs:
+            rs = []
+            for n in d.ns:
+                x, y = bpi(d.pt_agg(n, f)), bpi(d.agg(n, b))
+                rs.append(f"N={n}: {x / y:.1f}x" if y else f"N={n}: -")
+            out.append(f"{f} / {'TR_e-L' if b == 'tr_e-large' else 'tTR_e-L'} (bits per instruction, all programs): "
+                       + ", ".join(rs))
+    if d.pt_skipped:
+        out.append(f"\nIntel PT (tm pt): not computed: {d.pt_skipped}")
     return "\n".join(out) + "\n"
 
 
-def write(outdir, study, results, version, run):
-    d = Data(study, results)
+def pt_doc(pt):
+    """results.json's "pt": tm pt's rows (PT, PT+mtc, PT+cyc) per recording, or why there are none."""
+    pt = pt or {}
+    return {"skipped": pt.get("skipped", "no Intel PT results given"), "options": pt.get("options"),
+            "options_synthetic": pt.get("options_gen"),
+            "recordings": [{"program": x["program"], "N": x["N"], "verified": x["verified"],
+                            "verify": x["stats"].get("verify"), "pt_seconds": x.get("pt_seconds"),
+                            "instructions": x["stats"]["instructions"], "cycles": x["stats"]["cycles"],
+                            "bits": x["stats"]["bits"], "bpi": x["stats"]["bpi"], "bpc": x["stats"]["bpc"],
+                            "rows": [{k: r[k] for k in ("format", "bits", "bpi", "bpc")}
+                                     for r in x["stats"]["compare"]]}
+                           for x in pt.get("results", [])]}
+
+
+def write(outdir, study, results, version, run, pt=None):
+    d = Data(study, results, pt)
     tables = build_tables(d)
     td = os.path.join(outdir, "tables")
     os.makedirs(td, exist_ok=True)
@@ -573,7 +697,8 @@ def write(outdir, study, results, version, run):
                            "verdict": x.get("verdict"), "bits": x["stats"]["total"]["bits"],
                            "instructions": x["stats"]["total"]["instructions"],
                            "execution_cycles": x["stats"]["execution_cycles"], "lossless": x["stats"]["lossless"]}
-                          for x in results]}
+                          for x in results],
+           "pt": pt_doc(pt)}
     with open(os.path.join(outdir, "results.json.tmp"), "w") as f:
         json.dump(doc, f, indent=1)
     os.replace(os.path.join(outdir, "results.json.tmp"), os.path.join(outdir, "results.json"))
@@ -581,6 +706,7 @@ def write(outdir, study, results, version, run):
     with open(os.path.join(outdir, "summary.txt.tmp"), "w") as f:
         f.write(text)
     os.replace(os.path.join(outdir, "summary.txt.tmp"), os.path.join(outdir, "summary.txt"))
+    pt_verified = sum(1 for x in d.pt.values() if (x["stats"].get("verify") or {}).get("ok"))
     H = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
          f'<meta name="tm-figures" content="{len(figs)}">',
          f"<title>tm study: {html.escape(study.name)}</title>",
@@ -592,6 +718,11 @@ def write(outdir, study, results, version, run):
          f"<h1>tm study: {html.escape(study.name)}{' (--quick)' if run['quick'] else ''}</h1>",
          f"<p>{len(d.programs)} programs; N = {', '.join(map(str, d.ns))}; {len(study.configs)} configurations; "
          f"{len(results)} results; every recording verified by replay ({html.escape(study.verify)}). "
+         + (f"Intel PT (the rows PT, PT+mtc, PT+cyc of Tables 5 and 6, and the table pt; docs/pt.md): user-only "
+            f"tracing of the same execution, computed from each recording's commit stream by tm pt; "
+            f"{pt_verified} of its {len(d.pt)} recordings verified by libipt's decoder against the commit stream"
+            f"{' (synthetic streams have no code to decode)' if pt_verified < len(d.pt) else ''}. " if d.pt else
+            f"Intel PT: not computed ({html.escape(d.pt_skipped or 'no results')}). ") +
          f"Bandwidth demand is measured with a {study.port}-bit port and a {study.buffer:,}-bit buffer that drop "
          f"nothing; any row with losses says so. Generated {doc['generated']}; this run took {run['seconds']} s, "
          f"the recordings {rec_s:,.0f} s of recording time in all (each pass of all its configurations).</p>",

@@ -37,6 +37,7 @@ name = "default"
 threads = [1, 2, 4, 8]       # N: the {N} of each program's command
 verify = "commit"            # commit: replay from the binaries, compared with the commit stream
 timing = ""                  # tm record's timing options, e.g. "--cpi 1.5 --l1 16K:4:2"
+pt = true                    # Intel PT of each recording (tm pt, from its commit stream: needs verify = "commit")
 
 [demand]                     # bandwidth demand: a port and buffer that drop nothing
 port = 1024
@@ -102,7 +103,7 @@ inputs = { pigz = "text:256K", xz = "text:128K" }
 
 TOP_KEYS = {"study", "demand", "configs", "data", "config", "delivery", "chunks", "program", "quick"}
 SECTION_KEYS = {
-    "study": {"name", "threads", "verify", "timing", "cores"},
+    "study": {"name", "threads", "verify", "timing", "cores", "pt"},
     "demand": {"port", "buffer"},
     "configs": {"presets", "encodings", "timestamps", "sharing", "options"},
     "data": {"name", "options"},
@@ -113,6 +114,14 @@ SECTION_KEYS = {
     "quick": {"threads", "programs", "inputs"},
 }
 PRESETS = ("small", "medium", "large")
+# tm pt's options for each recording's Intel PT (docs/pt.md): PT without
+# timing packets, with TSC+MTC and with TSC+MTC+CYC in one pass, verified by
+# libipt's decoder against the commit stream.  A synthetic stream (tm gen)
+# has no code to decode: --no-image, not verified.  Part of the PT results'
+# cache key.
+PT_ARGS = ["--timing-variants", "--verify"]
+PT_ARGS_GEN = ["--timing-variants", "--no-image"]
+PT_FORMATS = ("PT", "PT+mtc", "PT+cyc")
 ENCODINGS = ("nx_b", "tr_b", "tr_e")
 
 
@@ -226,6 +235,7 @@ class Study:
             self.err("verify", f"{self.verify!r}: allowed commit, binary, none", 0, "study")
         self.timing = shlex.split(self.want(st, "timing", str, "study", default=""))
         self.cores = self.want(st, "cores", (int, str), "study", default="auto")
+        self.pt = self.want(st, "pt", bool, "study", default=True)
         dm = r.get("demand", {})
         self.port = self.want(dm, "port", int, "demand", default=1024)
         self.buffer = self.want(dm, "buffer", int, "demand", default=65536)
@@ -342,6 +352,14 @@ class Study:
             raise StudyError(f"{self.path}:?: {len(out)} configurations: tm record takes at most 256 in one pass")
         return out
 
+    def pt_skipped(self):
+        """Why the study has no Intel PT results (None: it has them)."""
+        if not self.pt:
+            return "pt = false in the study file"
+        if self.verify != "commit":
+            return f'verify = "{self.verify}" keeps no commit stream (tm pt needs one: verify = "commit")'
+        return None
+
     def apply_quick(self):
         q = self.quick
         if q["threads"]:
@@ -403,6 +421,8 @@ class Runner:
         self.s, self.dir, self.tm, self.jobs, self.keep = study, outdir, tm, jobs, keep
         self.quick = quick
         self.cache = os.path.join(outdir, "cache")
+        self.pt_cache = os.path.join(self.cache, "pt")
+        self.pt_on = study.pt_skipped() is None
         self.work = os.path.join(outdir, "work")
         self.progs_dir = os.path.join(ROOT, "build", "programs")
         self.lock = threading.Lock()
@@ -462,6 +482,10 @@ class Runner:
             k = json.dumps({"v": self.version, "unit": ident, "N": n, "config": c["opts"], "verify": self.s.verify},
                            sort_keys=True)
             u["keys"][c["name"]] = hashlib.sha256(k.encode()).hexdigest()[:24]
+        u["pt_args"] = PT_ARGS_GEN if "gen" in u else PT_ARGS
+        k = json.dumps({"v": self.version, "unit": ident, "N": n, "pt": u["pt_args"], "verify": self.s.verify},
+                       sort_keys=True)
+        u["pt_key"] = hashlib.sha256(k.encode()).hexdigest()[:24]
         return u
 
     def cached(self, u, name):
@@ -469,6 +493,20 @@ class Runner:
 
     def missing(self, u):
         return [c for c in self.s.configs if not os.path.exists(self.cached(u, c["name"]))]
+
+    def pt_cached(self, u):
+        """U's Intel PT result (tm pt's statistics): DIR/cache/pt/ID.KEY.json."""
+        return os.path.join(self.pt_cache, f"{u['id']}.{u['pt_key']}.json")
+
+    def pt_missing(self, u):
+        return self.pt_on and not os.path.exists(self.pt_cached(u))
+
+    def todo(self, u):
+        """What U's recording still has to make, for the progress lines."""
+        k = len(self.missing(u))
+        if not k:
+            return "recording again for its Intel PT (its configurations are cached)"
+        return f"recording {k} configurations" + (" and Intel PT" if self.pt_missing(u) else "")
 
     def run_cmd(self, argv, log, env=None, stdout=None):
         with open(log, "ab") as lf:
@@ -496,10 +534,15 @@ class Runner:
         raise RuntimeError(f"{u['id']}: {what} (log {log}{': ' + tail if tail else ''})")
 
     def run_unit(self, u):
-        """Records U once with every configuration not cached yet; caches each result."""
+        """Records U once with every configuration not cached yet, computes its
+        Intel PT if not cached yet (tm pt on the commit stream); caches each result."""
         pending = self.missing(u)
-        if not pending:
+        need_pt = self.pt_missing(u)
+        if not pending and not need_pt:
             return 0
+        # only the Intel PT is missing: the commit stream is gone, record again
+        # with one configuration (whose cached result is kept as it is)
+        todo = pending or self.s.configs[:1]
         os.makedirs(self.cache, exist_ok=True)
         wd = os.path.join(self.work, u["id"])
         shutil.rmtree(wd, ignore_errors=True)
@@ -507,7 +550,7 @@ class Runner:
         log = os.path.join(wd, "log")
         # the first configuration is the recording's own (BASE.tmt, .stats, .modules)
         segs = []
-        for i, c in enumerate(pending):
+        for i, c in enumerate(todo):
             seg = list(c["opts"]) + ["-o", os.path.join(wd, f"c{i}")]
             if c["kind"] != "delivery":
                 seg += ["--profile", os.path.join(wd, f"c{i}.prof.json")]
@@ -526,6 +569,7 @@ class Runner:
                 self.fail(u, "tm model failed", log)
             verify = [[self.tm, "decode", "--verify", "-q", tmc, os.path.join(wd, "c0.tmt")]] if self.s.verify != "none" else []
             how = "tm decode --verify (commit stream)"
+            pt_in, pt_how = tmc, "not verified: a synthetic stream has no code to decode (tm pt --no-image)"
         else:
             base = os.path.join(wd, "c0")
             argv = [self.tm, "record", "--threads", u["cores"]] + self.s.timing + (
@@ -547,19 +591,23 @@ class Runner:
                 how = "tm decode --from-binary (the ELF images)"
             else:
                 verify, how = [], "not verified"
+            pt_in = base + ".tmc"
+            pt_how = "tm pt --verify (libipt's decoder over the ELF images, compared with the commit stream)"
         t_rec = time.time() - t0
         for v in verify:
             if self.run_cmd(v, log):
                 self.fail(u, "replay does not verify", log)
         with open(log, errors="replace") as f:
             verdict = [l.strip() for l in f if l.startswith(("verified", "OK", "ok"))]
+        if need_pt:
+            self.run_pt(u, wd, log, pt_in, pt_how)
         for i, c in enumerate(pending):
             stats = json.load(open(os.path.join(wd, f"c{i}.json")))
             prof = None
             if c["kind"] != "delivery":
                 prof = json.load(open(os.path.join(wd, f"c{i}.prof.json")))
             res = {"program": u["program"], "N": u["N"], "config": c["name"], "options": c["opts"],
-                   "unit": u["ident"], "version": self.version, "recorded_with": len(pending),
+                   "unit": u["ident"], "version": self.version, "recorded_with": len(todo),
                    "record_seconds": round(t_rec, 2), "verified": how if i == 0 else f"same recording as {pending[0]['name']} ({how})",
                    "verdict": verdict[-1] if verdict else None, "stats": stats, "profile": prof}
             path = self.cached(u, c["name"])
@@ -571,9 +619,42 @@ class Runner:
             shutil.rmtree(wd, ignore_errors=True)
         return len(pending)
 
+    def run_pt(self, u, wd, log, tmc, how):
+        """tm pt on U's commit stream TMC: the PT buffers in the work folder
+        (wd/pt.T<n>.pt), its statistics cached (DIR/cache/pt); a PT that does
+        not verify is an error of the unit."""
+        base, stats = os.path.join(wd, "pt"), os.path.join(wd, "pt.json")
+        t0 = time.time()
+        rc = self.run_cmd([self.tm, "pt", tmc, "-o", base] + u["pt_args"] + ["--stats", stats, "-q"], log)
+        secs = time.time() - t0
+        st = None
+        try:
+            with open(stats) as f:
+                st = json.load(f)
+        except (OSError, ValueError):
+            pass
+        if st and "--verify" in u["pt_args"] and not (st.get("verify") or {}).get("ok"):
+            self.fail(u, "Intel PT does not verify (tm pt --verify)", log)
+        if rc or not st:
+            self.fail(u, f"tm pt exited {rc}" if rc else "tm pt wrote no statistics", log)
+        rows = {r["format"]: r for r in st.get("compare", [])}
+        if any(f not in rows for f in PT_FORMATS):
+            self.fail(u, f"tm pt's statistics lack the rows {', '.join(f for f in PT_FORMATS if f not in rows)}", log)
+        res = {"program": u["program"], "N": u["N"], "unit": u["ident"], "version": self.version,
+               "options": u["pt_args"], "pt_seconds": round(secs, 2), "verified": how, "stats": st}
+        os.makedirs(self.pt_cache, exist_ok=True)
+        path = self.pt_cached(u)
+        with open(path + ".tmp", "w") as f:
+            json.dump(res, f)
+        os.replace(path + ".tmp", path)
+        if not self.keep:
+            for n in os.listdir(wd):
+                if n.startswith("pt.T") and n.endswith(".pt"):
+                    os.unlink(os.path.join(wd, n))
+
     def run_all(self, units):
         os.makedirs(self.cache, exist_ok=True)
-        pending = [u for u in units if self.missing(u)]
+        pending = [u for u in units if self.missing(u) or self.pt_missing(u)]
         done_before = len(units) - len(pending)
         if done_before:
             print(f"{PROG}: {done_before} of {len(units)} recordings cached already (resuming)", file=sys.stderr)
@@ -591,7 +672,7 @@ class Runner:
             for u in pending:
                 futs[ex.submit(self.run_unit, u)] = u
             for u in pending[:self.jobs]:
-                progress(u, f"recording {len(self.missing(u))} configurations")
+                progress(u, self.todo(u))
             started = self.jobs
             for f in as_completed(futs):
                 u = futs[f]
@@ -605,7 +686,7 @@ class Runner:
                     errors.append(str(e))
                     print(f"{PROG}: {e}", file=sys.stderr, flush=True)
                 if started < len(pending) and not self.stopping:
-                    progress(pending[started], f"recording {len(self.missing(pending[started]))} configurations")
+                    progress(pending[started], self.todo(pending[started]))
                     started += 1
         return errors
 
@@ -646,6 +727,21 @@ def load_results(runner, units):
                     res.append(json.load(f))
             else:
                 missing.append(f"{u['id']}/{c['name']}")
+    return res, missing
+
+
+def load_pt(runner, units):
+    """The Intel PT results (tm pt's statistics per recording) and the missing ones."""
+    res, missing = [], []
+    if not runner.pt_on:
+        return res, missing
+    for u in units:
+        p = runner.pt_cached(u)
+        if os.path.exists(p):
+            with open(p) as f:
+                res.append(json.load(f))
+        else:
+            missing.append(f"{u['id']}/Intel PT")
     return res, missing
 
 
@@ -784,7 +880,8 @@ def main():
     if args.list:
         for u in units:
             print(f"{u['id']}: {' '.join(u.get('argv') or ['tm gen'] + u['gen'])}  "
-                  f"[{len(runner.missing(u))} of {len(s.configs)} configurations to run]")
+                  f"[{len(runner.missing(u))} of {len(s.configs)} configurations to run"
+                  f"{', and its Intel PT' if runner.pt_missing(u) else ''}]")
         return 0
     if args.run_unit is not None:
         if not 0 <= args.run_unit < len(units):
@@ -807,6 +904,8 @@ def main():
     t0 = time.time()
     errors = [] if args.report_only else runner.run_all(units)
     results, missing = load_results(runner, units)
+    pts, pt_missing = load_pt(runner, units)
+    missing += pt_missing
     if missing:
         for e in errors:
             print(f"{PROG}: failed: {e}", file=sys.stderr)
@@ -814,8 +913,9 @@ def main():
             + ("" if args.report_only else "; fix the failure and run again (what is done is cached)"), 1)
     sys.path.insert(0, HERE)
     import report  # noqa: E402 - needs matplotlib only here
+    pt = {"skipped": s.pt_skipped(), "options": PT_ARGS, "options_gen": PT_ARGS_GEN, "results": pts}
     summary = report.write(args.o, s, results, runner.version, {"seconds": round(time.time() - t0, 1),
-                                                                 "quick": args.quick, "file": path})
+                                                                 "quick": args.quick, "file": path}, pt)
     sys.stdout.write(summary)
     print(f"{PROG}: report: {os.path.join(args.o, 'index.html')}", file=sys.stderr)
     return 0
