@@ -541,6 +541,8 @@ int tm_pt_encoder_put(tm_pt_encoder *e, const tmc_record *r, char *err, size_t e
     e->errlen = errlen;
     if (e->failed)
         return e->failed;
+    if (r->type == TMC_MEM)
+        e->st.mem++;
     if (r->type == TMC_MODULE || r->type == TMC_MEM)
         return TM_OK;
     if (r->type == TMC_END || r->type == TMC_CUT)

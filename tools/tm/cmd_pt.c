@@ -666,6 +666,9 @@ int cmd_pt(int argc, char **argv)
                cyc ? bits / cyc : 0.0);
         printf("options: PSB every %" PRIu32 " bytes, %s TNT, return compression %s, timing %s\n", po.psb_period,
                po.tnt_long ? "long" : "short", po.no_retcomp ? "off" : "on", tstr);
+        if (st->mem)
+            printf("note: the stream's %" PRIu64 " memory operands are not traced (Intel PT traces control flow; "
+                   "no PTWRITE)\n", st->mem);
         printf("%-10s %10s %12s\n", "packet", "count", "bytes");
         for (unsigned k = 0; k < TM_PT_NKINDS; k++)
             if (st->packets[k])
@@ -730,8 +733,8 @@ int cmd_pt(int argc, char **argv)
             fprintf(f, "%s\"%s\": %.1f", c ? ", " : "", tm_pt_cause_name(c), st->cause_bits[c]);
         fprintf(f, "},\n  \"events\": {\"cond\": %" PRIu64 ", \"ret\": %" PRIu64 ", \"ret_compressed\": %" PRIu64
                    ", \"indirect\": %" PRIu64 ", \"far\": %" PRIu64 ", \"exceptions\": %" PRIu64 ", \"psb\": %" PRIu64
-                   "},\n",
-                st->cond, st->rets, st->rets_compressed, st->indirect, st->far, st->exceptions, st->psb);
+                   ", \"memory_operands_not_traced\": %" PRIu64 "},\n",
+                st->cond, st->rets, st->rets_compressed, st->indirect, st->far, st->exceptions, st->psb, st->mem);
         fprintf(f, "  \"per_core_bytes\": [");
         for (uint32_t t = 0, k = 0; t < threads; t++)
             if (tm_pt_encoder_thread_bytes(enc, t))
