@@ -50,7 +50,7 @@ typedef struct pt_thr {
 } pt_thr;
 
 typedef struct far_ent {
-    uint64_t pc, count;
+    uint64_t pc, count, bytes;
     uint32_t first, n;  /* into e->fars */
     int used;
 } far_ent;
@@ -458,8 +458,18 @@ static const far_ent *run_fars(tm_pt_encoder *e, const tmc_record *r)
             far_ent *f = &e->tab[j];
             if (!f->used)
                 break;
-            if (f->pc == r->pc && f->count == r->count)
+            if (f->pc == r->pc && f->count == r->count) {
+                if (f->bytes != r->bytes) {
+                    char m[200];
+                    snprintf(m, sizeof m,
+                             "thread %" PRIu32 ": run at 0x%" PRIx64 ": %" PRIu64 " instructions are %" PRIu64
+                             " bytes in the code, %" PRIu64 " in the commit stream (the wrong binary?)",
+                             r->tid, r->pc, r->count, f->bytes, r->bytes);
+                    fail(e, TM_ERR_MISMATCH, m);
+                    return NULL;
+                }
                 return f;
+            }
         }
     }
     if (2 * (e->tabn + 1) > e->tabcap) {
@@ -480,7 +490,7 @@ static const far_ent *run_fars(tm_pt_encoder *e, const tmc_record *r)
         e->tab = nt;
         e->tabcap = nc;
     }
-    far_ent f = {r->pc, r->count, (uint32_t)e->nfars, 0, 1};
+    far_ent f = {r->pc, r->count, r->bytes, (uint32_t)e->nfars, 0, 1};
     uint64_t a = r->pc;
     for (uint64_t k = 0; k < r->count; k++) {
         size_t avail = 0;
