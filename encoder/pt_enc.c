@@ -371,6 +371,8 @@ static int put_psb(tm_pt_encoder *e, uint32_t tid, int cause)
     t->last_ip = 0;
     t->top = t->bottom = 0;
     e->st.psb++;
+    if (cause == TM_PT_C_SYNC)
+        e->st.psb_periodic++;
     if (!rc && (e->o.timing & TM_PT_TSC)) {
         p.type = ppt_tsc;
         p.payload.tsc.tsc = t->cycle;

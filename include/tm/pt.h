@@ -80,6 +80,7 @@ typedef struct tm_pt_stats {
     uint64_t threads;           /* cores that ran */
     uint64_t cycles;            /* last cycle stamp + 1 */
     uint64_t psb;               /* PSB+ sent */
+    uint64_t psb_periodic;      /* of them, every psb_period bytes (not at a thread's start) */
     uint64_t mem;               /* memory operands seen (not traced: no PTWRITE) */
 } tm_pt_stats;
 

@@ -194,7 +194,8 @@ static int parse_timing(const char *v, unsigned *t)
         return 0;
     }
     char buf[64];
-    if (strlen(v) >= sizeof buf || !*v)
+    size_t l = strlen(v);
+    if (l >= sizeof buf || !l || v[0] == ',' || v[l - 1] == ',' || strstr(v, ",,"))
         return -1;
     strcpy(buf, v);
     for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
@@ -443,6 +444,11 @@ int cmd_pt(int argc, char **argv)
         return 2;
     }
 
+    if (in && strcmp(in, "-") && access(in, R_OK) != 0) {
+        tm_err("pt", "%s: %s", in, strerror(errno));
+        return 1;
+    }
+
     /* The image. */
     char dm[PATH_MAX], dv[PATH_MAX];
     tm_pt_image *im = NULL;
@@ -626,6 +632,19 @@ int cmd_pt(int argc, char **argv)
             status = 1;
             goto done;
         }
+    /* BASE.T<n>.pt of cores that did not run this time are not this
+     * execution's: removed, so that --verify and --check see only these. */
+    for (uint32_t t = 0; t < TMC_MAX_THREADS; t++) {
+        char name[PATH_MAX];
+        struct stat sb;
+        if ((t < threads && out.outs[t].path[0]) || out_name(name, sizeof name, base, t) || stat(name, &sb) != 0)
+            continue;
+        if (S_ISREG(sb.st_mode) && unlink(name) != 0) {
+            tm_err("pt", "%s: cannot remove this earlier output: %s", name, strerror(errno));
+            status = 1;
+            goto done;
+        }
+    }
     const tm_pt_stats *st = tm_pt_encoder_stats(enc);
     if (verify) {
         bufs b;
@@ -674,7 +693,7 @@ int cmd_pt(int argc, char **argv)
             if (st->packets[k])
                 printf("%-10s %10" PRIu64 " %12" PRIu64 "\n", tm_pt_kind_name(k), st->packets[k], st->bytes[k]);
         uint64_t events[TM_PT_NCAUSES] = {st->cond, st->rets_compressed, st->rets - st->rets_compressed,
-                                          st->indirect, st->far, st->exceptions, 0, st->psb, 0};
+                                          st->indirect, st->far, st->exceptions, 0, st->psb_periodic, 0};
         printf("%-15s %12s %8s %10s %10s\n", "spent on", "bits", "share", "events", "bits/event");
         for (unsigned c = 0; c < TM_PT_NCAUSES; c++) {
             if (st->cause_bits[c] == 0 && !events[c])
