@@ -3,8 +3,10 @@
 
 Records each program of a study once per thread count N under `tm record`,
 feeding every configuration of the sweep in that one pass (`--and`), verifies
-each recording by replay, caches each (program, N, configuration) result under
-DIR/cache, and writes the report: DIR/index.html with the paper's tables and
+each recording by replay, computes from each recording's commit stream the
+Intel PT of the same execution (tm pt, verified by libipt's decoder), caches
+each (program, N, configuration) result and each PT under DIR/cache, and
+writes the report: DIR/index.html with the paper's tables and
 figures, DIR/results.json and a CSV per table.  Run through `tm study`, which
 sets TM_BIN to the tm executable.  Standard library only, plus matplotlib for
 the figures (study/report.py)."""
@@ -114,6 +116,7 @@ SECTION_KEYS = {
     "quick": {"threads", "programs", "inputs"},
 }
 PRESETS = ("small", "medium", "large")
+ENCODINGS = ("nx_b", "tr_b", "tr_e")
 # tm pt's options for each recording's Intel PT (docs/pt.md): PT without
 # timing packets, with TSC+MTC and with TSC+MTC+CYC in one pass, verified by
 # libipt's decoder against the commit stream.  A synthetic stream (tm gen)
@@ -122,7 +125,6 @@ PRESETS = ("small", "medium", "large")
 PT_ARGS = ["--timing-variants", "--verify"]
 PT_ARGS_GEN = ["--timing-variants", "--no-image"]
 PT_FORMATS = ("PT", "PT+mtc", "PT+cyc")
-ENCODINGS = ("nx_b", "tr_b", "tr_e")
 
 
 class StudyError(Exception):
@@ -504,9 +506,12 @@ class Runner:
     def todo(self, u):
         """What U's recording still has to make, for the progress lines."""
         k = len(self.missing(u))
-        if not k:
-            return "recording again for its Intel PT (its configurations are cached)"
-        return f"recording {k} configurations" + (" and Intel PT" if self.pt_missing(u) else "")
+        if not self.pt_missing(u):
+            return f"recording {k} configurations"
+        if k == len(self.s.configs):
+            return f"recording {k} configurations and Intel PT"
+        return (f"recording {len(self.s.configs)} configurations ({len(self.s.configs) - k} of them cached, "
+                f"kept) and Intel PT")
 
     def run_cmd(self, argv, log, env=None, stdout=None):
         with open(log, "ab") as lf:
@@ -540,9 +545,12 @@ class Runner:
         need_pt = self.pt_missing(u)
         if not pending and not need_pt:
             return 0
-        # only the Intel PT is missing: the commit stream is gone, record again
-        # with one configuration (whose cached result is kept as it is)
-        todo = pending or self.s.configs[:1]
+        # The Intel PT needs the commit stream of a pass with every
+        # configuration: the timing model's cycles depend on whether memory
+        # operands are captured (docs/capture.md §3), so a pass with fewer
+        # configurations could time the program differently.  Results of
+        # configurations cached already are kept as they are.
+        todo = list(self.s.configs) if need_pt else pending
         os.makedirs(self.cache, exist_ok=True)
         wd = os.path.join(self.work, u["id"])
         shutil.rmtree(wd, ignore_errors=True)
@@ -600,15 +608,18 @@ class Runner:
         with open(log, errors="replace") as f:
             verdict = [l.strip() for l in f if l.startswith(("verified", "OK", "ok"))]
         if need_pt:
-            self.run_pt(u, wd, log, pt_in, pt_how)
-        for i, c in enumerate(pending):
+            # the same execution as the trace module's: instructions and cycles agree
+            st0 = json.load(open(os.path.join(wd, "c0.json")))
+            self.run_pt(u, wd, log, pt_in, pt_how, (st0["total"]["instructions"], st0["execution_cycles"]))
+        for c in pending:
+            i = todo.index(c)
             stats = json.load(open(os.path.join(wd, f"c{i}.json")))
             prof = None
             if c["kind"] != "delivery":
                 prof = json.load(open(os.path.join(wd, f"c{i}.prof.json")))
             res = {"program": u["program"], "N": u["N"], "config": c["name"], "options": c["opts"],
                    "unit": u["ident"], "version": self.version, "recorded_with": len(todo),
-                   "record_seconds": round(t_rec, 2), "verified": how if i == 0 else f"same recording as {pending[0]['name']} ({how})",
+                   "record_seconds": round(t_rec, 2), "verified": how if i == 0 else f"same recording as {todo[0]['name']} ({how})",
                    "verdict": verdict[-1] if verdict else None, "stats": stats, "profile": prof}
             path = self.cached(u, c["name"])
             tmp = path + ".tmp"
@@ -619,10 +630,11 @@ class Runner:
             shutil.rmtree(wd, ignore_errors=True)
         return len(pending)
 
-    def run_pt(self, u, wd, log, tmc, how):
+    def run_pt(self, u, wd, log, tmc, how, want):
         """tm pt on U's commit stream TMC: the PT buffers in the work folder
         (wd/pt.T<n>.pt), its statistics cached (DIR/cache/pt); a PT that does
-        not verify is an error of the unit."""
+        not verify, or whose instructions and cycles are not WANT (the trace
+        module's), is an error of the unit."""
         base, stats = os.path.join(wd, "pt"), os.path.join(wd, "pt.json")
         t0 = time.time()
         rc = self.run_cmd([self.tm, "pt", tmc, "-o", base] + u["pt_args"] + ["--stats", stats, "-q"], log)
@@ -637,6 +649,9 @@ class Runner:
             self.fail(u, "Intel PT does not verify (tm pt --verify)", log)
         if rc or not st:
             self.fail(u, f"tm pt exited {rc}" if rc else "tm pt wrote no statistics", log)
+        if (st.get("instructions"), st.get("cycles")) != want:
+            self.fail(u, f"tm pt saw {st.get('instructions')} instructions in {st.get('cycles')} cycles, the trace "
+                      f"module {want[0]} in {want[1]}", log)
         rows = {r["format"]: r for r in st.get("compare", [])}
         if any(f not in rows for f in PT_FORMATS):
             self.fail(u, f"tm pt's statistics lack the rows {', '.join(f for f in PT_FORMATS if f not in rows)}", log)
@@ -828,7 +843,7 @@ def main():
     ap.add_argument("--engine", choices=("local", "slurm"), default="local")
     ap.add_argument("--wait", action="store_true", help="--engine slurm: wait for the report")
     ap.add_argument("--sbatch-args", metavar="ARGS", help="--engine slurm: more sbatch options (e.g. '-p big')")
-    ap.add_argument("--keep-work", action="store_true", help="keep each recording's traces (DIR/work)")
+    ap.add_argument("--keep-work", action="store_true", help="keep each recording's traces, commit stream and PT buffers (DIR/work)")
     ap.add_argument("--print-default", action="store_true", help="print the default study file and exit")
     ap.add_argument("--list", action="store_true", help="list the recordings and configurations, run nothing")
     ap.add_argument("--report-only", action="store_true", help="write the report from the cache, record nothing")
