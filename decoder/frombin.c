@@ -37,6 +37,10 @@ typedef struct fb_block {
     uint8_t cls, blen;   /* T_BRANCH: class, length */
     uint64_t dtarget;    /* T_BRANCH: direct target (cond, jump, call) */
     const char *bad;     /* T_BAD: why the next instruction cannot be replayed */
+    /* T_BRANCH: the blocks last found after it, not taken ([0]: pc + bytes
+     * + blen) and taken ([1]), at SUCC_PC (a memo of code_block; NULL: none) */
+    struct fb_block *succ[2];
+    uint64_t succ_pc[2];
     uint8_t lens[];      /* n instruction lengths */
 } fb_block;
 
@@ -195,6 +199,8 @@ static fb_block *code_block(fb_code *c, uint64_t pc)
     b->blen = blen;
     b->dtarget = dtarget;
     b->bad = bad;
+    b->succ[0] = b->succ[1] = NULL;
+    b->succ_pc[0] = b->succ_pc[1] = 0;
     memcpy(b->lens, lens, n);
     if (code_put(c, b) != TM_OK) {
         free(b);
@@ -241,6 +247,9 @@ typedef struct fb_gen {
     uint64_t pc;
     fb_block *blk;        /* block at blk_pc, idx instructions into it */
     uint32_t idx;
+    uint64_t ilimit;      /* the trailer's instructions of the thread (UINT64_MAX: not known) */
+    fb_block *from;       /* blk NULL after a branch: the branch's block, whose succ[from_k] */
+    int from_k;           /* may be the block at pc */
     int pending_end;      /* GAP emitted for an END(lost): the END follows */
     int seek;             /* after an error: skip to the thread's next SYNC */
     int erred;            /* an error happened: err_pos, err_msgs say where */
@@ -281,7 +290,7 @@ static uint64_t cc_of(rp_state *v, rp_thread *d)
 
 /* Emits a run of up to MAX plain instructions from the current block;
  * 0 if the block has none left at the current position. */
-static int gen_run(fb *f, uint32_t t, uint64_t max, fb_event *ev)
+static inline int gen_run(fb *f, uint32_t t, uint64_t max, fb_event *ev)
 {
     fb_gen *g = &f->g[t];
     rp_thread *d = &f->v.th[t];
@@ -311,25 +320,43 @@ static int gen_run(fb *f, uint32_t t, uint64_t max, fb_event *ev)
     return 1;
 }
 
+/* The block at g->pc after a branch or a block that ends without one
+ * (g->from): the successor memo of g->from, else code_block, which the memo
+ * then holds.  NULL: out of memory. */
+static fb_block *gen_next_block(fb *f, fb_gen *g)
+{
+    fb_block *from = g->from;
+    g->from = NULL;
+    g->idx = 0;
+    if (from && from->succ[g->from_k] && from->succ_pc[g->from_k] == g->pc) {
+        g->blk = from->succ[g->from_k];
+        return g->blk;
+    }
+    g->blk = code_block(&f->code, g->pc);
+    if (from && g->blk) {
+        from->succ[g->from_k] = g->blk;
+        from->succ_pc[g->from_k] = g->pc;
+    }
+    return g->blk;
+}
+
 /* Makes g->blk the block at the thread's pc (a block boundary, or the middle
  * of the current block). */
-static int gen_block(fb *f, uint32_t t)
+static inline int gen_block(fb *f, uint32_t t)
 {
     fb_gen *g = &f->g[t];
     if (g->blk && g->idx < g->blk->n)
         return TM_OK;
     if (g->blk && g->idx == g->blk->n && g->blk->term != T_CONT)
         return TM_OK; /* at the block's terminator */
-    g->blk = code_block(&f->code, g->pc);
-    g->idx = 0;
-    if (!g->blk)
+    if (!gen_next_block(f, g))
         return rp_fail(&f->v, TM_ERR_NOMEM, "out of memory");
     return TM_OK;
 }
 
 /* The terminator of the current block (all its plain instructions done):
  * a branch (IN_TAIL: of a loss's tail), or an error. */
-static int gen_branch(fb *f, uint32_t t, int in_tail, fb_event *ev)
+static inline int gen_branch(fb *f, uint32_t t, int in_tail, fb_event *ev)
 {
     fb_gen *g = &f->g[t];
     rp_thread *d = &f->v.th[t];
@@ -341,8 +368,8 @@ static int gen_branch(fb *f, uint32_t t, int in_tail, fb_event *ev)
     }
     int taken, is_msg;
     uint64_t target;
-    int rc = rp_branch(&f->v, t, b->cls, g->pc, b->blen, b->dtarget, in_tail, &taken, &target, &is_msg, why,
-                       sizeof why);
+    int rc = rp_branch_inline(&f->v, t, b->cls, g->pc, b->blen, b->dtarget, in_tail, &taken, &target, &is_msg, why,
+                              sizeof why);
     if (rc != TM_OK)
         return gen_fail(f, t, g->pc, why);
     ev->kind = EV_BRANCH;
@@ -366,6 +393,8 @@ static int gen_branch(fb *f, uint32_t t, int in_tail, fb_event *ev)
     f->res->branches++;
     g->pc = taken ? target : g->pc + b->blen;
     g->blk = NULL;
+    g->from = b;
+    g->from_k = taken;
     return TM_OK;
 }
 
@@ -407,13 +436,199 @@ static void gen_sync(fb *f, uint32_t t, fb_event *ev, int kind)
     d->pta = d->m.addr;
     g->pc = d->m.addr;
     g->blk = NULL;
+    g->from = NULL;
     rp_consume(d);
     d->mode = D_ACTIVE;
 }
 
+/* The branch that ends block B (the thread's current one, all its plain
+ * instructions done) in gen_step_raw's most common case (tr_*: an active
+ * thread whose pending message is a BRANCH, for this or a later branch):
+ * gen_branch's steps (rp_branch not in a tail, rp_check_cc, rp_branch_done)
+ * with the same effects.  1 = *EV filled; 0 = a message that contradicts the
+ * code or the predictors, found before anything changed: gen_branch reports
+ * it. */
+static inline __attribute__((always_inline)) int gen_fast_branch(fb *f, uint32_t t, fb_block *b, fb_event *ev)
+{
+    rp_thread *d = &f->v.th[t];
+    fb_gen *g = &f->g[t];
+    tm_verify_result *res = f->res;
+    unsigned cls = b->cls;
+    uint64_t pc = g->pc;
+    tm_pred *p = rp_pred_of(&f->v, t);
+    int taken = 1, is_msg = 0;
+    uint64_t target = b->dtarget;
+    switch (cls) {
+    case TMC_COND: {
+        is_msg = d->bcnt + 1 == d->m.cnt;
+        if (is_msg && d->m.t)
+            return 0;
+        taken = pred_cond_predict(p, pc) ^ is_msg;
+        pred_cond_update(p, pc, taken);
+        d->bcnt++;
+        break;
+    }
+    case TMC_JUMP:
+        break;
+    case TMC_CALL:
+        pred_ras_push(p, pc + b->blen);
+        break;
+    default: {
+        /* ijump, icall, ret: every contradiction is found before the
+         * predictors change (a RAS pop), so that the general path can
+         * report it */
+        is_msg = d->bcnt + 1 == d->m.cnt;
+        uint64_t pt = 0;
+        int hit;
+        if (cls == TMC_RET) {
+            hit = p->ras && p->ras_count;
+            if (hit)
+                pt = p->ras[p->ras_top];
+        } else {
+            hit = pred_ind_predict(p, pc, &pt);
+        }
+        if (is_msg) {
+            if (!d->m.t)
+                return 0;
+            target = d->pta + (uint64_t)d->m.diff_ta;
+            if (hit && pt == target)
+                return 0;
+        } else {
+            if (!hit)
+                return 0;
+            target = pt;
+        }
+        if (cls == TMC_RET) {
+            pred_ras_pop(p, &pt);
+        } else {
+            pred_ind_update(p, pc, target);
+            if (cls == TMC_ICALL)
+                pred_ras_push(p, pc + b->blen);
+        }
+        d->bcnt++;
+        break;
+    }
+    }
+    d->icnt++;
+    ev->kind = EV_BRANCH;
+    ev->pc = pc;
+    ev->cls = (uint8_t)cls;
+    ev->len = b->blen;
+    ev->taken = (uint8_t)taken;
+    ev->target = target;
+    if (is_msg) {
+        /* rp_check_cc, rp_branch_done */
+        ev->pos = d->m_pos;
+        rp_check_cc(&f->v, t, 0, 0, 0);
+        ev->has_cycle = f->v.ts;
+        ev->cycle = d->pcc;
+        if (d->m.t)
+            d->pta = target;
+        rp_consume(d);
+    }
+    d->index++;
+    res->instructions++;
+    res->checked++;
+    res->branches++;
+    uint64_t npc = taken ? target : pc + b->blen;
+    g->pc = npc;
+    /* the next block, if the memo has it (nothing is decoded here) */
+    fb_block *nb = b->succ[taken];
+    if (nb && b->succ_pc[taken] == npc) {
+        g->blk = nb;
+        g->idx = 0;
+        g->from = NULL;
+    } else {
+        g->blk = NULL;
+        g->from = b;
+        g->from_k = taken;
+    }
+    return 1;
+}
+
+/* gen_step_raw's most common case, fused (see gen_fast_branch): the steps
+ * of run_bounds, gen_block, gen_run and gen_branch for it, with the same
+ * effects.  1 = *EV filled, < 0 = error, 0 = the general path decides, from
+ * the same state (a bound passed, a block without a branch at its end, an
+ * instruction that cannot be replayed, a message that contradicts the code
+ * or the predictors: the general path reports it).  With EV2, a run that
+ * ends at a branch comes with that branch in *EV2 (*TWO = 1) when the next
+ * step would take this path to it without an error: the same step, done
+ * now. */
+static inline __attribute__((always_inline)) int gen_active_branch(fb *f, uint32_t t, fb_event *ev, fb_event *ev2,
+                                                                  int *two)
+{
+    rp_thread *d = &f->v.th[t];
+    fb_gen *g = &f->g[t];
+    ev->has_cycle = 0;
+    ev->pos = 0;
+    if (d->index > g->ilimit || d->icnt > f->run_limit)
+        return 0; /* run_bounds says why */
+    fb_block *b = g->blk;
+    if (!b && !(b = gen_next_block(f, g)))
+        return rp_fail(&f->v, TM_ERR_NOMEM, "out of memory");
+    uint32_t idx = g->idx;
+    if (idx < b->n) {
+        /* gen_run: the rest of the block's plain instructions */
+        tm_verify_result *res = f->res;
+        uint32_t k = b->n - idx;
+        uint64_t bytes = 0;
+        if (idx == 0)
+            bytes = b->bytes;
+        else
+            for (uint32_t i = idx; i < b->n; i++)
+                bytes += b->lens[i];
+        ev->kind = EV_RUN;
+        ev->pc = g->pc;
+        ev->count = k;
+        ev->bytes = bytes;
+        ev->lens = b->lens + idx;
+        g->idx = b->n;
+        g->pc += bytes;
+        d->icnt += k;
+        d->index += k;
+        res->instructions += k;
+        res->checked += k;
+        if (ev2 && b->term == T_BRANCH && d->index <= g->ilimit && d->icnt <= f->run_limit) {
+            ev2->has_cycle = 0;
+            ev2->pos = 0;
+            *two = gen_fast_branch(f, t, b, ev2);
+        }
+        return 1;
+    }
+    if (b->term != T_BRANCH)
+        return 0;
+    if (gen_fast_branch(f, t, b, ev))
+        return 1;
+    int rc = gen_branch(f, t, 0, ev);
+    return rc == TM_OK ? 1 : rc;
+}
+
+static __attribute__((noinline)) int gen_step_slow(fb *f, uint32_t t, fb_event *ev);
+
 /* One step of thread T: 1 = *EV filled, 0 = the thread has ended (or never
  * started), < 0 = error (text in f->v.err). */
-static int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
+static inline __attribute__((always_inline)) int gen_step_raw2(fb *f, uint32_t t, fb_event *ev, fb_event *ev2,
+                                                              int *two)
+{
+    rp_thread *d = &f->v.th[t];
+    if (d->mode == D_ACTIVE && !f->v.nx) {
+        int rc;
+        if (!d->have && (rc = rp_fetch(&f->v, t)) != TM_OK)
+            return rc; /* as gen_step_slow's first step would */
+        if (d->m.kind == TM_MSG_BRANCH && (rc = gen_active_branch(f, t, ev, ev2, two)) != 0)
+            return rc;
+    }
+    return gen_step_slow(f, t, ev);
+}
+
+static inline __attribute__((always_inline)) int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
+{
+    return gen_step_raw2(f, t, ev, NULL, NULL);
+}
+
+/* gen_step_raw, every case. */
+static __attribute__((noinline)) int gen_step_slow(fb *f, uint32_t t, fb_event *ev)
 {
     rp_state *v = &f->v;
     rp_thread *d = &v->th[t];
@@ -488,6 +703,7 @@ static int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
                         d->pta = h;
                         g->pc = h;
                         g->blk = NULL;
+                        g->from = NULL;
                         f->res->exceptions++;
                         rp_consume(d);
                     } else {
@@ -513,6 +729,8 @@ static int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
             if (gen_run(f, t, rem, ev))
                 return 1;
             if (g->blk->term == T_CONT) {
+                g->from = g->blk; /* its succ[0]: the block that continues it */
+                g->from_k = 0;
                 g->blk = NULL;
                 continue;
             }
@@ -534,6 +752,8 @@ static int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
                 return 1;
             }
             if (g->blk->term == T_CONT) {
+                g->from = g->blk; /* its succ[0]: the block that continues it */
+                g->from_k = 0;
                 g->blk = NULL;
                 continue;
             }
@@ -583,10 +803,11 @@ static int gen_step_raw(fb *f, uint32_t t, fb_event *ev)
 }
 
 /* gen_step_raw with recovery (outputs): an error becomes an EV_ERROR event,
- * and the thread resumes at its next synchronization message. */
-static int gen_step(fb *f, uint32_t t, fb_event *ev)
+ * and the thread resumes at its next synchronization message.  EV2, *TWO:
+ * as gen_active_branch (a second event follows *EV). */
+static inline __attribute__((always_inline)) int gen_step(fb *f, uint32_t t, fb_event *ev, fb_event *ev2, int *two)
 {
-    int rc = gen_step_raw(f, t, ev);
+    int rc = gen_step_raw2(f, t, ev, ev2, two);
     if (rc >= 0 || !f->recover || rc == TM_ERR_NOMEM)
         return rc;
     rp_thread *d = &f->v.th[t];
@@ -614,6 +835,7 @@ static int gen_step(fb *f, uint32_t t, fb_event *ev)
     d->icnt = d->bcnt = 0;
     f->g[t].seek = 1;
     f->g[t].blk = NULL;
+    f->g[t].from = NULL;
     f->g[t].pending_end = 0;
     return 1;
 }
@@ -646,6 +868,13 @@ static int fb_open(fb *f, const tmt_file *tf, tm_image *im, const char *tmc, int
     if (!f->g)
         return rp_fail(&f->v, TM_ERR_NOMEM, "out of memory");
     return TM_OK;
+}
+
+/* After f->insns is set: the threads' bounds for gen_active_branch. */
+static void fb_limits(fb *f)
+{
+    for (uint32_t t = 0; f->g && t < f->v.n; t++)
+        f->g[t].ilimit = f->insns ? f->insns[t] : UINT64_MAX;
 }
 
 static void fb_close(fb *f, int keep_code)
@@ -926,6 +1155,45 @@ static void text_event(out_state *s, uint32_t t, const fb_event *ev)
     }
 }
 
+/* Event E of thread T to the outputs (BIN: binary, TEXT: text); an error
+ * also on stderr (unless QUIET or said before). */
+static __attribute__((noinline)) void out_event(out_state *s, uint32_t t, fb_event *e, int bin, int text, int quiet)
+{
+    if (e->kind == EV_ERROR)
+        e->repeat = error_seen(s, e);
+    if (bin)
+        bin_event(s, t, e);
+    if (text)
+        text_event(s, t, e);
+    else if (e->kind == EV_ERROR && !quiet && !e->repeat)
+        fprintf(stderr, "tm decode: T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next "
+                        "synchronization\n", t, e->pos, e->error);
+}
+
+/* The outputs' part of one event E of thread T (EMIT: BIN or TEXT): the
+ * event, the progress (every 2^16 instructions, as it looks at the clock;
+ * NEXT_PROGRESS UINT64_MAX without it; the count less SUB), and every 1024
+ * events (*NEV) a look at the text output.  1 = it failed. */
+static inline __attribute__((always_inline)) int out_one(out_state *s, uint32_t t, fb_event *e, int emit, int bin,
+                                                         int text, int quiet, tm_frombin_result *res, uint64_t sub,
+                                                         uint64_t *next_progress,
+                                                         void (*progress)(uint64_t, void *), void *arg, uint64_t *nev,
+                                                         FILE *out)
+{
+    if (emit || e->kind == EV_ERROR)
+        out_event(s, t, e, bin, text, quiet);
+    if (e->kind == EV_RUN && res->v.instructions - sub >= *next_progress) {
+        uint64_t n = res->v.instructions - sub;
+        *next_progress = n + (1u << 16);
+        progress(n, arg);
+    }
+    if (!(++*nev & 1023) && out && ferror(out)) {
+        res->out_errno = errno; /* the failed write's, as no call since succeeded or failed otherwise */
+        return 1;
+    }
+    return 0;
+}
+
 static void on_bad_bits(void *arg, uint64_t pos, const char *what)
 {
     fb *f = arg;
@@ -970,6 +1238,11 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
     uint64_t bad_hwm = 0, bad_count = 0;
     fb_code code;
     memset(&code, 0, sizeof code);
+    /* Each thread's pass splits the trace afresh; the first pass indexes
+     * where every thread's messages are, so that later passes decode just
+     * their own (without data tracing: see rp_index). */
+    rp_index idx;
+    int have_idx = !tf->cfg.enc.data && rp_index_init(&idx, tf->cfg.enc.threads) == TM_OK;
     if (o->bin) {
         static const uint8_t hdr[8] = {'T', 'M', 'F', 'B', 1, 0, 0, 0};
         memcpy(s->buf, hdr, 8);
@@ -986,22 +1259,34 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
             f.code.tab = code.tab, f.code.cap = code.cap, f.code.used = code.used, f.code.blocks = code.blocks;
         f.run_limit = run_limit(tf, o);
         f.insns = o->max_run ? NULL : tf->thread_insns;
+        fb_limits(&f);
         f.bad_hwm = &bad_hwm;
         f.bad_count = &bad_count;
         f.quiet = o->quiet;
         if (rc == TM_OK) {
             f.v.drop_data = 1;
             f.v.on_bad = on_bad_bits;
+            if (have_idx)
+                f.v.idx = &idx;
         }
-        fb_event ev;
+        fb_event ev, ev2;
         int started = 0;
         s->nfc = 0;
         s->sym_valid = 0;
         uint64_t n0 = res->v.instructions;
         s->nkinds = 0;
         uint64_t nev = 0;
+        /* the options, in locals (the loop's stores cannot change them) */
+        FILE *const out = o->out;
+        const int bin = o->bin != NULL, text = out && o->format != TM_FB_NONE, quiet = o->quiet;
+        const int emit = bin || text;
+        void (*const progress)(uint64_t, void *) = o->progress;
+        uint64_t next_progress = progress ? res->v.instructions + (1u << 16) : UINT64_MAX;
         while (rc == TM_OK) {
-            int k = gen_step(&f, t, &ev);
+            /* a run that ends at a branch may come with it (EV2): each
+             * event is output in turn, as if pulled one by one */
+            int two = 0;
+            int k = gen_step(&f, t, &ev, &ev2, &two);
             if (k < 0) {
                 rc = k;
                 break;
@@ -1009,21 +1294,13 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
             if (k == 0)
                 break;
             started = 1;
-            if (ev.kind == EV_ERROR)
-                ev.repeat = error_seen(s, &ev);
-            if (o->bin)
-                bin_event(s, t, &ev);
-            if (o->out && o->format != TM_FB_NONE)
-                text_event(s, t, &ev);
-            else if (ev.kind == EV_ERROR && !o->quiet && !ev.repeat)
-                fprintf(stderr, "tm decode: T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next "
-                                "synchronization\n", t, ev.pos, ev.error);
-            if (o->progress && ev.kind == EV_RUN)
-                o->progress(res->v.instructions, o->arg);
-            if (o->out && !(++nev & 1023) && ferror(o->out)) {
-                res->out_errno = errno; /* the failed write's, as no call since succeeded or failed otherwise */
+            /* EV, then EV2 if TWO: each as if pulled one by one (the
+             * progress count of a run as its pull would leave it) */
+            if (out_one(s, t, &ev, emit, bin, text, quiet, res, (uint64_t)two, &next_progress, progress, o->arg,
+                        &nev, out) ||
+                (two && out_one(s, t, &ev2, emit, bin, text, quiet, res, 0, &next_progress, progress, o->arg, &nev,
+                                out)))
                 break; /* the output failed: no use going on */
-            }
         }
         for (unsigned k = 0; k < s->nkinds && !o->quiet; k++)
             if (s->kinds[k].n > 1)
@@ -1061,6 +1338,8 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
     res->blocks = code.blocks;
     res->resyncs = bad_count;
     code_free(&code);
+    if (have_idx)
+        rp_index_free(&idx);
     errno = 0;
     if (o->out && rc == TM_OK && (fflush(o->out) || ferror(o->out))) {
         if (errno || !res->out_errno)
@@ -1392,6 +1671,7 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
         goto out;
     c.f.run_limit = run_limit(tf, o);
     c.f.insns = o->max_run ? NULL : tf->thread_insns;
+    fb_limits(&c.f);
     c.c = calloc(c.f.v.n, sizeof *c.c);
     if (!c.c) {
         rc = rp_fail(&c.f.v, TM_ERR_NOMEM, "out of memory");

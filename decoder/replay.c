@@ -49,11 +49,6 @@ int rp_blame_tmc(rp_state *v, tmc_reader *rd, int rc)
     return k;
 }
 
-tm_pred *rp_pred_of(rp_state *v, uint32_t t)
-{
-    return v->shared ? v->shared_pred : v->th[t].pred;
-}
-
 const char *rp_kind_name(const tm_msg *m)
 {
     static const char *const k[] = {"BRANCH", "EXC", "SYNC", "END", "DATA"};
@@ -167,17 +162,61 @@ static int scan_sync(rp_state *v, uint64_t pos)
     return 0;
 }
 
+int rp_index_init(rp_index *x, uint32_t threads)
+{
+    memset(x, 0, sizeof *x);
+    x->th = calloc(threads, sizeof *x->th);
+    if (!x->th)
+        return TM_ERR_NOMEM;
+    x->n = threads;
+    return TM_OK;
+}
+
+void rp_index_free(rp_index *x)
+{
+    if (x->th)
+        for (uint32_t i = 0; i < x->n; i++)
+            free(x->th[i].delta);
+    free(x->th);
+    memset(x, 0, sizeof *x);
+}
+
+/* A message of thread TI decoded at POS, ending at the reader's position:
+ * listed if it continues the index without a hole. */
+static void index_add(rp_index *x, uint32_t ti, uint64_t pos, uint64_t end)
+{
+    if (pos != x->frontier || ti >= x->n || x->total >= RP_INDEX_MAX)
+        return; /* the index stops here: later passes parse on from the frontier */
+    struct rp_index_th *e = &x->th[ti];
+    if (pos - e->last > UINT32_MAX || (e->len == e->cap && TM_GROW(e->delta, e->cap, e->len + 1) != TM_OK))
+        return;
+    e->delta[e->len++] = (uint32_t)(pos - e->last);
+    e->last = pos;
+    x->total++;
+    x->frontier = end;
+}
+
 /* Parses messages until thread T's queue is not empty.  1: a message is
  * queued; 0: the trace ends; < 0: error. */
 static int fill(rp_state *v, uint32_t t)
 {
     rp_thread *d = &v->th[t];
+    rp_index *x = v->only >= 0 && !v->data ? v->idx : NULL;
+    if (x && d->q.len == 0 && v->rd.pos < x->frontier)
+        v->rd.pos = x->frontier; /* the rest of the indexed part: other threads' messages (take_indexed
+                                    took T's) */
     while (d->q.len == 0) {
         if (v->rd.pos >= v->rd.nbits)
             return 0;
         tm_msg m;
         uint64_t pos = v->rd.pos;
         int rc = decode_at(v, &m);
+        if (x && rc == TM_OK) {
+            index_add(x, m.ti, pos, v->rd.pos);
+            /* T's own messages are queued here, not decoded again */
+            v->idx_next = x->th[t].len;
+            v->idx_pos = x->th[t].last;
+        }
         if (rc != TM_OK) {
             char what[700];
             if (v->data && tm_load_sizes_error(v->ls)[0])
@@ -238,12 +277,42 @@ static void take(rp_state *v, rp_thread *d)
     v->res->messages++;
 }
 
+/* Thread T's next message straight from the index into d->m, when its
+ * queue is empty: what fill and take would do (the other threads' messages
+ * before it decoded without error and would be dropped, as ONLY is T, and
+ * the reader ends just after it, where the parse in order would end), without
+ * parsing them again.  1 = pending, 0 = the index does not list it, < 0 =
+ * error. */
+static int take_indexed(rp_state *v, rp_thread *d, uint32_t t)
+{
+    rp_index *x = v->idx;
+    if (!x || v->only < 0 || v->data || d->q.len)
+        return 0;
+    struct rp_index_th *e = &x->th[t];
+    if (v->idx_next >= e->len)
+        return 0;
+    uint64_t pos = v->idx_pos + e->delta[v->idx_next];
+    v->rd.pos = pos;
+    int rc = decode_at(v, &d->m);
+    if (rc != TM_OK)
+        return rp_fail(v, rc, "trace bit %" PRIu64 ": internal: an indexed message does not decode", pos);
+    v->idx_next++;
+    v->idx_pos = pos;
+    d->m_pos = pos;
+    d->have = 1;
+    v->res->messages++;
+    return 1;
+}
+
 int rp_fetch(rp_state *v, uint32_t t)
 {
     rp_thread *d = &v->th[t];
     if (d->have)
         return TM_OK;
-    int rc = fill(v, t);
+    int rc = take_indexed(v, d, t);
+    if (rc != 0)
+        return rc < 0 ? rc : TM_OK;
+    rc = fill(v, t);
     if (rc < 0)
         return rc;
     if (rc == 0)
@@ -260,7 +329,10 @@ int rp_fetch_opt(rp_state *v, uint32_t t)
     rp_thread *d = &v->th[t];
     if (d->have)
         return 1;
-    int rc = fill(v, t);
+    int rc = take_indexed(v, d, t);
+    if (rc != 0)
+        return rc;
+    rc = fill(v, t);
     if (rc <= 0)
         return rc;
     take(v, d);
@@ -430,94 +502,7 @@ void rp_gap_begin(rp_state *v, rp_thread *d)
 int rp_branch(rp_state *v, uint32_t t, unsigned cls, uint64_t pc, unsigned len, uint64_t dtarget, int in_tail,
               int *taken_out, uint64_t *target_out, int *is_msg_out, char *why, size_t n)
 {
-    rp_thread *d = &v->th[t];
-    tm_pred *p = rp_pred_of(v, t);
-    int is_msg = 0;
-    int taken = 1;
-    uint64_t target = dtarget;
-    d->icnt++;
-    int reported = cls == TMC_COND || cls == TMC_IJUMP || cls == TMC_ICALL || cls == TMC_RET;
-    if (!v->nx) {
-        if (reported) {
-            d->bcnt++;
-            is_msg = !in_tail && d->have && d->m.kind == TM_MSG_BRANCH && d->bcnt == d->m.cnt;
-        }
-        switch (cls) {
-        case TMC_COND: {
-            int pred = tm_pred_cond_predict(p, pc);
-            if (is_msg && d->m.t) {
-                snprintf(why, n, "the message reports a target misprediction at a conditional branch");
-                return TM_ERR_MISMATCH;
-            }
-            taken = is_msg ? !pred : pred;
-            tm_pred_cond_update(p, pc, taken);
-            break;
-        }
-        case TMC_JUMP:
-            break;
-        case TMC_CALL:
-            tm_pred_ras_push(p, pc + len);
-            break;
-        default: {
-            uint64_t pt = 0;
-            int hit = cls == TMC_RET ? tm_pred_ras_pop(p, &pt) : tm_pred_ind_predict(p, pc, &pt);
-            if (is_msg) {
-                if (!d->m.t) {
-                    snprintf(why, n, "the message reports an outcome misprediction at an indirect branch");
-                    return TM_ERR_MISMATCH;
-                }
-                target = d->pta + (uint64_t)d->m.diff_ta;
-                if (hit && pt == target) {
-                    snprintf(why, n,
-                             "the message reports a target misprediction, but the predictor predicts "
-                             "the reported target 0x%" PRIx64, target);
-                    return TM_ERR_MISMATCH;
-                }
-            } else {
-                if (!hit) {
-                    snprintf(why, n, "%s",
-                             cls == TMC_RET ? "the RAS copy is empty but no message reports the return's target"
-                                            : "the iBTB copy has no target but no message reports one");
-                    return TM_ERR_MISMATCH;
-                }
-                target = pt;
-            }
-            if (cls != TMC_RET) {
-                tm_pred_ind_update(p, pc, target);
-                if (cls == TMC_ICALL)
-                    tm_pred_ras_push(p, pc + len);
-            }
-            break;
-        }
-        }
-    } else {
-        is_msg = !in_tail && d->have && d->m.kind == TM_MSG_BRANCH && d->icnt == d->m.cnt;
-        if (cls == TMC_COND) {
-            if (is_msg && d->m.t) {
-                snprintf(why, n, "the message carries a target for a conditional branch");
-                return TM_ERR_MISMATCH;
-            }
-            taken = is_msg;
-        } else if (reported) {
-            if (!is_msg) {
-                snprintf(why, n, "%s", in_tail ? "an indirect branch retired where the trace reports none"
-                                               : "no message reports this indirect branch");
-                return TM_ERR_MISMATCH;
-            }
-            if (!d->m.t) {
-                snprintf(why, n, "the message for an indirect branch carries no target");
-                return TM_ERR_MISMATCH;
-            }
-            target = d->pta + (uint64_t)d->m.diff_ta;
-        } else if (is_msg) {
-            snprintf(why, n, "the stream length of the message ends at a direct jump or call");
-            return TM_ERR_MISMATCH;
-        }
-    }
-    *taken_out = taken;
-    *target_out = target;
-    *is_msg_out = is_msg;
-    return TM_OK;
+    return rp_branch_inline(v, t, cls, pc, len, dtarget, in_tail, taken_out, target_out, is_msg_out, why, n);
 }
 
 void rp_branch_done(rp_state *v, uint32_t t, unsigned cls, uint64_t target)

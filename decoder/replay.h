@@ -8,12 +8,15 @@
 #ifndef TM_DECODER_REPLAY_H
 #define TM_DECODER_REPLAY_H
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "tm/decoder.h"
 #include "tm/msg.h"
 #include "tm/pred.h"
 #include "tm/tmc.h"
+#include "../cmodel/pred_int.h"
 
 enum { D_WAIT = 0, D_ACTIVE, D_TAIL, D_GAP, D_DONE };
 
@@ -66,6 +69,28 @@ typedef struct rp_thread {
     int rec_gap;       /* that record was inside a gap */
 } rp_thread;
 
+/* Where each thread's messages start in the trace, found by an earlier
+ * splitting pass (tm_frombin's outputs split the trace once per thread):
+ * every message that starts before FRONTIER decoded without error and is
+ * listed under its thread, in trace order.  A later pass for one thread
+ * decodes just that thread's messages at their positions, and parses on
+ * from FRONTIER as before.  Without data tracing only (a DATA message's
+ * length depends on the loads split before it). */
+typedef struct rp_index {
+    uint32_t n;            /* threads */
+    struct rp_index_th {
+        uint32_t *delta;   /* each message's start minus the thread's previous one's (the first: minus 0) */
+        size_t len, cap;
+        uint64_t last;     /* start of the last one listed */
+    } *th;
+    uint64_t frontier;
+    size_t total;          /* entries of every thread: at most RP_INDEX_MAX */
+} rp_index;
+#define RP_INDEX_MAX ((size_t)1 << 28)
+
+int rp_index_init(rp_index *x, uint32_t threads);
+void rp_index_free(rp_index *x);
+
 typedef struct rp_state {
     tm_enc_cfg enc;
     int nx, ts, shared;
@@ -92,6 +117,9 @@ typedef struct rp_state {
     void *cb_arg;
     uint64_t resyncs;      /* recoveries in the bit stream */
     int drop_data;         /* DATA messages are split off and dropped (outputs) */
+    rp_index *idx;         /* with ONLY >= 0 and no data tracing: shared across passes (or NULL) */
+    size_t idx_next;       /* next entry of idx->th[only] */
+    uint64_t idx_pos;      /* the start of the entry before it (0 at the first) */
 } rp_state;
 
 /* Sets up V for trace TF (predictor copies, queues).  TM_OK or an error
@@ -111,7 +139,10 @@ const char *rp_kind_name(const tm_msg *m);
  * record), that is the error to report (its status, the message in
  * v->res->error), not the divergence.  Else RC. */
 int rp_blame_tmc(rp_state *v, tmc_reader *rd, int rc);
-tm_pred *rp_pred_of(rp_state *v, uint32_t t);
+static inline tm_pred *rp_pred_of(rp_state *v, uint32_t t)
+{
+    return v->shared ? v->shared_pred : v->th[t].pred;
+}
 
 /* Makes thread T's next message pending (TM_OK), or fails (the trace holds
  * no further message for T, or cannot be decoded). */
@@ -141,6 +172,100 @@ void rp_gap_begin(rp_state *v, rp_thread *d);
  * saying what. */
 int rp_branch(rp_state *v, uint32_t t, unsigned cls, uint64_t pc, unsigned len, uint64_t dtarget, int in_tail,
               int *taken, uint64_t *target, int *is_msg, char *why, size_t n);
+static inline int rp_branch_inline(rp_state *v, uint32_t t, unsigned cls, uint64_t pc, unsigned len,
+                                   uint64_t dtarget, int in_tail, int *taken_out, uint64_t *target_out,
+                                   int *is_msg_out, char *why, size_t n)
+{
+    rp_thread *d = &v->th[t];
+    tm_pred *p = rp_pred_of(v, t);
+    int is_msg = 0;
+    int taken = 1;
+    uint64_t target = dtarget;
+    d->icnt++;
+    int reported = cls == TMC_COND || cls == TMC_IJUMP || cls == TMC_ICALL || cls == TMC_RET;
+    if (!v->nx) {
+        if (reported) {
+            d->bcnt++;
+            is_msg = !in_tail && d->have && d->m.kind == TM_MSG_BRANCH && d->bcnt == d->m.cnt;
+        }
+        switch (cls) {
+        case TMC_COND: {
+            int pred = pred_cond_predict(p, pc);
+            if (is_msg && d->m.t) {
+                snprintf(why, n, "the message reports a target misprediction at a conditional branch");
+                return TM_ERR_MISMATCH;
+            }
+            taken = is_msg ? !pred : pred;
+            pred_cond_update(p, pc, taken);
+            break;
+        }
+        case TMC_JUMP:
+            break;
+        case TMC_CALL:
+            pred_ras_push(p, pc + len);
+            break;
+        default: {
+            uint64_t pt = 0;
+            int hit = cls == TMC_RET ? pred_ras_pop(p, &pt) : pred_ind_predict(p, pc, &pt);
+            if (is_msg) {
+                if (!d->m.t) {
+                    snprintf(why, n, "the message reports an outcome misprediction at an indirect branch");
+                    return TM_ERR_MISMATCH;
+                }
+                target = d->pta + (uint64_t)d->m.diff_ta;
+                if (hit && pt == target) {
+                    snprintf(why, n,
+                             "the message reports a target misprediction, but the predictor predicts "
+                             "the reported target 0x%" PRIx64, target);
+                    return TM_ERR_MISMATCH;
+                }
+            } else {
+                if (!hit) {
+                    snprintf(why, n, "%s",
+                             cls == TMC_RET ? "the RAS copy is empty but no message reports the return's target"
+                                            : "the iBTB copy has no target but no message reports one");
+                    return TM_ERR_MISMATCH;
+                }
+                target = pt;
+            }
+            if (cls != TMC_RET) {
+                pred_ind_update(p, pc, target);
+                if (cls == TMC_ICALL)
+                    pred_ras_push(p, pc + len);
+            }
+            break;
+        }
+        }
+    } else {
+        is_msg = !in_tail && d->have && d->m.kind == TM_MSG_BRANCH && d->icnt == d->m.cnt;
+        if (cls == TMC_COND) {
+            if (is_msg && d->m.t) {
+                snprintf(why, n, "the message carries a target for a conditional branch");
+                return TM_ERR_MISMATCH;
+            }
+            taken = is_msg;
+        } else if (reported) {
+            if (!is_msg) {
+                snprintf(why, n, "%s", in_tail ? "an indirect branch retired where the trace reports none"
+                                               : "no message reports this indirect branch");
+                return TM_ERR_MISMATCH;
+            }
+            if (!d->m.t) {
+                snprintf(why, n, "the message for an indirect branch carries no target");
+                return TM_ERR_MISMATCH;
+            }
+            target = d->pta + (uint64_t)d->m.diff_ta;
+        } else if (is_msg) {
+            snprintf(why, n, "the stream length of the message ends at a direct jump or call");
+            return TM_ERR_MISMATCH;
+        }
+    }
+    *taken_out = taken;
+    *target_out = target;
+    *is_msg_out = is_msg;
+    return TM_OK;
+}
+
 /* A branch's message has been reached: PTA and consumption (the time stamp is
  * checked by the caller before). */
 void rp_branch_done(rp_state *v, uint32_t t, unsigned cls, uint64_t target);

@@ -203,6 +203,38 @@ static inline int tm_rd_get(tm_bitrd *r, unsigned w, uint64_t *v)
  * it. */
 static inline int tm_rd_chunked(tm_bitrd *r, unsigned a, unsigned b, uint64_t *out)
 {
+    /* Fast path: the whole field within one 64-bit load (at least 57 bits
+     * from pos on, all before the end), chunks of up to 56 bits: the same
+     * checks as below apply, of which only the non-canonical last chunk can
+     * fail (no 1 bit can land above bit 63). */
+    uint64_t pos = r->pos, i = pos >> 3;
+    if (pos <= r->nbits && i + 8 <= (r->nbits + 7) >> 3 && a <= 56 && b <= 56) {
+        unsigned o = (unsigned)(pos & 7);
+        uint64_t x = tm_load_le64(r->data + i) >> o;
+        uint64_t lim = r->nbits - pos < 64 - o ? r->nbits - pos : 64 - o;
+        if (a + 1 <= lim) {
+            uint64_t val = x & tm_mask64(a);
+            unsigned used = a + 1, sh = a;
+            if (!((x >> a) & 1)) {
+                r->pos = pos + used;
+                *out = val;
+                return TM_OK;
+            }
+            while (used + b + 1 <= lim) { /* so used + b <= 63 */
+                uint64_t c = (x >> used) & tm_mask64(b);
+                unsigned m = (unsigned)((x >> (used + b)) & 1);
+                val |= c << sh;
+                sh += b;
+                used += b + 1;
+                if (!m) {
+                    if (c == 0) return TM_ERR_FORMAT; /* non-canonical */
+                    r->pos = pos + used;
+                    *out = val;
+                    return TM_OK;
+                }
+            }
+        }
+    }
     uint64_t v = 0, chunk, more;
     unsigned w = a, shift = 0; /* shift saturates at 64 */
     int rc, first = 1;

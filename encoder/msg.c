@@ -401,18 +401,23 @@ int tm_msg_decode(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
 
 int tm_msg_decode_sized(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size, void *arg)
 {
-    tm_msg tmp;
+    static const tm_msg zero;
+    tm_msg save;
     uint64_t start;
     int rc;
     if (!r || !m || tm_enc_cfg_check(c) != TM_OK || r->pos > r->nbits) return TM_ERR_ARG;
     start = r->pos;
-    memset(&tmp, 0, sizeof tmp);
-    rc = decode_body(c, r, &tmp, size, arg);
+    /* Decoded in place (every field not read 0), *M restored on error:
+     * whole-struct copies of a message just written field by field (a
+     * memset, then narrower stores, then wide loads) stall the processor. */
+    save = *m;
+    *m = zero;
+    rc = decode_body(c, r, m, size, arg);
     if (rc != TM_OK) {
+        *m = save;
         r->pos = start;
         return rc;
     }
-    *m = tmp;
     return TM_OK;
 }
 
