@@ -503,7 +503,7 @@ class Runner:
     def pt_missing(self, u):
         return self.pt_on and not os.path.exists(self.pt_cached(u))
 
-    def todo(self, u):
+    def work_line(self, u):
         """What U's recording still has to make, for the progress lines."""
         k = len(self.missing(u))
         if not self.pt_missing(u):
@@ -550,7 +550,7 @@ class Runner:
         # operands are captured (docs/capture.md §3), so a pass with fewer
         # configurations could time the program differently.  Results of
         # configurations cached already are kept as they are.
-        todo = list(self.s.configs) if need_pt else pending
+        to_record = list(self.s.configs) if need_pt else pending
         os.makedirs(self.cache, exist_ok=True)
         wd = os.path.join(self.work, u["id"])
         shutil.rmtree(wd, ignore_errors=True)
@@ -558,7 +558,7 @@ class Runner:
         log = os.path.join(wd, "log")
         # the first configuration is the recording's own (BASE.tmt, .stats, .modules)
         segs = []
-        for i, c in enumerate(todo):
+        for i, c in enumerate(to_record):
             seg = list(c["opts"]) + ["-o", os.path.join(wd, f"c{i}")]
             if c["kind"] != "delivery":
                 seg += ["--profile", os.path.join(wd, f"c{i}.prof.json")]
@@ -612,14 +612,14 @@ class Runner:
             st0 = json.load(open(os.path.join(wd, "c0.json")))
             self.run_pt(u, wd, log, pt_in, pt_how, (st0["total"]["instructions"], st0["execution_cycles"]))
         for c in pending:
-            i = todo.index(c)
+            i = to_record.index(c)
             stats = json.load(open(os.path.join(wd, f"c{i}.json")))
             prof = None
             if c["kind"] != "delivery":
                 prof = json.load(open(os.path.join(wd, f"c{i}.prof.json")))
             res = {"program": u["program"], "N": u["N"], "config": c["name"], "options": c["opts"],
-                   "unit": u["ident"], "version": self.version, "recorded_with": len(todo),
-                   "record_seconds": round(t_rec, 2), "verified": how if i == 0 else f"same recording as {todo[0]['name']} ({how})",
+                   "unit": u["ident"], "version": self.version, "recorded_with": len(to_record),
+                   "record_seconds": round(t_rec, 2), "verified": how if i == 0 else f"same recording as {to_record[0]['name']} ({how})",
                    "verdict": verdict[-1] if verdict else None, "stats": stats, "profile": prof}
             path = self.cached(u, c["name"])
             tmp = path + ".tmp"
@@ -687,7 +687,7 @@ class Runner:
             for u in pending:
                 futs[ex.submit(self.run_unit, u)] = u
             for u in pending[:self.jobs]:
-                progress(u, self.todo(u))
+                progress(u, self.work_line(u))
             started = self.jobs
             for f in as_completed(futs):
                 u = futs[f]
@@ -701,7 +701,7 @@ class Runner:
                     errors.append(str(e))
                     print(f"{PROG}: {e}", file=sys.stderr, flush=True)
                 if started < len(pending) and not self.stopping:
-                    progress(pending[started], self.todo(pending[started]))
+                    progress(pending[started], self.work_line(pending[started]))
                     started += 1
         return errors
 
@@ -732,32 +732,28 @@ def fmt_s(s):
     return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
 
 
-def load_results(runner, units):
+def load_cached(items):
+    """The JSON files of ITEMS ((path, label) pairs) that exist, and the labels of those that do not."""
     res, missing = [], []
-    for u in units:
-        for c in runner.s.configs:
-            p = runner.cached(u, c["name"])
-            if os.path.exists(p):
-                with open(p) as f:
-                    res.append(json.load(f))
-            else:
-                missing.append(f"{u['id']}/{c['name']}")
-    return res, missing
-
-
-def load_pt(runner, units):
-    """The Intel PT results (tm pt's statistics per recording) and the missing ones."""
-    res, missing = [], []
-    if not runner.pt_on:
-        return res, missing
-    for u in units:
-        p = runner.pt_cached(u)
+    for p, label in items:
         if os.path.exists(p):
             with open(p) as f:
                 res.append(json.load(f))
         else:
-            missing.append(f"{u['id']}/Intel PT")
+            missing.append(label)
     return res, missing
+
+
+def load_results(runner, units):
+    return load_cached((runner.cached(u, c["name"]), f"{u['id']}/{c['name']}")
+                       for u in units for c in runner.s.configs)
+
+
+def load_pt(runner, units):
+    """The Intel PT results (tm pt's statistics per recording) and the missing ones."""
+    if not runner.pt_on:
+        return [], []
+    return load_cached((runner.pt_cached(u), f"{u['id']}/Intel PT") for u in units)
 
 
 # ---------------------------------------------------------------- slurm
