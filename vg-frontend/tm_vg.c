@@ -27,14 +27,11 @@
 #include "pub_tool_options.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_threadstate.h"
-#include "tm/capwire.h"
-#include "tm/x86op.h"
+#include "tm/capemit.h"
 
 /* ------------------------------------------------------------ output */
 
 #define PIPE_BUF_WORDS (1u << 16)
-/* The first word of a MEM written by the system (docs/capture.md §2, §4). */
-#define SYS_MEM_W0(size) (TMCAP_MEM | 1ull << 8 | 1ull << 9 | (ULong)(size) << 16 | 0xffffull << 24)
 #define BUF_MARGIN 64u /* room for the largest event a helper writes */
 
 /* Not in the tool headers, but exported by libcoregrind (Valgrind's
@@ -140,7 +137,7 @@ static void switch_to(ThreadId tid)
 {
     if (tid != cur_tid) {
         room(1);
-        put(TMCAP_THREAD | (ULong)tid << 8);
+        put(tmcap_thread(tid));
         cur_tid = tid;
     }
 }
@@ -204,12 +201,7 @@ static void scan_vdso(void);
 #define MAX_INSNS 512
 #define MAX_EXITS 64
 
-typedef struct {
-    UInt insn;
-    Int kind;
-    UInt flags;
-    ULong target;
-} xdesc;
+typedef tmcap_exit xdesc;
 
 static Bool is_sig(IRJumpKind jk)
 {
@@ -218,76 +210,23 @@ static Bool is_sig(IRJumpKind jk)
 }
 
 /* Classifies a transfer of block instruction K (address A, LEN bytes) to
- * DST (IS_CONST) with jump kind JK; FINAL for the block's end. */
-static xdesc classify(UInt k, Addr a, UInt len, IRJumpKind jk, Bool is_const, ULong dst, Bool final,
-                      Bool side_at_last)
+ * DST (IS_CONST) with jump kind JK; FINAL for the block's end: VEX's jump
+ * kind as the shared classification takes it (tm/capemit.h). */
+static xdesc classify(UInt k, Addr a, UInt len, IRJumpKind jk, Bool is_const, ULong dst, Bool final)
 {
-    xdesc x = {k, TMCAP_X_FALL, 0, dst};
-    ULong fall = a + len, tgt = 0;
-    Int cc = 0;
-    Int what = tm_x86_op((const unsigned char *)a, len, a + len, &tgt, &cc);
-    if (!is_const)
-        x.flags = TMCAP_XF_DYN;
-    if (is_sig(jk)) {
-        /* a fault: the instruction retires only if control is after it
-         * (int3) */
-        x.kind = is_const && dst == fall ? TMCAP_X_FALL : TMCAP_X_STAY;
-        return x;
-    }
-    if (jk == Ijk_Call) {
-        /* the instruction decides: `call rax` stays indirect even when VEX
-         * knows rax */
-        x.kind = what == TM_X86_ICALL || (what != TM_X86_CALL && !is_const) ? TMCAP_X_ICALL : TMCAP_X_CALL;
-        return x;
-    }
-    if (jk == Ijk_Ret) {
-        x.kind = TMCAP_X_RET;
-        return x;
-    }
-    if (jk != Ijk_Boring) { /* syscalls, client requests, yields, ... */
-        x.kind = is_const && dst == a ? TMCAP_X_STAY : TMCAP_X_FALL;
-        return x;
-    }
-    if (!is_const || what == TM_X86_IJMP) {
-        x.kind = TMCAP_X_IJUMP;
-        return x;
-    }
-    if (what == TM_X86_REP) {
-        x.kind = dst == a ? TMCAP_X_STAY : TMCAP_X_FALL;
-        return x;
-    }
-    if (what == TM_X86_JCC || what == TM_X86_LOOP) {
-        x.target = tgt;
-        if (tgt != fall) {
-            x.kind = dst == tgt ? TMCAP_X_COND_T : TMCAP_X_COND_N;
-        } else if (what == TM_X86_LOOP) {
-            x.kind = final ? TMCAP_X_COND_N : TMCAP_X_COND_T;
-        } else {
-            /* Both ways lead to the next instruction: VEX's side exit is
-             * the "true" way for an even condition code (jcc_01). */
-            Bool exit_true = (cc & 1) == 0;
-            Bool taken = final ? !exit_true : exit_true;
-            x.kind = taken ? TMCAP_X_COND_T : TMCAP_X_COND_N;
-        }
-        return x;
-    }
-    (void)side_at_last;
-    if (what == TM_X86_JMP) {
-        x.kind = TMCAP_X_JUMP;
-        x.target = tgt;
-        return x;
-    }
-    x.kind = dst == fall ? TMCAP_X_FALL : TMCAP_X_JUMP;
-    return x;
+    int j = is_sig(jk) ? TMCAP_JK_SIG
+            : jk == Ijk_Call ? TMCAP_JK_CALL
+            : jk == Ijk_Ret ? TMCAP_JK_RET
+            : jk == Ijk_Boring ? TMCAP_JK_BORING
+                               : TMCAP_JK_OTHER;
+    return tmcap_classify(k, a, len, (const unsigned char *)a, j, is_const, dst, final);
 }
 
 static void add_mem_call(IRSB *sb, UInt insn, Bool store, UInt size, IRExpr *addr, IRExpr *guard)
 {
     while (size > 0) { /* operands above 64 bytes (fxsave, xsave) in 64-byte parts */
         UInt s = size > 64 ? 64 : size;
-        ULong w0 = TMCAP_MEM | (ULong)(store ? TMCAP_MEM_STORE : 0) |
-                   (ULong)(store && !clo_store_values ? TMCAP_MEM_NOVALUE : 0) | (ULong)s << 16 |
-                   (ULong)insn << 24;
+        ULong w0 = tmcap_mem(store, store && !clo_store_values, s, insn);
         IRExpr *a = addr; /* an atom; parts after the first get a new one */
         IRDirty *d = unsafeIRDirty_0_N(2, "tm_mem", VG_(fnptr_to_fnentry)(h_mem),
                                        mkIRExprVec_2(IRExpr_Const(IRConst_U64(w0)), a));
@@ -310,7 +249,7 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
     (void)closure; (void)layout; (void)vge; (void)archinfo_host; (void)hWordTy;
     if (gWordTy != Ity_I64)
         VG_(tool_panic)("tmtrace: 64-bit guests only");
-    static Addr ia[MAX_INSNS];
+    static ULong ia[MAX_INSNS];
     static UInt il[MAX_INSNS];
     static xdesc xs[MAX_EXITS];
     UInt ni = 0, nx = 0;
@@ -339,7 +278,7 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
             nloads = 0;
             if (ni == MAX_INSNS)
                 VG_(tool_panic)("tmtrace: block too long");
-            ia[ni] = (Addr)st->Ist.IMark.addr;
+            ia[ni] = (ULong)st->Ist.IMark.addr;
             il[ni] = st->Ist.IMark.len;
             ni++;
             addStmtToIRSB(out, st);
@@ -348,8 +287,8 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
             if (nx == MAX_EXITS - 1)
                 VG_(tool_panic)("tmtrace: too many exits");
             const IRConst *c = st->Ist.Exit.dst;
-            xdesc x = classify(k, ia[k], il[k], st->Ist.Exit.jk, True, c->Ico.U64, False, False);
-            ULong w0 = TMCAP_EXEC | (ULong)nx << 8 | id << 16;
+            xdesc x = classify(k, ia[k], il[k], st->Ist.Exit.jk, True, c->Ico.U64, False);
+            ULong w0 = tmcap_exec(id, nx);
             IRDirty *d = unsafeIRDirty_0_N(1, "tm_exec", VG_(fnptr_to_fnentry)(h_exec),
                                            mkIRExprVec_1(IRExpr_Const(IRConst_U64(w0))));
             d->guard = st->Ist.Exit.guard;
@@ -433,8 +372,8 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
     UInt k = ni - 1;
     Bool is_const = in->next->tag == Iex_Const;
     ULong dst = is_const ? in->next->Iex.Const.con->Ico.U64 : 0;
-    xdesc x = classify(k, ia[k], il[k], in->jumpkind, is_const, dst, True, False);
-    ULong w0 = TMCAP_EXEC | (ULong)nx << 8 | id << 16;
+    xdesc x = classify(k, ia[k], il[k], in->jumpkind, is_const, dst, True);
+    ULong w0 = tmcap_exec(id, nx);
     IRDirty *d;
     if (x.flags & TMCAP_XF_DYN)
         d = unsafeIRDirty_0_N(2, "tm_exec_dyn", VG_(fnptr_to_fnentry)(h_exec_dyn),
@@ -446,16 +385,9 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
     xs[nx++] = x;
 
     /* The descriptor, before any execution of the block. */
-    room(3 + ni + 2 * nx);
-    put(TMCAP_BLOCK | (ULong)ni << 8 | (ULong)nx << 24);
-    put(id);
-    put(ia[0]);
-    for (UInt j = 0; j < ni; j++)
-        put((ULong)il[j] | (ULong)(ia[j] - ia[0]) << 8);
-    for (UInt j = 0; j < nx; j++) {
-        put((ULong)xs[j].kind | (ULong)xs[j].insn << 8 | (ULong)xs[j].flags << 24);
-        put(xs[j].target);
-    }
+    room(tmcap_block_words(ni, nx));
+    tmcap_block(buf + pos, id, ia, il, ni, xs, nx);
+    pos += tmcap_block_words(ni, nx);
     return out;
 }
 
@@ -529,7 +461,7 @@ static Bool watch_check_v(ThreadId tid, UInt i, UInt v)
     if (tid != VG_INVALID_THREADID)
         switch_to(tid);
     room(3);
-    buf[pos] = SYS_MEM_W0(4);
+    buf[pos] = tmcap_sys_mem(4);
     buf[pos + 1] = watch_a[i];
     buf[pos + 2] = v;
     pos += 3;
@@ -582,7 +514,7 @@ static void thread_create(ThreadId parent, ThreadId child)
         pending_clear_tid = 0;
     }
     room(1);
-    put(TMCAP_CREATE | (ULong)child << 8 | (ULong)parent << 32);
+    put(tmcap_create(child, parent));
 }
 
 static void thread_exit(ThreadId tid)
@@ -592,7 +524,7 @@ static void thread_exit(ThreadId tid)
         clear_tid[tid] = 0;
     }
     room(1);
-    put(TMCAP_EXIT | (ULong)tid << 8);
+    put(tmcap_exit_thread(tid));
 }
 
 static void pre_signal(ThreadId tid, Int sig, Bool alt)
@@ -600,7 +532,7 @@ static void pre_signal(ThreadId tid, Int sig, Bool alt)
     (void)alt;
     switch_to(tid);
     room(2);
-    put(TMCAP_SIGNAL | (ULong)tid << 8 | (ULong)(UInt)sig << 32);
+    put(tmcap_signal(tid, sig));
     put(VG_(get_IP)(tid));
 }
 
@@ -609,7 +541,7 @@ static void post_signal(ThreadId tid, Int sig)
     (void)sig;
     switch_to(tid);
     room(1);
-    put(TMCAP_SIGRET | (ULong)tid << 8);
+    put(tmcap_sigret(tid));
 }
 
 static void report_mapping(Addr a, SizeT len, Bool xx)
@@ -625,7 +557,7 @@ static void report_mapping(Addr a, SizeT len, Bool xx)
         if (n == 0 || n > TMCAP_MAX_PATH)
             return;
         room(4 + (n + 7) / 8);
-        put(TMCAP_MAP | (ULong)n << 8);
+        put(tmcap_map(n));
         put(a);
         put(len);
         put((ULong)seg->offset + (a - seg->start));
@@ -633,7 +565,7 @@ static void report_mapping(Addr a, SizeT len, Bool xx)
     } else if (len <= TMCAP_MAX_VDSO && len >= 4 && VG_(memcmp)((const void *)a, "\177ELF", 4) == 0) {
         /* an anonymous executable ELF image: the vdso */
         room(2);
-        put(TMCAP_VDSO | (ULong)len << 8);
+        put(tmcap_vdso(len));
         put(a);
         put_bytes((const void *)a, (UInt)len);
     }
@@ -671,7 +603,7 @@ static void sys_write(ThreadId tid, Addr a, SizeT len)
     while (len) {
         UInt s = len > 64 ? 64 : (UInt)len;
         room(2 + 8);
-        h_mem(SYS_MEM_W0(s), a);
+        h_mem(tmcap_sys_mem(s), a);
         a += s;
         len -= s;
     }
@@ -796,7 +728,7 @@ static void copy_mem_remap(Addr from, Addr to, SizeT len)
 static void put_syscall(ThreadId tid, UInt no, ULong leave)
 {
     room(1);
-    put(TMCAP_SYSCALL | (ULong)tid << 8 | leave << 32 | (ULong)(no & 0xffff) << 40);
+    put(tmcap_syscall(tid, no, leave != 0));
 }
 
 static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
@@ -807,7 +739,7 @@ static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
         /* execve, execveat: if it succeeds the new image runs natively and
          * the channel (close-on-exec) closes: say so first. */
         room(1);
-        put(TMCAP_EXECVE | (ULong)tid << 8);
+        put(tmcap_execve(tid));
         flush();
     }
     if (no == 56 && tid < MAX_TIDS) { /* clone(flags, sp, ptid, ctid, tls) */
@@ -963,7 +895,7 @@ static void fini(Int exitcode)
     if (traced_fork_child)
         return;
     room(1);
-    put(TMCAP_END | (ULong)(exitcode & 0xff) << 8);
+    put(tmcap_end((UInt)exitcode, 0));
     flush();
 }
 
