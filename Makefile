@@ -76,16 +76,38 @@ $(BUILD)/asan/bin/tm: $(STOOL_OBJS) $(BUILD)/asan/lib/libtm.a
 VG_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Wno-unused-parameter -Iinclude -I/usr/include/valgrind \
 	-DVGA_amd64=1 -DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 \
 	-fno-strict-aliasing -fno-builtin -fno-stack-protector -fno-pie -fcf-protection=none
-$(BUILD)/vg/tm_vg.o: vg-frontend/tm_vg.c include/tm/capwire.h include/tm/x86op.h
+# The emitter (capture/capemit.c) is the frontends' shared code: built into
+# the tool as into libtm (freestanding, no libc calls).
+VG_OBJS := $(BUILD)/vg/tm_vg.o $(BUILD)/vg/capemit.o
+$(BUILD)/vg/tm_vg.o: vg-frontend/tm_vg.c include/tm/capwire.h include/tm/x86op.h include/tm/capemit.h
 	@mkdir -p $(dir $@)
 	$(CC) $(VG_CFLAGS) -c $< -o $@
-$(VGTOOL): $(BUILD)/vg/tm_vg.o
+$(BUILD)/vg/capemit.o: capture/capemit.c include/tm/capwire.h include/tm/x86op.h include/tm/capemit.h
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< -static -nodefaultlibs -nostartfiles -u _start -no-pie -Wl,--build-id=none \
+	$(CC) $(VG_CFLAGS) -c $< -o $@
+$(VGTOOL): $(VG_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(VG_OBJS) -static -nodefaultlibs -nostartfiles -u _start -no-pie -Wl,--build-id=none \
 		-Wl,-Ttext-segment=0x58000000 $(VG_LIBDIR)/libcoregrind-amd64-linux.a \
 		$(VG_LIBDIR)/libvex-amd64-linux.a -lgcc $(VG_LIBDIR)/libgcc-sup-amd64-linux.a
 	for f in $(VG_EXECDIR)/vgpreload_core-amd64-linux.so $(VG_EXECDIR)/default.supp \
 		$(VG_EXECDIR)/none-amd64-linux $(VG_EXECDIR)/lackey-amd64-linux; do ln -sf $$f $(VGDIR)/; done
+
+# The Pin frontend (pin-frontend/, docs/pin.md): built with the kit's own
+# configuration (its makefiles' flags, PinCRT).  Pin is not in Debian: the
+# user brings the kit.  pin-check compiles every object without linking.
+PINDIR := $(BUILD)/lib/pin
+define pin_root_check
+	@if [ -z "$(PIN_ROOT)" ] || [ ! -f "$(PIN_ROOT)/source/tools/Config/makefile.config" ]; then \
+		echo "make $@: PIN_ROOT=DIR must name a Pin 3.x kit (DIR/source/tools/Config/makefile.config)$(if $(PIN_ROOT), - not found in $(PIN_ROOT))" >&2; exit 2; fi
+endef
+.PHONY: pin pin-check
+pin:
+	$(pin_root_check)
+	$(MAKE) -C pin-frontend PIN_ROOT=$(abspath $(PIN_ROOT)) TM_ROOT=$(CURDIR) OUT=$(abspath $(PINDIR))
+pin-check:
+	$(pin_root_check)
+	$(MAKE) -C pin-frontend PIN_ROOT=$(abspath $(PIN_ROOT)) TM_ROOT=$(CURDIR) OUT=$(abspath $(PINDIR)) check
 
 # The unit tests also link the CLI's option parsers they test (tools/tm).
 UNIT_TOOL_OBJS := $(SOBJ)/tools/tm/recmode_opts.o $(SOBJ)/tools/tm/util.o

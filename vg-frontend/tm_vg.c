@@ -31,9 +31,6 @@
 
 /* ------------------------------------------------------------ output */
 
-#define PIPE_BUF_WORDS (1u << 16)
-#define BUF_MARGIN 64u /* room for the largest event a helper writes */
-
 /* Not in the tool headers, but exported by libcoregrind (Valgrind's
  * gdbserver shares memory with vgdb through it): maps FD shared, at an
  * address of Valgrind's own. */
@@ -45,153 +42,61 @@ extern Int VG_(safe_fd)(Int oldfd);
 
 static Int out_fd = -1;
 static Long clo_log_fd = -1; /* --tm-log-fd: Valgrind's --log-fd, to close */
-static Bool traced_fork_child = False; /* this process is a fork of the traced one */
 static Bool clo_mem = False;
 static Bool clo_store_values = True;
-static ULong *buf;
-static UInt pos;
-static UInt buf_words = PIPE_BUF_WORDS; /* capacity of buf */
-static UInt buf_limit = PIPE_BUF_WORDS - BUF_MARGIN; /* a helper flushes past it */
 static ULong next_id = 1;
-static ThreadId cur_tid = 0;
-
-/* Shared-memory transport (--tm-shm): shm_slots slots of buf_words words.
- * buf is the slot being filled; a full slot's length in bytes goes down
- * the pipe as one 64-bit word; tm record writes one byte to ACK_FD for
- * every slot it is done with, in order. */
+/* --tm-shm=FD,ACK,SLOTS,BYTES: the stream through shared memory */
 static const HChar *clo_shm;
-static Int ack_fd = -1;
-static ULong *shm;
-static UInt shm_slots, shm_cur, shm_inflight;
+/* What is emitted, and when: the frontends' shared emitter (tm/capemit.h). */
+static tmcap_em *em;
 
-static void stop_tracing(const HChar *what)
-{
-    VG_(umsg)("tmtrace: %s; tracing stops\n", what);
-    out_fd = -1;
-}
+/* ---- the platform's services for the emitter ---- */
 
-static void flush(void)
+static long p_write(void *ctx, int fd, const void *p, unsigned long n) { (void)ctx; return VG_(write)(fd, p, (Int)n); }
+static long p_read(void *ctx, int fd, void *p, unsigned long n) { (void)ctx; return VG_(read)(fd, p, (Int)n); }
+static void p_close(void *ctx, int fd) { (void)ctx; VG_(close)(fd); }
+/* an operand the instruction has just accessed, a watched word known to be
+ * readable: read directly */
+static int p_copy(void *ctx, void *dst, tmcap_word a, unsigned long n)
 {
-    if (shm) {
-        ULong len = (ULong)pos * 8;
-        pos = 0;
-        if (out_fd < 0 || !len)
-            return;
-        if (VG_(write)(out_fd, &len, 8) != 8) {
-            stop_tracing("write to tm record failed");
-            return;
-        }
-        shm_inflight++;
-        shm_cur = (shm_cur + 1) % shm_slots;
-        buf = shm + (SizeT)shm_cur * buf_words;
-        while (shm_inflight >= shm_slots && out_fd >= 0) { /* wait for a free slot */
-            UChar acks[64];
-            Int n = VG_(read)(ack_fd, acks, (Int)(shm_inflight < 64 ? shm_inflight : 64));
-            if (n <= 0)
-                stop_tracing("tm record is gone");
-            else
-                shm_inflight -= (UInt)n;
-        }
-        return;
-    }
-    const char *p = (const char *)buf;
-    Int left = (Int)(pos * 8);
-    while (left > 0 && out_fd >= 0) {
-        Int n = VG_(write)(out_fd, p, left);
-        if (n <= 0) {
-            stop_tracing("write to tm record failed");
-            break;
-        }
-        p += n;
-        left -= n;
-    }
-    pos = 0;
+    (void)ctx;
+    VG_(memcpy)(dst, (const void *)(Addr)a, n);
+    return 1;
 }
-
-static inline void put(ULong w)
+static int p_readable(void *ctx, tmcap_word a, unsigned long n)
 {
-    buf[pos++] = w;
+    (void)ctx;
+    return VG_(am_is_valid_for_client)((Addr)a, n, VKI_PROT_READ);
 }
-
-static inline void room(UInt words)
+static tmcap_word p_region(void *ctx, tmcap_word a, tmcap_word hi, int *readable)
 {
-    if (pos + words > buf_words)
-        flush();
+    (void)ctx; (void)hi;
+    NSegment const *seg = VG_(am_find_nsegment)((Addr)a);
+    if (!seg)
+        return 0;
+    *readable = seg->hasR && (seg->kind == SkFileC || seg->kind == SkAnonC || seg->kind == SkShmC);
+    return (tmcap_word)seg->end + 1;
 }
-
-static void put_bytes(const void *src, UInt n)
-{
-    const UChar *s = src;
-    while (n) {
-        ULong w = 0;
-        UInt k = n < 8 ? n : 8;
-        VG_(memcpy)(&w, s, k);
-        room(1);
-        put(w);
-        s += k;
-        n -= k;
-    }
-}
-
-static void switch_to(ThreadId tid)
-{
-    if (tid != cur_tid) {
-        room(1);
-        put(tmcap_thread(tid));
-        cur_tid = tid;
-    }
-}
+static void p_message(void *ctx, const char *msg) { (void)ctx; VG_(umsg)("tmtrace: %s\n", msg); }
+static void *p_alloc(void *ctx, unsigned long n) { (void)ctx; return VG_(malloc)("tmtrace.em", n); }
 
 /* ------------------------------------------------------------ helpers */
 
 static VG_REGPARM(1) void h_exec(ULong w0)
 {
-    buf[pos++] = w0;
-    if (pos > buf_limit)
-        flush();
+    tmcap_em_exec(em, w0);
 }
 
 static VG_REGPARM(2) void h_exec_dyn(ULong w0, ULong target)
 {
-    buf[pos] = w0;
-    buf[pos + 1] = target;
-    pos += 2;
-    if (pos > buf_limit)
-        flush();
+    tmcap_em_exec_dyn(em, w0, target);
 }
 
-/* w0 is the MEM word without size; the operand is read from memory, which
- * for a load is what it read and for a store what it wrote. */
-static UInt nwatch;
-static void watch_op(Addr a, UInt size, const UChar *snap);
-
+/* w0 is the MEM word; the operand is read from memory, which for a load is
+ * what it read and for a store what it wrote. */
 static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
 {
-    UInt size = (UInt)(w0 >> 16) & 0xff;
-    UInt nw = 0;
-    if (!(w0 & TMCAP_MEM_NOVALUE)) { /* memory is read once: the value reported */
-        ULong *v = buf + pos + 2;
-        nw = (size + 7) / 8;
-        v[nw - 1] = 0;
-        VG_(memcpy)(v, (const void *)a, size);
-    }
-    if (nwatch && !(w0 & (1ull << 9))) {
-        /* A word the kernel writes on its own may have changed: reported
-         * first, as this operand's bytes have it (they move behind the
-         * reports). */
-        ULong v[8];
-        for (UInt q = 0; q < nw; q++)
-            v[q] = buf[pos + 2 + q];
-        watch_op(a, size, nw ? (const UChar *)v : NULL);
-        room(2 + nw); /* past the margin if it reported many words */
-        for (UInt q = 0; q < nw; q++)
-            buf[pos + 2 + q] = v[q];
-    }
-    buf[pos] = w0;
-    buf[pos + 1] = a;
-    pos += 2 + nw;
-    if (pos > buf_limit)
-        flush();
+    tmcap_em_mem(em, w0, a);
 }
 
 /* ------------------------------------------------------------ instrument */
@@ -385,163 +290,38 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
     xs[nx++] = x;
 
     /* The descriptor, before any execution of the block. */
-    room(tmcap_block_words(ni, nx));
-    tmcap_block(buf + pos, id, ia, il, ni, xs, nx);
-    pos += tmcap_block_words(ni, nx);
+    tmcap_em_block(em, id, ia, il, ni, xs, nx);
     return out;
 }
 
 /* ------------------------------------------------------------ events */
 
-/* Words the kernel writes on its own, at a moment no callback tells: the
- * thread id that clone(CLONE_PARENT_SETTID, CLONE_CHILD_SETTID) stores
- * (Valgrind reports it when the parent's system call returns, which may be
- * after the child ran, and not before the parent's next load), and the
- * zero that CLONE_CHILD_CLEARTID / set_tid_address stores when a thread
- * has ended (after Valgrind has let the thread go: pthread_join waits on
- * it, and may load the old id after the thread's end).  Such a word is
- * watched from the clone (or the thread's end) until it has changed: when
- * a thread resumes, and before a memory operand on it, its contents are
- * compared with what was last reported, and a change is reported as a
- * write by the system of the running thread (docs/capture.md §4). */
-#define MAX_TIDS 1024
-#define MAX_WATCH 1024
-static Addr clear_tid[MAX_TIDS]; /* per thread: its CLEARTID word */
-static Addr pending_clear_tid;   /* of the clone in progress */
-static Addr clone_ptid[MAX_TIDS], clone_ctid[MAX_TIDS]; /* per parent, during clone */
-static Addr watch_a[MAX_WATCH];
-static UInt watch_v[MAX_WATCH];   /* contents last reported */
-static Bool watch_end[MAX_WATCH]; /* done once it reads zero (CLEARTID); else once changed */
-static void sys_write(ThreadId tid, Addr a, SizeT len);
-
-static void watch(Addr a, Bool end)
-{
-    if (!clo_mem || !a || !VG_(am_is_valid_for_client)(a, 4, VKI_PROT_READ))
-        return;
-    for (UInt i = 0; i < nwatch; i++)
-        if (watch_a[i] == a) { /* already watched: what it waits for now */
-            watch_end[i] = end;
-            return;
-        }
-    if (nwatch == MAX_WATCH)
-        return;
-    watch_a[nwatch] = a;
-    watch_v[nwatch] = *(volatile UInt *)a;
-    watch_end[nwatch] = end;
-    nwatch++;
-}
-
-static void unwatch(UInt i)
-{
-    nwatch--;
-    watch_a[i] = watch_a[nwatch];
-    watch_v[i] = watch_v[nwatch];
-    watch_end[i] = watch_end[nwatch];
-}
-
-/* Stops watching the words at A .. A + LEN - 1 (unmapped, or a clone that
- * failed). */
-static void unwatch_range(Addr a, SizeT len)
-{
-    for (UInt i = 0; i < nwatch;) {
-        if (watch_a[i] >= a && watch_a[i] - a < len)
-            unwatch(i);
-        else
-            i++;
-    }
-}
-
-/* Watched word I, whose contents are V: reported by TID if it changed (a
- * write by the system of V itself: the kernel may write again while this
- * runs); 1 if it is done. */
-static Bool watch_check_v(ThreadId tid, UInt i, UInt v)
-{
-    if (v == watch_v[i])
-        return False;
-    if (tid != VG_INVALID_THREADID)
-        switch_to(tid);
-    room(3);
-    buf[pos] = tmcap_sys_mem(4);
-    buf[pos + 1] = watch_a[i];
-    buf[pos + 2] = v;
-    pos += 3;
-    watch_v[i] = v;
-    return !watch_end[i] || v == 0;
-}
-
-static Bool watch_check(ThreadId tid, UInt i) { return watch_check_v(tid, i, *(volatile UInt *)watch_a[i]); }
-
-/* Before a memory operand at A (SIZE bytes) of the running thread, whose
- * bytes are SNAP (NULL: a store sent without its value): a watched word
- * the operand covers is taken from SNAP, so that the word's report and the
- * operand agree. */
-static void watch_op(Addr a, UInt size, const UChar *snap)
-{
-    for (UInt i = 0; i < nwatch;) {
-        Addr w = watch_a[i];
-        Bool done = False;
-        if (a < w + 4 && w < a + size) {
-            UInt v;
-            if (snap && w >= a && w + 4 <= a + size)
-                VG_(memcpy)(&v, snap + (w - a), 4);
-            else
-                v = *(volatile UInt *)w;
-            done = watch_check_v(cur_tid, i, v);
-        }
-        if (done)
-            unwatch(i);
-        else
-            i++;
-    }
-}
-
 static void start_client_code(ThreadId tid, ULong blocks_done)
 {
     (void)blocks_done;
-    switch_to(tid);
-    for (UInt i = 0; i < nwatch;) {
-        if (!VG_(am_is_valid_for_client)(watch_a[i], 4, VKI_PROT_READ) || watch_check(tid, i))
-            unwatch(i);
-        else
-            i++;
-    }
+    tmcap_em_resume(em, tid);
 }
 
 static void thread_create(ThreadId parent, ThreadId child)
 {
-    if (child < MAX_TIDS) {
-        clear_tid[child] = pending_clear_tid;
-        pending_clear_tid = 0;
-    }
-    room(1);
-    put(tmcap_create(child, parent));
+    tmcap_em_thread_create(em, parent, child);
 }
 
 static void thread_exit(ThreadId tid)
 {
-    if (tid < MAX_TIDS && clear_tid[tid]) {
-        watch(clear_tid[tid], True); /* the kernel zeroes it after this */
-        clear_tid[tid] = 0;
-    }
-    room(1);
-    put(tmcap_exit_thread(tid));
+    tmcap_em_thread_exit(em, tid);
 }
 
 static void pre_signal(ThreadId tid, Int sig, Bool alt)
 {
     (void)alt;
-    switch_to(tid);
-    room(2);
-    put(tmcap_signal(tid, sig));
-    put(VG_(get_IP)(tid));
+    tmcap_em_signal(em, tid, sig, VG_(get_IP)(tid));
 }
 
 static void post_signal(ThreadId tid, Int sig)
 {
     (void)sig;
-    switch_to(tid);
-    room(1);
-    put(tmcap_sigret(tid));
+    tmcap_em_sigret(em, tid);
 }
 
 static void report_mapping(Addr a, SizeT len, Bool xx)
@@ -554,20 +334,10 @@ static void report_mapping(Addr a, SizeT len, Bool xx)
     const HChar *name = VG_(am_get_filename)(seg);
     if (name) {
         UInt n = (UInt)VG_(strlen)(name);
-        if (n == 0 || n > TMCAP_MAX_PATH)
-            return;
-        room(4 + (n + 7) / 8);
-        put(tmcap_map(n));
-        put(a);
-        put(len);
-        put((ULong)seg->offset + (a - seg->start));
-        put_bytes(name, n);
+        tmcap_em_map(em, a, len, (ULong)seg->offset + (a - seg->start), name, n);
     } else if (len <= TMCAP_MAX_VDSO && len >= 4 && VG_(memcmp)((const void *)a, "\177ELF", 4) == 0) {
         /* an anonymous executable ELF image: the vdso */
-        room(2);
-        put(tmcap_vdso(len));
-        put(a);
-        put_bytes((const void *)a, (UInt)len);
+        tmcap_em_vdso(em, a, len);
     }
 }
 
@@ -585,99 +355,10 @@ static void scan_vdso(void)
     }
 }
 
-/* ------------------------------------------------------------ system writes
- *
- * Memory the program's instructions did not write but whose contents
- * changed — a system call's output, a signal frame, a mapping placed where
- * an earlier one was unmapped, madvise(DONTNEED) — is reported as stores of
- * the running thread with no instruction (insn 0xffff, the SYS bit), in
- * parts of at most 64 bytes, so that the trace module's caches and the
- * debugger's copy of memory see it (docs/capture.md §4). */
-
-static void sys_write(ThreadId tid, Addr a, SizeT len)
-{
-    if (!clo_mem || len == 0)
-        return;
-    if (tid != VG_INVALID_THREADID)
-        switch_to(tid);
-    while (len) {
-        UInt s = len > 64 ? 64 : (UInt)len;
-        room(2 + 8);
-        h_mem(tmcap_sys_mem(s), a);
-        a += s;
-        len -= s;
-    }
-}
-
 static void post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 {
     (void)part;
-    if (tid < MAX_TIDS && len == 4 && ((clone_ptid[tid] && a == clone_ptid[tid]) ||
-                                       (clone_ctid[tid] && a == clone_ctid[tid])))
-        return; /* watched (pre_syscall) */
-    sys_write(tid, a, len);
-}
-
-/* Address ranges that were unmapped: a new mapping over them has new
- * contents (merged, sorted intervals [lo, hi)). */
-#define MAX_HOLES 4096
-static Addr hole_lo[MAX_HOLES], hole_hi[MAX_HOLES];
-static UInt nholes;
-
-static void add_hole(Addr a, SizeT len)
-{
-    if (!clo_mem || !len)
-        return;
-    Addr lo = a, hi = a + len;
-    UInt i = 0, j;
-    while (i < nholes && hole_hi[i] < lo)
-        i++;
-    for (j = i; j < nholes && hole_lo[j] <= hi; j++) {
-        if (hole_lo[j] < lo) lo = hole_lo[j];
-        if (hole_hi[j] > hi) hi = hole_hi[j];
-    }
-    /* [i, j) merge into one */
-    if (j == i) {
-        if (nholes == MAX_HOLES) { /* forget the smallest-address one */
-            VG_(memmove)(hole_lo, hole_lo + 1, (nholes - 1) * sizeof *hole_lo);
-            VG_(memmove)(hole_hi, hole_hi + 1, (nholes - 1) * sizeof *hole_hi);
-            nholes--;
-            if (i) i--;
-        }
-        VG_(memmove)(hole_lo + i + 1, hole_lo + i, (nholes - i) * sizeof *hole_lo);
-        VG_(memmove)(hole_hi + i + 1, hole_hi + i, (nholes - i) * sizeof *hole_hi);
-        nholes++;
-    } else if (j > i + 1) {
-        VG_(memmove)(hole_lo + i + 1, hole_lo + j, (nholes - j) * sizeof *hole_lo);
-        VG_(memmove)(hole_hi + i + 1, hole_hi + j, (nholes - j) * sizeof *hole_hi);
-        nholes -= j - i - 1;
-    }
-    hole_lo[i] = lo;
-    hole_hi[i] = hi;
-}
-
-/* New contents at [a, a+len): report the parts over earlier holes. */
-static void new_contents(ThreadId tid, Addr a, SizeT len)
-{
-    if (!clo_mem || !len)
-        return;
-    Addr e = a + len;
-    for (UInt i = 0; i < nholes; i++) {
-        Addr lo = hole_lo[i] > a ? hole_lo[i] : a, hi = hole_hi[i] < e ? hole_hi[i] : e;
-        if (lo >= hi)
-            continue;
-        /* only what the program can read now (the rest is reported when
-         * an mprotect makes it readable) */
-        for (Addr p = lo; p < hi;) {
-            NSegment const *seg = VG_(am_find_nsegment)(p);
-            if (!seg)
-                break;
-            Addr se = seg->end + 1 < hi ? seg->end + 1 : hi;
-            if (seg->hasR && (seg->kind == SkFileC || seg->kind == SkAnonC || seg->kind == SkShmC))
-                sys_write(tid, p, se - p);
-            p = se;
-        }
-    }
+    tmcap_em_post_mem_write(em, tid, a, len);
 }
 
 static void new_mem_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
@@ -690,7 +371,7 @@ static void new_mem_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
 {
     (void)rr; (void)ww; (void)di;
     report_mapping(a, len, xx);
-    new_contents(cur_tid, a, len);
+    tmcap_em_new_contents(em, 0, a, len);
 }
 
 static void change_mem_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
@@ -698,78 +379,39 @@ static void change_mem_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
     (void)ww;
     report_mapping(a, len, xx);
     if (rr)
-        new_contents(cur_tid, a, len);
+        tmcap_em_new_contents(em, 0, a, len);
 }
 
 static void new_mem_brk(Addr a, SizeT len, ThreadId tid)
 {
-    new_contents(tid, a, len);
+    tmcap_em_new_contents(em, tid, a, len);
 }
 
 static void die_mem(Addr a, SizeT len)
 {
-    add_hole(a, len);
-    unwatch_range(a, len);
+    tmcap_em_unmapped(em, a, len);
 }
 
 static void copy_mem_remap(Addr from, Addr to, SizeT len)
 {
-    /* the contents move: stores at the new place, a hole at the old */
-    if (from != to) {
-        add_hole(from, len);
-        sys_write(cur_tid, to, len);
-    }
-}
-
-
-
-/* A system call's edges, for the timing model (other threads may run
- * while it blocks). */
-static void put_syscall(ThreadId tid, UInt no, ULong leave)
-{
-    room(1);
-    put(tmcap_syscall(tid, no, leave != 0));
+    tmcap_em_remapped(em, from, to, len);
 }
 
 static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
     (void)nargs;
-    put_syscall(tid, no, 0);
-    if ((no == 59 || no == 322) && !traced_fork_child && out_fd >= 0) {
-        /* execve, execveat: if it succeeds the new image runs natively and
-         * the channel (close-on-exec) closes: say so first. */
-        room(1);
-        put(tmcap_execve(tid));
-        flush();
-    }
-    if (no == 56 && tid < MAX_TIDS) { /* clone(flags, sp, ptid, ctid, tls) */
-        if (args[0] & 0x00200000) /* CLONE_CHILD_CLEARTID */
-            pending_clear_tid = args[3];
-        clone_ptid[tid] = (args[0] & 0x00100000) ? args[2] : 0; /* CLONE_PARENT_SETTID */
-        clone_ctid[tid] = (args[0] & 0x01000000) ? args[3] : 0; /* CLONE_CHILD_SETTID */
-        watch(clone_ptid[tid], False);
-        watch(clone_ctid[tid], False);
-    } else if (no == 218 && tid < MAX_TIDS) { /* set_tid_address(ctid) */
-        clear_tid[tid] = args[0];
-    }
+    tmcap_word a[6] = {0};
+    for (UInt i = 0; i < 6 && i < nargs; i++)
+        a[i] = args[i];
+    tmcap_em_syscall_pre(em, tid, no, a);
 }
 
 static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
 {
-    (void)nargs;
-    put_syscall(tid, no, 1);
-    if (no == 56 && tid < MAX_TIDS) {
-        if (sr_isError(res)) { /* no thread: nothing will be written */
-            unwatch_range(clone_ptid[tid], 1);
-            unwatch_range(clone_ctid[tid], 1);
-        }
-        clone_ptid[tid] = clone_ctid[tid] = 0;
-    }
-    /* madvise(MADV_DONTNEED = 4, MADV_REMOVE = 9): the range reads zero */
-    if (no == 28 && !sr_isError(res) && (args[2] == 4 || args[2] == 9)) {
-        add_hole(args[0], args[1]);
-        new_contents(tid, args[0], args[1]);
-    }
+    tmcap_word a[6] = {0};
+    for (UInt i = 0; i < 6 && i < nargs; i++)
+        a[i] = args[i];
+    tmcap_em_syscall_post(em, tid, no, a, sr_isError(res) ? sr_Err(res) : sr_Res(res), sr_isError(res));
 }
 
 /* A forked child runs on untraced: only the process tm record started is
@@ -777,27 +419,13 @@ static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes 
 static void fork_pre(ThreadId tid)
 {
     (void)tid;
-    flush();
+    tmcap_em_fork_pre(em);
 }
 
 static void fork_child(ThreadId tid)
 {
     (void)tid;
-    if (out_fd >= 0)
-        VG_(close)(out_fd);
-    out_fd = -1;
-    if (shm) {
-        /* The slots are shared with the parent: this process writes its
-         * (discarded) stream into a private buffer instead. */
-        VG_(close)(ack_fd);
-        ack_fd = -1;
-        shm = NULL;
-        buf_words = PIPE_BUF_WORDS;
-        buf_limit = buf_words - BUF_MARGIN;
-        buf = VG_(malloc)("tmtrace.buf", buf_words * sizeof(ULong));
-    }
-    pos = 0;
-    traced_fork_child = True;
+    tmcap_em_fork_child(em);
 }
 
 /* ------------------------------------------------------------ setup */
@@ -853,6 +481,8 @@ static void post_clo_init(void)
      * because its condition or target is known when the block is
      * translated (VEX still optimizes the instrumented block). */
     VG_(clo_vex_control).iropt_level = 0;
+    tmcap_platform P = {NULL, p_write, p_read, p_close, p_copy, p_readable, p_region, p_message, p_alloc};
+    tmcap_em_cfg C = {out_fd, clo_mem, clo_store_values, NULL, -1, 0, 0, 0};
     if (clo_shm) {
         /* FD,ACK,SLOTS,BYTES: decimal numbers */
         Long v[4];
@@ -877,26 +507,21 @@ static void post_clo_init(void)
             VG_(exit)(1);
         }
         VG_(close)((Int)v[0]);
-        shm = (ULong *)sr_Res(r);
-        ack_fd = VG_(safe_fd)((Int)v[1]);
-        shm_slots = (UInt)v[2];
-        buf_words = (UInt)(v[3] / 8);
-        buf_limit = buf_words - BUF_MARGIN;
-        buf = shm;
-    } else {
-        buf = VG_(malloc)("tmtrace.buf", buf_words * sizeof(ULong));
+        C.shm = (tmcap_word *)sr_Res(r);
+        C.ack_fd = VG_(safe_fd)((Int)v[1]);
+        C.slots = (unsigned)v[2];
+        C.slot_bytes = (unsigned long)v[3];
     }
-    pos = 0;
-    put(TMCAP_MAGIC);
+    em = tmcap_em_new(&P, &C);
+    if (!em) {
+        VG_(umsg)("tmtrace: out of memory\n");
+        VG_(exit)(1);
+    }
 }
 
 static void fini(Int exitcode)
 {
-    if (traced_fork_child)
-        return;
-    room(1);
-    put(tmcap_end((UInt)exitcode, 0));
-    flush();
+    tmcap_em_end(em, (UInt)exitcode, 0);
 }
 
 static void pre_clo_init(void)

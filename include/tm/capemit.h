@@ -12,6 +12,10 @@
 #include "tm/capwire.h"
 #include "tm/x86op.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef unsigned long long tmcap_word;
 
 /* How control leaves through an exit, as the platform says it (Valgrind's
@@ -200,4 +204,198 @@ static inline tmcap_word tmcap_execve(unsigned tid)
     return TMCAP_EXECVE | (tmcap_word)tid << 8;
 }
 
+
+/* ---- the exits of a frontend that sees one instruction at a time (Pin) ----
+ *
+ * A platform whose blocks end at every control transfer (Pin's BBLs) knows
+ * the block's last instruction K and how it left, taken or not: its exits,
+ * in the order the frontend reports them (docs/pin.md):
+ *   conditional direct branch: [0] taken (COND_T), [1] not taken (COND_N)
+ *   rep-prefixed string instruction: [0] another iteration (STAY), [1] done (FALL)
+ *   anything else: [0] the one way (JUMP, CALL, IJUMP, ICALL, RET; FALL for
+ *   a system call or an instruction that ends the block without a transfer)
+ * DIRECT: the destination is constant (a direct transfer or falling
+ * through), TARGET that destination (for a direct transfer).  Returns the
+ * number of exits (1 or 2) written to XS. */
+static inline unsigned tmcap_last_exits(unsigned k, tmcap_word a, unsigned len, const unsigned char *bytes, int jk,
+                                        int direct, tmcap_word target, tmcap_exit xs[2])
+{
+    tmcap_word fall = a + len, tgt = 0;
+    int cc = 0;
+    int what = tm_x86_op(bytes, len, fall, &tgt, &cc);
+    if (jk == TMCAP_JK_BORING && (what == TM_X86_JCC || what == TM_X86_LOOP)) {
+        xs[0].insn = xs[1].insn = k;
+        xs[0].kind = TMCAP_X_COND_T;
+        xs[1].kind = TMCAP_X_COND_N;
+        xs[0].flags = xs[1].flags = 0;
+        xs[0].target = xs[1].target = tgt;
+        return 2;
+    }
+    if (jk == TMCAP_JK_BORING && what == TM_X86_REP) {
+        xs[0].insn = xs[1].insn = k;
+        xs[0].kind = TMCAP_X_STAY;
+        xs[1].kind = TMCAP_X_FALL;
+        xs[0].flags = xs[1].flags = 0;
+        xs[0].target = a;
+        xs[1].target = fall;
+        return 2;
+    }
+    xs[0] = tmcap_classify(k, a, len, bytes, jk, direct, direct ? target : 0, 1);
+    return 1;
+}
+
+/* How a rep-prefixed string instruction (BYTES, LEN) goes on after an
+ * iteration that left its count nonzero: 0 always (movs, stos, lods, ins,
+ * outs), 1 while ZF is set (repe cmps/scas), 2 while ZF is clear (repne). */
+static inline int tmcap_rep_cond(const unsigned char *bytes, unsigned len)
+{
+    unsigned i = 0;
+    int f2 = 0;
+    for (; i < len; i++) {
+        unsigned char b = bytes[i];
+        if (b == 0xF2 || b == 0xF3)
+            f2 = b == 0xF2;
+        else if (!(b == 0x66 || b == 0x67 || b == 0x2E || b == 0x36 || b == 0x3E || b == 0x26 || b == 0x64 ||
+                   b == 0x65 || b == 0xF0 || (b >= 0x40 && b <= 0x4F)))
+            break;
+    }
+    if (i >= len)
+        return 0;
+    unsigned char op = bytes[i];
+    if (op == 0xA6 || op == 0xA7 || op == 0xAE || op == 0xAF)
+        return f2 ? 2 : 1;
+    return 0;
+}
+
+/* ---- the emitter: everything a frontend emits, and when ----
+ *
+ * One emitter per traced process; its calls are not thread-safe (the
+ * Valgrind tool runs one thread at a time; the Pin tool calls it under a
+ * lock).  The frontend says what happened in its platform's terms; the
+ * emitter writes the capture stream (buffering, the shared-memory slots or
+ * the pipe), watches the words the kernel writes on its own (CLEARTID,
+ * PARENT_SETTID), reports memory whose contents changed outside the
+ * program's instructions (docs/capture.md §4), and marks system calls,
+ * execve and the end.  Freestanding C like the rest of this header: the
+ * platform's services come through tmcap_platform. */
+
+typedef struct tmcap_platform {
+    void *ctx;
+    /* write(2)/read(2)/close(2) on the channel's descriptors: bytes, or < 0 */
+    long (*write)(void *ctx, int fd, const void *p, unsigned long n);
+    long (*read)(void *ctx, int fd, void *p, unsigned long n);
+    void (*close)(void *ctx, int fd);
+    /* Copies N bytes of the program's memory at A to DST: 1, or 0 if they
+     * cannot be read (the Valgrind tool reads an operand the instruction
+     * has just accessed directly). */
+    int (*copy)(void *ctx, void *dst, tmcap_word a, unsigned long n);
+    /* Whether N bytes at A are the program's readable memory. */
+    int (*readable)(void *ctx, tmcap_word a, unsigned long n);
+    /* The program's memory from A: the end of its region (at most HI) and
+     * in *READABLE whether the program can read it. */
+    tmcap_word (*region)(void *ctx, tmcap_word a, tmcap_word hi, int *readable);
+    /* A message for the user (the tool's log): one line, no newline. */
+    void (*message)(void *ctx, const char *msg);
+    /* Memory that lives as long as the process (never freed). */
+    void *(*alloc)(void *ctx, unsigned long n);
+} tmcap_platform;
+
+typedef struct tmcap_em_cfg {
+    int fd;               /* the channel: the stream, or with SHM the slots' lengths */
+    int mem;              /* memory operands and the system's writes (MEM events) */
+    int store_values;     /* the values of the program's stores */
+    tmcap_word *shm;      /* the shared-memory slots (NULL: the stream through FD) */
+    int ack_fd;           /* with SHM: one byte per slot the reader is done with */
+    unsigned slots;       /* with SHM: SLOTS slots of SLOT_BYTES bytes */
+    unsigned long slot_bytes;
+    /* 1 when the platform reports no memory events (Pin): the system calls'
+     * outputs and the address space's changes come from the system calls
+     * themselves (tmcap_em_syscall_post) */
+    int sys_from_syscalls;
+} tmcap_em_cfg;
+
+typedef struct tmcap_em tmcap_em;
+
+/* A new emitter (memory from P->alloc), which has written the stream's
+ * magic word; NULL if there was no memory. */
+tmcap_em *tmcap_em_new(const tmcap_platform *p, const tmcap_em_cfg *cfg);
+/* Whether the channel is still open (a write failed: tracing stopped). */
+int tmcap_em_open(const tmcap_em *em);
+
+/* The descriptor of block ID (before it runs). */
+void tmcap_em_block(tmcap_em *em, tmcap_word id, const tmcap_word *ia, const unsigned *il, unsigned ni,
+                    const tmcap_exit *xs, unsigned nx);
+/* The running thread left a block: W0 = tmcap_exec(id, exit); TARGET for a
+ * DYN exit. */
+void tmcap_em_exec(tmcap_em *em, tmcap_word w0);
+void tmcap_em_exec_dyn(tmcap_em *em, tmcap_word w0, tmcap_word target);
+/* A memory operand of the running thread: W0 = tmcap_mem(...) or
+ * tmcap_sys_mem(size), at A; its value is read from memory now (a load's
+ * before, a store's after the instruction), or given in VALUE (SIZE bytes;
+ * NULL: read now). */
+void tmcap_em_mem(tmcap_em *em, tmcap_word w0, tmcap_word a);
+void tmcap_em_mem_value(tmcap_em *em, tmcap_word w0, tmcap_word a, const void *value);
+
+/* Thread TID runs now (the following events are its own); the watched
+ * words are checked. */
+void tmcap_em_resume(tmcap_em *em, unsigned tid);
+void tmcap_em_thread_create(tmcap_em *em, unsigned parent, unsigned child);
+void tmcap_em_thread_exit(tmcap_em *em, unsigned tid);
+/* A handler for SIG starts on TID, which would have run PC next; returns. */
+void tmcap_em_signal(tmcap_em *em, unsigned tid, int sig, tmcap_word pc);
+void tmcap_em_sigret(tmcap_em *em, unsigned tid);
+
+/* An executable file mapping (PATH, PATHLEN bytes, mapped from file offset
+ * OFF), and the vdso (LEN bytes at A, read from memory). */
+void tmcap_em_map(tmcap_em *em, tmcap_word a, tmcap_word len, tmcap_word off, const char *path, unsigned pathlen);
+void tmcap_em_vdso(tmcap_em *em, tmcap_word a, tmcap_word len);
+
+/* The system wrote LEN bytes at A for TID (0: the running thread). */
+void tmcap_em_sys_write(tmcap_em *em, unsigned tid, tmcap_word a, tmcap_word len);
+/* The platform's report of a system write (Valgrind's post_mem_write):
+ * the words a clone is watched for are left to the watch. */
+void tmcap_em_post_mem_write(tmcap_em *em, unsigned tid, tmcap_word a, tmcap_word len);
+/* [A, A+LEN) was unmapped; has new contents (a mapping, brk, mprotect
+ * making it readable): the parts over earlier unmapped ranges are reported
+ * as system writes of TID; moved from FROM to TO. */
+void tmcap_em_unmapped(tmcap_em *em, tmcap_word a, tmcap_word len);
+void tmcap_em_new_contents(tmcap_em *em, unsigned tid, tmcap_word a, tmcap_word len);
+void tmcap_em_remapped(tmcap_em *em, tmcap_word from, tmcap_word to, tmcap_word len);
+
+/* System call NO of TID with ARGS (6) enters; leaves with result RES (ERR:
+ * it failed). */
+void tmcap_em_syscall_pre(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word *args);
+void tmcap_em_syscall_post(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word *args, tmcap_word res,
+                           int err);
+
+/* fork: before (the stream so far goes out), in the child (it runs on
+ * untraced: the channel is closed, what it would emit is dropped). */
+void tmcap_em_fork_pre(tmcap_em *em);
+void tmcap_em_fork_child(tmcap_em *em);
+/* The program ended (tmcap_end's STATUS and HOW); the stream is flushed. */
+void tmcap_em_end(tmcap_em *em, unsigned status, unsigned how);
+void tmcap_em_flush(tmcap_em *em);
+
+/* The memory a system call wrote, for a platform that does not say
+ * (Pin): up to MAX ranges [A[i], A[i] + LEN[i]) written by system call NO
+ * with ARGS that returned RES (not an error); READ gets memory the ranges
+ * depend on (iovecs, lengths).  The number of ranges. */
+unsigned tmcap_syscall_writes(unsigned no, const tmcap_word *args, tmcap_word res,
+                              int (*read)(void *ctx, void *dst, tmcap_word a, unsigned long n), void *ctx,
+                              tmcap_word *a, tmcap_word *len, unsigned max);
+
+/* A line of /proc/self/maps (N bytes, without its newline): its range,
+ * permissions (bit 0 r, 1 w, 2 x), file offset and path (PATH, *PATHLEN
+ * bytes; 0 for none).  1 if it parsed. */
+typedef struct tmcap_maps_line {
+    tmcap_word lo, hi, off;
+    unsigned perms;
+    const char *path;
+    unsigned pathlen;
+} tmcap_maps_line;
+int tmcap_parse_maps_line(const char *s, unsigned n, tmcap_maps_line *m);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -122,3 +122,265 @@ Test(capemit, event_words)
     cr_assert_eq(tmcap_end(9, 1), TMCAP_END | 9ull << 8 | 1ull << 16);
     cr_assert_eq(tmcap_execve(4), TMCAP_EXECVE | 4ull << 8);
 }
+
+/* ---- the emitter (tmcap_em_*), with a platform that collects the stream ---- */
+
+#include <string.h>
+
+static unsigned char arena[4u << 20];
+static size_t arena_used;
+static tmcap_word out[1u << 16];
+static size_t nout;
+
+static long f_write(void *ctx, int fd, const void *p, unsigned long n)
+{
+    (void)ctx; (void)fd;
+    cr_assert(n % 8 == 0 && nout + n / 8 <= sizeof out / 8);
+    memcpy(out + nout, p, n);
+    nout += n / 8;
+    return (long)n;
+}
+static long f_read(void *ctx, int fd, void *p, unsigned long n) { (void)ctx; (void)fd; (void)p; (void)n; return 1; }
+static void f_close(void *ctx, int fd) { (void)ctx; (void)fd; }
+static int f_copy(void *ctx, void *dst, tmcap_word a, unsigned long n)
+{
+    (void)ctx;
+    memcpy(dst, (const void *)(uintptr_t)a, n);
+    return 1;
+}
+static int f_readable(void *ctx, tmcap_word a, unsigned long n) { (void)ctx; (void)a; (void)n; return 1; }
+static tmcap_word f_region(void *ctx, tmcap_word a, tmcap_word hi, int *readable)
+{
+    (void)ctx; (void)a;
+    *readable = 1;
+    return hi;
+}
+static void f_message(void *ctx, const char *m) { (void)ctx; (void)m; }
+static void *f_alloc(void *ctx, unsigned long n)
+{
+    (void)ctx;
+    n = (n + 15) & ~15ul;
+    if (arena_used + n > sizeof arena)
+        return NULL;
+    arena_used += n;
+    return arena + arena_used - n;
+}
+
+static tmcap_em *new_em(int mem, int sysc)
+{
+    static const tmcap_platform P = {NULL, f_write, f_read, f_close, f_copy, f_readable, f_region, f_message, f_alloc};
+    tmcap_em_cfg c = {1, mem, 1, NULL, -1, 0, 0, sysc};
+    arena_used = 0;
+    nout = 0;
+    tmcap_em *em = tmcap_em_new(&P, &c);
+    cr_assert_not_null(em);
+    return em;
+}
+
+Test(capemit, emitter_stream)
+{
+    tmcap_em *em = new_em(1, 0);
+    tmcap_word ia[2] = {A, A + 3};
+    unsigned il[2] = {3, 2};
+    tmcap_exit xs[1] = {{1, TMCAP_X_RET, TMCAP_XF_DYN, 0}};
+    tmcap_em_thread_create(em, 0, 1);
+    tmcap_em_resume(em, 1);
+    tmcap_em_block(em, 9, ia, il, 2, xs, 1);
+    unsigned long long v = 0x1122334455667788ull;
+    tmcap_em_mem(em, tmcap_mem(0, 0, 8, 1), (uintptr_t)&v);
+    unsigned char ten[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    tmcap_em_mem_value(em, tmcap_mem(1, 0, 10, 1), 0x5000, ten);
+    tmcap_em_exec_dyn(em, tmcap_exec(9, 0), A + 0x100);
+    tmcap_em_end(em, 3, 0);
+    size_t p = 0;
+    cr_assert_eq(out[p++], TMCAP_MAGIC);
+    cr_assert_eq(out[p++], tmcap_create(1, 0));
+    cr_assert_eq(out[p++], tmcap_thread(1), "the thread the events are of");
+    cr_assert_eq(out[p], TMCAP_BLOCK | 2ull << 8 | 1ull << 24);
+    p += tmcap_block_words(2, 1);
+    cr_assert_eq(out[p++], tmcap_mem(0, 0, 8, 1));
+    cr_assert_eq(out[p++], (uintptr_t)&v);
+    cr_assert_eq(out[p++], v, "a load's value read from memory");
+    cr_assert_eq(out[p++], tmcap_mem(1, 0, 10, 1));
+    cr_assert_eq(out[p++], 0x5000);
+    cr_assert_eq(out[p++], 0x0807060504030201ull);
+    cr_assert_eq(out[p++], 0x0a09ull, "the last word zero-padded");
+    cr_assert_eq(out[p++], tmcap_exec(9, 0));
+    cr_assert_eq(out[p++], A + 0x100);
+    cr_assert_eq(out[p++], tmcap_end(3, 0));
+    cr_assert_eq(p, nout);
+}
+
+Test(capemit, emitter_clone_words_are_watched)
+{
+    tmcap_em *em = new_em(1, 0);
+    static unsigned ptid = 0;
+    tmcap_word args[6] = {0x00100000 | 0x00200000, 0, (uintptr_t)&ptid, 0, 0, 0}; /* PARENT_SETTID */
+    tmcap_em_resume(em, 1);
+    tmcap_em_syscall_pre(em, 1, 56, args);
+    tmcap_em_thread_create(em, 1, 2);
+    ptid = 1234; /* the kernel writes the child's id, no callback says when */
+    tmcap_em_post_mem_write(em, 1, (uintptr_t)&ptid, 4); /* left to the watch */
+    tmcap_em_syscall_post(em, 1, 56, args, 1234, 0);
+    tmcap_em_resume(em, 2); /* the child runs: the change is reported as its system write */
+    tmcap_em_flush(em);
+    size_t p = 1;
+    cr_assert_eq(out[p++], tmcap_thread(1));
+    cr_assert_eq(out[p++], tmcap_syscall(1, 56, 0));
+    cr_assert_eq(out[p++], tmcap_create(2, 1));
+    cr_assert_eq(out[p++], tmcap_syscall(1, 56, 1));
+    cr_assert_eq(out[p++], tmcap_thread(2));
+    cr_assert_eq(out[p++], tmcap_sys_mem(4));
+    cr_assert_eq(out[p++], (uintptr_t)&ptid);
+    cr_assert_eq(out[p++], 1234);
+    cr_assert_eq(p, nout);
+    /* reported once: the watch is done */
+    nout = 0;
+    tmcap_em_resume(em, 1);
+    tmcap_em_resume(em, 2);
+    tmcap_em_flush(em);
+    cr_assert_eq(nout, 2);
+}
+
+Test(capemit, emitter_execve_and_fork_child)
+{
+    tmcap_em *em = new_em(0, 0);
+    tmcap_word args[6] = {0};
+    tmcap_em_syscall_pre(em, 1, 59, args);
+    cr_assert_eq(nout, 3, "execve: the stream so far is out (magic, SYSCALL, EXECVE)");
+    cr_assert_eq(out[2], tmcap_execve(1));
+    tmcap_em_fork_child(em);
+    tmcap_em_syscall_pre(em, 1, 59, args);
+    tmcap_em_end(em, 0, 0);
+    cr_assert_eq(nout, 3, "a forked child emits nothing");
+}
+
+Test(capemit, emitter_system_calls_without_memory_events)
+{
+    /* Pin: a read's output, brk's growth over an unmapped range */
+    tmcap_em *em = new_em(1, 1);
+    static unsigned char buf[100];
+    memset(buf, 7, sizeof buf);
+    tmcap_word args[6] = {3, (uintptr_t)buf, 100, 0, 0, 0};
+    tmcap_em_resume(em, 1);
+    tmcap_em_syscall_pre(em, 1, 0, args);
+    tmcap_em_syscall_post(em, 1, 0, args, 70, 0);
+    tmcap_em_flush(em);
+    size_t p = 2;
+    cr_assert_eq(out[p++], tmcap_syscall(1, 0, 0));
+    cr_assert_eq(out[p++], tmcap_syscall(1, 0, 1));
+    cr_assert_eq(out[p], tmcap_sys_mem(64), "70 bytes read: 64 + 6");
+    cr_assert_eq(out[p + 1], (uintptr_t)buf);
+    p += 2 + 8;
+    cr_assert_eq(out[p], tmcap_sys_mem(6));
+    cr_assert_eq(out[p + 1], (uintptr_t)buf + 64);
+    p += 2 + 1;
+    cr_assert_eq(p, nout);
+    /* a failed read writes nothing */
+    nout = 0;
+    tmcap_em_syscall_post(em, 1, 0, args, 11, 1);
+    tmcap_em_flush(em);
+    cr_assert_eq(nout, 1);
+    /* brk: the first answer is the break; shrinking unmaps, growing again
+     * gives new contents there */
+    static unsigned char heap[256];
+    tmcap_word b0 = (uintptr_t)heap;
+    tmcap_word z[6] = {0};
+    nout = 0;
+    tmcap_em_syscall_post(em, 1, 12, z, b0 + 256, 0);
+    tmcap_em_syscall_post(em, 1, 12, z, b0 + 128, 0);
+    tmcap_em_syscall_post(em, 1, 12, z, b0 + 192, 0);
+    tmcap_em_flush(em);
+    cr_assert_eq(nout, 3 + 2 + 8, "three system calls, then 64 new bytes");
+    cr_assert_eq(out[3], tmcap_sys_mem(64));
+    cr_assert_eq(out[4], b0 + 128);
+}
+
+Test(capemit, syscall_writes_table)
+{
+    tmcap_word a[4], l[4];
+    tmcap_word rd[6] = {0, 0x1000, 50, 0, 0, 0};
+    cr_assert_eq(tmcap_syscall_writes(0, rd, 20, f_copy, NULL, a, l, 4), 1);
+    cr_assert_eq(a[0], 0x1000);
+    cr_assert_eq(l[0], 20, "read: what it returned, not what was asked");
+    cr_assert_eq(tmcap_syscall_writes(0, rd, 0, f_copy, NULL, a, l, 4), 0, "end of file");
+    tmcap_word st[6] = {0, 0x2000, 0, 0, 0, 0};
+    cr_assert_eq(tmcap_syscall_writes(5, st, 0, f_copy, NULL, a, l, 4), 1);
+    cr_assert_eq(l[0], 144, "fstat: struct stat");
+    /* readv: the iovecs in memory */
+    static tmcap_word iov[4] = {0x3000, 10, 0x4000, 100};
+    tmcap_word rv[6] = {0, (uintptr_t)iov, 2, 0, 0, 0};
+    cr_assert_eq(tmcap_syscall_writes(19, rv, 30, f_copy, NULL, a, l, 4), 2);
+    cr_assert_eq(a[1], 0x4000);
+    cr_assert_eq(l[1], 20);
+    tmcap_word un[6] = {0x5000, 0, 0, 0, 0, 0};
+    cr_assert_eq(tmcap_syscall_writes(39, un, 0, f_copy, NULL, a, l, 4), 0, "getpid writes nothing");
+}
+
+Test(capemit, maps_lines)
+{
+    tmcap_maps_line m;
+    const char *s = "7f3a1c000000-7f3a1c021000 r-xp 00002000 08:01 131 /usr/lib/x86_64-linux-gnu/libc.so.6";
+    cr_assert(tmcap_parse_maps_line(s, (unsigned)strlen(s), &m));
+    cr_assert_eq(m.lo, 0x7f3a1c000000ull);
+    cr_assert_eq(m.hi, 0x7f3a1c021000ull);
+    cr_assert_eq(m.perms, 5);
+    cr_assert_eq(m.off, 0x2000);
+    cr_assert_eq(m.pathlen, strlen("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+    cr_assert(!memcmp(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6", m.pathlen));
+    const char *v = "7ffd5e9f0000-7ffd5e9f2000 r-xp 00000000 00:00 0                          [vdso]";
+    cr_assert(tmcap_parse_maps_line(v, (unsigned)strlen(v), &m));
+    cr_assert_eq(m.pathlen, 6);
+    const char *anon = "7f0000000000-7f0000001000 rw-p 00000000 00:00 0";
+    cr_assert(tmcap_parse_maps_line(anon, (unsigned)strlen(anon), &m));
+    cr_assert_eq(m.pathlen, 0);
+    cr_assert_eq(m.perms, 3);
+    cr_assert(!tmcap_parse_maps_line("garbage", 7, &m));
+    cr_assert(!tmcap_parse_maps_line("2000-1000 r-xp 0 0 0", 20, &m), "an empty range");
+}
+
+Test(capemit, last_exits_one_instruction_at_a_time)
+{
+    tmcap_exit xs[2];
+    static const unsigned char jz8[] = {0x74, 0x10};
+    cr_assert_eq(tmcap_last_exits(4, A, 2, jz8, TMCAP_JK_BORING, 1, A + 0x12, xs), 2);
+    cr_assert_eq(xs[0].kind, TMCAP_X_COND_T);
+    cr_assert_eq(xs[1].kind, TMCAP_X_COND_N);
+    cr_assert_eq(xs[0].target, A + 0x12);
+    cr_assert_eq(xs[1].target, A + 0x12);
+    cr_assert_eq(xs[1].insn, 4);
+    static const unsigned char jnz0[] = {0x75, 0x00}; /* both ways to the next instruction */
+    cr_assert_eq(tmcap_last_exits(0, A, 2, jnz0, TMCAP_JK_BORING, 1, A + 2, xs), 2);
+    cr_assert_eq(xs[0].kind, TMCAP_X_COND_T, "taken is taken, whatever the condition code");
+    static const unsigned char movsb[] = {0xf3, 0xa4};
+    cr_assert_eq(tmcap_last_exits(1, A, 2, movsb, TMCAP_JK_BORING, 1, A + 2, xs), 2);
+    cr_assert_eq(xs[0].kind, TMCAP_X_STAY);
+    cr_assert_eq(xs[0].target, A);
+    cr_assert_eq(xs[1].kind, TMCAP_X_FALL);
+    cr_assert_eq(xs[1].target, A + 2);
+    static const unsigned char ret[] = {0xc3};
+    cr_assert_eq(tmcap_last_exits(0, A, 1, ret, TMCAP_JK_RET, 0, 0, xs), 1);
+    cr_assert_eq(xs[0].kind, TMCAP_X_RET);
+    cr_assert_eq(xs[0].flags, TMCAP_XF_DYN);
+    static const unsigned char sys[] = {0x0f, 0x05};
+    cr_assert_eq(tmcap_last_exits(0, A, 2, sys, TMCAP_JK_OTHER, 1, A + 2, xs), 1);
+    cr_assert_eq(xs[0].kind, TMCAP_X_FALL);
+    static const unsigned char call[] = {0xe8, 0x10, 0, 0, 0};
+    cr_assert_eq(tmcap_last_exits(0, A, 5, call, TMCAP_JK_CALL, 1, A + 0x15, xs), 1);
+    cr_assert_eq(xs[0].kind, TMCAP_X_CALL);
+    cr_assert_eq(xs[0].target, A + 0x15);
+    static const unsigned char nop[] = {0x90};
+    cr_assert_eq(tmcap_last_exits(0, A, 1, nop, TMCAP_JK_BORING, 1, A + 1, xs), 1);
+    cr_assert_eq(xs[0].kind, TMCAP_X_FALL);
+}
+
+Test(capemit, rep_conditions)
+{
+    static const unsigned char movsb[] = {0xf3, 0xa4}, repe_cmpsb[] = {0xf3, 0xa6}, repne_scasb[] = {0xf2, 0xae},
+                               repe_scasq[] = {0xf3, 0x48, 0xaf}, stosd[] = {0x66, 0xf3, 0xab};
+    cr_assert_eq(tmcap_rep_cond(movsb, 2), 0);
+    cr_assert_eq(tmcap_rep_cond(repe_cmpsb, 2), 1);
+    cr_assert_eq(tmcap_rep_cond(repne_scasb, 2), 2);
+    cr_assert_eq(tmcap_rep_cond(repe_scasq, 3), 1);
+    cr_assert_eq(tmcap_rep_cond(stosd, 3), 0);
+}
