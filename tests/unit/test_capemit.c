@@ -384,3 +384,189 @@ Test(capemit, rep_conditions)
     cr_assert_eq(tmcap_rep_cond(repe_scasq, 3), 1);
     cr_assert_eq(tmcap_rep_cond(stosd, 3), 0);
 }
+
+/* ---- a Pin-shaped stream gives the records a Valgrind-shaped one gives ----
+ *
+ * One execution, emitted twice through the emitter: as the Valgrind tool
+ * emits it (VEX's blocks: a rep instruction's block loops on itself, its
+ * first exit the zero count) and as the Pin tool does (tm_pin.cpp: BBLs,
+ * exits at the last instruction from tmcap_last_exits, each iteration
+ * STAY, a zero count after an iteration FALL from a block of the rep
+ * instruction alone).  The capture layer must make the same records.
+ * Block ids count from 1 in the order of their descriptors, as both tools
+ * give them (the capture refuses others). */
+
+#include "tm/capture.h"
+
+typedef struct rlog {
+    tmc_record r[512];
+    size_t n;
+} rlog;
+
+static int rlog_on(void *arg, const tmc_record *r)
+{
+    rlog *l = arg;
+    cr_assert_lt(l->n, 512);
+    l->r[l->n++] = *r;
+    return 0;
+}
+
+static void capture_of(rlog *l)
+{
+    tm_cap_cfg cfg = {.threads = 2};
+    tm_cap_sink sink = {rlog_on, NULL, l, NULL};
+    tm_cap *c = NULL;
+    memset(l, 0, sizeof *l);
+    cr_assert_eq(tm_cap_new(&cfg, &sink, &c), TM_OK);
+    cr_assert_eq(tm_cap_feed(c, out, nout * 8), TM_OK, "%s", tm_cap_error(c));
+    cr_assert_eq(tm_cap_finish(c), TM_OK, "%s", tm_cap_error(c));
+    tm_cap_free(c);
+}
+
+/* Code: I0 at C0 `mov rax, [rsi]` (3 bytes, a load); I1 `rep movsb` (2)
+ * run with a count of 2 (each iteration a 1-byte load and store); I2
+ * `repe cmpsb` (2) that stops at its first iteration (a mismatch, count
+ * left 3); I3 `rep stosb` (2) with a zero count; I4 `ret`. */
+#define C0 0x401000ull
+static const unsigned char movsb[] = {0xf3, 0xa4}, cmpsb[] = {0xf3, 0xa6},
+                           stosb[] = {0xf3, 0xaa}, retb[] = {0xc3};
+static unsigned char src[8] = {1, 2, 3, 4, 5, 6, 7, 8}, dst[8];
+
+static void mem_ld(tmcap_em *em, unsigned insn, const void *p, unsigned size)
+{
+    tmcap_em_mem(em, tmcap_mem(0, 0, size, insn), (uintptr_t)p);
+}
+static void mem_st(tmcap_em *em, unsigned insn, const void *p, unsigned size)
+{
+    tmcap_em_mem(em, tmcap_mem(1, 0, size, insn), (uintptr_t)p);
+}
+
+static void vg_shaped(void)
+{
+    tmcap_em *em = new_em(1, 0);
+    tmcap_em_thread_create(em, 0, 1);
+    tmcap_em_resume(em, 1);
+    /* B1 = [I0, I1]: exit 0 = the zero count (side), exit 1 = loop (end) */
+    tmcap_word ia[2] = {C0, C0 + 3};
+    unsigned il[2] = {3, 2};
+    tmcap_exit x[2] = {tmcap_classify(1, C0 + 3, 2, movsb, TMCAP_JK_BORING, 1, C0 + 5, 0),
+                       tmcap_classify(1, C0 + 3, 2, movsb, TMCAP_JK_BORING, 1, C0 + 3, 1)};
+    tmcap_em_block(em, 1, ia, il, 2, x, 2);
+    mem_ld(em, 0, src, 8);
+    mem_ld(em, 1, src, 1);
+    mem_st(em, 1, dst, 1);
+    tmcap_em_exec(em, tmcap_exec(1, 1));
+    /* B2 = [I1] */
+    tmcap_exit y[2] = {tmcap_classify(0, C0 + 3, 2, movsb, TMCAP_JK_BORING, 1, C0 + 5, 0),
+                       tmcap_classify(0, C0 + 3, 2, movsb, TMCAP_JK_BORING, 1, C0 + 3, 1)};
+    tmcap_em_block(em, 2, ia + 1, il + 1, 1, y, 2);
+    mem_ld(em, 0, src + 1, 1);
+    mem_st(em, 0, dst + 1, 1);
+    tmcap_em_exec(em, tmcap_exec(2, 1));
+    tmcap_em_exec(em, tmcap_exec(2, 0)); /* count zero: done */
+    /* B3 = [I2]: exit 0 zero count (side), exit 1 condition holds: again
+     * (side), exit 2 done (end) */
+    tmcap_word ib = C0 + 5;
+    unsigned lb = 2;
+    tmcap_exit z[3] = {tmcap_classify(0, C0 + 5, 2, cmpsb, TMCAP_JK_BORING, 1, C0 + 7, 0),
+                       tmcap_classify(0, C0 + 5, 2, cmpsb, TMCAP_JK_BORING, 1, C0 + 5, 0),
+                       tmcap_classify(0, C0 + 5, 2, cmpsb, TMCAP_JK_BORING, 1, C0 + 7, 1)};
+    tmcap_em_block(em, 3, &ib, &lb, 1, z, 3);
+    mem_ld(em, 0, src, 1);
+    mem_ld(em, 0, dst, 1);
+    tmcap_em_exec(em, tmcap_exec(3, 2));
+    /* B4 = [I3] (zero count: the side exit at once), B5 = [I4] */
+    tmcap_word ic = C0 + 7;
+    tmcap_exit s[2] = {tmcap_classify(0, C0 + 7, 2, stosb, TMCAP_JK_BORING, 1, C0 + 9, 0),
+                       tmcap_classify(0, C0 + 7, 2, stosb, TMCAP_JK_BORING, 1, C0 + 7, 1)};
+    tmcap_em_block(em, 4, &ic, &lb, 1, s, 2);
+    tmcap_em_exec(em, tmcap_exec(4, 0));
+    tmcap_word id = C0 + 9;
+    unsigned ld = 1;
+    tmcap_exit r = tmcap_classify(0, C0 + 9, 1, retb, TMCAP_JK_RET, 0, 0, 1);
+    tmcap_em_block(em, 5, &id, &ld, 1, &r, 1);
+    mem_ld(em, 0, src, 8);
+    tmcap_em_exec_dyn(em, tmcap_exec(5, 0), C0);
+    tmcap_em_thread_exit(em, 1);
+    tmcap_em_end(em, 0, 0);
+}
+
+/* The Pin tool's calls for the same execution (tm_pin.cpp: block,
+ * a_rep_before, a_rep_after, a_exit_dyn). */
+static void pin_shaped(void)
+{
+    tmcap_em *em = new_em(1, 1);
+    tmcap_em_thread_create(em, 0, 1);
+    tmcap_em_resume(em, 1);
+    tmcap_exit x[2];
+    /* BBL [I0, I1] and its solo block [I1] */
+    tmcap_word ia[2] = {C0, C0 + 3};
+    unsigned il[2] = {3, 2};
+    cr_assert_eq(tmcap_last_exits(1, C0 + 3, 2, movsb, TMCAP_JK_BORING, 1, C0 + 5, x), 2);
+    tmcap_em_block(em, 1, ia, il, 2, x, 2);
+    tmcap_exit sx[2] = {x[0], x[1]};
+    sx[0].insn = sx[1].insn = 0;
+    tmcap_em_block(em, 2, ia + 1, il + 1, 1, sx, 2);
+    cr_assert_eq(tmcap_rep_cond(movsb, 2), 0);
+    mem_ld(em, 0, src, 8);
+    mem_ld(em, 1, src, 1);
+    mem_st(em, 1, dst, 1);
+    tmcap_em_exec(em, tmcap_exec(1, 0)); /* iteration 1: again (count 1) */
+    /* Pin: iterations after the first are a one-instruction BBL */
+    cr_assert_eq(tmcap_last_exits(0, C0 + 3, 2, movsb, TMCAP_JK_BORING, 1, C0 + 5, x), 2);
+    tmcap_em_block(em, 3, ia + 1, il + 1, 1, x, 2);
+    mem_ld(em, 0, src + 1, 1);
+    mem_st(em, 0, dst + 1, 1);
+    tmcap_em_exec(em, tmcap_exec(3, 0)); /* iteration 2: STAY ... */
+    tmcap_em_exec(em, tmcap_exec(3, 1)); /* ... and the count is zero: FALL (its own solo block) */
+    /* BBL [I2]: a mismatch at the first iteration: FALL */
+    tmcap_word ib = C0 + 5;
+    unsigned lb = 2;
+    cr_assert_eq(tmcap_last_exits(0, C0 + 5, 2, cmpsb, TMCAP_JK_BORING, 1, C0 + 7, x), 2);
+    cr_assert_eq(tmcap_rep_cond(cmpsb, 2), 1);
+    tmcap_em_block(em, 4, &ib, &lb, 1, x, 2);
+    mem_ld(em, 0, src, 1);
+    mem_ld(em, 0, dst, 1);
+    tmcap_em_exec(em, tmcap_exec(4, 1));
+    /* BBL [I3]: zero count (IARG_EXECUTING false): FALL */
+    tmcap_word ic = C0 + 7;
+    cr_assert_eq(tmcap_last_exits(0, C0 + 7, 2, stosb, TMCAP_JK_BORING, 1, C0 + 9, x), 2);
+    tmcap_em_block(em, 5, &ic, &lb, 1, x, 2);
+    tmcap_em_exec(em, tmcap_exec(5, 1));
+    /* BBL [I4] */
+    tmcap_word id = C0 + 9;
+    unsigned ld = 1;
+    cr_assert_eq(tmcap_last_exits(0, C0 + 9, 1, retb, TMCAP_JK_RET, 0, 0, x), 1);
+    tmcap_em_block(em, 6, &id, &ld, 1, x, 1);
+    mem_ld(em, 0, src, 8);
+    tmcap_em_exec_dyn(em, tmcap_exec(6, 0), C0);
+    tmcap_em_thread_exit(em, 1);
+    tmcap_em_end(em, 0, 0);
+}
+
+Test(capemit, pin_shaped_stream_gives_valgrinds_records)
+{
+    static rlog vg, pin;
+    vg_shaped();
+    capture_of(&vg);
+    pin_shaped();
+    capture_of(&pin);
+    cr_assert_gt(vg.n, 8, "records: %zu", vg.n);
+    size_t runs = 0, mems = 0;
+    for (size_t i = 0; i < vg.n; i++) {
+        runs += vg.r[i].type == TMC_RUN ? vg.r[i].count : 0;
+        mems += vg.r[i].type == TMC_MEM;
+    }
+    cr_assert_eq(mems, 8);
+    cr_assert_eq(pin.n, vg.n, "Pin-shaped: %zu records, Valgrind-shaped %zu", pin.n, vg.n);
+    for (size_t i = 0; i < vg.n; i++) {
+        const tmc_record *a = &vg.r[i], *b = &pin.r[i];
+        cr_assert(a->type == b->type && a->tid == b->tid && a->cycle == b->cycle && a->pc == b->pc &&
+                      a->count == b->count && a->bytes == b->bytes && a->target == b->target &&
+                      a->bclass == b->bclass && a->taken == b->taken && a->size == b->size && a->addr == b->addr &&
+                      !memcmp(a->value, b->value, a->size),
+                  "record %zu differs: type %d/%d pc %llx/%llx count %llu/%llu", i, a->type, b->type,
+                  (unsigned long long)a->pc, (unsigned long long)b->pc, (unsigned long long)a->count,
+                  (unsigned long long)b->count);
+    }
+}
