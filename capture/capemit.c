@@ -16,6 +16,7 @@ struct tmcap_em {
     int out_fd, ack_fd;
     int mem, store_values, sysc;
     int fork_child;       /* this process is a fork of the traced one */
+    int ended;            /* END is out: nothing follows it */
     tmcap_word *buf, *shm;
     unsigned pos, buf_words, buf_limit; /* a helper flushes past buf_limit */
     unsigned shm_slots, shm_cur, shm_inflight;
@@ -782,8 +783,9 @@ void tmcap_em_fork_child(tmcap_em *em)
 
 void tmcap_em_end(tmcap_em *em, unsigned status, unsigned how)
 {
-    if (em->fork_child)
+    if (em->fork_child || em->ended)
         return;
+    em->ended = 1;
     room(em, 1);
     put(em, tmcap_end(status, how));
     tmcap_em_flush(em);

@@ -560,8 +560,11 @@ static VOID context_change(THREADID tid, CONTEXT_CHANGE_REASON reason, const CON
         put_pending(t);
         tmcap_em_sigret(em, t->fid);
     } else if (reason == CONTEXT_CHANGE_REASON_FATALSIGNAL) {
+        /* the program dies of SIG: its stream ends here (as with Valgrind,
+         * no handler runs, so no SIGNAL; the faulting block's operands so
+         * far go out) */
         put_pending(t);
-        tmcap_em_flush(em);
+        tmcap_em_end(em, (unsigned)sig, 1);
     }
     PIN_ReleaseLock(&lk);
 }

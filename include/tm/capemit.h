@@ -372,7 +372,9 @@ void tmcap_em_syscall_post(tmcap_em *em, unsigned tid, unsigned no, const tmcap_
  * untraced: the channel is closed, what it would emit is dropped). */
 void tmcap_em_fork_pre(tmcap_em *em);
 void tmcap_em_fork_child(tmcap_em *em);
-/* The program ended (tmcap_end's STATUS and HOW); the stream is flushed. */
+/* The program ended (tmcap_end's STATUS and HOW); the stream is flushed.
+ * Only the first call emits END (a platform may say it twice: a fatal
+ * signal, then the end). */
 void tmcap_em_end(tmcap_em *em, unsigned status, unsigned how);
 void tmcap_em_flush(tmcap_em *em);
 
