@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "recmode_dis.h"
 #include "tm/recmodes.h"
 
 enum { RM_MCFTRACE, RM_MLSTRACE, RM_MCFTRAPTOR, RM_MLVCFIAT, RM_MODES };
@@ -47,6 +48,24 @@ enum { MCF_UI = 0, MCF_UD = 1, MCF_CDT = 2, MCF_CDNT = 3 };
 enum { TR_OUTCOME = 0, TR_TARGET = 1, TR_EXC = 2 };
 
 #define OUTBUF (1u << 16)
+/* An ASCII descriptor without its disassembly (the longest: mlsTrace's of
+ * a 64-byte operand), and with it. */
+#define LINE_MAX_TEXT 320
+#define LINE_MAX_DIS (LINE_MAX_TEXT + 260)
+
+/* -d in the hook modes: per thread, the records that name the instruction
+ * of a message (its group's event and load, by cycle), and a descriptor
+ * that waits for its record. */
+typedef struct rm_thr {
+    uint64_t ev_cycle, ev_pc, ld_cycle, ld_pc;
+    uint8_t ev_ok, ld_ok;
+    uint8_t pend;          /* 0 none, PEND_EV, PEND_LD */
+    int ptype;             /* TR_* of a control descriptor, -1 for DATA */
+    uint64_t pcycle;
+    size_t plen;
+    char pline[LINE_MAX_TEXT];
+} rm_thr;
+enum { PEND_EV = 1, PEND_LD = 2 };
 
 struct tm_recmode {
     int mode, ascii, store;
@@ -77,6 +96,11 @@ struct tm_recmode {
     uint32_t threads;
     uint64_t dropped, dropped_data, overflow_syncs;
     uint64_t tr_desc[3];     /* mcftraptor descriptors by type */
+    /* -d */
+    int disasm;
+    rm_dis *dis;
+    rm_thr *thr;             /* hook modes: m->threads of them */
+    uint64_t dis_unknown;    /* descriptors written with "(unknown)" */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -180,6 +204,29 @@ static int emit(tm_recmode *m, const void *d, size_t n)
     return 1;
 }
 
+/* Appends the ASCII descriptor LINE (N bytes, no newline): with -d, a
+ * space and the disassembly of the instruction at PC (HAVE_PC: PC is
+ * known; else "(unknown)"), then the newline.  1 written, 0 not. */
+static int emit_line(tm_recmode *m, const char *line, size_t n, int have_pc, uint64_t pc)
+{
+    char buf[LINE_MAX_DIS];
+    if (n > LINE_MAX_TEXT)
+        n = LINE_MAX_TEXT;
+    memcpy(buf, line, n);
+    const char *t = NULL;
+    if (m->disasm) {
+        t = have_pc ? rm_dis_text(m->dis, pc) : NULL;
+        n += (size_t)snprintf(buf + n, sizeof buf - n - 1, " %s", t ? t : "(unknown)");
+        if (n > sizeof buf - 2)
+            n = sizeof buf - 2;
+    }
+    buf[n++] = '\n';
+    int ok = emit(m, buf, n);
+    if (ok && m->disasm && !t)
+        m->dis_unknown++;
+    return ok;
+}
+
 static uint8_t *put_le(uint8_t *p, uint64_t v, unsigned n)
 {
     for (unsigned k = 0; k < n; k++)
@@ -246,9 +293,9 @@ static void mcftrace_branch(tm_recmode *m, const tmc_record *r)
     if (m->ascii) {
         static const char *const to[4] = {"U, I, T", "U, D, T", "C, D, T", "C, D, NT"};
         char line[96];
-        int n = snprintf(line, sizeof line, "%" PRIu32 ", 0x%016" PRIx64 ", 0x%016" PRIx64 ", %s\n", r->tid, r->pc,
+        int n = snprintf(line, sizeof line, "%" PRIu32 ", 0x%016" PRIx64 ", 0x%016" PRIx64 ", %s", r->tid, r->pc,
                          r->target, to[code]);
-        ok = emit(m, line, (size_t)n);
+        ok = emit_line(m, line, (size_t)n, 1, r->pc);
     } else {
         uint8_t d[18], *p = d;
         *p++ = (uint8_t)r->tid;
@@ -277,12 +324,11 @@ static void mlstrace_mem(tm_recmode *m, const tmc_record *r)
     int ok;
     unsigned size = r->size;
     if (m->ascii) {
-        char line[256];
+        char line[LINE_MAX_TEXT];
         int n = snprintf(line, sizeof line, "%" PRIu32 ", %s0x%016" PRIx64 ", 0x%016" PRIx64 ", %u, ", r->tid,
                          m->store ? (store ? "S, " : "L, ") : "", r->pc, r->addr, size);
         n += hex_value(line + n, r->value, size);
-        line[n++] = '\n';
-        ok = emit(m, line, (size_t)n);
+        ok = emit_line(m, line, (size_t)n, 1, r->pc);
     } else {
         uint8_t d[2 + 8 + 8 + 1 + TMC_MAX_OPERAND], *p = d;
         *p++ = (uint8_t)r->tid;
@@ -298,7 +344,82 @@ static void mlstrace_mem(tm_recmode *m, const tmc_record *r)
         (store ? m->stores : m->loads)[tm_size_class(size)]++;
 }
 
+/* ------------------------------------------------------------ -d, hook modes */
+
+/* Writes thread T's waiting descriptor: with its instruction at PC if
+ * HAVE_PC, else with "(unknown)". */
+static void pend_write(tm_recmode *m, rm_thr *h, int have_pc, uint64_t pc)
+{
+    if (!h->pend)
+        return;
+    h->pend = 0;
+    if (emit_line(m, h->pline, h->plen, have_pc, pc) && h->ptype >= 0)
+        m->tr_desc[h->ptype]++;
+}
+
+/* The descriptor LINE (N bytes, no newline) of a message of thread T in
+ * CYCLE (LOAD: a DATA message, whose instruction is the group's load; else
+ * the group's event): written now, or, with -d, when the record of its
+ * instruction is known.  TYPE: the mcfTRaptor descriptor type to count, or
+ * -1. */
+static void hook_line(tm_recmode *m, uint32_t t, uint64_t cycle, int load, int type, const char *line, size_t n)
+{
+    if (!m->disasm) {
+        if (emit_line(m, line, n, 0, 0) && type >= 0)
+            m->tr_desc[type]++;
+        return;
+    }
+    rm_thr *h = &m->thr[t];
+    pend_write(m, h, 0, 0); /* an earlier one whose record never came */
+    int have = load ? h->ld_ok && h->ld_cycle == cycle : h->ev_ok && h->ev_cycle == cycle;
+    if (have) {
+        if (emit_line(m, line, n, 1, load ? h->ld_pc : h->ev_pc) && type >= 0)
+            m->tr_desc[type]++;
+        return;
+    }
+    h->pend = load ? PEND_LD : PEND_EV;
+    h->ptype = type;
+    h->pcycle = cycle;
+    h->plen = n < sizeof h->pline ? n : sizeof h->pline;
+    memcpy(h->pline, line, h->plen);
+}
+
+/* A record of a thread for the hook modes' -d: remembers the group's event
+ * and load, completes the descriptor that waited for it. */
+static void hook_record(tm_recmode *m, const tmc_record *r)
+{
+    if (r->tid >= m->threads || r->type < TMC_START || r->type > TMC_MEM)
+        return;
+    rm_thr *h = &m->thr[r->tid];
+    if (h->pend && r->cycle > h->pcycle)
+        pend_write(m, h, 0, 0); /* its cycle is over */
+    if (r->type == TMC_BRANCH || r->type == TMC_EXC) {
+        h->ev_cycle = r->cycle;
+        h->ev_pc = r->pc;
+        h->ev_ok = 1;
+        if (h->pend == PEND_EV && h->pcycle == r->cycle)
+            pend_write(m, h, 1, r->pc);
+    } else if (r->type == TMC_MEM && !(r->flags & TMC_MEM_STORE)) {
+        h->ld_cycle = r->cycle;
+        h->ld_pc = r->pc;
+        h->ld_ok = 1;
+        if (h->pend == PEND_LD && h->pcycle == r->cycle)
+            pend_write(m, h, 1, r->pc);
+    }
+}
+
 /* ------------------------------------------------------------ records */
+
+int tm_recmode_module(tm_recmode *m, const tm_cap_module *mod)
+{
+    if (!m || !m->dis || m->failed)
+        return m && m->failed ? -1 : 0;
+    if (rm_dis_module(m->dis, mod)) {
+        fail(m, "%s: out of memory (the code of %s for -d)", m->path, mod->path ? mod->path : "a module");
+        return -1;
+    }
+    return 0;
+}
 
 int tm_recmode_record(tm_recmode *m, const tmc_record *r)
 {
@@ -308,6 +429,8 @@ int tm_recmode_record(tm_recmode *m, const tmc_record *r)
         return -1;
     if (m->full)
         return 0;
+    if (m->thr)
+        hook_record(m, r);
     switch (r->type) {
     case TMC_START:
         if (r->tid < TMC_MAX_THREADS && !(m->seen[r->tid / 8] & (1u << (r->tid % 8)))) {
@@ -339,7 +462,7 @@ int tm_recmode_record(tm_recmode *m, const tmc_record *r)
 
 /* ------------------------------------------------------------ the hook */
 
-static void traptor_msg(tm_recmode *m, const tm_msg *msg)
+static void traptor_msg(tm_recmode *m, uint64_t cycle, const tm_msg *msg)
 {
     uint32_t t = msg->ti;
     uint64_t target = 0;
@@ -359,17 +482,16 @@ static void traptor_msg(tm_recmode *m, const tm_msg *msg)
     int type = msg->kind == TM_MSG_EXC ? TR_EXC : msg->t ? TR_TARGET : TR_OUTCOME;
     if (!u32_ok(m, type == TR_EXC ? msg->icnt : msg->cnt, type == TR_EXC ? "iCnt" : "bCnt"))
         return;
-    int ok;
     if (m->ascii) {
         char line[96];
         int n;
         if (type == TR_OUTCOME)
-            n = snprintf(line, sizeof line, "%" PRIu32 ", %" PRIu64 "\n", t, msg->cnt);
+            n = snprintf(line, sizeof line, "%" PRIu32 ", %" PRIu64, t, msg->cnt);
         else if (type == TR_TARGET)
-            n = snprintf(line, sizeof line, "%" PRIu32 ", %" PRIu64 ", T, 0x%016" PRIx64 "\n", t, msg->cnt, target);
+            n = snprintf(line, sizeof line, "%" PRIu32 ", %" PRIu64 ", T, 0x%016" PRIx64, t, msg->cnt, target);
         else
-            n = snprintf(line, sizeof line, "%" PRIu32 ", 0, %" PRIu64 ", 0x%016" PRIx64 "\n", t, msg->icnt, target);
-        ok = emit(m, line, (size_t)n);
+            n = snprintf(line, sizeof line, "%" PRIu32 ", 0, %" PRIu64 ", 0x%016" PRIx64, t, msg->icnt, target);
+        hook_line(m, t, cycle, 0, type, line, (size_t)n);
     } else {
         uint8_t d[18], *p = d;
         *p++ = (uint8_t)t;
@@ -385,13 +507,12 @@ static void traptor_msg(tm_recmode *m, const tm_msg *msg)
             }
         }
         *p++ = (uint8_t)type;
-        ok = emit(m, d, (size_t)(p - d));
+        if (emit(m, d, (size_t)(p - d)))
+            m->tr_desc[type]++;
     }
-    if (ok)
-        m->tr_desc[type]++;
 }
 
-static void cfiat_data(tm_recmode *m, const tm_msg *msg)
+static void cfiat_data(tm_recmode *m, uint64_t cycle, const tm_msg *msg)
 {
     if (!tid_ok(m, msg->ti) || !u32_ok(m, msg->fah, "fahCnt"))
         return;
@@ -401,11 +522,10 @@ static void cfiat_data(tm_recmode *m, const tm_msg *msg)
         return;
     }
     if (m->ascii) {
-        char line[192];
+        char line[LINE_MAX_TEXT];
         int n = snprintf(line, sizeof line, "%" PRIu32 ", %" PRIu64 ", ", msg->ti, msg->fah);
         n += hex_value(line + n, msg->value, size);
-        line[n++] = '\n';
-        emit(m, line, (size_t)n);
+        hook_line(m, msg->ti, cycle, 1, -1, line, (size_t)n);
     } else {
         uint8_t d[1 + 4 + 1 + TM_DATA_MAX_SIZE], *p = d;
         *p++ = (uint8_t)msg->ti;
@@ -418,7 +538,6 @@ static void cfiat_data(tm_recmode *m, const tm_msg *msg)
 
 void tm_recmode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg, unsigned bits, int accepted)
 {
-    (void)cycle;
     (void)core;
     (void)bits;
     tm_recmode *m = arg;
@@ -435,9 +554,9 @@ void tm_recmode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg
     }
     if (msg->kind == TM_MSG_DATA) {
         if (m->mode == RM_MLVCFIAT)
-            cfiat_data(m, msg);
+            cfiat_data(m, cycle, msg);
     } else {
-        traptor_msg(m, msg);
+        traptor_msg(m, cycle, msg);
     }
 }
 
@@ -567,6 +686,8 @@ static void free_mode(tm_recmode *m)
     free(m->stats_tmp);
     free(m->buf);
     free(m->pta);
+    rm_dis_free(m->dis);
+    free(m->thr);
     free(m);
 }
 
@@ -574,9 +695,9 @@ int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmod
 {
     *out = NULL;
     if (!c->mode) {
-        if (c->ascii || c->compress || c->size_limit || c->store) {
+        if (c->ascii || c->compress || c->size_limit || c->store || c->disasm) {
             snprintf(err, errlen, "%s needs --mode (mcftrace, mlstrace, mcftraptor, mlvcfiat)",
-                     c->ascii ? "-a" : c->compress ? "-c" : c->size_limit ? "-f" : "--store");
+                     c->ascii ? "-a" : c->compress ? "-c" : c->size_limit ? "-f" : c->store ? "--store" : "-d");
             return -1;
         }
         return 0;
@@ -593,6 +714,11 @@ int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmod
     }
     if (c->store && mode != RM_MLSTRACE) {
         snprintf(err, errlen, "--store: only with --mode mlstrace");
+        return -1;
+    }
+    if (c->disasm && !c->ascii) {
+        snprintf(err, errlen, "-d: only with -a (the disassembly is a column of the ASCII descriptors; the binary "
+                              "ones have none)");
         return -1;
     }
     if (mode == RM_MCFTRAPTOR || mode == RM_MLVCFIAT) {
@@ -635,6 +761,14 @@ int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmod
             snprintf(err, errlen, "out of memory");
             return -1;
         }
+    }
+    m->disasm = c->disasm != 0;
+    if (m->disasm && (!(m->dis = rm_dis_new()) ||
+                      ((mode == RM_MCFTRAPTOR || mode == RM_MLVCFIAT) &&
+                       !(m->thr = calloc(m->threads ? m->threads : 1, sizeof *m->thr))))) {
+        free_mode(m);
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
 
     char base[128];
@@ -835,6 +969,10 @@ static void write_stats(tm_recmode *m, const tm_model *model, double ms)
     default:
         break;
     }
+    if (m->disasm)
+        fprintf(f, "tm: -d: %" PRIu64 " descriptors with the disassembly \"(unknown)\" (code in no module file tm "
+                   "could read, or no record named the instruction)\n",
+                m->dis_unknown);
     if (m->mode == RM_MCFTRAPTOR || m->mode == RM_MLVCFIAT)
         fprintf(f, "tm: %" PRIu64 " messages dropped by the trace buffer (%" PRIu64 " DATA), %" PRIu64
                    " overflow resynchronizations: %s\n",
@@ -863,6 +1001,8 @@ int tm_recmode_close(tm_recmode *m, const tm_model *model, char *err, size_t err
 {
     if (!m)
         return 0;
+    for (uint32_t t = 0; m->thr && t < m->threads; t++)
+        pend_write(m, &m->thr[t], 0, 0); /* their records never came */
     flush_buf(m);
     if (m->fd >= 0) {
         if (close(m->fd) && !m->sock)

@@ -12,10 +12,17 @@
  * thesis's format followed by lines starting "tm: " with what the thesis's
  * statistics do not show.
  *
+ * With -a -d each ASCII descriptor ends with the disassembly of its
+ * instruction, as the thesis's -d does (Figs. 4.2, 4.8, 4.13, 4.22, 4.36):
+ * the branch (mcftrace), the load or store (mlstrace), the mispredicted
+ * branch or the excepting instruction (mcftraptor), the load (mlvcfiat).
+ *
  * Use from tm record (its options: tools/tm/recmode_opts.c):
  *   tm_recmode_cfg c = {0};                       the options fill c
  *   tm_recmode_open(&c, &model_cfg, &m, err, n)   m is NULL when no --mode was given
  *   if (m) tm_model_set_hook(model, tm_recmode_hook, m);
+ *   per module of the capture (before the records that run in it):
+ *               tm_recmode_module(m, mod) (where -d finds the code)
  *   per record: tm_recmode_record(m, r) (and tm_model_put); stop tracing when
  *               tm_recmode_full(m) (stop feeding the model too, or its
  *               statistics cover more than the descriptors)
@@ -28,6 +35,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tm/capture.h"
 #include "tm/model.h"
 #include "tm/msg.h"
 #include "tm/tmc.h"
@@ -43,6 +51,8 @@ typedef struct tm_recmode_cfg {
     int store;             /* --store: mlstrace also writes store descriptors */
     uint64_t size_limit;   /* -f N: N MB (N x 2^20 bytes) of uncompressed
                               descriptors; 0 = no limit */
+    int disasm;            /* -d: each ASCII descriptor ends with its
+                              instruction's disassembly (needs -a) */
 } tm_recmode_cfg;
 
 /* 1 if MODE names one of the four modes (any case); 1 if NAME is one of the
@@ -68,6 +78,16 @@ int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmod
  * names and renamed into place only by a successful tm_recmode_close). */
 void tm_recmode_abort(tm_recmode *m);
 
+/* A module of the program as the capture reports it (tm/capture.h: the
+ * address of file offset 0 and the file, or the vdso's bytes): with -d the
+ * instructions' bytes come from its executable segments (the file stays
+ * mapped until close; a module at the same addresses as an earlier one
+ * replaces it there).  A file that cannot be read, or whose GNU build-id is
+ * not the module's, gives no bytes: its instructions' disassembly is
+ * "(unknown)" (counted on a "tm:" line of the statistics).  Without -d:
+ * nothing.  0, or -1 out of memory (tm_recmode_error). */
+int tm_recmode_module(tm_recmode *m, const tm_cap_module *mod);
+
 /* Every commit-stream record, in order (MEM records carry in r->pc the
  * address of their instruction; 0 = a write by the system, never traced).
  * 0, or -1 after an error (write failure, the compressor gone, a thread id
@@ -77,7 +97,12 @@ void tm_recmode_abort(tm_recmode *m);
 int tm_recmode_record(tm_recmode *m, const tmc_record *r);
 
 /* The model's message hook: tm_model_set_hook(model, tm_recmode_hook, m).
- * Only accepted messages give descriptors; dropped ones are counted. */
+ * Only accepted messages give descriptors; dropped ones are counted.  With
+ * -d a message's instruction is the record of its thread and cycle (the
+ * group's branch or exception for BRANCH and EXC, its load for DATA): the
+ * hook may come before or after tm_recmode_record of that record; a
+ * descriptor waits for it until a later record of the thread (then its
+ * disassembly is "(unknown)"). */
 void tm_recmode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg, unsigned bits, int accepted);
 
 /* 1 once the -f limit stopped the descriptors (the descriptor that would

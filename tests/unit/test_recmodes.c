@@ -3,7 +3,8 @@
  * bytes and ASCII lines of mcfTrace, mlsTrace, mcfTRaptor and mlvCFiat
  * (seeds/000 Figs. 4.2, 4.13, 4.22, 4.36), their statistics files (Figs.
  * 4.3, 4.14, 4.23, 4.38), the -f limit, the compressors, option and open
- * errors. */
+ * errors, the disassembly column of -d (Figs. 4.2, 4.8, 4.10, 4.13, 4.22,
+ * 4.36) from modules given as files and as bytes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,6 +22,7 @@
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <dirent.h>
+#include <elf.h>
 #include <sys/stat.h>
 
 /* ------------------------------------------------------------ helpers */
@@ -251,6 +253,15 @@ Test(recmodes, parse_options)
     cr_assert_eq(tm_recmode_needs_cfiat(&c), 0);
     c.mode = "MLVCFIAT";
     cr_assert_eq(tm_recmode_needs_cfiat(&c), 1);
+    /* -d, a flag */
+    const char *dv[] = {"record", "-d", "-d=1"};
+    i = 1;
+    cr_assert_eq(c.disasm, 0);
+    cr_assert_eq(parse1(&c, 3, dv, &i), 1);
+    cr_assert_eq(i, 1);
+    cr_assert_eq(c.disasm, 1);
+    i = 2;
+    cr_assert_eq(parse1(&c, 3, dv, &i), 0);
 }
 
 static void redirect_err(void) { cr_redirect_stderr(); }
@@ -333,6 +344,11 @@ Test(recmodes, open_errors)
     cr_assert_eq(tm_recmode_close(NULL, NULL, err, sizeof err), 0);
     c.ascii = 1;
     open_fails(&c, &mc, "-a needs --mode (mcftrace, mlstrace, mcftraptor, mlvcfiat)");
+    c = (tm_recmode_cfg){.disasm = 1};
+    open_fails(&c, &mc, "-d needs --mode (mcftrace, mlstrace, mcftraptor, mlvcfiat)");
+    c = (tm_recmode_cfg){.mode = "mcftraptor", .disasm = 1, .name = name};
+    open_fails(&c, &mc, "-d: only with -a (the disassembly is a column of the ASCII descriptors; the binary ones "
+                        "have none)");
     c = (tm_recmode_cfg){.mode = "mcftrace", .store = 1, .name = name};
     open_fails(&c, &mc, "--store: only with --mode mlstrace");
     c = (tm_recmode_cfg){.mode = "pintool", .name = name};
@@ -1132,5 +1148,433 @@ Test(recmodes, default_names)
         cr_assert(strstr(p, num), "%s", p); /* the hour without padding */
         close_mode(m, NULL);
     }
+    rm_tmp();
+}
+
+/* ------------------------------------------------------------ -d */
+
+/* An x86-64 ELF image (ET_EXEC, one executable PT_LOAD from file offset 0
+ * at VADDR) whose bytes at VADDR + OFF are CODE (N bytes, OFF >= 0x100),
+ * the rest int3; into *LEN bytes (malloc). */
+static uint8_t *make_elf(uint64_t vaddr, size_t off, const uint8_t *code, size_t n, size_t *len)
+{
+    size_t total = off + n;
+    uint8_t *b = malloc(total);
+    cr_assert(off >= 0x100 && b);
+    memset(b, 0xcc, total);
+    Elf64_Ehdr eh;
+    memset(&eh, 0, sizeof eh);
+    memcpy(eh.e_ident, ELFMAG, SELFMAG);
+    eh.e_ident[EI_CLASS] = ELFCLASS64;
+    eh.e_ident[EI_DATA] = ELFDATA2LSB;
+    eh.e_ident[EI_VERSION] = EV_CURRENT;
+    eh.e_type = ET_EXEC;
+    eh.e_machine = EM_X86_64;
+    eh.e_version = EV_CURRENT;
+    eh.e_phoff = sizeof eh;
+    eh.e_ehsize = sizeof eh;
+    eh.e_phentsize = sizeof(Elf64_Phdr);
+    eh.e_phnum = 1;
+    Elf64_Phdr ph;
+    memset(&ph, 0, sizeof ph);
+    ph.p_type = PT_LOAD;
+    ph.p_flags = PF_R | PF_X;
+    ph.p_offset = 0;
+    ph.p_vaddr = ph.p_paddr = vaddr;
+    ph.p_filesz = ph.p_memsz = total;
+    ph.p_align = 0x1000;
+    memcpy(b, &eh, sizeof eh);
+    memcpy(b + sizeof eh, &ph, sizeof ph);
+    memcpy(b + off, code, n);
+    *len = total;
+    return b;
+}
+
+/* The image as the file NAME in the test folder; its path. */
+static const char *write_elf(const char *name, const uint8_t *b, size_t len)
+{
+    const char *p = in_tmp(name);
+    FILE *f = fopen(p, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(b, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+    return p;
+}
+
+static void add_module(tm_recmode *m, uint64_t base, const char *path, const uint8_t *bytes, size_t len)
+{
+    tm_cap_module mod = {base, path, NULL, 0, bytes, len};
+    cr_assert_eq(tm_recmode_module(m, &mod), 0, "%s", tm_recmode_error(m));
+}
+
+/* The branches of thesis_branches() at 0x4003b8..0x4005a0: BranchEnumeration
+ * and BranchTest (Figs. 4.8, 4.10, 4.12). */
+static uint8_t *thesis_code(size_t *len)
+{
+    uint8_t code[0x200];
+    memset(code, 0x90, sizeof code);
+    static const struct {
+        uint64_t at;
+        uint8_t n, b[6];
+    } ins[] = {
+        {0x4004d3, 6, {0x0f, 0x87, 0xc5, 0x00, 0x00, 0x00}}, /* jnbe 0x40059e */
+        {0x4004d9, 6, {0x0f, 0x83, 0xbf, 0x00, 0x00, 0x00}}, /* jnb 0x40059e */
+        {0x40058f, 2, {0xeb, 0x03}},                         /* jmp 0x400594 */
+        {0x400599, 5, {0xe8, 0x1a, 0xfe, 0xff, 0xff}},       /* call 0x4003b8 */
+        {0x40059f, 1, {0xc3}},                               /* ret */
+        {0x4004ec, 2, {0x77, 0x03}},                         /* jnbe 0x4004f1 */
+        {0x400511, 2, {0xff, 0xd0}},                         /* call rax */
+    };
+    for (size_t k = 0; k < sizeof ins / sizeof ins[0]; k++)
+        memcpy(code + (ins[k].at - 0x400400), ins[k].b, ins[k].n);
+    return make_elf(0x400000, 0x400, code, sizeof code, len);
+}
+
+Test(recmodes, mcftrace_disasm)
+{
+    mkdir_tmp();
+    size_t len;
+    uint8_t *img = thesis_code(&len);
+    const char *path = write_elf("prog", img, len);
+    char name[128];
+    snprintf(name, sizeof name, "%s/mcf", dir);
+    tm_recmode_cfg c = {.mode = "mcftrace", .ascii = 1, .disasm = 1, .name = name};
+    tm_recmode *m = open_mode(&c, NULL);
+    add_module(m, 0x400000, path, NULL, 0);
+    tmc_record rs[32];
+    int n = thesis_branches(rs);
+    feed(m, rs, n);
+    close_mode(m, NULL);
+    char *txt = slurp_text(in_tmp("mcf.txt"));
+    /* Figs. 4.8, 4.10 with the disassembly; thread 1's jump is in no module */
+    cr_assert_str_eq(txt, "0, 0x00000000004004d3, 0x000000000040059e, C, D, NT jnbe 0x40059e\n"
+                          "0, 0x00000000004004d9, 0x000000000040059e, C, D, NT jnb 0x40059e\n"
+                          "0, 0x000000000040058f, 0x0000000000400594, U, D, T jmp 0x400594\n"
+                          "0, 0x0000000000400599, 0x00000000004003b8, U, D, T call 0x4003b8\n"
+                          "0, 0x000000000040059f, 0x00007f688ca5ce5d, U, I, T ret\n"
+                          "0, 0x00000000004004ec, 0x00000000004004f1, C, D, T jnbe 0x4004f1\n"
+                          "0, 0x0000000000400511, 0x00000000004004c4, U, I, T call rax\n"
+                          "1, 0x0000000000500000, 0x0000000000500100, U, I, T (unknown)\n");
+    char *st = slurp_text(in_tmp("mcf.Statistics"));
+    cr_assert(strstr(st, "tm: -d: 1 descriptors with the disassembly \"(unknown)\" (code in no module file tm could "
+                         "read, or no record named the instruction)\n"),
+              "%s", st);
+    free(txt);
+    free(st);
+    /* Without -d no column and no -d line. */
+    c.disasm = 0;
+    m = open_mode(&c, NULL);
+    add_module(m, 0x400000, path, NULL, 0);
+    feed(m, rs, n);
+    close_mode(m, NULL);
+    txt = slurp_text(in_tmp("mcf.txt"));
+    cr_assert(strstr(txt, "C, D, NT\n0, "), "%s", txt);
+    st = slurp_text(in_tmp("mcf.Statistics"));
+    cr_assert_null(strstr(st, "tm: -d:"));
+    free(txt);
+    free(st);
+    free(img);
+    rm_tmp();
+}
+
+/* Where the bytes come from: a position-independent file loaded elsewhere,
+ * the vdso's bytes, a module replaced at the same place, a file that is
+ * not the one that ran (another build-id), one that cannot be read. */
+Test(recmodes, disasm_modules)
+{
+    mkdir_tmp();
+    static const uint8_t a[] = {0x48, 0x8b, 0x02, 0xff, 0xd0, 0xf7, 0x75, 0xdc, 0x48, 0x8b, 0x05, 0x10, 0, 0, 0,
+                                0x0f, 0x0b, 0x62};
+    static const uint8_t b[] = {0x74, 0x05, 0xc3, 0xc3, 0x90, 0xc3};
+    size_t la, lb;
+    uint8_t *ia = make_elf(0, 0x100, a, sizeof a, &la);   /* file addresses from 0, like a PIE */
+    uint8_t *ib = make_elf(0, 0x100, b, sizeof b, &lb);
+    const char *pa = write_elf("a.so", ia, la);
+    char pa_copy[256];
+    snprintf(pa_copy, sizeof pa_copy, "%s", pa);
+    char name[128];
+    snprintf(name, sizeof name, "%s/d", dir);
+    tm_recmode_cfg c = {.mode = "mcftrace", .ascii = 1, .disasm = 1, .name = name};
+    tm_recmode *m = open_mode(&c, NULL);
+    add_module(m, 0x7f0000000000, pa_copy, NULL, 0);  /* a.so at 0x7f0000000000 */
+    add_module(m, 0x7fff0000, "[vdso]", ib, lb);      /* b as the vdso's bytes */
+    add_module(m, 0x600000, in_tmp("missing.so"), NULL, 0);
+    uint8_t id[3] = {1, 2, 3};
+    tm_cap_module other = {0x500000, pa_copy, id, 3, NULL, 0}; /* a.so has no build-id */
+    cr_assert_eq(tm_recmode_module(m, &other), 0);
+    cr_assert_eq(tm_recmode_module(m, NULL), 0);
+    cr_assert_eq(tm_recmode_module(NULL, &other), 0);
+    uint64_t A = 0x7f0000000100, B = 0x7fff0100;
+    tmc_record rs[] = {
+        rec_br(0, 1, TMC_IJUMP, A, 3, 0x1, 1),       /* mov rax, qword ptr [rdx] (any bytes: the record's pc) */
+        rec_br(0, 2, TMC_ICALL, A + 3, 2, 0x1, 1),   /* call rax */
+        rec_br(0, 3, TMC_JUMP, A + 5, 3, 0x1, 1),    /* div dword ptr [rbp-0x24] */
+        rec_br(0, 4, TMC_JUMP, A + 8, 7, 0x1, 1),    /* mov rax, qword ptr [rip+0x10] */
+        rec_br(0, 5, TMC_JUMP, A + 15, 2, 0x1, 1),   /* ud2 */
+        rec_br(0, 6, TMC_JUMP, A + 17, 1, 0x1, 1),   /* 0x62 at the segment's end: no instruction */
+        rec_br(0, 7, TMC_COND, B, 2, B + 7, 1),      /* jz (the vdso) */
+        rec_br(0, 8, TMC_RET, B + 2, 1, 0x1, 1),     /* ret */
+        rec_br(0, 9, TMC_JUMP, 0x600100, 2, 0x1, 1), /* missing.so: unknown */
+        rec_br(0, 10, TMC_JUMP, 0x500100, 2, 0x1, 1), /* the wrong build-id: unknown */
+        rec_br(0, 11, TMC_JUMP, A - 0x200, 2, 0x1, 1), /* before a.so's segment: unknown */
+        rec_br(0, 12, TMC_ICALL, A + 3, 2, 0x1, 1),  /* call rax again (cached) */
+    };
+    feed(m, rs, 12);
+    /* b.so replaces a.so at its address: the newer module's bytes */
+    const char *pb = write_elf("b.so", ib, lb);
+    add_module(m, 0x7f0000000000, pb, NULL, 0);
+    tmc_record again[] = {rec_br(0, 13, TMC_COND, A, 2, A + 7, 0), rec_br(0, 14, TMC_JUMP, A + 3, 1, 0x1, 1),
+                          rec_br(0, 15, TMC_JUMP, A + 5, 3, 0x1, 1)};
+    feed(m, again, 3);
+    close_mode(m, NULL);
+    char *txt = slurp_text(in_tmp("d.txt"));
+    const char *want[] = {"U, I, T mov rax, qword ptr [rdx]", "U, I, T call rax", "U, D, T div dword ptr [rbp-0x24]",
+                          "U, D, T mov rax, qword ptr [rip+0x10]", "U, D, T ud2", "U, D, T (bad)",
+                          "C, D, T jz 0x7fff0107", "U, I, T ret", "U, D, T (unknown)", "U, D, T (unknown)",
+                          "U, D, T (unknown)", "U, I, T call rax", "C, D, NT jz 0x7f0000000107",
+                          "U, D, T ret", "U, D, T ret"};
+    char *p = txt;
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        char *nl = strchr(p, '\n');
+        cr_assert_not_null(nl, "line %zu missing", k);
+        *nl = 0;
+        size_t lw = strlen(want[k]), lp = strlen(p);
+        cr_assert(lp >= lw && !strcmp(p + lp - lw, want[k]), "line %zu: '%s', wanted '...%s'", k, p, want[k]);
+        p = nl + 1;
+    }
+    cr_assert_str_eq(p, "");
+    char *st = slurp_text(in_tmp("d.Statistics"));
+    cr_assert(strstr(st, "tm: -d: 3 descriptors with the disassembly \"(unknown)\""), "%s", st);
+    free(txt);
+    free(st);
+    free(ia);
+    free(ib);
+    rm_tmp();
+}
+
+Test(recmodes, mlstrace_disasm)
+{
+    mkdir_tmp();
+    static const uint8_t code[] = {0x48, 0x8b, 0x02, 0x48, 0x89, 0x7d, 0xf8};
+    size_t len;
+    uint8_t *img = make_elf(0x400000, 0x100, code, sizeof code, &len);
+    char name[128];
+    snprintf(name, sizeof name, "%s/mls", dir);
+    tm_recmode_cfg c = {.mode = "mlstrace", .ascii = 1, .store = 1, .disasm = 1, .name = name};
+    tm_recmode *m = open_mode(&c, NULL);
+    add_module(m, 0x400000, write_elf("p", img, len), NULL, 0);
+    tmc_record rs[] = {
+        rec_start(0, 1, 0x400100),
+        rec_run(0, 2, 0x400100, 1, 3), rec_mem(0, 2, 0, 0x400100, 0x3f84001130, 8, 0x64320011),
+        rec_run(0, 3, 0x400103, 1, 4), rec_mem(0, 3, 1, 0x400103, 0x7ffc0000, 8, 7),
+        rec_mem(0, 4, 1, 0, 0x600000, 4, 1), /* a system write: no descriptor */
+        rec_exit(0, 5),
+    };
+    feed(m, rs, (int)(sizeof rs / sizeof rs[0]));
+    close_mode(m, NULL);
+    char *txt = slurp_text(in_tmp("mls.txt"));
+    /* Fig. 4.13's example */
+    cr_assert_str_eq(txt, "0, L, 0x0000000000400100, 0x0000003f84001130, 8, 0x0000000064320011 mov rax, qword ptr "
+                          "[rdx]\n"
+                          "0, S, 0x0000000000400103, 0x000000007ffc0000, 8, 0x0000000000000007 mov qword ptr "
+                          "[rbp-0x8], rdi\n");
+    free(txt);
+    free(img);
+    rm_tmp();
+}
+
+/* The code of the mcftraptor_model and mlvcfiat_model streams. */
+static uint8_t *model_code(size_t *len)
+{
+    static uint8_t code[0x4100];
+    memset(code, 0x90, sizeof code);
+    code[0x000] = 0xff, code[0x001] = 0xd0;                      /* 0x1000 call rax */
+    code[0x003] = 0xc3;                                          /* 0x1003 ret */
+    code[0x008] = 0x75, code[0x009] = 0xf6;                      /* 0x1008 jnz 0x1000 */
+    code[0x00c] = 0x8b, code[0x00d] = 0x02;                      /* 0x100c mov eax, dword ptr [rdx] */
+    code[0x018] = 0x8a, code[0x019] = 0x01;                      /* 0x1018 mov al, byte ptr [rcx] */
+    code[0x2000] = 0xc3;                                         /* 0x3000 ret */
+    code[0x4004] = 0xf7, code[0x4005] = 0x75, code[0x4006] = 0xdc; /* 0x5004 div dword ptr [rbp-0x24] */
+    /* 0x1000 is also mlvcfiat's load: */
+    return make_elf(0x1000 - 0x100, 0x100, code, sizeof code, len);
+}
+
+/* Feeds R to the model and the descriptors: the model first (as tm
+ * record does: the hook comes before the record), or after. */
+static void both_order(feeder *f, const tmc_record *r, int model_first)
+{
+    if (model_first)
+        cr_assert_eq(tm_model_put(f->model, r), TM_OK, "%s", tm_model_error(f->model));
+    cr_assert_eq(tm_recmode_record(f->m, r), 0, "%s", tm_recmode_error(f->m));
+    if (!model_first)
+        cr_assert_eq(tm_model_put(f->model, r), TM_OK, "%s", tm_model_error(f->model));
+}
+
+Test(recmodes, mcftraptor_disasm)
+{
+    mkdir_tmp();
+    size_t len;
+    uint8_t *img = model_code(&len);
+    const char *path = write_elf("prog", img, len);
+    char pbuf[256];
+    snprintf(pbuf, sizeof pbuf, "%s", path);
+    for (int model_first = 0; model_first < 2; model_first++) {
+        tm_model_cfg mc;
+        model_cfg(&mc, 2, 0);
+        feeder f;
+        cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
+        char name[128];
+        snprintf(name, sizeof name, "%s/trd", dir);
+        tm_recmode_cfg c = {.mode = "mcftraptor", .ascii = 1, .disasm = 1, .name = name};
+        f.m = open_mode(&c, &mc);
+        add_module(f.m, 0x1000 - 0x100, pbuf, NULL, 0);
+        tm_model_set_hook(f.model, tm_recmode_hook, f.m);
+        tmc_record rs[] = {
+            rec_start(0, 1, 0x1000),
+            rec_run(0, 2, 0x1000, 2, 8),
+            rec_br(0, 2, TMC_COND, 0x1008, 2, 0x1000, 1),
+            rec_br(0, 3, TMC_ICALL, 0x1000, 2, 0x3000, 1),
+            rec_br(0, 4, TMC_RET, 0x3000, 1, 0x1002, 1),
+            rec_br(0, 5, TMC_RET, 0x1003, 1, 0x5000, 1),
+            rec_run(0, 6, 0x5000, 1, 4),
+            rec_exc(0, 6, 0x5004, 0x7000),
+            rec_run(0, 7, 0x7000, 3, 12),
+            rec_exit(0, 8),
+        };
+        for (size_t k = 0; k < sizeof rs / sizeof rs[0]; k++)
+            both_order(&f, &rs[k], model_first);
+        cr_assert_eq(tm_model_finish(f.model), TM_OK);
+        close_mode(f.m, f.model);
+        char *txt = slurp_text(in_tmp("trd.txt"));
+        /* Fig. 4.22: "0, 1 jz ...", "1, 1, T, 0x... call rax", "0, 0, 78, div dword ptr [rbp-36]" */
+        cr_assert_str_eq(txt,
+                         "0, 1 jnz 0x1000\n"
+                         "0, 1, T, 0x0000000000003000 call rax\n"
+                         "0, 2, T, 0x0000000000005000 ret\n"
+                         "0, 0, 1, 0x0000000000007000 div dword ptr [rbp-0x24]\n",
+                         "model first: %d", model_first);
+        char *st = slurp_text(in_tmp("trd.Statistics"));
+        cr_assert(strstr(st, "tm: descriptors: 1 mispredicted outcomes, 2 mispredicted targets, 1 exceptions\n"
+                             "tm: -d: 0 descriptors"),
+                  "%s", st);
+        free(txt);
+        free(st);
+        tm_model_free(f.model);
+    }
+    free(img);
+    rm_tmp();
+}
+
+Test(recmodes, mlvcfiat_disasm)
+{
+    mkdir_tmp();
+    size_t len;
+    uint8_t *img = model_code(&len);
+    img[0x100] = 0x44, img[0x101] = 0x8b, img[0x102] = 0x00; /* 0x1000 mov r8d, dword ptr [rax] (Fig. 4.36) */
+    const char *path = write_elf("prog", img, len);
+    char pbuf[256];
+    snprintf(pbuf, sizeof pbuf, "%s", path);
+    for (int model_first = 0; model_first < 2; model_first++) {
+        tm_model_cfg mc;
+        model_cfg(&mc, 1, 1);
+        feeder f;
+        cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
+        char name[128];
+        snprintf(name, sizeof name, "%s/cfd", dir);
+        tm_recmode_cfg c = {.mode = "mlvcfiat", .ascii = 1, .disasm = 1, .name = name};
+        f.m = open_mode(&c, &mc);
+        add_module(f.m, 0x1000 - 0x100, pbuf, NULL, 0);
+        tm_model_set_hook(f.model, tm_recmode_hook, f.m);
+        tmc_record rs[] = {
+            rec_start(0, 1, 0x1000),
+            rec_run(0, 2, 0x1000, 1, 4), rec_mem(0, 2, 0, 0x1000, 0x8000, 4, 4),      /* miss */
+            rec_run(0, 3, 0x1004, 1, 4), rec_mem(0, 3, 0, 0x1004, 0x8000, 4, 4),      /* FA hit */
+            rec_run(0, 5, 0x100c, 1, 4), rec_mem(0, 5, 0, 0x100c, 0x8004, 4, 0x1234), /* FA miss */
+            rec_run(0, 6, 0x1010, 1, 4), rec_mem(0, 6, 1, 0x1010, 0x8008, 8, 9),      /* store */
+            rec_run(0, 8, 0x1018, 1, 4), rec_mem(0, 8, 0, 0x1018, 0x9001, 1, 0x7f),   /* miss (byte) */
+            rec_br(0, 8, TMC_JUMP, 0x101a, 2, 0x1000, 1),                              /* the group's event */
+            rec_exit(0, 9),
+        };
+        for (size_t k = 0; k < sizeof rs / sizeof rs[0]; k++)
+            both_order(&f, &rs[k], model_first);
+        cr_assert_eq(tm_model_finish(f.model), TM_OK);
+        close_mode(f.m, f.model);
+        char *txt = slurp_text(in_tmp("cfd.txt"));
+        cr_assert_str_eq(txt,
+                         "0, 0, 0x00000004 mov r8d, dword ptr [rax]\n"
+                         "0, 1, 0x00001234 mov eax, dword ptr [rdx]\n"
+                         "0, 0, 0x7f mov al, byte ptr [rcx]\n",
+                         "model first: %d", model_first);
+        free(txt);
+        tm_model_free(f.model);
+    }
+    free(img);
+    rm_tmp();
+}
+
+/* A message whose record never comes: "(unknown)" once a later record of
+ * its thread shows its cycle is over, or at close; descriptors keep their
+ * order per thread; the -f limit holds. */
+Test(recmodes, disasm_hook_unmatched)
+{
+    mkdir_tmp();
+    tm_model_cfg mc;
+    model_cfg(&mc, 2, 0);
+    char name[128];
+    snprintf(name, sizeof name, "%s/u", dir);
+    tm_recmode_cfg c = {.mode = "mcftraptor", .ascii = 1, .disasm = 1, .name = name};
+    tm_recmode *m = open_mode(&c, &mc);
+    static const uint8_t code[] = {0x74, 0x00, 0xc3};
+    size_t len;
+    uint8_t *img = make_elf(0x2000 - 0x100, 0x100, code, sizeof code, &len);
+    add_module(m, 0x2000 - 0x100, "[vdso]", img, len);
+    tm_msg s0 = msg_sync(0, 0x2000), s1 = msg_sync(1, 0x2000);
+    tm_recmode_hook(m, 1, 0, &s0, 10, 1);
+    tm_recmode_hook(m, 1, 1, &s1, 10, 1);
+    tm_msg b = msg_branch(0, 1, 0, 0);
+    /* cycle 5: its record is filtered away; the record of cycle 6 ends it */
+    tm_recmode_hook(m, 5, 0, &b, 10, 1);
+    tmc_record r6 = rec_br(0, 6, TMC_COND, 0x2000, 2, 0x2002, 1);
+    cr_assert_eq(tm_recmode_record(m, &r6), 0);
+    /* thread 1 at cycle 6: the record came first */
+    tmc_record r1 = rec_br(1, 6, TMC_RET, 0x2002, 1, 0x9000, 1);
+    cr_assert_eq(tm_recmode_record(m, &r1), 0);
+    tm_msg t1 = msg_branch(1, 3, 1, 0x7000);
+    tm_recmode_hook(m, 6, 1, &t1, 10, 1);
+    /* thread 0 at cycle 7, then at 8 before 7's record: 7 is written unknown */
+    tm_recmode_hook(m, 7, 0, &b, 10, 1);
+    tm_recmode_hook(m, 8, 0, &b, 10, 1);
+    tmc_record r8 = rec_br(0, 8, TMC_COND, 0x2000, 2, 0x2002, 0);
+    cr_assert_eq(tm_recmode_record(m, &r8), 0);
+    /* a last one whose record never comes: at close */
+    tm_recmode_hook(m, 9, 1, &b, 10, 1);
+    close_mode(m, NULL);
+    char *txt = slurp_text(in_tmp("u.txt"));
+    cr_assert_str_eq(txt, "0, 1 (unknown)\n"
+                          "1, 3, T, 0x0000000000009000 ret\n"
+                          "0, 1 (unknown)\n"
+                          "0, 1 jz 0x2002\n"
+                          "0, 1 (unknown)\n");
+    char *st = slurp_text(in_tmp("u.Statistics"));
+    cr_assert(strstr(st, "tm: descriptors: 4 mispredicted outcomes, 1 mispredicted targets, 0 exceptions\n"
+                         "tm: -d: 3 descriptors with"),
+              "%s", st);
+    free(txt);
+    free(st);
+    /* -f: a waiting descriptor that no longer fits is not written */
+    c.size_limit = 20;
+    m = open_mode(&c, &mc);
+    add_module(m, 0x2000 - 0x100, "[vdso]", img, len);
+    tm_recmode_hook(m, 1, 0, &s0, 10, 1);
+    tm_recmode_hook(m, 5, 0, &b, 10, 1);
+    cr_assert_eq(tm_recmode_record(m, &r6), 0); /* "0, 1 (unknown)\n": 15 bytes */
+    tm_recmode_hook(m, 8, 0, &b, 10, 1);
+    cr_assert_eq(tm_recmode_record(m, &r8), 0); /* "0, 1 jz 0x2002\n": 15 more, over 20 */
+    cr_assert_eq(tm_recmode_full(m), 1);
+    close_mode(m, NULL);
+    txt = slurp_text(in_tmp("u.txt"));
+    cr_assert_str_eq(txt, "0, 1 (unknown)\n");
+    free(txt);
+    free(img);
     rm_tmp();
 }

@@ -1,5 +1,5 @@
 /* tm record's options of the thesis tools' descriptor outputs (--mode, -a,
- * -c, -f, --store): parsed here, written by the library (tm/recmodes.h). */
+ * -c, -d, -f, --store): parsed here, written by the library (tm/recmodes.h). */
 #include <stdint.h>
 #include <string.h>
 #include "cmd.h"
@@ -11,6 +11,8 @@ const char recmode_opts_help[] =
     "                                BASE.Statistics; without -o a time-stamped name)\n"
     "  -a                            ASCII descriptors (default binary)\n"
     "  -c C                          pipe the descriptors through C: gzip, bzip2, pigz, pbzip2, zstd\n"
+    "  -d                            with -a: each descriptor ends with its instruction's\n"
+    "                                disassembly (Intel syntax)\n"
     "  -f N                          stop the descriptors (and the tracing) at N MB\n"
     "  --store                       mlstrace: store descriptors too\n";
 
@@ -20,6 +22,10 @@ int recmode_opts_parse(tm_recmode_cfg *c, int argc, char **argv, int *i)
     int r;
     if (!strcmp(a, "-a")) {
         c->ascii = 1;
+        return 1;
+    }
+    if (!strcmp(a, "-d")) {
+        c->disasm = 1;
         return 1;
     }
     if (!strcmp(a, "--store")) {
