@@ -1052,6 +1052,9 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         } else {
             if (!m->store)
                 return fail(c, c->off, "a load without its value"), -1;
+            if (c->cfg.need_values)
+                return fail(c, c->off, "a store without its value (captured with --tm-store-values=no); the "
+                                       "commit stream and the descriptors need every value"), -1;
             for (unsigned q = 0; q < nw; q++)
                 m->v[q] = 0;
         }
@@ -1106,6 +1109,7 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
     case TMCAP_END:
         c->info.ended = 1;
         c->info.status = (int)((w0 >> 8) & 0xff);
+        c->info.signaled = ((w0 >> 16) & 0xff) == 1;
         return 1;
     default:
         return fail(c, c->off, "unknown event type %u", type), -1;
@@ -1215,6 +1219,12 @@ int tm_cap_finish(tm_cap *c)
         c->info.cycles = ts.cycles;
     }
     return TM_OK;
+}
+
+uint64_t tm_cap_unfinished(const tm_cap *c, uint64_t *off)
+{
+    *off = c->have_magic ? c->off : 0;
+    return (uint64_t)c->nw * 8 + c->npart;
 }
 
 void tm_cap_timing_stats(const tm_cap *c, tm_timing_stats *s)

@@ -106,6 +106,27 @@ int tm_transport_start(const tm_transport_cfg *cfg, tm_transport_exec_fn exec, v
     return TM_OK;
 }
 
+int tm_transport_open_fd(const tm_transport_cfg *cfg, int fd, tm_transport **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (fd < 0 || !cfg->pipe_chunk) {
+        tm_err_set(err, errlen, "tm_transport_open_fd: no descriptor or no read size");
+        return TM_ERR_ARG;
+    }
+    tm_transport *t = calloc(1, sizeof *t);
+    if (!t) {
+        tm_err_set(err, errlen, "out of memory");
+        return TM_ERR_NOMEM;
+    }
+    t->cfg = *cfg;
+    t->cfg.pipe_only = 1;
+    t->pid = -1;
+    t->pfd = fd;
+    t->ack = -1;
+    *out = t;
+    return TM_OK;
+}
+
 pid_t tm_transport_pid(const tm_transport *t) { return t->pid; }
 int tm_transport_fd(const tm_transport *t) { return t->pfd; }
 int tm_transport_shm(const tm_transport *t) { return t->shm != NULL; }
@@ -119,14 +140,26 @@ static void after(tm_transport *t, tm_cap *cap)
         t->failed = 1;
 }
 
+/* A read that failed: 1 to try again (interrupted, nothing there yet), else
+ * 0 (the end) after the transport's error. */
+static int read_error(tm_transport *t)
+{
+    if (errno == EINTR || errno == EAGAIN)
+        return 1;
+    if (!t->failed)
+        snprintf(t->err, sizeof t->err, "reading the capture stream: %s", strerror(errno));
+    t->failed = 1;
+    return 0;
+}
+
 /* Shared memory: each length read from the pipe is the next slot's; its
  * events are handled in place, then the slot goes back to the frontend. */
 static int read_slots(tm_transport *t, tm_cap *cap)
 {
     ssize_t n = read(t->pfd, (uint8_t *)t->tok + t->tok_bytes, sizeof t->tok - t->tok_bytes);
-    if (n < 0 && errno == EINTR)
-        return 1;
-    if (n <= 0)
+    if (n < 0)
+        return read_error(t);
+    if (n == 0)
         return 0;
     t->tok_bytes += (size_t)n;
     size_t k = 0;
@@ -158,9 +191,9 @@ static int read_pipe(tm_transport *t, tm_cap *cap)
     if (!room)
         t->failed = 1;
     ssize_t n = read(t->pfd, room ? room : t->drain, room ? chunk : sizeof t->drain);
-    if (n < 0 && errno == EINTR)
-        return 1;
-    if (n <= 0)
+    if (n < 0)
+        return read_error(t);
+    if (n == 0)
         return 0;
     if (t->failed)
         return 1;

@@ -37,6 +37,9 @@ typedef struct tm_cap_cfg {
     /* The timing model (tm/timing.h, docs/capture.md §3): NULL = serial
      * (every group the next global cycle, one thread at a time). */
     const tm_timing_cfg *timing;
+    /* A store sent without its value (TMCAP_MEM_NOVALUE) is an error: the
+     * consumers need every value (a commit stream, descriptors). */
+    int need_values;
 } tm_cap_cfg;
 
 /* A module: an executable file mapping (load address = address of file
@@ -71,7 +74,8 @@ typedef struct tm_cap_info {
     int ended;            /* the frontend reported the program's end */
     int execd;            /* the stream ended right after an EXECVE event:
                              the program replaced itself (complete too) */
-    int status;           /* its exit status */
+    int status;           /* its exit status, or with SIGNALED the signal that killed it */
+    int signaled;         /* the END event says the program was killed by signal STATUS */
     uint64_t bytes;       /* capture bytes consumed */
     uint64_t blocks;      /* block descriptors */
     uint64_t execs;       /* executed blocks */
@@ -107,6 +111,12 @@ void tm_cap_timing_stats(const tm_cap *c, tm_timing_stats *s);
 /* Thread (core) TID under the timing model: its last stamped cycle + 1 and
  * the instructions it retired (zeros when serial). */
 void tm_cap_timing_thread(const tm_cap *c, uint32_t tid, uint64_t *cycles, uint64_t *insns);
+/* The bytes of an unfinished event the stream fed so far ends with (0: it
+ * ends where an event ends), and in *OFF the byte offset where that event
+ * (or, before the magic is whole, the stream) begins.  tm_cap_finish
+ * accepts such a stream (a frontend cut short); a reader of a complete
+ * stream (a file) can refuse it. */
+uint64_t tm_cap_unfinished(const tm_cap *c, uint64_t *off);
 /* One line: what went wrong and at which byte offset of the capture. */
 const char *tm_cap_error(const tm_cap *c);
 void tm_cap_free(tm_cap *c);

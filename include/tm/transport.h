@@ -17,6 +17,9 @@
  *   tm_transport_pid(t): the child, for the caller to wait for and signal
  *   tm_transport_close(t)
  *
+ * tm_transport_open_fd reads a stream that is already there (a file, or a
+ * pipe from a frontend tm did not start) the same way, with no child.
+ *
  * Errors follow docs/architecture.md: statuses, the handle's message. */
 #ifndef TM_TRANSPORT_H
 #define TM_TRANSPORT_H
@@ -64,6 +67,14 @@ typedef struct tm_transport tm_transport;
  * ERR receives the message (docs/architecture.md). */
 int tm_transport_start(const tm_transport_cfg *cfg, tm_transport_exec_fn exec, void *exec_arg, tm_transport **out,
                        char *err, size_t errlen);
+/* A channel with no frontend process: reads the capture stream from FD
+ * (a file, or a pipe whose writer is not tm's child: `tm record --capture`),
+ * through the pipe path (cfg->pipe_only is implied; slots and slot are not
+ * used).  The transport owns FD: tm_transport_read closes it at its end,
+ * tm_transport_close if still open.  tm_transport_pid is then -1.  On
+ * failure *out is NULL, FD is left open and ERR receives the message. */
+int tm_transport_open_fd(const tm_transport_cfg *cfg, int fd, tm_transport **out, char *err, size_t errlen);
+/* The frontend process (-1 for tm_transport_open_fd). */
 pid_t tm_transport_pid(const tm_transport *t);
 /* The descriptor to poll for input (-1 once the channel is closed). */
 int tm_transport_fd(const tm_transport *t);

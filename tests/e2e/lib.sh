@@ -54,3 +54,22 @@ gen_bad() {
     grep -q -- "$want" "$TMP/err" || die "tm gen $*: '$(cat "$TMP/err")' lacks '$want'"
     [ ! -s "$TMP/out" ] || die "tm gen $*: wrote to stdout"
 }
+
+# ---- instruction flows (tm dump --flow) of two recordings ----
+# flow_cmp MODE EXE BASE1 BASE2: BASE1.tmc and BASE2.tmc of program EXE have
+# the same flow per thread (tests/e2e/flowcmp.py MODE: exact, threads,
+# edges[:J]); prints flowcmp's line into $FLOW_CMP.  0 if they do; 1 if
+# they do not (the line says why); 2 if it could not compare (the line says
+# why).  TMBIN: the tm to dump with ($TM by default).
+flow_cmp() {
+    local mode=$1 exe=$2 a=$3 b=$4 tmb=${TMBIN:-$TM} st=0
+    for x in "$a" "$b"; do
+        if ! "$tmb" dump --flow "$x.tmc" > "$x.flow" 2> "$x.flowerr"; then
+            FLOW_CMP="tm dump --flow $x.tmc: $(head -n 1 "$x.flowerr")"
+            return 2
+        fi
+    done
+    FLOW_CMP=$(python3 "$ROOT/tests/e2e/flowcmp.py" "$mode" "$exe" "$a.flow" "$a.modules" "$b.flow" "$b.modules" 2>&1) || st=$?
+    FLOW_CMP=$(printf '%s' "$FLOW_CMP" | tail -n 1)
+    return $st
+}

@@ -251,3 +251,67 @@ Test(capture, stores_without_values)
     cr_assert(strstr(tm_cap_error(c), "a load without its value"), "%s", tm_cap_error(c));
     tm_cap_free(c);
 }
+
+/* tm_cap_unfinished: the bytes of an event the stream ends inside, and its
+ * offset (tm record --capture refuses such a file); 0 at an event's end. */
+Test(capture, unfinished_event)
+{
+    static uint64_t w[1024];
+    size_t nw = make_stream(w, 2);
+    static log_t got;
+    memset(&got, 0, sizeof got);
+    tm_cap *c = new_cap(&got);
+    uint64_t off = 99;
+    cr_assert_eq(tm_cap_unfinished(c, &off), 0);
+    cr_assert_eq(off, 0);
+    cr_assert_eq(tm_cap_feed(c, w, 3), TM_OK); /* inside the magic */
+    cr_assert_eq(tm_cap_unfinished(c, &off), 3);
+    cr_assert_eq(off, 0);
+    /* the magic, the block (7 words), then 2 words of the first MEM (of 3) */
+    cr_assert_eq(tm_cap_feed(c, (const uint8_t *)w + 3, 10 * 8 - 3), TM_OK);
+    cr_assert_eq(tm_cap_unfinished(c, &off), 16);
+    cr_assert_eq(off, 64);
+    cr_assert_eq(tm_cap_feed(c, w + 10, (nw - 10) * 8), TM_OK, "%s", tm_cap_error(c));
+    cr_assert_eq(tm_cap_unfinished(c, &off), 0);
+    cr_assert_eq(tm_cap_finish(c), TM_OK);
+    tm_cap_info in;
+    tm_cap_get_info(c, &in);
+    cr_assert(in.ended && in.status == 0 && !in.signaled);
+    tm_cap_free(c);
+}
+
+/* END: how 0 an exit status, how 1 the signal that killed the program. */
+Test(capture, end_status_and_signal)
+{
+    static uint64_t w[1024];
+    size_t nw = make_stream(w, 1);
+    static log_t got;
+    for (int how = 0; how < 2; how++) {
+        memset(&got, 0, sizeof got);
+        w[nw - 1] = TMCAP_END | 11ull << 8 | (uint64_t)how << 16;
+        tm_cap *c = new_cap(&got);
+        cr_assert_eq(tm_cap_feed(c, w, nw * 8), TM_OK);
+        cr_assert_eq(tm_cap_finish(c), TM_OK);
+        tm_cap_info in;
+        tm_cap_get_info(c, &in);
+        cr_assert(in.ended && in.status == 11 && in.signaled == how, "how %d: %d %d", how, in.status, in.signaled);
+        tm_cap_free(c);
+    }
+}
+
+/* need_values: a store without its value is an error (a commit stream, the
+ * descriptors need it), at the store's offset. */
+Test(capture, need_values_refuses_stores_without_values)
+{
+    static uint64_t wn[1024];
+    size_t nn = make_stream_nv(wn, 3, 1);
+    static log_t got;
+    memset(&got, 0, sizeof got);
+    tm_cap_cfg cfg = {.threads = 4, .need_values = 1};
+    tm_cap_sink sink = {on_record, NULL, &got, NULL};
+    tm_cap *c = NULL;
+    cr_assert_eq(tm_cap_new(&cfg, &sink, &c), TM_OK);
+    cr_assert_eq(tm_cap_feed(c, wn, nn * 8), TM_ERR_FORMAT);
+    cr_assert(strstr(tm_cap_error(c), "offset 88: a store without its value"), "%s", tm_cap_error(c));
+    tm_cap_free(c);
+}

@@ -3,6 +3,10 @@
  *   tm dump FILE       one line per record (FILE may be "-" for stdin)
  *   tm dump --count FILE   totals only; this only parses and counts, and is
  *                          the parse-speed baseline of `make bench`
+ *   tm dump --flow FILE    each thread's instruction flow without the cycles
+ *                          and the grouping (docs/guide.md "tm dump --flow"):
+ *                          two recordings of one execution compare line by
+ *                          line per thread, whatever their timing
  *
  * Output may be cut short by the reader of a pipe (`tm dump x.tmc | head`):
  * SIGPIPE is ignored and the resulting EPIPE ends the command quietly with
@@ -11,6 +15,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tm/tmc.h"
 #include "cmd.h"
@@ -18,7 +23,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: tm dump [--count] FILE.tmc\n"
+            "usage: tm dump [--count | --flow] FILE.tmc\n"
             "\n"
             "Prints the records of a commit stream, one per line, after a header line;\n"
             "FILE may be \"-\" for standard input.  The whole stream is validated\n"
@@ -26,6 +31,12 @@ static void usage(FILE *f)
             "\n"
             "  --count   print only totals: records, instructions, branches per class,\n"
             "            exceptions, loads, stores, modules, threads started, cycles\n"
+            "  --flow    each thread's instruction flow, without cycles and groups: lines\n"
+            "            T<tid> run PC N (N instructions from PC, straight), T<tid> branch PC\n"
+            "            CLASS T|N TARGET, T<tid> load|store PC+K SIZE VALUE @ADDR (an operand\n"
+            "            of the run from PC after K of its instructions), T<tid> exc PC HANDLER,\n"
+            "            T<tid> start PC [trace-on], T<tid> exit [trace-off]; module ADDR PATH;\n"
+            "            cut ...  (grep '^T1 ' gives thread 1's flow)\n"
             "  --help    this text\n");
 }
 
@@ -116,6 +127,90 @@ static void print_record(FILE *out, const tmc_record *r)
     }
 }
 
+/* ---- --flow ---- */
+
+/* A thread's straight run so far: from PC, N instructions, BYTES bytes. */
+typedef struct flow_run {
+    uint64_t pc, n, bytes;
+} flow_run;
+
+static void put_value(FILE *out, const tmc_record *r)
+{
+    if (r->size <= 8) {
+        uint64_t v = 0;
+        for (unsigned i = 0; i < r->size; i++)
+            v |= (uint64_t)r->value[i] << (8 * i);
+        fprintf(out, "0x%0*" PRIx64, 2 * r->size, v);
+    } else {
+        put_hex(out, r->value, r->size);
+    }
+}
+
+/* The run of thread T ends: its line, if it has instructions. */
+static void flow_end_run(FILE *out, uint32_t t, flow_run *f)
+{
+    if (f->n)
+        fprintf(out, "T%" PRIu32 " run 0x%" PRIx64 " %" PRIu64 "\n", t, f->pc, f->n);
+    f->pc += f->bytes;
+    f->n = f->bytes = 0;
+}
+
+/* One record of the flow view; F: the threads' runs. */
+static void flow_record(FILE *out, const tmc_record *r, flow_run *fr)
+{
+    flow_run *f = r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_CUT ? NULL : &fr[r->tid];
+    uint32_t t = r->tid;
+    switch (r->type) {
+    case TMC_MODULE:
+        fprintf(out, "module 0x%" PRIx64 " ", r->addr);
+        put_path(out, r->path, r->path_len);
+        putc('\n', out);
+        break;
+    case TMC_CUT:
+        if (r->flags == TMC_CUT_SIGNAL)
+            fprintf(out, "cut signal=%" PRIu64 "\n", r->count);
+        else
+            fprintf(out, "cut short\n");
+        break;
+    case TMC_START:
+        fprintf(out, "T%" PRIu32 " start 0x%" PRIx64 "%s\n", t, r->pc, r->flags & TMC_START_TRACE_ON ? " trace-on" : "");
+        f->pc = r->pc;
+        f->n = f->bytes = 0;
+        break;
+    case TMC_RUN:
+        if (f->n && r->pc != f->pc + f->bytes) /* not where the run ends: another run */
+            flow_end_run(out, t, f);
+        if (!f->n)
+            f->pc = r->pc;
+        f->n += r->count;
+        f->bytes += r->bytes;
+        break;
+    case TMC_MEM:
+        fprintf(out, "T%" PRIu32 " %s 0x%" PRIx64 "+%" PRIu64 " %u ", t, r->flags & TMC_MEM_STORE ? "store" : "load",
+                f->pc, f->n, r->size);
+        put_value(out, r);
+        fprintf(out, " @0x%" PRIx64 "\n", r->addr);
+        break;
+    case TMC_BRANCH:
+        flow_end_run(out, t, f);
+        fprintf(out, "T%" PRIu32 " branch 0x%" PRIx64 " %s %c 0x%" PRIx64 "\n", t, r->pc, tmc_bclass_name(r->bclass),
+                r->taken ? 'T' : 'N', r->target);
+        f->pc = r->taken ? r->target : r->pc + r->len;
+        break;
+    case TMC_EXC:
+        flow_end_run(out, t, f);
+        fprintf(out, "T%" PRIu32 " exc 0x%" PRIx64 " 0x%" PRIx64 "\n", t, r->pc, r->target);
+        f->pc = r->target;
+        break;
+    case TMC_EXIT:
+        flow_end_run(out, t, f);
+        fprintf(out, "T%" PRIu32 " exit%s\n", t, r->flags & TMC_EXIT_TRACE_OFF ? " trace-off" : "");
+        break;
+    default:
+        break;
+    }
+}
+
 typedef struct counts {
     uint64_t records, instructions, branches, cls[TMC_NCLASSES];
     uint64_t exceptions, loads, stores, modules, started, cycles;
@@ -162,7 +257,7 @@ static int output_failed(void)
 
 int cmd_dump(int argc, char **argv)
 {
-    int count = 0;
+    int count = 0, flow = 0;
     const char *file = NULL;
     int opts = 1;
     for (int i = 1; i < argc; i++) {
@@ -174,19 +269,25 @@ int cmd_dump(int argc, char **argv)
             return 0;
         } else if (opts && !strcmp(a, "--count")) {
             count = 1;
+        } else if (opts && !strcmp(a, "--flow")) {
+            flow = 1;
         } else if (opts && a[0] == '-' && a[1] != '\0') {
-            tm_err("dump", "unknown option '%s' (usage: tm dump [--count] FILE.tmc)", a);
+            tm_err("dump", "unknown option '%s' (usage: tm dump [--count | --flow] FILE.tmc)", a);
             return 2;
         } else if (file) {
-            tm_err("dump", "more than one FILE ('%s' and '%s'); usage: tm dump [--count] FILE.tmc",
+            tm_err("dump", "more than one FILE ('%s' and '%s'); usage: tm dump [--count | --flow] FILE.tmc",
                    file, a);
             return 2;
         } else {
             file = a;
         }
     }
+    if (count && flow) {
+        tm_err("dump", "--count and --flow: one of them");
+        return 2;
+    }
     if (!file) {
-        tm_err("dump", "missing FILE.tmc (usage: tm dump [--count] FILE.tmc; \"-\" = stdin)");
+        tm_err("dump", "missing FILE.tmc (usage: tm dump [--count | --flow] FILE.tmc; \"-\" = stdin)");
         return 2;
     }
 
@@ -231,10 +332,19 @@ int cmd_dump(int argc, char **argv)
         return status;
     }
 
-    printf("# tmc v%u threads=%" PRIu32 "\n", TMC_VERSION, tmc_reader_threads(r));
+    printf("# tmc v%u threads=%" PRIu32 "%s\n", TMC_VERSION, tmc_reader_threads(r), flow ? " flow" : "");
     tmc_record rec;
+    flow_run *fr = flow ? calloc(tmc_reader_threads(r) ? tmc_reader_threads(r) : 1, sizeof *fr) : NULL;
+    if (flow && !fr) {
+        tm_err("dump", "out of memory");
+        tmc_reader_close(r);
+        return 1;
+    }
     while ((rc = tmc_reader_next(r, &rec)) == 1) {
-        print_record(stdout, &rec);
+        if (flow)
+            flow_record(stdout, &rec, fr);
+        else
+            print_record(stdout, &rec);
         if (ferror(stdout)) {
             tm_stdout_errno(errno);
             break;
@@ -246,6 +356,7 @@ int cmd_dump(int argc, char **argv)
         tm_err("dump", "%s", tmc_reader_error(r));
         status = 1;
     }
+    free(fr);
     tmc_reader_close(r);
     return status;
 }

@@ -1,7 +1,12 @@
-/* tm record — run a program under the Valgrind frontend (vg-frontend/) and
+/* tm record — run a program under a frontend (the Valgrind tool in
+ * vg-frontend/, or with --frontend pin the Pin tool in pin-frontend/) and
  * feed the trace module model on the fly (docs/capture.md, docs/guide.md).
  *
  *   tm record [model options] [--commit] [--threads N] -o BASE -- PROG ARGS
+ *   tm record [the same options] -o BASE --capture FILE|-
+ *
+ * With --capture no frontend starts: the capture stream is read from FILE
+ * (or standard input) and goes the same way.
  *
  * The tool writes the capture stream into shared memory slots and their
  * lengths into a pipe (or, with TM_CAPTURE_PIPE=1, the stream itself into
@@ -50,7 +55,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tm record [options] -o BASE [--and [model options] -o BASE2 [--profile P2.json] ...]\n"
-            "                 -- PROG [ARGS...]\n%s%s%s",
+            "                 -- PROG [ARGS...]\n"
+            "       tm record [options] -o BASE [--and ...] --capture FILE|-\n%s%s%s",
             model_opts_help, recmode_opts_help, timing_opts_help);
     fprintf(f,
             "  -o BASE                       outputs: BASE.tmt, BASE.json, BASE.stats, BASE.modules\n"
@@ -74,9 +80,17 @@ static void usage(FILE *f)
             "  --threads N|auto              cores of the trace module = most threads the program\n"
             "                                may run (1..1024, default 8); auto: as many as it ran\n"
             "                                (the model runs after the program; not with --mode, -f)\n"
+            "  --frontend valgrind|pin       what runs the program and captures it (default valgrind:\n"
+            "                                the tool tmtrace; pin: the Pin tool tm_pin.so, built by\n"
+            "                                make pin PIN_ROOT=DIR; TM_PIN_TOOL names another)\n"
             "  --valgrind PATH               the valgrind launcher (default: valgrind on PATH)\n"
-            "The program runs under Valgrind (tool tmtrace); its stdin, stdout, stderr and exit status\n"
-            "pass through.  See docs/guide.md and docs/capture.md.\n");
+            "  --pin PATH                    with --frontend pin: the pin launcher, or a Pin 3.x kit\n"
+            "                                folder holding it (default: $PIN_ROOT/pin)\n"
+            "  --capture FILE|-              start no frontend: read the capture stream a frontend wrote\n"
+            "                                (docs/capture.md) from FILE, or - standard input; no PROG\n"
+            "The program runs under the frontend; its stdin, stdout, stderr and exit status pass\n"
+            "through (with --capture the exit status is the one the stream's end marker gives).\n"
+            "See docs/guide.md and docs/capture.md.\n");
 }
 
 /* The model refused what it was given: the run's error; stops the capture. */
@@ -256,12 +270,14 @@ static int record_check_stop(void *arg, tm_cap *cap)
 static int run_capture(tm_transport *tp, tm_cap *cap, int tty, int *ws, int *killed)
 {
     time_t t0 = time(NULL), last = t0;
-    int pipe_open = 1, reaped = 0, forwarded = 0;
     pid_t pid = tm_transport_pid(tp);
+    int pipe_open = 1, reaped = pid < 0, forwarded = 0; /* no child: --capture */
     *ws = 0;
     *killed = 0;
     double t_sig = 0;
     while (pipe_open || !reaped) {
+        if (rec_got_sig && pid < 0)
+            break; /* --capture: the recording ends where reading stopped */
         if (rec_got_sig && t_sig == 0)
             t_sig = rec_now_s();
         if (rec_got_sig && !reaped) {
@@ -309,6 +325,82 @@ static int run_capture(tm_transport *tp, tm_cap *cap, int tty, int *ws, int *kil
     return reaped;
 }
 
+/* --capture FILE (or - for standard input): opened, and its first 8 bytes,
+ * the capture stream's magic, read into MAGIC and checked (NAME: FILE as the
+ * messages say it).  The descriptor, or after one line minus the exit
+ * status. */
+static int capture_open(const char *file, const char *name, uint8_t magic[8])
+{
+    int fd = 0;
+    if (!strcmp(file, "-")) {
+        if (isatty(0)) {
+            tm_err("record", "--capture -: standard input is a terminal; give it a capture stream (a file or a pipe)");
+            return -2;
+        }
+    } else if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0) {
+        tm_err("record", "--capture %s: %s", file, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        tm_err("record", "--capture %s: is a directory", file);
+        close(fd);
+        return -1;
+    }
+    size_t got = 0;
+    ssize_t n = 0;
+    while (got < 8 && ((n = read(fd, magic + got, 8 - got)) > 0 || (n < 0 && errno == EINTR)))
+        got += n > 0 ? (size_t)n : 0;
+    uint64_t w = 0;
+    for (int i = 7; i >= 0; i--)
+        w = w << 8 | magic[i];
+    if (n < 0)
+        tm_err("record", "%s: %s", name, strerror(errno));
+    else if (got == 0)
+        tm_err("record", "%s: empty: not a tm capture stream", name);
+    else if (got < 8)
+        tm_err("record", "%s: capture: offset 0: not a tm capture stream (%zu bytes, shorter than its magic)", name,
+               got);
+    else if (w != TMCAP_MAGIC)
+        tm_err("record", "%s: capture: offset 0: not a tm capture stream (bad magic)", name);
+    else
+        return fd;
+    if (fd)
+        close(fd);
+    return -1;
+}
+
+static void capture_close(int fd)
+{
+    if (fd > 0)
+        close(fd);
+}
+
+/* --capture: the stream was refused (MSG): everything the run made is
+ * freed and every output removed; 1 (the exit status). */
+static int capture_refused(rec_ctx *x, rec_outs *O, tm_out *spool, tm_cap *cap, const char *msg)
+{
+    if (x->w)
+        tmc_writer_close(x->w);
+    x->w = NULL;
+    if (x->mods)
+        fclose(x->mods);
+    x->mods = NULL;
+    tm_out_abort(spool);
+    if (x->sw)
+        tm_sweep_free(x->sw);
+    else
+        tm_model_free(x->m);
+    x->sw = NULL;
+    x->m = NULL;
+    for (size_t j = 0; j < x->k; j++) {
+        tm_profile_free(x->conf[j].prof);
+        x->conf[j].prof = NULL;
+    }
+    tm_cap_free(cap);
+    return rec_abandon(x, O, "%s", msg);
+}
+
 /* A configuration after --and: its model options, -o and --profile. */
 typedef struct rec_more {
     model_opts o;
@@ -321,8 +413,9 @@ typedef struct rec_args {
     tm_recmode_cfg mc;
     timing_opts to;
     const char *base, *valgrind, *rtn, *profile, *pwin;
+    const char *frontend, *pin, *capture; /* --frontend (NULL: valgrind), --pin, --capture */
     uint64_t nthreads, skip, length;
-    int commit, argi, main_only;
+    int commit, argi, main_only, vg_given;
     rec_more more[REC_MAX_CONFS - 1];
     size_t nmore;
 } rec_args;
@@ -333,7 +426,8 @@ static const char *whole_opt(const char *a)
 {
     static const char *const names[] = {"--timing", "--cpi", "--l1", "--l2", "--mem-latency", "--timing-window",
                                         "-s", "-l", "-f", "--no-shared-libs", "--filter-rtn", "--threads",
-                                        "--valgrind", "--commit", "--mode", "-a", "-c", "--store"};
+                                        "--valgrind", "--commit", "--mode", "-a", "-c", "--store",
+                                        "--frontend", "--pin", "--capture"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         size_t n = strlen(names[k]);
         if (!strncmp(a, names[k], n) && (a[n] == 0 || a[n] == '='))
@@ -472,6 +566,31 @@ static int parse_args(int argc, char **argv, rec_args *A)
                 return 2;
             }
             A->valgrind = v;
+            A->vg_given = 1;
+            continue;
+        }
+        if ((r = tm_opt(argc, argv, &i, "--frontend", &v)) != 0) {
+            if (r < 0 || (strcmp(v, "valgrind") && strcmp(v, "pin"))) {
+                tm_err("record", "--frontend %s: allowed valgrind or pin", r < 0 ? "" : v);
+                return 2;
+            }
+            A->frontend = v;
+            continue;
+        }
+        if ((r = tm_opt(argc, argv, &i, "--pin", &v)) != 0) {
+            if (r < 0 || !*v) {
+                tm_err("record", "--pin needs a path: the pin launcher or a Pin kit folder");
+                return 2;
+            }
+            A->pin = v;
+            continue;
+        }
+        if ((r = tm_opt(argc, argv, &i, "--capture", &v)) != 0) {
+            if (r < 0 || !*v) {
+                tm_err("record", "--capture needs a file: a capture stream, or - for standard input");
+                return 2;
+            }
+            A->capture = v;
             continue;
         }
         if (!strcmp(a, "--commit")) {
@@ -501,9 +620,35 @@ int cmd_record(int argc, char **argv)
     const char *base = A.base, *valgrind = A.valgrind, *rtn = A.rtn;
     uint64_t nthreads = A.nthreads, skip = A.skip, length = A.length;
     int commit = A.commit, argi = A.argi, main_only = A.main_only;
-    if (argi < 0 || argi >= argc) {
-        tm_err("record", "no program to run (usage: tm record [options] -o BASE -- PROG [ARGS...])");
-        return 2;
+    const char *capture = A.capture;
+    int pin = A.frontend && !strcmp(A.frontend, "pin");
+    if (capture) {
+        /* no frontend: the capture stream is the program's run */
+        const char *fe = A.frontend ? "--frontend" : A.pin ? "--pin" : A.vg_given ? "--valgrind" : NULL;
+        if (fe) {
+            tm_err("record", "%s: not with --capture (no frontend is started: the capture stream is read from %s)",
+                   fe, capture);
+            return 2;
+        }
+        if (argi >= 0 && argi < argc) {
+            tm_err("record", "--capture %s: no program to run ('%s'): the capture stream is the program's run",
+                   capture, argv[argi]);
+            return 2;
+        }
+    } else {
+        if (argi < 0 || argi >= argc) {
+            tm_err("record", "no program to run (usage: tm record [options] -o BASE -- PROG [ARGS...], or "
+                             "--capture FILE)");
+            return 2;
+        }
+        if (A.pin && !pin) {
+            tm_err("record", "--pin %s: only with --frontend pin", A.pin);
+            return 2;
+        }
+        if (pin && A.vg_given) {
+            tm_err("record", "--valgrind: an option of the Valgrind frontend, not with --frontend pin");
+            return 2;
+        }
     }
     if ((!base && !mc.mode) || (base && !*base)) {
         tm_err("record", "no output: give -o BASE");
@@ -560,8 +705,9 @@ int cmd_record(int argc, char **argv)
                 return 2;
             }
     for (size_t j = 0; j < k; j++) {
-        static const char *const sfx[] = {".tmt", ".json", ".stats", ".lock", ".modules", ".tmc", ".valgrind.log",
-                                          ".vdso", ".spool.tmc"};
+        static const char *const sfx[] = {".tmt",          ".json", ".stats",     ".lock",    ".modules",
+                                          ".tmc",          ".vdso", ".spool.tmc", ".pin.log", ".pin.log.kit",
+                                          ".valgrind.log"};
         const char *pj = conf[j].profile;
         for (size_t q = 0; pj && q < k; q++) {
             if (q < j && conf[q].profile && !strcmp(pj, conf[q].profile)) {
@@ -598,20 +744,39 @@ int cmd_record(int argc, char **argv)
         trace_limit = mc.size_limit;
         mc.size_limit = 0;
     }
-    /* Everything that can be checked is, before the program starts. */
-    char vgpath[PATH_MAX];
-    struct stat vst;
-    if (rec_find_program(valgrind, vgpath, sizeof vgpath) || stat(vgpath, &vst) != 0 || !S_ISREG(vst.st_mode) ||
-        access(vgpath, X_OK) != 0) {
-        tm_err("record", "--valgrind %s: no such program%s", valgrind,
-               strchr(valgrind, '/') ? " (or not an executable file)" : " on PATH (install valgrind: make deps)");
-        return 2;
+    /* Everything that can be checked is, before the program starts: the
+     * frontend's launcher, the program, the frontend's tool; or with
+     * --capture the stream's magic. */
+    char vgpath[PATH_MAX] = "", tdir[PATH_MAX] = "", capname[PATH_MAX + 64] = "", progdesc[PATH_MAX + 64];
+    uint8_t magic[8];
+    int cap_fd = -1;
+    const char *prog = capture ? progdesc : argv[argi];
+    if (capture) {
+        snprintf(capname, sizeof capname, "%s", strcmp(capture, "-") ? capture : "standard input");
+        snprintf(progdesc, sizeof progdesc, "the program captured in %.*s", PATH_MAX, capname);
+        if ((cap_fd = capture_open(capture, capname, magic)) < 0)
+            return -cap_fd;
+    } else if (pin) {
+        int pk = rec_pin_kit(A.pin, vgpath, sizeof vgpath);
+        if (pk)
+            return pk;
+    } else {
+        struct stat vst;
+        if (rec_find_program(valgrind, vgpath, sizeof vgpath) || stat(vgpath, &vst) != 0 || !S_ISREG(vst.st_mode) ||
+            access(vgpath, X_OK) != 0) {
+            tm_err("record", "--valgrind %s: no such program%s", valgrind,
+                   strchr(valgrind, '/') ? " (or not an executable file)" : " on PATH (install valgrind: make deps)");
+            return 2;
+        }
     }
-    int pk = rec_check_program(argv[argi]);
-    if (pk)
-        return pk;
-    char tdir[PATH_MAX];
-    if (rec_tool_dir(tdir, sizeof tdir)) {
+    if (!capture) {
+        int pk = rec_check_program(argv[argi]);
+        if (pk)
+            return pk;
+    }
+    if (pin && rec_pin_tool(tdir, sizeof tdir))
+        return 1;
+    if (!capture && !pin && rec_tool_dir(tdir, sizeof tdir)) {
         tm_err("record", "the Valgrind tool tmtrace-amd64-linux is not built (run make; or set TM_VALGRIND_LIB)");
         return 1;
     }
@@ -623,8 +788,10 @@ int cmd_record(int argc, char **argv)
     rec_outs O;
     memset(&O, 0, sizeof O);
     O.lock_fd = -1;
-    if (base && rec_lock_base(base, &O.lock_fd))
+    if (base && rec_lock_base(base, &O.lock_fd)) {
+        capture_close(cap_fd);
         return 1;
+    }
     rec_ctx x;
     memset(&x, 0, sizeof x);
     x.conf = conf;
@@ -634,6 +801,7 @@ int cmd_record(int argc, char **argv)
     if (tm_recmode_open(&mc, &cfg, &x.mode, errm, sizeof errm)) {
         tm_err("record", "%s", errm);
         rec_unlock_base(base, O.lock_fd);
+        capture_close(cap_fd);
         return 2;
     }
     if (!base) { /* the descriptor file's time-stamped name, without its suffixes */
@@ -647,9 +815,11 @@ int cmd_record(int argc, char **argv)
     }
     x.base = base;
     conf[0].base = base;
-    if (rec_outs_begin(&O, base, commit)) {
+    const char *log_sfx = capture ? NULL : pin ? ".pin.log" : ".valgrind.log";
+    if (rec_outs_begin(&O, base, commit, log_sfx, capture && cap_fd ? capture : NULL)) {
         tm_recmode_abort(x.mode); /* nothing ran: its files go too */
         rec_unlock_base(base, O.lock_fd);
+        capture_close(cap_fd);
         return 1;
     }
     if (rec_conf_begin(&x)) {
@@ -657,13 +827,16 @@ int cmd_record(int argc, char **argv)
             tm_out_abort(&O.o[q]);
         tm_recmode_abort(x.mode);
         rec_unlock_base(base, O.lock_fd);
+        capture_close(cap_fd);
         return 1;
     }
+    /* the transport owns the capture's descriptor once it runs; until then
+     * an early return leaves it to the process's end */
     int rc;
     if (!(x.mods = fopen(O.o[REC_MODULES].tmp, "we")))
         return rec_abandon(&x, &O, "%s.modules: %s", base, strerror(errno));
-    int log_fd = open(O.o[REC_LOG].tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (log_fd < 0)
+    int log_fd = -1;
+    if (!capture && !pin && (log_fd = open(O.o[REC_LOG].tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
         return rec_abandon(&x, &O, "%s.valgrind.log: %s", base, strerror(errno));
     char e[600];
     tm_out spool;
@@ -709,7 +882,8 @@ int cmd_record(int argc, char **argv)
     /* TM_CAPTURE_SLOW=1 (tests): the capture layer's general path only;
      * the output must be the same. */
     const char *slow = getenv("TM_CAPTURE_SLOW");
-    tm_cap_cfg cc = {capth, skip, length, main_only, rtn, slow && *slow == '1', A.to.serial ? NULL : &A.to.cfg};
+    tm_cap_cfg cc = {capth, skip, length, main_only, rtn, slow && *slow == '1', A.to.serial ? NULL : &A.to.cfg,
+                     commit || x.mode}; /* a store's value is needed but by the model alone */
     int model_only = !x.w && !x.mode;
     tm_cap_sink sink = {autoth       ? on_record_spool
                         : model_only ? (x.sw ? on_record_sweep : on_record_model)
@@ -720,6 +894,8 @@ int cmd_record(int argc, char **argv)
         return rec_abandon(&x, &O, "cannot create the capture: %s", tm_status_str(rc));
     x.cap = cap;
     x.filtered = main_only || rtn;
+    if (capture && tm_cap_feed(cap, magic, sizeof magic) != TM_OK)
+        return rec_abandon(&x, &O, "%s: %s", capname, tm_cap_error(cap));
 
     /* The frontend and its channel (docs/capture.md §1): SHM_SLOTS slots,
      * 64 KB with a size limit so that tracing stops close to it; with
@@ -735,13 +911,29 @@ int cmd_record(int argc, char **argv)
     int mem = cfg.enc.data || tm_recmode_needs_mem(&mc); /* any configuration's data tracing */
     for (size_t j = 1; j < k; j++)
         mem |= conf[j].cfg.enc.data != 0;
-    vg_launch vl = {vgpath, tdir, log_fd, mem, commit || x.mode != NULL,
-                    !A.to.serial, argv + argi, argc - argi};
+    char **pargv = capture ? NULL : argv + argi; /* the program and its arguments */
+    int npargv = capture ? 0 : argc - argi;
+    vg_launch vl = {vgpath, tdir, log_fd, mem, commit || x.mode != NULL, !A.to.serial, pargv, npargv};
+    /* Pin's files by absolute names: the tool may open its log after the
+     * program changed its folder */
+    static char pin_log[2][PATH_MAX + 64];
+    for (int q = 0; pin && q < 2; q++) {
+        const char *t = O.o[q ? REC_KITLOG : REC_LOG].tmp;
+        char cwd[PATH_MAX];
+        if (t[0] == '/' || !getcwd(cwd, sizeof cwd))
+            snprintf(pin_log[q], sizeof pin_log[q], "%s", t);
+        else
+            snprintf(pin_log[q], sizeof pin_log[q], "%s/%s", cwd, t);
+    }
+    pin_launch pl = {vgpath, tdir, pin_log[0], pin_log[1], mem, commit || x.mode != NULL, pargv, npargv};
     tm_transport *tp = NULL;
-    if (tm_transport_start(&tc, rec_exec_valgrind, &vl, &tp, e, sizeof e) != TM_OK)
+    if (capture ? tm_transport_open_fd(&tc, cap_fd, &tp, e, sizeof e) != TM_OK
+                : tm_transport_start(&tc, pin ? rec_exec_pin : rec_exec_valgrind, pin ? (void *)&pl : (void *)&vl,
+                                     &tp, e, sizeof e) != TM_OK)
         return rec_abandon(&x, &O, "%s", e);
     pid_t pid = tm_transport_pid(tp);
-    close(log_fd);
+    if (log_fd >= 0)
+        close(log_fd);
 
     /* The capture as it arrives.  A signal to tm ends the recording: the
      * program is given the signal (after FORWARD_AFTER seconds if it has
@@ -749,15 +941,34 @@ int cmd_record(int argc, char **argv)
      * second signal. */
     int tty = tm_progress_tty(), ws = 0, killed = 0;
     int reaped = run_capture(tp, cap, tty, &ws, &killed);
-    int cap_failed = tm_transport_failed(tp);
+    int cap_failed = tm_transport_failed(tp), consumer_failed = x.failed;
     if (cap_failed && *tm_transport_error(tp) && !x.failed) {
         snprintf(x.err, sizeof x.err, "%s", tm_transport_error(tp));
         x.failed = 1;
     }
     tm_transport_close(tp);
-    while (!reaped && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+    while (pid > 0 && !reaped && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
     int status = 0;
+    if (capture) {
+        /* a capture stream that is not one, or ends inside an event, or
+         * whose reading failed: one line naming it, no outputs */
+        uint64_t off, left = rec_got_sig ? 0 : tm_cap_unfinished(cap, &off);
+        if ((cap_failed && !consumer_failed) || left) {
+            char m[800];
+            if (!cap_failed)
+                snprintf(m, sizeof m, "%.300s: capture: offset %" PRIu64 ": the stream ends inside an event (%" PRIu64
+                                      " bytes of it): a truncated capture",
+                         capname, off, left);
+            else
+                snprintf(m, sizeof m, "%.250s: %s", capname, x.failed ? x.err : tm_cap_error(cap));
+            return capture_refused(&x, &O, &spool, cap, m);
+        }
+        /* the program's end as the frontend's END event says (docs/capture.md §1) */
+        tm_cap_info info0;
+        tm_cap_get_info(cap, &info0);
+        ws = !info0.ended ? 0 : info0.signaled ? (info0.status & 0x7f) : (info0.status & 0xff) << 8;
+    }
     if (!cap_failed && tm_cap_finish(cap) != TM_OK)
         cap_failed = 1;
     if (cap_failed) {
@@ -776,12 +987,12 @@ int cmd_record(int argc, char **argv)
      * channel closed before the program's end, or the capture failed), or
      * complete. */
     int sig = rec_got_sig;
-    rec_end end = {argv[argi], ws, killed, &info,
+    rec_end end = {prog, ws, killed, &info,
                    sig ? TMT_CUT_SIGNAL
                    : (!info.ended && !info.execd && info.bytes) || cap_failed ? TMT_CUT_SHORT
                                                                               : TMT_COMPLETE,
                    sig, skip || length || main_only || rtn || trace_limit || mc.size_limit, rs.stopped, status,
-                   A.to.serial ? NULL : &A.to.cfg, {0}, cap};
+                   A.to.serial ? NULL : &A.to.cfg, {0}, cap, capture ? capname : NULL};
     tm_cap_timing_stats(cap, &end.tst);
     status = rec_finish(&x, &O, &cfg, &end);
     if (x.sw)
@@ -800,5 +1011,6 @@ int cmd_record(int argc, char **argv)
     }
     if (status)
         return status;
-    return rec_program_status(base, vgpath, argv[argi], ws, info.bytes != 0, end.ending);
+    return rec_program_status(O.o[REC_LOG].path[0] ? O.o[REC_LOG].path : NULL, vgpath, prog, ws, info.bytes != 0,
+                              end.ending, capture ? capname : NULL);
 }

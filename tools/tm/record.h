@@ -53,15 +53,21 @@ typedef struct rec_ctx {
 
 /* ---- record_out.c ---- */
 
-/* The outputs BASE.modules, .tmc (with --commit), .valgrind.log, .tmt,
- * .json, .stats, under temporary names until rec_finish. */
-enum { REC_MODULES, REC_TMC, REC_LOG, REC_TMT, REC_JSON, REC_STATS, REC_NOUTS };
+/* The outputs BASE.modules, .tmc (with --commit), the frontend's log
+ * (.valgrind.log, .pin.log; none with --capture), .tmt, .json, .stats,
+ * under temporary names until rec_finish; with the Pin frontend also the
+ * temporary file given to Pin as -logfile (REC_KITLOG, never renamed: its
+ * lines are appended to BASE.pin.log). */
+enum { REC_MODULES, REC_TMC, REC_LOG, REC_TMT, REC_JSON, REC_STATS, REC_KITLOG, REC_NOUTS };
 typedef struct rec_outs {
     tm_out o[REC_NOUTS];
     int lock_fd;  /* BASE.lock */
+    const char *log_sfx; /* the frontend log's suffix, or NULL */
 } rec_outs;
-/* 0, or -1 after one line (none is left). */
-int rec_outs_begin(rec_outs *O, const char *base, int commit);
+/* LOG_SFX: the frontend log's suffix (".valgrind.log", ".pin.log") or NULL
+ * (no frontend); INPUT: a file the outputs must not be (--capture FILE), or
+ * NULL.  0, or -1 after one line (none is left). */
+int rec_outs_begin(rec_outs *O, const char *base, int commit, const char *log_sfx, const char *input);
 /* The outputs of the configurations after --and and every --profile, and
  * the locks of the others' BASEs: 0, or -1 after one line (none is left). */
 int rec_conf_begin(rec_ctx *x);
@@ -87,15 +93,19 @@ typedef struct rec_end {
     const tm_timing_cfg *timing; /* the timing model (NULL: serial) */
     tm_timing_stats tst;        /* and its statistics */
     const tm_cap *cap;          /* the capture (the timing model's cores) */
+    const char *capture;        /* --capture FILE: no program ran here (WS is the END event's, if any) */
 } rec_end;
 /* After the run: the trace, statistics, descriptors and commit stream
  * written and every output renamed into place, the lock released; 0, or 1
  * (after one line for the first error, unless E->status says one was). */
 int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *e);
 /* The exit status of a recording that wrote its outputs: the program's, or
- * after one line why there is less than a whole recording. */
-int rec_program_status(const char *base, const char *vgpath, const char *prog, int ws, int captured,
-                       tmt_ending ending);
+ * after one line why there is less than a whole recording.  LOG: the
+ * frontend's log (BASE.valgrind.log, BASE.pin.log), read when nothing was
+ * captured; FRONTEND the launcher.  With CAPTURE (--capture FILE) WS is the
+ * END event's status, and a capture cut short says so of FILE. */
+int rec_program_status(const char *log, const char *frontend, const char *prog, int ws, int captured,
+                       tmt_ending ending, const char *capture);
 
 /* ---- record_env.c ---- */
 
@@ -138,5 +148,29 @@ typedef struct vg_launch {
 } vg_launch;
 /* The transport's child (tm_transport_exec_fn): runs ARG's valgrind. */
 void rec_exec_valgrind(void *arg, const tm_transport_child *ch);
+
+/* ---- the Pin frontend (--frontend pin; docs/capture.md §1) ---- */
+
+/* The pin launcher: --pin PATH (the launcher, a name on PATH, or a kit
+ * folder holding pin), else $PIN_ROOT/pin, into OUT; 0, or 2 after one line
+ * (no usable kit). */
+int rec_pin_kit(const char *opt, char *out, size_t n);
+/* The Pin tool: $TM_PIN_TOOL, else <dir of tm>/../lib/pin/tm_pin.so, into
+ * OUT; 0, or 1 after one line (not built). */
+int rec_pin_tool(char *out, size_t n);
+/* What the child needs to run Pin with the tool. */
+typedef struct pin_launch {
+    const char *pin;       /* the launcher */
+    const char *tool;      /* tm_pin.so */
+    const char *log;       /* -tm_log: the tool's messages (BASE.pin.log's temporary) */
+    const char *kitlog;    /* Pin's own -logfile */
+    int mem;               /* -tm_mem 1: memory operands */
+    int store_values;      /* -tm_store_values */
+    char **prog;           /* the program and its arguments */
+    int nprog;
+} pin_launch;
+/* The transport's child: runs ARG's pin (no --fair-sched equivalent: Pin
+ * runs the threads as the system schedules them). */
+void rec_exec_pin(void *arg, const tm_transport_child *ch);
 
 #endif

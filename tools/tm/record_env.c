@@ -102,26 +102,30 @@ int rec_check_program(const char *prog)
     return 0;
 }
 
+/* <dir of tm>/../lib/SUB into OUT: 0, or -1. */
+static int lib_dir(const char *sub, char *out, size_t n)
+{
+    char self[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0)
+        return -1;
+    self[k] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    return snprintf(out, n, "%s/../lib/%s", self, sub) >= (int)n ? -1 : 0;
+}
+
 /* The folder with tmtrace-amd64-linux: $TM_VALGRIND_LIB, else
  * <dir of tm>/../lib/valgrind. */
 int rec_tool_dir(char *out, size_t n)
 {
     const char *env = getenv("TM_VALGRIND_LIB");
-    if (env && *env) {
+    if (env && *env)
         snprintf(out, n, "%s", env);
-    } else {
-        char self[PATH_MAX];
-        ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (k <= 0)
-            return -1;
-        self[k] = 0;
-        char *slash = strrchr(self, '/');
-        if (!slash)
-            return -1;
-        *slash = 0;
-        if (snprintf(out, n, "%s/../lib/valgrind", self) >= (int)n)
-            return -1;
-    }
+    else if (lib_dir("valgrind", out, n))
+        return -1;
     char tool[PATH_MAX + 32];
     snprintf(tool, sizeof tool, "%s/tmtrace-amd64-linux", out);
     return access(tool, X_OK) == 0 ? 0 : -1;
@@ -277,3 +281,100 @@ void rec_exec_valgrind(void *arg, const tm_transport_child *ch)
     fprintf(stderr, "tm record: cannot run %s: %s\n", l->vgpath, strerror(errno));
 }
 
+
+/* ---- the Pin frontend ---- */
+
+/* An executable regular file: 1, else 0. */
+static int is_exec_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+/* The pin launcher: --pin OPT (the launcher, a name on PATH, or a kit folder
+ * with pin in it), else $PIN_ROOT/pin. */
+int rec_pin_kit(const char *opt, char *out, size_t n)
+{
+    static const char how[] = "give --pin PATH or set PIN_ROOT to a Pin 3.x kit folder";
+    struct stat st;
+    if (opt) {
+        if (stat(opt, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (snprintf(out, n, "%s/pin", opt) < (int)n && is_exec_file(out))
+                return 0;
+            tm_err("record", "--pin %s: a folder without the pin launcher (%s/pin); give a Pin 3.x kit folder or "
+                             "its pin", opt, opt);
+            return 2;
+        }
+        if (rec_find_program(opt, out, n) == 0 && is_exec_file(out))
+            return 0;
+        tm_err("record", "--pin %s: no such program%s; give a Pin 3.x kit folder or its pin", opt,
+               strchr(opt, '/') ? " (or not an executable file)" : " on PATH");
+        return 2;
+    }
+    const char *root = getenv("PIN_ROOT");
+    if (!root || !*root) {
+        tm_err("record", "--frontend pin: no Pin kit (%s)", how);
+        return 2;
+    }
+    if (snprintf(out, n, "%s/pin", root) < (int)n && is_exec_file(out))
+        return 0;
+    tm_err("record", "--frontend pin: PIN_ROOT=%s has no pin launcher (%s/pin); %s", root, root, how);
+    return 2;
+}
+
+/* The Pin tool: $TM_PIN_TOOL, else <dir of tm>/../lib/pin/tm_pin.so. */
+int rec_pin_tool(char *out, size_t n)
+{
+    const char *env = getenv("TM_PIN_TOOL");
+    if (env && *env)
+        snprintf(out, n, "%s", env);
+    else if (lib_dir("pin/tm_pin.so", out, n))
+        snprintf(out, n, "build/lib/pin/tm_pin.so");
+    if (access(out, R_OK) == 0)
+        return 0;
+    tm_err("record", "the Pin tool %s is not built (run make pin PIN_ROOT=DIR; or set TM_PIN_TOOL)", out);
+    return 1;
+}
+
+/* The transport's child: the program's signals as tm found them, then
+ *   pin -logfile KITLOG -t TOOL -tm_fd N [-tm_shm FD,ACK,SLOTS,BYTES]
+ *       -tm_mem 0|1 -tm_store_values 0|1 -tm_log LOG -- PROG ARGS
+ * (the tool's knobs, docs/capture.md §1). */
+void rec_exec_pin(void *arg, const tm_transport_child *ch)
+{
+    const pin_launch *l = arg;
+    tm_restore_child_signals();
+    signal(SIGCHLD, SIG_DFL);
+    char shmopt[96], fdopt[32];
+    snprintf(fdopt, sizeof fdopt, "%d", ch->data_fd);
+    if (ch->shm_fd >= 0)
+        snprintf(shmopt, sizeof shmopt, "%d,%d,%u,%zu", ch->shm_fd, ch->ack_fd, ch->slots, ch->slot);
+    /* pin, 16 words at most (below), the program's arguments, NULL */
+    char **av = calloc((size_t)l->nprog + 20, sizeof *av);
+    if (!av)
+        return;
+    int k = 0;
+    av[k++] = (char *)l->pin;
+    av[k++] = "-logfile";
+    av[k++] = (char *)l->kitlog;
+    av[k++] = "-t";
+    av[k++] = (char *)l->tool;
+    av[k++] = "-tm_fd";
+    av[k++] = fdopt;
+    if (ch->shm_fd >= 0) {
+        av[k++] = "-tm_shm";
+        av[k++] = shmopt;
+    }
+    av[k++] = "-tm_mem";
+    av[k++] = l->mem ? "1" : "0";
+    av[k++] = "-tm_store_values";
+    av[k++] = l->store_values ? "1" : "0";
+    av[k++] = "-tm_log";
+    av[k++] = (char *)l->log;
+    av[k++] = "--";
+    for (int j = 0; j < l->nprog; j++)
+        av[k++] = l->prog[j];
+    av[k] = NULL;
+    execv(l->pin, av);
+    fprintf(stderr, "tm record: cannot run %s: %s\n", l->pin, strerror(errno));
+}

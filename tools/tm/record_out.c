@@ -119,9 +119,18 @@ static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm
                         int windowed, int stopped, const tm_model_cfg *cfg, const tm_model *m, const rec_end *e)
 {
     fputs("program: ", sf);
-    put_map_path(sf, prog);
-    fputc('\n', sf);
-    if (WIFEXITED(ws))
+    if (e->capture) { /* --capture: no program ran here */
+        fputs("unknown (tm record --capture ", sf);
+        put_map_path(sf, e->capture);
+        fputs(")\n", sf);
+    } else {
+        put_map_path(sf, prog);
+        fputc('\n', sf);
+    }
+    if (e->capture && !info->ended)
+        fprintf(sf, "ended: unknown (%s)\n", info->execd ? "the program replaced itself; the capture ends there"
+                                                         : "the capture stream has no end marker");
+    else if (WIFEXITED(ws))
         fprintf(sf, "ended: exit status %d\n", WEXITSTATUS(ws));
     else if (WIFSIGNALED(ws))
         fprintf(sf, "ended: killed by signal %d (%s)%s\n", WTERMSIG(ws), rec_signame(WTERMSIG(ws)),
@@ -141,17 +150,15 @@ static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm
 }
 
 /* The exit status of a recording that wrote its outputs: the program's, or
- * after one line why there is less than a whole recording (valgrind did not
- * reach the tool: nothing CAPTURED; the capture was cut short; the program
- * was killed). */
-int rec_program_status(const char *base, const char *vgpath, const char *prog, int ws, int captured,
-                          tmt_ending ending)
+ * after one line why there is less than a whole recording (the frontend did
+ * not reach its tool: nothing CAPTURED; the capture was cut short; the
+ * program was killed). */
+int rec_program_status(const char *log, const char *frontend, const char *prog, int ws, int captured,
+                       tmt_ending ending, const char *capture)
 {
     if (!captured) {
-        /* valgrind did not get as far as the tool: say why, in one line */
-        char p[PATH_MAX + 16];
-        snprintf(p, sizeof p, "%s.valgrind.log", base);
-        FILE *lf = fopen(p, "re");
+        /* the frontend did not get as far as the tool: say why, in one line */
+        FILE *lf = log ? fopen(log, "re") : NULL;
         char line[512] = "";
         while (lf && fgets(line, sizeof line, lf)) {
             line[strcspn(line, "\n")] = 0;
@@ -160,13 +167,20 @@ int rec_program_status(const char *base, const char *vgpath, const char *prog, i
         }
         if (lf)
             fclose(lf);
+        const char *fe = strrchr(frontend, '/') ? strrchr(frontend, '/') + 1 : frontend;
         if (*line)
-            tm_err("record", "valgrind: %s (%s)", line, p);
+            tm_err("record", "%s: %s (%s)", fe, line, log);
         else
-            tm_err("record", "%s produced no trace (it %s %d)", vgpath,
+            tm_err("record", "%s produced no trace (it %s %d)", frontend,
                    WIFEXITED(ws) ? "exited with status" : "was killed by signal",
                    WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
         return WIFEXITED(ws) && WEXITSTATUS(ws) ? WEXITSTATUS(ws) : 1;
+    }
+    if (ending == TMT_CUT_SHORT && capture) {
+        tm_err("record", "the capture was cut short: %s ends without the frontend's end marker; the recording "
+                         "up to there is written and says so",
+               capture);
+        return 1;
     }
     if (ending == TMT_CUT_SHORT) {
         if (WIFSIGNALED(ws)) {
@@ -191,17 +205,20 @@ int rec_program_status(const char *base, const char *vgpath, const char *prog, i
 }
 
 
-static const char *const suffixes[REC_NOUTS] = {".modules", ".tmc", ".valgrind.log", ".tmt", ".json", ".stats"};
+static const char *const suffixes[REC_NOUTS] = {".modules", ".tmc", NULL, ".tmt", ".json", ".stats", ".pin.log.kit"};
 
-int rec_outs_begin(rec_outs *O, const char *base, int commit)
+int rec_outs_begin(rec_outs *O, const char *base, int commit, const char *log_sfx, const char *input)
 {
     char p[PATH_MAX + 16];
+    const char *inputs[] = {input, NULL};
+    O->log_sfx = log_sfx;
     for (size_t k = 0; k < REC_NOUTS; k++) {
         memset(&O->o[k], 0, sizeof O->o[k]);
-        if (k == REC_TMC && !commit)
+        if ((k == REC_TMC && !commit) || (k == REC_LOG && !log_sfx) ||
+            (k == REC_KITLOG && (!log_sfx || strcmp(log_sfx, ".pin.log"))))
             continue;
-        snprintf(p, sizeof p, "%s%s", base, suffixes[k]);
-        if (tm_out_begin("record", &O->o[k], p, NULL)) {
+        snprintf(p, sizeof p, "%s%s", base, k == REC_LOG ? log_sfx : suffixes[k]);
+        if (tm_out_begin("record", &O->o[k], p, inputs)) {
             for (size_t j = 0; j < k; j++)
                 tm_out_abort(&O->o[j]);
             return -1;
@@ -363,6 +380,21 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
         OUT_ERR("%s.modules: %s", base, strerror(errno));
     }
     x->mods = NULL;
+    /* Pin's own log (-logfile), if it wrote one, after the tool's lines in
+     * BASE.pin.log. */
+    if (O->o[REC_KITLOG].active) {
+        FILE *in = fopen(O->o[REC_KITLOG].tmp, "re"), *out = in ? fopen(O->o[REC_LOG].tmp, "ae") : NULL;
+        char buf[4096];
+        size_t got;
+        while (out && (got = fread(buf, 1, sizeof buf, in)) > 0)
+            if (fwrite(buf, 1, got, out) != got)
+                break;
+        if (out && (ferror(out) | fclose(out)))
+            OUT_ERR("%s%s: %s", base, O->log_sfx, strerror(errno));
+        if (in)
+            fclose(in);
+        tm_out_abort(&O->o[REC_KITLOG]);
+    }
     /* Every output is complete (a .tmc the writer refused is still the
      * stream up to the refusal): into place.  With several configurations
      * an output that failed removes every one (as tm model --and does). */
