@@ -427,7 +427,7 @@ static const char *whole_opt(const char *a)
     static const char *const names[] = {"--timing", "--cpi", "--l1", "--l2", "--mem-latency", "--timing-window",
                                         "-s", "-l", "-f", "--no-shared-libs", "--filter-rtn", "--threads",
                                         "--valgrind", "--commit", "--mode", "-a", "-c", "--store",
-                                        "--frontend", "--pin", "--capture"};
+                                        "--frontend", "--pin", "--capture", "-d"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         size_t n = strlen(names[k]);
         if (!strncmp(a, names[k], n) && (a[n] == 0 || a[n] == '='))

@@ -25,6 +25,11 @@ static void put_map_path(FILE *f, const char *s)
 int rec_on_module(void *arg, const tm_cap_module *m)
 {
     rec_ctx *x = arg;
+    if (tm_recmode_module(x->mode, m)) { /* -d: the descriptors' disassembly reads the modules */
+        snprintf(x->err, sizeof x->err, "%s", tm_recmode_error(x->mode));
+        x->failed = 1;
+        return 1;
+    }
     fprintf(x->mods, "0x%016" PRIx64 " ", m->base);
     if (m->build_id_len)
         for (size_t i = 0; i < m->build_id_len; i++)
