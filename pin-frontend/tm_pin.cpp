@@ -423,12 +423,12 @@ static VOID trace_cb(TRACE trace, VOID *)
 
 /* ------------------------------------------------------------ mappings */
 
-/* The executable mappings not reported yet, from /proc/self/maps (Pin says
- * which images load, not where each segment is mapped from). */
-static tmcap_word reported[4096];
-static unsigned nreported;
-
-static void scan_maps(void)
+/* The executable mappings of image IMG (addresses LO..HI), from
+ * /proc/self/maps: Pin says which images load and where, not the file
+ * offset each segment is mapped from.  Only the image's range is reported
+ * (the process also holds Pin and this tool, which are not the program's);
+ * the vdso as its bytes. */
+static void scan_maps(tmcap_word lo, tmcap_word hi, int vdso)
 {
     int fd = open("/proc/self/maps", O_RDONLY);
     if (fd < 0)
@@ -445,19 +445,12 @@ static void scan_maps(void)
             if (buf[i] != '\n')
                 continue;
             tmcap_maps_line m;
-            if (tmcap_parse_maps_line(buf + start, (unsigned)(i - start), &m) && (m.perms & 5) == 5) {
-                BOOL seen = FALSE;
-                for (unsigned r = 0; r < nreported && !seen; r++)
-                    seen = reported[r] == m.lo;
-                if (!seen && nreported < 4096) {
-                    if (m.pathlen && m.path[0] == '/') {
-                        reported[nreported++] = m.lo;
-                        tmcap_em_map(em, m.lo, m.hi - m.lo, m.off, m.path, m.pathlen);
-                    } else if (m.pathlen == 6 && !memcmp(m.path, "[vdso]", 6)) {
-                        reported[nreported++] = m.lo;
-                        tmcap_em_vdso(em, m.lo, m.hi - m.lo);
-                    }
-                }
+            if (tmcap_parse_maps_line(buf + start, (unsigned)(i - start), &m) && (m.perms & 5) == 5 && m.lo >= lo &&
+                m.lo <= hi) {
+                if (vdso)
+                    tmcap_em_vdso(em, m.lo, m.hi - m.lo);
+                else if (m.pathlen && m.path[0] == '/')
+                    tmcap_em_map(em, m.lo, m.hi - m.lo, m.off, m.path, m.pathlen);
             }
             start = i + 1;
         }
@@ -467,11 +460,32 @@ static void scan_maps(void)
     close(fd);
 }
 
+/* The main executable's mappings go first (the capture takes the first
+ * module as the program: --no-shared-libs); an image Pin reports before
+ * it waits. */
+struct image_range {
+    tmcap_word lo, hi;
+    int vdso;
+};
+static image_range waiting[64];
+static unsigned nwaiting;
+static BOOL main_seen;
+
 static VOID image_cb(IMG img, VOID *)
 {
-    (void)img;
+    image_range r = {IMG_LowAddress(img), IMG_HighAddress(img), IMG_IsVDSO(img) ? 1 : 0};
     PIN_GetLock(&lk, 0);
-    scan_maps();
+    if (!main_seen && !IMG_IsMainExecutable(img) && nwaiting < 64) {
+        waiting[nwaiting++] = r;
+    } else {
+        scan_maps(r.lo, r.hi, r.vdso);
+        if (!main_seen) {
+            main_seen = TRUE;
+            for (unsigned i = 0; i < nwaiting; i++)
+                scan_maps(waiting[i].lo, waiting[i].hi, waiting[i].vdso);
+            nwaiting = 0;
+        }
+    }
     PIN_ReleaseLock(&lk);
 }
 
