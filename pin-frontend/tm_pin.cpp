@@ -70,7 +70,9 @@ KNOB<BOOL> KnobCshare(KNOB_MODE_WRITEONCE, "pintool", "cshare", "0", "one CFiat 
 
 /* ------------------------------------------------------------ state */
 
-enum { MAX_THREADS = 4096, MAX_PEND = 64, MAX_STORES = 16, MAX_INSNS = 4096 };
+enum { MAX_PEND = 64, MAX_STORES = 16, MAX_INSNS = 4096 };
+/* every id Pin gives a thread (THREADID < PIN_MAX_THREADS) */
+static const UINT32 MAX_THREADS = PIN_MAX_THREADS;
 
 /* A memory operand waiting for its block's exit. */
 struct pmem {
@@ -493,14 +495,10 @@ static VOID image_cb(IMG img, VOID *)
 
 static VOID thread_start(THREADID tid, CONTEXT *, INT32, VOID *)
 {
-    if (tid >= MAX_THREADS) {
-        say("%s", "more than 4096 threads: the rest are not traced");
-        return;
-    }
     tstate *t = ts[tid] ? ts[tid] : (tstate *)malloc(sizeof *t); /* Pin may reuse an ended thread's id */
     if (!t) {
-        say("%s", "out of memory: a thread is not traced");
-        return;
+        say("%s", "out of memory for a thread's state; the program is stopped");
+        PIN_ExitProcess(1);
     }
     memset(t, 0, sizeof *t);
     t->fid = tid + 1;
