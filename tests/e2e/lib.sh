@@ -73,3 +73,26 @@ flow_cmp() {
     FLOW_CMP=$(printf '%s' "$FLOW_CMP" | tail -n 1)
     return $st
 }
+
+# verify TMBIN BASE WHAT [data]: the commit stream replays, and from the
+# binaries (with "data": and load values are replayed).
+verify() {
+    local tm=$1 base=$2 what=$3 st=0
+    "$tm" decode --verify "$base.tmc" "$base.tmt" > "$base.vout" 2> "$base.verr" || st=$?
+    if [ $st -ne 0 ] || ! grep -q '^OK: ' "$base.vout"; then
+        sed 's/^/    /' "$base.vout" "$base.verr" | head -n 5
+        die "$what: tm decode --verify: exit status $st"
+    fi
+    if [ "${4:-}" = data ] && ! grep -q 'load values replayed' "$base.vout"; then
+        die "$what: the replay checked no load values: $(cat "$base.vout")"
+    fi
+    sancheck "$base.verr" "$what: tm decode --verify"
+    st=0
+    "$tm" decode --from-binary --verify --modules "$base.modules" "$base.tmc" "$base.tmt" > "$base.fout" \
+        2> "$base.ferr" || st=$?
+    if [ $st -ne 0 ] || ! grep -q '^OK: ' "$base.fout"; then
+        sed 's/^/    /' "$base.fout" "$base.ferr" | head -n 5
+        die "$what: tm decode --from-binary --verify: exit status $st"
+    fi
+    sancheck "$base.ferr" "$what: tm decode --from-binary"
+}

@@ -85,27 +85,6 @@ rec() {
     sancheck "$base.err" "tm record $*"
 }
 
-# verify TMBIN BASE WHAT: the recording replays with its load values, and
-# from the binaries.
-verify() {
-    local tm=$1 base=$2 what=$3 st=0
-    "$tm" decode --verify "$base.tmc" "$base.tmt" > "$base.vout" 2> "$base.verr" || st=$?
-    if [ $st -ne 0 ] || ! grep -q '^OK: ' "$base.vout"; then
-        sed 's/^/    /' "$base.vout" "$base.verr" | head -n 5
-        die "$what: tm decode --verify: exit status $st"
-    fi
-    grep -q 'load values replayed' "$base.vout" || die "$what: the replay checked no load values: $(cat "$base.vout")"
-    sancheck "$base.verr" "$what: tm decode --verify"
-    st=0
-    "$tm" decode --from-binary --verify --modules "$base.modules" "$base.tmc" "$base.tmt" > "$base.fout" \
-        2> "$base.ferr" || st=$?
-    if [ $st -ne 0 ] || ! grep -q '^OK: ' "$base.fout"; then
-        sed 's/^/    /' "$base.fout" "$base.ferr" | head -n 5
-        die "$what: tm decode --from-binary --verify: exit status $st"
-    fi
-    sancheck "$base.ferr" "$what: tm decode --from-binary"
-}
-
 # both MODE NAME WANT TMBIN -- PROG ARGS: PROG recorded under each frontend
 # (vg_NAME, pin_NAME), the Pin recording checked, the flows compared (MODE:
 # flowcmp.py's).
@@ -128,7 +107,7 @@ both() {
     *:*", complete") ;;
     *) die "$name: pin_$name.stats: capture '$cap', wanted complete" ;;
     esac
-    verify "$tm" "pin_$name" "$name under Pin"
+    verify "$tm" "pin_$name" "$name under Pin" data
     local st=0
     TMBIN=$tm flow_cmp "$mode" "$1" "vg_$name" "pin_$name" || st=$?
     [ $st -eq 0 ] || die "$name: the frontends' flows ($mode): $FLOW_CMP"
