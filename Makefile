@@ -104,7 +104,7 @@ endef
 .PHONY: pin pin-check
 pin:
 	$(pin_root_check)
-	$(MAKE) -C pin-frontend PIN_ROOT=$(abspath $(PIN_ROOT)) TM_ROOT=$(CURDIR) OUT=$(abspath $(PINDIR))
+	$(MAKE) -C pin-frontend PIN_ROOT=$(abspath $(PIN_ROOT)) TM_ROOT=$(CURDIR) OUT=$(abspath $(PINDIR)) tool
 pin-check:
 	$(pin_root_check)
 	$(MAKE) -C pin-frontend PIN_ROOT=$(abspath $(PIN_ROOT)) TM_ROOT=$(CURDIR) OUT=$(abspath $(PINDIR)) check
