@@ -1,0 +1,68 @@
+/* tm — global history and folded history registers of the TAGE-class
+ * predictors (docs/spec.md §3.3.1), shared by tage.c and ittage.c (rtl/
+ * tm_tage.sv and rtl/tm_ittage.sv each hold their own copy of these
+ * registers, as the C modules do). */
+#ifndef TM_HIST_INT_H
+#define TM_HIST_INT_H
+
+#include <stdint.h>
+
+#define TM_HIST_MAX 128u /* longest history, bits */
+#define TM_TAGE_MAX_TABLES 8u
+
+/* The newest LEN (<= 128) history bits; bit 0 of h[0] is the newest. */
+typedef struct tm_ghist {
+    uint64_t h[2];
+    uint32_t len;
+} tm_ghist;
+
+/* A folded history register: the newest LEN bits of the history folded to
+ * WIDTH bits (spec §3.3.1), kept up to date one bit at a time. */
+typedef struct tm_fold {
+    uint32_t v;
+    uint8_t len, width, out; /* out = len % width */
+} tm_fold;
+
+static inline void fold_init(tm_fold *f, unsigned len, unsigned width)
+{
+    f->v = 0;
+    f->len = (uint8_t)len;
+    f->width = (uint8_t)width;
+    f->out = (uint8_t)(len % width);
+}
+
+static inline unsigned ghist_bit(const tm_ghist *g, unsigned i)
+{
+    return (unsigned)(g->h[i >> 6] >> (i & 63)) & 1u;
+}
+
+/* Shifts bit B into G and every fold of F[0..N). */
+static inline void ghist_push(tm_ghist *g, unsigned b, tm_fold *f, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t o = ghist_bit(g, f[k].len - 1u);
+        uint32_t v = (f[k].v << 1) | b;
+        v ^= o << f[k].out;
+        v ^= v >> f[k].width;
+        f[k].v = v & ((1u << f[k].width) - 1u);
+    }
+    g->h[1] = (g->h[1] << 1) | (g->h[0] >> 63);
+    g->h[0] = (g->h[0] << 1) | b;
+    if (g->len < 64) {
+        g->h[0] &= (1ull << g->len) - 1u;
+        g->h[1] = 0;
+    } else if (g->len < 128) {
+        g->h[1] &= g->len == 64 ? 0 : (1ull << (g->len - 64)) - 1u;
+    }
+}
+
+/* History length of tagged table I (1..T) of T, from LMIN to LMAX
+ * (spec §3.3.1): LMIN + (LMAX - LMIN) * (2^(I-1) - 1) / (2^(T-1) - 1). */
+static inline unsigned hist_len(unsigned i, unsigned t, unsigned lmin, unsigned lmax)
+{
+    if (t <= 1)
+        return lmax;
+    return lmin + (unsigned)((uint64_t)(lmax - lmin) * ((1u << (i - 1)) - 1u) / ((1u << (t - 1)) - 1u));
+}
+
+#endif
