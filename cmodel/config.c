@@ -7,6 +7,25 @@
 
 int tm_model_preset(tm_model_cfg *cfg, const char *name)
 {
+    /* tage-*: within the state bits of small / medium / large (spec §3.3.3) */
+    static const struct {
+        const char *name;
+        uint32_t ras;
+        tm_tage_cfg tage, ittage;
+    } tp[] = {
+        {"tage-s", 8, {128, 2, 32, 5, 3, 12}, {0, 0, 0, 0, 0, 0}},
+        {"tage-m", 16, {256, 3, 32, 7, 3, 24}, {8, 2, 8, 6, 2, 16}},
+        {"tage-l", 32, {512, 6, 64, 9, 3, 60}, {32, 3, 16, 8, 2, 32}},
+    };
+    for (size_t k = 0; k < sizeof tp / sizeof tp[0]; k++)
+        if (!strcmp(name, tp[k].name)) {
+            memset(&cfg->pred, 0, sizeof cfg->pred);
+            cfg->pred.ras = tp[k].ras;
+            cfg->pred.tage = tp[k].tage;
+            cfg->pred.ittage = tp[k].ittage;
+            return TM_OK;
+        }
+    memset(&cfg->pred, 0, sizeof cfg->pred);
     if (!strcmp(name, "small")) {
         cfg->pred.gshare = 512; cfg->pred.ras = 8; cfg->pred.ibtb = 0;
     } else if (!strcmp(name, "medium")) {

@@ -23,7 +23,36 @@ int tm_pred_cfg_check(const tm_pred_cfg *c, char *err, size_t errlen)
             snprintf(err, errlen, "--ibtb %u: allowed 0 or a power of two from 2 to 64", c->ibtb);
         return TM_ERR_ARG;
     }
+    if (c->tage.base && c->gshare) {
+        if (err)
+            snprintf(err, errlen, "--tage %u with --gshare %u: one conditional predictor (--gshare 0 with --tage)",
+                     c->tage.base, c->gshare);
+        return TM_ERR_ARG;
+    }
+    if (c->ittage.base && c->ibtb) {
+        if (err)
+            snprintf(err, errlen, "--ittage %u with --ibtb %u: one indirect predictor (--ibtb 0 with --ittage)",
+                     c->ittage.base, c->ibtb);
+        return TM_ERR_ARG;
+    }
+    if (tm_tage_cfg_check(&c->tage, "--tage", err, errlen) != TM_OK ||
+        tm_tage_cfg_check(&c->ittage, "--ittage", err, errlen) != TM_OK)
+        return TM_ERR_ARG;
     return TM_OK;
+}
+
+uint64_t tm_pred_cfg_bits(const tm_pred_cfg *c)
+{
+    uint64_t b = 0;
+    if (c->gshare)
+        b += 2ull * c->gshare + tm_log2u(c->gshare); /* counters, BHR */
+    if (c->ras)
+        b += 64ull * c->ras + tm_log2u(c->ras) + tm_log2u(c->ras + 1u); /* entries, top, count 0..r */
+    if (c->ibtb) {
+        unsigned q = c->ibtb / 2;
+        b += (1u + 8u + 64u) * (uint64_t)c->ibtb + q + 8u + tm_log2u(q); /* entries, LRU, PIR */
+    }
+    return b + tm_tage_bits(&c->tage) + tm_ittage_bits(&c->ittage);
 }
 
 int tm_pred_new(const tm_pred_cfg *c, tm_pred **out)
@@ -47,7 +76,9 @@ int tm_pred_new(const tm_pred_cfg *c, tm_pred **out)
         p->lru = calloc(p->sets, 1);
         p->pir_mask = (1u << (8 + tm_log2u(p->sets))) - 1;
     }
-    if ((c->gshare && !p->ctr) || (c->ras && !p->ras) || (c->ibtb && (!p->ibtb || !p->lru))) {
+    if ((c->tage.base && tm_tage_new(&c->tage, &p->tage) != TM_OK) ||
+        (c->ittage.base && tm_ittage_new(&c->ittage, &p->ittage) != TM_OK) ||
+        (c->gshare && !p->ctr) || (c->ras && !p->ras) || (c->ibtb && (!p->ibtb || !p->lru))) {
         tm_pred_free(p);
         return TM_ERR_NOMEM;
     }
@@ -64,6 +95,8 @@ void tm_pred_free(tm_pred *p)
     free(p->ras);
     free(p->ibtb);
     free(p->lru);
+    tm_tage_free(p->tage);
+    tm_ittage_free(p->ittage);
     free(p);
 }
 
@@ -80,6 +113,10 @@ void tm_pred_reset(tm_pred *p)
         memset(p->lru, 0, p->sets);
     }
     p->pir = 0;
+    if (p->tage)
+        tm_tage_reset(p->tage);
+    if (p->ittage)
+        tm_ittage_reset(p->ittage);
 }
 
 uint32_t tm_pred_cond_index(const tm_pred *p, uint64_t pc) { return pred_cond_index(p, pc); }
@@ -120,3 +157,7 @@ unsigned tm_pred_gshare_counter(const tm_pred *p, uint32_t idx)
 }
 
 void tm_pred_get_counts(const tm_pred *p, tm_pred_counts *c) { *c = p->counts; }
+
+const tm_tage *tm_pred_tage(const tm_pred *p) { return p->tage; }
+
+const tm_ittage *tm_pred_ittage(const tm_pred *p) { return p->ittage; }

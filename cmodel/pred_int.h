@@ -29,6 +29,8 @@ struct tm_pred {
     uint32_t pir_mask;  /* 2^(8 + log2 q) - 1 */
     uint32_t pir;
     tm_pred_counts counts;  /* event counters (statistics and coverage) */
+    tm_tage *tage;      /* in place of gshare */
+    tm_ittage *ittage;  /* in place of the iBTB */
 };
 
 static inline uint32_t pred_cond_index(const tm_pred *p, uint64_t pc)
@@ -38,6 +40,8 @@ static inline uint32_t pred_cond_index(const tm_pred *p, uint64_t pc)
 
 static inline int pred_cond_predict(const tm_pred *p, uint64_t pc)
 {
+    if (p->tage)
+        return tm_tage_predict(p->tage, pc);
     if (!p->ctr)
         return 0; /* no gshare: static not-taken */
     return p->ctr[pred_cond_index(p, pc)] >= 2;
@@ -45,6 +49,12 @@ static inline int pred_cond_predict(const tm_pred *p, uint64_t pc)
 
 static inline void pred_cond_update(tm_pred *p, uint64_t pc, int taken)
 {
+    if (p->ittage)
+        tm_ittage_push_cond(p->ittage, taken);
+    if (p->tage) {
+        tm_tage_update(p->tage, pc, taken);
+        return;
+    }
     if (!p->ctr)
         return;
     uint8_t *c = &p->ctr[pred_cond_index(p, pc)];
@@ -65,6 +75,8 @@ static inline void pred_ibtb_slot(const tm_pred *p, uint64_t pc, uint32_t *set, 
 
 static inline int pred_ind_predict(const tm_pred *p, uint64_t pc, uint64_t *target)
 {
+    if (p->ittage)
+        return tm_ittage_predict(p->ittage, pc, target);
     if (!p->ibtb)
         return 0;
     uint32_t set, tag;
@@ -80,6 +92,12 @@ static inline int pred_ind_predict(const tm_pred *p, uint64_t pc, uint64_t *targ
 
 static inline void pred_ind_update(tm_pred *p, uint64_t pc, uint64_t target)
 {
+    if (p->tage)
+        tm_tage_push_indirect(p->tage, pc, target);
+    if (p->ittage) {
+        tm_ittage_update(p->ittage, pc, target);
+        return;
+    }
     if (!p->ibtb)
         return;
     uint32_t set, tag;

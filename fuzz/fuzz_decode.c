@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 3 || size > (1u << 20))
         return 0;
-    static const char *const presets[] = {"small", "medium", "large", "large"};
+    static const char *const presets[] = {"small", "medium", "large", "tage-l"};
     tm_encoding enc = data[0] % 4 == 0 ? TM_ENC_NX_B : data[0] % 4 == 1 ? TM_ENC_TR_B : TM_ENC_TR_E;
     int loads = (data[2] >> 3) & 1;
     /* with load values each thread's replay reads the commit stream ahead

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "tm/tmc.h"
+#include "tm/bits.h"
 #include "tm/grow.h"
 #include "tm/tmt.h"
 
@@ -20,6 +21,35 @@ static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)
 static uint32_t crc(const uint8_t *p, size_t n)
 {
     return (uint32_t)crc32(0L, p, (uInt)n);
+}
+
+/* A TAGE-class predictor's five header bytes (spec §5): log2(base) + 1 (0 =
+ * absent), tables | log2(entries) << 4, tag bits, lmin, lmax. */
+static void tage_put(uint8_t *h, const tm_tage_cfg *c)
+{
+    if (!c->base)
+        return;
+    h[0] = (uint8_t)(tm_log2u(c->base) + 1u);
+    h[1] = (uint8_t)(c->tables | tm_log2u(c->entries) << 4);
+    h[2] = (uint8_t)c->tag;
+    h[3] = (uint8_t)c->lmin;
+    h[4] = (uint8_t)c->lmax;
+}
+
+static int tage_get(const uint8_t *h, tm_tage_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!h[0])
+        return h[1] || h[2] || h[3] || h[4] ? -1 : 0;
+    if (h[0] > 15)
+        return -1;
+    c->base = 1u << (h[0] - 1u);
+    c->tables = h[1] & 15u;
+    c->entries = 1u << (h[1] >> 4);
+    c->tag = h[2];
+    c->lmin = h[3];
+    c->lmax = h[4];
+    return 0;
 }
 
 void tmt_trailer_of(tmt_trailer *t, const tm_model *m, uint64_t *insns, tmt_ending ending, unsigned signal)
@@ -87,6 +117,8 @@ int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, 
         put16(h + 46, cfg->cache.line);
         put16(h + 48, cfg->cache.gran);
     }
+    tage_put(h + 50, &cfg->pred.tage);
+    tage_put(h + 55, &cfg->pred.ittage);
     put32(h + 60, crc(h, 60));
     put64(t, bits->nbits);
     put64(t + 8, tr->cycles);
@@ -191,7 +223,7 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
         goto fail;
     }
     for (size_t k = 37; k < (version >= 2 ? 60u : 64u); k++)
-        if ((k < 40 || k >= 50) && buf[k]) {
+        if ((k < 40 || k >= (version >= 2 ? 60u : 50u)) && buf[k]) {
             snprintf(err, errlen, "%s: offset %zu: reserved byte is 0x%02x (must be 0)", name, k, buf[k]);
             goto fail;
         }
@@ -260,6 +292,14 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
     c->pred.gshare = get16(buf + 14);
     c->pred.ras = buf[16];
     c->pred.ibtb = buf[17];
+    if (version >= 2 && tage_get(buf + 50, &c->pred.tage)) {
+        snprintf(err, errlen, "%s: offset 50: invalid TAGE parameters", name);
+        goto fail;
+    }
+    if (version >= 2 && tage_get(buf + 55, &c->pred.ittage)) {
+        snprintf(err, errlen, "%s: offset 55: invalid ITTAGE parameters", name);
+        goto fail;
+    }
     c->enc.cnt_a = buf[18]; c->enc.cnt_b = buf[19];
     c->enc.ta_a = buf[20]; c->enc.ta_b = buf[21];
     c->enc.cc_a = buf[22]; c->enc.cc_b = buf[23];

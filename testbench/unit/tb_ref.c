@@ -49,7 +49,7 @@ int tb_report(const char *name, int failed, const char *detail)
 
 static tm_pred *pred_new(unsigned gshare, unsigned ras, unsigned ibtb)
 {
-    tm_pred_cfg c = {gshare, ras, ibtb};
+    tm_pred_cfg c = {.gshare = gshare, .ras = ras, .ibtb = ibtb};
     tm_pred *p = NULL;
     if (tm_pred_new(&c, &p) != TM_OK) {
         fprintf(stderr, "tm_pred_new(gshare %u, ras %u, ibtb %u) failed\n", gshare, ras, ibtb);

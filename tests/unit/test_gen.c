@@ -197,7 +197,7 @@ static void read_stream(const char *path, stats *s)
     s->threads = tmc_reader_threads(r);
     s->t = calloc(s->threads, sizeof *s->t);
     tm_pred **pred = calloc(s->threads, sizeof *pred);
-    tm_pred_cfg pc = {4096, 32, 64};
+    tm_pred_cfg pc = {.gshare = 4096, .ras = 32, .ibtb = 64};
     for (uint32_t i = 0; i < s->threads; i++)
         cr_assert_eq(tm_pred_new(&pc, &pred[i]), TM_OK);
     kvmap br = {0}, runs = {0};

@@ -562,7 +562,7 @@ Test(gen_directed, ras_overflows_and_underflows_a_32_entry_ras)
     generate(TM_GEN_DIR_RAS, n, 1, f.path);
     rasst s;
     memset(&s, 0, sizeof s);
-    tm_pred_cfg pc = {0, 32, 0};
+    tm_pred_cfg pc = {.ras = 32};
     for (uint32_t t = 0; t < n; t++)
         cr_assert_eq(tm_pred_new(&pc, &s.p[t]), TM_OK);
     scan(f.path, ras_rec, &s);
@@ -646,7 +646,7 @@ static void ibtb_check(const char *path, uint32_t entries)
 {
     ibst s;
     memset(&s, 0, sizeof s);
-    tm_pred_cfg pc = {0, 0, entries};
+    tm_pred_cfg pc = {.ibtb = entries};
     cr_assert_eq(tm_pred_new(&pc, &s.p), TM_OK);
     scan(path, ib_rec, &s);
     /* the test set: the one with the most tags */

@@ -275,7 +275,7 @@ Test(knobs, predictors_as_tm_record)
             const char *kv[] = {"-mode", "mcftraptor", names[which], val};
             const char *out[MAXOUT];
             int n = tr(4, kv, out);
-            tm_pred_cfg c = {4096, 32, 64};
+            tm_pred_cfg c = {.gshare = 4096, .ras = 32, .ibtb = 64};
             uint32_t *f = which == 0 ? &c.gshare : which == 1 ? &c.ras : &c.ibtb;
             *f = v;
             int tm_ok = tm_pred_cfg_check(&c, NULL, 0) == TM_OK;

@@ -4,7 +4,7 @@
 
 static tm_pred *mk(uint32_t g, uint32_t r, uint32_t i)
 {
-    tm_pred_cfg c = {g, r, i};
+    tm_pred_cfg c = {.gshare = g, .ras = r, .ibtb = i};
     tm_pred *p = NULL;
     cr_assert_eq(tm_pred_new(&c, &p), TM_OK);
     return p;
@@ -173,17 +173,17 @@ Test(pred, ibtb_absent_never_predicts)
 Test(pred, config_ranges)
 {
     char err[128];
-    tm_pred_cfg ok = {4096, 32, 64};
+    tm_pred_cfg ok = {.gshare = 4096, .ras = 32, .ibtb = 64};
     cr_assert_eq(tm_pred_cfg_check(&ok, err, sizeof err), TM_OK);
-    tm_pred_cfg bad1 = {300, 8, 0};
+    tm_pred_cfg bad1 = {.gshare = 300, .ras = 8, .ibtb = 0};
     cr_assert_eq(tm_pred_cfg_check(&bad1, err, sizeof err), TM_ERR_ARG);
     cr_assert(strstr(err, "--gshare 300") != NULL);
-    tm_pred_cfg bad2 = {512, 33, 0};
+    tm_pred_cfg bad2 = {.gshare = 512, .ras = 33, .ibtb = 0};
     cr_assert_eq(tm_pred_cfg_check(&bad2, err, sizeof err), TM_ERR_ARG);
     cr_assert(strstr(err, "--ras 33") != NULL);
-    tm_pred_cfg bad3 = {512, 8, 48};
+    tm_pred_cfg bad3 = {.gshare = 512, .ras = 8, .ibtb = 48};
     cr_assert_eq(tm_pred_cfg_check(&bad3, err, sizeof err), TM_ERR_ARG);
     cr_assert(strstr(err, "--ibtb 48") != NULL);
-    tm_pred_cfg bad4 = {8192, 8, 0};
+    tm_pred_cfg bad4 = {.gshare = 8192, .ras = 8, .ibtb = 0};
     cr_assert_eq(tm_pred_cfg_check(&bad4, err, sizeof err), TM_ERR_ARG);
 }

@@ -163,7 +163,7 @@ Test(tmt, reserved_bytes_and_unused_bits_must_be_zero)
     size_t n;
     uint8_t *good = slurp(f.path, &n);
     uint8_t *b = malloc(n);
-    static const int reserved[] = {37, 38, 39, 50, 55, 59};
+    static const int reserved[] = {37, 38, 39};
     for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; k++) {
         memcpy(b, good, n);
         b[reserved[k]] = 0x40;
@@ -175,6 +175,24 @@ Test(tmt, reserved_bytes_and_unused_bits_must_be_zero)
         char want[32];
         snprintf(want, sizeof want, "offset %d", reserved[k]);
         cr_assert(strstr(err, want) && strstr(err, "reserved"), "%s", err);
+    }
+    /* bytes 50..59: the TAGE-class predictors' parameters (absent: all 0) */
+    static const struct {
+        int off;
+        uint8_t v;
+        const char *what;
+    } tp[] = {{50, 0x40, "offset 50: invalid TAGE"}, {52, 8, "offset 50: invalid TAGE"},
+              {55, 0x10, "offset 55: invalid ITTAGE"}, {59, 1, "offset 55: invalid ITTAGE"},
+              {50, 3, "one conditional predictor"}};
+    for (size_t k = 0; k < sizeof tp / sizeof tp[0]; k++) {
+        memcpy(b, good, n);
+        b[tp[k].off] = tp[k].v;
+        fix_header_crc(b);
+        spit(f.path, b, n);
+        tmt_file t;
+        char err[512] = "";
+        cr_assert_eq(tmt_read(f.path, &t, err, sizeof err), TM_ERR_FORMAT, "byte %d", tp[k].off);
+        cr_assert(strstr(err, tp[k].what), "%s", err);
     }
     memcpy(b, good, n);
     b[65] |= 0x80; /* bit 15 of a 13-bit trace */
@@ -241,4 +259,30 @@ Test(tmt, absurd_thread_count)
     cr_assert(strstr(err, "offset 8") && strstr(err, "threads"), "%s", err);
     free(b);
     unlink(f.path);
+}
+
+Test(tmt, tage_parameters_round_trip)
+{
+    tfile f;
+    tfile_make(&f);
+    const char *presets[3] = {"tage-s", "tage-m", "tage-l"};
+    for (int k = 0; k < 3; k++) {
+        tm_model_cfg c;
+        tm_model_cfg_default(&c, 2);
+        cr_assert_eq(tm_model_preset(&c, presets[k]), TM_OK);
+        c.pred.tage.lmin = 7; /* not the preset's: the header carries it */
+        char err[256];
+        cr_assert_eq(tm_model_cfg_resolve(&c, err, sizeof err), TM_OK, "%s", err);
+        tm_bitbuf bb;
+        tm_bitbuf_init(&bb);
+        tm_bitbuf_put(&bb, 5, 3);
+        uint64_t insns[2] = {1, 2};
+        tmt_trailer tr = {9, insns, TMT_COMPLETE, 0};
+        cr_assert_eq(tmt_write(f.path, &c, &bb, &tr, err, sizeof err), TM_OK, "%s", err);
+        tm_bitbuf_free(&bb);
+        tmt_file t;
+        cr_assert_eq(tmt_read(f.path, &t, err, sizeof err), TM_OK, "%s", err);
+        cr_assert(!memcmp(&t.cfg.pred, &c.pred, sizeof c.pred), "%s: predictor configuration differs", presets[k]);
+        tmt_free(&t);
+    }
 }

@@ -290,6 +290,12 @@ int cmd_cosim(int argc, char **argv)
         tm_err("cosim", "%s: %u threads: co-simulation supports up to 64", in, threads);
         return 2;
     }
+    if (cfg.pred.tage.base || cfg.pred.ittage.base) {
+        tm_err("cosim", "%s: the RTL has no TAGE-class predictors (docs/rtl.md); co-simulate gshare and iBTB "
+                        "configurations (small, medium, large)",
+               cfg.pred.tage.base ? "--tage" : "--ittage");
+        return 2;
+    }
     if (cfg.cfiat_shared) {
         tm_err("cosim", "--cfiat-shared: the RTL builds private caches only (one per core); co-simulate "
                         "CFiat without it");

@@ -6,9 +6,18 @@
 #include "modelopts.h"
 
 const char model_opts_help[] =
-    "  --config small|medium|large   predictor preset (default large)\n"
+    "  --config small|medium|large|tage-s|tage-m|tage-l   predictor preset (default\n"
+    "                                large; tage-*: TAGE + ITTAGE within the state bits\n"
+    "                                of small/medium/large, docs/spec.md §3.3.3)\n"
     "  --gshare N --ras N --ibtb N   explicit sizes (gshare 0 or 2^k <= 4096; RAS 0..32;\n"
     "                                iBTB 0 or 2^k in 2..64 entries, 2-way)\n"
+    "  --tage N --tage-tables T --tage-entries E --tage-tag W --tage-hist MIN:MAX\n"
+    "                                TAGE outcome predictor in place of gshare: N base\n"
+    "                                entries (0 or 2^k in 2..16384; 0 = off), T tagged\n"
+    "                                tables (1..8) of E entries (2^k in 2..4096), W-bit\n"
+    "                                tags (4..16), histories MIN..MAX (1..128)\n"
+    "  --ittage N --ittage-tables T --ittage-entries E --ittage-tag W --ittage-hist MIN:MAX\n"
+    "                                ITTAGE target predictor in place of the iBTB\n"
     "  --encoding nx_b|tr_b|tr_e     message encoding (default tr_e)\n"
     "  --timestamps                  add diffCC time stamps to every message\n"
     "  --ts-bits N                   time-stamp counter width, 8..64 (default 64): diffCC\n"
@@ -48,6 +57,16 @@ int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int 
         {"--data", offsetof(model_opts, data)},         {"--cache", offsetof(model_opts, cache)},
         {"--assoc", offsetof(model_opts, assoc)},       {"--line", offsetof(model_opts, line)},
         {"--granularity", offsetof(model_opts, gran)},
+        {"--tage", offsetof(model_opts, tage)},
+        {"--tage-tables", offsetof(model_opts, tage) + sizeof(char *)},
+        {"--tage-entries", offsetof(model_opts, tage) + 2 * sizeof(char *)},
+        {"--tage-tag", offsetof(model_opts, tage) + 3 * sizeof(char *)},
+        {"--tage-hist", offsetof(model_opts, tage) + 4 * sizeof(char *)},
+        {"--ittage", offsetof(model_opts, ittage)},
+        {"--ittage-tables", offsetof(model_opts, ittage) + sizeof(char *)},
+        {"--ittage-entries", offsetof(model_opts, ittage) + 2 * sizeof(char *)},
+        {"--ittage-tag", offsetof(model_opts, ittage) + 3 * sizeof(char *)},
+        {"--ittage-hist", offsetof(model_opts, ittage) + 4 * sizeof(char *)},
     };
     /* flags */
     static const struct {
@@ -89,6 +108,55 @@ static int parse_u32_opt(const char *sub, const char *opt, const char *v, uint32
         return -1;
     }
     *out = (uint32_t)x;
+    return 0;
+}
+
+/* The sizing options of a TAGE-class predictor (OPT "--tage" or "--ittage",
+ * values V[5]: N, -tables, -entries, -tag, -hist) over C.  Giving N turns
+ * the predictor on (N > 0) or off; unset sizes of a predictor turned on
+ * take the defaults DEF.  *CLASSIC (the gshare or iBTB size) becomes 0 when
+ * the predictor is on, unless CLASSIC_SET (then the check names both). */
+static int tage_opts(const char *sub, const char *opt, const char *const *v, const tm_tage_cfg *def,
+                     tm_tage_cfg *c, uint32_t *classic, int classic_set)
+{
+    static const char *const sfx[5] = {"", "-tables", "-entries", "-tag", "-hist"};
+    char name[32];
+    if (v[0]) {
+        uint32_t n;
+        if (parse_u32_opt(sub, opt, v[0], 1u << 20, &n))
+            return -1;
+        if (n && !c->base) {
+            *c = *def;
+        }
+        c->base = n;
+        if (!n)
+            memset(c, 0, sizeof *c);
+    }
+    for (int k = 1; k < 5; k++) {
+        if (!v[k])
+            continue;
+        snprintf(name, sizeof name, "%s%s", opt, sfx[k]);
+        if (!c->base) {
+            tm_err(sub, "%s: only with %s N (a TAGE-class predictor turned on, or --config tage-*)", name, opt);
+            return -1;
+        }
+        if (k == 4) {
+            unsigned a, b;
+            char tail;
+            if (sscanf(v[k], "%u:%u%c", &a, &b, &tail) != 2) {
+                tm_err(sub, "%s %s: expected MIN:MAX (history lengths, 1 <= MIN <= MAX <= 128)", name, v[k]);
+                return -1;
+            }
+            c->lmin = a;
+            c->lmax = b;
+        } else {
+            uint32_t *f = k == 1 ? &c->tables : k == 2 ? &c->entries : &c->tag;
+            if (parse_u32_opt(sub, name, v[k], 1u << 20, f))
+                return -1;
+        }
+    }
+    if (c->base && !classic_set)
+        *classic = 0;
     return 0;
 }
 
@@ -146,7 +214,7 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
     memset(cfg, 0, sizeof *cfg);
     tm_enc_cfg_default(&cfg->enc, (tm_encoding)enc, threads, o->timestamps);
     if (tm_model_preset(cfg, o->config ? o->config : "large") != TM_OK) {
-        tm_err(sub, "--config %s: allowed small, medium, large", o->config);
+        tm_err(sub, "--config %s: allowed small, medium, large, tage-s, tage-m, tage-l", o->config);
         return -1;
     }
     cfg->shared = o->shared;
@@ -157,6 +225,10 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
          parse_u32_opt(sub, "--buffer", o->buffer, UINT32_MAX, &cfg->buffer_bits)) ||
         (o->port && parse_u32_opt(sub, "--port", o->port, UINT32_MAX, &cfg->port_bits)) ||
         (o->ts_bits && parse_u32_opt(sub, "--ts-bits", o->ts_bits, UINT32_MAX, &cfg->ts_bits)))
+        return -1;
+    static const tm_tage_cfg tage_def = {1024, 4, 256, 8, 4, 64}, ittage_def = {32, 3, 16, 8, 2, 32};
+    if (tage_opts(sub, "--tage", o->tage, &tage_def, &cfg->pred.tage, &cfg->pred.gshare, o->gshare != NULL) ||
+        tage_opts(sub, "--ittage", o->ittage, &ittage_def, &cfg->pred.ittage, &cfg->pred.ibtb, o->ibtb != NULL))
         return -1;
     if (data_cfg(sub, o, cfg))
         return -1;

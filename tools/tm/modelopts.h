@@ -10,6 +10,7 @@ typedef struct model_opts {
     const char *gshare, *ras, *ibtb, *buffer, *port, *ts_bits;
     const char *chunks[4];        /* bcnt, ta, cc, fah */
     const char *data, *cache, *assoc, *line, *gran;
+    const char *tage[5], *ittage[5]; /* N, -tables, -entries, -tag, -hist */
     int timestamps, shared, cfiat, cfiat_shared;
 } model_opts;
 

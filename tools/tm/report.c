@@ -11,11 +11,31 @@ static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b :
 
 static const char *preset_name(const tm_model_cfg *c)
 {
-    const tm_pred_cfg *p = &c->pred;
-    if (p->gshare == 512 && p->ras == 8 && p->ibtb == 0) return "small";
-    if (p->gshare == 1024 && p->ras == 16 && p->ibtb == 16) return "medium";
-    if (p->gshare == 4096 && p->ras == 32 && p->ibtb == 64) return "large";
+    static const char *const names[] = {"small", "medium", "large", "tage-s", "tage-m", "tage-l"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        tm_model_cfg p;
+        memset(&p, 0, sizeof p);
+        if (tm_model_preset(&p, names[k]) == TM_OK && !memcmp(&p.pred, &c->pred, sizeof p.pred))
+            return names[k];
+    }
     return "custom";
+}
+
+/* "gshare 4096, RAS 32, iBTB 64" or "TAGE 512+4x128 t7 h4:64, RAS 32, ITTAGE
+ * 32+3x16 t8 h2:32", then the state bits per core. */
+static void pred_line(char *buf, size_t n, const tm_pred_cfg *p)
+{
+    char a[96], b[96];
+    const tm_tage_cfg *t = &p->tage, *i = &p->ittage;
+    if (t->base)
+        snprintf(a, sizeof a, "TAGE %u+%ux%u t%u h%u:%u", t->base, t->tables, t->entries, t->tag, t->lmin, t->lmax);
+    else
+        snprintf(a, sizeof a, "gshare %u", p->gshare);
+    if (i->base)
+        snprintf(b, sizeof b, "ITTAGE %u+%ux%u t%u h%u:%u", i->base, i->tables, i->entries, i->tag, i->lmin, i->lmax);
+    else
+        snprintf(b, sizeof b, "iBTB %u", p->ibtb);
+    snprintf(buf, n, "%s, RAS %u, %s; %" PRIu64 " state bits", a, p->ras, b, tm_pred_cfg_bits(p));
 }
 
 void report_cfg_line(char *buf, size_t n, const tm_model_cfg *c)
@@ -26,10 +46,11 @@ void report_cfg_line(char *buf, size_t n, const tm_model_cfg *c)
     else if (c->enc.data == TM_DATA_CFIAT)
         snprintf(data, sizeof data, ", cfiat %u B %u-way %u-byte lines g %u %s", c->cache.size, c->cache.assoc,
                  c->cache.line, c->cache.gran, c->cfiat_shared ? "shared" : "private");
-    int k = snprintf(buf, n, "%s%s %s (gshare %u, RAS %u, iBTB %u) %s, %u threads, buffer %u bits, port %u bits/cycle",
-             c->enc.timestamps ? "t" : "", tm_encoding_name(c->enc.enc), preset_name(c), c->pred.gshare,
-             c->pred.ras, c->pred.ibtb, c->shared ? "shared" : "private", c->enc.threads, c->buffer_bits,
-             c->port_bits);
+    char pl[256];
+    pred_line(pl, sizeof pl, &c->pred);
+    int k = snprintf(buf, n, "%s%s %s (%s) %s, %u threads, buffer %u bits, port %u bits/cycle",
+             c->enc.timestamps ? "t" : "", tm_encoding_name(c->enc.enc), preset_name(c), pl,
+             c->shared ? "shared" : "private", c->enc.threads, c->buffer_bits, c->port_bits);
     if (k >= 0 && (size_t)k < n)
         snprintf(buf + k, n - (size_t)k, "%s", data);
 }
@@ -187,12 +208,24 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tm
     fprintf(f, "  \"cycles\": %" PRIu64 ",\n", st->cycles);
     fprintf(f, "  \"recording\": {\"ending\": \"%s\", \"signal\": %u},\n", endings[ending <= TMT_CUT_SIGNAL ? ending : 0],
             ending == TMT_CUT_SIGNAL ? signal : 0);
+    char tj[256] = "", ij[128] = "";
+    const tm_tage_cfg *tg = &cfg->pred.tage, *it = &cfg->pred.ittage;
+    if (it->base)
+        snprintf(ij, sizeof ij, "\"ittage\": {\"base\": %u, \"tables\": %u, \"entries\": %u, \"tag\": %u, "
+                 "\"hist\": [%u, %u]}, ", it->base, it->tables, it->entries, it->tag, it->lmin, it->lmax);
+    if (tg->base)
+        snprintf(tj, sizeof tj, "\"tage\": {\"base\": %u, \"tables\": %u, \"entries\": %u, \"tag\": %u, "
+                 "\"hist\": [%u, %u]}, %s", tg->base, tg->tables, tg->entries, tg->tag, tg->lmin, tg->lmax, ij);
+    else
+        snprintf(tj, sizeof tj, "%s", ij);
     fprintf(f, "  \"config\": {\"encoding\": \"%s\", \"timestamps\": %s, \"shared\": %s, \"threads\": %u, "
-               "\"gshare\": %u, \"ras\": %u, \"ibtb\": %u, \"buffer_bits\": %u, \"port_bits\": %u, "
+               "\"gshare\": %u, \"ras\": %u, \"ibtb\": %u, %s\"pred_state_bits\": %" PRIu64 ", "
+               "\"buffer_bits\": %u, \"port_bits\": %u, "
                "\"chunks\": {\"bcnt\": [%u, %u], \"ta\": [%u, %u], \"cc\": [%u, %u]}, "
                "\"ts_bits\": %u, \"msg_max_bits\": %u, \"reserve_bits\": %u},\n",
             tm_encoding_name(cfg->enc.enc), cfg->enc.timestamps ? "true" : "false", cfg->shared ? "true" : "false",
-            cfg->enc.threads, cfg->pred.gshare, cfg->pred.ras, cfg->pred.ibtb, cfg->buffer_bits, cfg->port_bits,
+            cfg->enc.threads, cfg->pred.gshare, cfg->pred.ras, cfg->pred.ibtb, tj, tm_pred_cfg_bits(&cfg->pred),
+            cfg->buffer_bits, cfg->port_bits,
             cfg->enc.cnt_a, cfg->enc.cnt_b, cfg->enc.ta_a, cfg->enc.ta_b, cfg->enc.cc_a, cfg->enc.cc_b,
             cfg->ts_bits, st->msg_max_bits, st->reserve_bits);
     fprintf(f, "  \"buffer\": {\"peak_occupancy\": %" PRIu64 ", \"overflow_cycles\": %" PRIu64
