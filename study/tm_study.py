@@ -115,7 +115,7 @@ SECTION_KEYS = {
     "program": {"name", "cmd", "input", "env", "threads", "gen", "cores"},
     "quick": {"threads", "programs", "inputs"},
 }
-PRESETS = ("small", "medium", "large")
+PRESETS = ("small", "medium", "large", "tage-s", "tage-m", "tage-l")
 ENCODINGS = ("nx_b", "tr_b", "tr_e")
 # tm pt's options for each recording's Intel PT (docs/pt.md): PT without
 # timing packets, with TSC+MTC and with TSC+MTC+CYC in one pass, verified by
