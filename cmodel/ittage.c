@@ -33,6 +33,9 @@ struct tm_ittage {
     tm_ghist g;
     tm_fold fold[3 * TM_TAGE_TABLES_MAX];
     tm_tage_counts counts;
+    tm_tage_lookup kept;    /* the lookup of *_predict_keep for KEPT_PC */
+    uint64_t kept_pc;
+    int kept_ok;
 };
 
 int tm_ittage_new(const tm_tage_cfg *c, tm_ittage **out)
@@ -71,6 +74,7 @@ void tm_ittage_reset(tm_ittage *p)
     const tm_tage_cfg *c = &p->cfg;
     memset(p->base, 0, c->base * sizeof *p->base);
     memset(p->t, 0, (size_t)c->tables * c->entries * sizeof *p->t);
+    p->kept_ok = 0;
     memset(&p->g, 0, sizeof p->g);
     p->g.len = c->lmax;
     for (unsigned i = 1; i <= c->tables; i++) {
@@ -126,13 +130,31 @@ int tm_ittage_predict(const tm_ittage *p, uint64_t pc, uint64_t *target)
     return l.pred;
 }
 
-static void push(tm_ittage *p, unsigned b) { ghist_push(&p->g, b, p->fold, 3 * p->cfg.tables); }
+int tm_ittage_predict_keep(tm_ittage *p, uint64_t pc, uint64_t *target)
+{
+    tm_ittage_lookup_pc(p, pc, &p->kept);
+    p->kept_pc = pc;
+    p->kept_ok = 1;
+    if (p->kept.pred)
+        *target = p->kept.target;
+    return p->kept.pred;
+}
+
+static void push(tm_ittage *p, unsigned b)
+{
+    p->kept_ok = 0;
+    ghist_push(&p->g, b, p->fold, 3 * p->cfg.tables);
+}
 
 void tm_ittage_update(tm_ittage *p, uint64_t pc, uint64_t target)
 {
     const tm_tage_cfg *c = &p->cfg;
     tm_tage_lookup l;
-    tm_ittage_lookup_pc(p, pc, &l);
+    if (p->kept_ok && p->kept_pc == pc)
+        l = p->kept;
+    else
+        tm_ittage_lookup_pc(p, pc, &l);
+    p->kept_ok = 0;
     p->counts.hits[l.provider]++;
     p->counts.use_alt += (unsigned)l.used_alt;
     uint64_t st = target & TGT_MASK; /* what an entry can hold */

@@ -41,7 +41,7 @@ static inline uint32_t pred_cond_index(const tm_pred *p, uint64_t pc)
 static inline int pred_cond_predict(const tm_pred *p, uint64_t pc)
 {
     if (p->tage)
-        return tm_tage_predict(p->tage, pc);
+        return tm_tage_predict_keep(p->tage, pc);
     if (!p->ctr)
         return 0; /* no gshare: static not-taken */
     return p->ctr[pred_cond_index(p, pc)] >= 2;
@@ -76,7 +76,7 @@ static inline void pred_ibtb_slot(const tm_pred *p, uint64_t pc, uint32_t *set, 
 static inline int pred_ind_predict(const tm_pred *p, uint64_t pc, uint64_t *target)
 {
     if (p->ittage)
-        return tm_ittage_predict(p->ittage, pc, target);
+        return tm_ittage_predict_keep(p->ittage, pc, target);
     if (!p->ibtb)
         return 0;
     uint32_t set, tag;

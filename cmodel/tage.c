@@ -76,6 +76,9 @@ struct tm_tage {
     tm_fold fold[3 * TM_TAGE_TABLES_MAX]; /* per table: index, tag, tag' */
     uint32_t use_alt;       /* 4 bits */
     tm_tage_counts counts;
+    tm_tage_lookup kept;    /* the lookup of *_predict_keep for KEPT_PC */
+    uint64_t kept_pc;
+    int kept_ok;
 };
 
 int tm_tage_new(const tm_tage_cfg *c, tm_tage **out)
@@ -114,6 +117,7 @@ void tm_tage_reset(tm_tage *p)
     const tm_tage_cfg *c = &p->cfg;
     memset(p->base, 1, c->base); /* weakly not-taken */
     memset(p->t, 0, (size_t)c->tables * c->entries * sizeof *p->t);
+    p->kept_ok = 0;
     memset(&p->g, 0, sizeof p->g);
     p->g.len = c->lmax;
     for (unsigned i = 1; i <= c->tables; i++) {
@@ -162,11 +166,23 @@ int tm_tage_predict(const tm_tage *p, uint64_t pc)
     return l.pred;
 }
 
+int tm_tage_predict_keep(tm_tage *p, uint64_t pc)
+{
+    tm_tage_lookup_pc(p, pc, &p->kept);
+    p->kept_pc = pc;
+    p->kept_ok = 1;
+    return p->kept.pred;
+}
+
 void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
 {
     const tm_tage_cfg *c = &p->cfg;
     tm_tage_lookup l;
-    tm_tage_lookup_pc(p, pc, &l);
+    if (p->kept_ok && p->kept_pc == pc)
+        l = p->kept;
+    else
+        tm_tage_lookup_pc(p, pc, &l);
+    p->kept_ok = 0;
     unsigned t = taken ? 1u : 0u;
     p->counts.hits[l.provider]++;
     p->counts.use_alt += (unsigned)l.used_alt;
@@ -231,6 +247,7 @@ void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
 
 void tm_tage_push_indirect(tm_tage *p, uint64_t pc, uint64_t target)
 {
+    p->kept_ok = 0;
     unsigned h = (unsigned)(((target >> 4) ^ pc) & 3u);
     ghist_push(&p->g, h >> 1, p->fold, 3 * p->cfg.tables);
     ghist_push(&p->g, h & 1u, p->fold, 3 * p->cfg.tables);

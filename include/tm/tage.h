@@ -70,6 +70,9 @@ void tm_tage_free(tm_tage *p);
 void tm_tage_reset(tm_tage *p);
 void tm_tage_lookup_pc(const tm_tage *p, uint64_t pc, tm_tage_lookup *l);
 int tm_tage_predict(const tm_tage *p, uint64_t pc);  /* 1 = taken */
+/* The same, keeping the lookup for an update of PC that follows (the state
+ * is unchanged: only the work is saved). */
+int tm_tage_predict_keep(tm_tage *p, uint64_t pc);
 /* Trains the tables with the outcome and shifts it into the history. */
 void tm_tage_update(tm_tage *p, uint64_t pc, int taken);
 /* Shifts the history bits of an indirect branch (spec §3.3.1). */
@@ -87,6 +90,7 @@ void tm_ittage_reset(tm_ittage *p);
 void tm_ittage_lookup_pc(const tm_ittage *p, uint64_t pc, tm_tage_lookup *l);
 /* 1 = *target predicted, 0 = no prediction. */
 int tm_ittage_predict(const tm_ittage *p, uint64_t pc, uint64_t *target);
+int tm_ittage_predict_keep(tm_ittage *p, uint64_t pc, uint64_t *target);
 /* Trains with the actual target and shifts the history bits. */
 void tm_ittage_update(tm_ittage *p, uint64_t pc, uint64_t target);
 /* Shifts the outcome of a conditional branch into the history. */
