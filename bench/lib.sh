@@ -10,12 +10,14 @@ trap 'rm -rf "$dir"' EXIT
 now() { date +%s.%N; }
 
 # best CMD...: the best wall time, in seconds, of $reps runs of CMD (its
-# output discarded).
+# output discarded); a run that fails stops the bench (no time for it).
 best() {
     local b=""
     for _ in $(seq "$reps"); do
         local t0 t1
-        t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
+        t0=$(now); "$@" > /dev/null 2> "$dir/best.err" ||
+            { echo "bench: $* failed: $(head -n 1 "$dir/best.err")" >&2; exit 1; }
+        t1=$(now)
         b=$(python3 -c "t=$t1-$t0; b='$b'; print(t if not b or t < float(b) else b)")
     done
     echo "$b"
