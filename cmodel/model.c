@@ -464,5 +464,17 @@ void tm_model_pred_counts(const tm_model *m, tm_pred_counts *c)
         c->ras_underflows += p->counts.ras_underflows;
         c->ibtb_fills[0] += p->counts.ibtb_fills[0];
         c->ibtb_fills[1] += p->counts.ibtb_fills[1];
+        tm_pred_counts pc;
+        tm_pred_get_counts(p, &pc);
+        tm_tage_counts *dst[2] = {&c->tage, &c->ittage}, *src[2] = {&pc.tage, &pc.ittage};
+        for (int i = 0; i < 2; i++) {
+            for (int k = 0; k <= TM_TAGE_TABLES_MAX; k++) {
+                dst[i]->hits[k] += src[i]->hits[k];
+                dst[i]->allocs[k] += src[i]->allocs[k];
+            }
+            dst[i]->replaced += src[i]->replaced;
+            dst[i]->alloc_fails += src[i]->alloc_fails;
+            dst[i]->use_alt += src[i]->use_alt;
+        }
     }
 }

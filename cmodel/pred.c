@@ -156,7 +156,14 @@ unsigned tm_pred_gshare_counter(const tm_pred *p, uint32_t idx)
     return p->ctr[idx];
 }
 
-void tm_pred_get_counts(const tm_pred *p, tm_pred_counts *c) { *c = p->counts; }
+void tm_pred_get_counts(const tm_pred *p, tm_pred_counts *c)
+{
+    *c = p->counts;
+    if (p->tage)
+        tm_tage_get_counts(p->tage, &c->tage);
+    if (p->ittage)
+        tm_ittage_get_counts(p->ittage, &c->ittage);
+}
 
 const tm_tage *tm_pred_tage(const tm_pred *p) { return p->tage; }
 

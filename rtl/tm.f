@@ -8,6 +8,8 @@ tm_pkg.sv
 tm_gshare.sv
 tm_ras.sv
 tm_ibtb.sv
+tm_tage.sv
+tm_ittage.sv
 tm_msg_enc.sv
 tm_data_enc.sv
 tm_dcache.sv

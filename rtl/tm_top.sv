@@ -2,6 +2,13 @@
 // shared set accessed in core order), the shared trace buffer and the port
 // (docs/spec.md §3).  Parameters mirror tm_model_cfg; the presets are
 // GSHARE/RAS/IBTB = 512/8/0 (small), 1024/16/16 (medium), 4096/32/64 (large).
+// TAGE_BASE != 0: a TAGE outcome predictor (tm_tage, spec §3.3.1) of
+// TAGE_BASE base counters, TAGE_TABLES tables of TAGE_ENTRIES entries with
+// TAGE_TAG-bit tags on histories TAGE_LMIN .. TAGE_LMAX in place of gshare
+// (GSHARE is then 0); it also takes the ijump/icall history events.
+// ITTAGE_BASE != 0: an ITTAGE target predictor (tm_ittage, spec §3.3.2)
+// with the ITTAGE_* sizes in place of the iBTB (IBTB is then 0); it also
+// takes the conditional outcomes as history.
 //
 // Data tracing (spec §3.8, docs/rtl-data.md): DATA = 0 none, 1 cfiat, 2 all.
 // Each core's memory operand (mem_*_i) goes through that core's private
@@ -24,6 +31,11 @@ module tm_top
   parameter int unsigned GSHARE    = 4096,
   parameter int unsigned RAS       = 32,
   parameter int unsigned IBTB      = 64,
+  parameter int unsigned TAGE_BASE = 0,       // 0: gshare
+  parameter int unsigned TAGE_TABLES = 1, TAGE_ENTRIES = 2, TAGE_TAG = 4, TAGE_LMIN = 1, TAGE_LMAX = 1,
+  parameter int unsigned ITTAGE_BASE = 0,     // 0: iBTB
+  parameter int unsigned ITTAGE_TABLES = 1, ITTAGE_ENTRIES = 2, ITTAGE_TAG = 4, ITTAGE_LMIN = 1,
+  parameter int unsigned ITTAGE_LMAX = 1,
   parameter int unsigned CA = 3, CB = 2, TA = 3, TB = 4, HA = 4, HB = 2,
   parameter int unsigned DATA      = 0,       // data tracing: 0 none, 1 cfiat, 2 all
   parameter int unsigned DC_SIZE   = 32768,   // cache bytes (DATA == 1)
@@ -194,32 +206,63 @@ module tm_top
   localparam int unsigned G = (ENC == ENC_NX_B) ? 0 : GSHARE;
   localparam int unsigned R = (ENC == ENC_NX_B) ? 0 : RAS;
   localparam int unsigned I = (ENC == ENC_NX_B) ? 0 : IBTB;
+  localparam int unsigned TG = (ENC == ENC_NX_B) ? 0 : TAGE_BASE;
+  localparam int unsigned IT = (ENC == ENC_NX_B) ? 0 : ITTAGE_BASE;
 
   if (SHARED) begin : g_shared
     // One set, ports in core order; any drop resets it (spec §3.5).
-    tm_gshare #(.ENTRIES (G), .P (N)) u_gshare (
-      .clk_i, .rst_ni, .clear_i (shared_drop), .valid_i (pr_cond), .pc_i (pr_pc),
-      .taken_i (pr_taken), .pred_o (cond_pred));
+    if (TG != 0) begin : g_tage
+      tm_tage #(.BASE (TG), .TABLES (TAGE_TABLES), .ENTRIES (TAGE_ENTRIES), .TAG (TAGE_TAG),
+                .LMIN (TAGE_LMIN), .LMAX (TAGE_LMAX), .P (N)) u_tage (
+        .clk_i, .rst_ni, .clear_i (shared_drop), .valid_i (pr_cond | pr_ind), .ind_i (pr_ind),
+        .pc_i (pr_pc), .taken_i (pr_taken), .target_i (pr_target), .pred_o (cond_pred));
+    end else begin : g_gshare
+      tm_gshare #(.ENTRIES (G), .P (N)) u_gshare (
+        .clk_i, .rst_ni, .clear_i (shared_drop), .valid_i (pr_cond), .pc_i (pr_pc),
+        .taken_i (pr_taken), .pred_o (cond_pred));
+    end
     tm_ras #(.ENTRIES (R), .P (N)) u_ras (
       .clk_i, .rst_ni, .clear_i (shared_drop), .push_i (pr_push), .push_addr_i (pr_push_addr),
       .pop_i (pr_pop), .hit_o (ras_hit), .pred_o (ras_pred));
-    tm_ibtb #(.ENTRIES (I), .P (N)) u_ibtb (
-      .clk_i, .rst_ni, .clear_i (shared_drop), .valid_i (pr_ind), .pc_i (pr_pc),
-      .target_i (pr_target), .hit_o (ind_hit), .pred_o (ind_pred));
+    if (IT != 0) begin : g_ittage
+      tm_ittage #(.BASE (IT), .TABLES (ITTAGE_TABLES), .ENTRIES (ITTAGE_ENTRIES), .TAG (ITTAGE_TAG),
+                  .LMIN (ITTAGE_LMIN), .LMAX (ITTAGE_LMAX), .P (N)) u_ittage (
+        .clk_i, .rst_ni, .clear_i (shared_drop), .valid_i (pr_cond | pr_ind), .cond_i (pr_cond),
+        .pc_i (pr_pc), .taken_i (pr_taken), .target_i (pr_target), .hit_o (ind_hit), .pred_o (ind_pred));
+    end else begin : g_ibtb
+      tm_ibtb #(.ENTRIES (I), .P (N)) u_ibtb (
+        .clk_i, .rst_ni, .clear_i (shared_drop), .valid_i (pr_ind), .pc_i (pr_pc),
+        .target_i (pr_target), .hit_o (ind_hit), .pred_o (ind_pred));
+    end
     logic unused_clear;
     assign unused_clear = ^pr_clear;
   end else begin : g_private
     for (genvar k = 0; k < N; k++) begin : g_pred
-      tm_gshare #(.ENTRIES (G), .P (1)) u_gshare (
-        .clk_i, .rst_ni, .clear_i (pr_clear[k]), .valid_i (pr_cond[k]), .pc_i (pr_pc[k]),
-        .taken_i (pr_taken[k]), .pred_o (cond_pred[k]));
+      if (TG != 0) begin : g_tage
+        tm_tage #(.BASE (TG), .TABLES (TAGE_TABLES), .ENTRIES (TAGE_ENTRIES), .TAG (TAGE_TAG),
+                  .LMIN (TAGE_LMIN), .LMAX (TAGE_LMAX), .P (1)) u_tage (
+          .clk_i, .rst_ni, .clear_i (pr_clear[k]), .valid_i (pr_cond[k] | pr_ind[k]), .ind_i (pr_ind[k]),
+          .pc_i (pr_pc[k]), .taken_i (pr_taken[k]), .target_i (pr_target[k]), .pred_o (cond_pred[k]));
+      end else begin : g_gshare
+        tm_gshare #(.ENTRIES (G), .P (1)) u_gshare (
+          .clk_i, .rst_ni, .clear_i (pr_clear[k]), .valid_i (pr_cond[k]), .pc_i (pr_pc[k]),
+          .taken_i (pr_taken[k]), .pred_o (cond_pred[k]));
+      end
       tm_ras #(.ENTRIES (R), .P (1)) u_ras (
         .clk_i, .rst_ni, .clear_i (pr_clear[k]), .push_i (pr_push[k]),
         .push_addr_i (pr_push_addr[k]), .pop_i (pr_pop[k]), .hit_o (ras_hit[k]),
         .pred_o (ras_pred[k]));
-      tm_ibtb #(.ENTRIES (I), .P (1)) u_ibtb (
-        .clk_i, .rst_ni, .clear_i (pr_clear[k]), .valid_i (pr_ind[k]), .pc_i (pr_pc[k]),
-        .target_i (pr_target[k]), .hit_o (ind_hit[k]), .pred_o (ind_pred[k]));
+      if (IT != 0) begin : g_ittage
+        tm_ittage #(.BASE (IT), .TABLES (ITTAGE_TABLES), .ENTRIES (ITTAGE_ENTRIES), .TAG (ITTAGE_TAG),
+                    .LMIN (ITTAGE_LMIN), .LMAX (ITTAGE_LMAX), .P (1)) u_ittage (
+          .clk_i, .rst_ni, .clear_i (pr_clear[k]), .valid_i (pr_cond[k] | pr_ind[k]), .cond_i (pr_cond[k]),
+          .pc_i (pr_pc[k]), .taken_i (pr_taken[k]), .target_i (pr_target[k]), .hit_o (ind_hit[k]),
+          .pred_o (ind_pred[k]));
+      end else begin : g_ibtb
+        tm_ibtb #(.ENTRIES (I), .P (1)) u_ibtb (
+          .clk_i, .rst_ni, .clear_i (pr_clear[k]), .valid_i (pr_ind[k]), .pc_i (pr_pc[k]),
+          .target_i (pr_target[k]), .hit_o (ind_hit[k]), .pred_o (ind_pred[k]));
+      end
     end
   end
 

@@ -3,7 +3,9 @@
 # the presets x encodings x time stamps x private/shared x N in {1,2,4,8};
 # then data tracing (DATA 1 cfiat, 2 all): cache geometries (the presets,
 # small, direct mapped with 4-byte lines, 4 KB lines with 64 flags) x
-# N in {1,2,4,8}, the encoding, time stamps and predictor sharing rotating.
+# N in {1,2,4,8}, the encoding, time stamps and predictor sharing rotating;
+# then the TAGE-class presets (tage-s/m/l) x tr_b/tr_e x private/shared x
+# N in {1, 4}.
 # Waivers live in the RTL next to the code they concern, each with a comment.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +52,33 @@ for d in "1    32768 4     32   4" \
             echo "lint: FAIL ${args[*]}"; echo "$out" | head -20; fails=$((fails + 1))
         fi
         runs=$((runs + 1))
+    done
+done
+# The TAGE-class presets (spec §3.3.1-3: tage-s, tage-m, tage-l; TAGE in
+# place of gshare, ITTAGE in place of the iBTB) x tr_b/tr_e x private/shared
+# x N in {1, 4}, time stamps rotating.
+k=0
+#        RAS TAGE: BASE T E W LMIN LMAX  ITTAGE: BASE T E W LMIN LMAX
+for t in "8   128 2 32 5 3 12   0 1 2 4 1 1" \
+         "16  256 3 32 7 3 24   8 2 8 6 2 16" \
+         "32  512 6 64 9 3 60   32 3 16 8 2 32"; do
+    set -- $t
+    r=$1; tg=(-GTAGE_BASE=$2 -GTAGE_TABLES=$3 -GTAGE_ENTRIES=$4 -GTAGE_TAG=$5 -GTAGE_LMIN=$6 -GTAGE_LMAX=$7
+              -GITTAGE_BASE=$8 -GITTAGE_TABLES=$9 -GITTAGE_ENTRIES=${10} -GITTAGE_TAG=${11}
+              -GITTAGE_LMIN=${12} -GITTAGE_LMAX=${13})
+    for enc in "1 8 8 16 16 8 8" "2 3 2 3 4 4 2"; do
+        set -- $enc
+        for sh in 0 1; do
+            for n in 1 4; do
+                ts=$((k % 2)); k=$((k + 1))
+                args=(-GN=$n -GENC=$1 "-GTS=1'b$ts" "-GSHARED=1'b$sh" -GGSHARE=0 -GRAS=$r -GIBTB=0 "${tg[@]}"
+                      -GCA=$2 -GCB=$3 -GTA=$4 -GTB=$5 -GHA=$6 -GHB=$7 -GBUF_BITS=$(( n * 64 > 384 ? n * 64 : 384 )))
+                if ! out=$(verilator --lint-only -Wall --top-module tm_top "${args[@]}" "${rtl[@]}" 2>&1); then
+                    echo "lint: FAIL ${args[*]}"; echo "$out" | head -20; fails=$((fails + 1))
+                fi
+                runs=$((runs + 1))
+            done
+        done
     done
 done
 echo "lint: $((runs - fails)) passed, $fails failed"

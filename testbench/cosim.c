@@ -174,6 +174,23 @@ static int cov_write(const char *path, const cov *c, const tm_model_cfg *cfg)
     fprintf(f, "ras_wrap %" PRIu64 "\nras_underflow %" PRIu64 "\nibtb_fill_way0 %" PRIu64
                "\nibtb_fill_way1 %" PRIu64 "\n",
             c->pred.ras_wraps, c->pred.ras_underflows, c->pred.ibtb_fills[0], c->pred.ibtb_fills[1]);
+    /* the TAGE-class predictors (spec §3.3.1-2): lookups by provider table,
+     * allocations by table, replacements of a valid entry, mispredictions
+     * with no allocation (usefulness decayed or cleared), alternate-given
+     * predictions */
+    const tm_tage_cfg *tg[2] = {&cfg->pred.tage, &cfg->pred.ittage};
+    const tm_tage_counts *tc[2] = {&c->pred.tage, &c->pred.ittage};
+    for (int i = 0; i < 2; i++) {
+        if (!tg[i]->base)
+            continue;
+        const char *nm = i ? "ittage" : "tage";
+        for (unsigned k = 0; k <= tg[i]->tables; k++)
+            fprintf(f, "%s.provider%u %" PRIu64 "\n", nm, k, tc[i]->hits[k]);
+        for (unsigned k = 1; k <= tg[i]->tables; k++)
+            fprintf(f, "%s.alloc%u %" PRIu64 "\n", nm, k, tc[i]->allocs[k]);
+        fprintf(f, "%s.replace %" PRIu64 "\n%s.alloc_fail %" PRIu64 "\n%s.use_alt %" PRIu64 "\n", nm,
+                tc[i]->replaced, nm, tc[i]->alloc_fails, nm, tc[i]->use_alt);
+    }
     for (unsigned i = 0; i < cfg->enc.threads && i < 64; i++)
         for (unsigned j = i + 1; j < cfg->enc.threads && j < 64; j++)
             fprintf(f, "conflict.%u.%u %" PRIu64 "\n", i, j, c->pair[i][j]);
@@ -1026,6 +1043,22 @@ int main(int argc, char **argv)
                    "; RAS wraps %" PRIu64 ", iBTB fills way0 %" PRIu64 " way1 %" PRIu64 "\n",
                    bins, c.sync[0], c.sync[2], c.end_exit, c.end_stop, c.end_lost, c.drops, c.pred.ras_wraps,
                    c.pred.ibtb_fills[0], c.pred.ibtb_fills[1]);
+            const tm_tage_cfg *tg[2] = {&cfg->pred.tage, &cfg->pred.ittage};
+            const tm_tage_counts *tc[2] = {&c.pred.tage, &c.pred.ittage};
+            for (int i = 0; i < 2; i++) {
+                if (!tg[i]->base)
+                    continue;
+                char prov[160] = "", al[160] = "";
+                size_t a = 0, b = 0;
+                for (unsigned k = 0; k <= tg[i]->tables && a < sizeof prov; k++)
+                    a += (size_t)snprintf(prov + a, sizeof prov - a, "%s%" PRIu64, k ? "/" : "", tc[i]->hits[k]);
+                for (unsigned k = 1; k <= tg[i]->tables && b < sizeof al; k++)
+                    b += (size_t)snprintf(al + b, sizeof al - b, "%s%" PRIu64, k > 1 ? "/" : "", tc[i]->allocs[k]);
+                printf("%s coverage: lookups by provider (base/tables) %s; allocations by table %s, %" PRIu64
+                       " over a valid entry; mispredictions without allocation %" PRIu64
+                       "; alternate-given predictions %" PRIu64 "\n",
+                       i ? "ITTAGE" : "TAGE", prov, al, tc[i]->replaced, tc[i]->alloc_fails, tc[i]->use_alt);
+            }
             if (cfg->enc.data)
                 printf("data coverage: DATA accepted %" PRIu64 ", dropped %" PRIu64 "; bundles with a control "
                        "message accepted %" PRIu64 ", dropped %" PRIu64 "\n",

@@ -21,6 +21,13 @@ data tracing (docs/rtl-data.md):
   cache.same_line_store_before/_after   in the same cycle, a lower / higher
                         core stores to a line this core accesses
   cache.flag_clear      flags cleared after a resynchronization
+TAGE-class predictors (spec §3.3.1-2; PRED = tage or ittage):
+  PRED.providerK        lookups whose provider was table K (0 = base)
+  PRED.allocK           entries allocated in table K
+  PRED.replace          allocations over a valid entry (its u was 0)
+  PRED.alloc_fail       mispredictions below the last table with no entry
+                        to allocate (usefulness decayed / cleared)
+  PRED.use_alt          predictions given by the alternate
 """
 import sys
 from collections import Counter
@@ -38,6 +45,11 @@ REQUIRED = {
 EVENTS = ["sync_start", "sync_overflow", "end_exit", "end_stop", "end_lost", "exception", "drop",
           "ras_wrap", "ras_underflow", "ibtb_fill_way0", "ibtb_fill_way1"]
 CORES = 8
+# The TAGE-class bins every regression must hit: the tables of the covering
+# set's tage-l (TAGE 6 tables, ITTAGE 3) and tage-m configurations up to
+# the depths their streams reach.
+TAGE = {"tage": 4, "ittage": 2}
+TAGE_EVENTS = [f"{p}.{e}" for p in TAGE for e in ("replace", "alloc_fail", "use_alt")]
 # Data tracing: fahCnt chunk counts per encoding (tr_e (3,2): up to 31 in 2
 # chunks; (8,8): 1 chunk up to 255), and every event bin.
 DATA_FAH = {"tr_e": 2, "tr_b": 1, "nx_b": 1}
@@ -65,6 +77,10 @@ def main(path):
     for enc, kmax in DATA_FAH.items():
         missing += [f"{enc}.data_fah.chunks{k}" for k in range(1, kmax + 1) if bins[f"{enc}.data_fah.chunks{k}"] == 0]
     missing += [e for e in DATA_EVENTS if bins[e] == 0]
+    for p, kmax in TAGE.items():
+        missing += [f"{p}.provider{k}" for k in range(0, kmax + 1) if bins[f"{p}.provider{k}"] == 0]
+        missing += [f"{p}.alloc{k}" for k in range(1, kmax + 1) if bins[f"{p}.alloc{k}"] == 0]
+    missing += [e for e in TAGE_EVENTS if bins[e] == 0]
     for i in range(CORES):
         for j in range(i + 1, CORES):
             if bins[f"conflict.{i}.{j}"] == 0:

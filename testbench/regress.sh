@@ -2,8 +2,9 @@
 # Co-simulation regression: tm cosim over a set of configurations and
 # streams, then a coverage check (testbench/coverage.py): every bin must be
 # hit.  Usage: testbench/regress.sh BUILD quick|full
-#   quick (make test): 17 parameter sets covering every preset x encoding
-#         pair, time stamps on/off, private/shared and N in {1,2,4,8}, plus
+#   quick (make test): 19 parameter sets covering every preset x encoding
+#         pair (and tage-l, tage-m), time stamps on/off, private/shared and
+#         N in {1,2,4,8}, plus
 #         forced overflows (smallest buffer, 1-bit port), on random and
 #         directed streams (tm gen --directed); and 3 data tracing sets
 #         (docs/rtl-data.md) on streams with memory operands (tm gen --mem);
@@ -83,6 +84,11 @@ cosim overflow  4 --config large  --encoding tr_e --timestamps --shared --buffer
 cosim overflow  2 --config small  --encoding nx_b --buffer min --port 1
 cosim overflow  8 --config medium --encoding tr_b --timestamps --buffer min --port 1
 cosim hard      1 --config small  --encoding tr_e --buffer min --port 1
+# The TAGE-class predictors (spec §3.3.1-2): tage-l private (TAGE and ITTAGE,
+# one port each) on a hard stream, tage-m shared on 4 cores (4 sequential
+# ports, forwarding within a cycle) on indirect branches.
+cosim hard      2 --config tage-l --encoding tr_e
+cosim ibtb      4 --config tage-m --encoding tr_b --timestamps --shared
 # Data tracing: CFiat with the default cache on 4 cores (invalidations,
 # same-cycle stores, overflows and flag clears at the default 32-bit port),
 # every load reported with the smallest buffer and a 4-bit port (shared

@@ -36,6 +36,7 @@ typedef struct tm_pred_counts {
     uint64_t ras_wraps;      /* pushes onto a full RAS (oldest entry overwritten) */
     uint64_t ras_underflows; /* pops of an empty RAS (also with no RAS at all) */
     uint64_t ibtb_fills[2];  /* iBTB misses that wrote way 0 / way 1 */
+    tm_tage_counts tage, ittage; /* the TAGE-class predictors' (all 0 without) */
 } tm_pred_counts;
 void tm_pred_get_counts(const tm_pred *p, tm_pred_counts *c);
 

@@ -44,6 +44,20 @@ static inline unsigned tm_rtl_clog2(unsigned v)
     X(GSHARE, TM_RTL_INT, c->pred.gshare)                                                      \
     X(RAS, TM_RTL_INT, c->pred.ras)                                                            \
     X(IBTB, TM_RTL_INT, c->pred.ibtb)                                                          \
+    /* TAGE (spec §3.3.1): tm_top's defaults when absent */                                    \
+    X(TAGE_BASE, TM_RTL_INT, c->pred.tage.base)                                                \
+    X(TAGE_TABLES, TM_RTL_INT, c->pred.tage.base ? c->pred.tage.tables : 1u)                   \
+    X(TAGE_ENTRIES, TM_RTL_INT, c->pred.tage.base ? c->pred.tage.entries : 2u)                 \
+    X(TAGE_TAG, TM_RTL_INT, c->pred.tage.base ? c->pred.tage.tag : 4u)                         \
+    X(TAGE_LMIN, TM_RTL_INT, c->pred.tage.base ? c->pred.tage.lmin : 1u)                       \
+    X(TAGE_LMAX, TM_RTL_INT, c->pred.tage.base ? c->pred.tage.lmax : 1u)                       \
+    /* ITTAGE (spec §3.3.2), likewise */                                                       \
+    X(ITTAGE_BASE, TM_RTL_INT, c->pred.ittage.base)                                            \
+    X(ITTAGE_TABLES, TM_RTL_INT, c->pred.ittage.base ? c->pred.ittage.tables : 1u)             \
+    X(ITTAGE_ENTRIES, TM_RTL_INT, c->pred.ittage.base ? c->pred.ittage.entries : 2u)           \
+    X(ITTAGE_TAG, TM_RTL_INT, c->pred.ittage.base ? c->pred.ittage.tag : 4u)                   \
+    X(ITTAGE_LMIN, TM_RTL_INT, c->pred.ittage.base ? c->pred.ittage.lmin : 1u)                 \
+    X(ITTAGE_LMAX, TM_RTL_INT, c->pred.ittage.base ? c->pred.ittage.lmax : 1u)                 \
     X(CA, TM_RTL_INT, (unsigned)c->enc.cnt_a)                                                  \
     X(CB, TM_RTL_INT, (unsigned)c->enc.cnt_b)                                                  \
     X(TA, TM_RTL_INT, (unsigned)c->enc.ta_a)                                                   \

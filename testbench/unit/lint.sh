@@ -28,6 +28,26 @@ lint() { # module, -G overrides...
 for p in 1 4; do for e in 0 1 2 256 4096; do lint tm_gshare -GENTRIES=$e -GP=$p; done; done
 for p in 1 3; do for e in 0 1 2 7 8 32; do lint tm_ras -GENTRIES=$e -GP=$p; done; done
 for p in 1 8; do for e in 0 2 4 16 64; do lint tm_ibtb -GENTRIES=$e -GP=$p; done; done
+#        BASE  T E    W  LMIN LMAX
+for c in "2     1 2    4  1    1" \
+         "128   2 32   5  3    12" \
+         "256   3 32   7  3    24" \
+         "512   6 64   9  3    60" \
+         "16384 8 4096 16 128  128"; do
+    set -- $c
+    for p in 1 3; do
+        lint tm_tage -GBASE=$1 -GTABLES=$2 -GENTRIES=$3 -GTAG=$4 -GLMIN=$5 -GLMAX=$6 -GP=$p
+    done
+done
+for c in "2     1 2    4  1    1" \
+         "8     2 8    6  2    16" \
+         "32    3 16   8  2    32" \
+         "4     8 2    16 1    128"; do
+    set -- $c
+    for p in 1 3; do
+        lint tm_ittage -GBASE=$1 -GTABLES=$2 -GENTRIES=$3 -GTAG=$4 -GLMIN=$5 -GLMAX=$6 -GP=$p
+    done
+done
 #        TIW  TS     CA CB TA TB HA HB
 for c in "0   1'b0   3  2  3  4  4  2" \
          "3   1'b1   3  2  3  4  4  2" \

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tm — unit testbenches of the predictor, message-encoder and data-path RTL
-# (rtl/tm_gshare.sv, tm_ras.sv, tm_ibtb.sv, tm_msg_enc.sv, tm_dcache.sv,
-# tm_data_enc.sv) against the C library, bit for bit.  Builds one Verilator simulator per module into
+# (rtl/tm_gshare.sv, tm_ras.sv, tm_ibtb.sv, tm_tage.sv, tm_ittage.sv,
+# tm_msg_enc.sv, tm_dcache.sv, tm_data_enc.sv) against the C library, bit for bit.  Builds one Verilator simulator per module into
 # build/vunit/ (every tested parameter set of the module side by side in one
 # model, see tb_*.sv), runs them and prints one PASS/FAIL line per parameter
 # set, then "N passed, N failed".  Exit status 1 on any failure.
@@ -19,13 +19,17 @@ ARGS=("+cycles=1000000" "+msgs=500000" "$@")
 mkdir -p "$OUT"
 
 make -C "$ROOT" -s build/lib/libtm.a || { echo "FAIL build/lib/libtm.a"; exit 1; }
-cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -I"$ROOT/include" -c "$TB/tb_ref.c" -o "$OUT/tb_ref.o" ||
-    { echo "FAIL tb_ref.c"; exit 1; }
+for r in $(cd "$TB" && ls tb_ref*.c | sed "s/\.c$//"); do
+    cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -I"$ROOT/include" -c "$TB/$r.c" -o "$OUT/$r.o" ||
+        { echo "FAIL $r.c"; exit 1; }
+done
 
 pass=0
 fail=0
-for m in gshare ras ibtb msg_enc dcache data_enc; do
+for m in gshare ras ibtb tage ittage msg_enc dcache data_enc; do
     top=tb_$m
+    refs=("$OUT/tb_ref.o")
+    [ -f "$TB/tb_ref_$m.c" ] && refs+=("$OUT/tb_ref_$m.o")
     # The RTL's one file list (rtl/tm.f): only tm_$m's hierarchy is
     # elaborated under the top tb_$m; lint.vlt waives the package's unused
     # constants.
@@ -34,7 +38,7 @@ for m in gshare ras ibtb msg_enc dcache data_enc; do
     if ! verilator --cc --exe --build -j 2 -Wall -O3 --x-assign fast --x-initial fast \
             -CFLAGS "-O2 -I$TB" -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" \
             --Mdir "$OUT/$top" --top-module "$top" -o "V$top" \
-            "${srcs[@]}" "$TB/$top.sv" "$TB/$top.cpp" "$OUT/tb_ref.o" "$ROOT/build/lib/libtm.a" \
+            "${srcs[@]}" "$TB/$top.sv" "$TB/$top.cpp" "${refs[@]}" "$ROOT/build/lib/libtm.a" \
             -LDFLAGS "-lzstd -lz -lm" > "$OUT/$top.build.log" 2>&1; then
         echo "FAIL $top: build (see $OUT/$top.build.log)"
         tail -20 "$OUT/$top.build.log"

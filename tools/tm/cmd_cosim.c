@@ -141,8 +141,10 @@ static int write_if_changed(const char *path, const char *text)
 
 /* The parameter set of C from the table include/tm/rtl_params.h: KEY, the
  * name of its build directory (lower-case names and values of the tm_top
- * parameters, "n4-enc2-ts0-..."); VC, the -G flags (a Verilator -f file);
- * H, every row as a C macro TM_RTL_<NAME>. */
+ * parameters, "n4-enc2-ts0-..."; the TAGE_* and ITTAGE_* rows only as
+ * "-tageB.T.E.W.L.L" / "-ittage..." when present, so that the name stays
+ * below the file system's 255 bytes); VC, the -G flags (a Verilator -f
+ * file); H, every row as a C macro TM_RTL_<NAME>. */
 static int rtl_params(const tm_model_cfg *c, char *key, size_t nkey, char *vc, size_t nvc, char *h, size_t nh)
 {
     size_t k = 0, v = 0, d = 0;
@@ -170,12 +172,18 @@ static int rtl_params(const tm_model_cfg *c, char *key, size_t nkey, char *vc, s
             for (; #NAME[i_] && i_ < sizeof lc_ - 1; i_++)                        \
                 lc_[i_] = (char)tolower((unsigned char)#NAME[i_]);                \
             lc_[i_] = '\0';                                                       \
-            APPEND(key, nkey, k, "%s%s%u", k ? "-" : "", lc_, val_);              \
+            if (strncmp(lc_, "tage_", 5) && strncmp(lc_, "ittage_", 7))           \
+                APPEND(key, nkey, k, "%s%s%u", k ? "-" : "", lc_, val_);          \
             APPEND(vc, nvc, v, KIND == TM_RTL_BIT ? "-G%s=1'b%u\n" : "-G%s=%u\n", \
                    #NAME, val_);                                                  \
         }                                                                         \
     } while (0);
     TM_RTL_PARAMS(ROW)
+    const tm_tage_cfg *tg[2] = {&c->pred.tage, &c->pred.ittage};
+    for (int i = 0; i < 2; i++)
+        if (tg[i]->base)
+            APPEND(key, nkey, k, "-%s%u.%u.%u.%u.%u.%u", i ? "ittage" : "tage", tg[i]->base, tg[i]->tables,
+                   tg[i]->entries, tg[i]->tag, tg[i]->lmin, tg[i]->lmax);
 #undef ROW
 #undef APPEND
     return r;
@@ -288,12 +296,6 @@ int cmd_cosim(int argc, char **argv)
     }
     if (threads > 64) {
         tm_err("cosim", "%s: %u threads: co-simulation supports up to 64", in, threads);
-        return 2;
-    }
-    if (cfg.pred.tage.base || cfg.pred.ittage.base) {
-        tm_err("cosim", "%s: the RTL has no TAGE-class predictors (docs/rtl.md); co-simulate gshare and iBTB "
-                        "configurations (small, medium, large)",
-               cfg.pred.tage.base ? "--tage" : "--ittage");
         return 2;
     }
     if (cfg.cfiat_shared) {
