@@ -4,8 +4,8 @@
 # then data tracing (DATA 1 cfiat, 2 all): cache geometries (the presets,
 # small, direct mapped with 4-byte lines, 4 KB lines with 64 flags) x
 # N in {1,2,4,8}, the encoding, time stamps and predictor sharing rotating;
-# then the TAGE-class presets (tage-s/m/l) x tr_b/tr_e x private/shared x
-# N in {1, 4}.
+# then the TAGE-class presets (tage-s/m/l) x tr_b/tr_e x private/shared,
+# N 1 or 4.
 # Waivers live in the RTL next to the code they concern, each with a comment.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,8 +55,8 @@ for d in "1    32768 4     32   4" \
     done
 done
 # The TAGE-class presets (spec §3.3.1-3: tage-s, tage-m, tage-l; TAGE in
-# place of gshare, ITTAGE in place of the iBTB) x tr_b/tr_e x private/shared
-# x N in {1, 4}, time stamps rotating.
+# place of gshare, ITTAGE in place of the iBTB) x tr_b/tr_e x private/shared,
+# N (1, 4) and time stamps rotating.
 k=0
 #        RAS TAGE: BASE T E W LMIN LMAX  ITTAGE: BASE T E W LMIN LMAX
 for t in "8   128 2 32 5 3 12   0 1 2 4 1 1" \
@@ -69,15 +69,13 @@ for t in "8   128 2 32 5 3 12   0 1 2 4 1 1" \
     for enc in "1 8 8 16 16 8 8" "2 3 2 3 4 4 2"; do
         set -- $enc
         for sh in 0 1; do
-            for n in 1 4; do
-                ts=$((k % 2)); k=$((k + 1))
-                args=(-GN=$n -GENC=$1 "-GTS=1'b$ts" "-GSHARED=1'b$sh" -GGSHARE=0 -GRAS=$r -GIBTB=0 "${tg[@]}"
-                      -GCA=$2 -GCB=$3 -GTA=$4 -GTB=$5 -GHA=$6 -GHB=$7 -GBUF_BITS=$(( n * 64 > 384 ? n * 64 : 384 )))
-                if ! out=$(verilator --lint-only -Wall --top-module tm_top "${args[@]}" "${rtl[@]}" 2>&1); then
-                    echo "lint: FAIL ${args[*]}"; echo "$out" | head -20; fails=$((fails + 1))
-                fi
-                runs=$((runs + 1))
-            done
+            n=$(( k % 2 ? 4 : 1 )); ts=$(( (k / 2) % 2 )); k=$((k + 1))
+            args=(-GN=$n -GENC=$1 "-GTS=1'b$ts" "-GSHARED=1'b$sh" -GGSHARE=0 -GRAS=$r -GIBTB=0 "${tg[@]}"
+                  -GCA=$2 -GCB=$3 -GTA=$4 -GTB=$5 -GHA=$6 -GHB=$7 -GBUF_BITS=$(( n * 64 > 384 ? n * 64 : 384 )))
+            if ! out=$(verilator --lint-only -Wall --top-module tm_top "${args[@]}" "${rtl[@]}" 2>&1); then
+                echo "lint: FAIL ${args[*]}"; echo "$out" | head -20; fails=$((fails + 1))
+            fi
+            runs=$((runs + 1))
         done
     done
 done
