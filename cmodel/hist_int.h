@@ -65,4 +65,30 @@ static inline unsigned hist_len(unsigned i, unsigned t, unsigned lmin, unsigned 
     return lmin + (unsigned)((uint64_t)(lmax - lmin) * ((1u << (i - 1)) - 1u) / ((1u << (t - 1)) - 1u));
 }
 
+/* The history of a TAGE-class predictor back to reset: G empty with LMAX
+ * bits, and per tagged table i three folds of its L_i bits (FOLD[3(i-1)]:
+ * index, EBITS wide; then the two tag folds, W and W - 1 wide). */
+static inline void hist_reset(tm_ghist *g, tm_fold *fold, unsigned tables, unsigned ebits, unsigned w,
+                              unsigned lmin, unsigned lmax)
+{
+    g->h[0] = g->h[1] = 0;
+    g->len = lmax;
+    for (unsigned i = 1; i <= tables; i++) {
+        unsigned l = hist_len(i, tables, lmin, lmax);
+        fold_init(&fold[3 * (i - 1)], l, ebits);
+        fold_init(&fold[3 * (i - 1) + 1], l, w);
+        fold_init(&fold[3 * (i - 1) + 2], l, w - 1u);
+    }
+}
+
+/* Index and tag of tagged table I (1..) for PC (spec §3.3.1): the base
+ * index is (pc ^ (pc >> b)) & (B - 1), this is the tables' rule. */
+static inline void hist_slot(const tm_fold *fold, unsigned i, uint64_t pc, unsigned ebits, unsigned w,
+                             uint32_t *index, uint32_t *tag)
+{
+    const tm_fold *f = &fold[3 * (i - 1)];
+    *index = (uint32_t)((pc ^ (pc >> ebits) ^ f[0].v) & ((1u << ebits) - 1u));
+    *tag = (uint32_t)(((pc >> 1) ^ f[1].v ^ ((uint64_t)f[2].v << 1)) & ((1u << w) - 1u));
+}
+
 #endif

@@ -75,26 +75,16 @@ void tm_ittage_reset(tm_ittage *p)
     memset(p->base, 0, c->base * sizeof *p->base);
     memset(p->t, 0, (size_t)c->tables * c->entries * sizeof *p->t);
     p->kept_ok = 0;
-    memset(&p->g, 0, sizeof p->g);
-    p->g.len = c->lmax;
-    for (unsigned i = 1; i <= c->tables; i++) {
-        unsigned l = hist_len(i, c->tables, c->lmin, c->lmax);
-        fold_init(&p->fold[3 * (i - 1)], l, p->ebits);
-        fold_init(&p->fold[3 * (i - 1) + 1], l, c->tag);
-        fold_init(&p->fold[3 * (i - 1) + 2], l, c->tag - 1u);
-    }
+    hist_reset(&p->g, p->fold, c->tables, p->ebits, c->tag, c->lmin, c->lmax);
 }
 
 void tm_ittage_lookup_pc(const tm_ittage *p, uint64_t pc, tm_tage_lookup *l)
 {
     const tm_tage_cfg *c = &p->cfg;
-    uint32_t emask = c->entries - 1u, tmask = (1u << c->tag) - 1u;
     memset(l, 0, sizeof *l);
     l->index[0] = (uint32_t)((pc ^ (pc >> p->bbits)) & (c->base - 1u));
     for (unsigned i = 1; i <= c->tables; i++) {
-        const tm_fold *f = &p->fold[3 * (i - 1)];
-        l->index[i] = (uint32_t)((pc ^ (pc >> p->ebits) ^ f[0].v) & emask);
-        l->tag[i] = (uint32_t)(((pc >> 1) ^ f[1].v ^ ((uint64_t)f[2].v << 1)) & tmask);
+        hist_slot(p->fold, i, pc, p->ebits, c->tag, &l->index[i], &l->tag[i]);
         const it_ent *e = &p->t[(size_t)(i - 1) * c->entries + l->index[i]];
         if (e->valid && e->tag == l->tag[i]) {
             l->alt = l->provider;

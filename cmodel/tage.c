@@ -118,28 +118,18 @@ void tm_tage_reset(tm_tage *p)
     memset(p->base, 1, c->base); /* weakly not-taken */
     memset(p->t, 0, (size_t)c->tables * c->entries * sizeof *p->t);
     p->kept_ok = 0;
-    memset(&p->g, 0, sizeof p->g);
-    p->g.len = c->lmax;
-    for (unsigned i = 1; i <= c->tables; i++) {
-        unsigned l = hist_len(i, c->tables, c->lmin, c->lmax);
-        fold_init(&p->fold[3 * (i - 1)], l, p->ebits);
-        fold_init(&p->fold[3 * (i - 1) + 1], l, c->tag);
-        fold_init(&p->fold[3 * (i - 1) + 2], l, c->tag - 1u);
-    }
+    hist_reset(&p->g, p->fold, c->tables, p->ebits, c->tag, c->lmin, c->lmax);
     p->use_alt = 8;
 }
 
 void tm_tage_lookup_pc(const tm_tage *p, uint64_t pc, tm_tage_lookup *l)
 {
     const tm_tage_cfg *c = &p->cfg;
-    uint32_t emask = c->entries - 1u, tmask = (1u << c->tag) - 1u;
     l->index[0] = (uint32_t)((pc ^ (pc >> p->bbits)) & (c->base - 1u));
     l->tag[0] = 0;
     l->provider = l->alt = 0;
     for (unsigned i = 1; i <= c->tables; i++) {
-        const tm_fold *f = &p->fold[3 * (i - 1)];
-        l->index[i] = (uint32_t)((pc ^ (pc >> p->ebits) ^ f[0].v) & emask);
-        l->tag[i] = (uint32_t)(((pc >> 1) ^ f[1].v ^ ((uint64_t)f[2].v << 1)) & tmask);
+        hist_slot(p->fold, i, pc, p->ebits, c->tag, &l->index[i], &l->tag[i]);
         const tage_ent *e = &p->t[(size_t)(i - 1) * c->entries + l->index[i]];
         if (e->valid && e->tag == l->tag[i]) {
             l->alt = l->provider;
