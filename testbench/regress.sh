@@ -85,10 +85,12 @@ cosim overflow  2 --config small  --encoding nx_b --buffer min --port 1
 cosim overflow  8 --config medium --encoding tr_b --timestamps --buffer min --port 1
 cosim hard      1 --config small  --encoding tr_e --buffer min --port 1
 # The TAGE-class predictors (spec §3.3.1-2): tage-l private (TAGE and ITTAGE,
-# one port each) on a hard stream, tage-m shared on 4 cores (4 sequential
-# ports, forwarding within a cycle) on indirect branches.
-cosim hard      2 --config tage-l --encoding tr_e
-cosim ibtb      4 --config tage-m --encoding tr_b --timestamps --shared
+# one port each), and tiny TAGE / ITTAGE tables shared by 4 cores (4
+# sequential ports, forwarding within a cycle; contention for every entry:
+# deep tables, failed allocations) with overflows (predictor clears).
+cosim rand      2 --config tage-l --encoding tr_e
+cosim rand      4 --config tage-m --encoding tr_b --timestamps --shared --tage 16 --tage-tables 4 --tage-entries 2 \
+    --tage-tag 4 --tage-hist 1:8 --ittage 2 --ittage-tables 3 --ittage-entries 2 --ittage-tag 4 --ittage-hist 1:4
 # Data tracing: CFiat with the default cache on 4 cores (invalidations,
 # same-cycle stores, overflows and flag clears at the default 32-bit port),
 # every load reported with the smallest buffer and a 4-bit port (shared
