@@ -21,12 +21,17 @@ static const char *preset_name(const tm_model_cfg *c)
     return "custom";
 }
 
-/* "gshare 4096, RAS 32, iBTB 64" or "TAGE 512+4x128 t7 h4:64, RAS 32, ITTAGE
- * 32+3x16 t8 h2:32", then the state bits per core. */
+/* "gshare 4096, RAS 32, iBTB 64" (the paper's predictors: as before the
+ * TAGE-class ones, tests/identity), or with a TAGE-class predictor "TAGE
+ * 512+6x64 t9 h3:60, RAS 32, ITTAGE 32+3x16 t8 h2:32; 13582 state bits". */
 static void pred_line(char *buf, size_t n, const tm_pred_cfg *p)
 {
     char a[96], b[96];
     const tm_tage_cfg *t = &p->tage, *i = &p->ittage;
+    if (!t->base && !i->base) {
+        snprintf(buf, n, "gshare %u, RAS %u, iBTB %u", p->gshare, p->ras, p->ibtb);
+        return;
+    }
     if (t->base)
         snprintf(a, sizeof a, "TAGE %u+%ux%u t%u h%u:%u", t->base, t->tables, t->entries, t->tag, t->lmin, t->lmax);
     else
@@ -208,24 +213,25 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tm
     fprintf(f, "  \"cycles\": %" PRIu64 ",\n", st->cycles);
     fprintf(f, "  \"recording\": {\"ending\": \"%s\", \"signal\": %u},\n", endings[ending <= TMT_CUT_SIGNAL ? ending : 0],
             ending == TMT_CUT_SIGNAL ? signal : 0);
-    char tj[256] = "", ij[128] = "";
+    char tj[320] = "", ij[128] = "";
     const tm_tage_cfg *tg = &cfg->pred.tage, *it = &cfg->pred.ittage;
     if (it->base)
         snprintf(ij, sizeof ij, "\"ittage\": {\"base\": %u, \"tables\": %u, \"entries\": %u, \"tag\": %u, "
                  "\"hist\": [%u, %u]}, ", it->base, it->tables, it->entries, it->tag, it->lmin, it->lmax);
     if (tg->base)
         snprintf(tj, sizeof tj, "\"tage\": {\"base\": %u, \"tables\": %u, \"entries\": %u, \"tag\": %u, "
-                 "\"hist\": [%u, %u]}, %s", tg->base, tg->tables, tg->entries, tg->tag, tg->lmin, tg->lmax, ij);
-    else
-        snprintf(tj, sizeof tj, "%s", ij);
+                 "\"hist\": [%u, %u]}, %s\"pred_state_bits\": %" PRIu64 ", ", tg->base, tg->tables, tg->entries,
+                 tg->tag, tg->lmin, tg->lmax, ij, tm_pred_cfg_bits(&cfg->pred));
+    else if (it->base)
+        snprintf(tj, sizeof tj, "%s\"pred_state_bits\": %" PRIu64 ", ", ij, tm_pred_cfg_bits(&cfg->pred));
     fprintf(f, "  \"config\": {\"encoding\": \"%s\", \"timestamps\": %s, \"shared\": %s, \"threads\": %u, "
-               "\"gshare\": %u, \"ras\": %u, \"ibtb\": %u, %s\"pred_state_bits\": %" PRIu64 ", "
+               "\"gshare\": %u, \"ras\": %u, \"ibtb\": %u, %s"
                "\"buffer_bits\": %u, \"port_bits\": %u, "
                "\"chunks\": {\"bcnt\": [%u, %u], \"ta\": [%u, %u], \"cc\": [%u, %u]}, "
                "\"ts_bits\": %u, \"msg_max_bits\": %u, \"reserve_bits\": %u},\n",
             tm_encoding_name(cfg->enc.enc), cfg->enc.timestamps ? "true" : "false", cfg->shared ? "true" : "false",
-            cfg->enc.threads, cfg->pred.gshare, cfg->pred.ras, cfg->pred.ibtb, tj, tm_pred_cfg_bits(&cfg->pred),
-            cfg->buffer_bits, cfg->port_bits,
+            cfg->enc.threads, cfg->pred.gshare, cfg->pred.ras, cfg->pred.ibtb, tj, cfg->buffer_bits,
+            cfg->port_bits,
             cfg->enc.cnt_a, cfg->enc.cnt_b, cfg->enc.ta_a, cfg->enc.ta_b, cfg->enc.cc_a, cfg->enc.cc_b,
             cfg->ts_bits, st->msg_max_bits, st->reserve_bits);
     fprintf(f, "  \"buffer\": {\"peak_occupancy\": %" PRIu64 ", \"overflow_cycles\": %" PRIu64
