@@ -1,7 +1,7 @@
 /* tm — global history and folded history registers of the TAGE-class
- * predictors (docs/spec.md §3.3.1), shared by tage.c and ittage.c (rtl/
- * tm_tage.sv and rtl/tm_ittage.sv each hold their own copy of these
- * registers, as the C modules do). */
+ * predictors (docs/spec.md §3.3.1), shared by tage.c and ittage.c; the RTL
+ * twin is rtl/tm_hist.sv, one instance in each of tm_tage.sv and
+ * tm_ittage.sv (each predictor keeps its own registers, as here). */
 #ifndef TM_HIST_INT_H
 #define TM_HIST_INT_H
 
