@@ -215,52 +215,45 @@ static void worked(const tm_enc_cfg *c, tm_adapt *a, const tm_msg *m, const char
     tm_adapt_update(c, a, m);
 }
 
+/* A message of KIND for thread TI with the fields that vary here. */
+static tm_msg msg_of(tm_msg_kind kind, uint32_t ti, uint64_t cnt, unsigned t, int64_t diff_ta, uint64_t diff_cc)
+{
+    tm_msg m;
+    memset(&m, 0, sizeof m);
+    m.kind = kind;
+    m.ti = ti;
+    m.cnt = cnt;
+    m.t = (uint8_t)t;
+    m.diff_ta = diff_ta;
+    m.diff_cc = diff_cc;
+    return m;
+}
+
 Test(tra_worked, messages)
 {
     tm_enc_cfg c;
     tm_enc_cfg_default(&c, TM_ENC_TR_A, 4, 1); /* Ti 2 bits, time stamps */
     tm_adapt a[4];
     for (int i = 0; i < 4; i++) tm_adapt_reset(&a[i]);
-    tm_msg m;
     /* 1. outcome misprediction, T1 cnt 5 diffCC 3, orders 2/2: no T bit */
-    memset(&m, 0, sizeof m);
-    m.kind = TM_MSG_BRANCH;
-    m.ti = 1;
-    m.cnt = 5;
-    m.diff_cc = 3;
+    tm_msg m = msg_of(TM_MSG_BRANCH, 1, 5, 0, 0, 3);
     worked(&c, a, &m, "10" "01100" "111");
     /* 2. target misprediction, T2 cnt 8 diffTA -16 diffCC 20: the escape
      *    (EG2(0) = 100, K = 3), cnt, S, |diffTA| in (3,4) chunks, diffCC */
-    memset(&m, 0, sizeof m);
-    m.kind = TM_MSG_BRANCH;
-    m.ti = 2;
-    m.cnt = 8;
-    m.t = 1;
-    m.diff_ta = -16;
-    m.diff_cc = 20;
+    m = msg_of(TM_MSG_BRANCH, 2, 8, 1, -16, 20);
     worked(&c, a, &m, "01" "100" "11" "01001" "1" "000" "1" "0100" "0" "0010001");
     /* 3. T1 again: A_cnt 33 (order 2), A_cc 31 (order 1): cnt 1, diffCC 3 */
-    memset(&m, 0, sizeof m);
-    m.kind = TM_MSG_BRANCH;
-    m.ti = 1;
-    m.cnt = 1;
-    m.diff_cc = 3;
+    m = msg_of(TM_MSG_BRANCH, 1, 1, 0, 0, 3);
     worked(&c, a, &m, "10" "110" "0110");
     /* 4. END of T1 (exit, iCnt 6, diffCC 2): A_cnt = 33 - 4 + 1 = 30, so the
      *    escape is at order 1; K = 2, X, L, iCnt in (3,2) chunks, diffCC at
      *    order 1 (A_cc = 31 - 3 + 3 = 31) */
-    memset(&m, 0, sizeof m);
-    m.kind = TM_MSG_END;
-    m.ti = 1;
+    m = msg_of(TM_MSG_END, 1, 0, 0, 0, 2);
     m.icnt = 6;
-    m.diff_cc = 2;
     worked(&c, a, &m, "10" "10" "01" "0" "0" "011" "0" "0100");
-    /* 5. SYNC start of T3 then a branch of T3 at the reset state */
-    memset(&m, 0, sizeof m);
-    m.kind = TM_MSG_SYNC;
-    m.ti = 3;
+    /* 5. SYNC start of T3: its states back at reset */
+    m = msg_of(TM_MSG_SYNC, 3, 0, 0, 0, 0);
     m.addr = 0x1000;
-    m.diff_cc = 0;
     worked(&c, a, &m,
            "11" "100" "10" "00" "0000000000001000000000000000000000000000000000000000000000000000" "100");
     cr_assert_eq(a[3].cnt, 32);
