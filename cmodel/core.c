@@ -55,11 +55,12 @@ static inline __attribute__((always_inline)) int core_offer(tm_model *m, uint32_
         if (m->enc->timestamps)
             dcc = (m->cur - th->pcc) & m->ts_mask;
         if (b->kind == TM_MSG_BRANCH) {
-            L = tm_msg_lens_branch(&m->lens, b->cnt, b->t, b->diff_ta, dcc);
+            L = m->adaptive ? tm_msg_lens_branch_a(&m->lens, &m->adapt[t], b->cnt, b->t, b->diff_ta, dcc)
+                            : tm_msg_lens_branch(&m->lens, b->cnt, b->t, b->diff_ta, dcc);
         } else {
             bundle_msg(b, t, dcc, &cmsg);
             whole = 1;
-            L = b->clen ? b->clen : tm_msg_bits(m->enc, &cmsg);
+            L = b->clen ? b->clen : tm_msg_bits_a(m->enc, m->adapt, &cmsg);
         }
     }
     uint64_t Lb = (uint64_t)Ld + L;
@@ -98,9 +99,23 @@ static inline __attribute__((always_inline)) int core_offer(tm_model *m, uint32_
     }
     if (b->have) {
         if (b->kind == TM_MSG_BRANCH)
-            tm_msg_encode_branch(m->enc, t, b->cnt, b->t, b->diff_ta, dcc, &m->buf.trace, &th->st.bits);
+            tm_msg_encode_branch_a(m->enc, m->adapt, t, b->cnt, b->t, b->diff_ta, dcc, &m->buf.trace,
+                                   &th->st.bits);
         else
-            tm_msg_encode(m->enc, &cmsg, &m->buf.trace, &th->st.bits);
+            tm_msg_encode_a(m->enc, m->adapt, &cmsg, &m->buf.trace, &th->st.bits);
+        if (m->adaptive) { /* the accepted message moves the thread's code (§4.9) */
+            tm_adapt *a = &m->adapt[t];
+            if (b->kind == TM_MSG_SYNC) {
+                tm_adapt_reset(a);
+            } else {
+                if (b->kind == TM_MSG_BRANCH) {
+                    a->cnt = (uint16_t)tm_adapt_next(a->cnt, b->cnt);
+                    a->tf = (uint16_t)(a->tf - (a->tf >> TM_ADAPT_TF_SHIFT) + (b->t ? TM_ADAPT_TF_ONE : 0));
+                }
+                if (m->enc->timestamps)
+                    a->cc = (uint16_t)tm_adapt_next(a->cc, dcc);
+            }
+        }
         th->st.messages[b->kind]++;
         if (b->kind == TM_MSG_SYNC)
             th->st.sync_reasons[b->reason]++;
@@ -205,7 +220,7 @@ void core_resync(tm_model *m, uint32_t t)
         tm_msg msg;
         resync_bundle(th, &b);
         bundle_msg(&b, t, 0, &msg);
-        th->rs_base = tm_msg_bits(&m->enc_nots, &msg);
+        th->rs_base = tm_msg_bits_a(&m->enc_nots, m->adapt, &msg); /* a LOST core's code does not move */
         th->rs_tail = th->tail;
         th->rs_gap = th->gap;
         th->rs_end = th->pend_end;
@@ -213,7 +228,8 @@ void core_resync(tm_model *m, uint32_t t)
     }
     uint64_t L = th->rs_base;
     if (m->enc->timestamps)
-        L += tm_chunked_bits((m->cur - th->pcc) & m->ts_mask, m->enc->cc_a, m->enc->cc_b);
+        L += m->adaptive ? tm_eg_bits((m->cur - th->pcc) & m->ts_mask, tm_adapt_k(m->adapt[t].cc))
+                         : tm_chunked_bits((m->cur - th->pcc) & m->ts_mask, m->enc->cc_a, m->enc->cc_b);
     if (L > freeb)
         return;
     bundle b;
@@ -253,7 +269,7 @@ static int core_start(tm_model *m, uint32_t t, const group *g, const tmc_record 
         tm_msg msg;
         bundle_msg(&b, t, 0, &msg);
         th->st.dropped_messages++;
-        th->st.dropped_bits += tm_msg_bits(m->enc, &msg);
+        th->st.dropped_bits += tm_msg_bits_a(m->enc, m->adapt, &msg);
         make_lost(m, t, 0, 0, 1, END_NONE);
     } else if (core_offer(m, t, &b)) {
         accepted(m, t, &b, ev->pc);

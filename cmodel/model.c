@@ -40,11 +40,17 @@ int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
         memset(&e, 0, sizeof e);
         e.kind = TM_MSG_END;
         e.lost = 1;
-        m->resync_min = tm_msg_bits(m->enc, &e);
+        /* tr_a: with the shortest codes an adaptive state can give */
+        const tm_adapt best = {0, 0, 0};
+        m->resync_min = tm_msg_bits_a(m->enc, &best, &e);
     }
     m->th = calloc(m->n, sizeof *m->th);
-    if (!m->th)
+    m->adapt = calloc(m->n, sizeof *m->adapt);
+    if (!m->th || !m->adapt)
         goto nomem;
+    m->adaptive = tm_enc_adaptive(m->enc);
+    for (uint32_t i = 0; i < m->n; i++)
+        tm_adapt_reset(&m->adapt[i]);
     /* nx_b has no predictors: keep empty sets so the code paths are uniform. */
     tm_pred_cfg pc = c.pred;
     if (c.enc.enc == TM_ENC_NX_B)
@@ -97,6 +103,7 @@ void tm_model_free(tm_model *m)
             tm_cache_free(m->th[i].cache);
         }
     free(m->th);
+    free(m->adapt);
     free(m->pcache);
     tm_snoop_free(m->snoop);
     tm_pred_free(m->shared_pred);

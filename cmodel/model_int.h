@@ -142,6 +142,8 @@ struct tm_model {
     tm_msg_lens lens;      /* the encoder's message lengths of this configuration */
     uint32_t n;
     core *th;
+    tm_adapt *adapt;         /* tr_a: each core's adaptive coding state (spec §4.9) */
+    int adaptive;
     tm_pred *shared_pred;
     tm_cache *shared_cache;  /* cfiat_shared */
     tm_cache **pcache;       /* cfiat, private: each core's cache */

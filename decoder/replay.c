@@ -82,8 +82,17 @@ int rp_init(rp_state *v, const tmt_file *tf, tm_verify_result *res, char *err, s
             return rp_fail(v, rc, "%s", e);
     }
     v->th = calloc(v->n, sizeof *v->th);
-    for (uint32_t i = 0; v->th && i < v->n; i++)
+    v->adapt = calloc(v->n, sizeof *v->adapt);
+    v->idx_adapt = calloc(v->n, sizeof *v->idx_adapt);
+    if (!v->adapt || !v->idx_adapt) {
+        free(v->th);
+        v->th = NULL;
+    }
+    for (uint32_t i = 0; v->th && i < v->n; i++) {
         v->th[i].known.gen = 1;
+        tm_adapt_reset(&v->adapt[i]);
+        tm_adapt_reset(&v->idx_adapt[i]);
+    }
     tm_pred_cfg pc = tf->cfg.pred;
     if (v->nx)
         memset(&pc, 0, sizeof pc);
@@ -108,6 +117,9 @@ void rp_free(rp_state *v)
         }
     free(v->th);
     v->th = NULL;
+    free(v->adapt);
+    free(v->idx_adapt);
+    v->adapt = v->idx_adapt = NULL;
     tm_pred_free(v->shared_pred);
     v->shared_pred = NULL;
     tm_load_sizes_close(v->ls);
@@ -125,10 +137,14 @@ static int q_push(rp_msgq *q, const tm_msg *m, uint64_t pos)
     return TM_OK;
 }
 
-static int decode_at(rp_state *v, tm_msg *m)
+/* Decodes the message at the reader with the code states A (tr_a), which
+ * it then moves on. */
+static int decode_at(rp_state *v, tm_adapt *a, tm_msg *m)
 {
-    return v->data ? tm_msg_decode_sized(&v->enc, &v->rd, m, tm_load_sizes_fn, v->ls)
-                   : tm_msg_decode(&v->enc, &v->rd, m);
+    int rc = tm_msg_decode_a(&v->enc, a, &v->rd, m, v->data ? tm_load_sizes_fn : NULL, v->data ? v->ls : NULL);
+    if (rc == TM_OK)
+        tm_adapt_update(&v->enc, a, m);
+    return rc;
 }
 
 /* Recovery: from bit POS on, the first position where a plausible SYNC
@@ -166,8 +182,14 @@ int rp_index_init(rp_index *x, uint32_t threads)
 {
     memset(x, 0, sizeof *x);
     x->th = calloc(threads, sizeof *x->th);
-    if (!x->th)
+    x->adapt = calloc(threads, sizeof *x->adapt);
+    if (!x->th || !x->adapt) {
+        free(x->th);
+        free(x->adapt);
         return TM_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < threads; i++)
+        tm_adapt_reset(&x->adapt[i]);
     x->n = threads;
     return TM_OK;
 }
@@ -178,12 +200,14 @@ void rp_index_free(rp_index *x)
         for (uint32_t i = 0; i < x->n; i++)
             free(x->th[i].delta);
     free(x->th);
+    free(x->adapt);
     memset(x, 0, sizeof *x);
 }
 
-/* A message of thread TI decoded at POS, ending at the reader's position:
- * listed if it continues the index without a hole. */
-static void index_add(rp_index *x, uint32_t ti, uint64_t pos, uint64_t end)
+/* A message of thread TI decoded at POS, ending at the reader's position,
+ * after which thread TI's code state is A: listed if it continues the index
+ * without a hole. */
+static void index_add(rp_index *x, uint32_t ti, uint64_t pos, uint64_t end, const tm_adapt *a)
 {
     if (pos != x->frontier || ti >= x->n || x->total >= RP_INDEX_MAX)
         return; /* the index stops here: later passes parse on from the frontier */
@@ -194,6 +218,7 @@ static void index_add(rp_index *x, uint32_t ti, uint64_t pos, uint64_t end)
     e->last = pos;
     x->total++;
     x->frontier = end;
+    x->adapt[ti] = *a;
 }
 
 /* Parses messages until thread T's queue is not empty.  1: a message is
@@ -202,17 +227,19 @@ static int fill(rp_state *v, uint32_t t)
 {
     rp_thread *d = &v->th[t];
     rp_index *x = v->only >= 0 && !v->data ? v->idx : NULL;
-    if (x && d->q.len == 0 && v->rd.pos < x->frontier)
+    if (x && d->q.len == 0 && v->rd.pos < x->frontier) {
         v->rd.pos = x->frontier; /* the rest of the indexed part: other threads' messages (take_indexed
                                     took T's) */
+        memcpy(v->adapt, x->adapt, v->n * sizeof *v->adapt);
+    }
     while (d->q.len == 0) {
         if (v->rd.pos >= v->rd.nbits)
             return 0;
         tm_msg m;
         uint64_t pos = v->rd.pos;
-        int rc = decode_at(v, &m);
+        int rc = decode_at(v, v->adapt, &m);
         if (x && rc == TM_OK) {
-            index_add(x, m.ti, pos, v->rd.pos);
+            index_add(x, m.ti, pos, v->rd.pos, &v->adapt[m.ti]);
             /* T's own messages are queued here, not decoded again */
             v->idx_next = x->th[t].len;
             v->idx_pos = x->th[t].last;
@@ -224,7 +251,7 @@ static int fill(rp_state *v, uint32_t t)
             else
                 snprintf(what, sizeof what, "cannot decode a message (%s)",
                          rc == TM_ERR_TRUNCATED ? "the trace ends inside it" : "invalid field");
-            if (v->recover && !v->data) {
+            if (v->recover && !v->data && !tm_enc_adaptive(&v->enc)) {
                 if (v->on_bad)
                     v->on_bad(v->cb_arg, pos, what);
                 v->resyncs++;
@@ -237,8 +264,8 @@ static int fill(rp_state *v, uint32_t t)
                  * here, for every thread, once. */
                 if (v->on_bad) {
                     char w2[800];
-                    snprintf(w2, sizeof w2, "%s; with load values the rest of the trace cannot be split into "
-                                            "messages", what);
+                    snprintf(w2, sizeof w2, "%s; with %s the rest of the trace cannot be split into messages",
+                             what, v->data ? "load values" : "tr_a's adaptive codes");
                     v->on_bad(v->cb_arg, pos, w2);
                 }
                 v->resyncs++;
@@ -293,7 +320,7 @@ static int take_indexed(rp_state *v, rp_thread *d, uint32_t t)
         return 0;
     uint64_t pos = v->idx_pos + e->delta[v->idx_next];
     v->rd.pos = pos;
-    int rc = decode_at(v, &d->m);
+    int rc = decode_at(v, v->idx_adapt, &d->m);
     if (rc != TM_OK)
         return rp_fail(v, rc, "trace bit %" PRIu64 ": internal: an indexed message does not decode", pos);
     v->idx_next++;

@@ -85,6 +85,7 @@ typedef struct rp_index {
     } *th;
     uint64_t frontier;
     size_t total;          /* entries of every thread: at most RP_INDEX_MAX */
+    tm_adapt *adapt;       /* tr_a: every thread's code state at FRONTIER */
 } rp_index;
 #define RP_INDEX_MAX ((size_t)1 << 28)
 
@@ -99,6 +100,8 @@ typedef struct rp_state {
     rp_thread *th;
     tm_pred *shared_pred;
     tm_bitrd rd;
+    tm_adapt *adapt;       /* tr_a: every thread's code state at rd.pos (spec §4.9) */
+    tm_adapt *idx_adapt;   /* tr_a: the state of ONLY's messages taken from the index */
     uint64_t last_cycle;
     tm_verify_result *res;
     char *err;             /* the caller's message buffer (never NULL) */

@@ -461,8 +461,8 @@ int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
     if (v.rd.pos < v.rd.nbits) {
         uint64_t pos = v.rd.pos;
         tm_msg m;
-        if ((v.data ? tm_msg_decode_sized(&v.enc, &v.rd, &m, tm_load_sizes_fn, v.ls)
-                    : tm_msg_decode(&v.enc, &v.rd, &m)) == TM_OK)
+        if (tm_msg_decode_a(&v.enc, v.adapt, &v.rd, &m, v.data ? tm_load_sizes_fn : NULL, v.data ? v.ls : NULL) ==
+            TM_OK)
             rc = rp_fail(&v, TM_ERR_MISMATCH, "trace bit %" PRIu64 ": a message for thread %u follows the end of every thread",
                       pos, m.ti);
         else

@@ -168,6 +168,21 @@ static inline void tm_wr_signed(tm_wr *wr, int64_t d, unsigned a, unsigned b)
     tm_wr_chunked(wr, tm_abs64(d), a, b);
 }
 
+/* Exp-Golomb code of order k (0..63) of v (spec §4.9.1). */
+static inline void tm_wr_eg(tm_wr *wr, uint64_t v, unsigned k)
+{
+    uint64_t w = v + (UINT64_C(1) << k); /* the low 64 bits of the 65-bit sum */
+    unsigned n = w < v ? 64u : tm_nbits64(w) - 1u;
+    unsigned z = n - k;
+    if (2u * n - k + 1u <= 64u) {
+        tm_wr_put(wr, (UINT64_C(1) << z) | ((w & tm_mask64(n)) << (z + 1u)), 2u * n - k + 1u);
+        return;
+    }
+    tm_wr_put(wr, 0, z);
+    tm_wr_put(wr, 1, 1);
+    tm_wr_put(wr, w & tm_mask64(n), n);
+}
+
 /* ---- reader ---- */
 
 /* Reads w (0..64) bits.  TM_ERR_TRUNCATED (pos unchanged) if fewer remain. */
@@ -274,6 +289,43 @@ static inline int tm_rd_signed(tm_bitrd *r, unsigned a, unsigned b, int64_t *out
     } else {
         if (mag == 0 || mag > (uint64_t)1 << 63) return TM_ERR_FORMAT;
         *out = mag == (uint64_t)1 << 63 ? INT64_MIN : -(int64_t)mag;
+    }
+    return TM_OK;
+}
+
+/* Exp-Golomb code of order k (0..63).  TM_ERR_TRUNCATED / TM_ERR_FORMAT (a
+ * value above 2^64 - 1); on error the position is wherever the failing read
+ * left it (callers restore it). */
+static inline int tm_rd_eg(tm_bitrd *r, unsigned k, uint64_t *out)
+{
+    unsigned z = 0;
+    uint64_t low;
+    int rc;
+    /* the zeros: a 64-bit window at a time where the input allows */
+    if (r->pos > r->nbits) return TM_ERR_TRUNCATED;
+    for (;;) {
+        uint64_t left = r->nbits - r->pos;
+        unsigned w = left < 57 ? (unsigned)left : 57u;
+        uint64_t x;
+        if (w == 0) return TM_ERR_TRUNCATED;
+        if ((rc = tm_rd_get(r, w, &x)) != TM_OK) return rc;
+        if (x) {
+            unsigned tz = (unsigned)__builtin_ctzll(x);
+            r->pos -= w - tz - 1u; /* just after the one */
+            z += tz;
+            break;
+        }
+        z += w;
+        if (z > 64u - k) return TM_ERR_FORMAT;
+    }
+    if (z > 64u - k) return TM_ERR_FORMAT;
+    unsigned n = z + k;
+    if ((rc = tm_rd_get(r, n, &low)) != TM_OK) return rc;
+    if (n == 64) {
+        if (k < 64 && low >= (UINT64_C(1) << k)) return TM_ERR_FORMAT;
+        *out = low - (UINT64_C(1) << k);
+    } else {
+        *out = (UINT64_C(1) << n) + low - (UINT64_C(1) << k);
     }
     return TM_OK;
 }

@@ -37,7 +37,7 @@ void tm_enc_cfg_default(tm_enc_cfg *c, tm_encoding enc, uint32_t threads, int ti
     c->enc = enc;
     c->threads = threads;
     c->timestamps = timestamps != 0;
-    if (enc == TM_ENC_TR_E) {
+    if (enc == TM_ENC_TR_E || enc == TM_ENC_TR_A) {
         c->cnt_a = 3; c->cnt_b = 2;
         c->ta_a = 3; c->ta_b = 4;
         c->cc_a = 4; c->cc_b = 2;
@@ -59,7 +59,7 @@ static int chunk_ok(unsigned x)
 int tm_enc_cfg_check(const tm_enc_cfg *c)
 {
     if (!c) return TM_ERR_ARG;
-    if (c->enc != TM_ENC_NX_B && c->enc != TM_ENC_TR_B && c->enc != TM_ENC_TR_E) return TM_ERR_ARG;
+    if ((unsigned)c->enc >= TM_ENCODINGS) return TM_ERR_ARG;
     if (c->threads < 1 || c->threads > 1024) return TM_ERR_ARG;
     if (!chunk_ok(c->cnt_a) || !chunk_ok(c->cnt_b) || !chunk_ok(c->ta_a) || !chunk_ok(c->ta_b) ||
         !chunk_ok(c->cc_a) || !chunk_ok(c->cc_b))
@@ -70,7 +70,7 @@ int tm_enc_cfg_check(const tm_enc_cfg *c)
 }
 
 static const char *const data_names[] = {"none", "cfiat", "all"};  /* by tm_data_mode */
-static const char *const enc_names[] = {"nx_b", "tr_b", "tr_e"};    /* by tm_encoding */
+static const char *const enc_names[] = {"nx_b", "tr_b", "tr_e", "tr_a"}; /* by tm_encoding */
 
 static const char *name_of(const char *const *names, unsigned n, unsigned v)
 {
@@ -87,8 +87,8 @@ static int parse_name(const char *const *names, unsigned n, const char *s)
 
 const char *tm_data_mode_name(tm_data_mode d) { return name_of(data_names, 3, (unsigned)d); }
 int tm_data_mode_parse(const char *s) { return parse_name(data_names, 3, s); }
-const char *tm_encoding_name(tm_encoding e) { return name_of(enc_names, 3, (unsigned)e); }
-int tm_encoding_parse(const char *s) { return parse_name(enc_names, 3, s); }
+const char *tm_encoding_name(tm_encoding e) { return name_of(enc_names, TM_ENCODINGS, (unsigned)e); }
+int tm_encoding_parse(const char *s) { return parse_name(enc_names, TM_ENCODINGS, s); }
 
 unsigned tm_ti_bits(uint32_t threads)
 {
@@ -119,30 +119,82 @@ static int msg_check(const tm_enc_cfg *c, const tm_msg *m)
 
 static inline int cfg_ok(const tm_enc_cfg *c)
 {
-    return (c->enc == TM_ENC_NX_B || c->enc == TM_ENC_TR_B || c->enc == TM_ENC_TR_E) &&
+    return (unsigned)c->enc < TM_ENCODINGS &&
            c->threads >= 1 && c->threads <= 1024 && chunk_ok(c->cnt_a) && chunk_ok(c->cnt_b) &&
            chunk_ok(c->ta_a) && chunk_ok(c->ta_b) && chunk_ok(c->cc_a) && chunk_ok(c->cc_b) &&
            c->data <= TM_DATA_ALL && (!c->data || (chunk_ok(c->fah_a) && chunk_ok(c->fah_b)));
 }
 
-static inline int valid(const tm_enc_cfg *c, const tm_msg *m)
+/* A is needed (and only read) for the adaptive encodings. */
+static inline int valid(const tm_enc_cfg *c, const tm_adapt *a, const tm_msg *m)
 {
-    return c && m && cfg_ok(c) && msg_check(c, m) == TM_OK;
+    return c && m && cfg_ok(c) && msg_check(c, m) == TM_OK && (a || !tm_enc_adaptive(c));
+}
+
+/* ---- adaptive coding (spec §4.9) ---- */
+
+int tm_eg_put(tm_bitbuf *bb, uint64_t v, unsigned k)
+{
+    tm_wr w;
+    int rc;
+    if (!bb || k > 63) return TM_ERR_ARG;
+    if ((rc = tm_bb_reserve(bb, 130)) != TM_OK) return rc;
+    tm_wr_begin(&w, bb);
+    tm_wr_eg(&w, v, k);
+    tm_wr_end(&w, bb);
+    return TM_OK;
+}
+
+int tm_eg_get(tm_bitrd *r, unsigned k, uint64_t *v)
+{
+    uint64_t start;
+    int rc;
+    if (!r || !v || k > 63) return TM_ERR_ARG;
+    start = r->pos;
+    rc = tm_rd_eg(r, k, v);
+    if (rc != TM_OK) r->pos = start;
+    return rc;
+}
+
+void tm_adapt_update(const tm_enc_cfg *c, tm_adapt *a, const tm_msg *m)
+{
+    if (!c || !a || !m || !tm_enc_adaptive(c) || m->kind == TM_MSG_DATA || m->ti >= c->threads) return;
+    tm_adapt *s = &a[m->ti];
+    if (m->kind == TM_MSG_SYNC) {
+        tm_adapt_reset(s);
+        return;
+    }
+    if (m->kind == TM_MSG_BRANCH) {
+        s->cnt = (uint16_t)tm_adapt_next(s->cnt, m->cnt);
+        s->tf = (uint16_t)(s->tf - (s->tf >> TM_ADAPT_TF_SHIFT) + (m->t ? TM_ADAPT_TF_ONE : 0));
+    }
+    if (c->timestamps) s->cc = (uint16_t)tm_adapt_next(s->cc, m->diff_cc);
 }
 
 unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m)
 {
+    return tm_msg_bits_a(c, NULL, m);
+}
+
+unsigned tm_msg_bits_a(const tm_enc_cfg *c, const tm_adapt *a, const tm_msg *m)
+{
     unsigned n;
-    if (!valid(c, m)) return 0;
+    if (!valid(c, a, m)) return 0;
+    const int ad = tm_enc_adaptive(c);
+    const tm_adapt *s = ad ? &a[m->ti] : NULL;
     n = tm_ti_bits(c->threads);
     if (c->data) n += 1; /* Q */
     if (m->kind == TM_MSG_DATA)
         return n + tm_chunked_len(m->fah, c->fah_a, c->fah_b) + 8u * m->size;
     if (m->kind == TM_MSG_BRANCH) {
-        n += tm_chunked_len(m->cnt, c->cnt_a, c->cnt_b) + 1;
+        if (ad) /* T bit, or for a target misprediction the escape cnt = 0, K = 3 */
+            n += tm_eg_bits(m->cnt, tm_adapt_k(s->cnt)) +
+                 (!tm_adapt_escape(s) ? 1 : m->t ? tm_adapt_k(s->cnt) + 1 + 2 : 0);
+        else
+            n += tm_chunked_len(m->cnt, c->cnt_a, c->cnt_b) + 1;
         if (m->t) n += 1 + tm_chunked_len(tm_abs64(m->diff_ta), c->ta_a, c->ta_b);
     } else {
-        n += c->cnt_a + 1 + 2; /* cnt = 0, K */
+        n += (ad ? tm_adapt_k(s->cnt) : c->cnt_a) + 1 + 2; /* cnt = 0, K */
         switch (m->kind) {
         case TM_MSG_EXC:
             n += tm_chunked_len(m->icnt, c->cnt_a, c->cnt_b);
@@ -161,7 +213,8 @@ unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m)
             break;
         }
     }
-    if (c->timestamps) n += tm_chunked_len(m->diff_cc, c->cc_a, c->cc_b);
+    if (c->timestamps)
+        n += ad ? tm_eg_bits(m->diff_cc, tm_adapt_k(s->cc)) : tm_chunked_len(m->diff_cc, c->cc_a, c->cc_b);
     return n;
 }
 
@@ -181,8 +234,15 @@ void tm_msg_lens_init(tm_msg_lens *l, const tm_enc_cfg *c)
 int tm_msg_encode_branch(const tm_enc_cfg *c, uint32_t ti, uint64_t cnt, unsigned t, int64_t diff_ta,
                          uint64_t diff_cc, tm_bitbuf *bb, tm_field_bits *fb)
 {
+    return tm_msg_encode_branch_a(c, NULL, ti, cnt, t, diff_ta, diff_cc, bb, fb);
+}
+
+int tm_msg_encode_branch_a(const tm_enc_cfg *c, const tm_adapt *a, uint32_t ti, uint64_t cnt, unsigned t,
+                           int64_t diff_ta, uint64_t diff_cc, tm_bitbuf *bb, tm_field_bits *fb)
+{
     tm_wr w;
     int rc;
+    if (c && tm_enc_adaptive(c) && !a) return TM_ERR_ARG;
     if (!bb || !c || ti >= c->threads || c->threads > 1024 || cnt < 1 || t > 1 || !chunk_ok(c->cnt_a) ||
         !chunk_ok(c->cnt_b) || (t && (!chunk_ok(c->ta_a) || !chunk_ok(c->ta_b))) ||
         (c->timestamps && (!chunk_ok(c->cc_a) || !chunk_ok(c->cc_b))))
@@ -191,17 +251,39 @@ int tm_msg_encode_branch(const tm_enc_cfg *c, uint32_t ti, uint64_t cnt, unsigne
         return rc;
     unsigned tb = tm_ti_bits(c->threads);
     unsigned q = c->data ? 1 : 0;
-    unsigned lcnt = tm_chunked_len(cnt, c->cnt_a, c->cnt_b) + 1;
+    const tm_adapt *s = tm_enc_adaptive(c) ? &a[ti] : NULL;
+    unsigned lcnt;
     tm_wr_begin(&w, bb);
     tm_wr_put(&w, ti, tb + q); /* Ti, Q = 0 */
-    tm_wr_chunked(&w, cnt, c->cnt_a, c->cnt_b);
-    tm_wr_put(&w, t, 1);
+    if (s) {
+        unsigned k = tm_adapt_k(s->cnt);
+        int esc = tm_adapt_escape(s);
+        lcnt = tm_eg_bits(cnt, k);
+        if (esc && t) { /* a target misprediction: the escape cnt = 0 with K = 3 (§4.9) */
+            tm_wr_eg(&w, 0, k);
+            tm_wr_put(&w, 3, 2);
+            lcnt += k + 3;
+        }
+        tm_wr_eg(&w, cnt, k);
+        if (!esc) {
+            tm_wr_put(&w, t, 1);
+            lcnt += 1;
+        }
+    } else {
+        lcnt = tm_chunked_len(cnt, c->cnt_a, c->cnt_b) + 1;
+        tm_wr_chunked(&w, cnt, c->cnt_a, c->cnt_b);
+        tm_wr_put(&w, t, 1);
+    }
     unsigned lta = 0, lcc = 0;
     if (t) {
         lta = 1 + tm_chunked_len(tm_abs64(diff_ta), c->ta_a, c->ta_b);
         tm_wr_signed(&w, diff_ta, c->ta_a, c->ta_b);
     }
-    if (c->timestamps) {
+    if (c->timestamps && s) {
+        unsigned k = tm_adapt_k(s->cc);
+        lcc = tm_eg_bits(diff_cc, k);
+        tm_wr_eg(&w, diff_cc, k);
+    } else if (c->timestamps) {
         lcc = tm_chunked_len(diff_cc, c->cc_a, c->cc_b);
         tm_wr_chunked(&w, diff_cc, c->cc_a, c->cc_b);
     }
@@ -226,12 +308,18 @@ static inline uint64_t take(const tm_wr *w, uint64_t *mark)
 
 int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_bits *fb)
 {
+    return tm_msg_encode_a(c, NULL, m, bb, fb);
+}
+
+int tm_msg_encode_a(const tm_enc_cfg *c, const tm_adapt *a, const tm_msg *m, tm_bitbuf *bb, tm_field_bits *fb)
+{
     tm_field_bits acc;
     unsigned ca, cb;
     uint64_t mark;
     tm_wr w;
     int rc;
-    if (!bb || !valid(c, m)) return TM_ERR_ARG;
+    if (!bb || !valid(c, a, m)) return TM_ERR_ARG;
+    const tm_adapt *s = tm_enc_adaptive(c) ? &a[m->ti] : NULL;
     if (m->kind == TM_MSG_DATA) /* encoder/data_enc.c */
         return tm_msg_encode_data(c, m->ti, m->fah, m->value, m->size, bb, fb);
     memset(&acc, 0, sizeof acc);
@@ -249,15 +337,30 @@ int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_
         acc.q = take(&w, &mark);
     }
     if (m->kind == TM_MSG_BRANCH) {
-        tm_wr_chunked(&w, m->cnt, ca, cb);
-        tm_wr_put(&w, m->t, 1);
+        if (s) {
+            unsigned k = tm_adapt_k(s->cnt);
+            int esc = tm_adapt_escape(s);
+            if (esc && m->t) { /* a target misprediction: the escape cnt = 0 with K = 3 (§4.9) */
+                tm_wr_eg(&w, 0, k);
+                tm_wr_put(&w, 3, 2);
+            }
+            tm_wr_eg(&w, m->cnt, k);
+            if (!esc)
+                tm_wr_put(&w, m->t, 1);
+        } else {
+            tm_wr_chunked(&w, m->cnt, ca, cb);
+            tm_wr_put(&w, m->t, 1);
+        }
         acc.cnt = take(&w, &mark);
         if (m->t) {
             tm_wr_signed(&w, m->diff_ta, c->ta_a, c->ta_b);
             acc.diffta = take(&w, &mark);
         }
     } else {
-        tm_wr_put(&w, 0, ca + 1u); /* cnt = 0: one zero chunk, C = 0 */
+        if (s)
+            tm_wr_eg(&w, 0, tm_adapt_k(s->cnt)); /* cnt = 0: a one, k zeros */
+        else
+            tm_wr_put(&w, 0, ca + 1u); /* cnt = 0: one zero chunk, C = 0 */
         acc.cnt = take(&w, &mark);
         switch (m->kind) {
         case TM_MSG_EXC:
@@ -289,7 +392,10 @@ int tm_msg_encode(const tm_enc_cfg *c, const tm_msg *m, tm_bitbuf *bb, tm_field_
         }
     }
     if (c->timestamps && m->kind != TM_MSG_DATA) {
-        tm_wr_chunked(&w, m->diff_cc, c->cc_a, c->cc_b);
+        if (s)
+            tm_wr_eg(&w, m->diff_cc, tm_adapt_k(s->cc));
+        else
+            tm_wr_chunked(&w, m->diff_cc, c->cc_a, c->cc_b);
         acc.diffcc = take(&w, &mark);
     }
     tm_wr_end(&w, bb);
@@ -355,7 +461,8 @@ static int decode_special(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
     }
 }
 
-static int decode_body(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size, void *arg)
+static int decode_body(const tm_enc_cfg *c, const tm_adapt *a, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size,
+                       void *arg)
 {
     uint64_t x;
     TRY(tm_rd_get(r, tm_ti_bits(c->threads), &x));
@@ -381,6 +488,36 @@ static int decode_body(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m, tm_msg_size_
             return TM_OK;
         }
     }
+    if (tm_enc_adaptive(c)) {
+        const tm_adapt *s = &a[m->ti];
+        unsigned k = tm_adapt_k(s->cnt);
+        int esc = tm_adapt_escape(s);
+        TRY(tm_rd_eg(r, k, &m->cnt));
+        if (m->cnt != 0) {
+            m->kind = TM_MSG_BRANCH; /* escape form: an outcome misprediction */
+            if (!esc) {
+                TRY(tm_rd_get(r, 1, &x));
+                m->t = (uint8_t)x;
+                if (m->t) TRY(tm_rd_signed(r, c->ta_a, c->ta_b, &m->diff_ta));
+            }
+        } else {
+            uint64_t pos = r->pos;
+            TRY(tm_rd_get(r, 2, &x));
+            if (x == 3 && !esc) return TM_ERR_FORMAT; /* K = 3 only in the escape form */
+            if (x == 3) { /* K = 3: a target misprediction */
+                m->kind = TM_MSG_BRANCH;
+                m->t = 1;
+                TRY(tm_rd_eg(r, k, &m->cnt));
+                if (m->cnt == 0) return TM_ERR_FORMAT;
+                TRY(tm_rd_signed(r, c->ta_a, c->ta_b, &m->diff_ta));
+            } else {
+                r->pos = pos;
+                TRY(decode_special(c, r, m));
+            }
+        }
+        if (c->timestamps) TRY(tm_rd_eg(r, tm_adapt_k(s->cc), &m->diff_cc));
+        return TM_OK;
+    }
     TRY(tm_rd_chunked(r, c->cnt_a, c->cnt_b, &m->cnt));
     if (m->cnt != 0) {
         m->kind = TM_MSG_BRANCH;
@@ -401,18 +538,25 @@ int tm_msg_decode(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m)
 
 int tm_msg_decode_sized(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size, void *arg)
 {
+    return tm_msg_decode_a(c, NULL, r, m, size, arg);
+}
+
+int tm_msg_decode_a(const tm_enc_cfg *c, const tm_adapt *a, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size,
+                    void *arg)
+{
     static const tm_msg zero;
     tm_msg save;
     uint64_t start;
     int rc;
     if (!r || !m || tm_enc_cfg_check(c) != TM_OK || r->pos > r->nbits) return TM_ERR_ARG;
+    if (tm_enc_adaptive(c) && !a) return TM_ERR_ARG;
     start = r->pos;
     /* Decoded in place (every field not read 0), *M restored on error:
      * whole-struct copies of a message just written field by field (a
      * memset, then narrower stores, then wide loads) stall the processor. */
     save = *m;
     *m = zero;
-    rc = decode_body(c, r, m, size, arg);
+    rc = decode_body(c, a, r, m, size, arg);
     if (rc != TM_OK) {
         *m = save;
         r->pos = start;
@@ -427,6 +571,12 @@ int tm_msg_decode_sized(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m, tm_msg_size
  * 2^63, SYNC with R = OVERFLOW and END with L = 1 (their longest forms). */
 static unsigned longest(const tm_enc_cfg *c, tm_msg_kind kind)
 {
+    /* tr_a: the state that makes the message longest: order 0 for cnt (the
+     * longest code of 2^64 - 1) in a BRANCH, the largest order for the
+     * cnt = 0 escape of the others, order 0 for diffCC. */
+    /* (a target misprediction at the longest cnt is 129 - k + k + 3 = 132
+     * bits in the escape form, TF = 0, and 130 - k with a T bit) */
+    const tm_adapt worst = {kind == TM_MSG_BRANCH ? 0 : UINT16_MAX, 0, 0};
     tm_msg m;
     memset(&m, 0, sizeof m);
     m.kind = kind;
@@ -443,7 +593,9 @@ static unsigned longest(const tm_enc_cfg *c, tm_msg_kind kind)
     m.diff_cc = UINT64_MAX;
     m.fah = UINT64_MAX;
     m.size = TM_DATA_MAX_SIZE;
-    return tm_msg_bits(c, &m);
+    if (!tm_enc_adaptive(c)) return tm_msg_bits(c, &m);
+    m.ti = 0; /* tm_msg_bits_a reads a[m.ti] only; Ti's width is the same */
+    return tm_msg_bits_a(c, &worst, &m);
 }
 
 unsigned tm_msg_data_max_bits(const tm_enc_cfg *c)

@@ -1,12 +1,12 @@
 /* tm — libFuzzer target for the message parser and the replay from binaries.
  *
  * Input: 3 configuration bytes, then the trace bits (the payload of a .tmt):
- *   byte 0: encoding (0 nx_b, 1 tr_b, 2 and 3 tr_e);
+ *   byte 0: encoding, mod 5 (0 nx_b, 1 tr_b, 2 and 3 tr_e, 4 tr_a);
  *   byte 1: threads - 1 (mod 8; mod 2 with load values);
  *   byte 2: bit 0 time stamps, bits 2..1 preset (0 small, 1 medium, 2/3
  *           large), bit 3 load values (CFiat, the tool cache: the loads'
  *           sizes come from the commit stream TM_FUZZ_TMC).
- * Every message is parsed (tm_msg_decode), then every thread is replayed
+ * Every message is parsed (tm_msg_decode_a), then every thread is replayed
  * from the binaries of the module map named by TM_FUZZ_MODULES (fuzz/run.sh
  * records one), with recovery on, as `tm decode --from-binary --branches`
  * does, into an output that counts its bytes.  Any crash, sanitizer report
@@ -50,7 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 3 || size > (1u << 20))
         return 0;
     static const char *const presets[] = {"small", "medium", "large", "tage-l"};
-    tm_encoding enc = data[0] % 4 == 0 ? TM_ENC_NX_B : data[0] % 4 == 1 ? TM_ENC_TR_B : TM_ENC_TR_E;
+    static const tm_encoding encs[] = {TM_ENC_NX_B, TM_ENC_TR_B, TM_ENC_TR_E, TM_ENC_TR_E, TM_ENC_TR_A};
+    tm_encoding enc = encs[data[0] % 5];
     int loads = (data[2] >> 3) & 1;
     /* with load values each thread's replay reads the commit stream ahead
      * once more: one or two threads keep a run well under the time limit */
@@ -85,10 +86,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tm_bitrd rd;
     tm_bitrd_init(&rd, tf.data, tf.bits);
     char line[512];
+    tm_adapt ad[8]; /* tr_a's code states */
+    for (uint32_t t = 0; t < 8; t++)
+        tm_adapt_reset(&ad[t]);
     while (!loads && rd.pos < rd.nbits) {
         tm_msg m;
-        if (tm_msg_decode(&tf.cfg.enc, &rd, &m) != TM_OK)
+        if (tm_msg_decode_a(&tf.cfg.enc, ad, &rd, &m, NULL, NULL) != TM_OK)
             break;
+        tm_adapt_update(&tf.cfg.enc, ad, &m);
         tm_msg_format(&m, tf.cfg.enc.timestamps, line, sizeof line);
     }
 

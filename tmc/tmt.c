@@ -278,7 +278,7 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
     tm_model_cfg *c = &out->cfg;
     memset(c, 0, sizeof *c);
     c->enc.threads = get32(buf + 8);
-    if (buf[12] > TM_ENC_TR_E) {
+    if (buf[12] >= TM_ENCODINGS) {
         snprintf(err, errlen, "%s: offset 12: unknown encoding %u", name, buf[12]);
         goto fail;
     }

@@ -53,7 +53,8 @@ int tm_signed_put(tm_bitbuf *bb, int64_t d, unsigned a, unsigned b);
 int tm_signed_get(tm_bitrd *r, unsigned a, unsigned b, int64_t *d);
 
 /* ---- encoding configuration ---- */
-typedef enum tm_encoding { TM_ENC_NX_B = 0, TM_ENC_TR_B = 1, TM_ENC_TR_E = 2 } tm_encoding;
+typedef enum tm_encoding { TM_ENC_NX_B = 0, TM_ENC_TR_B = 1, TM_ENC_TR_E = 2, TM_ENC_TR_A = 3 } tm_encoding;
+#define TM_ENCODINGS 4
 
 /* Load-value tracing (spec §3.8): off, CFiat, or every load (baseline). */
 typedef enum tm_data_mode { TM_DATA_NONE = 0, TM_DATA_CFIAT = 1, TM_DATA_ALL = 2 } tm_data_mode;
@@ -77,8 +78,67 @@ void tm_enc_cfg_default(tm_enc_cfg *c, tm_encoding enc, uint32_t threads, int ti
 int tm_enc_cfg_check(const tm_enc_cfg *c);
 /* Width of Ti: ceil(log2 threads). */
 unsigned tm_ti_bits(uint32_t threads);
-const char *tm_encoding_name(tm_encoding e);  /* "nx_b", "tr_b", "tr_e" */
+const char *tm_encoding_name(tm_encoding e);  /* "nx_b", "tr_b", "tr_e", "tr_a" */
 int tm_encoding_parse(const char *s);         /* -1 if unknown */
+
+/* ---- adaptive coding (tr_a, spec §4.9) ----
+ * Each thread has three accumulators: CNT for the cnt field, CC for diffCC,
+ * TF for the share of target mispredictions among its BRANCH messages.  A
+ * field of value v is written as an Exp-Golomb code of order
+ * k = tm_adapt_k(accumulator).  While target mispredictions are rare
+ * (tm_adapt_escape), a BRANCH message carries no T bit and a target
+ * misprediction is the cnt = 0 escape with K = 3; else the T bit follows
+ * cnt as in tr_e.  After a message of the thread is accepted into the
+ * buffer, tm_adapt_update folds its values in; a SYNC message resets the
+ * three.  The encoder and the debugger run this same code. */
+typedef struct tm_adapt {
+    uint16_t cnt, cc, tf;
+} tm_adapt;
+#define TM_ADAPT_INIT 32u    /* reset value of both accumulators */
+#define TM_ADAPT_SHIFT 3u    /* A <- A - (A >> 3) + min(v, TM_ADAPT_CAP) */
+#define TM_ADAPT_CAP 8191u
+#define TM_ADAPT_KMAX 12u    /* the largest order an accumulator can reach */
+#define TM_ADAPT_TF_SHIFT 4u /* TF <- TF - (TF >> 4) + (target ? 16 : 0): at most 256 */
+#define TM_ADAPT_TF_ONE 16u
+
+static inline int tm_enc_adaptive(const tm_enc_cfg *c)
+{
+    return c->enc == TM_ENC_TR_A;
+}
+static inline unsigned tm_adapt_k(unsigned acc)
+{
+    unsigned m = acc >> TM_ADAPT_SHIFT;
+    return m ? tm_nbits64(m) - 1u : 0u;
+}
+static inline unsigned tm_adapt_next(unsigned acc, uint64_t v)
+{
+    return acc - (acc >> TM_ADAPT_SHIFT) + (unsigned)(v < TM_ADAPT_CAP ? v : TM_ADAPT_CAP);
+}
+static inline void tm_adapt_reset(tm_adapt *a)
+{
+    a->cnt = a->cc = (uint16_t)TM_ADAPT_INIT;
+    a->tf = 0;
+}
+/* The escape form of the message kind (no T bit) while the expected cost of
+ * the escapes, share x (k + 3) bits, is below the 1 bit of a T bit:
+ * TF x (k(A_cnt) + 3) < 256. */
+static inline int tm_adapt_escape(const tm_adapt *a)
+{
+    return (unsigned)a->tf * (tm_adapt_k(a->cnt) + 3u) < 256u;
+}
+/* Bits of V as an Exp-Golomb code of order K (0..63): with w = v + 2^k
+ * (65 bits) and n = floor(log2 w), n - k zeros, a one, then the low n bits
+ * of w, least significant first: 2n - k + 1 bits. */
+static inline unsigned tm_eg_bits(uint64_t v, unsigned k)
+{
+    uint64_t w = v + (UINT64_C(1) << k);
+    unsigned n = w < v ? 64u : tm_nbits64(w) - 1u;
+    return 2u * n - k + 1u;
+}
+int tm_eg_put(tm_bitbuf *bb, uint64_t v, unsigned k);
+/* TM_ERR_TRUNCATED at the end of input, TM_ERR_FORMAT for a code of a
+ * value above 2^64 - 1; r->pos unchanged on error. */
+int tm_eg_get(tm_bitrd *r, unsigned k, uint64_t *v);
 
 /* ---- messages (spec §4.3) ---- */
 typedef enum tm_msg_kind {
@@ -148,6 +208,23 @@ typedef int (*tm_msg_size_fn)(void *arg, uint32_t ti, uint64_t fah);
  * A SIZE result outside 1..64 gives TM_ERR_FORMAT. */
 int tm_msg_decode_sized(const tm_enc_cfg *c, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size, void *arg);
 
+/* The same for every encoding, with the adaptive state A of the message's
+ * thread (A is the state of thread m->ti: indexed by Ti, so an array of
+ * c->threads states; NULL is allowed only for the fixed encodings, which
+ * ignore it).  The functions above are these with A = NULL: for tr_a they
+ * return 0 / TM_ERR_ARG.  Nothing updates A: after a message is accepted
+ * (encoder) or read whole (debugger) call tm_adapt_update. */
+unsigned tm_msg_bits_a(const tm_enc_cfg *c, const tm_adapt *a, const tm_msg *m);
+int tm_msg_encode_a(const tm_enc_cfg *c, const tm_adapt *a, const tm_msg *m, tm_bitbuf *bb, tm_field_bits *fb);
+int tm_msg_encode_branch_a(const tm_enc_cfg *c, const tm_adapt *a, uint32_t ti, uint64_t cnt, unsigned t,
+                           int64_t diff_ta, uint64_t diff_cc, tm_bitbuf *bb, tm_field_bits *fb);
+/* tm_msg_decode_sized with the threads' states A (tr_a: not updated). */
+int tm_msg_decode_a(const tm_enc_cfg *c, const tm_adapt *a, tm_bitrd *r, tm_msg *m, tm_msg_size_fn size,
+                    void *arg);
+/* Folds accepted message M into its thread's state A[m->ti] (nothing for
+ * the fixed encodings and for DATA messages). */
+void tm_adapt_update(const tm_enc_cfg *c, tm_adapt *a, const tm_msg *m);
+
 /* The lengths of tm_msg_bits for the hot path (the model's offers): a
  * table per chunked field, indexed by the significant bits of the value,
  * built once per configuration from the encoder's own chunk rule.  The
@@ -162,6 +239,22 @@ void tm_msg_lens_init(tm_msg_lens *l, const tm_enc_cfg *c);
 static inline unsigned tm_msg_lens_data(const tm_msg_lens *l, uint64_t fah, unsigned size)
 {
     return l->tiq + l->fah[tm_nbits64(fah)] + 8u * size;
+}
+/* tm_msg_bits_a of a tr_a BRANCH message of a thread in state A. */
+static inline unsigned tm_msg_lens_branch_a(const tm_msg_lens *l, const tm_adapt *a, uint64_t cnt, unsigned t,
+                                            int64_t diff_ta, uint64_t diff_cc)
+{
+    unsigned k = tm_adapt_k(a->cnt);
+    unsigned n = l->tiq + tm_eg_bits(cnt, k);
+    if (!tm_adapt_escape(a))
+        n += 1u; /* the T bit */
+    else if (t)
+        n += k + 3u; /* the escape: cnt = 0, K = 3 */
+    if (t) /* S, |diffTA| */
+        n += 1u + l->ta[tm_nbits64(tm_abs64(diff_ta))];
+    if (l->timestamps)
+        n += tm_eg_bits(diff_cc, tm_adapt_k(a->cc));
+    return n;
 }
 static inline unsigned tm_msg_lens_branch(const tm_msg_lens *l, uint64_t cnt, unsigned t, int64_t diff_ta,
                                           uint64_t diff_cc)

@@ -630,7 +630,9 @@ Test(msg_cfg, defaults_and_check)
     cr_assert_eq(tm_enc_cfg_check(&c), TM_ERR_ARG);
     c.threads = 1;
     cr_assert_eq(tm_enc_cfg_check(&c), TM_OK);
-    c.enc = (tm_encoding)3;
+    c.enc = TM_ENC_TR_A;
+    cr_assert_eq(tm_enc_cfg_check(&c), TM_OK);
+    c.enc = (tm_encoding)TM_ENCODINGS;
     cr_assert_eq(tm_enc_cfg_check(&c), TM_ERR_ARG);
     cr_assert_eq(tm_enc_cfg_check(NULL), TM_ERR_ARG);
     /* Each chunk size: 1 and 32 are fine, 0 and 33 are not. */
@@ -657,7 +659,8 @@ Test(msg_cfg, ti_bits)
 
 Test(msg_cfg, names)
 {
-    for (int e = 0; e < 3; e++) cr_assert_eq(tm_encoding_parse(tm_encoding_name((tm_encoding)e)), e);
+    for (int e = 0; e < TM_ENCODINGS; e++) cr_assert_eq(tm_encoding_parse(tm_encoding_name((tm_encoding)e)), e);
+    cr_assert_str_eq(tm_encoding_name(TM_ENC_TR_A), "tr_a");
     cr_assert_str_eq(tm_encoding_name(TM_ENC_NX_B), "nx_b");
     cr_assert_str_eq(tm_encoding_name(TM_ENC_TR_B), "tr_b");
     cr_assert_str_eq(tm_encoding_name(TM_ENC_TR_E), "tr_e");

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "cmd.h"
@@ -88,11 +89,19 @@ static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
     printf("# %s: %s, %u threads, %s%s, %" PRIu64 " bits, %" PRIu64 " cycles\n", path,
            tm_encoding_name(tf->cfg.enc.enc), tf->cfg.enc.threads, tf->cfg.enc.timestamps ? "time-stamped, " : "",
            tf->cfg.shared ? "shared" : "private", tf->bits, tf->cycles);
+    tm_adapt *ad = calloc(tf->cfg.enc.threads, sizeof *ad); /* tr_a's code states */
+    if (!ad) {
+        tm_err("decode", "out of memory");
+        return 1;
+    }
+    for (uint32_t i = 0; i < tf->cfg.enc.threads; i++)
+        tm_adapt_reset(&ad[i]);
     while (rd.pos < rd.nbits) {
         uint64_t pos = rd.pos;
         tm_msg m;
-        int rc = ls ? tm_msg_decode_sized(&tf->cfg.enc, &rd, &m, tm_load_sizes_fn, ls)
-                    : tm_msg_decode(&tf->cfg.enc, &rd, &m);
+        int rc = tm_msg_decode_a(&tf->cfg.enc, ad, &rd, &m, ls ? tm_load_sizes_fn : NULL, ls);
+        if (rc == TM_OK)
+            tm_adapt_update(&tf->cfg.enc, ad, &m);
         if (rc != TM_OK) {
             fflush(stdout);
             if (ls && tm_load_sizes_error(ls)[0])
@@ -124,6 +133,7 @@ static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
         }
     }
     tm_load_sizes_close(ls);
+    free(ad);
     return status;
 }
 

@@ -18,7 +18,8 @@ const char model_opts_help[] =
     "                                tags (4..16), histories MIN..MAX (1..128)\n"
     "  --ittage N --ittage-tables T --ittage-entries E --ittage-tag W --ittage-hist MIN:MAX\n"
     "                                ITTAGE target predictor in place of the iBTB\n"
-    "  --encoding nx_b|tr_b|tr_e     message encoding (default tr_e)\n"
+    "  --encoding nx_b|tr_b|tr_e|tr_a  message encoding (default tr_e; tr_a: adaptive\n"
+    "                                codes per thread, no message-kind bit, spec §4.9)\n"
     "  --timestamps                  add diffCC time stamps to every message\n"
     "  --ts-bits N                   time-stamp counter width, 8..64 (default 64): diffCC\n"
     "                                is taken modulo 2^N\n"
@@ -38,7 +39,7 @@ const char model_opts_help[] =
     "                                4..4096), bytes per first-access flag (2^k <= line,\n"
     "                                at most 64 flags per line)\n"
     "  --cfiat-shared                one cache for all threads (flags tagged by thread)\n"
-    "  --chunks-fah A,B              fahCnt chunk sizes (default 3,2 tr_e, 8,8 others)\n";
+    "  --chunks-fah A,B              fahCnt chunk sizes (default 3,2 tr_e/tr_a, 8,8 others)\n";
 
 int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int *i)
 {
@@ -208,7 +209,7 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
 {
     int enc = TM_ENC_TR_E;
     if (o->encoding && (enc = tm_encoding_parse(o->encoding)) < 0) {
-        tm_err(sub, "--encoding %s: allowed nx_b, tr_b, tr_e", o->encoding);
+        tm_err(sub, "--encoding %s: allowed nx_b, tr_b, tr_e, tr_a", o->encoding);
         return -1;
     }
     memset(cfg, 0, sizeof *cfg);
