@@ -5,10 +5,27 @@
 #
 # Synthesizes, each on its own, the core logic (tm_core with N = 1 for nx_b,
 # tr_b, tr_e and tr_e with time stamps), the predictors at the preset sizes
-# (tm_gshare 512/1024/4096, tm_ras 8/16/32, tm_ibtb 16/64) and the shared
-# buffer (tm_buffer for N = 1, 4, 8 at the default buffer size and a 4-bit
-# port), and prints a table per module and one per preset (one core = tm_core
-# tr_e + its private predictors) next to the paper's estimates.
+# (tm_gshare 512/1024/4096, tm_ras 8/16/32, tm_ibtb 16/64; for the
+# TAGE-class presets of cmodel/config.c tm_tage (B, T, E, W, LMIN, LMAX) =
+# tage-s (128, 2, 32, 5, 3, 12), tage-m (256, 3, 32, 7, 3, 24), tage-l (512,
+# 6, 64, 9, 3, 60) and tm_ittage tage-m (8, 2, 8, 6, 2, 16), tage-l (32, 3,
+# 16, 8, 2, 32), each with its tm_hist; tage-s has no indirect predictor)
+# and the shared buffer (tm_buffer for N = 1, 4, 8 at the default buffer
+# size and a 4-bit port), and prints a table per module and one per preset
+# (small, tage-s, medium, tage-m, large, tage-l; one core = tm_core tr_e +
+# its private predictors) with the predictor state bits of spec 3.3.3, next
+# to the paper's estimates.  rtl/syn/gates_report.py checks the state bits
+# of each preset against the spec's table, and every predictor's flip-flops
+# against its state bits (plus the valid bits of the tables without reset:
+# one per row of 32 gshare counters, one per TAGE base counter).
+#
+# The TAGE-class predictors are synthesized whole: their tables become
+# flip-flops (tm_ittage's are reset packed vectors, not memories).  On one
+# core of a machine busy with another job, tm_ittage of tage-l took about
+# 18 minutes and 4.5 GB (tage-m's 4 minutes), tm_tage of tage-l 6 minutes,
+# those of tage-s and tage-m under a minute: the first run of make gates
+# takes about 30 minutes of one core longer (68 minutes in all with
+# GATES_JOBS=1 on that machine).
 #
 # The CFiat cache (tm_dcache, one core's private cache, N = 1) of the presets
 # tool (32 KB, 4-way, 32-byte lines, g 4) and study (64 KB, 4-way, 64-byte
@@ -64,7 +81,7 @@ mapfile -t rtl < <(bash "$root/scripts/rtl_files.sh") && [ ${#rtl[@]} -gt 0 ] ||
     { err "cannot read the file list rtl/tm.f"; exit 1; }
 missing=()
 grep -qsE '^\s*package\s+tm_pkg\b' "$root/rtl/tm_pkg.sv" || missing+=("tm_pkg (rtl/tm_pkg.sv)")
-for m in tm_gshare tm_ras tm_ibtb tm_msg_enc tm_core tm_buffer tm_dcache; do
+for m in tm_gshare tm_ras tm_ibtb tm_hist tm_tage tm_ittage tm_msg_enc tm_core tm_buffer tm_dcache; do
     f=$(bash "$root/scripts/rtl_files.sh" "$m" 2>/dev/null) || { missing+=("$m (not in rtl/tm.f)"); continue; }
     grep -qsE "^\s*module\s+$m\b" "$f" || missing+=("$m (${f#"$root"/})")
 done
@@ -115,11 +132,20 @@ NXB="CA=8,CB=8,TA=16,TB=16,HA=8,HB=8"
 dcache_job() { # preset sets assoc line gran
     echo "dcache_$1_$2 tm_dcache SIZE=$(( $2 * $3 * $4 )),ASSOC=$3,LINE=$4,GRAN=$5,N=1"
 }
+# TAGE / ITTAGE of a tage-* preset (cmodel/config.c): base entries, tables,
+# entries per table, tag bits, shortest and longest history.
+tage_job() { # name module B T E W LMIN LMAX
+    echo "$1 $2 BASE=$3,TABLES=$4,ENTRIES=$5,TAG=$6,LMIN=$7,LMAX=$8,P=1"
+}
+# Longest first (ittage_l takes about 18 minutes, tage_l about 6, on one core).
 jobs=("$(dcache_job tool 32 4 32 4)"
       "$(dcache_job study 32 4 64 4)"
+      "$(tage_job ittage_l tm_ittage 32 3 16 8 2 32)"
+      "$(tage_job tage_l tm_tage 512 6 64 9 3 60)"
       "gshare_4096 tm_gshare ENTRIES=4096,P=1"
       "$(dcache_job tool 16 4 32 4)"
       "$(dcache_job study 16 4 64 4)"
+      "$(tage_job ittage_m tm_ittage 8 2 8 6 2 16)"
        "ibtb_64 tm_ibtb ENTRIES=64,P=1"
        "gshare_1024 tm_gshare ENTRIES=1024,P=1"
        "ras_32 tm_ras ENTRIES=32,P=1"
@@ -130,6 +156,8 @@ jobs=("$(dcache_job tool 32 4 32 4)"
        "$(buffer_job 8)"
        "gshare_512 tm_gshare ENTRIES=512,P=1"
        "ibtb_16 tm_ibtb ENTRIES=16,P=1"
+       "$(tage_job tage_m tm_tage 256 3 32 7 3 24)"
+       "$(tage_job tage_s tm_tage 128 2 32 5 3 12)"
        "ras_16 tm_ras ENTRIES=16,P=1"
        "$(buffer_job 4)"
        "$(buffer_job 1)"

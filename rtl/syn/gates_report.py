@@ -11,7 +11,19 @@ import sys
 
 FF_WEIGHT = 6  # NAND2 equivalents of a D flip-flop with asynchronous reset
 PAPER = {'small': 2300, 'medium': 4800, 'large': 16500}  # 003 §6.4, gates per core
-PRESETS = [('small', 512, 8, 0), ('medium', 1024, 16, 16), ('large', 4096, 32, 64)]
+# One core's private predictors per preset (cmodel/config.c): the jobs of
+# scripts/gates.sh, the paper's three and, beside each, the TAGE-class preset
+# within its state bits (spec 3.3.3).
+PRESETS = [('small', ['gshare_512', 'ras_8']),
+           ('tage-s', ['tage_s', 'ras_8']),
+           ('medium', ['gshare_1024', 'ras_16', 'ibtb_16']),
+           ('tage-m', ['tage_m', 'ras_16', 'ittage_m']),
+           ('large', ['gshare_4096', 'ras_32', 'ibtb_64']),
+           ('tage-l', ['tage_l', 'ras_32', 'ittage_l'])]
+# Predictor state bits per preset, the table of spec 3.3.3 (checked against
+# the formulas below, from the jobs' parameters).
+STATE_BITS = {'small': 1552, 'medium': 4278, 'large': 14980,
+              'tage-s': 1523, 'tage-m': 4239, 'tage-l': 13582}
 # CFiat cache presets (spec 3.8): size, ways, line, granule; synthesized at
 # DC_SETS sets and extrapolated to the full size (scripts/gates.sh).
 DC_PRESETS = [('tool', 32768, 4, 32, 4), ('study', 65536, 4, 64, 4)]
@@ -65,6 +77,37 @@ def log2(x):
     return x.bit_length() - 1
 
 
+def clog2(x):
+    return (x - 1).bit_length()
+
+
+def state_bits(r):
+    """(state bits of spec 3.3.3, flip-flops the RTL is expected to have) of
+    predictor job R: the RTL adds a valid bit per row of 32 gshare counters
+    and per TAGE base counter (tables without reset, docs/rtl.md)."""
+    p = {k: int(v) for k, v in r.params.items()}
+    if r.top == 'tm_gshare':
+        e = p['ENTRIES']
+        return 2 * e + log2(e), 2 * e + log2(e) + (e + 31) // 32
+    if r.top == 'tm_ras':
+        e = p['ENTRIES']
+        n = 64 * e + clog2(e) + clog2(e + 1)
+        return n, n
+    if r.top == 'tm_ibtb':
+        e = p['ENTRIES']
+        n = 73 * e + e // 2 + 8 + log2(e // 2)
+        return n, n
+    b, t, e, w, lmax = (p[k] for k in ('BASE', 'TABLES', 'ENTRIES', 'TAG', 'LMAX'))
+    hist = lmax + t * (log2(e) + 2 * w - 1)  # GHR and folded registers
+    if r.top == 'tm_tage':
+        n = 2 * b + t * e * (6 + w) + hist + 4
+        return n, n + b
+    if r.top == 'tm_ittage':
+        n = 49 * b + t * e * (52 + w) + hist
+        return n, n
+    sys.exit('gates_report: no state-bit formula for %s' % r.top)
+
+
 def dcache_ff(sets, ways, line, gran):
     """Flip-flop bits of tm_dcache: per way tag, flags, valid, flag-valid; per
     set one LRU bit per pair of ways."""
@@ -113,7 +156,7 @@ def main():
     print('tm gates: %s; each module synthesized alone (synth -flatten, then abc -g NAND)' % yv)
     print('  cells     generic Yosys cells after synth (gates and flip-flops)')
     print('  FF        flip-flop bits (all state; the predictor tables are memories that')
-    print('            synth maps to flip-flops)')
+    print('            synth maps to flip-flops, or tm_ittage\'s reset vectors)')
     print('  gates     two-input NANDs and inverters after abc -g NAND (flip-flop enables')
     print('            are multiplexers there); an inverter counts as one gate')
     print('  NAND2-eq  gates + %d x FF (a D flip-flop with asynchronous reset ~ %d NAND2)'
@@ -134,6 +177,11 @@ def main():
         rows.append((res['ras_%d' % e], '%d entries' % e))
     for e in (16, 64):
         rows.append((res['ibtb_%d' % e], '%d entries (2 ways x %d sets)' % (e, e // 2)))
+    for name in ('tage_s', 'tage_m', 'tage_l', 'ittage_m', 'ittage_l'):
+        r = res[name]
+        rows.append((r, '%s: B%s, %sx%s tag %s, L %s..%s' % (
+            'tage-' + name[-1], r.params['BASE'], r.params['TABLES'], r.params['ENTRIES'],
+            r.params['TAG'], r.params['LMIN'], r.params['LMAX'])))
     for n in (1, 4, 8):
         r = res['buffer_%d' % n]
         rows.append((r, 'N=%d, %s bits, port %s, MAXW %s' % (n, r.params['BUF_BITS'],
@@ -151,29 +199,39 @@ def main():
     if others:
         print('note: gates include cell types other than NAND and NOT: %s' % ', '.join(others))
     print()
-    print('One core (N = 1, tr_e without time stamps, private predictors): tm_core + its tm_gshare,')
-    print('tm_ras, tm_ibtb.  Predictor FF are the predictor state (storage); the predictors\' gates')
-    print('are their read, compare, update and write logic.')
-    print('%-7s %-15s %8s %9s %8s %9s %9s %10s %8s %8s' % (
-        'preset', 'gshare/RAS/iBTB', 'core FF', 'core gts', 'pred FF', 'pred gts', 'total FF',
+    print('One core (N = 1, tr_e without time stamps, private predictors): tm_core + its')
+    print('predictors: gshare (G), RAS (R), iBTB (B) or TAGE (T) and ITTAGE (IT), by their (base)')
+    print('entries.  Predictor FF are the predictor state (storage); the predictors\' gates are their')
+    print('read, compare, update and write logic.  state = the predictor state bits of spec 3.3.3.')
+    print('%-7s %-16s %6s %8s %9s %8s %9s %9s %10s %8s %8s' % (
+        'preset', 'predictors', 'state', 'core FF', 'core gts', 'pred FF', 'pred gts', 'total FF',
         'NAND2-eq', 'storage', 'paper'))
     core = res['core_tr_e']
-    for name, gsh, ras, ibtb in PRESETS:
-        pred = [res['gshare_%d' % gsh], res['ras_%d' % ras]] + ([res['ibtb_%d' % ibtb]] if ibtb else [])
+    letter = {'tm_gshare': 'G', 'tm_ras': 'R', 'tm_ibtb': 'B', 'tm_tage': 'T', 'tm_ittage': 'IT'}
+    for name, jobs in PRESETS:
+        pred = [res[j] for j in jobs]
+        bits = sum(state_bits(p)[0] for p in pred)
+        if bits != STATE_BITS[name]:
+            sys.exit('gates_report: %s has %d predictor state bits by the formulas, spec 3.3.3 says %d'
+                     % (name, bits, STATE_BITS[name]))
+        for p in pred:
+            if p.ff != state_bits(p)[1]:
+                sys.exit('gates_report: %s has %d flip-flops, its state bits (+ valid bits) are %d'
+                         % (p.name, p.ff, state_bits(p)[1]))
         pff = sum(p.ff for p in pred)
         pg = sum(p.gates for p in pred)
         total = core.nand2eq + sum(p.nand2eq for p in pred)
-        print('%-7s %-15s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
-            name, '%d/%d/%d' % (gsh, ras, ibtb), fmt(core.ff), fmt(core.gates), fmt(pff), fmt(pg),
+        desc = ' '.join('%s%s' % (letter[p.top], p.params.get('BASE', p.params.get('ENTRIES')))
+                        for p in pred)
+        print('%-7s %-16s %6s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
+            name, desc, fmt(bits), fmt(core.ff), fmt(core.gates), fmt(pff), fmt(pg),
             fmt(core.ff + pff), fmt(total),
-            100.0 * FF_WEIGHT * pff / total, '~' + fmt(PAPER[name])))
+            100.0 * FF_WEIGHT * pff / total, '~' + fmt(PAPER[name]) if name in PAPER else '-'))
     print('storage = predictor flip-flops x %d as a share of NAND2-eq.  paper = 003 section 6.4' % FF_WEIGHT)
     print('The paper counts about one gate per predictor state bit (array storage) plus about 1K')
-    print('gates of logic.  State bits per preset (gshare 2p + p/32 row valid bits + log2 p,')
-    print('RAS 64r + pointers, iBTB 73 bits per entry + LRU + PIR): %s.' % ', '.join(
-        '%s %s' % (name, fmt(sum(res[k].ff for k in (
-            ['gshare_%d' % gsh, 'ras_%d' % ras] + (['ibtb_%d' % ibtb] if ibtb else [])))))
-        for name, gsh, ras, ibtb in PRESETS))
+    print('gates of logic; tage-s/m/l (not in the paper) stay within the state bits of small /')
+    print('medium / large.  pred FF = state + one valid bit per row of 32 gshare counters and per')
+    print('TAGE base counter (those tables have no reset; checked for every predictor).')
     print()
     dcache_table(res)
 
