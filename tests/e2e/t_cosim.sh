@@ -17,6 +17,16 @@ touch "$(dirname "$TMFAST")/../lib/libtm.a"
 grep -q 'building the simulator' "$TMP/again"
 "$TMFAST" cosim --config large --encoding tr_e -q "$TMP/c.tmc" > /dev/null 2> "$TMP/again"
 if grep -q 'building the simulator' "$TMP/again"; then echo "rebuilt without a change"; exit 1; fi
+# Two tm cosim of one parameter set at once (parallel tests, two shells):
+# one relinks the simulator, the other waits on its lock and finds it up to
+# date; both pass.  (Without the lock both built it in the same folder.)
+touch "$(dirname "$TMFAST")/../lib/libtm.a"
+"$TMFAST" cosim --config large --encoding tr_e -q "$TMP/c.tmc" > "$TMP/p1" 2> "$TMP/p1.err" & pp=$!
+"$TMFAST" cosim --config large --encoding tr_e -q "$TMP/c.tmc" > "$TMP/p2" 2> "$TMP/p2.err"
+wait $pp
+grep -q '^PASS: 200000 instructions' "$TMP/p1" && grep -q '^PASS: 200000 instructions' "$TMP/p2"
+[ "$(cat "$TMP/p1.err" "$TMP/p2.err" | grep -c 'building the simulator')" -eq 1 ] ||
+    { echo "two concurrent runs: $(cat "$TMP/p1.err" "$TMP/p2.err" | grep -c 'building the simulator') builds"; exit 1; }
 # '--' ends the options: a commit stream whose name begins with '-'.
 cp "$TMP/c.tmc" "$TMP/-c.tmc"
 (cd "$TMP" && "$TMFAST" cosim --config large --encoding tr_e -q -- -c.tmc) | grep -q '^PASS: 200000 instructions'

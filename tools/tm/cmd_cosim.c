@@ -10,11 +10,13 @@
  * does the lockstep comparison. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -190,8 +192,33 @@ static int rtl_params(const tm_model_cfg *c, char *key, size_t nkey, char *vc, s
 }
 
 /* Builds the simulator of the parameter set in DIR with the make rule
- * testbench/sim.mk, unless it is there and up to date. */
+ * testbench/sim.mk, unless it is there and up to date.  Two tm cosim of the
+ * same parameter set at once (parallel tests, a user's two shells) take
+ * turns on DIR/.lock: the second waits for the first one's build and then
+ * finds the simulator up to date. */
+static int build_sim_locked(const char *root, const char *dir);
 static int build_sim(const char *root, const char *dir)
+{
+    char lk[PATH_MAX + 640];
+    pfmt(lk, sizeof lk, "%s/.lock", dir);
+    int fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        tm_err("cosim", "%s: cannot open: %s", lk, strerror(errno));
+        return -1;
+    }
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            tm_err("cosim", "%s: cannot lock: %s", lk, strerror(errno));
+            close(fd);
+            return -1;
+        }
+    }
+    int r = build_sim_locked(root, dir);
+    close(fd); /* releases the lock */
+    return r;
+}
+
+static int build_sim_locked(const char *root, const char *dir)
 {
     char lib[PATH_MAX + 64], mk[PATH_MAX + 64], rootv[PATH_MAX + 16], outv[PATH_MAX + 400], libv[PATH_MAX + 80];
     pfmt(lib, sizeof lib, "%s/build/lib/libtm.a", root);
