@@ -371,7 +371,7 @@ static int compare_data(sim *s, uint64_t cycle, unsigned core, const ev *e, cons
     const tm_msg *m = &e->m;
     const tm_enc_cfg *enc = &s->cfg.enc;
     tm_bitbuf_clear(&s->dbuf);
-    if (tm_msg_encode(enc, m, &s->dbuf, NULL) != TM_OK)
+    if (tm_msg_encode_a(enc, s->adapt, m, &s->dbuf, NULL) != TM_OK) /* tr_a: a DATA message reads no state */
         return mismatch(s, cycle, "cycle %" PRIu64 ", core %u: cannot encode the model's DATA message", cycle, core);
     unsigned tiw = tm_ti_bits(enc->threads), n = 0;
     uint64_t ti = 0;
