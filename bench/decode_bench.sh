@@ -8,7 +8,8 @@
 # stream): libipt's instruction and block decoders replay the PT buffers
 # over the same ELF files, and the ratio of our replay from the binaries to
 # each is printed (issue 19: ours at least as fast as libipt's).
-# The from-binary replay of the same execution with tage-l is timed too.
+# The from-binary replay of the same execution with tage-l is timed too,
+# with tr_e and with the adaptive encoding tr_a.
 # usage: bench/decode_bench.sh BUILD
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "${1:-build}"
@@ -23,15 +24,18 @@ fbv=$(best "$TM" decode --from-binary --verify -q "$dir/p.tmc" "$dir/p.tmt")
 # the same execution with the TAGE-class predictors (docs/spec.md §3.3.1-2)
 "$TM" model --config tage-l "$dir/p.tmc" -o "$dir/p_tl.tmt" > /dev/null 2>&1
 fbt=$(best "$TM" decode --from-binary --summary --modules "$dir/p.modules" "$dir/p_tl.tmt")
+# and with the adaptive encoding (docs/spec.md §4.9)
+"$TM" model --config tage-l --encoding tr_a "$dir/p.tmc" -o "$dir/p_ta.tmt" > /dev/null 2>&1
+fba=$(best "$TM" decode --from-binary --summary --modules "$dir/p.modules" "$dir/p_ta.tmt")
 echo "bench: Intel PT of the same execution (tm pt --verify) ..." >&2
 "$TM" pt -q --verify "$dir/p.tmc" -o "$dir/p"
 ptn=$("$TM" pt --decode "$dir/p" | sed -n 's/^decoded \([0-9]*\) instructions.*/\1/p')
 pti=$(best "$TM" pt --decode "$dir/p")
 ptb=$(best "$TM" pt --decode --block "$dir/p")
-python3 - "$insns" "$v" "$fb" "$fbv" "$ptn" "$pti" "$ptb" "$fbt" <<'PY'
+python3 - "$insns" "$v" "$fb" "$fbv" "$ptn" "$pti" "$ptb" "$fbt" "$fba" <<'PY'
 import sys
 n = int(sys.argv[1]); v, fb, fbv = map(float, sys.argv[2:5])
-ptn = int(sys.argv[5]); pti, ptb, fbt = map(float, sys.argv[6:9])
+ptn = int(sys.argv[5]); pti, ptb, fbt, fba = map(float, sys.argv[6:10])
 print("replay of pigz -p 4 (%.1f M instructions, tr_e, large):" % (n / 1e6))
 print("  %-52s %7.2f s %8.1f M instructions/s" % ("tm decode --verify (classes from the commit stream)", v, n / v / 1e6))
 print("  %-52s %7.2f s %8.1f M instructions/s%s" % ("tm decode --from-binary (classes from the binaries)", fb, n / fb / 1e6,
@@ -39,6 +43,8 @@ print("  %-52s %7.2f s %8.1f M instructions/s%s" % ("tm decode --from-binary (cl
 print("  %-52s %7.2f s %8.1f M instructions/s" % ("tm decode --from-binary --verify (both, compared)", fbv, n / fbv / 1e6))
 print("  %-52s %7.2f s %8.1f M instructions/s (%.2fx large's)" % ("tm decode --from-binary, tage-l (TAGE + ITTAGE)", fbt,
       n / fbt / 1e6, fb / fbt))
+print("  %-52s %7.2f s %8.1f M instructions/s (%.2fx large's)" % ("tm decode --from-binary, tage-l, tr_a", fba,
+      n / fba / 1e6, fb / fba))
 if ptn != n:
     sys.exit("bench: libipt decoded %d instructions, the replay %d" % (ptn, n))
 print("the same execution as Intel PT (tm pt), decoded by libipt over the same ELF files:")

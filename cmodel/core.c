@@ -108,8 +108,10 @@ static inline __attribute__((always_inline)) int core_offer(tm_model *m, uint32_
             if (b->kind == TM_MSG_SYNC) {
                 tm_adapt_reset(a);
             } else {
-                if (b->kind == TM_MSG_BRANCH)
+                if (b->kind == TM_MSG_BRANCH) {
                     a->cnt = (uint16_t)tm_adapt_next(a->cnt, b->cnt);
+                    a->tf = (uint16_t)(a->tf - (a->tf >> TM_ADAPT_TF_SHIFT) + (b->t ? TM_ADAPT_TF_ONE : 0));
+                }
                 if (m->enc->timestamps)
                     a->cc = (uint16_t)tm_adapt_next(a->cc, dcc);
             }

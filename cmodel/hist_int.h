@@ -1,7 +1,7 @@
 /* tm — global history and folded history registers of the TAGE-class
- * predictors (docs/spec.md §3.3.1), shared by tage.c and ittage.c (rtl/
- * tm_tage.sv and rtl/tm_ittage.sv each hold their own copy of these
- * registers, as the C modules do). */
+ * predictors (docs/spec.md §3.3.1), shared by tage.c and ittage.c; the RTL
+ * twin is rtl/tm_hist.sv, one instance in each of tm_tage.sv and
+ * tm_ittage.sv (each predictor keeps its own registers, as here). */
 #ifndef TM_HIST_INT_H
 #define TM_HIST_INT_H
 
@@ -20,12 +20,14 @@ typedef struct tm_ghist {
  * WIDTH bits (spec §3.3.1), kept up to date one bit at a time. */
 typedef struct tm_fold {
     uint32_t v;
+    uint32_t mask;           /* 2^width - 1 */
     uint8_t len, width, out; /* out = len % width */
 } tm_fold;
 
 static inline void fold_init(tm_fold *f, unsigned len, unsigned width)
 {
     f->v = 0;
+    f->mask = (1u << width) - 1u;
     f->len = (uint8_t)len;
     f->width = (uint8_t)width;
     f->out = (uint8_t)(len % width);
@@ -36,15 +38,17 @@ static inline unsigned ghist_bit(const tm_ghist *g, unsigned i)
     return (unsigned)(g->h[i >> 6] >> (i & 63)) & 1u;
 }
 
-/* Shifts bit B into G and every fold of F[0..N). */
+/* Shifts bit B into G and every fold of F[0..N): N is a multiple of 3, each
+ * table's three folds of the same length together (hist_reset's layout), so
+ * the bit leaving a table's history is read once for the three. */
 static inline void ghist_push(tm_ghist *g, unsigned b, tm_fold *f, unsigned n)
 {
-    for (unsigned k = 0; k < n; k++) {
+    for (unsigned k = 0; k < n; k += 3) {
         uint32_t o = ghist_bit(g, f[k].len - 1u);
-        uint32_t v = (f[k].v << 1) | b;
-        v ^= o << f[k].out;
-        v ^= v >> f[k].width;
-        f[k].v = v & ((1u << f[k].width) - 1u);
+        for (unsigned j = k; j < k + 3; j++) {
+            uint32_t v = ((f[j].v << 1) | b) ^ (o << f[j].out);
+            f[j].v = (v ^ (v >> f[j].width)) & f[j].mask;
+        }
     }
     g->h[1] = (g->h[1] << 1) | (g->h[0] >> 63);
     g->h[0] = (g->h[0] << 1) | b;

@@ -41,7 +41,7 @@ int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
         e.kind = TM_MSG_END;
         e.lost = 1;
         /* tr_a: with the shortest codes an adaptive state can give */
-        const tm_adapt best = {0, 0};
+        const tm_adapt best = {0, 0, 0};
         m->resync_min = tm_msg_bits_a(m->enc, &best, &e);
     }
     m->th = calloc(m->n, sizeof *m->th);

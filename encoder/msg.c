@@ -164,7 +164,10 @@ void tm_adapt_update(const tm_enc_cfg *c, tm_adapt *a, const tm_msg *m)
         tm_adapt_reset(s);
         return;
     }
-    if (m->kind == TM_MSG_BRANCH) s->cnt = (uint16_t)tm_adapt_next(s->cnt, m->cnt);
+    if (m->kind == TM_MSG_BRANCH) {
+        s->cnt = (uint16_t)tm_adapt_next(s->cnt, m->cnt);
+        s->tf = (uint16_t)(s->tf - (s->tf >> TM_ADAPT_TF_SHIFT) + (m->t ? TM_ADAPT_TF_ONE : 0));
+    }
     if (c->timestamps) s->cc = (uint16_t)tm_adapt_next(s->cc, m->diff_cc);
 }
 
@@ -184,8 +187,9 @@ unsigned tm_msg_bits_a(const tm_enc_cfg *c, const tm_adapt *a, const tm_msg *m)
     if (m->kind == TM_MSG_DATA)
         return n + tm_chunked_len(m->fah, c->fah_a, c->fah_b) + 8u * m->size;
     if (m->kind == TM_MSG_BRANCH) {
-        if (ad) /* a target misprediction: the escape cnt = 0, K = 3, then cnt */
-            n += tm_eg_bits(m->cnt, tm_adapt_k(s->cnt)) + (m->t ? tm_adapt_k(s->cnt) + 1 + 2 : 0);
+        if (ad) /* T bit, or for a target misprediction the escape cnt = 0, K = 3 */
+            n += tm_eg_bits(m->cnt, tm_adapt_k(s->cnt)) +
+                 (!tm_adapt_escape(s) ? 1 : m->t ? tm_adapt_k(s->cnt) + 1 + 2 : 0);
         else
             n += tm_chunked_len(m->cnt, c->cnt_a, c->cnt_b) + 1;
         if (m->t) n += 1 + tm_chunked_len(tm_abs64(m->diff_ta), c->ta_a, c->ta_b);
@@ -253,13 +257,18 @@ int tm_msg_encode_branch_a(const tm_enc_cfg *c, const tm_adapt *a, uint32_t ti, 
     tm_wr_put(&w, ti, tb + q); /* Ti, Q = 0 */
     if (s) {
         unsigned k = tm_adapt_k(s->cnt);
+        int esc = tm_adapt_escape(s);
         lcnt = tm_eg_bits(cnt, k);
-        if (t) { /* a target misprediction: the escape cnt = 0 with K = 3 (§4.9) */
+        if (esc && t) { /* a target misprediction: the escape cnt = 0 with K = 3 (§4.9) */
             tm_wr_eg(&w, 0, k);
             tm_wr_put(&w, 3, 2);
             lcnt += k + 3;
         }
         tm_wr_eg(&w, cnt, k);
+        if (!esc) {
+            tm_wr_put(&w, t, 1);
+            lcnt += 1;
+        }
     } else {
         lcnt = tm_chunked_len(cnt, c->cnt_a, c->cnt_b) + 1;
         tm_wr_chunked(&w, cnt, c->cnt_a, c->cnt_b);
@@ -330,11 +339,14 @@ int tm_msg_encode_a(const tm_enc_cfg *c, const tm_adapt *a, const tm_msg *m, tm_
     if (m->kind == TM_MSG_BRANCH) {
         if (s) {
             unsigned k = tm_adapt_k(s->cnt);
-            if (m->t) { /* a target misprediction: the escape cnt = 0 with K = 3 (§4.9) */
+            int esc = tm_adapt_escape(s);
+            if (esc && m->t) { /* a target misprediction: the escape cnt = 0 with K = 3 (§4.9) */
                 tm_wr_eg(&w, 0, k);
                 tm_wr_put(&w, 3, 2);
             }
             tm_wr_eg(&w, m->cnt, k);
+            if (!esc)
+                tm_wr_put(&w, m->t, 1);
         } else {
             tm_wr_chunked(&w, m->cnt, ca, cb);
             tm_wr_put(&w, m->t, 1);
@@ -479,12 +491,19 @@ static int decode_body(const tm_enc_cfg *c, const tm_adapt *a, tm_bitrd *r, tm_m
     if (tm_enc_adaptive(c)) {
         const tm_adapt *s = &a[m->ti];
         unsigned k = tm_adapt_k(s->cnt);
+        int esc = tm_adapt_escape(s);
         TRY(tm_rd_eg(r, k, &m->cnt));
         if (m->cnt != 0) {
-            m->kind = TM_MSG_BRANCH; /* an outcome misprediction */
+            m->kind = TM_MSG_BRANCH; /* escape form: an outcome misprediction */
+            if (!esc) {
+                TRY(tm_rd_get(r, 1, &x));
+                m->t = (uint8_t)x;
+                if (m->t) TRY(tm_rd_signed(r, c->ta_a, c->ta_b, &m->diff_ta));
+            }
         } else {
             uint64_t pos = r->pos;
             TRY(tm_rd_get(r, 2, &x));
+            if (x == 3 && !esc) return TM_ERR_FORMAT; /* K = 3 only in the escape form */
             if (x == 3) { /* K = 3: a target misprediction */
                 m->kind = TM_MSG_BRANCH;
                 m->t = 1;
@@ -555,7 +574,9 @@ static unsigned longest(const tm_enc_cfg *c, tm_msg_kind kind)
     /* tr_a: the state that makes the message longest: order 0 for cnt (the
      * longest code of 2^64 - 1) in a BRANCH, the largest order for the
      * cnt = 0 escape of the others, order 0 for diffCC. */
-    const tm_adapt worst = {kind == TM_MSG_BRANCH ? 0 : UINT16_MAX, 0};
+    /* (a target misprediction at the longest cnt is 129 - k + k + 3 = 132
+     * bits in the escape form, TF = 0, and 130 - k with a T bit) */
+    const tm_adapt worst = {kind == TM_MSG_BRANCH ? 0 : UINT16_MAX, 0, 0};
     tm_msg m;
     memset(&m, 0, sizeof m);
     m.kind = kind;

@@ -8,6 +8,7 @@ tm_pkg.sv
 tm_gshare.sv
 tm_ras.sv
 tm_ibtb.sv
+tm_hist.sv
 tm_tage.sv
 tm_ittage.sv
 tm_msg_enc.sv

@@ -5,9 +5,10 @@
 //   base table: BASE entries {valid, 48-bit target};
 //   tagged tables 1..TABLES: ENTRIES entries each {valid, TAG-bit tag,
 //     48-bit target, 2-bit ctr, 1-bit u};
-//   a global history GHR of LMAX bits (bit 0 the newest) and, per tagged
-//   table i, three folded registers of its L_i newest history bits:
-//   FI (width e = log2 ENTRIES), FT1 (width TAG), FT2 (width TAG - 1), with
+//   the history (tm_hist, shared with tm_tage): a global history GHR of
+//   LMAX bits (bit 0 the newest) and, per tagged table i, three folded
+//   registers of its L_i newest history bits: FI (width e = log2 ENTRIES),
+//   FT1 (width TAG), FT2 (width TAG - 1), with
 //   L_i = LMIN + (LMAX - LMIN) * (2^(i-1) - 1) / (2^(TABLES-1) - 1)
 //   (TABLES = 1: LMAX).
 // For every port p with valid_i[p]:
@@ -33,8 +34,8 @@
 //         entries of every table above the provider is cleared.
 //       two history bits h = ((a >> 4) ^ pc) & 3 are shifted in, bit 1
 //         first.
-//   Shifting a bit h into the history: every folded register F (history
-//   length L, width k) becomes, with o = GHR[L-1] of the old GHR,
+//   Shifting a bit h into the history (tm_hist): every folded register F
+//   (history length L, width k) becomes, with o = GHR[L-1] of the old GHR,
 //     F = (F << 1) | h; F ^= o << (L mod k); F ^= F >> k; F &= 2^k - 1,
 //   then GHR = ((GHR << 1) | h) mod 2^LMAX.
 // Ports are sequential within a cycle: port p sees the history and the
@@ -106,52 +107,25 @@ module tm_ittage #(
   localparam int unsigned O_CTR = 1 + W + AW;
   localparam int unsigned O_U   = 3 + W + AW;
   localparam int unsigned EW    = 4 + W + AW;
-  // Folded registers of a table: FI, FT1, FT2 in 16-bit slots (bits above
-  // the width stay 0).
-  localparam int unsigned FS = 48;
-
-  // History length L_i of table i (1..T) at 8*(i-1), as hist_len() of
-  // cmodel/hist_int.h.  (No `return`: Yosys 0.23 does not parse it.)
-  function automatic logic [8*TABLES-1:0] hist_lens();
-    hist_lens = '0;
-    for (int unsigned i = 1; i <= TABLES; i++) begin
-      if (TABLES == 1) begin
-        hist_lens[8*(i-1) +: 8] = 8'(LMAX);
-      end else begin
-        hist_lens[8*(i-1) +: 8] =
-            8'(LMIN + (LMAX - LMIN) * ((32'd1 << (i - 1)) - 1) / ((32'd1 << (TABLES - 1)) - 1));
-      end
-    end
-  endfunction
-  localparam logic [8*TABLES-1:0] HL = hist_lens();
-
-  // Width of folded register s (0 FI, 1 FT1, 2 FT2).
-  function automatic int unsigned fold_width(int unsigned s);
-    fold_width = (s == 0) ? EB : (s == 1) ? W : W - 1;
-  endfunction
-
-  // L_i mod width of folded register s of table i (1..T) at 8*(3*(i-1)+s).
-  function automatic logic [24*TABLES-1:0] fold_outs();
-    fold_outs = '0;
-    for (int unsigned i = 0; i < TABLES; i++) begin
-      for (int unsigned s = 0; s < 3; s++) begin
-        fold_outs[8*(3*i+s) +: 8] = 8'(32'(HL[8*i +: 8]) % fold_width(s));
-      end
-    end
-  endfunction
-  localparam logic [24*TABLES-1:0] FO = fold_outs();
 
   // ---- state ----
   logic [BW*BASE-1:0]      bt_q;    // base entry x at BW*x
   logic [EW*T*ENTRIES-1:0] tt_q;    // table i (1..T), entry x at EW*(ENTRIES*(i-1) + x)
-  logic [LMAX-1:0]         ghr_q;
-  logic [FS*T-1:0]         fold_q;  // table i (1..T) at FS*(i-1)
+
+  // ---- the history: indices and tags of the tagged tables per port ----
+  // Port p, table i (1..T): index at EB*(T*p+i-1), tag at W*(T*p+i-1), from
+  // the history as left by the valid ports < p.
+  logic [EB*T*P-1:0]       hidx;
+  logic [W*T*P-1:0]        tag;
+
+  tm_hist #(.TABLES (TABLES), .ENTRIES (ENTRIES), .TAG (TAG), .LMIN (LMIN), .LMAX (LMAX), .P (P))
+  u_hist (
+    .clk_i, .rst_ni, .clear_i, .valid_i, .ind_i (~cond_i), .pc_i, .taken_i, .target_i,
+    .idx_o (hidx), .tag_o (tag)
+  );
 
   // ---- the ports in order ----
-  logic [LMAX*(P+1)-1:0]   ghr_c;   // history port p sees at LMAX*p; the last: after all ports
-  logic [FS*T*(P+1)-1:0]   fold_c;  // folded registers port p sees at FS*T*p
   logic [16*N*P-1:0]       idx;     // port p, table i (0 = base): index at 16*(N*p+i)
-  logic [W*T*P-1:0]        tag;     // port p, table i (1..T): tag at W*(T*p+i-1)
   // Port p's indexed entry of table i (slot EW*(N*p+i)) as port p sees it
   // (cur) and after its update (nxt).
   logic [EW*N*P-1:0]       cur, nxt;
@@ -162,20 +136,10 @@ module tm_ittage #(
   logic [AW-1:0]           ptgt, atgt, ftgt, st;
   logic                    bv;      // the base entry's valid bit
   logic [EW-1:0]           pe;
-  logic [LMAX-1:0]         ghr;
-  logic [FS*T-1:0]         fold;
-  logic [1:0]              h, hb;   // hb[0] is shifted in first
-  logic [1:0]              nb;      // history bits to shift: 0, 1 or 2
-  logic [16:0]             fv;
 
   always_comb begin
     // Whole-vector defaults first: every element is written before it is read.
-    ghr_c                 = '0;
-    fold_c                = '0;
-    ghr_c[0 +: LMAX]      = ghr_q;
-    fold_c[0 +: FS*T]     = fold_q;
     idx                   = '0;
-    tag                   = '0;
     cur                   = '0;
     nxt                   = '0;
     hit_o                 = '0;
@@ -193,20 +157,11 @@ module tm_ittage #(
     st                    = '0;
     bv                    = 1'b0;
     pe                    = '0;
-    ghr                   = '0;
-    fold                  = '0;
-    h                     = '0;
-    hb                    = '0;
-    nb                    = '0;
-    fv                    = '0;
     for (int unsigned p = 0; p < P; p++) begin
-      // Indices and tags from the folded registers as port p sees them.
+      // The base index; the tagged tables' from the history as port p sees it.
       idx[16*N*p +: BB] = pc_i[64*p +: BB] ^ pc_i[64*p+BB +: BB];
       for (int unsigned i = 1; i <= T; i++) begin
-        idx[16*(N*p+i) +: EB] = pc_i[64*p +: EB] ^ pc_i[64*p+EB +: EB] ^
-                                fold_c[FS*(T*p+i-1) +: EB];
-        tag[W*(T*p+i-1) +: W] = pc_i[64*p+1 +: W] ^ fold_c[FS*(T*p+i-1)+16 +: W] ^
-                                {fold_c[FS*(T*p+i-1)+32 +: W-1], 1'b0};
+        idx[16*(N*p+i) +: EB] = hidx[EB*(T*p+i-1) +: EB];
       end
 
       // The registered entries, then as left by the latest earlier valid
@@ -294,29 +249,7 @@ module tm_ittage #(
           end
         end
       end
-
-      // History: two bits for an indirect branch (bit 1 first), the outcome
-      // for a conditional one.
-      ghr  = ghr_c[LMAX*p +: LMAX];
-      fold = fold_c[FS*T*p +: FS*T];
-      h    = target_i[64*p+4 +: 2] ^ pc_i[64*p +: 2];
-      hb   = cond_i[p] ? {1'b0, taken_i[p]} : {h[0], h[1]};
-      nb   = !valid_i[p] ? 2'd0 : cond_i[p] ? 2'd1 : 2'd2;
-      for (int unsigned k = 0; k < 2; k++) begin
-        if (k < 32'(nb)) begin
-          for (int unsigned i = 0; i < T; i++) begin
-            for (int unsigned s = 0; s < 3; s++) begin
-              fv = {fold[FS*i+16*s +: 16], hb[k]};
-              fv = fv ^ (17'(ghr[32'(HL[8*i +: 8])-1 +: 1]) << FO[8*(3*i+s) +: 8]);
-              fv = fv ^ (fv >> fold_width(s));
-              fold[FS*i+16*s +: 16] = 16'(fv & ((17'd1 << fold_width(s)) - 17'd1));
-            end
-          end
-          ghr = LMAX'({ghr, hb[k]});
-        end
-      end
-      ghr_c[LMAX*(p+1) +: LMAX]   = ghr;
-      fold_c[FS*T*(p+1) +: FS*T]  = fold;
+      // (The history: tm_hist.)
     end
   end
 
@@ -329,13 +262,9 @@ module tm_ittage #(
     if (!rst_ni) begin
       bt_q   <= '0;
       tt_q   <= '0;
-      ghr_q  <= '0;
-      fold_q <= '0;
     end else if (clear_i) begin
       bt_q   <= '0;
       tt_q   <= '0;
-      ghr_q  <= '0;
-      fold_q <= '0;
     /* verilator lint_on WIDTHCONCAT */
     end else begin
       for (int unsigned p = 0; p < P; p++) begin
@@ -346,14 +275,11 @@ module tm_ittage #(
           end
         end
       end
-      ghr_q  <= ghr_c[LMAX*P +: LMAX];
-      fold_q <= fold_c[FS*T*P +: FS*T];
     end
   end
 
-  // Only the low pc bits reach the indices, tags and history; the base
-  // slots' tag, ctr and u bits of nxt are always 0.
+  // The base slots' tag, ctr and u bits of nxt are always 0.
   logic unused_bits;
-  assign unused_bits = ^{pc_i, nxt};
+  assign unused_bits = ^nxt;
 
 endmodule

@@ -2,10 +2,11 @@
 // the RTL twin of cmodel/tage.c (with cmodel/hist_int.h).
 //
 // BASE 2-bit counters (reset 1), TABLES tagged tables of ENTRIES entries
-// {valid, 3-bit ctr, TAG-bit tag, 2-bit u} (reset invalid), a global history
-// GHR of LMAX bits (bit 0 the newest) with three folded registers per table
-// (FI: log2 ENTRIES bits, FT1: TAG bits, FT2: TAG-1 bits), a 4-bit USE_ALT
-// counter (reset 8).  Table i (1..TABLES) uses the newest
+// {valid, 3-bit ctr, TAG-bit tag, 2-bit u} (reset invalid), a 4-bit USE_ALT
+// counter (reset 8), and the history (tm_hist, shared with tm_ittage): a
+// global history GHR of LMAX bits with three folded registers per table,
+// from which it forms every table's index and tag.  Table i (1..TABLES)
+// uses the newest
 //   L_i = LMIN + (LMAX - LMIN) * (2^(i-1) - 1) / (2^(TABLES-1) - 1)
 // history bits (TABLES = 1: LMAX).
 //
@@ -16,9 +17,9 @@
 //   ind_i[p] = 1: an indirect branch's history event: the two bits
 //     h = ((target >> 4) ^ pc) & 3 are shifted in, bit 1 first
 //     (tm_tage_push_indirect); no prediction (pred_o[p] = 0).
-// Ports are sequential within a cycle: port p sees the tables, the history,
-// the folded registers and USE_ALT as left by the valid ports < p of the
-// same cycle (exactly as if the C model were called in port order).
+// Ports are sequential within a cycle: port p sees the tables, the history
+// and USE_ALT as left by the valid ports < p of the same
+// cycle (exactly as if the C model were called in port order).
 // Predictions are combinational from the inputs and the registered state;
 // updates take effect at the clock edge.  pred_o[p] is 0 when valid_i[p] is
 // 0.  clear_i makes the next state the reset state (it overrides the updates
@@ -67,54 +68,10 @@ module tm_tage #(
 
   localparam int unsigned T  = TABLES;
   localparam int unsigned W  = TAG;
-  localparam int unsigned W2 = TAG - 1;               // FT2 width
-  localparam int unsigned EB = $clog2(ENTRIES);       // tagged index / FI width
+  localparam int unsigned EB = $clog2(ENTRIES);       // tagged index width
   localparam int unsigned BB = $clog2(BASE);          // base index width
   localparam int unsigned EW = TAG + 5;               // entry: {tag, u[1:0], ctr[2:0]}
   localparam int unsigned AW = $clog2(TABLES * ENTRIES);  // entry address (all tables)
-
-  // History length of table I (1 .. TABLES), as hist_len() in hist_int.h.
-  // (Functions assign their name: Yosys 0.23 does not parse `return`.)
-  function automatic int unsigned hist_len(int unsigned i);
-    if (TABLES <= 1) hist_len = LMAX;
-    else hist_len = LMIN + ((LMAX - LMIN) * ((32'd1 << (i - 1)) - 32'd1)) /
-                           ((32'd1 << (TABLES - 1)) - 32'd1);
-  endfunction
-
-  // Per table i (0-based), 8 bits each: WHAT 0: L; 1: L mod EB; 2: L mod W;
-  // 3: L mod (W - 1) (the place where the bit leaving a folded register is
-  // folded out).
-  function automatic logic [8*TABLES-1:0] tab_consts(int unsigned what);
-    logic [8*TABLES-1:0] r;
-    int unsigned l;
-    r = '0;
-    for (int unsigned i = 0; i < TABLES; i++) begin
-      l = hist_len(i + 1);
-      case (what)
-        0:       r[8*i +: 8] = 8'(l);
-        1:       r[8*i +: 8] = 8'(l % EB);
-        2:       r[8*i +: 8] = 8'(l % W);
-        default: r[8*i +: 8] = 8'(l % W2);
-      endcase
-    end
-    tab_consts = r;
-  endfunction
-
-  localparam logic [8*T-1:0] LEN  = tab_consts(0);
-  localparam logic [8*T-1:0] OUTI = tab_consts(1);
-  localparam logic [8*T-1:0] OUT1 = tab_consts(2);
-  localparam logic [8*T-1:0] OUT2 = tab_consts(3);
-
-  // One history bit H into a folded register F of width K (bits above K
-  // zero) whose oldest bit O leaves it (folded out at SH = L mod K).
-  function automatic logic [15:0] fold_push(logic [15:0] f, logic h, logic o, int unsigned k,
-                                            int unsigned sh);
-    logic [16:0] v;
-    v = {f, h};
-    v = v ^ (17'(o) << sh);
-    v = v ^ (v >> k);
-    fold_push = 16'(v & ((17'd1 << k) - 17'd1));
-  endfunction
 
   // Address of entry IDX of table I (0-based) in the entry arrays.
   function automatic logic [AW-1:0] taddr(int unsigned i, logic [EB-1:0] idx);
@@ -126,73 +83,24 @@ module tm_tage #(
   logic [T*ENTRIES-1:0] tvld_q;
   logic [1:0]         base_q [BASE];       // no reset: bvld_q says which counters hold data
   logic [BASE-1:0]    bvld_q;
-  logic [LMAX-1:0]    ghr_q;
-  logic [T*EB-1:0]    fi_q;                // table i: [EB*i +: EB]
-  logic [T*W-1:0]     ft1_q;
-  logic [T*W2-1:0]    ft2_q;
   logic [3:0]         use_alt_q;
 
-  // ---- history and folded registers, port by port ----
-  // They depend on the inputs only (outcomes and indirect targets), not on
-  // the predictions.  View p (0 .. P) is the state port p sees; view P is the
-  // state after all ports (the GHR: only ghr_d, the state after all ports).
-  logic [LMAX-1:0]        ghr_d;   // the GHR after all ports
-  logic [EB*T*(P+1)-1:0]  fi_v;    // table i in view p: [EB*(T*p + i) +: EB]
-  logic [W*T*(P+1)-1:0]   ft1_v;
-  logic [W2*T*(P+1)-1:0]  ft2_v;
-  logic [LMAX-1:0]        h_ghr;   // working copies
-  logic [T*EB-1:0]        h_fi;
-  logic [T*W-1:0]         h_ft1;
-  logic [T*W2-1:0]        h_ft2;
-  logic                   h_bit;   // the bit shifted in
-  logic                   h_old;   // the bit leaving table i's window
-
-  always_comb begin
-    ghr_d = '0;
-    fi_v  = '0;
-    ft1_v = '0;
-    ft2_v = '0;
-    h_ghr = ghr_q;
-    h_fi  = fi_q;
-    h_ft1 = ft1_q;
-    h_ft2 = ft2_q;
-    h_bit = 1'b0;
-    h_old = 1'b0;
-    fi_v[0 +: EB*T]   = fi_q;
-    ft1_v[0 +: W*T]   = ft1_q;
-    ft2_v[0 +: W2*T]  = ft2_q;
-    for (int unsigned p = 0; p < P; p++) begin
-      // A conditional port shifts its outcome; an indirect one two bits of
-      // (target >> 4) ^ pc, bit 1 first.
-      for (int unsigned k = 0; k < 2; k++) begin
-        if (valid_i[p] && (k == 0 || ind_i[p])) begin
-          if (!ind_i[p]) h_bit = taken_i[p];
-          else if (k == 0) h_bit = pc_i[64*p+1] ^ target_i[64*p+5];
-          else h_bit = pc_i[64*p] ^ target_i[64*p+4];
-          for (int unsigned i = 0; i < T; i++) begin
-            h_old = |(h_ghr & (LMAX'(1) << (LEN[8*i +: 8] - 8'd1)));
-            h_fi[EB*i +: EB]   = EB'(fold_push(16'(h_fi[EB*i +: EB]), h_bit, h_old, EB,
-                                               32'(OUTI[8*i +: 8])));
-            h_ft1[W*i +: W]    = W'(fold_push(16'(h_ft1[W*i +: W]), h_bit, h_old, W,
-                                              32'(OUT1[8*i +: 8])));
-            h_ft2[W2*i +: W2]  = W2'(fold_push(16'(h_ft2[W2*i +: W2]), h_bit, h_old, W2,
-                                               32'(OUT2[8*i +: 8])));
-          end
-          h_ghr = (h_ghr << 1) | LMAX'(h_bit);
-        end
-      end
-      fi_v[EB*T*(p+1) +: EB*T]    = h_fi;
-      ft1_v[W*T*(p+1) +: W*T]     = h_ft1;
-      ft2_v[W2*T*(p+1) +: W2*T]   = h_ft2;
-    end
-    ghr_d = h_ghr;
-  end
-
-  // ---- lookup and update, port by port ----
-  // Per port p and table i (0-based; o = T*p + i): the lookup index and tag,
-  // the entry as port p sees it and as it leaves it.
+  // ---- history: every port's index and tag per table ----
+  // Per port p and table i (0-based; o = T*p + i), from the history as left
+  // by the valid ports < p; the history itself depends on the inputs only
+  // (outcomes and indirect targets), not on the predictions.
   logic [EB*T*P-1:0]  lk_idx;   // [EB*o +: EB]
   logic [W*T*P-1:0]   lk_tag;   // [W*o +: W]
+
+  tm_hist #(.TABLES (TABLES), .ENTRIES (ENTRIES), .TAG (TAG), .LMIN (LMIN), .LMAX (LMAX), .P (P))
+  u_hist (
+    .clk_i, .rst_ni, .clear_i, .valid_i, .ind_i, .pc_i, .taken_i, .target_i,
+    .idx_o (lk_idx), .tag_o (lk_tag)
+  );
+
+  // ---- lookup and update, port by port ----
+  // Per port p and table i (0-based; o = T*p + i): the entry as port p sees
+  // it and as it leaves it.
   logic [T*P-1:0]     cur_v;    // [o]
   logic [T*P-1:0]     nxt_v;
   logic [EW*T*P-1:0]  cur_e;    // [EW*o +: EW]
@@ -215,8 +123,6 @@ module tm_tage #(
 
   always_comb begin
     // Whole-vector defaults first: every element is written before it is read.
-    lk_idx     = '0;
-    lk_tag     = '0;
     cur_v      = '0;
     nxt_v      = '0;
     cur_e      = '0;
@@ -254,9 +160,6 @@ module tm_tage #(
       // of this cycle that wrote it.
       l_hit = '0;
       for (int unsigned i = 0; i < T; i++) begin
-        lk_idx[EB*(T*p+i) +: EB] = EB'(l_pc ^ (l_pc >> EB)) ^ fi_v[EB*(T*p+i) +: EB];
-        lk_tag[W*(T*p+i) +: W]   = W'(l_pc >> 1) ^ ft1_v[W*(T*p+i) +: W] ^
-                                   {ft2_v[W2*(T*p+i) +: W2], 1'b0};
         cur_v[T*p+i]             = tvld_q[taddr(i, lk_idx[EB*(T*p+i) +: EB])];
         cur_e[EW*(T*p+i) +: EW]  = ent_q[taddr(i, lk_idx[EB*(T*p+i) +: EB])];
         for (int unsigned q = 0; q < p; q++) begin
@@ -355,7 +258,7 @@ module tm_tage #(
           nxt_b[2*p +: 2] = cur_b[2*p +: 2] - 2'd1;
         end
       end
-      // 4. (The history: ghr_v / fi_v / ft1_v / ft2_v above.)
+      // 4. (The history: tm_hist.)
     end
   end
 
@@ -379,20 +282,12 @@ module tm_tage #(
       // draws Verilator's WIDTHCONCAT warning)
       for (int unsigned k = 0; k < T*ENTRIES; k++) tvld_q[k] <= 1'b0;
       for (int unsigned k = 0; k < BASE; k++) bvld_q[k] <= 1'b0;
-      ghr_q     <= '0;
-      fi_q      <= '0;
-      ft1_q     <= '0;
-      ft2_q     <= '0;
       use_alt_q <= 4'd8;
     end else if (clear_i) begin
       // (bit by bit: these vectors may exceed 8k bits, where a '0 fill
       // draws Verilator's WIDTHCONCAT warning)
       for (int unsigned k = 0; k < T*ENTRIES; k++) tvld_q[k] <= 1'b0;
       for (int unsigned k = 0; k < BASE; k++) bvld_q[k] <= 1'b0;
-      ghr_q     <= '0;
-      fi_q      <= '0;
-      ft1_q     <= '0;
-      ft2_q     <= '0;
       use_alt_q <= 4'd8;
     end else begin
       for (int unsigned p = 0; p < P; p++) begin
@@ -403,16 +298,8 @@ module tm_tage #(
           bvld_q[bidx[BB*p +: BB]] <= 1'b1;
         end
       end
-      ghr_q     <= ghr_d;
-      fi_q      <= fi_v[EB*T*P +: EB*T];
-      ft1_q     <= ft1_v[W*T*P +: W*T];
-      ft2_q     <= ft2_v[W2*T*P +: W2*T];
       use_alt_q <= ua_v[4*P +: 4];
     end
   end
-
-  // Only the low bits of pc (index, tag) and target[5:4] are used.
-  logic unused_inputs;
-  assign unused_inputs = ^{pc_i, target_i};
 
 endmodule

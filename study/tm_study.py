@@ -116,7 +116,7 @@ SECTION_KEYS = {
     "quick": {"threads", "programs", "inputs"},
 }
 PRESETS = ("small", "medium", "large", "tage-s", "tage-m", "tage-l")
-ENCODINGS = ("nx_b", "tr_b", "tr_e")
+ENCODINGS = ("nx_b", "tr_b", "tr_e", "tr_a")
 # tm pt's options for each recording's Intel PT (docs/pt.md): PT without
 # timing packets, with TSC+MTC and with TSC+MTC+CYC in one pass, verified by
 # libipt's decoder against the commit stream.  A synthetic stream (tm gen)

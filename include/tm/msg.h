@@ -82,20 +82,24 @@ const char *tm_encoding_name(tm_encoding e);  /* "nx_b", "tr_b", "tr_e", "tr_a" 
 int tm_encoding_parse(const char *s);         /* -1 if unknown */
 
 /* ---- adaptive coding (tr_a, spec §4.9) ----
- * Each thread has two accumulators: CNT for the cnt field, CC for diffCC.
- * A field of value v is written as an Exp-Golomb code of order
- * k = tm_adapt_k(accumulator).  BRANCH messages of outcome mispredictions
- * carry no T bit; a target misprediction is the cnt = 0 escape with K = 3.
- * After a message of the thread is accepted
- * into the buffer, tm_adapt_update folds its values in; a SYNC message
- * resets both.  The encoder and the debugger run this same code. */
+ * Each thread has three accumulators: CNT for the cnt field, CC for diffCC,
+ * TF for the share of target mispredictions among its BRANCH messages.  A
+ * field of value v is written as an Exp-Golomb code of order
+ * k = tm_adapt_k(accumulator).  While target mispredictions are rare
+ * (tm_adapt_escape), a BRANCH message carries no T bit and a target
+ * misprediction is the cnt = 0 escape with K = 3; else the T bit follows
+ * cnt as in tr_e.  After a message of the thread is accepted into the
+ * buffer, tm_adapt_update folds its values in; a SYNC message resets the
+ * three.  The encoder and the debugger run this same code. */
 typedef struct tm_adapt {
-    uint16_t cnt, cc;
+    uint16_t cnt, cc, tf;
 } tm_adapt;
 #define TM_ADAPT_INIT 32u    /* reset value of both accumulators */
 #define TM_ADAPT_SHIFT 3u    /* A <- A - (A >> 3) + min(v, TM_ADAPT_CAP) */
 #define TM_ADAPT_CAP 8191u
 #define TM_ADAPT_KMAX 12u    /* the largest order an accumulator can reach */
+#define TM_ADAPT_TF_SHIFT 4u /* TF <- TF - (TF >> 4) + (target ? 16 : 0): at most 256 */
+#define TM_ADAPT_TF_ONE 16u
 
 static inline int tm_enc_adaptive(const tm_enc_cfg *c)
 {
@@ -113,6 +117,14 @@ static inline unsigned tm_adapt_next(unsigned acc, uint64_t v)
 static inline void tm_adapt_reset(tm_adapt *a)
 {
     a->cnt = a->cc = (uint16_t)TM_ADAPT_INIT;
+    a->tf = 0;
+}
+/* The escape form of the message kind (no T bit) while the expected cost of
+ * the escapes, share x (k + 3) bits, is below the 1 bit of a T bit:
+ * TF x (k(A_cnt) + 3) < 256. */
+static inline int tm_adapt_escape(const tm_adapt *a)
+{
+    return (unsigned)a->tf * (tm_adapt_k(a->cnt) + 3u) < 256u;
 }
 /* Bits of V as an Exp-Golomb code of order K (0..63): with w = v + 2^k
  * (65 bits) and n = floor(log2 w), n - k zeros, a one, then the low n bits
@@ -234,8 +246,12 @@ static inline unsigned tm_msg_lens_branch_a(const tm_msg_lens *l, const tm_adapt
 {
     unsigned k = tm_adapt_k(a->cnt);
     unsigned n = l->tiq + tm_eg_bits(cnt, k);
-    if (t) /* the escape (cnt = 0, K = 3), S, |diffTA| */
-        n += k + 1u + 2u + 1u + l->ta[tm_nbits64(tm_abs64(diff_ta))];
+    if (!tm_adapt_escape(a))
+        n += 1u; /* the T bit */
+    else if (t)
+        n += k + 3u; /* the escape: cnt = 0, K = 3 */
+    if (t) /* S, |diffTA| */
+        n += 1u + l->ta[tm_nbits64(tm_abs64(diff_ta))];
     if (l->timestamps)
         n += tm_eg_bits(diff_cc, tm_adapt_k(a->cc));
     return n;

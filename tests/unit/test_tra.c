@@ -215,56 +215,104 @@ static void worked(const tm_enc_cfg *c, tm_adapt *a, const tm_msg *m, const char
     tm_adapt_update(c, a, m);
 }
 
+/* A message of KIND for thread TI with the fields that vary here. */
+static tm_msg msg_of(tm_msg_kind kind, uint32_t ti, uint64_t cnt, unsigned t, int64_t diff_ta, uint64_t diff_cc)
+{
+    tm_msg m;
+    memset(&m, 0, sizeof m);
+    m.kind = kind;
+    m.ti = ti;
+    m.cnt = cnt;
+    m.t = (uint8_t)t;
+    m.diff_ta = diff_ta;
+    m.diff_cc = diff_cc;
+    return m;
+}
+
 Test(tra_worked, messages)
 {
     tm_enc_cfg c;
     tm_enc_cfg_default(&c, TM_ENC_TR_A, 4, 1); /* Ti 2 bits, time stamps */
     tm_adapt a[4];
     for (int i = 0; i < 4; i++) tm_adapt_reset(&a[i]);
-    tm_msg m;
     /* 1. outcome misprediction, T1 cnt 5 diffCC 3, orders 2/2: no T bit */
-    memset(&m, 0, sizeof m);
-    m.kind = TM_MSG_BRANCH;
-    m.ti = 1;
-    m.cnt = 5;
-    m.diff_cc = 3;
+    tm_msg m = msg_of(TM_MSG_BRANCH, 1, 5, 0, 0, 3);
     worked(&c, a, &m, "10" "01100" "111");
     /* 2. target misprediction, T2 cnt 8 diffTA -16 diffCC 20: the escape
      *    (EG2(0) = 100, K = 3), cnt, S, |diffTA| in (3,4) chunks, diffCC */
-    memset(&m, 0, sizeof m);
-    m.kind = TM_MSG_BRANCH;
-    m.ti = 2;
-    m.cnt = 8;
-    m.t = 1;
-    m.diff_ta = -16;
-    m.diff_cc = 20;
+    m = msg_of(TM_MSG_BRANCH, 2, 8, 1, -16, 20);
     worked(&c, a, &m, "01" "100" "11" "01001" "1" "000" "1" "0100" "0" "0010001");
     /* 3. T1 again: A_cnt 33 (order 2), A_cc 31 (order 1): cnt 1, diffCC 3 */
-    memset(&m, 0, sizeof m);
-    m.kind = TM_MSG_BRANCH;
-    m.ti = 1;
-    m.cnt = 1;
-    m.diff_cc = 3;
+    m = msg_of(TM_MSG_BRANCH, 1, 1, 0, 0, 3);
     worked(&c, a, &m, "10" "110" "0110");
     /* 4. END of T1 (exit, iCnt 6, diffCC 2): A_cnt = 33 - 4 + 1 = 30, so the
      *    escape is at order 1; K = 2, X, L, iCnt in (3,2) chunks, diffCC at
      *    order 1 (A_cc = 31 - 3 + 3 = 31) */
-    memset(&m, 0, sizeof m);
-    m.kind = TM_MSG_END;
-    m.ti = 1;
+    m = msg_of(TM_MSG_END, 1, 0, 0, 0, 2);
     m.icnt = 6;
-    m.diff_cc = 2;
     worked(&c, a, &m, "10" "10" "01" "0" "0" "011" "0" "0100");
-    /* 5. SYNC start of T3 then a branch of T3 at the reset state */
-    memset(&m, 0, sizeof m);
-    m.kind = TM_MSG_SYNC;
-    m.ti = 3;
+    /* 5. SYNC start of T3: its states back at reset */
+    m = msg_of(TM_MSG_SYNC, 3, 0, 0, 0, 0);
     m.addr = 0x1000;
-    m.diff_cc = 0;
     worked(&c, a, &m,
            "11" "100" "10" "00" "0000000000001000000000000000000000000000000000000000000000000000" "100");
     cr_assert_eq(a[3].cnt, 32);
     cr_assert_eq(a[3].cc, 32);
+}
+
+/* The T-bit form: a thread whose target mispredictions are frequent. */
+Test(tra_worked, t_bit_form)
+{
+    tm_enc_cfg c;
+    tm_enc_cfg_default(&c, TM_ENC_TR_A, 4, 1);
+    tm_adapt a[4];
+    for (int i = 0; i < 4; i++) tm_adapt_reset(&a[i]);
+    /* TF after target mispredictions from reset: 16, 31 (16 - 1 + 16), 46, 60, 73 */
+    const unsigned tf[] = {16, 31, 46, 60, 73};
+    tm_adapt s;
+    tm_adapt_reset(&s);
+    cr_assert(tm_adapt_escape(&s));
+    for (int i = 0; i < 5; i++) {
+        tm_msg m = msg_of(TM_MSG_BRANCH, 0, 40, 1, 4, 1);
+        tm_adapt_update(&c, &s, &m);
+        cr_assert_eq(s.tf, tf[i]);
+    }
+    /* with A_cnt 32 (order 2) the escape costs 5 bits: TF 51 x 5 < 256 <= 52 x 5 */
+    s.cnt = 32;
+    s.tf = 51;
+    cr_assert(tm_adapt_escape(&s));
+    s.tf = 52;
+    cr_assert(!tm_adapt_escape(&s));
+    /* an outcome misprediction each moves TF down: 64 -> 60 */
+    s.tf = 64;
+    tm_msg o = msg_of(TM_MSG_BRANCH, 0, 5, 0, 0, 3);
+    tm_adapt_update(&c, &s, &o);
+    cr_assert_eq(s.tf, 60);
+    /* T1 at TF 64, orders 2/2: cnt 5 then the T bit 0, diffCC 3 */
+    a[1].tf = 64;
+    tm_msg m = msg_of(TM_MSG_BRANCH, 1, 5, 0, 0, 3);
+    worked(&c, a, &m, "10" "01100" "0" "111");
+    cr_assert_eq(a[1].tf, 60);
+    /* T2 at TF 64: a target misprediction without the escape: cnt 8, T 1,
+     * S, |diffTA| 16, diffCC 20 */
+    a[2].tf = 64;
+    m = msg_of(TM_MSG_BRANCH, 2, 8, 1, -16, 20);
+    worked(&c, a, &m, "01" "01001" "1" "1" "000" "1" "0100" "0" "0010001");
+    cr_assert_eq(a[2].tf, 76);
+    /* in the T-bit form K = 3 is invalid */
+    tm_bitbuf bb;
+    tm_bitbuf_init(&bb);
+    put_str(&bb, "01" "100" "11" "01001" "1" "0000" "1");
+    tm_bitrd r;
+    tm_bitrd_init(&r, bb.data, bb.nbits);
+    tm_msg back;
+    cr_assert_eq(tm_msg_decode_a(&c, a, &r, &back, NULL, NULL), TM_ERR_FORMAT);
+    cr_assert_eq(r.pos, 0);
+    tm_bitbuf_free(&bb);
+    /* a SYNC resets TF */
+    m = msg_of(TM_MSG_SYNC, 2, 0, 0, 0, 0);
+    tm_adapt_update(&c, a, &m);
+    cr_assert_eq(a[2].tf, 0);
 }
 
 Test(tra_worked, needs_state_and_bounds)
@@ -293,7 +341,7 @@ Test(tra_worked, needs_state_and_bounds)
     cr_assert_eq(tm_msg_max_bits(&c), 276);
     cr_assert_eq(tm_msg_reserve_bits(&c), 276);
     /* a target message with cnt = 0 after the escape is invalid */
-    tm_adapt a = {0, 0}; /* order 0 */
+    tm_adapt a = {0, 0, 0}; /* order 0, escape form */
     tm_bitbuf_clear(&bb);
     put_str(&bb, "1" "11" "1" "0" "0000");
     tm_bitrd_init(&r, bb.data, bb.nbits);
@@ -315,6 +363,7 @@ Test(tra_worked, random_round_trip)
         for (int i = 0; i < 9; i++) {
             a[i].cnt = (uint16_t)((x >> (i + 5)) * 2654435761u);
             a[i].cc = (uint16_t)((x >> (i + 7)) * 40503u);
+            a[i].tf = (uint16_t)((x >> (i + 9)) % 257u);
         }
         tm_msg m;
         memset(&m, 0, sizeof m);

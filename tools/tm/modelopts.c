@@ -19,7 +19,7 @@ const char model_opts_help[] =
     "  --ittage N --ittage-tables T --ittage-entries E --ittage-tag W --ittage-hist MIN:MAX\n"
     "                                ITTAGE target predictor in place of the iBTB\n"
     "  --encoding nx_b|tr_b|tr_e|tr_a  message encoding (default tr_e; tr_a: adaptive\n"
-    "                                codes, message kind inferred by the debugger)\n"
+    "                                codes per thread, no message-kind bit, spec §4.9)\n"
     "  --timestamps                  add diffCC time stamps to every message\n"
     "  --ts-bits N                   time-stamp counter width, 8..64 (default 64): diffCC\n"
     "                                is taken modulo 2^N\n"
