@@ -22,12 +22,14 @@
 //
 // tr_a (ENC == ENC_TR_A, spec §4.9): the thread's accumulators A_cnt and
 // A_cc (acnt_q, acc_q) give the orders of the Exp-Golomb codes of cnt and
-// diffCC (tm_msg_enc).  They move only when the core's control message is
-// accepted (a dropped or suppressed offer changes nothing; DATA messages do
-// not take part): a BRANCH (either kind) folds in its bCnt, every message
-// with diffCC (time stamps) its diffCC, and an accepted SYNC (START,
-// TRACE_ON or OVERFLOW) resets both to 32.  Other encodings have no such
-// registers.
+// diffCC, and TF (tf_q, the share of target mispredictions) with A_cnt the
+// form of a BRANCH message (escape or T bit; tm_msg_enc).  They move only
+// when the core's control message is accepted (a dropped or suppressed offer
+// changes nothing; DATA messages do not take part): a BRANCH (either kind)
+// folds in its bCnt and moves TF (TF - (TF >> 4), + 16 for a target
+// misprediction), every message with diffCC (time stamps) its diffCC, and
+// an accepted SYNC (START, TRACE_ON or OVERFLOW) resets A_cnt and A_cc to
+// 32 and TF to 0.  Other encodings have no such registers.
 module tm_core
   import tm_pkg::*;
 #(
@@ -104,9 +106,11 @@ module tm_core
   output logic [LENW-1:0]   offer_dlen_o,   // its length
   output logic [63:0]       offer_fah_o,    // its fahCnt
   output logic [DMAXW-1:0]  offer_dbits_o,  // its bits
-  // tr_a: the thread's accumulators A_cnt, A_cc (observation; 32 otherwise)
+  // tr_a: the thread's accumulators A_cnt, A_cc, TF (observation; 32, 32,
+  // 0 otherwise)
   output logic [15:0]       adapt_cnt_o,
   output logic [15:0]       adapt_cc_o,
+  output logic [8:0]        adapt_tf_o,
 
   // answer of the buffer, same cycle
   input  logic              accept_i,
@@ -287,6 +291,7 @@ module tm_core
 
   // tr_a: the thread's adaptive state (spec §4.9)
   logic [15:0] acnt_q, acc_q;
+  logic [8:0]  tf_q;
 
   tm_msg_enc #(
     .TIW (TIW), .TS (TS), .CA (CA), .CB (CB), .TA (TA), .TB (TB), .HA (HA), .HB (HB), .DATA (DATA),
@@ -296,33 +301,43 @@ module tm_core
     .msg_i  (msg),
     .acnt_i (acnt_q),
     .acc_i  (acc_q),
+    .tf_i   (tf_q),
     .bits_o (cbits),
     .len_o  (clen)
   );
   assign offer_clen_o = LENW'(clen);
   assign adapt_cnt_o  = acnt_q;
   assign adapt_cc_o   = acc_q;
+  assign adapt_tf_o   = tf_q;
 
   // ---------------------------------------------------------------- tr_a
   if (ENC == ENC_TR_A) begin : g_adapt
     logic [15:0] acnt_d, acc_d;
     logic [16:0] acnt_next, acc_next;
+    logic [8:0]  tf_d;
+    logic [9:0]  tf_next;
     logic        ctrl_acc;   // this cycle's control message is accepted
 
     assign ctrl_acc  = ctrl_raw && offer_o && accept_i;
     assign acnt_next = adapt_next(acnt_q, msg.cnt);
     assign acc_next  = adapt_next(acc_q, msg.diff_cc);
+    assign tf_next   = adapt_tf_next(tf_q, msg.t);
 
     always_comb begin
       acnt_d = acnt_q;
       acc_d  = acc_q;
+      tf_d   = tf_q;
       if (ctrl_acc) begin
         if (msg.kind == MSG_SYNC) begin
           acnt_d = ADAPT_INIT;
           acc_d  = ADAPT_INIT;
+          tf_d   = ADAPT_TF_INIT;
         end else begin
-          if (msg.kind == MSG_BRANCH) acnt_d = acnt_next[15:0];
-          if (TS)                     acc_d  = acc_next[15:0];
+          if (msg.kind == MSG_BRANCH) begin
+            acnt_d = acnt_next[15:0];
+            tf_d   = tf_next[8:0];
+          end
+          if (TS) acc_d = acc_next[15:0];
         end
       end
     end
@@ -331,9 +346,11 @@ module tm_core
       if (!rst_ni) begin
         acnt_q <= ADAPT_INIT;
         acc_q  <= ADAPT_INIT;
+        tf_q   <= ADAPT_TF_INIT;
       end else begin
         acnt_q <= acnt_d;
         acc_q  <= acc_d;
+        tf_q   <= tf_d;
       end
     end
 
@@ -353,12 +370,18 @@ module tm_core
           else $error("tm_core %0d: A_cc overflows", CORE);
         assert (TS || acc_q == ADAPT_INIT)
           else $error("tm_core %0d: A_cc moved without time stamps", CORE);
+        // TF stays at most 256 (256 - 16 + 16 at the top)
+        assert (32'(tf_q) <= ADAPT_TF_MAX)
+          else $error("tm_core %0d: TF %0d above %0d", CORE, tf_q, ADAPT_TF_MAX);
+        assert (!(ctrl_acc && msg.kind == MSG_BRANCH) || 32'(tf_next) <= ADAPT_TF_MAX)
+          else $error("tm_core %0d: TF would become %0d", CORE, tf_next);
       end
     end
 `endif
   end else begin : g_no_adapt
     assign acnt_q = ADAPT_INIT;
     assign acc_q  = ADAPT_INIT;
+    assign tf_q   = ADAPT_TF_INIT;
   end
 
   // ---------------------------------------------------------------- data

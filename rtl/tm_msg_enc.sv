@@ -21,13 +21,18 @@
 // ENC = ENC_TR_A (spec §4.9): cnt and diffCC are Exp-Golomb codes
 // (tm_pkg::eg_enc) of orders k(acnt_i) and k(acc_i), the thread's
 // accumulators (tm_core keeps them); the cnt = 0 escape of the special
-// messages is a one and k(acnt_i) zeros; there is no T bit, and a target
-// misprediction is the escape with K = 3, then bCnt:
-//   kind          head                     f1         f2               f3
-//   BRANCH, T=0   cnt                      -          -                -
-//   BRANCH, T=1   cnt=0, K=3               bCnt       S, |diffTA|      -
+// messages is a one and k(acnt_i) zeros.  The thread's TF (tf_i) chooses
+// the form of a BRANCH (tm_pkg::adapt_escape: TF x (k(acnt_i) + 3) < 256).
+// In the escape form there is no T bit, and a target misprediction is the
+// escape with K = 3, then bCnt; in the T-bit form a BRANCH is cnt, T as in
+// tr_e (the T bit is a part of its own: an order-0 code of 2^64 - 1 fills
+// the head):
+//   kind               head          f1     f2               f3
+//   BRANCH esc, T=0    cnt           -      -                -
+//   BRANCH esc, T=1    cnt=0, K=3    bCnt   S, |diffTA|      -
+//   BRANCH T-bit form  cnt           T      [T: S, |diffTA|] -
 //   EXC .. END    as above, with the escape in place of the zero chunk
-// Other encodings ignore acnt_i and acc_i.
+// Other encodings ignore acnt_i, acc_i and tf_i.
 // The head sits at the fixed offset TIW (+ 1 with Q); each later part is
 // placed with a shifter at the sum of the lengths before it.  A chunked
 // field (tm_pkg::chunk_enc) is a fixed wiring of the value's bits plus the
@@ -51,6 +56,7 @@ module tm_msg_enc #(
   input  tm_pkg::msg_t                 msg_i,
   input  logic [15:0]                  acnt_i,  // tr_a: the thread's A_cnt
   input  logic [15:0]                  acc_i,   // tr_a: the thread's A_cc
+  input  logic [8:0]                   tf_i,    // tr_a: the thread's TF
   output logic [MAXW-1:0]              bits_o,
   output logic [$clog2(MAXW+1)-1:0]    len_o
 );
@@ -80,6 +86,7 @@ module tm_msg_enc #(
   logic [PW-1:0] eg_cnt, eg_cc;
   int unsigned   len_eg_cnt, len_eg_cc, esc_w;
   logic          esc;
+  logic          tform;  // tr_a: the T-bit form (TF x (k + 3) >= 256)
   // Placement.
   int unsigned   pos_f1, pos_f2, pos_f3, pos_f4, len;
   logic [9:0]    ti;
@@ -106,6 +113,7 @@ module tm_msg_enc #(
     len_eg_cc  = 0;
     esc_w    = CA + 1;
     esc      = 1'b0;
+    tform    = 1'b0;
     head     = '0;
     f1       = '0;
     f2       = '0;
@@ -143,6 +151,7 @@ module tm_msg_enc #(
         len_eg_cnt = tm_pkg::eg_len(msg_i.cnt, k_cnt);
         esc_w      = 32'(k_cnt) + 1;
         esc        = 1'b1;
+        tform      = !tm_pkg::adapt_escape(tf_i, acnt_i);
         if (TS) begin
           eg_cc     = PW'(tm_pkg::eg_enc(msg_i.diff_cc, k_cc));
           len_eg_cc = tm_pkg::eg_len(msg_i.diff_cc, k_cc);
@@ -158,7 +167,17 @@ module tm_msg_enc #(
       len_head = esc_w + 2;  // cnt = 0, K
       unique case (msg_i.kind)
         tm_pkg::MSG_BRANCH: begin
-          if (AD && msg_i.t) begin
+          if (AD && tform) begin
+            // cnt, T, [T: S, |diffTA|]
+            head     = eg_cnt;
+            len_head = len_eg_cnt;
+            f1       = PW'(msg_i.t);
+            len_f1   = 1;
+            if (msg_i.t) begin
+              f2     = {enc_ta, neg};
+              len_f2 = len_ta + 1;
+            end
+          end else if (AD && msg_i.t) begin
             // the escape, K = 3, then bCnt
             head     = PW'(esc) | (PW'(2'b11) << esc_w);
             f1       = eg_cnt;
@@ -241,7 +260,7 @@ module tm_msg_enc #(
   // The accumulators matter to tr_a only.
   if (!AD) begin : g_fixed
     logic unused_adapt;
-    assign unused_adapt = ^{acnt_i, acc_i};
+    assign unused_adapt = ^{acnt_i, acc_i, tf_i};
   end
 
 endmodule

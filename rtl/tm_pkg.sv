@@ -34,6 +34,14 @@ package tm_pkg;
   localparam int unsigned ADAPT_KMAX = 12;
   // The longest Exp-Golomb code: 2^64 - 1 in order 0 (2 * 64 + 1 bits).
   localparam int unsigned EG_W = 129;
+  // Each thread's third accumulator TF (9 bits, 0 at reset and after an
+  // accepted SYNC), the share of target mispredictions among its accepted
+  // BRANCH messages: TF <- TF - (TF >> 4) + (16 if a target misprediction),
+  // so TF <= 256.  It chooses the form of the message kind (adapt_escape).
+  localparam logic [8:0] ADAPT_TF_INIT  = 9'd0;
+  localparam int unsigned ADAPT_TF_SHIFT = 4;
+  localparam int unsigned ADAPT_TF_ONE   = 16;
+  localparam int unsigned ADAPT_TF_MAX   = 256;
 
   // Branch classes (commit stream, spec §2.2)
   typedef enum logic [2:0] {
@@ -164,6 +172,22 @@ package tm_pkg;
     adapt_next = 17'(a) - 17'(a[15:3]) + add;
   endfunction
 
+  // TF after an accepted BRANCH (T: a target misprediction), in 10 bits
+  // (bit 9 is never set: the callers assert it).
+  function automatic logic [9:0] adapt_tf_next(logic [8:0] tf, logic t);
+    adapt_tf_next = 10'(tf) - 10'(tf[8:ADAPT_TF_SHIFT]) + (t ? 10'(ADAPT_TF_ONE) : 10'd0);
+  endfunction
+
+  // The escape form of the message kind (no T bit; a target misprediction
+  // is the cnt = 0 escape with K = 3) while TF x (k(A_cnt) + 3) < 256; else
+  // the T-bit form (spec §4.9).  TF <= 256 and k <= 12: the product fits 12
+  // bits.
+  function automatic logic adapt_escape(logic [8:0] tf, logic [15:0] acnt);
+    logic [11:0] p;
+    p = 12'(tf) * (12'(adapt_k(acnt)) + 12'd3);
+    adapt_escape = p < 12'd256;
+  endfunction
+
   // Exp-Golomb code of V in order K (0 .. ADAPT_KMAX), LSB first: with
   // w = V + 2^K (65 bits) and n = floor(log2 w), n - K zeros, a one, then
   // the low n bits of w: 2n - K + 1 bits, 0 above them.  eg_len gives the
@@ -202,8 +226,9 @@ package tm_pkg;
   // The longest control messages of tr_a (spec §4.9 "Lengths"): every bound
   // taken over the states, as tm_msg_max_bits / tm_msg_reserve_bits compute
   // them: order ADAPT_KMAX for the cnt = 0 escape of the special messages,
-  // order 0 for a target misprediction's bCnt (its escape then is 3 bits)
-  // and for diffCC.  Without the class bit Q.
+  // order 0 for a target misprediction's bCnt in the escape form (TF = 0:
+  // the escape then is 3 bits; the T-bit form is 2 bits shorter: T in place
+  // of the escape and K) and for diffCC.  Without the class bit Q.
   //   target BRANCH: Ti, escape (3), bCnt (129), S, |diffTA| = 2^63
   //   EXC:           Ti, escape (13), K, iCnt, S, |diffTA| = 2^63
   //   SYNC(OVERFLOW): Ti, escape (13), K, R, D, iCnt, gap, ADDR

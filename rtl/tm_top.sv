@@ -106,10 +106,11 @@ module tm_top
   output logic [N-1:0][63:0]      obs_data_fah_o,
   output logic [N-1:0][6:0]       obs_data_size_o,
   output logic [N-1:0][DMAXW-1:0] obs_data_bits_o,
-  // tr_a (spec §4.9): each core's accumulators A_cnt and A_cc at the start
-  // of the cycle (32 with the other encodings)
+  // tr_a (spec §4.9): each core's accumulators A_cnt, A_cc and TF at the
+  // start of the cycle (32, 32, 0 with the other encodings)
   output logic [N-1:0][15:0]      obs_acnt_o,
   output logic [N-1:0][15:0]      obs_acc_o,
+  output logic [N-1:0][8:0]       obs_tf_o,
   // each core's cache (DATA == 1; else 0): the own access and its results
   // per line, the lines each invalidation port found held, the flag clear
   output logic [N-1:0]            obs_dc_valid_o,
@@ -204,6 +205,7 @@ module tm_top
       .offer_dbits_o  (dbits[k]),
       .adapt_cnt_o    (obs_acnt_o[k]),
       .adapt_cc_o     (obs_acc_o[k]),
+      .adapt_tf_o     (obs_tf_o[k]),
       .accept_i       (accept[k]),
       .drop_i         (drop[k]),
       .suppressed_i   (suppressed[k]),

@@ -53,7 +53,9 @@ _Static_assert(TM_ENC_NX_B == TM_PKG_ENC_NX_B && TM_ENC_TR_B == TM_PKG_ENC_TR_B 
                    TM_ENC_TR_A == TM_PKG_ENC_TR_A && TM_ENCODINGS == 4,
                "encodings: tm_encoding = tm_pkg::ENC_*");
 _Static_assert(TM_ADAPT_INIT == TM_PKG_ADAPT_INIT && TM_ADAPT_CAP == TM_PKG_ADAPT_CAP &&
-                   TM_ADAPT_KMAX == TM_PKG_ADAPT_KMAX && TM_ADAPT_SHIFT == 3,
+                   TM_ADAPT_KMAX == TM_PKG_ADAPT_KMAX && TM_ADAPT_SHIFT == 3 &&
+                   TM_ADAPT_TF_SHIFT == TM_PKG_ADAPT_TF_SHIFT && TM_ADAPT_TF_ONE == TM_PKG_ADAPT_TF_ONE &&
+                   TM_PKG_ADAPT_TF_INIT == 0 && TM_PKG_ADAPT_TF_MAX == 256,
                "tr_a's adaptive state: tm/msg.h = tm_pkg (the shift 3 is written out in tm_pkg)");
 
 typedef struct ev {
@@ -103,10 +105,13 @@ typedef struct cov {
     uint64_t store_refs, store_hits, store_misses, multi_line, invalidations, flag_clears;
     /* tr_a (spec §4.9), accepted control messages: the order of their cnt
      * field (BRANCH cnt, or the cnt = 0 escape) and of diffCC; target
-     * mispredictions (the escape with K = 3); values capped at 8191 when
-     * folded in; SYNC messages that reset a state that had moved */
+     * mispredictions in the escape form (the escape with K = 3); BRANCH
+     * messages in the T-bit form, outcome and target; values capped at 8191
+     * when folded in; SYNC messages that reset a state that had moved;
+     * messages after which the thread's form changed (escape to T bit, T bit
+     * to escape), and of the latter the SYNC messages (TF reset) */
     uint64_t a_msgs, a_cnt_k[TM_ADAPT_KMAX + 1], a_cc_k[TM_ADAPT_KMAX + 1], a_escape, a_cnt_cap, a_cc_cap,
-        a_sync_reset;
+        a_sync_reset, a_tbit[2], a_to_tbit, a_to_escape, a_sync_escape;
 } cov;
 
 static unsigned nchunks(uint64_t v, unsigned a, unsigned b)
@@ -162,20 +167,27 @@ static void cov_msg(cov *c, const tm_enc_cfg *e, const tm_msg *m)
 }
 
 /* tr_a: an accepted control message M coded with the thread's state A
- * (before M moves it). */
-static void cov_adapt(cov *c, const tm_enc_cfg *e, const tm_adapt *a, const tm_msg *m)
+ * (before M moves it), and the state AFTER it. */
+static void cov_adapt(cov *c, const tm_enc_cfg *e, const tm_adapt *a, const tm_adapt *after, const tm_msg *m)
 {
+    int esc = tm_adapt_escape(a), esc_after = tm_adapt_escape(after);
     c->a_msgs++;
     c->a_cnt_k[tm_adapt_k(a->cnt)]++;
     if (m->kind == TM_MSG_BRANCH) {
-        c->a_escape += m->t;
+        if (esc)
+            c->a_escape += m->t;
+        else
+            c->a_tbit[m->t != 0]++;
         c->a_cnt_cap += m->cnt >= TM_ADAPT_CAP;
     }
+    c->a_to_tbit += esc && !esc_after;
+    c->a_to_escape += !esc && esc_after;
+    c->a_sync_escape += !esc && m->kind == TM_MSG_SYNC;
     if (e->timestamps) {
         c->a_cc_k[tm_adapt_k(a->cc)]++;
         c->a_cc_cap += m->diff_cc >= TM_ADAPT_CAP && m->kind != TM_MSG_SYNC;
     }
-    if (m->kind == TM_MSG_SYNC && (a->cnt != TM_ADAPT_INIT || a->cc != TM_ADAPT_INIT))
+    if (m->kind == TM_MSG_SYNC && (a->cnt != TM_ADAPT_INIT || a->cc != TM_ADAPT_INIT || a->tf != 0))
         c->a_sync_reset++;
 }
 
@@ -238,6 +250,9 @@ static int cov_write(const char *path, const cov *c, const tm_model_cfg *cfg)
         fprintf(f, "tr_a.messages %" PRIu64 "\ntr_a.target_escape %" PRIu64 "\ntr_a.cnt_capped %" PRIu64
                    "\ntr_a.sync_reset %" PRIu64 "\n",
                 c->a_msgs, c->a_escape, c->a_cnt_cap, c->a_sync_reset);
+        fprintf(f, "tr_a.tbit_outcome %" PRIu64 "\ntr_a.tbit_target %" PRIu64 "\ntr_a.to_tbit %" PRIu64
+                   "\ntr_a.to_escape %" PRIu64 "\ntr_a.sync_to_escape %" PRIu64 "\n",
+                c->a_tbit[0], c->a_tbit[1], c->a_to_tbit, c->a_to_escape, c->a_sync_escape);
         for (unsigned k = 0; k <= TM_ADAPT_KMAX; k++)
             fprintf(f, "tr_a.cnt.k%u %" PRIu64 "\n", k, c->a_cnt_k[k]);
         if (cfg->enc.timestamps) {
@@ -640,14 +655,15 @@ static int check_cycle(sim *s, tb_rtl *r, uint64_t cycle, const tb_retire *in, c
                             o[k].ctrl ? " message" : "");
         if (ed && compare_data(s, cycle, k, ed, &o[k]))
             return 1;
+        /* tr_a: the state the message is coded with (spec §4.9), before
+         * the bits, so that a wrong state is reported as such */
+        tm_adapt *a = &s->adapt[k];
+        if (ec && tm_enc_adaptive(&s->cfg.enc) && (o[k].acnt != a->cnt || o[k].acc != a->cc || o[k].tf != a->tf))
+            return mismatch(s, cycle, "cycle %" PRIu64 ", core %u: %s message: adaptive state A_cnt %u, A_cc %u, "
+                            "TF %u, the model's %u, %u, %u", cycle, k, kname(ec->m.kind), o[k].acnt, o[k].acc,
+                            o[k].tf, (unsigned)a->cnt, (unsigned)a->cc, (unsigned)a->tf);
         if (ec && compare_msg(s, cycle, k, ec, &o[k]))
             return 1;
-        /* tr_a: the state the message was coded with (spec §4.9) */
-        tm_adapt *a = &s->adapt[k];
-        if (ec && tm_enc_adaptive(&s->cfg.enc) && (o[k].acnt != a->cnt || o[k].acc != a->cc))
-            return mismatch(s, cycle, "cycle %" PRIu64 ", core %u: %s message: adaptive state A_cnt %u, A_cc %u, "
-                            "the model's %u, %u", cycle, k, kname(ec->m.kind), o[k].acnt, o[k].acc,
-                            (unsigned)a->cnt, (unsigned)a->cc);
         if (ed) {
             if (ed->accepted) {
                 s->occ += ed->len;
@@ -663,8 +679,9 @@ static int check_cycle(sim *s, tb_rtl *r, uint64_t cycle, const tb_retire *in, c
                 s->occ += ec->len;
                 cov_msg(c, &s->cfg.enc, &ec->m);
                 if (tm_enc_adaptive(&s->cfg.enc)) {
-                    cov_adapt(c, &s->cfg.enc, a, &ec->m);
+                    tm_adapt before = *a;
                     tm_adapt_update(&s->cfg.enc, s->adapt, &ec->m);
+                    cov_adapt(c, &s->cfg.enc, &before, a, &ec->m);
                 }
             }
             s->next_ev++;
@@ -1123,7 +1140,11 @@ int main(int argc, char **argv)
                 printf("tr_a coverage: cnt codes by order 0..12 %s", ks[0]);
                 if (cfg->enc.timestamps)
                     printf("; diffCC codes by order 0..12 %s", ks[1]);
-                printf("; target escapes %" PRIu64 "; capped bCnt %" PRIu64, c.a_escape, c.a_cnt_cap);
+                printf("; target escapes %" PRIu64 "; T-bit form outcome %" PRIu64 ", target %" PRIu64
+                       "; form switches to the T bit %" PRIu64 ", to the escape %" PRIu64 " (%" PRIu64
+                       " by a SYNC); capped bCnt %" PRIu64,
+                       c.a_escape, c.a_tbit[0], c.a_tbit[1], c.a_to_tbit, c.a_to_escape, c.a_sync_escape,
+                       c.a_cnt_cap);
                 if (cfg->enc.timestamps)
                     printf(", diffCC %" PRIu64, c.a_cc_cap);
                 printf("; SYNC resets of a moved state %" PRIu64 "\n", c.a_sync_reset);

@@ -25,7 +25,14 @@ tr_a, the adaptive codes (spec §4.9), accepted control messages:
   tr_a.cnt.kK           the cnt field (BRANCH, or the cnt = 0 escape) coded in
                         order K (0..12)
   tr_a.diffcc.kK        diffCC coded in order K (ttr_a)
-  tr_a.target_escape    target mispredictions (the escape with K = 3)
+  tr_a.target_escape    target mispredictions in the escape form (the escape
+                        with K = 3)
+  tr_a.tbit_outcome, tr_a.tbit_target   BRANCH messages in the T-bit form
+                        (TF x (k + 3) >= 256), T = 0 and T = 1
+  tr_a.to_tbit, tr_a.to_escape   messages after which the thread's form
+                        switched (escape to T bit; T bit to escape, by TF's
+                        decay, a change of k or a SYNC)
+  tr_a.sync_to_escape   SYNC messages accepted in the T-bit form (TF reset)
   tr_a.cnt_capped, tr_a.diffcc_capped   values >= 8191 folded in as 8191
   tr_a.sync_reset       SYNC messages that reset a state that had moved
   tr_a.messages, tr_a.ts_messages       tr_a / ttr_a runs took part (their
@@ -74,7 +81,8 @@ DATA_EVENTS = (["data.cfiat.accepted", "data.cfiat.dropped", "data.all.accepted"
 # tr_a: every order of both accumulators and every event, required only
 # when some tr_a (and for diffCC some ttr_a) run took part.
 ADAPT_KMAX = 12
-TRA_EVENTS = ["tr_a.target_escape", "tr_a.cnt_capped", "tr_a.sync_reset"]
+TRA_EVENTS = ["tr_a.target_escape", "tr_a.cnt_capped", "tr_a.sync_reset", "tr_a.tbit_outcome",
+              "tr_a.tbit_target", "tr_a.to_tbit", "tr_a.to_escape", "tr_a.sync_to_escape"]
 TTRA_EVENTS = ["tr_a.diffcc_capped"]
 
 def main(path):
