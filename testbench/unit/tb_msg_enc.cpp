@@ -41,6 +41,7 @@ int main(int argc, char **argv)
             vput(top->diff_cc_i, 64 * c, 64, io[c].diff_cc);
             vput(top->acnt_i, 16 * c, 16, io[c].acnt);
             vput(top->acc_i, 16 * c, 16, io[c].acc);
+            vput(top->tf_i, 9 * c, 9, io[c].tf);
         }
         top->eval();
         for (unsigned c = 0; c < NC; c++) {

@@ -20,6 +20,7 @@ module tb_msg_enc #(
   input  logic [64*NC-1:0]  diff_cc_i,
   input  logic [16*NC-1:0]  acnt_i,         // tr_a: the thread's accumulators
   input  logic [16*NC-1:0]  acc_i,
+  input  logic [9*NC-1:0]   tf_i,           // tr_a: the thread's TF
   output logic [OW*NC-1:0]  bits_o,
   output logic [16*NC-1:0]  len_o,
   output logic [32*NC-1:0]  cfg_tiw_o,
@@ -33,8 +34,8 @@ module tb_msg_enc #(
   // Configs: tr_e N=1; tr_e N=8 ts; tr_b N=4 ts; chunks 1,1 and 32,32 with
   // N=1024 ts; an odd mix; tr_e N=4 ts (spec §4.7, starts with its examples);
   // with data tracing (the class bit Q): tr_e N=1, tr_e N=8 ts, chunks 1,1
-  // with N=1024 ts, tr_b N=4 ts.  tr_a (ENC 3, spec §4.9): N=4 ts (starts
-  // with the examples of §4.9), N=1, chunks 1,1 with N=1024 ts (longest
+  // with N=1024 ts, tr_b N=4 ts.  tr_a (ENC 3, spec §4.9; random states,
+  // TF too: both forms): N=4 ts (starts with the examples of §4.9), N=1, chunks 1,1 with N=1024 ts (longest
   // SYNC), chunks 32,32 with |diffTA| chunks 1,1 and N=8 ts (the longest
   // message is a target misprediction), N=8 ts with data tracing.
   localparam int unsigned TIW [NC] = '{ 0,  3,  2, 10, 10,  1,  2,  0,  3, 10,  2,  2,  0, 10,  3,  3};
@@ -81,6 +82,7 @@ module tb_msg_enc #(
       .msg_i  (msg),
       .acnt_i (acnt_i[16*c +: 16]),
       .acc_i  (acc_i[16*c +: 16]),
+      .tf_i   (tf_i[9*c +: 9]),
       .bits_o (bits),
       .len_o  (len)
     );

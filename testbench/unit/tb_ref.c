@@ -433,7 +433,8 @@ struct tb_msg {
     int examples; /* the configuration of spec §4.7 (§4.9 for tr_a): start with its examples */
     int adaptive; /* tr_a */
     tm_adapt *adapt; /* tr_a: the states, one per thread (the message's is set from the stimulus) */
-    uint64_t rng, n, stim, kinds[4], maxlen, targets, kcnt[TM_ADAPT_KMAX + 1], kcc[TM_ADAPT_KMAX + 1];
+    /* tr_a: BRANCH messages by form (escape, T bit) and T; orders used */
+    uint64_t rng, n, stim, kinds[4], maxlen, form[2][2], kcnt[TM_ADAPT_KMAX + 1], kcc[TM_ADAPT_KMAX + 1];
     tm_bitbuf bb;
     int failed;
 };
@@ -522,17 +523,36 @@ static void msg_example(unsigned k, tb_msg_io *io)
 }
 
 /* The examples of spec §4.9 (tr_a, N = 4, time stamps; asserted by
- * tests/unit/test_tra.c): the states 32 unless said. */
+ * tests/unit/test_tra.c): A_cnt, A_cc 32 and TF 0 unless said. */
+#define TB_EXAMPLES_A 4
 static void msg_example_a(unsigned k, tb_msg_io *io)
 {
     io->acnt = io->acc = TM_ADAPT_INIT;
+    io->tf = 0;
     switch (k) {
     case 0: io->kind = TM_MSG_BRANCH; io->ti = 1; io->cnt = 5; io->diff_cc = 3; break;
     case 1:
+    case 3: /* example 4: example 2's message at TF = 64, the T-bit form */
         io->kind = TM_MSG_BRANCH; io->ti = 2; io->cnt = 8; io->t = 1;
         io->diff_ta = (uint64_t)-16; io->diff_cc = 20;
+        io->tf = k == 3 ? 64 : 0;
         break;
     default: io->kind = TM_MSG_BRANCH; io->ti = 1; io->cnt = 1; io->diff_cc = 3; io->acnt = 33; io->acc = 31; break;
+    }
+}
+
+/* A random TF (0 .. 256), half the time at the form boundary of A_cnt's
+ * order K: the smallest TF of the T-bit form, TF x (K + 3) >= 256, or one
+ * below it. */
+static uint16_t rand_tf(uint64_t *s, unsigned k)
+{
+    unsigned b = (256u + k + 2u) / (k + 3u);
+    switch (tb_rand(s) % 8) {
+    case 0: return 0;
+    case 1: return 256;
+    case 2: case 3: return (uint16_t)b;
+    case 4: case 5: return (uint16_t)(b - 1u);
+    default: return (uint16_t)(tb_rand(s) % 257u);
     }
 }
 
@@ -569,7 +589,7 @@ void tb_msg_stim(tb_msg *t, tb_msg_io *io)
         msg_example((unsigned)t->stim++, io);
         return;
     }
-    if (t->examples && t->adaptive && t->stim < 3) {
+    if (t->examples && t->adaptive && t->stim < TB_EXAMPLES_A) {
         msg_example_a((unsigned)t->stim++, io);
         return;
     }
@@ -592,6 +612,7 @@ void tb_msg_stim(tb_msg *t, tb_msg_io *io)
     if (t->adaptive) {
         io->acnt = rand_acc(s);
         io->acc = rand_acc(s);
+        io->tf = rand_tf(s, tm_adapt_k(io->acnt));
         if (tb_rand(s) & 1) io->cnt = rand_eg_value(s, tm_adapt_k(io->acnt));
         if (tb_rand(s) & 1) io->diff_cc = rand_eg_value(s, tm_adapt_k(io->acc));
     }
@@ -621,6 +642,7 @@ int tb_msg_check(tb_msg *t, const tb_msg_io *io)
     /* the message's thread in the stimulus' state (the fixed encodings ignore it) */
     t->adapt[m.ti].cnt = io->acnt;
     t->adapt[m.ti].cc = io->acc;
+    t->adapt[m.ti].tf = io->tf;
     len = tm_msg_bits_a(&t->cfg, t->adapt, &m);
     if (tm_msg_encode_a(&t->cfg, t->adapt, &m, &t->bb, NULL) != TM_OK || t->bb.nbits != len || len == 0) {
         fprintf(stderr, "%s: C encoder rejected the message\n", t->name);
@@ -632,7 +654,7 @@ int tb_msg_check(tb_msg *t, const tb_msg_io *io)
     if (t->adaptive) {
         t->kcnt[tm_adapt_k(io->acnt)]++;
         t->kcc[tm_adapt_k(io->acc)]++;
-        t->targets += io->kind == TM_MSG_BRANCH && io->t;
+        if (io->kind == TM_MSG_BRANCH) t->form[!tm_adapt_escape(&t->adapt[m.ti])][io->t != 0]++;
     }
     if (len > t->maxlen) t->maxlen = len;
     n = io->len != len;
@@ -643,8 +665,8 @@ int tb_msg_check(tb_msg *t, const tb_msg_io *io)
     if (n) {
         char txt[512];
         tm_msg_format(&m, t->cfg.timestamps, txt, sizeof txt);
-        fprintf(stderr, "%s: message %" PRIu64 " (%s; A_cnt %u, A_cc %u): len_o %u, C %u\n  RTL ", t->name,
-                t->n, txt, (unsigned)io->acnt, (unsigned)io->acc, io->len, len);
+        fprintf(stderr, "%s: message %" PRIu64 " (%s; A_cnt %u, A_cc %u, TF %u): len_o %u, C %u\n  RTL ", t->name,
+                t->n, txt, (unsigned)io->acnt, (unsigned)io->acc, (unsigned)io->tf, io->len, len);
         for (unsigned k = 0; k < (io->len > len ? io->len : len) + 4 && k < TB_MSG_MAXW; k++)
             fputc('0' + ((io->bits[k / 8] >> (k % 8)) & 1), stderr);
         fprintf(stderr, "\n  C   ");
@@ -664,7 +686,7 @@ int tb_msg_finish(tb_msg *t)
              "%" PRIu64 " messages compared (BRANCH %" PRIu64 ", EXC %" PRIu64 ", SYNC %" PRIu64
              ", END %" PRIu64 "%s), longest %" PRIu64 " of MAXW %u bits",
              t->n, t->kinds[0], t->kinds[1], t->kinds[2], t->kinds[3],
-             !t->examples ? "" : t->adaptive ? "; the first 3 are the examples of spec 4.9"
+             !t->examples ? "" : t->adaptive ? "; the first 4 are the examples of spec 4.9"
                                              : "; the first 7 are the examples of spec 4.7",
              t->maxlen, t->maxw);
     size_t n = r > 0 ? (size_t)r : 0;
@@ -676,10 +698,17 @@ int tb_msg_finish(tb_msg *t)
             hit_cc += t->kcc[k] != 0;
         }
         if (n < sizeof d)
-            snprintf(d + n, sizeof d - n, "; %" PRIu64 " target escapes, orders 0..12 used: cnt %u, diffCC %u",
-                     t->targets, hit_cnt, t->cfg.timestamps ? hit_cc : 0);
+            snprintf(d + n, sizeof d - n,
+                     "; BRANCH escape form outcome %" PRIu64 " / target escapes %" PRIu64 ", T-bit form T=0 %"
+                     PRIu64 " / T=1 %" PRIu64 "; orders 0..12 used: cnt %u, diffCC %u",
+                     t->form[0][0], t->form[0][1], t->form[1][0], t->form[1][1], hit_cnt,
+                     t->cfg.timestamps ? hit_cc : 0);
         if (!t->failed && t->n && (hit_cnt != TM_ADAPT_KMAX + 1 || (t->cfg.timestamps && hit_cc != TM_ADAPT_KMAX + 1))) {
             fprintf(stderr, "%s: not every order was used\n", t->name);
+            t->failed = 1;
+        }
+        if (!t->failed && t->n >= 1000 && (!t->form[0][0] || !t->form[0][1] || !t->form[1][0] || !t->form[1][1])) {
+            fprintf(stderr, "%s: a form of BRANCH messages was not used\n", t->name);
             t->failed = 1;
         }
     }
