@@ -175,8 +175,9 @@ cosim: all
 	[ $$s -eq 0 ] && [ $$u -eq 0 ]
 
 # The full co-simulation sweep (144 parameter sets; hours, not for CI), then
-# the real-program set at N = 1, 2, 4, 8 co-simulated with large/tr_e and
-# tage-l/tr_e (testbench/cosim_real.sh, about an hour), then
+# the real-program set at N = 1, 2, 4, 8 co-simulated with large/tr_e,
+# tage-l/tr_e, tage-l/tr_a and tage-l/ttr_a (testbench/cosim_real.sh, about
+# two hours), then
 # the RTL's assertions against mutants of tm_buffer (testbench/mutants.sh),
 # then the timing model on real programs at 1..8 threads, each recording
 # verified and co-simulated (bench/timing_scale.sh, about 40 minutes).

@@ -19,6 +19,17 @@
 // dropped control message (the gap holds its whole group).  fahCnt counts
 // the loads since the load of the last accepted DATA message.  With
 // DATA == 0 nothing of this exists: offer_bits_o is the control message.
+//
+// tr_a (ENC == ENC_TR_A, spec §4.9): the thread's accumulators A_cnt and
+// A_cc (acnt_q, acc_q) give the orders of the Exp-Golomb codes of cnt and
+// diffCC, and TF (tf_q, the share of target mispredictions) with A_cnt the
+// form of a BRANCH message (escape or T bit; tm_msg_enc).  They move only
+// when the core's control message is accepted (a dropped or suppressed offer
+// changes nothing; DATA messages do not take part): a BRANCH (either kind)
+// folds in its bCnt and moves TF (TF - (TF >> 4), + 16 for a target
+// misprediction), every message with diffCC (time stamps) its diffCC, and
+// an accepted SYNC (START, TRACE_ON or OVERFLOW) resets A_cnt and A_cc to
+// 32 and TF to 0.  Other encodings have no such registers.
 module tm_core
   import tm_pkg::*;
 #(
@@ -33,7 +44,7 @@ module tm_core
   parameter int unsigned TIW    = ti_bits(N),
   // Longest control message (with the class bit Q when DATA != 0), longest
   // DATA message (1 = unused when DATA == 0), longest bundle.
-  parameter int unsigned CMAXW  = msg_max_bits(TIW, TS, CA, CB, HA, HB) + ((DATA != 0) ? 1 : 0),
+  parameter int unsigned CMAXW  = ctrl_max_bits(ENC, TIW, TS, CA, CB, TA, TB, HA, HB) + ((DATA != 0) ? 1 : 0),
   parameter int unsigned DMAXW  = (DATA != 0) ? data_max_bits(TIW, FA, FB) : 1,
   parameter int unsigned MAXW   = CMAXW + ((DATA != 0) ? DMAXW : 0),
   parameter int unsigned LENW   = $clog2(MAXW + 1)
@@ -95,6 +106,11 @@ module tm_core
   output logic [LENW-1:0]   offer_dlen_o,   // its length
   output logic [63:0]       offer_fah_o,    // its fahCnt
   output logic [DMAXW-1:0]  offer_dbits_o,  // its bits
+  // tr_a: the thread's accumulators A_cnt, A_cc, TF (observation; 32, 32,
+  // 0 otherwise)
+  output logic [15:0]       adapt_cnt_o,
+  output logic [15:0]       adapt_cc_o,
+  output logic [8:0]        adapt_tf_o,
 
   // answer of the buffer, same cycle
   input  logic              accept_i,
@@ -273,16 +289,100 @@ module tm_core
   logic [CMAXW-1:0] cbits;
   logic [CLENW-1:0] clen;
 
+  // tr_a: the thread's adaptive state (spec §4.9)
+  logic [15:0] acnt_q, acc_q;
+  logic [8:0]  tf_q;
+
   tm_msg_enc #(
     .TIW (TIW), .TS (TS), .CA (CA), .CB (CB), .TA (TA), .TB (TB), .HA (HA), .HB (HB), .DATA (DATA),
-    .MAXW (CMAXW)
+    .ENC (ENC), .MAXW (CMAXW)
   ) u_enc (
     .valid_i (ctrl_raw),
     .msg_i  (msg),
+    .acnt_i (acnt_q),
+    .acc_i  (acc_q),
+    .tf_i   (tf_q),
     .bits_o (cbits),
     .len_o  (clen)
   );
   assign offer_clen_o = LENW'(clen);
+  assign adapt_cnt_o  = acnt_q;
+  assign adapt_cc_o   = acc_q;
+  assign adapt_tf_o   = tf_q;
+
+  // ---------------------------------------------------------------- tr_a
+  if (ENC == ENC_TR_A) begin : g_adapt
+    logic [15:0] acnt_d, acc_d;
+    logic [16:0] acnt_next, acc_next;
+    logic [8:0]  tf_d;
+    logic [9:0]  tf_next;
+    logic        ctrl_acc;   // this cycle's control message is accepted
+
+    assign ctrl_acc  = ctrl_raw && offer_o && accept_i;
+    assign acnt_next = adapt_next(acnt_q, msg.cnt);
+    assign acc_next  = adapt_next(acc_q, msg.diff_cc);
+    assign tf_next   = adapt_tf_next(tf_q, msg.t);
+
+    always_comb begin
+      acnt_d = acnt_q;
+      acc_d  = acc_q;
+      tf_d   = tf_q;
+      if (ctrl_acc) begin
+        if (msg.kind == MSG_SYNC) begin
+          acnt_d = ADAPT_INIT;
+          acc_d  = ADAPT_INIT;
+          tf_d   = ADAPT_TF_INIT;
+        end else begin
+          if (msg.kind == MSG_BRANCH) begin
+            acnt_d = acnt_next[15:0];
+            tf_d   = tf_next[8:0];
+          end
+          if (TS) acc_d = acc_next[15:0];
+        end
+      end
+    end
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        acnt_q <= ADAPT_INIT;
+        acc_q  <= ADAPT_INIT;
+        tf_q   <= ADAPT_TF_INIT;
+      end else begin
+        acnt_q <= acnt_d;
+        acc_q  <= acc_d;
+        tf_q   <= tf_d;
+      end
+    end
+
+`ifndef SYNTHESIS
+    // The accumulators stay below 2^16 (at most 65528) and their orders at
+    // most ADAPT_KMAX; without time stamps A_cc never moves.
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        // nothing to check in reset
+      end else begin
+        assert (acnt_q <= 16'd65528 && acc_q <= 16'd65528 &&
+                32'(adapt_k(acnt_q)) <= ADAPT_KMAX && 32'(adapt_k(acc_q)) <= ADAPT_KMAX)
+          else $error("tm_core %0d: adaptive state out of range: A_cnt %0d, A_cc %0d", CORE, acnt_q, acc_q);
+        assert (!(ctrl_acc && msg.kind == MSG_BRANCH) || !acnt_next[16])
+          else $error("tm_core %0d: A_cnt overflows", CORE);
+        assert (!(ctrl_acc && TS) || !acc_next[16])
+          else $error("tm_core %0d: A_cc overflows", CORE);
+        assert (TS || acc_q == ADAPT_INIT)
+          else $error("tm_core %0d: A_cc moved without time stamps", CORE);
+        // TF stays at most 256 (256 - 16 + 16 at the top)
+        assert (32'(tf_q) <= ADAPT_TF_MAX)
+          else $error("tm_core %0d: TF %0d above %0d", CORE, tf_q, ADAPT_TF_MAX);
+        assert (!(ctrl_acc && msg.kind == MSG_BRANCH) || 32'(tf_next) <= ADAPT_TF_MAX)
+          else $error("tm_core %0d: TF would become %0d", CORE, tf_next);
+      end
+    end
+`endif
+  end else begin : g_no_adapt
+    assign acnt_q = ADAPT_INIT;
+    assign acc_q  = ADAPT_INIT;
+    assign tf_q   = ADAPT_TF_INIT;
+  end
 
   // ---------------------------------------------------------------- data
   logic [63:0] fah_q, fah_d;    // loads since the load of the last accepted DATA

@@ -44,7 +44,10 @@ module tm_top
   parameter int unsigned DC_GRAN   = 4,       // bytes per first-access flag
   parameter int unsigned FA = 3, FB = 2,      // fahCnt chunks (DATA != 0)
   parameter int unsigned TIW       = ti_bits(N),
-  parameter int unsigned CMAXW     = msg_max_bits(TIW, TS, CA, CB, HA, HB) + ((DATA != 0) ? 1 : 0),
+  parameter int unsigned CMAXW     = ctrl_max_bits(ENC, TIW, TS, CA, CB, TA, TB, HA, HB) + ((DATA != 0) ? 1 : 0),
+  // Room kept for resynchronizations: the longest SYNC(OVERFLOW) or
+  // END(lost) (tr_a: over the adaptive states, spec §4.9), with Q.
+  parameter int unsigned RESERVE   = reserve_bits(ENC, TIW, TS, CA, CB, HA, HB) + ((DATA != 0) ? 1 : 0),
   parameter int unsigned DMAXW     = (DATA != 0) ? data_max_bits(TIW, FA, FB) : 1,
   parameter int unsigned MAXW      = CMAXW + ((DATA != 0) ? DMAXW : 0),
   parameter int unsigned BUF_BITS  = 512,
@@ -103,6 +106,11 @@ module tm_top
   output logic [N-1:0][63:0]      obs_data_fah_o,
   output logic [N-1:0][6:0]       obs_data_size_o,
   output logic [N-1:0][DMAXW-1:0] obs_data_bits_o,
+  // tr_a (spec §4.9): each core's accumulators A_cnt, A_cc and TF at the
+  // start of the cycle (32, 32, 0 with the other encodings)
+  output logic [N-1:0][15:0]      obs_acnt_o,
+  output logic [N-1:0][15:0]      obs_acc_o,
+  output logic [N-1:0][8:0]       obs_tf_o,
   // each core's cache (DATA == 1; else 0): the own access and its results
   // per line, the lines each invalidation port found held, the flag clear
   output logic [N-1:0]            obs_dc_valid_o,
@@ -195,6 +203,9 @@ module tm_top
       .offer_dlen_o   (dlen[k]),
       .offer_fah_o    (fah[k]),
       .offer_dbits_o  (dbits[k]),
+      .adapt_cnt_o    (obs_acnt_o[k]),
+      .adapt_cc_o     (obs_acc_o[k]),
+      .adapt_tf_o     (obs_tf_o[k]),
       .accept_i       (accept[k]),
       .drop_i         (drop[k]),
       .suppressed_i   (suppressed[k]),
@@ -342,7 +353,7 @@ module tm_top
 
   tm_buffer #(
     .N (N), .SHARED (SHARED), .BUF_BITS (BUF_BITS), .PORT_BITS (PORT_BITS), .MAXW (MAXW),
-    .RESERVE (CMAXW), .LENW (LENW), .OCCW (OCCW), .PVW (PVW)
+    .RESERVE (RESERVE), .LENW (LENW), .OCCW (OCCW), .PVW (PVW)
   ) u_buffer (
     .clk_i, .rst_ni,
     .offer_i       (offer),

@@ -5,7 +5,8 @@
 # small, direct mapped with 4-byte lines, 4 KB lines with 64 flags) x
 # N in {1,2,4,8}, the encoding, time stamps and predictor sharing rotating;
 # then the TAGE-class presets (tage-s/m/l) x tr_b/tr_e x private/shared,
-# N 1 or 4.
+# N 1 or 4; then tr_a (ENC 3, spec §4.9) with the presets, time stamps,
+# sharing, data tracing and N rotating.
 # Waivers live in the RTL next to the code they concern, each with a comment.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,6 +78,22 @@ for t in "8   128 2 32 5 3 12   0 1 2 4 1 1" \
             fi
             runs=$((runs + 1))
         done
+    done
+done
+# tr_a: the adaptive codes (tm_msg_enc) and the per-core state (tm_core);
+# BUF_BITS holds the longest message (409 bits for N = 8 with time stamps
+# and Q).
+k=0
+for preset in "512 8 0" "1024 16 16" "4096 32 64"; do
+    set -- $preset
+    for n in 1 2 4 8; do
+        ts=$((k % 2)); sh=$(((k / 2) % 2)); dm=$(( k % 3 == 2 ? k % 2 + 1 : 0 )); k=$((k + 1))
+        args=(-GN=$n -GENC=3 "-GTS=1'b$ts" "-GSHARED=1'b$sh" -GGSHARE=$1 -GRAS=$2 -GIBTB=$3
+              -GCA=3 -GCB=2 -GTA=3 -GTB=4 -GHA=4 -GHB=2 -GDATA=$dm -GBUF_BITS=$(( dm ? 2048 : 512 )) -GPORT_BITS=8)
+        if ! out=$(verilator --lint-only -Wall --top-module tm_top "${args[@]}" "${rtl[@]}" 2>&1); then
+            echo "lint: FAIL ${args[*]}"; echo "$out" | head -20; fails=$((fails + 1))
+        fi
+        runs=$((runs + 1))
     done
 done
 echo "lint: $((runs - fails)) passed, $fails failed"

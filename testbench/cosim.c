@@ -49,8 +49,14 @@ _Static_assert(TM_SYNC_START == TM_PKG_SYNC_START && TM_SYNC_TRACE_ON == TM_PKG_
 _Static_assert(TMC_COND == TM_PKG_BR_COND && TMC_JUMP == TM_PKG_BR_JUMP && TMC_CALL == TM_PKG_BR_CALL &&
                    TMC_IJUMP == TM_PKG_BR_IJUMP && TMC_ICALL == TM_PKG_BR_ICALL && TMC_RET == TM_PKG_BR_RET,
                "branch classes: tmc_bclass = tm_pkg::br_class_e");
-_Static_assert(TM_ENC_NX_B == TM_PKG_ENC_NX_B && TM_ENC_TR_B == TM_PKG_ENC_TR_B && TM_ENC_TR_E == TM_PKG_ENC_TR_E,
+_Static_assert(TM_ENC_NX_B == TM_PKG_ENC_NX_B && TM_ENC_TR_B == TM_PKG_ENC_TR_B && TM_ENC_TR_E == TM_PKG_ENC_TR_E &&
+                   TM_ENC_TR_A == TM_PKG_ENC_TR_A && TM_ENCODINGS == 4,
                "encodings: tm_encoding = tm_pkg::ENC_*");
+_Static_assert(TM_ADAPT_INIT == TM_PKG_ADAPT_INIT && TM_ADAPT_CAP == TM_PKG_ADAPT_CAP &&
+                   TM_ADAPT_KMAX == TM_PKG_ADAPT_KMAX && TM_ADAPT_SHIFT == 3 &&
+                   TM_ADAPT_TF_SHIFT == TM_PKG_ADAPT_TF_SHIFT && TM_ADAPT_TF_ONE == TM_PKG_ADAPT_TF_ONE &&
+                   TM_PKG_ADAPT_TF_INIT == 0 && TM_PKG_ADAPT_TF_MAX == 256,
+               "tr_a's adaptive state: tm/msg.h = tm_pkg (the shift 3 is written out in tm_pkg)");
 
 typedef struct ev {
     uint64_t cycle;
@@ -97,6 +103,15 @@ typedef struct cov {
     /* the RTL caches' totals, in the terms of the model's tm_cache_stats */
     uint64_t load_refs, load_hits, load_misses, fa_hits, fa_misses;
     uint64_t store_refs, store_hits, store_misses, multi_line, invalidations, flag_clears;
+    /* tr_a (spec §4.9), accepted control messages: the order of their cnt
+     * field (BRANCH cnt, or the cnt = 0 escape) and of diffCC; target
+     * mispredictions in the escape form (the escape with K = 3); BRANCH
+     * messages in the T-bit form, outcome and target; values capped at 8191
+     * when folded in; SYNC messages that reset a state that had moved;
+     * messages after which the thread's form changed (escape to T bit, T bit
+     * to escape), and of the latter the SYNC messages (TF reset) */
+    uint64_t a_msgs, a_cnt_k[TM_ADAPT_KMAX + 1], a_cc_k[TM_ADAPT_KMAX + 1], a_escape, a_cnt_cap, a_cc_cap,
+        a_sync_reset, a_tbit[2], a_to_tbit, a_to_escape, a_sync_escape;
 } cov;
 
 static unsigned nchunks(uint64_t v, unsigned a, unsigned b)
@@ -149,6 +164,31 @@ static void cov_msg(cov *c, const tm_enc_cfg *e, const tm_msg *m)
         k = nchunks(m->diff_cc, e->cc_a, e->cc_b);
         c->chunks[5][k < MAXCH ? k : MAXCH - 1]++;
     }
+}
+
+/* tr_a: an accepted control message M coded with the thread's state A
+ * (before M moves it), and the state AFTER it. */
+static void cov_adapt(cov *c, const tm_enc_cfg *e, const tm_adapt *a, const tm_adapt *after, const tm_msg *m)
+{
+    int esc = tm_adapt_escape(a), esc_after = tm_adapt_escape(after);
+    c->a_msgs++;
+    c->a_cnt_k[tm_adapt_k(a->cnt)]++;
+    if (m->kind == TM_MSG_BRANCH) {
+        if (esc)
+            c->a_escape += m->t;
+        else
+            c->a_tbit[m->t != 0]++;
+        c->a_cnt_cap += m->cnt >= TM_ADAPT_CAP;
+    }
+    c->a_to_tbit += esc && !esc_after;
+    c->a_to_escape += !esc && esc_after;
+    c->a_sync_escape += !esc && m->kind == TM_MSG_SYNC;
+    if (e->timestamps) {
+        c->a_cc_k[tm_adapt_k(a->cc)]++;
+        c->a_cc_cap += m->diff_cc >= TM_ADAPT_CAP && m->kind != TM_MSG_SYNC;
+    }
+    if (m->kind == TM_MSG_SYNC && (a->cnt != TM_ADAPT_INIT || a->cc != TM_ADAPT_INIT || a->tf != 0))
+        c->a_sync_reset++;
 }
 
 /* Writes the bins as "name count" lines (merged by testbench/regress.sh). */
@@ -206,6 +246,21 @@ static int cov_write(const char *path, const cov *c, const tm_model_cfg *cfg)
         fprintf(f, "data.bundle_accepted %" PRIu64 "\ndata.bundle_dropped %" PRIu64 "\n", c->bundle_acc,
                 c->bundle_drop);
     }
+    if (tm_enc_adaptive(&cfg->enc)) {
+        fprintf(f, "tr_a.messages %" PRIu64 "\ntr_a.target_escape %" PRIu64 "\ntr_a.cnt_capped %" PRIu64
+                   "\ntr_a.sync_reset %" PRIu64 "\n",
+                c->a_msgs, c->a_escape, c->a_cnt_cap, c->a_sync_reset);
+        fprintf(f, "tr_a.tbit_outcome %" PRIu64 "\ntr_a.tbit_target %" PRIu64 "\ntr_a.to_tbit %" PRIu64
+                   "\ntr_a.to_escape %" PRIu64 "\ntr_a.sync_to_escape %" PRIu64 "\n",
+                c->a_tbit[0], c->a_tbit[1], c->a_to_tbit, c->a_to_escape, c->a_sync_escape);
+        for (unsigned k = 0; k <= TM_ADAPT_KMAX; k++)
+            fprintf(f, "tr_a.cnt.k%u %" PRIu64 "\n", k, c->a_cnt_k[k]);
+        if (cfg->enc.timestamps) {
+            fprintf(f, "tr_a.ts_messages %" PRIu64 "\ntr_a.diffcc_capped %" PRIu64 "\n", c->a_msgs, c->a_cc_cap);
+            for (unsigned k = 0; k <= TM_ADAPT_KMAX; k++)
+                fprintf(f, "tr_a.diffcc.k%u %" PRIu64 "\n", k, c->a_cc_k[k]);
+        }
+    }
     if (cfg->enc.data == TM_DATA_CFIAT)
         fprintf(f,
                 "cache.load_line_miss %" PRIu64 "\ncache.load_line_hit_flags_all %" PRIu64
@@ -241,6 +296,7 @@ typedef struct sim {
     tm_bitbuf dbuf;        /* the model's DATA message, encoded */
     const tm_cache_stats *cache_stats; /* the model's (cfiat) */
     tm_cache *shadow[64];  /* cfiat: the private caches, kept along the RTL run */
+    tm_adapt adapt[1024];  /* tr_a: each thread's state, from the model's accepted messages */
 } sim;
 
 static int mismatch(sim *s, uint64_t cycle, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -330,7 +386,7 @@ static int compare_data(sim *s, uint64_t cycle, unsigned core, const ev *e, cons
     const tm_msg *m = &e->m;
     const tm_enc_cfg *enc = &s->cfg.enc;
     tm_bitbuf_clear(&s->dbuf);
-    if (tm_msg_encode(enc, m, &s->dbuf, NULL) != TM_OK)
+    if (tm_msg_encode_a(enc, s->adapt, m, &s->dbuf, NULL) != TM_OK) /* tr_a: a DATA message reads no state */
         return mismatch(s, cycle, "cycle %" PRIu64 ", core %u: cannot encode the model's DATA message", cycle, core);
     unsigned tiw = tm_ti_bits(enc->threads), n = 0;
     uint64_t ti = 0;
@@ -599,6 +655,13 @@ static int check_cycle(sim *s, tb_rtl *r, uint64_t cycle, const tb_retire *in, c
                             o[k].ctrl ? " message" : "");
         if (ed && compare_data(s, cycle, k, ed, &o[k]))
             return 1;
+        /* tr_a: the state the message is coded with (spec §4.9), before
+         * the bits, so that a wrong state is reported as such */
+        tm_adapt *a = &s->adapt[k];
+        if (ec && tm_enc_adaptive(&s->cfg.enc) && (o[k].acnt != a->cnt || o[k].acc != a->cc || o[k].tf != a->tf))
+            return mismatch(s, cycle, "cycle %" PRIu64 ", core %u: %s message: adaptive state A_cnt %u, A_cc %u, "
+                            "TF %u, the model's %u, %u, %u", cycle, k, kname(ec->m.kind), o[k].acnt, o[k].acc,
+                            o[k].tf, (unsigned)a->cnt, (unsigned)a->cc, (unsigned)a->tf);
         if (ec && compare_msg(s, cycle, k, ec, &o[k]))
             return 1;
         if (ed) {
@@ -615,6 +678,11 @@ static int check_cycle(sim *s, tb_rtl *r, uint64_t cycle, const tb_retire *in, c
             if (ec->accepted) {
                 s->occ += ec->len;
                 cov_msg(c, &s->cfg.enc, &ec->m);
+                if (tm_enc_adaptive(&s->cfg.enc)) {
+                    tm_adapt before = *a;
+                    tm_adapt_update(&s->cfg.enc, s->adapt, &ec->m);
+                    cov_adapt(c, &s->cfg.enc, &before, a, &ec->m);
+                }
             }
             s->next_ev++;
         }
@@ -742,6 +810,8 @@ static int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_t
                 tmc_reader_close(rd);
                 return 2;
             }
+    for (unsigned k = 0; k < sizeof s->adapt / sizeof s->adapt[0]; k++)
+        tm_adapt_reset(&s->adapt[k]);
     s->next_ev = 0;
     s->port_pos = 0;
     s->occ = 0;
@@ -1058,6 +1128,26 @@ int main(int argc, char **argv)
                        " over a valid entry; mispredictions without allocation %" PRIu64
                        "; alternate-given predictions %" PRIu64 "\n",
                        i ? "ITTAGE" : "TAGE", prov, al, tc[i]->replaced, tc[i]->alloc_fails, tc[i]->use_alt);
+            }
+            if (tm_enc_adaptive(&cfg->enc)) {
+                char ks[2][160];
+                for (int i = 0; i < 2; i++) {
+                    size_t a = 0;
+                    const uint64_t *v = i ? c.a_cc_k : c.a_cnt_k;
+                    for (unsigned k = 0; k <= TM_ADAPT_KMAX && a < sizeof ks[i]; k++)
+                        a += (size_t)snprintf(ks[i] + a, sizeof ks[i] - a, "%s%" PRIu64, k ? "/" : "", v[k]);
+                }
+                printf("tr_a coverage: cnt codes by order 0..12 %s", ks[0]);
+                if (cfg->enc.timestamps)
+                    printf("; diffCC codes by order 0..12 %s", ks[1]);
+                printf("; target escapes %" PRIu64 "; T-bit form outcome %" PRIu64 ", target %" PRIu64
+                       "; form switches to the T bit %" PRIu64 ", to the escape %" PRIu64 " (%" PRIu64
+                       " by a SYNC); capped bCnt %" PRIu64,
+                       c.a_escape, c.a_tbit[0], c.a_tbit[1], c.a_to_tbit, c.a_to_escape, c.a_sync_escape,
+                       c.a_cnt_cap);
+                if (cfg->enc.timestamps)
+                    printf(", diffCC %" PRIu64, c.a_cc_cap);
+                printf("; SYNC resets of a moved state %" PRIu64 "\n", c.a_sync_reset);
             }
             if (cfg->enc.data)
                 printf("data coverage: DATA accepted %" PRIu64 ", dropped %" PRIu64 "; bundles with a control "

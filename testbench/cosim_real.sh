@@ -3,13 +3,14 @@
 # set (pigz, xz, pbzip2, zstd -T, sort --parallel and the multithreaded test
 # programs) at N = 1, 2, 4, 8 threads, each recorded once under tm record on
 # a small input, then co-simulated (tm cosim: the RTL against the model, bit
-# for bit, cycle for cycle) with the TAGE-class preset tage-l under tr_e
-# (docs/spec.md §3.3), and with the paper's large/tr_e for reference.  (The
-# adaptive encoding tr_a joins when the RTL has its encoder: tm cosim refuses
-# it today.)  Prints a PASS line per run and the
+# for bit, cycle for cycle) with the TAGE-class preset tage-l under tr_e and
+# under the adaptive encoding tr_a (docs/spec.md §3.3, §4.9), and with the
+# paper's large/tr_e for reference.  Prints a PASS line per run and the
 # totals; exit 1 if any run fails.
 #   testbench/cosim_real.sh BUILD [CONFIGS...]
-# CONFIGS: "tage-l:tr_e" style pairs (default: large:tr_e tage-l:tr_e).  Takes about an hour on 2 cores (each co-simulation runs a
+# CONFIGS: "tage-l:tr_e" style pairs (default: large:tr_e tage-l:tr_e
+# tage-l:tr_a tage-l:ttr_a); an encoding with a leading t (ttr_e, ttr_a) is
+# the time-stamped variant (--timestamps).  Takes about an hour on 2 cores (each co-simulation runs a
 # few million instructions).
 set -uo pipefail
 BUILD=${1:-build}
@@ -22,9 +23,9 @@ P=$B/programs
     { echo "cosim_real.sh: $TM or the test programs are missing: make all programs" >&2; exit 2; }
 export TM_VALGRIND_LIB=$B/lib/valgrind
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(large:tr_e tage-l:tr_e)
+[ ${#configs[@]} -gt 0 ] || configs=(large:tr_e tage-l:tr_e tage-l:tr_a tage-l:ttr_a)
 for c in "${configs[@]}"; do
-    case $c in *:nx_b|*:tr_b|*:tr_e|*:tr_a) ;; *) echo "cosim_real.sh: '$c': expected PRESET:ENCODING" >&2; exit 2 ;; esac
+    case $c in *:nx_b|*:tr_b|*:tr_e|*:tr_a|*:tnx_b|*:ttr_b|*:ttr_e|*:ttr_a) ;; *) echo "cosim_real.sh: '$c': expected PRESET:ENCODING" >&2; exit 2 ;; esac
 done
 for p in pigz xz pbzip2 zstd sort; do
     command -v "$p" > /dev/null || { echo "cosim_real.sh: $p is missing (make deps installs it)" >&2; exit 2; }
@@ -51,7 +52,9 @@ for n in 1 2 4 8; do
         for c in "${configs[@]}"; do
             runs=$((runs + 1))
             echo "cosim_real: $name ${c%%:*} ${c#*:} ($(( $(date +%s) - start ))s elapsed)" >&2
-            if out=$("$TM" cosim --config "${c%%:*}" --encoding "${c#*:}" -q "$name.tmc" 2>&1); then
+            enc=${c#*:} ts=()
+            case $enc in tnx_b|ttr_?) enc=${enc#t} ts=(--timestamps) ;; esac
+            if out=$("$TM" cosim --config "${c%%:*}" --encoding "$enc" "${ts[@]}" -q "$name.tmc" 2>&1); then
                 echo "PASS $name ${c%%:*} ${c#*:}: $(grep -m1 '^PASS' <<< "$out" | sed 's/^PASS: //')"
             else
                 echo "FAIL $name ${c%%:*} ${c#*:}"

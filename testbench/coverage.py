@@ -21,6 +21,22 @@ data tracing (docs/rtl-data.md):
   cache.same_line_store_before/_after   in the same cycle, a lower / higher
                         core stores to a line this core accesses
   cache.flag_clear      flags cleared after a resynchronization
+tr_a, the adaptive codes (spec §4.9), accepted control messages:
+  tr_a.cnt.kK           the cnt field (BRANCH, or the cnt = 0 escape) coded in
+                        order K (0..12)
+  tr_a.diffcc.kK        diffCC coded in order K (ttr_a)
+  tr_a.target_escape    target mispredictions in the escape form (the escape
+                        with K = 3)
+  tr_a.tbit_outcome, tr_a.tbit_target   BRANCH messages in the T-bit form
+                        (TF x (k + 3) >= 256), T = 0 and T = 1
+  tr_a.to_tbit, tr_a.to_escape   messages after which the thread's form
+                        switched (escape to T bit; T bit to escape, by TF's
+                        decay, a change of k or a SYNC)
+  tr_a.sync_to_escape   SYNC messages accepted in the T-bit form (TF reset)
+  tr_a.cnt_capped, tr_a.diffcc_capped   values >= 8191 folded in as 8191
+  tr_a.sync_reset       SYNC messages that reset a state that had moved
+  tr_a.messages, tr_a.ts_messages       tr_a / ttr_a runs took part (their
+                        bins are required only then)
 TAGE-class predictors (spec §3.3.1-2; PRED = tage or ittage):
   PRED.providerK        lookups whose provider was table K (0 = base)
   PRED.allocK           entries allocated in table K
@@ -62,6 +78,13 @@ DATA_EVENTS = (["data.cfiat.accepted", "data.cfiat.dropped", "data.all.accepted"
                                        "lines3plus", "inv_held_before", "inv_held_after",
                                        "same_line_store_before", "same_line_store_after", "flag_clear"]])
 
+# tr_a: every order of both accumulators and every event, required only
+# when some tr_a (and for diffCC some ttr_a) run took part.
+ADAPT_KMAX = 12
+TRA_EVENTS = ["tr_a.target_escape", "tr_a.cnt_capped", "tr_a.sync_reset", "tr_a.tbit_outcome",
+              "tr_a.tbit_target", "tr_a.to_tbit", "tr_a.to_escape", "tr_a.sync_to_escape"]
+TTRA_EVENTS = ["tr_a.diffcc_capped"]
+
 def main(path):
     bins = Counter()
     for line in open(path):
@@ -81,6 +104,12 @@ def main(path):
         missing += [f"{p}.provider{k}" for k in range(0, kmax + 1) if bins[f"{p}.provider{k}"] == 0]
         missing += [f"{p}.alloc{k}" for k in range(1, kmax + 1) if bins[f"{p}.alloc{k}"] == 0]
     missing += [e for e in TAGE_EVENTS if bins[e] == 0]
+    if "tr_a.messages" in bins:
+        missing += [f"tr_a.cnt.k{k}" for k in range(ADAPT_KMAX + 1) if bins[f"tr_a.cnt.k{k}"] == 0]
+        missing += [e for e in TRA_EVENTS if bins[e] == 0]
+    if "tr_a.ts_messages" in bins:
+        missing += [f"tr_a.diffcc.k{k}" for k in range(ADAPT_KMAX + 1) if bins[f"tr_a.diffcc.k{k}"] == 0]
+        missing += [e for e in TTRA_EVENTS if bins[e] == 0]
     for i in range(CORES):
         for j in range(i + 1, CORES):
             if bins[f"conflict.{i}.{j}"] == 0:

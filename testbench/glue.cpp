@@ -162,6 +162,9 @@ void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
     o->drop = (int)get(t->obs_drop_o, k, 1);
     o->dlen = o->dsize = 0;
     o->dfah = 0;
+    o->acnt = (unsigned)get(t->obs_acnt_o, 16 * k, 16);
+    o->acc = (unsigned)get(t->obs_acc_o, 16 * k, 16);
+    o->tf = (unsigned)get(t->obs_tf_o, 9 * k, 9);
     if (!o->accept && !o->drop) {
         o->ctrl = o->data = 0;
         o->len = 0;

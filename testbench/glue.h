@@ -41,6 +41,7 @@ typedef struct tb_offer {
     unsigned dlen, dsize;
     uint64_t dfah;
     uint8_t dbits[128]; /* its bits, bit k of the message = bit k%8 of byte k/8 */
+    unsigned acnt, acc, tf; /* tr_a: the core's accumulators A_cnt, A_cc, TF at the start of the cycle */
 } tb_offer;
 
 /* One core's cache in this cycle (rtl/tm_top.sv obs_dc_*_o; cfiat only). */

@@ -6,8 +6,9 @@
 #         pair (and tage-l, tage-m), time stamps on/off, private/shared and
 #         N in {1,2,4,8}, plus
 #         forced overflows (smallest buffer, 1-bit port), on random and
-#         directed streams (tm gen --directed); and 3 data tracing sets
+#         directed streams (tm gen --directed); 3 data tracing sets
 #         (docs/rtl-data.md) on streams with memory operands (tm gen --mem);
+#         and 2 tr_a sets (spec §4.9: every order of the adaptive codes);
 #   full  (make regress): the whole product presets x encodings x time
 #         stamps x private/shared x N in {1,2,4,8} (144 simulators).
 set -uo pipefail
@@ -99,6 +100,14 @@ cosim rand      4 --config tage-m --encoding tr_b --timestamps --shared --tage 1
 cosim mem       4 --config large  --encoding tr_e --cfiat
 cosim mem       2 --config medium --encoding tr_b --timestamps --shared --data all --buffer min --port 4
 cosim mem       1 --config small  --encoding nx_b --cfiat --cache 1K --assoc 2 --line 16 --granularity 4 --port 8
+
+# The adaptive encoding (spec §4.9): ttr_a on one core over every directed
+# scenario (bCnt and diffCC up to 2^20 drive both accumulators through
+# every order 0..12; target escapes; the overflow phase drops, and its
+# SYNC(OVERFLOW) resets a state that had moved), and tr_a shared by 4 cores
+# with forced overflows (the reserve rule with tr_a's RESERVE).
+cosim all       1 --config large  --encoding tr_a --timestamps
+cosim overflow  4 --config large  --encoding tr_a --shared --buffer min --port 1
 
 cat "$work"/cov.* > "$work/coverage" 2>/dev/null || true
 python3 "$root/testbench/coverage.py" "$work/coverage" || fails=$((fails + 1))

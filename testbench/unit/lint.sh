@@ -63,6 +63,17 @@ for d in 0 1 2; do
     lint tm_msg_enc -GTIW=3 -GTS=1\'b1 -GDATA=$d
     lint tm_msg_enc -GTIW=0 -GTS=1\'b0 -GCA=1 -GCB=1 -GDATA=$d
 done
+# tr_a (ENC 3, spec §4.9): the adaptive codes
+#        TIW  TS     CA CB TA TB DATA
+for c in "0   1'b0   3  2  3  4  0" \
+         "2   1'b1   3  2  3  4  0" \
+         "10  1'b1   1  1  1  1  0" \
+         "3   1'b1   32 32 1  1  0" \
+         "3   1'b1   3  2  3  4  1" \
+         "1   1'b0   5  7  13 1  2"; do
+    set -- $c
+    lint tm_msg_enc -GENC=3 -GTIW=$1 -GTS=$2 -GCA=$3 -GCB=$4 -GTA=$5 -GTB=$6 -GDATA=$7
+done
 #        TIW  TI    FA FB
 for c in "0   0     3  2" \
          "3   5     3  2" \

@@ -6,16 +6,28 @@
 # model, see tb_*.sv), runs them and prints one PASS/FAIL line per parameter
 # set, then "N passed, N failed".  Exit status 1 on any failure.
 #
-#   testbench/unit/run.sh [+cycles=N] [+msgs=N] [+seed=S]
-# Defaults: 1000000 cycles per predictor and cache config, 500000 messages
-# per encoder config, seed 1.  The arguments are passed to every simulator.
+#   testbench/unit/run.sh [MODULE...] [+cycles=N] [+msgs=N] [+seed=S]
+# MODULE: gshare, ras, ibtb, tage, ittage, msg_enc, dcache, data_enc (the
+# harnesses tb_MODULE to run; default all of them).  Defaults: 1000000
+# cycles per predictor and cache config, 500000 messages per encoder config,
+# seed 1.  The + arguments are passed to every simulator.
 # tb_dcache also prints the simulation speed of its caches ("speed:").
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TB=$ROOT/testbench/unit
 OUT=$ROOT/build/vunit
-ARGS=("+cycles=1000000" "+msgs=500000" "$@")
+ALL=(gshare ras ibtb tage ittage msg_enc dcache data_enc)
+ARGS=("+cycles=1000000" "+msgs=500000")
+MODS=()
+for a in "$@"; do
+    case $a in
+        +*) ARGS+=("$a") ;;
+        *) [[ " ${ALL[*]} " == *" $a "* ]] || { echo "run.sh: no harness '$a' (${ALL[*]})" >&2; exit 2; }
+           MODS+=("$a") ;;
+    esac
+done
+[ ${#MODS[@]} -gt 0 ] || MODS=("${ALL[@]}")
 mkdir -p "$OUT"
 
 make -C "$ROOT" -s build/lib/libtm.a || { echo "FAIL build/lib/libtm.a"; exit 1; }
@@ -26,7 +38,7 @@ done
 
 pass=0
 fail=0
-for m in gshare ras ibtb tage ittage msg_enc dcache data_enc; do
+for m in "${MODS[@]}"; do
     top=tb_$m
     refs=("$OUT/tb_ref.o")
     [ -f "$TB/tb_ref_$m.c" ] && refs+=("$OUT/tb_ref_$m.o")

@@ -12,7 +12,7 @@ int main(int argc, char **argv)
     auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(argc, argv);
     auto top = std::make_unique<Vtb_msg_enc>(ctx.get());
-    const unsigned NC = 11, OW = TB_MSG_MAXW;
+    const unsigned NC = 16, OW = TB_MSG_MAXW;
     top->eval();
     tb_msg *ref[NC];
     tb_msg_io io[NC];
@@ -21,6 +21,7 @@ int main(int argc, char **argv)
         ref[c] = tb_msg_new(static_cast<unsigned>(vget(top->cfg_tiw_o, 32 * c, 32)),
                             static_cast<unsigned>(vget(top->cfg_ts_o, c, 1)), ch(0), ch(1), ch(2),
                             ch(3), ch(4), ch(5), static_cast<unsigned>(vget(top->cfg_data_o, 8 * c, 8)),
+                            static_cast<unsigned>(vget(top->cfg_enc_o, 8 * c, 8)),
                             static_cast<unsigned>(vget(top->cfg_maxw_o, 32 * c, 32)), seed);
     }
     for (uint64_t n = 0; n < msgs; n++) {
@@ -38,6 +39,9 @@ int main(int argc, char **argv)
             vput(top->lost_i, c, 1, io[c].lost);
             vput(top->dropped_i, c, 1, io[c].dropped);
             vput(top->diff_cc_i, 64 * c, 64, io[c].diff_cc);
+            vput(top->acnt_i, 16 * c, 16, io[c].acnt);
+            vput(top->acc_i, 16 * c, 16, io[c].acc);
+            vput(top->tf_i, 9 * c, 9, io[c].tf);
         }
         top->eval();
         for (unsigned c = 0; c < NC; c++) {

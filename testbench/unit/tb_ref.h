@@ -77,16 +77,22 @@ typedef struct tb_msg_io {
     uint8_t kind, t, reason, lost, dropped;
     uint32_t ti;
     uint64_t cnt, diff_ta, icnt, gap, addr, diff_cc;
+    /* tr_a: the thread's accumulators A_cnt, A_cc, TF (spec §4.9) */
+    uint16_t acnt, acc, tf;
     /* outputs of the DUT */
     uint8_t bits[TB_MSG_MAXW / 8]; /* bit k in bits[k/8] >> (k%8) */
     unsigned len;
 } tb_msg_io;
 typedef struct tb_msg tb_msg;
 /* DATA: the data tracing mode (0 none; else every message has the class
- * bit Q).  MAXW: the module's MAXW parameter (checked against
- * tm_msg_max_bits, less the DATA message's tm_msg_data_max_bits). */
+ * bit Q).  ENC: the encoding (tm_encoding; the fixed ones differ only in
+ * their chunks, given here; TM_ENC_TR_A: the adaptive codes, checked
+ * against tm_msg_encode_a / tm_msg_bits_a with random states: A_cnt, A_cc
+ * and TF, so both forms of the message kind).  MAXW: the
+ * module's MAXW parameter (checked against tm_msg_max_bits, less the DATA
+ * message's tm_msg_data_max_bits). */
 tb_msg *tb_msg_new(unsigned tiw, unsigned ts, unsigned ca, unsigned cb, unsigned ta, unsigned tb,
-                   unsigned ha, unsigned hb, unsigned data, unsigned maxw, uint64_t seed);
+                   unsigned ha, unsigned hb, unsigned data, unsigned enc, unsigned maxw, uint64_t seed);
 void tb_msg_stim(tb_msg *t, tb_msg_io *io);
 int tb_msg_check(tb_msg *t, const tb_msg_io *io);
 int tb_msg_finish(tb_msg *t);

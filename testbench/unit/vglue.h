@@ -54,10 +54,11 @@ static inline uint64_t vget(const VlWide<N> &s, unsigned lsb, unsigned w)
 static inline uint64_t plusarg(int argc, char **argv, const char *name, uint64_t def)
 {
     const std::string key = std::string("+") + name + "=";
+    uint64_t v = def; /* the last one given wins (run.sh puts its defaults first) */
     for (int i = 1; i < argc; i++)
         if (std::string(argv[i]).compare(0, key.size(), key) == 0)
-            return std::strtoull(argv[i] + key.size(), nullptr, 0);
-    return def;
+            v = std::strtoull(argv[i] + key.size(), nullptr, 0);
+    return v;
 }
 
 #endif

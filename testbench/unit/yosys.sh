@@ -75,6 +75,8 @@ read_check tm_ibtb "ENTRIES=8 P=3"
 read_check tm_msg_enc "TIW=0 TS=0"
 read_check tm_msg_enc "TIW=3 TS=1"
 read_check tm_msg_enc "TIW=3 TS=1 DATA=1"
+read_check tm_msg_enc "ENC=3 TIW=2 TS=1"
+read_check tm_msg_enc "ENC=3 TIW=0 TS=0 DATA=1"
 read_check tm_data_enc "TIW=3 TI=5"
 read_check tm_dcache "SIZE=512 ASSOC=2 LINE=16 GRAN=4 N=3"
 read_check tm_dcache "SIZE=128 ASSOC=1 LINE=4 GRAN=1 N=1"
@@ -84,10 +86,11 @@ if [ "${1:-}" = --sim ]; then
     cc -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/include" -c "$TB/tb_ref.c" -o "$OUT/tb_ref.o" || exit 1
 
     # gate_sim module "chparams" "shim module text" "wrapper sed script" extra-sources...
+    # (GATE_TAG=X: the work directory sim_<module>X, for a second parameter set)
     gate_sim() {
         local m=$1 ch=$2 shim=$3 sedx=$4 t=${1#tm_}
         shift 4
-        local d=$OUT/sim_$t pkg=""
+        local d=$OUT/sim_$t${GATE_TAG:-} pkg=""
         [ "$m" = tm_msg_enc ] && pkg=$PKG
         mkdir -p "$d"
         n=$((n + 1))
@@ -148,15 +151,26 @@ endmodule" "$(one ENT 7 PP 3)"
   output logic [64*P-1:0] pred_o);
   tm_ibtb_net u (.*);
 endmodule" "$(one ENT 8 PP 3)"
-    gate_sim tm_msg_enc "-set TIW 3 -set TS 1" \
-        "module tm_msg_enc #(
-  parameter int unsigned TIW = 3, parameter bit TS = 1'b1,
+    # tm_msg_enc: the shim has the module's parameters and ports (the
+    # netlist's are fixed: the synthesized set); two sets, tr_e with N = 8 and
+    # time stamps, and tr_a (ENC 3) with N = 4 and time stamps (the examples
+    # of spec §4.9 first; random A_cnt, A_cc and TF: both forms).
+    msg_shim() { # TIW TS ENC
+        echo "module tm_msg_enc #(
+  parameter int unsigned TIW = $1, parameter bit TS = 1'b$2,
   parameter int unsigned CA = 3, CB = 2, TA = 3, TB = 4, HA = 4, HB = 2,
-  parameter int unsigned MAXW = tm_pkg::msg_max_bits(TIW, TS, CA, CB, HA, HB)
-) (input logic valid_i, input tm_pkg::msg_t msg_i, output logic [MAXW-1:0] bits_o,
-   output logic [\$clog2(MAXW+1)-1:0] len_o);
-  tm_msg_enc_net u (.valid_i (valid_i), .msg_i (msg_i), .bits_o (bits_o), .len_o (len_o));
-endmodule" "$(one TIW 3 TSV 1 CAV 3 CBV 2 TAV 3 TBV 4 HAV 4 HBV 2)" "$(rtl_file tm_pkg)"
+  parameter int unsigned DATA = 0, parameter int unsigned ENC = $3,
+  parameter int unsigned MAXW = tm_pkg::ctrl_max_bits(ENC, TIW, TS, CA, CB, TA, TB, HA, HB) + ((DATA != 0) ? 1 : 0)
+) (input logic valid_i, input tm_pkg::msg_t msg_i, input logic [15:0] acnt_i, input logic [15:0] acc_i,
+   input logic [8:0] tf_i, output logic [MAXW-1:0] bits_o, output logic [\$clog2(MAXW+1)-1:0] len_o);
+  tm_msg_enc_net u (.valid_i (valid_i), .msg_i (msg_i), .acnt_i (acnt_i), .acc_i (acc_i), .tf_i (tf_i),
+                    .bits_o (bits_o), .len_o (len_o));
+endmodule"
+    }
+    gate_sim tm_msg_enc "-set TIW 3 -set TS 1" "$(msg_shim 3 1 2)" \
+        "$(one TIW 3 TSV 1 CAV 3 CBV 2 TAV 3 TBV 4 HAV 4 HBV 2 DTV 0 ENV 2)" "$(rtl_file tm_pkg)"
+    GATE_TAG=_tra gate_sim tm_msg_enc "-set ENC 3 -set TIW 2 -set TS 1" "$(msg_shim 2 1 3)" \
+        "$(one TIW 2 TSV 1 CAV 3 CBV 2 TAV 3 TBV 4 HAV 4 HBV 2 DTV 0 ENV 3)" "$(rtl_file tm_pkg)"
 fi
 
 echo "yosys: $n checks, $bad failed"

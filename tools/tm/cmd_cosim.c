@@ -303,11 +303,6 @@ int cmd_cosim(int argc, char **argv)
     tm_model_cfg cfg;
     if (model_opts_cfg("cosim", &o, 1, &cfg))
         return 2;
-    if (tm_enc_adaptive(&cfg.enc)) {
-        tm_err("cosim", "--encoding %s: the RTL has no encoder of the adaptive codes yet (docs/spec.md §4.9; "
-                        "the model and both replays have)", o.encoding);
-        return 2;
-    }
     if (!strcmp(in, "-")) {
         tm_err("cosim", "the commit stream must be a file (it is read twice)");
         return 2;
