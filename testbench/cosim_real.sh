@@ -43,7 +43,7 @@ for n in 1 2 4 8; do
     for pr in "${progs[@]}"; do
         name=${pr%%:*}-N$n
         # shellcheck disable=SC2086
-        if ! OMP_NUM_THREADS=$n "$TM" record --commit -o "$name" -- ${pr#*:} > /dev/null 2> "$name.err" ||
+        if ! OMP_NUM_THREADS=$n "$TM" record --commit --threads auto -o "$name" -- ${pr#*:} > /dev/null 2> "$name.err" ||
             [ ! -s "$name.tmc" ]; then
             echo "FAIL $name: recording failed: $(tail -n 1 "$name.err")"
             fails=$((fails + 1))
