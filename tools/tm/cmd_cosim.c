@@ -191,33 +191,8 @@ static int rtl_params(const tm_model_cfg *c, char *key, size_t nkey, char *vc, s
     return r;
 }
 
-/* Builds the simulator of the parameter set in DIR with the make rule
- * testbench/sim.mk, unless it is there and up to date.  Two tm cosim of the
- * same parameter set at once (parallel tests, a user's two shells) take
- * turns on DIR/.lock: the second waits for the first one's build and then
- * finds the simulator up to date. */
-static int build_sim_locked(const char *root, const char *dir);
-static int build_sim(const char *root, const char *dir)
-{
-    char lk[PATH_MAX + 640];
-    pfmt(lk, sizeof lk, "%s/.lock", dir);
-    int fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        tm_err("cosim", "%s: cannot open: %s", lk, strerror(errno));
-        return -1;
-    }
-    while (flock(fd, LOCK_EX) != 0) {
-        if (errno != EINTR) {
-            tm_err("cosim", "%s: cannot lock: %s", lk, strerror(errno));
-            close(fd);
-            return -1;
-        }
-    }
-    int r = build_sim_locked(root, dir);
-    close(fd); /* releases the lock */
-    return r;
-}
-
+/* Builds the simulator in DIR with the make rule testbench/sim.mk unless it
+ * is there and up to date; the caller holds DIR/.lock. */
 static int build_sim_locked(const char *root, const char *dir)
 {
     char lib[PATH_MAX + 64], mk[PATH_MAX + 64], rootv[PATH_MAX + 16], outv[PATH_MAX + 400], libv[PATH_MAX + 80];
@@ -240,6 +215,32 @@ static int build_sim_locked(const char *root, const char *dir)
         return -1;
     }
     return 0;
+}
+
+/* Builds the simulator of the parameter set in DIR with the make rule
+ * testbench/sim.mk, unless it is there and up to date.  Two tm cosim of the
+ * same parameter set at once (parallel tests, a user's two shells) take
+ * turns on DIR/.lock: the second waits for the first one's build and then
+ * finds the simulator up to date. */
+static int build_sim(const char *root, const char *dir)
+{
+    char lk[PATH_MAX + 640];
+    pfmt(lk, sizeof lk, "%s/.lock", dir);
+    int fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        tm_err("cosim", "%s: cannot open: %s", lk, strerror(errno));
+        return -1;
+    }
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            tm_err("cosim", "%s: cannot lock: %s", lk, strerror(errno));
+            close(fd);
+            return -1;
+        }
+    }
+    int r = build_sim_locked(root, dir);
+    close(fd); /* releases the lock */
+    return r;
 }
 
 int cmd_cosim(int argc, char **argv)
