@@ -4,7 +4,8 @@
 #   bash scripts/gates.sh BUILD_DIR
 #
 # Synthesizes, each on its own, the core logic (tm_core with N = 1 for nx_b,
-# tr_b, tr_e and tr_e with time stamps), the predictors at the preset sizes
+# tr_b, tr_e, tr_a, and tr_e and tr_a with time stamps), the predictors at
+# the preset sizes
 # (tm_gshare 512/1024/4096, tm_ras 8/16/32, tm_ibtb 16/64; for the
 # TAGE-class presets of cmodel/config.c tm_tage (B, T, E, W, LMIN, LMAX) =
 # tage-s (128, 2, 32, 5, 3, 12), tage-m (256, 3, 32, 7, 3, 24), tage-l (512,
@@ -13,8 +14,9 @@
 # and the shared buffer (tm_buffer for N = 1, 4, 8 at the default buffer
 # size and a 4-bit port), and prints a table per module and one per preset
 # (small, tage-s, medium, tage-m, large, tage-l; one core = tm_core tr_e +
-# its private predictors) with the predictor state bits of spec 3.3.3, next
-# to the paper's estimates.  rtl/syn/gates_report.py checks the state bits
+# its private predictors; then large with ttr_e, tage-l with tr_a and
+# ttr_a) with the predictor state bits of spec 3.3.3, next to the paper's
+# estimates.  rtl/syn/gates_report.py checks the state bits
 # of each preset against the spec's table, and every predictor's flip-flops
 # against its state bits (plus the valid bits of the tables without reset:
 # one per row of 32 gshare counters, one per TAGE base counter).
@@ -151,6 +153,8 @@ jobs=("$(dcache_job tool 32 4 32 4)"
        "ras_32 tm_ras ENTRIES=32,P=1"
        "core_tr_e tm_core N=1,ENC=2,TS=0,$TRE"
        "core_ttr_e tm_core N=1,ENC=2,TS=1,$TRE"
+       "core_tr_a tm_core N=1,ENC=3,TS=0,$TRE"
+       "core_ttr_a tm_core N=1,ENC=3,TS=1,$TRE"
        "core_tr_b tm_core N=1,ENC=1,TS=0,$NXB"
        "core_nx_b tm_core N=1,ENC=0,TS=0,$NXB"
        "$(buffer_job 8)"

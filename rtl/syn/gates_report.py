@@ -166,7 +166,7 @@ def main():
                                                  'NAND2-eq', 'time'))
     rows = []
     for enc, name in (('nx_b', 'core_nx_b'), ('tr_b', 'core_tr_b'), ('tr_e', 'core_tr_e'),
-                      ('ttr_e', 'core_ttr_e')):
+                      ('ttr_e', 'core_ttr_e'), ('tr_a', 'core_tr_a'), ('ttr_a', 'core_ttr_a')):
         r = res[name]
         ch = '%s,%s/%s,%s/%s,%s' % tuple(r.params[k] for k in ('CA', 'CB', 'TA', 'TB', 'HA', 'HB'))
         rows.append((r, '%s N=1, chunks %s' % (enc, ch)))
@@ -203,7 +203,7 @@ def main():
     print('predictors: gshare (G), RAS (R), iBTB (B) or TAGE (T) and ITTAGE (IT), by their (base)')
     print('entries.  Predictor FF are the predictor state (storage); the predictors\' gates are their')
     print('read, compare, update and write logic.  state = the predictor state bits of spec 3.3.3.')
-    print('%-7s %-16s %6s %8s %9s %8s %9s %9s %10s %8s %8s' % (
+    print('%-7s %-20s %6s %8s %9s %8s %9s %9s %10s %8s %8s' % (
         'preset', 'predictors', 'state', 'core FF', 'core gts', 'pred FF', 'pred gts', 'total FF',
         'NAND2-eq', 'storage', 'paper'))
     core = res['core_tr_e']
@@ -223,10 +223,27 @@ def main():
         total = core.nand2eq + sum(p.nand2eq for p in pred)
         desc = ' '.join('%s%s' % (letter[p.top], p.params.get('BASE', p.params.get('ENTRIES')))
                         for p in pred)
-        print('%-7s %-16s %6s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
+        print('%-7s %-20s %6s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
             name, desc, fmt(bits), fmt(core.ff), fmt(core.gates), fmt(pff), fmt(pg),
             fmt(core.ff + pff), fmt(total),
             100.0 * FF_WEIGHT * pff / total, '~' + fmt(PAPER[name]) if name in PAPER else '-'))
+    # The design of issue 21 (tage-l's predictors with the adaptive encoding:
+    # tm_core with ENC = tr_a, its A_cnt, A_cc, TF and Exp-Golomb encoder) and
+    # the time-stamped variants, each beside the large core it compares with.
+    for name, enc in (('large', 'ttr_e'), ('tage-l', 'tr_a'), ('tage-l', 'ttr_a')):
+        c = res['core_' + enc]
+        pred = [res[j] for j in dict(PRESETS)[name]]
+        pff = sum(p.ff for p in pred)
+        total = c.nand2eq + sum(p.nand2eq for p in pred)
+        desc = ' '.join('%s%s' % (letter[p.top], p.params.get('BASE', p.params.get('ENTRIES')))
+                        for p in pred) + ' ' + enc
+        print('%-7s %-20s %6s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
+            name, desc, fmt(STATE_BITS[name]), fmt(c.ff), fmt(c.gates),
+            fmt(pff), fmt(sum(p.gates for p in pred)), fmt(c.ff + pff), fmt(total),
+            100.0 * FF_WEIGHT * pff / total, '-'))
+    print('(the last three rows: the core with time stamps (ttr_e), and with the adaptive encoding')
+    print('tr_a / ttr_a of spec 4.9, whose state is A_cnt (16 bits), A_cc (16, moving only with')
+    print('time stamps) and TF (9) per core)')
     print('storage = predictor flip-flops x %d as a share of NAND2-eq.  paper = 003 section 6.4' % FF_WEIGHT)
     print('The paper counts about one gate per predictor state bit (array storage) plus about 1K')
     print('gates of logic; tage-s/m/l (not in the paper) stay within the state bits of small /')
