@@ -8,8 +8,9 @@
 #                                    module (synth -flatten), and run the
 #                                    unit testbench (tb_*.sv / tb_ref.c) on
 #                                    the gate netlist: Yosys' reading of the
-#                                    RTL against the C library (10 to 30
-#                                    minutes: compiling the netlists)
+#                                    RTL against the C library (about 40
+#                                    minutes on 2 cores: each tm_msg_enc
+#                                    netlist compiles for about 15)
 #
 # tm_msg_enc needs rtl/tm_pkg.sv (msg_t, msg_max_bits).  Yosys 0.23 does not
 # parse `return` in functions; if the package does not read, the check says
