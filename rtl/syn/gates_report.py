@@ -206,8 +206,20 @@ def main():
     print('%-7s %-20s %6s %8s %9s %8s %9s %9s %10s %8s %8s' % (
         'preset', 'predictors', 'state', 'core FF', 'core gts', 'pred FF', 'pred gts', 'total FF',
         'NAND2-eq', 'storage', 'paper'))
-    core = res['core_tr_e']
     letter = {'tm_gshare': 'G', 'tm_ras': 'R', 'tm_ibtb': 'B', 'tm_tage': 'T', 'tm_ittage': 'IT'}
+
+    def preset_row(name, core, suffix='', paper='-'):
+        """One core: CORE (a tm_core result) + the private predictors of preset NAME."""
+        pred = [res[j] for j in dict(PRESETS)[name]]
+        pff = sum(p.ff for p in pred)
+        total = core.nand2eq + sum(p.nand2eq for p in pred)
+        desc = ' '.join('%s%s' % (letter[p.top], p.params.get('BASE', p.params.get('ENTRIES')))
+                        for p in pred) + suffix
+        print('%-7s %-20s %6s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
+            name, desc, fmt(STATE_BITS[name]), fmt(core.ff), fmt(core.gates), fmt(pff),
+            fmt(sum(p.gates for p in pred)), fmt(core.ff + pff), fmt(total),
+            100.0 * FF_WEIGHT * pff / total, paper))
+
     for name, jobs in PRESETS:
         pred = [res[j] for j in jobs]
         bits = sum(state_bits(p)[0] for p in pred)
@@ -218,29 +230,12 @@ def main():
             if p.ff != state_bits(p)[1]:
                 sys.exit('gates_report: %s has %d flip-flops, its state bits (+ valid bits) are %d'
                          % (p.name, p.ff, state_bits(p)[1]))
-        pff = sum(p.ff for p in pred)
-        pg = sum(p.gates for p in pred)
-        total = core.nand2eq + sum(p.nand2eq for p in pred)
-        desc = ' '.join('%s%s' % (letter[p.top], p.params.get('BASE', p.params.get('ENTRIES')))
-                        for p in pred)
-        print('%-7s %-20s %6s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
-            name, desc, fmt(bits), fmt(core.ff), fmt(core.gates), fmt(pff), fmt(pg),
-            fmt(core.ff + pff), fmt(total),
-            100.0 * FF_WEIGHT * pff / total, '~' + fmt(PAPER[name]) if name in PAPER else '-'))
+        preset_row(name, res['core_tr_e'], paper='~' + fmt(PAPER[name]) if name in PAPER else '-')
     # The design of issue 21 (tage-l's predictors with the adaptive encoding:
     # tm_core with ENC = tr_a, its A_cnt, A_cc, TF and Exp-Golomb encoder) and
     # the time-stamped variants, each beside the large core it compares with.
     for name, enc in (('large', 'ttr_e'), ('tage-l', 'tr_a'), ('tage-l', 'ttr_a')):
-        c = res['core_' + enc]
-        pred = [res[j] for j in dict(PRESETS)[name]]
-        pff = sum(p.ff for p in pred)
-        total = c.nand2eq + sum(p.nand2eq for p in pred)
-        desc = ' '.join('%s%s' % (letter[p.top], p.params.get('BASE', p.params.get('ENTRIES')))
-                        for p in pred) + ' ' + enc
-        print('%-7s %-20s %6s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
-            name, desc, fmt(STATE_BITS[name]), fmt(c.ff), fmt(c.gates),
-            fmt(pff), fmt(sum(p.gates for p in pred)), fmt(c.ff + pff), fmt(total),
-            100.0 * FF_WEIGHT * pff / total, '-'))
+        preset_row(name, res['core_' + enc], ' ' + enc)
     print('(the last three rows: the core with time stamps (ttr_e), and with the adaptive encoding')
     print('tr_a / ttr_a of spec 4.9, whose state is A_cnt (16 bits), A_cc (16, moving only with')
     print('time stamps) and TF (9) per core)')
