@@ -1,6 +1,10 @@
-# tm — top-level build.  `make` builds build/bin/tm; `make test` installs the
-# Debian packages it needs (make deps) and runs every test; `make run` runs the
-# main job; `make bench` runs the benchmarks.  See README.md.
+# tm — top-level build.  `make` builds build/bin/tm; `make run` runs the main
+# job; `make bench` runs the benchmarks.  The tests come in three tiers
+# (docs/testing.md): `make check` (before every commit, about 5 minutes),
+# `make test` (what CI runs, about 20 minutes; it installs the Debian
+# packages it needs, make deps) and `make regress` (everything else, hours).
+# The configurations they iterate are the manifest rtl/configs.txt, read
+# through `tm config`.  See README.md.
 
 SHELL := /bin/bash
 CC ?= cc
@@ -14,7 +18,7 @@ SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 LIBS := -lzstd -lZydis -lipt -lz -lm
 
 # Component libraries, each a directory of C files; together they are libtm.
-LIBDIRS := common tmc encoder cmodel decoder gen capture thesis study
+LIBDIRS := common config tmc encoder cmodel decoder gen capture thesis study
 LIB_SRCS := $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c))
 TOOL_SRCS := $(wildcard tools/tm/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -36,7 +40,7 @@ VG_EXECDIR := /usr/libexec/valgrind
 VGDIR := $(BUILD)/lib/valgrind
 VGTOOL := $(VGDIR)/tmtrace-amd64-linux
 
-.PHONY: all deps test unit e2e run bench clean asan gates lint cosim regress fuzz identity
+.PHONY: all deps build-all check test unit e2e run bench clean asan gates lint cosim regress fuzz identity
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/bin/tm $(VGTOOL)
@@ -126,7 +130,7 @@ asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests $(BUILD)/asan/bin/capfee
 # Otherwise the exact command is printed.
 DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3 verilator yosys \
 	valgrind pigz xz-utils bzip2 pbzip2 gzip libzydis-dev zlib1g-dev clang \
-	python3-matplotlib chromium slurm-wlm munge binutils coreutils libipt-dev
+	python3-matplotlib chromium slurm-wlm munge binutils coreutils libipt-dev ccache
 # `make deps` always checks; the targets that need the packages (test, lint,
 # run, bench, gates) check once per build folder and say so afterwards (the
 # stamp names the packages checked; a changed list checks again).
@@ -144,13 +148,31 @@ $(DEPS_STAMP).want:
 unit: $(BUILD)/asan/bin/unit-tests
 	$(BUILD)/asan/bin/unit-tests --jobs $(JOBS)
 
+# E2E_TIER (check, test, regress) chooses the scripts and their input sizes.
+E2E_TIER ?= test
 e2e: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/capfeed $(BUILD)/bin/tm $(VGTOOL) programs
-	bash tests/e2e/run.sh $(BUILD)
+	E2E_TIER=$(E2E_TIER) bash tests/e2e/run.sh $(BUILD)
 
-test: $(DEPS_STAMP).want
-	$(MAKE) all asan
+# The builds of a tier, in parallel: tm, the sanitizer build, the Valgrind
+# tool, the test programs (and for make test the fuzz target).
+build-all: $(DEPS_STAMP).want
+	$(MAKE) -j$(JOBS) all asan programs
+
+# make check: before every commit (about 5 minutes on 2 cores): the unit
+# tests, the fast end-to-end scripts, lint and co-simulation of the
+# manifest's check tiers (two simulators built at once), identity.
+check: build-all
 	$(MAKE) unit
-	$(MAKE) e2e
+	$(MAKE) e2e E2E_TIER=check
+	$(MAKE) lint LINT_TIERS=lint-check
+	bash testbench/regress.sh $(BUILD) check
+	$(MAKE) identity
+
+# make test: what CI runs (.ci/run; about 20 minutes on 2 cores).
+test: build-all
+	$(MAKE) -j$(JOBS) $(BUILD)/fuzz/fuzz_decode
+	$(MAKE) unit
+	$(MAKE) e2e E2E_TIER=test
 	$(MAKE) fuzz FUZZ_TIME=20
 	$(MAKE) lint
 	$(MAKE) cosim
@@ -161,31 +183,44 @@ test: $(DEPS_STAMP).want
 identity: all programs
 	bash tests/identity/run.sh $(BUILD)
 
-# RTL: lint every top-level configuration; co-simulate with the model.
-# The two halves run at once (one Verilator each; about 10 minutes in a row
-# on 2 cores); the unit harnesses' lines are printed when they end.
-lint: $(DEPS_STAMP).want
-	@mkdir -p $(BUILD); bash testbench/unit/lint.sh > $(BUILD)/lint-unit.log 2>&1 & p=$$!; \
-	bash scripts/lint.sh; s=$$?; wait $$p; u=$$?; cat $(BUILD)/lint-unit.log; \
+# RTL: lint the manifest's lint tiers (tm_top, scripts/lint.sh; make test:
+# lint and cosim-quick) and the modules alone (unit-lint); the two halves run
+# at once and each runs one Verilator per processor.
+LINT_TIERS ?= lint,cosim-quick
+UNIT_LINT_TIERS ?= unit-lint
+lint: $(DEPS_STAMP).want all
+	@mkdir -p $(BUILD); bash testbench/unit/lint.sh $(BUILD) $(UNIT_LINT_TIERS) > $(BUILD)/lint-unit.log 2>&1 & p=$$!; \
+	bash scripts/lint.sh $(BUILD) $(LINT_TIERS); s=$$?; wait $$p; u=$$?; cat $(BUILD)/lint-unit.log; \
 	[ $$s -eq 0 ] && [ $$u -eq 0 ]
 
+# Co-simulation: the unit harnesses against the C library (make test: 200,000
+# cycles per predictor and cache set, 100,000 messages per encoder set) beside
+# the manifest's cosim-quick tier with its coverage bins.
+VUNIT_ARGS ?= +cycles=200000 +msgs=100000
 cosim: all
-	@bash testbench/unit/run.sh > $(BUILD)/cosim-unit.log 2>&1 & p=$$!; \
+	@bash testbench/unit/run.sh $(VUNIT_ARGS) > $(BUILD)/cosim-unit.log 2>&1 & p=$$!; \
 	bash testbench/regress.sh $(BUILD) quick; s=$$?; wait $$p; u=$$?; cat $(BUILD)/cosim-unit.log; \
 	[ $$s -eq 0 ] && [ $$u -eq 0 ]
 
-# The full co-simulation sweep (144 parameter sets; hours, not for CI), then
-# the real-program set at N = 1, 2, 4, 8 co-simulated with large/tr_e,
-# tage-l/tr_e, tage-l/tr_a and tage-l/ttr_a (testbench/cosim_real.sh, about
-# two hours), then
+# make regress: everything that is not in make test, with no time limit
+# (hours): every end-to-end script at full size (the Slurm and browser checks
+# among them), lint of lint-full, the unit harnesses at full length
+# (1,000,000 cycles, 500,000 messages), the full co-simulation sweep
+# (cosim-full, 144 parameter sets on four streams each), the real-program set
+# at N = 1, 2, 4, 8 (cosim-real, testbench/cosim_real.sh, about two hours),
 # the RTL's assertions against mutants of tm_buffer (testbench/mutants.sh),
-# then the timing model on real programs at 1..8 threads, each recording
-# verified and co-simulated (bench/timing_scale.sh, about 40 minutes).
-regress: all programs
+# the timing model on real programs at 1..8 threads (bench/timing_scale.sh,
+# about 40 minutes), five minutes of fuzzing and make gates.
+regress: build-all
+	$(MAKE) e2e E2E_TIER=regress
+	$(MAKE) lint LINT_TIERS=lint-full
+	bash testbench/unit/run.sh
 	bash testbench/regress.sh $(BUILD) full
 	bash testbench/cosim_real.sh $(BUILD)
 	bash testbench/mutants.sh $(BUILD)
 	bash bench/timing_scale.sh $(BUILD)
+	$(MAKE) fuzz FUZZ_TIME=300
+	$(MAKE) gates
 
 run: $(DEPS_STAMP).want
 	$(MAKE) all programs
@@ -213,7 +248,7 @@ fuzz: all $(BUILD)/fuzz/fuzz_decode
 	bash fuzz/run.sh $(BUILD) $(FUZZ_TIME)
 
 # Yosys area of each preset (one core) and of the shared buffer.
-gates: $(DEPS_STAMP).want
+gates: $(DEPS_STAMP).want all
 	bash scripts/gates.sh $(BUILD)
 
 clean:

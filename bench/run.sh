@@ -2,7 +2,8 @@
 # make bench: model throughput next to the parse-only baseline, in one run.
 # Generates a 100M-instruction stream (TM_BENCH_INSNS to change), then times
 # `tm dump --count` (parse only) and `tm model --config large` for each
-# encoding on the same stream; best of TM_BENCH_REPS (default 3) runs each.
+# encoding of the model (tm config --list-encodings), without and with time
+# stamps, on the same stream; best of TM_BENCH_REPS (default 3) runs each.
 # Prints M instructions/s and the ratio model time / parse time.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "${1:-build}"
@@ -16,9 +17,11 @@ t1=$(now)
 gen_s=$(python3 -c "print($t1-$t0)")
 parse_s=$(best "$TM" dump --count "$dir/b.tmc")
 rows=()
-for enc in nx_b tr_b tr_e; do
+encs=$("$TM" config --list-encodings)
+for enc in $encs; do
     for ts in "" --timestamps; do
-        s=$(best "$TM" model --config large --encoding $enc $ts -q "$dir/b.tmc" -o /dev/null)
+        # shellcheck disable=SC2086
+        s=$(best "$TM" model --config large --encoding "$enc" $ts -q "$dir/b.tmc" -o /dev/null)
         rows+=("${ts:+t}$enc $s")
     done
 done

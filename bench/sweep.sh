@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# make bench, the sweep: 18 configurations (small/medium/large x nx_b/tr_b/
-# tr_e x time stamps off/on) over one generated stream (TM_BENCH_SWEEP_INSNS,
-# default 10M instructions, 4 threads), as one pass of tm model --and (the
-# library's sweep, tm/sweep.h) and as 18 separate runs, in one run; best of
-# TM_BENCH_REPS.  Prints seconds, M instructions/s per configuration and the
-# ratio; checks that both give the same traces.
+# make bench, the sweep: the configurations of the manifest's bench-sweep
+# tier (rtl/configs.txt through tm config: the presets x encodings x time
+# stamps off/on of its one line) over one generated stream
+# (TM_BENCH_SWEEP_INSNS, default 10M instructions, 4 threads), as one pass of
+# tm model --and (the library's sweep, tm/sweep.h) and as many separate
+# runs, in one run; best of TM_BENCH_REPS.  Prints seconds, M instructions/s
+# per configuration and the ratio; checks that both give the same traces.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" "${1:-build}"
 insns=${TM_BENCH_SWEEP_INSNS:-10000000}
-echo "bench: sweep of 18 configurations over $insns instructions" >&2
-"$TM" gen --threads 4 --insns "$insns" --seed 3 -o "$dir/s.tmc"
+# The tm model options of each configuration (its N is the stream's).
 cfgs=()
-for p in small medium large; do for e in nx_b tr_b tr_e; do for ts in "" --timestamps; do
-    cfgs+=("--config $p --encoding $e $ts")
-done; done; done
+names=$("$TM" config --list bench-sweep)
+for n in $names; do
+    cfgs+=("$("$TM" config "$n" --format opts)")
+done
+[ ${#cfgs[@]} -gt 0 ] || { echo "bench: the bench-sweep tier is empty" >&2; exit 1; }
+echo "bench: sweep of ${#cfgs[@]} configurations over $insns instructions" >&2
+"$TM" gen --threads 4 --insns "$insns" --seed 3 -o "$dir/s.tmc"
 # and_args PREFIX SUFFIX: every configuration, joined by --and, each with
 # -o PREFIX$i$SUFFIX, into the array args.
 and_args() {
@@ -51,9 +55,10 @@ PY
 table "sweep: {k} configurations over {m:.0f}M instructions (4 threads), the same traces both ways" \
     "one pass (tm model ... --and ...)" "{k} separate runs" "$insns" "$one" "$sep"
 
-# The same 18 configurations fed while a real program runs: one tm record
-# with --and (the program executed once) against 18 tm records (18
-# executions), pigz -p 4 on TM_BENCH_SWEEP_MB MB of text (default 0.25).
+# The same configurations fed while a real program runs: one tm record with
+# --and (the program executed once) against one tm record per configuration
+# (as many executions), pigz -p 4 on TM_BENCH_SWEEP_MB MB of text (default
+# 0.25).
 if command -v pigz > /dev/null && command -v valgrind > /dev/null; then
     gen_text "$dir/text" "${TM_BENCH_SWEEP_MB:-0.25}"
     and_args "$dir/rone" ""

@@ -5,6 +5,13 @@
 #include <string.h>
 #include "model_int.h"
 
+static const char *const preset_names[] = {"small", "medium", "large", "tage-s", "tage-m", "tage-l"};
+
+const char *tm_model_preset_name(unsigned i)
+{
+    return i < sizeof preset_names / sizeof preset_names[0] ? preset_names[i] : NULL;
+}
+
 int tm_model_preset(tm_model_cfg *cfg, const char *name)
 {
     /* tage-*: within the state bits of small / medium / large (spec §3.3.3) */

@@ -2,24 +2,24 @@
 # make gates: Yosys area of the trace module RTL.
 #
 #   bash scripts/gates.sh BUILD_DIR
+#   GATES_LIST=1 bash scripts/gates.sh BUILD_DIR   prints the jobs (name,
+#                    module, parameters, rows) longest first and exits
 #
-# Synthesizes, each on its own, the core logic (tm_core with N = 1 for nx_b,
-# tr_b, tr_e, tr_a, and tr_e and tr_a with time stamps), the predictors at
-# the preset sizes
-# (tm_gshare 512/1024/4096, tm_ras 8/16/32, tm_ibtb 16/64; for the
-# TAGE-class presets of cmodel/config.c tm_tage (B, T, E, W, LMIN, LMAX) =
-# tage-s (128, 2, 32, 5, 3, 12), tage-m (256, 3, 32, 7, 3, 24), tage-l (512,
-# 6, 64, 9, 3, 60) and tm_ittage tage-m (8, 2, 8, 6, 2, 16), tage-l (32, 3,
-# 16, 8, 2, 32), each with its tm_hist; tage-s has no indirect predictor)
-# and the shared buffer (tm_buffer for N = 1, 4, 8 at the default buffer
-# size and a 4-bit port), and prints a table per module and one per preset
-# (small, tage-s, medium, tage-m, large, tage-l; one core = tm_core tr_e +
-# its private predictors; then large with ttr_e, tage-l with tr_a and
-# ttr_a) with the predictor state bits of spec 3.3.3, next to the paper's
-# estimates.  rtl/syn/gates_report.py checks the state bits
-# of each preset against the spec's table, and every predictor's flip-flops
-# against its state bits (plus the valid bits of the tables without reset:
-# one per row of 32 gshare counters, one per TAGE base counter).
+# Synthesizes, each on its own, the modules of the manifest's gates tier
+# (rtl/configs.txt, read through BUILD_DIR/bin/tm config; see "the jobs"
+# below): the core logic (tm_core with N = 1) of each configuration's
+# encoding with or without time stamps, the private predictors of each
+# preset row at the preset's sizes (tm_gshare, tm_ras, tm_ibtb; for the
+# TAGE-class presets tm_tage and tm_ittage, each with its tm_hist), the shared
+# buffer (tm_buffer at the configurations' N, buffer size and port) and the
+# CFiat cache (below), and prints a table per module and one per preset row
+# (one core = tm_core + the preset's private predictors; rows of a preset's
+# predictors with the core of another encoding are marked with it) with the
+# predictor state bits of spec 3.3.3, next to the paper's estimates.
+# rtl/syn/gates_report.py checks the state bits of each preset against the
+# spec's table, and every predictor's flip-flops against its state bits (plus
+# the valid bits of the tables without reset: one per row of 32 gshare
+# counters, one per TAGE base counter).
 #
 # The TAGE-class predictors are synthesized whole: their tables become
 # flip-flops (tm_ittage's are reset packed vectors, not memories).  On one
@@ -34,11 +34,11 @@
 # lines, g 4) has 256 sets; synthesized whole it would take hours (the time
 # grows about threefold per doubling of the sets: 16 sets 1-2.5 min, 32 sets
 # 3-8 min on 2 cores, so the first run of make gates takes about 8 minutes
-# longer).  So each preset is synthesized at 16 and 32 sets (SIZE / 16 and
-# SIZE / 8, same ways, line and granule) and extrapolated linearly in the
-# number of sets S: gates(S) = gates(32) + (S - 32) * (gates(32) - gates(16))
-# / 16 (the per-set logic is the sets' share of the read multiplexers and
-# write enables: linear in S).  The flip-flops are counted exactly instead:
+# longer).  So the manifest lists each preset at 16 and 32 sets (same ways,
+# line and granule) and the report extrapolates linearly in the number of
+# sets S from the two largest synthesized sizes S1 < S2: gates(S) = gates(S2)
+# + (S - S2) * (gates(S2) - gates(S1)) / (S2 - S1) (the per-set logic is
+# the sets' share of the read multiplexers and write enables: linear in S).  The flip-flops are counted exactly instead:
 # S * ASSOC * (tag + flags + valid + flag-valid) + S * LRU bits, with the
 # tag width of S sets (64 - log2 line - log2 S); the script checks this
 # formula against both synthesized sizes.  The reduced caches' tags are
@@ -63,7 +63,7 @@
 # Results are cached in BUILD_DIR/gates/cache by a hash of the sources a
 # module needs, the flow, the parameters and the Yosys version, so a second
 # run is instant and an edit reruns only the modules it concerns.
-# Environment: GATES_JOBS (parallel Yosys runs, default nproc).
+# Environment: GATES_JOBS (parallel Yosys runs, default nproc), GATES_LIST.
 # Exit status: 0, or 1 with one line on stderr (missing tool or module,
 # unreadable RTL, a failed synthesis).
 set -uo pipefail
@@ -74,6 +74,133 @@ out="$build/gates"
 syn="$root/rtl/syn"
 err() { echo "gates: $*" >&2; }
 
+TM=$build/bin/tm
+[ -x "$TM" ] || { err "$TM is missing: make all first"; exit 1; }
+
+# ---- the jobs ----
+# From the manifest's gates tier (rtl/configs.txt, read through tm config),
+# by the entries' names:
+#   gates-ROW         a configuration: one row of the per-preset table, its
+#                     tm_core and private predictors (--format modules); ROW
+#                     is its preset (--config), or PRESET-SUFFIX for a row of
+#                     that preset's predictors with another core (SUFFIX, e.g.
+#                     ttr_e, is printed beside it)
+#   gates-core-*      a configuration of which only its tm_core is synthesized
+#   gates-buffer-*    a configuration of which only its tm_buffer is: N, buffer,
+#                     port, MAXW (the longest message) and RESERVE (the space
+#                     the buffer keeps for one message: the real reserve of the
+#                     configuration, which the script used to set to MAXW)
+#   gates-dcache-P-*  a module entry: tm_dcache of the cache preset P (--cache
+#                     P) at a reduced SIZE; the report extrapolates to P's size
+#   other module entries: their module
+# Identical module + parameters are synthesized once.  A job is named after
+# its module and parameters: core_ENC (core_tENC with time stamps),
+# gshare/ras/ibtb_ENTRIES, tage/ittage_X of preset tage-X, buffer_N,
+# dcache_P_SETS.  jobs.tsv (for rtl/syn/gates_report.py) gives each job's
+# rows: the preset rows (PRESET or PRESET:SUFFIX) it belongs to, or the cache
+# preset of a tm_dcache job, whose last column is then the full cache.
+declare -A job_of=() top_of=() par_of=() rows_of=() full_of=()
+order=()
+pv() { # PARAM PARAMS: the value of PARAM in P=V,P=V
+    local p
+    for p in ${2//,/ }; do [ "${p%%=*}" = "$1" ] && { echo "${p#*=}"; return; }; done
+}
+job_name() { # TOP PARAMS PRESET
+    local e
+    case $1 in
+        tm_core) case $(pv TS "$2") in 1|*\'b1) e=t ;; esac
+                 echo "core_${e:-}${encs[$(pv ENC "$2")]}" ;;
+        tm_buffer) echo "buffer_$(pv N "$2")" ;;
+        tm_tage|tm_ittage) echo "${1#tm_}_${3##*-}" ;;
+        *) e=$(pv ENTRIES "$2"); echo "${1#tm_}${e:+_$e}" ;;
+    esac
+}
+add_job() { # NAME TOP PARAMS ROW: a job (once per TOP PARAMS) that belongs to ROW
+    local name=$1 k=2
+    if [ -z "${job_of["$2 $3"]:-}" ]; then
+        while [ -n "${top_of[$name]:-}" ]; do name=$1_$k; k=$((k + 1)); done
+        job_of["$2 $3"]=$name; top_of[$name]=$2; par_of[$name]=$3; rows_of[$name]=
+        order+=("$name")
+    fi
+    name=${job_of["$2 $3"]}
+    [ -z "$4" ] || rows_of[$name]+="${rows_of[$name]:+,}$4"
+}
+mapfile -t encs < <("$TM" config --list-encodings) && [ ${#encs[@]} -gt 0 ] ||
+    { err "tm config --list-encodings failed"; exit 1; }
+entries=$("$TM" config --list gates 2>&1) && [ -n "$entries" ] ||
+    { err "tm config --list gates: $(head -n 1 <<<"$entries")"; exit 1; }
+for e in $entries; do
+    row=${e#gates-}
+    if top=$("$TM" config "$e" --format module 2>/dev/null); then
+        params=$("$TM" config "$e" --format params | paste -sd,)
+        if [ "$top" = tm_dcache ]; then
+            cp=${row#dcache-}; cp=${cp%-*}
+            full=$("$TM" config --threads 1 --cfiat --cache "$cp" --format modules 2>&1) ||
+                { err "$e: no cache preset '$cp': $(head -n 1 <<<"$full")"; exit 1; }
+            full=$(awk '$1 == "tm_dcache" { print $2 }' <<<"$full")
+            sets=$(( $(pv SIZE "$params") / ($(pv ASSOC "$params") * $(pv LINE "$params")) ))
+            add_job "dcache_${cp}_$sets" "$top" "$params" "$cp"
+            full_of[${job_of["$top $params"]}]=$full
+        else
+            add_job "$(job_name "$top" "$params" "")" "$top" "$params" ""
+        fi
+        continue
+    fi
+    mods=$("$TM" config "$e" --format modules 2>&1) || { err "tm config $e: $(head -n 1 <<<"$mods")"; exit 1; }
+    # shellcheck disable=SC2046
+    preset=$(set -- $("$TM" config "$e" --format opts)
+             while [ $# -gt 1 ]; do [ "$1" = --config ] && { echo "$2"; break; }; shift; done)
+    case $row in
+        core-*) want=tm_core; label= ;;
+        buffer-*) want=tm_buffer; label= ;;
+        *)  want=
+            [ -n "$preset" ] || { err "$e: a preset row needs --config PRESET"; exit 1; }
+            label=$preset
+            [ "$row" = "$preset" ] || label=$preset:${row#"$preset"-} ;;
+    esac
+    while read -r top params; do
+        if [ -n "$want" ]; then
+            [ "$top" = "$want" ] || continue
+        else
+            case $top in tm_buffer|tm_dcache) continue ;; esac
+        fi
+        add_job "$(job_name "$top" "$params" "$preset")" "$top" "$params" "$label"
+    done <<<"$mods"
+done
+# Longest first, by a rough estimate of the synthesis effort (about the
+# gates): stored bits x gates per stored bit (docs/rtl.md: about 7 for the
+# predictor tables, 13 for the cache; tm_ittage's packed vectors about 30,
+# and their shifters take Yosys the longest: x 4), the buffer about 25 gates
+# per bit and N, a core about 20K.
+effort() { # TOP PARAMS
+    local p=$2
+    case $1 in
+        tm_core) echo 20000 ;;
+        tm_gshare) echo $(( 2 * $(pv ENTRIES "$p") * 7 )) ;;
+        tm_ras) echo $(( 64 * $(pv ENTRIES "$p") * 7 )) ;;
+        tm_ibtb) echo $(( 73 * $(pv ENTRIES "$p") * 7 )) ;;
+        tm_tage) echo $(( (2 * $(pv BASE "$p") + $(pv TABLES "$p") * $(pv ENTRIES "$p")
+                           * (6 + $(pv TAG "$p"))) * 7 )) ;;
+        tm_ittage) echo $(( (49 * $(pv BASE "$p") + $(pv TABLES "$p") * $(pv ENTRIES "$p")
+                             * (52 + $(pv TAG "$p"))) * 30 * 4 )) ;;
+        tm_dcache) echo $(( $(pv SIZE "$p") / $(pv LINE "$p") * (64 + $(pv LINE "$p") / $(pv GRAN "$p")) * 13 )) ;;
+        tm_buffer) echo $(( $(pv BUF_BITS "$p") * $(pv N "$p") * 25 )) ;;
+        *) echo 0 ;;
+    esac
+}
+jobs=()
+while read -r _ j; do jobs+=("$j"); done < <(
+    for j in "${order[@]}"; do
+        echo "$(effort "${top_of[$j]}" "${par_of[$j]}") $j ${top_of[$j]} ${par_of[$j]}"
+    done | sort -s -k1,1nr)
+if [ -n "${GATES_LIST:-}" ]; then
+    for j in "${jobs[@]}"; do
+        set -- $j
+        printf '%-18s %-10s %-62s %s\n' "$1" "$2" "$3" "${rows_of[$1]:--}${full_of[$1]:+ (full: ${full_of[$1]})}"
+    done
+    exit 0
+fi
+
 command -v yosys >/dev/null 2>&1 || { err "yosys not found (make deps installs it)"; exit 1; }
 command -v python3 >/dev/null 2>&1 || { err "python3 not found (make deps installs it)"; exit 1; }
 
@@ -81,11 +208,18 @@ command -v python3 >/dev/null 2>&1 || { err "python3 not found (make deps instal
 # The RTL's files: rtl/tm.f (the one file list), expanded for Yosys.
 mapfile -t rtl < <(bash "$root/scripts/rtl_files.sh") && [ ${#rtl[@]} -gt 0 ] ||
     { err "cannot read the file list rtl/tm.f"; exit 1; }
+# The jobs' modules and, recursively, the tm_* modules they instantiate.
 missing=()
 grep -qsE '^\s*package\s+tm_pkg\b' "$root/rtl/tm_pkg.sv" || missing+=("tm_pkg (rtl/tm_pkg.sv)")
-for m in tm_gshare tm_ras tm_ibtb tm_hist tm_tage tm_ittage tm_msg_enc tm_core tm_buffer tm_dcache; do
+queue=(); for j in "${order[@]}"; do queue+=("${top_of[$j]}"); done
+checked=" "
+while [ ${#queue[@]} -gt 0 ]; do
+    m=${queue[0]}; queue=("${queue[@]:1}")
+    case $checked in *" $m "*) continue ;; esac
+    checked+="$m "
     f=$(bash "$root/scripts/rtl_files.sh" "$m" 2>/dev/null) || { missing+=("$m (not in rtl/tm.f)"); continue; }
-    grep -qsE "^\s*module\s+$m\b" "$f" || missing+=("$m (${f#"$root"/})")
+    grep -qsE "^\s*module\s+$m\b" "$f" || { missing+=("$m (${f#"$root"/})"); continue; }
+    mapfile -t -O ${#queue[@]} queue < <(grep -oE '^\s*tm_[a-z0-9_]+\s+(#|u_)' "$f" | grep -oE 'tm_[a-z0-9_]+')
 done
 if [ ${#missing[@]} -gt 0 ]; then
     err "missing RTL module(s): ${missing[*]}; nothing synthesized"
@@ -110,62 +244,6 @@ if ! yosys -q -p "read_verilog -sv -defer ${files[*]}; hierarchy -check -top tm_
     err "yosys cannot read the RTL: $(grep -m1 -E 'ERROR' "$out/work/parse.log" | sed "s|$out/src/|rtl/|")"
     exit 1
 fi
-
-# ---- the jobs ----
-# Longest message (spec 4.6; tm_pkg::msg_max_bits) for N threads, chunks
-# bcnt (ca, cb), cc (ha, hb), time stamps ts.
-chunked_max() { echo $(( $1 + 1 + ($1 < 64 ? (64 - $1 + $2 - 1) / $2 * ($2 + 1) : 0) )); }
-ti_bits() { local w=0; while [ $((1 << w)) -lt "$1" ]; do w=$((w + 1)); done; echo $w; }
-msg_max() { # n ca cb ha hb ts
-    local n=$(( $(ti_bits "$1") + $2 + 1 + 5 + 2 * $(chunked_max "$2" "$3") + 64 ))
-    [ "$6" = 1 ] && n=$(( n + $(chunked_max "$4" "$5") ))
-    echo $n
-}
-buffer_job() { # N: tr_e without time stamps, default buffer, 4-bit port
-    local n=$1 m b
-    m=$(msg_max "$n" 3 2 4 2 0)
-    b=$(( n * 64 )); local r=$(( (m + 63) / 64 * 64 ))
-    [ $r -gt $b ] && b=$r
-    echo "buffer_$n tm_buffer N=$n,SHARED=0,BUF_BITS=$b,PORT_BITS=4,MAXW=$m,RESERVE=$m"
-}
-TRE="CA=3,CB=2,TA=3,TB=4,HA=4,HB=2"
-NXB="CA=8,CB=8,TA=16,TB=16,HA=8,HB=8"
-# The caches at 16 and 32 sets (see above); SETS = SIZE / (LINE * ASSOC).
-dcache_job() { # preset sets assoc line gran
-    echo "dcache_$1_$2 tm_dcache SIZE=$(( $2 * $3 * $4 )),ASSOC=$3,LINE=$4,GRAN=$5,N=1"
-}
-# TAGE / ITTAGE of a tage-* preset (cmodel/config.c): base entries, tables,
-# entries per table, tag bits, shortest and longest history.
-tage_job() { # name module B T E W LMIN LMAX
-    echo "$1 $2 BASE=$3,TABLES=$4,ENTRIES=$5,TAG=$6,LMIN=$7,LMAX=$8,P=1"
-}
-# Longest first (ittage_l takes about 18 minutes, tage_l about 6, on one core).
-jobs=("$(dcache_job tool 32 4 32 4)"
-      "$(dcache_job study 32 4 64 4)"
-      "$(tage_job ittage_l tm_ittage 32 3 16 8 2 32)"
-      "$(tage_job tage_l tm_tage 512 6 64 9 3 60)"
-      "gshare_4096 tm_gshare ENTRIES=4096,P=1"
-      "$(dcache_job tool 16 4 32 4)"
-      "$(dcache_job study 16 4 64 4)"
-      "$(tage_job ittage_m tm_ittage 8 2 8 6 2 16)"
-       "ibtb_64 tm_ibtb ENTRIES=64,P=1"
-       "gshare_1024 tm_gshare ENTRIES=1024,P=1"
-       "ras_32 tm_ras ENTRIES=32,P=1"
-       "core_tr_e tm_core N=1,ENC=2,TS=0,$TRE"
-       "core_ttr_e tm_core N=1,ENC=2,TS=1,$TRE"
-       "core_tr_a tm_core N=1,ENC=3,TS=0,$TRE"
-       "core_ttr_a tm_core N=1,ENC=3,TS=1,$TRE"
-       "core_tr_b tm_core N=1,ENC=1,TS=0,$NXB"
-       "core_nx_b tm_core N=1,ENC=0,TS=0,$NXB"
-       "$(buffer_job 8)"
-       "gshare_512 tm_gshare ENTRIES=512,P=1"
-       "ibtb_16 tm_ibtb ENTRIES=16,P=1"
-       "$(tage_job tage_m tm_tage 256 3 32 7 3 24)"
-       "$(tage_job tage_s tm_tage 128 2 32 5 3 12)"
-       "ras_16 tm_ras ENTRIES=16,P=1"
-       "$(buffer_job 4)"
-       "$(buffer_job 1)"
-       "ras_8 tm_ras ENTRIES=8,P=1")
 
 # The files module TOP needs: the package, its own file and, recursively,
 # those of the tm_* modules it instantiates.
@@ -224,11 +302,13 @@ if [ -n "$fails" ]; then
 fi
 
 # ---- the tables ----
+# jobs.tsv: name, module, parameters, results prefix, rows ('-': none), full
+# cache ('-'); in the manifest's order.
 list="$out/work/jobs.tsv"
 : >"$list"
-for j in "${jobs[@]}"; do
-    set -- $j
-    key=$(job_key "$2" "$3")
-    printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$out/cache/$key" >>"$list"
+for j in "${order[@]}"; do
+    key=$(job_key "${top_of[$j]}" "${par_of[$j]}")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$j" "${top_of[$j]}" "${par_of[$j]}" "$out/cache/$key" \
+        "${rows_of[$j]:--}" "${full_of[$j]:--}" >>"$list"
 done
 python3 "$syn/gates_report.py" "$list" "$yv" | tee "$out/gates.txt"

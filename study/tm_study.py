@@ -115,8 +115,6 @@ SECTION_KEYS = {
     "program": {"name", "cmd", "input", "env", "threads", "gen", "cores"},
     "quick": {"threads", "programs", "inputs"},
 }
-PRESETS = ("small", "medium", "large", "tage-s", "tage-m", "tage-l")
-ENCODINGS = ("nx_b", "tr_b", "tr_e", "tr_a")
 # tm pt's options for each recording's Intel PT (docs/pt.md): PT without
 # timing packets, with TSC+MTC and with TSC+MTC+CYC in one pass, verified by
 # libipt's decoder against the commit stream.  A synthetic stream (tm gen)
@@ -138,11 +136,29 @@ def die(msg, code=2):
 
 # ---------------------------------------------------------------- the file
 
-class Study:
-    """A parsed, checked study: its programs, N values and configurations."""
+def tm_names(tm, what):
+    """The model's predictor presets or message encodings (WHAT), as `tm config
+    --list-presets` / `--list-encodings` prints them: the allowed values and
+    the defaults of [configs]."""
+    argv = [tm, "config", f"--list-{what}"]
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        die(f"{' '.join(argv)}: {e}")
+    names = tuple(r.stdout.split())
+    if r.returncode or not names:
+        die(f"{' '.join(argv)} failed: {r.stderr.strip() or 'no output'}")
+    return names
 
-    def __init__(self, text, path):
+
+class Study:
+    """A parsed, checked study: its programs, N values and configurations.
+    PRESETS and ENCODINGS: those of the model (tm_names), allowed in [configs]
+    and its defaults."""
+
+    def __init__(self, text, path, presets, encodings):
         self.text, self.path = text, path
+        self.all_presets, self.all_encodings = tuple(presets), tuple(encodings)
         try:
             self.raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
@@ -246,8 +262,8 @@ class Study:
         if not 1 <= self.buffer <= 1 << 30:
             self.err("buffer", f"{self.buffer}: allowed 1..{1 << 30}", 0, "demand")
         cf = r.get("configs", {})
-        self.presets = self.choices(cf, "presets", "configs", PRESETS, list(PRESETS))
-        self.encodings = self.choices(cf, "encodings", "configs", ENCODINGS, list(ENCODINGS))
+        self.presets = self.choices(cf, "presets", "configs", self.all_presets, list(self.all_presets))
+        self.encodings = self.choices(cf, "encodings", "configs", self.all_encodings, list(self.all_encodings))
         self.tstamps = self.choices(cf, "timestamps", "configs", (False, True), [False, True], bool)
         self.sharing = self.choices(cf, "sharing", "configs", ("private", "shared"), ["private"])
         self.grid_opts = shlex.split(self.want(cf, "options", str, "configs", default=""))
@@ -868,7 +884,7 @@ def main():
     else:
         text, path = DEFAULT_STUDY, "<default study>"
     try:
-        s = Study(text, path)
+        s = Study(text, path, tm_names(tm, "presets"), tm_names(tm, "encodings"))
     except StudyError as e:
         die(str(e))
     if args.quick:

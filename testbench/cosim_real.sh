@@ -5,13 +5,15 @@
 # a small input, then co-simulated (tm cosim: the RTL against the model, bit
 # for bit, cycle for cycle) with the TAGE-class preset tage-l under tr_e and
 # under the adaptive encoding tr_a (docs/spec.md §3.3, §4.9), and with the
-# paper's large/tr_e for reference.  Prints a PASS line per run and the
-# totals; exit 1 if any run fails.
+# paper's large/tr_e for reference: the configurations of the manifest's
+# cosim-real tier (rtl/configs.txt, read through `tm config`).  Prints a PASS
+# line per run and the totals; exit 1 if any run fails.
 #   testbench/cosim_real.sh BUILD [CONFIGS...]
-# CONFIGS: "tage-l:tr_e" style pairs (default: large:tr_e tage-l:tr_e
-# tage-l:tr_a tage-l:ttr_a); an encoding with a leading t (ttr_e, ttr_a) is
-# the time-stamped variant (--timestamps).  Takes about an hour on 2 cores (each co-simulation runs a
-# few million instructions).
+# CONFIGS: names of the manifest (default: the cosim-real tier), or
+# "PRESET:ENCODING" pairs such as tage-l:tr_e, where an encoding with a
+# leading t (ttr_e, ttr_a) is the time-stamped variant (--timestamps).
+# Takes about an hour on 2 cores (each co-simulation runs a few million
+# instructions).
 set -uo pipefail
 BUILD=${1:-build}
 shift || true
@@ -23,9 +25,19 @@ P=$B/programs
     { echo "cosim_real.sh: $TM or the test programs are missing: make all programs" >&2; exit 2; }
 export TM_VALGRIND_LIB=$B/lib/valgrind
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(large:tr_e tage-l:tr_e tage-l:tr_a tage-l:ttr_a)
+[ ${#configs[@]} -gt 0 ] || mapfile -t configs < <("$TM" config --list cosim-real)
+[ ${#configs[@]} -gt 0 ] || { echo "cosim_real.sh: no configuration (tm config --list cosim-real)" >&2; exit 2; }
+# The tm model options of each: a manifest name, or PRESET:[t]ENCODING.
+declare -A opts_of=()
+encs=" $("$TM" config --list-encodings | tr '\n' ' ') "
 for c in "${configs[@]}"; do
-    case $c in *:nx_b|*:tr_b|*:tr_e|*:tr_a|*:tnx_b|*:ttr_b|*:ttr_e|*:ttr_a) ;; *) echo "cosim_real.sh: '$c': expected PRESET:ENCODING" >&2; exit 2 ;; esac
+    case $c in
+        *:*) enc=${c#*:} ts=""
+             [[ "$encs" == *" $enc "* ]] || { [[ "$encs" == *" ${enc#t} "* ]] && enc=${enc#t} ts=" --timestamps"; }
+             [[ "$encs" == *" $enc "* ]] || { echo "cosim_real.sh: '$c': expected a manifest name or PRESET:ENCODING (encodings:$encs)" >&2; exit 2; }
+             opts_of[$c]="--config ${c%%:*} --encoding $enc$ts" ;;
+        *) opts_of[$c]=$("$TM" config "$c" --format opts) || exit 2 ;;
+    esac
 done
 for p in pigz xz pbzip2 zstd sort; do
     command -v "$p" > /dev/null || { echo "cosim_real.sh: $p is missing (make deps installs it)" >&2; exit 2; }
@@ -51,13 +63,12 @@ for n in 1 2 4 8; do
         fi
         for c in "${configs[@]}"; do
             runs=$((runs + 1))
-            echo "cosim_real: $name ${c%%:*} ${c#*:} ($(( $(date +%s) - start ))s elapsed)" >&2
-            enc=${c#*:} ts=()
-            case $enc in tnx_b|ttr_?) enc=${enc#t} ts=(--timestamps) ;; esac
-            if out=$("$TM" cosim --config "${c%%:*}" --encoding "$enc" "${ts[@]}" -q "$name.tmc" 2>&1); then
-                echo "PASS $name ${c%%:*} ${c#*:}: $(grep -m1 '^PASS' <<< "$out" | sed 's/^PASS: //')"
+            echo "cosim_real: $name $c ($(( $(date +%s) - start ))s elapsed)" >&2
+            read -r -a o <<< "${opts_of[$c]}"
+            if out=$("$TM" cosim "${o[@]}" -q "$name.tmc" 2>&1); then
+                echo "PASS $name $c: $(grep -m1 '^PASS' <<< "$out" | sed 's/^PASS: //')"
             else
-                echo "FAIL $name ${c%%:*} ${c#*:}"
+                echo "FAIL $name $c"
                 tail -n 15 <<< "$out"
                 fails=$((fails + 1))
             fi

@@ -15,7 +15,7 @@
 // Data tracing widths (rtl/tm_top.sv): the longest DATA message (1 without
 // data tracing), lines of one operand, their count, invalidation ports.
 static const unsigned kDmaxw = TM_RTL_DMAXW;
-static const unsigned kDlmax = (TM_RTL_DC_LINE + 62) / TM_RTL_DC_LINE + 1;
+static const unsigned kDlmax = TM_RTL_DLMAX; // include/tm/rtl_params.h, as tm_top derives it
 static constexpr unsigned clog2(unsigned v) { return v <= 1 ? 0 : 1 + clog2((v + 1) / 2); }
 static const unsigned kDlnw = clog2(kDlmax + 1);
 static const unsigned kDni = TM_RTL_N > 1 ? TM_RTL_N - 1 : 1;

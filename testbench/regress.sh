@@ -1,23 +1,36 @@
 #!/usr/bin/env bash
-# Co-simulation regression: tm cosim over a set of configurations and
-# streams, then a coverage check (testbench/coverage.py): every bin must be
-# hit.  Usage: testbench/regress.sh BUILD quick|full
-#   quick (make test): 19 parameter sets covering every preset x encoding
-#         pair (and tage-l, tage-m), time stamps on/off, private/shared and
-#         N in {1,2,4,8}, plus
-#         forced overflows (smallest buffer, 1-bit port), on random and
-#         directed streams (tm gen --directed); 3 data tracing sets
-#         (docs/rtl-data.md) on streams with memory operands (tm gen --mem);
-#         and 2 tr_a sets (spec §4.9: every order of the adaptive codes);
-#   full  (make regress): the whole product presets x encodings x time
-#         stamps x private/shared x N in {1,2,4,8} (144 simulators).
+# Co-simulation regression: tm cosim over the configurations of a tier of the
+# manifest (rtl/configs.txt, read through `tm config`: each entry names its
+# thread count, its stream and its tm model options), then a coverage check
+# (testbench/coverage.py): every required bin must be hit.
+#   testbench/regress.sh BUILD check|quick|full [TIERS]
+#   check (make check): the cosim-check tier (two parameter sets; no
+#         coverage requirement);
+#   quick (make test): the cosim-quick tier, the covering set: every preset x
+#         encoding pair (and tage-l, a tiny shared TAGE), time stamps on/off,
+#         private/shared, N in {1,2,4,8}, forced overflows, data tracing and
+#         tr_a, on random and directed streams (tm gen --directed);
+#   full  (make regress): cosim-full (the whole product presets x encodings x
+#         time stamps x private/shared x N in {1,2,4,8}, each on four
+#         streams) and the covering set.
+# TIERS (comma-separated) replaces the mode's tiers.  COSIM_JOBS
+# co-simulations run at once (default: the number of processors); the
+# simulators of one run are built in parallel that way, each once.
 set -uo pipefail
 BUILD=${1:-build}
 mode=${2:-quick}
 root=$(cd "$(dirname "$0")/.." && pwd)
-TM="$root/$BUILD/bin/tm"
-case "$mode" in quick|full) ;; *) echo "regress.sh: mode '$mode': allowed are quick and full" >&2; exit 2;; esac
-[ -x "$TM" ] || { echo "regress.sh: $TM is missing: build it first (make), or name the build directory: regress.sh BUILD quick|full" >&2; exit 2; }
+case $BUILD in /*) B=$BUILD ;; *) B=$root/$BUILD ;; esac
+TM="$B/bin/tm"
+case "$mode" in
+    check) tiers=cosim-check ;;
+    quick) tiers=cosim-quick ;;
+    full) tiers=cosim-full,cosim-quick ;;
+    *) echo "regress.sh: mode '$mode': allowed are check, quick and full" >&2; exit 2 ;;
+esac
+tiers=${3:-$tiers}
+[ -x "$TM" ] || { echo "regress.sh: $TM is missing: build it first (make), or name the build directory: regress.sh BUILD check|quick|full" >&2; exit 2; }
+jobs=${COSIM_JOBS:-$(nproc 2>/dev/null || echo 2)}
 work=$(mktemp -d /tmp/tm-regress.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 fails=0; runs=0
@@ -36,80 +49,44 @@ stream() {  # n kind -> path
     echo "$f"
 }
 
-cosim() {  # kind n args...
-    local kind=$1 n=$2; shift 2
-    local f; f=$(stream "$n" "$kind") || { echo "FAIL: cannot generate $kind-$n"; fails=$((fails + 1)); return; }
-    runs=$((runs + 1))
-    local cov="$work/cov.$runs"
-    if out=$("$TM" cosim "$@" --cov "$cov" -q "$f" 2>&1); then
-        echo "PASS n=$n $kind $*: ${out##*PASS: }" | head -1
+# A stream is generated once, under a lock (two co-simulations may want it).
+stream_locked() {  # n kind -> path
+    exec 9> "$work/$2-$1.lock"
+    flock 9
+    stream "$@"
+    exec 9>&-
+}
+
+cosim() {  # NAME: writes $work/res.NAME (the verdict lines) and $work/cov.NAME
+    local name=$1 n kind f out
+    local -a opts
+    n=$("$TM" config "$name" --format threads) && kind=$("$TM" config "$name" --format stream) &&
+        read -r -a opts < <("$TM" config "$name" --format opts) ||
+        { echo "FAIL $name: tm config" > "$work/res.$name"; return; }
+    f=$(stream_locked "$n" "$kind") || { echo "FAIL $name: cannot generate $kind-$n" > "$work/res.$name"; return; }
+    if out=$("$TM" cosim "${opts[@]}" --cov "$work/cov.$name" -q "$f" 2>&1); then
+        echo "PASS $name n=$n $kind ${opts[*]}: ${out##*PASS: }" | head -1 > "$work/res.$name"
     else
-        echo "FAIL n=$n $kind $*"; echo "$out" | tail -25; fails=$((fails + 1))
+        { echo "FAIL $name n=$n $kind ${opts[*]}"; echo "$out" | tail -25; } > "$work/res.$name"
     fi
 }
 
-if [ "$mode" = full ]; then
-    for preset in small medium large; do
-        for enc in nx_b tr_b tr_e; do
-            for ts in "" --timestamps; do
-                for sh in "" --shared; do
-                    for n in 1 2 4 8; do
-                        cosim rand $n --config $preset --encoding $enc $ts $sh
-                        cosim samecycle $n --config $preset --encoding $enc $ts $sh
-                        cosim ras $n --config $preset --encoding $enc $ts $sh
-                        cosim ibtb $n --config $preset --encoding $enc $ts $sh
-                    done
-                done
-            done
-        done
-    done
-fi
-# The covering set (also part of the full run): every preset x encoding pair,
-# time stamps on and off, private and shared, N in {1, 2, 4, 8}, and the
-# directed streams of tm gen --directed.
-cosim rand      1 --config large  --encoding tr_e
-cosim chunks    1 --config large  --encoding tr_e --timestamps
-cosim chunks    1 --config medium --encoding tr_b --timestamps
-cosim chunks    1 --config small  --encoding nx_b --timestamps
-cosim samecycle 8 --config large  --encoding tr_e --timestamps --shared
-cosim rand      2 --config large  --encoding tr_b --timestamps
-cosim rand      4 --config large  --encoding nx_b --shared
-cosim ibtb      2 --config medium --encoding tr_e --shared
-cosim ras       8 --config medium --encoding tr_b
-cosim rand      1 --config medium --encoding nx_b --timestamps
-cosim rand      4 --config small  --encoding tr_e --timestamps --ts-bits 12
-cosim ras       1 --config small  --encoding tr_b --timestamps --shared
-cosim samecycle 8 --config small  --encoding nx_b
-# Forced overflows: the smallest buffer and a 1-bit port.
-cosim overflow  4 --config large  --encoding tr_e --timestamps --shared --buffer min --port 1
-cosim overflow  2 --config small  --encoding nx_b --buffer min --port 1
-cosim overflow  8 --config medium --encoding tr_b --timestamps --buffer min --port 1
-cosim hard      1 --config small  --encoding tr_e --buffer min --port 1
-# The TAGE-class predictors (spec §3.3.1-2): tage-l private (TAGE and ITTAGE,
-# one port each), and tiny TAGE / ITTAGE tables shared by 4 cores (4
-# sequential ports, forwarding within a cycle; contention for every entry:
-# deep tables, failed allocations) with overflows (predictor clears).
-cosim rand      2 --config tage-l --encoding tr_e
-cosim rand      4 --config tage-m --encoding tr_b --timestamps --shared --tage 16 --tage-tables 4 --tage-entries 2 \
-    --tage-tag 4 --tage-hist 1:8 --ittage 2 --ittage-tables 3 --ittage-entries 2 --ittage-tag 4 --ittage-hist 1:4
-# Data tracing: CFiat with the default cache on 4 cores (invalidations,
-# same-cycle stores, overflows and flag clears at the default 32-bit port),
-# every load reported with the smallest buffer and a 4-bit port (shared
-# predictors: drops by lower cores), and CFiat with a small cache of 16-byte
-# lines (operands on up to 5 lines) on one core.
-cosim mem       4 --config large  --encoding tr_e --cfiat
-cosim mem       2 --config medium --encoding tr_b --timestamps --shared --data all --buffer min --port 4
-cosim mem       1 --config small  --encoding nx_b --cfiat --cache 1K --assoc 2 --line 16 --granularity 4 --port 8
-
-# The adaptive encoding (spec §4.9): ttr_a on one core over every directed
-# scenario (bCnt and diffCC up to 2^20 drive both accumulators through
-# every order 0..12; target escapes; the overflow phase drops, and its
-# SYNC(OVERFLOW) resets a state that had moved), and tr_a shared by 4 cores
-# with forced overflows (the reserve rule with tr_a's RESERVE).
-cosim all       1 --config large  --encoding tr_a --timestamps
-cosim overflow  4 --config large  --encoding tr_a --shared --buffer min --port 1
+names=$("$TM" config --list "$tiers") || exit 2
+start=$(date +%s)
+for name in $names; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    cosim "$name" &
+    runs=$((runs + 1))
+done
+wait
+for name in $names; do
+    cat "$work/res.$name"
+    grep -q '^PASS' "$work/res.$name" || fails=$((fails + 1))
+done
 
 cat "$work"/cov.* > "$work/coverage" 2>/dev/null || true
-python3 "$root/testbench/coverage.py" "$work/coverage" || fails=$((fails + 1))
-echo "cosim: $((runs - fails)) passed, $fails failed"
+if [ "$mode" != check ] || [ $# -ge 3 ]; then
+    python3 "$root/testbench/coverage.py" "$work/coverage" || fails=$((fails + 1))
+fi
+echo "cosim ($tiers): $((runs - fails)) passed, $fails failed, $(( $(date +%s) - start )) s"
 [ $fails -eq 0 ]

@@ -24,6 +24,10 @@ RTL := $(ROOT)/rtl/tm.f $(shell bash $(ROOT)/scripts/rtl_files.sh)
 ifeq ($(words $(RTL)),1)
 $(error cannot read the file list rtl/tm.f)
 endif
+# Verilator's runtime (verilated.cpp, the FST writer, ...) is the same for
+# every parameter set: ccache (Debian's, installed by make deps) compiles it
+# once for all simulators; OBJCACHE= turns it off.
+OBJCACHE ?= $(shell command -v ccache 2>/dev/null)
 TB_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
 	-I$(OUT) -I$(ROOT)/include -I$(TB)
 
@@ -41,7 +45,7 @@ $(SIM): $(RTL) $(TB)/glue.cpp $(TB)/glue.h $(OUT)/params.vc $(OUT)/params.h $(OU
 		$(LIBTM) $(TB)/sim.mk
 	rm -f $@
 	verilator --cc --exe --build -j 2 --trace-fst --assert --x-initial unique \
-		-MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2" -Wno-fatal -Wno-lint -Wno-style \
+		-MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 OBJCACHE=$(OBJCACHE)" -Wno-fatal -Wno-lint -Wno-style \
 		--top-module tm_top -Mdir $(OUT)/obj -o $@ \
 		-CFLAGS "-O2 -I$(OUT) -I$(ROOT)/include -I$(TB)" -LDFLAGS "$(OUT)/cosim.o $(LIBTM) -lzstd -lz -lm" \
 		-f $(OUT)/params.vc -F $(ROOT)/rtl/tm.f $(TB)/glue.cpp
@@ -49,7 +53,7 @@ $(SIM): $(RTL) $(TB)/glue.cpp $(TB)/glue.h $(OUT)/params.vc $(OUT)/params.h $(OU
 # The C testbench, compiled as C (tm/cache.h: the shadow caches of CFiat).
 $(OUT)/cosim.o: $(TB)/cosim.c $(TB)/glue.h $(OUT)/params.h $(OUT)/tm_pkg.h \
 		$(wildcard $(ROOT)/include/tm/*.h) $(TB)/sim.mk
-	$(CC) $(TB_CFLAGS) -c $< -o $@
+	$(OBJCACHE) $(CC) $(TB_CFLAGS) -c $< -o $@
 
 # tm_pkg's codes (events, branch classes, message kinds) and the layout of
 # msg_t as C macros.

@@ -48,6 +48,9 @@ typedef struct tm_model_cfg {
 /* Presets "small", "medium", "large" (spec §3.1): sets cfg->pred.
  * Returns TM_ERR_ARG for an unknown name. */
 int tm_model_preset(tm_model_cfg *cfg, const char *name);
+/* The name of preset I (0, 1, ...: small, medium, large, tage-s, tage-m,
+ * tage-l), NULL past the last one. */
+const char *tm_model_preset_name(unsigned i);
 /* Fills a complete default configuration: large preset, tr_e, no time
  * stamps, private, default buffer and port. */
 void tm_model_cfg_default(tm_model_cfg *cfg, uint32_t threads);

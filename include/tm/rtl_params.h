@@ -76,6 +76,41 @@ static inline unsigned tm_rtl_clog2(unsigned v)
     /* the longest DATA message (tm_top: 1 without data tracing) */                            \
     X(DMAXW, TM_RTL_DERIVED, c->enc.data ? tm_msg_data_max_bits(&c->enc) : 1u)                 \
     /* a message length: $clog2(MAXW + 1), MAXW the longest bundle */                          \
-    X(LENW, TM_RTL_DERIVED, tm_rtl_clog2(tm_msg_max_bits(&c->enc) + 1))
+    X(LENW, TM_RTL_DERIVED, tm_rtl_clog2(tm_msg_max_bits(&c->enc) + 1))                        \
+    /* MSG_MAX (the longest bundle) and RESERVE of spec §4.6, §4.8 */                          \
+    X(MAXW, TM_RTL_DERIVED, tm_msg_max_bits(&c->enc))                                          \
+    X(RESERVE, TM_RTL_DERIVED, tm_msg_reserve_bits(&c->enc))                                   \
+    /* the cache lines a 64-byte operand covers at most (tm_top's DLMAX) */                    \
+    X(DLMAX, TM_RTL_DERIVED,                                                                   \
+      ((TM_RTL_CFIAT(c) ? c->cache.line : 32u) + 62u) / (TM_RTL_CFIAT(c) ? c->cache.line : 32u) + 1u)
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One row of the table for a configuration. */
+typedef struct tm_rtl_param {
+    const char *name; /* tm_top's parameter, "N", "ENC", ... */
+    int kind;         /* TM_RTL_INT, TM_RTL_BIT or TM_RTL_DERIVED */
+    unsigned value;
+} tm_rtl_param;
+
+/* The number of rows of the table. */
+size_t tm_rtl_param_count(void);
+/* Fills OUT[0 .. tm_rtl_param_count()) with the rows for the resolved
+ * configuration C (tm_model_cfg_resolve). */
+void tm_rtl_params(const tm_model_cfg *c, tm_rtl_param *out);
+/* The parameter set of C as text: KEY, the name of its simulator's build
+ * directory (lower-case names and values of the tm_top parameters,
+ * "n4-enc2-ts0-..."; the TAGE_* and ITTAGE_* rows only as "-tageB.T.E.W.L.L"
+ * / "-ittage..." when present, so that the name stays below the file
+ * system's 255 bytes); VC, the -G flags, one per line (a Verilator -f file,
+ * after a comment line); H, every row as a C macro TM_RTL_<NAME> (after a
+ * comment line).  Any of the three may be NULL.  TM_OK, or TM_ERR_ARG when
+ * a buffer is too small. */
+int tm_rtl_params_text(const tm_model_cfg *c, char *key, size_t nkey, char *vc, size_t nvc, char *h, size_t nh);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -3,31 +3,29 @@
 
 usage: gates_report.py JOBS.tsv YOSYS_VERSION
 
-JOBS.tsv: one line per synthesis: name, top module, parameters (K=V,...),
-and the path prefix of its results (PREFIX.generic and PREFIX.nand are Yosys
-`stat` outputs after synth and after abc -g NAND, PREFIX.time the seconds)."""
+JOBS.tsv: one line per synthesis, in the manifest's order: name, top module,
+parameters (K=V,...), the path prefix of its results (PREFIX.generic and
+PREFIX.nand are Yosys `stat` outputs after synth and after abc -g NAND,
+PREFIX.time the seconds), its rows and the full cache ('-': none).  The rows
+of a core or predictor are the per-preset rows it belongs to, PRESET or
+PRESET:SUFFIX (that preset's predictors with another core, SUFFIX printed
+beside it); those of a tm_dcache job its cache preset, whose full size is
+the last column (the job is that cache at fewer sets)."""
 import re
 import sys
 
 FF_WEIGHT = 6  # NAND2 equivalents of a D flip-flop with asynchronous reset
 PAPER = {'small': 2300, 'medium': 4800, 'large': 16500}  # 003 §6.4, gates per core
-# One core's private predictors per preset (cmodel/config.c): the jobs of
-# scripts/gates.sh, the paper's three and, beside each, the TAGE-class preset
-# within its state bits (spec 3.3.3).
-PRESETS = [('small', ['gshare_512', 'ras_8']),
-           ('tage-s', ['tage_s', 'ras_8']),
-           ('medium', ['gshare_1024', 'ras_16', 'ibtb_16']),
-           ('tage-m', ['tage_m', 'ras_16', 'ittage_m']),
-           ('large', ['gshare_4096', 'ras_32', 'ibtb_64']),
-           ('tage-l', ['tage_l', 'ras_32', 'ittage_l'])]
 # Predictor state bits per preset, the table of spec 3.3.3 (checked against
 # the formulas below, from the jobs' parameters).
 STATE_BITS = {'small': 1552, 'medium': 4278, 'large': 14980,
               'tage-s': 1523, 'tage-m': 4239, 'tage-l': 13582}
-# CFiat cache presets (spec 3.8): size, ways, line, granule; synthesized at
-# DC_SETS sets and extrapolated to the full size (scripts/gates.sh).
-DC_PRESETS = [('tool', 32768, 4, 32, 4), ('study', 65536, 4, 64, 4)]
-DC_SETS = (16, 32)
+# The order of the modules in the module table, and the letters of the
+# predictors in the per-preset table, in their order there (outcome, return,
+# target predictor).
+MODULES = ('tm_core', 'tm_gshare', 'tm_ras', 'tm_ibtb', 'tm_tage', 'tm_ittage', 'tm_buffer',
+           'tm_dcache')
+LETTER = {'tm_gshare': 'G', 'tm_tage': 'T', 'tm_ras': 'R', 'tm_ibtb': 'B', 'tm_ittage': 'IT'}
 FF_RE = re.compile(r'^\$_(S?DFF|DFFE|SDFFE|SDFFCE|DFFSR|DFFSRE|ALDFF|ALDFFE|DLATCH|SR)')
 
 
@@ -47,10 +45,16 @@ def read_stat(path):
     return cells, ff, types
 
 
+def parse_params(params):
+    return dict(p.split('=', 1) for p in params.split(',') if p)
+
+
 class Result:
-    def __init__(self, name, top, params, prefix=None):
+    def __init__(self, name, top, params, prefix=None, rows='-', full='-'):
         self.name, self.top = name, top
-        self.params = dict(p.split('=', 1) for p in params.split(',') if p)
+        self.params = parse_params(params)
+        self.rows = [] if rows == '-' else rows.split(',')
+        self.full = None if full == '-' else parse_params(full)
         if prefix is None:
             return
         self.cells, self.ff, _ = read_stat(prefix + '.generic')
@@ -116,8 +120,36 @@ def dcache_ff(sets, ways, line, gran):
     return sets * ways * (tag + line // gran + 2) + sets * lru
 
 
+def cache_sets(p):
+    return int(p['SIZE']) // (int(p['LINE']) * int(p['ASSOC']))
+
+
+def dcache_presets(res):
+    """[(cache preset, its full parameters, its two largest synthesized
+    sizes)] of the tm_dcache jobs, in the manifest's order."""
+    presets = {}
+    for r in res.values():
+        if r.top == 'tm_dcache' and r.rows:
+            presets.setdefault(r.rows[0], (r.full, []))[1].append(r)
+    out = []
+    for name, (full, jobs) in presets.items():
+        jobs.sort(key=lambda r: cache_sets(r.params))
+        if full is None or len(jobs) < 2:
+            sys.exit('gates_report: cache %s needs its full size and two reduced ones' % name)
+        for r in jobs:
+            if any(r.params[k] != full[k] for k in ('ASSOC', 'LINE', 'GRAN')):
+                sys.exit('gates_report: %s is not cache %s at fewer sets' % (r.name, name))
+        out.append((name, full, jobs[-2:]))
+    return out
+
+
 def dcache_table(res):
-    s1, s2 = DC_SETS
+    presets = dcache_presets(res)
+    if not presets:
+        return
+    s1, s2 = (cache_sets(r.params) for r in presets[0][2])
+    if any(tuple(cache_sets(r.params) for r in jobs) != (s1, s2) for _, _, jobs in presets):
+        sys.exit('gates_report: the caches are synthesized at different numbers of sets')
     print('CFiat cache of one core (tm_dcache, private, N = 1; spec 3.8).  Synthesized at %d and'
           % s1)
     print('%d sets; the full cache extrapolated: gates linearly in the sets, FF counted exactly'
@@ -126,23 +158,84 @@ def dcache_table(res):
     print('%-7s %-28s %8s %9s %8s %9s %8s %10s %10s' % (
         'preset', 'geometry', 'FF@%d' % s1, 'gates@%d' % s1, 'FF@%d' % s2, 'gates@%d' % s2,
         'FF', 'gates', 'NAND2-eq'))
-    for name, size, ways, line, gran in DC_PRESETS:
-        a, b = res['dcache_%s_%d' % (name, s1)], res['dcache_%s_%d' % (name, s2)]
+    tags = []
+    for name, full, (a, b) in presets:
+        size, ways, line, gran = (int(full[k]) for k in ('SIZE', 'ASSOC', 'LINE', 'GRAN'))
         for r, n in ((a, s1), (b, s2)):
             if r.ff != dcache_ff(n, ways, line, gran):
                 sys.exit('gates_report: %s has %d flip-flops, the formula says %d'
                          % (r.name, r.ff, dcache_ff(n, ways, line, gran)))
-        sets = size // (line * ways)
+        sets = cache_sets(full)
         ff = dcache_ff(sets, ways, line, gran)
         gates = b.gates + (sets - s2) * (b.gates - a.gates) // (s2 - s1)
         print('%-7s %-28s %8s %9s %8s %9s %8s %10s %10s' % (
             name, '%dK %d-way %dB g%d, %d sets' % (size // 1024, ways, line, gran, sets), fmt(a.ff),
             fmt(a.gates),
             fmt(b.ff), fmt(b.gates), fmt(ff), fmt(gates), fmt(gates + FF_WEIGHT * ff)))
+        tags.append('%s %d' % (name, 64 - log2(line) - log2(sets)))
     print('Tags (%s bits per way) are flip-flops like the predictor tables.  With N cores each'
-          % ', '.join('%s %d' % (n, 64 - log2(l) - log2(sz // (l * w))) for n, sz, w, l, g in DC_PRESETS))
+          % ', '.join(tags))
     print('cache also looks up the lines of the other cores\' stores (N - 1 more lookup ports, not')
     print('counted here).')
+
+
+def num(v):
+    return int(v) if v.isdigit() else 0
+
+
+def describe(r, res):
+    """The parameters column of the module table."""
+    p = r.params
+    if r.top == 'tm_core':
+        ch = '%s,%s/%s,%s/%s,%s' % tuple(p[k] for k in ('CA', 'CB', 'TA', 'TB', 'HA', 'HB'))
+        return '%s N=%s, chunks %s' % (r.name[len('core_'):], p['N'], ch)
+    if r.top == 'tm_ibtb':
+        e = int(p['ENTRIES'])
+        return '%d entries (2 ways x %d sets)' % (e, e // 2)
+    if r.top in ('tm_gshare', 'tm_ras'):
+        return '%s entries' % p['ENTRIES']
+    if r.top in ('tm_tage', 'tm_ittage'):
+        preset = r.rows[0].split(':')[0] if r.rows else r.name
+        return '%s: B%s, %sx%s tag %s, L %s..%s' % (preset, p['BASE'], p['TABLES'], p['ENTRIES'],
+                                                   p['TAG'], p['LMIN'], p['LMAX'])
+    if r.top == 'tm_buffer':
+        d = 'N=%s, %s bits, port %s, MAXW %s' % (p['N'], p['BUF_BITS'], p['PORT_BITS'], p['MAXW'])
+        return d if p['RESERVE'] == p['MAXW'] else d + ', RES %s' % p['RESERVE']
+    if r.top == 'tm_dcache':
+        return '%s, %d sets: %dK %s-way %sB g%s' % (r.rows[0] if r.rows else r.name,
+                                                    cache_sets(p), int(p['SIZE']) // 1024,
+                                                    p['ASSOC'], p['LINE'], p['GRAN'])
+    return ','.join('%s=%s' % kv for kv in p.items())
+
+
+def module_order(res):
+    """The jobs in the module table's order: by module, then by their
+    parameters (the caches by preset in the manifest's order, then sets)."""
+    caches = [name for name, _, _ in dcache_presets(res)]
+
+    def key(r):
+        m = MODULES.index(r.top) if r.top in MODULES else len(MODULES)
+        if r.top == 'tm_dcache' and r.rows and r.rows[0] in caches:
+            return (m, r.top, (caches.index(r.rows[0]), cache_sets(r.params)))
+        return (m, r.top, tuple(num(v) for v in r.params.values()))
+    return sorted(res.values(), key=key)
+
+
+def preset_rows(res):
+    """[(row, core, [predictors])] of the per-preset table, rows in the order
+    the jobs name them."""
+    rows = {}
+    for r in res.values():
+        for row in r.rows if r.top in LETTER or r.top == 'tm_core' else ():
+            rows.setdefault(row, []).append(r)
+    out = []
+    for row, jobs in rows.items():
+        cores = [r for r in jobs if r.top == 'tm_core']
+        if len(cores) != 1:
+            sys.exit('gates_report: row %s has %d cores' % (row, len(cores)))
+        pred = sorted((r for r in jobs if r.top in LETTER), key=lambda r: list(LETTER).index(r.top))
+        out.append((row, cores[0], pred))
+    return out
 
 
 def main():
@@ -150,8 +243,8 @@ def main():
     res = {}
     with open(jobs) as f:
         for line in f:
-            name, top, params, prefix = line.rstrip('\n').split('\t')
-            res[name] = Result(name, top, params, prefix)
+            name, top, params, prefix, rows, full = line.rstrip('\n').split('\t')
+            res[name] = Result(name, top, params, prefix, rows, full)
 
     print('tm gates: %s; each module synthesized alone (synth -flatten, then abc -g NAND)' % yv)
     print('  cells     generic Yosys cells after synth (gates and flip-flops)')
@@ -164,33 +257,7 @@ def main():
     print()
     print('%-10s %-38s %9s %7s %9s %10s %6s' % ('module', 'parameters', 'cells', 'FF', 'gates',
                                                  'NAND2-eq', 'time'))
-    rows = []
-    for enc, name in (('nx_b', 'core_nx_b'), ('tr_b', 'core_tr_b'), ('tr_e', 'core_tr_e'),
-                      ('ttr_e', 'core_ttr_e'), ('tr_a', 'core_tr_a'), ('ttr_a', 'core_ttr_a')):
-        r = res[name]
-        ch = '%s,%s/%s,%s/%s,%s' % tuple(r.params[k] for k in ('CA', 'CB', 'TA', 'TB', 'HA', 'HB'))
-        rows.append((r, '%s N=1, chunks %s' % (enc, ch)))
-    for e in (512, 1024, 4096):
-        r = res['gshare_%d' % e]
-        rows.append((r, '%d entries' % e))
-    for e in (8, 16, 32):
-        rows.append((res['ras_%d' % e], '%d entries' % e))
-    for e in (16, 64):
-        rows.append((res['ibtb_%d' % e], '%d entries (2 ways x %d sets)' % (e, e // 2)))
-    for name in ('tage_s', 'tage_m', 'tage_l', 'ittage_m', 'ittage_l'):
-        r = res[name]
-        rows.append((r, '%s: B%s, %sx%s tag %s, L %s..%s' % (
-            'tage-' + name[-1], r.params['BASE'], r.params['TABLES'], r.params['ENTRIES'],
-            r.params['TAG'], r.params['LMIN'], r.params['LMAX'])))
-    for n in (1, 4, 8):
-        r = res['buffer_%d' % n]
-        rows.append((r, 'N=%d, %s bits, port %s, MAXW %s' % (n, r.params['BUF_BITS'],
-                                                              r.params['PORT_BITS'], r.params['MAXW'])))
-    for name, _, ways, line, gran in DC_PRESETS:
-        for n in DC_SETS:
-            r = res['dcache_%s_%d' % (name, n)]
-            rows.append((r, '%s, %d sets: %dK %d-way %dB g%d' % (
-                name, n, n * ways * line // 1024, ways, line, gran)))
+    rows = [(r, describe(r, res)) for r in module_order(res)]
     for r, desc in rows:
         t = '-' if r.seconds is None else '%ds' % r.seconds
         print('%-10s %-38s %9s %7s %9s %10s %6s' % (r.top, desc, fmt(r.cells), fmt(r.ff),
@@ -199,46 +266,44 @@ def main():
     if others:
         print('note: gates include cell types other than NAND and NOT: %s' % ', '.join(others))
     print()
-    print('One core (N = 1, tr_e without time stamps, private predictors): tm_core + its')
+    table = preset_rows(res)
+    # The core of the rows without a suffix (one encoding, N = 1).
+    base = sorted({core.name[len('core_'):] for row, core, _ in table if ':' not in row})
+    print('One core (N = 1, %s without time stamps, private predictors): tm_core + its'
+          % '/'.join(base))
     print('predictors: gshare (G), RAS (R), iBTB (B) or TAGE (T) and ITTAGE (IT), by their (base)')
     print('entries.  Predictor FF are the predictor state (storage); the predictors\' gates are their')
     print('read, compare, update and write logic.  state = the predictor state bits of spec 3.3.3.')
     print('%-7s %-20s %6s %8s %9s %8s %9s %9s %10s %8s %8s' % (
         'preset', 'predictors', 'state', 'core FF', 'core gts', 'pred FF', 'pred gts', 'total FF',
         'NAND2-eq', 'storage', 'paper'))
-    letter = {'tm_gshare': 'G', 'tm_ras': 'R', 'tm_ibtb': 'B', 'tm_tage': 'T', 'tm_ittage': 'IT'}
-
-    def preset_row(name, core, suffix='', paper='-'):
-        """One core: CORE (a tm_core result) + the private predictors of preset NAME."""
-        pred = [res[j] for j in dict(PRESETS)[name]]
-        pff = sum(p.ff for p in pred)
-        total = core.nand2eq + sum(p.nand2eq for p in pred)
-        desc = ' '.join('%s%s' % (letter[p.top], p.params.get('BASE', p.params.get('ENTRIES')))
-                        for p in pred) + suffix
-        print('%-7s %-20s %6s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
-            name, desc, fmt(STATE_BITS[name]), fmt(core.ff), fmt(core.gates), fmt(pff),
-            fmt(sum(p.gates for p in pred)), fmt(core.ff + pff), fmt(total),
-            100.0 * FF_WEIGHT * pff / total, paper))
-
-    for name, jobs in PRESETS:
-        pred = [res[j] for j in jobs]
+    extra = []
+    for row, core, pred in table:
+        name, _, suffix = row.partition(':')
         bits = sum(state_bits(p)[0] for p in pred)
-        if bits != STATE_BITS[name]:
+        if name in STATE_BITS and bits != STATE_BITS[name]:
             sys.exit('gates_report: %s has %d predictor state bits by the formulas, spec 3.3.3 says %d'
                      % (name, bits, STATE_BITS[name]))
         for p in pred:
             if p.ff != state_bits(p)[1]:
                 sys.exit('gates_report: %s has %d flip-flops, its state bits (+ valid bits) are %d'
                          % (p.name, p.ff, state_bits(p)[1]))
-        preset_row(name, res['core_tr_e'], paper='~' + fmt(PAPER[name]) if name in PAPER else '-')
-    # The design of issue 21 (tage-l's predictors with the adaptive encoding:
-    # tm_core with ENC = tr_a, its A_cnt, A_cc, TF and Exp-Golomb encoder) and
-    # the time-stamped variants, each beside the large core it compares with.
-    for name, enc in (('large', 'ttr_e'), ('tage-l', 'tr_a'), ('tage-l', 'ttr_a')):
-        preset_row(name, res['core_' + enc], ' ' + enc)
-    print('(the last three rows: the core with time stamps (ttr_e), and with the adaptive encoding')
-    print('tr_a / ttr_a of spec 4.9, whose state is A_cnt (16 bits), A_cc (16, moving only with')
-    print('time stamps) and TF (9) per core)')
+        pff = sum(p.ff for p in pred)
+        total = core.nand2eq + sum(p.nand2eq for p in pred)
+        desc = ' '.join('%s%s' % (LETTER[p.top], p.params.get('BASE', p.params.get('ENTRIES')))
+                        for p in pred) + (' ' + suffix if suffix else '')
+        paper = '~' + fmt(PAPER[name]) if name in PAPER and not suffix else '-'
+        print('%-7s %-20s %6s %8s %9s %8s %9s %9s %10s %7.0f%% %8s' % (
+            name, desc, fmt(STATE_BITS.get(name, bits)), fmt(core.ff), fmt(core.gates), fmt(pff),
+            fmt(sum(p.gates for p in pred)), fmt(core.ff + pff), fmt(total),
+            100.0 * FF_WEIGHT * pff / total, paper))
+        if suffix:
+            extra.append(suffix)
+    if extra:
+        print('(the last %d rows: the preset\'s predictors with another core: %s;'
+              % (len(extra), ', '.join(extra)))
+        print('the adaptive encoding tr_a of spec 4.9 keeps A_cnt (16 bits), A_cc (16, moving only')
+        print('with time stamps) and TF (9) per core)')
     print('storage = predictor flip-flops x %d as a share of NAND2-eq.  paper = 003 section 6.4' % FF_WEIGHT)
     print('The paper counts about one gate per predictor state bit (array storage) plus about 1K')
     print('gates of logic; tage-s/m/l (not in the paper) stay within the state bits of small /')

@@ -36,10 +36,14 @@ for r in $(cd "$TB" && ls tb_ref*.c | sed "s/\.c$//"); do
         { echo "FAIL $r.c"; exit 1; }
 done
 
-pass=0
-fail=0
-for m in "${MODS[@]}"; do
-    top=tb_$m
+# Verilator's runtime is the same for every harness: ccache (make deps)
+# compiles it once.  UNIT_JOBS harnesses are built and run at once (default:
+# the number of processors); each one's lines are printed in order at the end.
+OBJCACHE=${OBJCACHE-$(command -v ccache 2>/dev/null)}
+jobs=${UNIT_JOBS:-$(nproc 2>/dev/null || echo 2)}
+one() { # MODULE: builds and runs tb_MODULE; writes $OUT/tb_MODULE.res (lines) and .nfail
+    local m=$1 top=tb_$1 rc p f
+    local -a refs srcs
     refs=("$OUT/tb_ref.o")
     [ -f "$TB/tb_ref_$m.c" ] && refs+=("$OUT/tb_ref_$m.o")
     # The RTL's one file list (rtl/tm.f): only tm_$m's hierarchy is
@@ -48,25 +52,37 @@ for m in "${MODS[@]}"; do
     srcs=("$TB/lint.vlt" -F "$ROOT/rtl/tm.f")
     rm -f "$OUT/$top/V$top"   # relink even if only tb_ref.o or libtm.a changed
     if ! verilator --cc --exe --build -j 2 -Wall -O3 --x-assign fast --x-initial fast \
-            -CFLAGS "-O2 -I$TB" -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" \
+            -CFLAGS "-O2 -I$TB" -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OBJCACHE=$OBJCACHE" \
             --Mdir "$OUT/$top" --top-module "$top" -o "V$top" \
             "${srcs[@]}" "$TB/$top.sv" "$TB/$top.cpp" "${refs[@]}" "$ROOT/build/lib/libtm.a" \
             -LDFLAGS "-lzstd -lz -lm" > "$OUT/$top.build.log" 2>&1; then
-        echo "FAIL $top: build (see $OUT/$top.build.log)"
-        tail -20 "$OUT/$top.build.log"
-        fail=$((fail + 1))
-        continue
+        { echo "FAIL $top: build (see $OUT/$top.build.log)"; tail -20 "$OUT/$top.build.log"; } > "$OUT/$top.res"
+        echo 0 1 > "$OUT/$top.count"
+        return
     fi
     "$OUT/$top/V$top" "${ARGS[@]}" > "$OUT/$top.log" 2>&1
     rc=$?
-    grep -E '^(PASS|FAIL|speed:) ' "$OUT/$top.log"
+    grep -E '^(PASS|FAIL|speed:) ' "$OUT/$top.log" > "$OUT/$top.res"
     p=$(grep -c '^PASS ' "$OUT/$top.log")
     f=$(grep -c '^FAIL ' "$OUT/$top.log")
     if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
-        echo "FAIL $top: simulator exit status $rc"
+        echo "FAIL $top: simulator exit status $rc" >> "$OUT/$top.res"
         f=1
     fi
-    if [ "$f" -ne 0 ]; then grep -vE '^(PASS|FAIL|speed:) ' "$OUT/$top.log" | head -20; fi
+    if [ "$f" -ne 0 ]; then grep -vE '^(PASS|FAIL|speed:) ' "$OUT/$top.log" | head -20 >> "$OUT/$top.res"; fi
+    echo "$p $f" > "$OUT/$top.count"
+}
+for m in "${MODS[@]}"; do
+    rm -f "$OUT/tb_$m.res" "$OUT/tb_$m.count"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    one "$m" &
+done
+wait
+pass=0
+fail=0
+for m in "${MODS[@]}"; do
+    cat "$OUT/tb_$m.res" 2>/dev/null
+    read -r p f < "$OUT/tb_$m.count" 2>/dev/null || { echo "FAIL tb_$m: no result"; p=0 f=1; }
     pass=$((pass + p))
     fail=$((fail + f))
 done

@@ -20,8 +20,9 @@
 # 4. Bad input: a missing module map, tm gen streams with and without
 #    --no-image, bad options (exit 2), a truncated .tmc (exit 1, nothing left
 #    in the output folder), a nonexistent input: one line each.
-# 5. --stats with --compare: the JSON's keys, the nine rows, and its counts
-#    against tm dump --count, tm decode --verify and the other runs.
+# 5. --stats with --compare: the JSON's keys, the rows (PT's three, then each
+#    encoding of tm config --list-encodings without and with time stamps), and
+#    its counts against tm dump --count, tm decode --verify and the other runs.
 # 6. --decode and --decode --block count what --verify checked.
 # 7. Stale buffers of an earlier run with the same BASE do not make --verify
 #    of a correct encoding fail (the bug this caught: -o BASE left the
@@ -373,8 +374,10 @@ statcheck() {
     "$TMFAST" decode --verify "$base.tmc" "$base.tmt" > "$base.dv" 2>&1 || die "tm decode --verify $base: $(tail -n 2 "$base.dv")"
     local sizes
     sizes=$(cat "$base".T*.pt | wc -c)
-    if python3 - "$js" "$base.count" "$base.dv" "$sizes" "$tall" "$tmtc" > "$base.sc" 2>&1 << 'PY'; then
-import json, re, sys
+    local encs
+    encs=$("$TMFAST" config --list-encodings | paste -sd,) || die "tm config --list-encodings"
+    if ENCS=$encs python3 - "$js" "$base.count" "$base.dv" "$sizes" "$tall" "$tmtc" > "$base.sc" 2>&1 << 'PY'; then
+import json, os, re, sys
 d = json.load(open(sys.argv[1]))
 cnt = {}
 for line in open(sys.argv[2]):
@@ -403,7 +406,8 @@ need(ev['cond'] == cnt['cond'], 'cond %d, tm dump %d' % (ev['cond'], cnt['cond']
 need(ev['ret'] == cnt['ret'], 'ret %d, tm dump %d' % (ev['ret'], cnt['ret']))
 need(ev['indirect'] == cnt['ijump'] + cnt['icall'], 'indirect %d, tm dump %d' % (ev['indirect'], cnt['ijump'] + cnt['icall']))
 need(ev['exceptions'] == cnt['exceptions'], 'exceptions %d, tm dump %d' % (ev['exceptions'], cnt['exceptions']))
-want = ['PT', 'PT+mtc', 'PT+cyc', 'nx_b', 'nx_b+ts', 'tr_b', 'tr_b+ts', 'tr_e', 'tr_e+ts']
+encs = os.environ['ENCS'].split(',')
+want = ['PT', 'PT+mtc', 'PT+cyc'] + [e + ts for e in encs for ts in ('', '+ts')]
 rows = {r['format']: r for r in d['compare']}
 need([r['format'] for r in d['compare']] == want, 'compare formats %r' % [r['format'] for r in d['compare']])
 if not errs:
@@ -412,7 +416,7 @@ if not errs:
         need(r['bits'] > 0 and abs(r['bpi'] * n - r['bits']) <= 1e-6 * n + 1, '%s: bpi %f, bits %d' % (r['format'], r['bpi'], r['bits']))
         need(r['dropped_messages'] == 0, '%s: %d messages dropped' % (r['format'], r['dropped_messages']))
     need(rows['PT']['bits'] < rows['PT+mtc']['bits'] < rows['PT+cyc']['bits'], 'PT < PT+mtc < PT+cyc')
-    for f in ('nx_b', 'tr_b', 'tr_e'):
+    for f in encs:
         need(rows[f]['bits'] < rows[f + '+ts']['bits'], '%s < %s+ts' % (f, f))
     if sys.argv[5]:
         t = json.load(open(sys.argv[5]))

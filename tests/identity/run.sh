@@ -54,11 +54,12 @@ model() {  # STREAM ARGS...
     echo "rc=$?" >> "t$i.txt"
     h "model$i $s $*" "t$i.tmt" "t$i.json" "t$i.txt"
 }
-for preset in small medium large; do
-    for enc in nx_b tr_b tr_e; do
-        model s4.tmc --config $preset --encoding $enc
-        model s4.tmc --config $preset --encoding $enc --timestamps --port 8
-    done
+# The configurations of the manifest's identity tier (rtl/configs.txt), in
+# its order: every preset x encoding, with and without time stamps.
+ids=$("$TM" config --list identity) || exit 2
+for c in $ids; do
+    read -r -a o < <("$TM" config "$c" --format opts)
+    model s4.tmc "${o[@]}"
 done
 model s1.tmc
 model s1.tmc --encoding tr_b --timestamps --ts-bits 8

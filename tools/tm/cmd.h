@@ -16,6 +16,7 @@ int cmd_cosim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_study(int argc, char **argv);
 int cmd_pt(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 /* Helpers shared by the subcommands (tools/tm/util.c). */
 /* Prints "tm SUB: " + formatted text + newline to stderr, with control
@@ -79,6 +80,9 @@ int tm_sig_was_ignored(int sig);
 /* SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the temporaries, then end the
  * process as the signal would have. */
 void tm_cleanup_on_signal(void);
+/* The repository root of this tm executable: the folder above its build
+ * folder that holds rtl/tm_top.sv.  0, or -1 if there is none. */
+int tm_find_root(char *root, size_t n);
 /* 1 if two names are the same existing file. */
 int tm_same_file(const char *a, const char *b);
 /* Flushes standard output: a write error (a full disk) gives one line and

@@ -56,29 +56,6 @@ static void usage(FILE *f)
             "--cfiat-shared), and with at least as many cache sets as lines a 64-byte operand covers.\n");
 }
 
-/* The repository root: the directory above build/ that holds rtl/tm_top.sv. */
-static int find_root(char *root, size_t n)
-{
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return -1;
-    exe[len] = '\0';
-    for (int up = 0; up < 6; up++) {
-        char *slash = strrchr(exe, '/');
-        if (!slash)
-            return -1;
-        *slash = '\0';
-        char probe[PATH_MAX + 32];
-        pfmt(probe, sizeof probe, "%s/rtl/tm_top.sv", exe);
-        if (access(probe, R_OK) == 0) {
-            pfmt(root, n, "%s", exe);
-            return 0;
-        }
-    }
-    return -1;
-}
-
 static int run(char *const argv[], int quiet_stdout)
 {
     pid_t pid = fork();
@@ -139,56 +116,6 @@ static int write_if_changed(const char *path, const char *text)
         return -1;
     }
     return 0;
-}
-
-/* The parameter set of C from the table include/tm/rtl_params.h: KEY, the
- * name of its build directory (lower-case names and values of the tm_top
- * parameters, "n4-enc2-ts0-..."; the TAGE_* and ITTAGE_* rows only as
- * "-tageB.T.E.W.L.L" / "-ittage..." when present, so that the name stays
- * below the file system's 255 bytes); VC, the -G flags (a Verilator -f
- * file); H, every row as a C macro TM_RTL_<NAME>. */
-static int rtl_params(const tm_model_cfg *c, char *key, size_t nkey, char *vc, size_t nvc, char *h, size_t nh)
-{
-    size_t k = 0, v = 0, d = 0;
-    int r = 0;
-    key[0] = '\0';
-#define APPEND(buf, n, pos, ...)                                                  \
-    do {                                                                          \
-        int w_ = snprintf(buf + pos, pos < n ? n - pos : 0, __VA_ARGS__);         \
-        if (w_ < 0 || (size_t)w_ >= (pos < n ? n - pos : 0))                      \
-            r = -1;                                                               \
-        else                                                                      \
-            pos += (size_t)w_;                                                    \
-    } while (0)
-    APPEND(vc, nvc, v, "// tm_top's parameters of this simulator: written by tm cosim from "
-                       "include/tm/rtl_params.h\n");
-    APPEND(h, nh, d, "/* The RTL parameter set of this simulator: written by tm cosim from "
-                     "include/tm/rtl_params.h. */\n");
-#define ROW(NAME, KIND, VALUE)                                                    \
-    do {                                                                          \
-        unsigned val_ = (unsigned)(VALUE);                                        \
-        APPEND(h, nh, d, "#define TM_RTL_%s %u\n", #NAME, val_);                  \
-        if (KIND != TM_RTL_DERIVED) {                                             \
-            char lc_[32];                                                         \
-            size_t i_ = 0;                                                        \
-            for (; #NAME[i_] && i_ < sizeof lc_ - 1; i_++)                        \
-                lc_[i_] = (char)tolower((unsigned char)#NAME[i_]);                \
-            lc_[i_] = '\0';                                                       \
-            if (strncmp(lc_, "tage_", 5) && strncmp(lc_, "ittage_", 7))           \
-                APPEND(key, nkey, k, "%s%s%u", k ? "-" : "", lc_, val_);          \
-            APPEND(vc, nvc, v, KIND == TM_RTL_BIT ? "-G%s=1'b%u\n" : "-G%s=%u\n", \
-                   #NAME, val_);                                                  \
-        }                                                                         \
-    } while (0);
-    TM_RTL_PARAMS(ROW)
-    const tm_tage_cfg *tg[2] = {&c->pred.tage, &c->pred.ittage};
-    for (int i = 0; i < 2; i++)
-        if (tg[i]->base)
-            APPEND(key, nkey, k, "-%s%u.%u.%u.%u.%u.%u", i ? "ittage" : "tage", tg[i]->base, tg[i]->tables,
-                   tg[i]->entries, tg[i]->tag, tg[i]->lmin, tg[i]->lmax);
-#undef ROW
-#undef APPEND
-    return r;
 }
 
 /* Builds the simulator in DIR with the make rule testbench/sim.mk unless it
@@ -344,12 +271,12 @@ int cmd_cosim(int argc, char **argv)
         }
     }
     char root[PATH_MAX];
-    if (find_root(root, sizeof root)) {
+    if (tm_find_root(root, sizeof root)) {
         tm_err("cosim", "cannot find the RTL (rtl/tm_top.sv above the tm executable)");
         return 1;
     }
     char key[512], vc[2048], hdr[2048], dir[PATH_MAX + 600], path[PATH_MAX + 640], sim[PATH_MAX + 640];
-    if (rtl_params(&cfg, key, sizeof key, vc, sizeof vc, hdr, sizeof hdr)) {
+    if (tm_rtl_params_text(&cfg, key, sizeof key, vc, sizeof vc, hdr, sizeof hdr) != TM_OK) {
         tm_err("cosim", "the RTL parameters of this configuration do not fit their buffers");
         return 1;
     }

@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "modelopts.h"
 #include "tm/model.h"
+#include "tm/msg.h"
 #include "tm/pt.h"
 #include "tm/sweep.h"
 #include "tm/tmc.h"
@@ -45,8 +46,9 @@ static void usage(FILE *f)
             "                       instruction\n"
             "  --compare            in the same pass: PT with all timing packets (or without, with\n"
             "                       --timing), and the trace module (large predictors, a buffer and\n"
-            "                       port that drop nothing) with nx_b, tr_b, tr_e, each with and\n"
-            "                       without time stamps; a table of bits per instruction and cycle\n"
+            "                       port that drop nothing) with each encoding (nx_b, tr_b, tr_e,\n"
+            "                       tr_a: tm config --list-encodings), each without and with time\n"
+            "                       stamps (ENC+ts); a table of bits per instruction and cycle\n"
             "  --timing-variants    in the same pass: PT without timing, with TSC+MTC and with\n"
             "                       TSC+MTC+CYC (the PT rows of --compare, without the models)\n"
             "  --stats FILE         statistics as JSON\n"
@@ -245,19 +247,21 @@ static int default_image_paths(const char *tmc, char *mods, char *vdso, size_t n
     return 0;
 }
 
-#define NCMP 6
+/* The trace module's rows of --compare: each encoding of the model
+ * (tm_encoding_name), without and with time stamps: row i is encoding i / 2,
+ * with time stamps iff i is odd. */
+#define NCMP (2 * TM_ENCODINGS)
 
 typedef struct compare {
     tm_sweep *sw;
     tm_model_cfg cfg[NCMP];
+    char name[NCMP][24]; /* ENC or ENC+ts */
     tm_pt_encoder *alt[3]; /* PT without timing, with TSC+MTC, with TSC+MTC+CYC */
     int on;
 } compare;
 
 static const unsigned alt_timing[3] = {0, TM_PT_TSC | TM_PT_MTC, TM_PT_TSC | TM_PT_MTC | TM_PT_CYC};
 static const char *const alt_name[3] = {"PT", "PT+mtc", "PT+cyc"};
-
-static const char *const cmp_enc[NCMP] = {"nx_b", "nx_b", "tr_b", "tr_b", "tr_e", "tr_e"};
 
 static int compare_new(compare *c, uint32_t threads, const tm_pt_opts *po, int models)
 {
@@ -267,8 +271,9 @@ static int compare_new(compare *c, uint32_t threads, const tm_pt_opts *po, int m
         model_opts mo;
         memset(&mo, 0, sizeof mo);
         mo.config = "large";
-        mo.encoding = cmp_enc[i];
+        mo.encoding = tm_encoding_name((tm_encoding)(i / 2));
         mo.timestamps = i & 1;
+        snprintf(c->name[i], sizeof c->name[i], "%s%s", mo.encoding, i & 1 ? "+ts" : "");
         mo.buffer = "65536";
         mo.port = "1024";
         if (model_opts_cfg("pt", &mo, threads, &c->cfg[i]))
@@ -672,10 +677,9 @@ int cmd_pt(int argc, char **argv)
         for (int a = 0; a < 3; a++)
             rows[nrows++] = (row){alt_name[a], 8.0 * (double)tm_pt_encoder_stats(cmp.alt[a])->total_bytes, 0, a};
     if (cmp.sw) {
-        static const char *const names[NCMP] = {"nx_b", "nx_b+ts", "tr_b", "tr_b+ts", "tr_e", "tr_e+ts"};
         for (int i = 0; i < NCMP; i++) {
             const tm_model_stats *ms = tm_model_get_stats(tm_sweep_model(cmp.sw, (size_t)i));
-            rows[nrows++] = (row){names[i], (double)ms->total.bits_total, ms->total.dropped_messages, i & 1 ? 2 : 0};
+            rows[nrows++] = (row){cmp.name[i], (double)ms->total.bits_total, ms->total.dropped_messages, i & 1 ? 2 : 0};
         }
     }
     if (!quiet) {

@@ -209,13 +209,21 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
 {
     int enc = TM_ENC_TR_E;
     if (o->encoding && (enc = tm_encoding_parse(o->encoding)) < 0) {
-        tm_err(sub, "--encoding %s: allowed nx_b, tr_b, tr_e, tr_a", o->encoding);
+        char names[128] = "";
+        for (unsigned k = 0; k < TM_ENCODINGS; k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                     tm_encoding_name((tm_encoding)k));
+        tm_err(sub, "--encoding %s: allowed %s", o->encoding, names);
         return -1;
     }
     memset(cfg, 0, sizeof *cfg);
     tm_enc_cfg_default(&cfg->enc, (tm_encoding)enc, threads, o->timestamps);
     if (tm_model_preset(cfg, o->config ? o->config : "large") != TM_OK) {
-        tm_err(sub, "--config %s: allowed small, medium, large, tage-s, tage-m, tage-l", o->config);
+        char names[128] = "";
+        for (unsigned k = 0; tm_model_preset_name(k); k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                     tm_model_preset_name(k));
+        tm_err(sub, "--config %s: allowed %s", o->config, names);
         return -1;
     }
     cfg->shared = o->shared;
