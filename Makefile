@@ -155,8 +155,9 @@ e2e: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/capfeed $(BUILD)/bin/tm $(VGTOOL) pr
 
 # The builds of a tier, in parallel: tm, the sanitizer build, the Valgrind
 # tool, the test programs (and for make test the fuzz target).
+BUILD_EXTRA ?=
 build-all: $(DEPS_STAMP).want
-	$(MAKE) -j$(JOBS) all asan programs
+	$(MAKE) -j$(JOBS) all asan programs $(BUILD_EXTRA)
 
 # make check: before every commit (about 5 minutes on 2 cores): the unit
 # tests, the fast end-to-end scripts, lint and co-simulation of the
@@ -169,8 +170,8 @@ check: build-all
 	$(MAKE) identity
 
 # make test: what CI runs (.ci/run; about 20 minutes on 2 cores).
-test: build-all
-	$(MAKE) -j$(JOBS) $(BUILD)/fuzz/fuzz_decode
+test: $(DEPS_STAMP).want
+	$(MAKE) build-all BUILD_EXTRA=$(BUILD)/fuzz/fuzz_decode
 	$(MAKE) unit
 	$(MAKE) e2e E2E_TIER=test
 	$(MAKE) fuzz FUZZ_TIME=20
@@ -211,7 +212,8 @@ cosim: all
 # the RTL's assertions against mutants of tm_buffer (testbench/mutants.sh),
 # the timing model on real programs at 1..8 threads (bench/timing_scale.sh,
 # about 40 minutes), five minutes of fuzzing and make gates.
-regress: build-all
+regress: $(DEPS_STAMP).want
+	$(MAKE) build-all BUILD_EXTRA=$(BUILD)/fuzz/fuzz_decode
 	$(MAKE) e2e E2E_TIER=regress
 	$(MAKE) lint LINT_TIERS=lint-full
 	bash testbench/unit/run.sh

@@ -12,6 +12,7 @@
 # the code they concern, each with a comment.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/pool.sh"
 BUILD=${1:-build}
 tiers=${2:-lint,cosim-quick}
 case $BUILD in /*) B=$BUILD ;; *) B=$root/$BUILD ;; esac
@@ -43,16 +44,8 @@ one() { # NAME: lint it; writes $work/NAME.fail on a warning
           echo "$out" | head -20; } > "$work/$n.fail"
     fi
 }
-for n in "${todo[@]}"; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    one "$n" &
-done
-wait
-fails=0
-for f in "$work"/*.fail; do
-    [ -e "$f" ] || continue
-    cat "$f"
-    fails=$((fails + 1))
-done
+pool "$jobs" one "${todo[@]}"
+print_fails "$work"
+fails=$FAILS
 echo "lint ($tiers): $(( ${#todo[@]} - fails )) passed, $fails failed"
 [ $fails -eq 0 ]

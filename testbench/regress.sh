@@ -20,6 +20,7 @@ set -uo pipefail
 BUILD=${1:-build}
 mode=${2:-quick}
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/pool.sh"
 case $BUILD in /*) B=$BUILD ;; *) B=$root/$BUILD ;; esac
 TM="$B/bin/tm"
 case "$mode" in
@@ -73,12 +74,9 @@ cosim() {  # NAME: writes $work/res.NAME (the verdict lines) and $work/cov.NAME
 
 names=$("$TM" config --list "$tiers") || exit 2
 start=$(date +%s)
-for name in $names; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    cosim "$name" &
-    runs=$((runs + 1))
-done
-wait
+# shellcheck disable=SC2086
+pool "$jobs" cosim $names
+runs=$(wc -w <<< "$names")
 for name in $names; do
     cat "$work/res.$name"
     grep -q '^PASS' "$work/res.$name" || fails=$((fails + 1))

@@ -7,6 +7,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$ROOT/scripts/pool.sh"
 BUILD=${1:-build}
 tiers=${2:-unit-lint}
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
@@ -31,18 +32,11 @@ one() { # NAME
         { echo "FAIL $n: $m ${flags[*]}"; echo "$out" | head -30; } > "$work/$n.fail"
     fi
 }
-n=0
-for name in $names; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    one "$name" &
-    n=$((n + 1))
-done
-wait
-bad=0
-for f in "$work"/*.fail; do
-    [ -e "$f" ] || continue
-    cat "$f"
-    bad=$((bad + 1))
-done
+# shellcheck disable=SC2086
+set -- $names
+n=$#
+pool "$jobs" one "$@"
+print_fails "$work"
+bad=$FAILS
 echo "lint: $n runs, $bad with warnings"
 [ "$bad" -eq 0 ]

@@ -15,6 +15,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$ROOT/scripts/pool.sh"
 TB=$ROOT/testbench/unit
 OUT=$ROOT/build/vunit
 ALL=(gshare ras ibtb tage ittage msg_enc dcache data_enc)
@@ -72,12 +73,8 @@ one() { # MODULE: builds and runs tb_MODULE; writes $OUT/tb_MODULE.res (lines) a
     if [ "$f" -ne 0 ]; then grep -vE '^(PASS|FAIL|speed:) ' "$OUT/$top.log" | head -20 >> "$OUT/$top.res"; fi
     echo "$p $f" > "$OUT/$top.count"
 }
-for m in "${MODS[@]}"; do
-    rm -f "$OUT/tb_$m.res" "$OUT/tb_$m.count"
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    one "$m" &
-done
-wait
+for m in "${MODS[@]}"; do rm -f "$OUT/tb_$m.res" "$OUT/tb_$m.count"; done
+pool "$jobs" one "${MODS[@]}"
 pass=0
 fail=0
 for m in "${MODS[@]}"; do

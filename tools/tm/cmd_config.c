@@ -149,19 +149,77 @@ static void print_sizes(const tm_model_cfg *c, const tm_rtl_param *p, size_t np,
     printf(fmt, maxw, reserve, dmaxw, dlmax, lenw, c->buffer_bits, c->port_bits);
 }
 
-static int print_entry(const tm_mf_entry *e, uint32_t threads, const char *format)
+/* 1 if FORMAT is one of --format's; else one line and 0. */
+static int format_known(const char *format)
 {
     static const char *const formats[] = {"opts",   "threads", "stream",  "tiers", "key", "vflags",
                                           "params", "sizes",   "modules", "module", "json"};
-    int known = 0;
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        known |= !strcmp(format, formats[i]);
-    if (!known) {
-        tm_err("config", "--format %s: allowed opts, threads, stream, tiers, key, vflags, params, sizes, modules, "
-                         "module, json",
-               format);
-        return 2;
+        if (!strcmp(format, formats[i]))
+            return 1;
+    tm_err("config", "--format %s: allowed opts, threads, stream, tiers, key, vflags, params, sizes, modules, "
+                     "module, json",
+           format);
+    return 0;
+}
+
+/* What FORMAT asks of the resolved configuration C: key, vflags, params,
+ * sizes, modules, or (json) all of them with the manifest entry E's fields. */
+static int print_cfg(const tm_model_cfg *c, const tm_mf_entry *e, const char *format)
+{
+    size_t np = tm_rtl_param_count();
+    tm_rtl_param *p = calloc(np, sizeof *p);
+    char key[512], vc[4096];
+    if (!p || tm_rtl_params_text(c, key, sizeof key, vc, sizeof vc, NULL, 0) != TM_OK) {
+        free(p);
+        tm_err("config", "%s: the RTL parameters do not fit their buffers", e ? e->name : "the options");
+        return 1;
     }
+    tm_rtl_params(c, p);
+    if (!strcmp(format, "key")) {
+        printf("%s\n", key);
+    } else if (!strcmp(format, "vflags")) {
+        fputs(strchr(vc, '\n') + 1, stdout); /* after the comment line */
+    } else if (!strcmp(format, "params")) {
+        for (size_t i = 0; i < np; i++)
+            printf("%s=%u\n", p[i].name, p[i].value);
+    } else if (!strcmp(format, "sizes")) {
+        print_sizes(c, p, np, 0);
+    } else if (!strcmp(format, "modules")) {
+        print_modules(c, p, np, 0);
+    } else { /* json */
+        printf("{\"name\": ");
+        json_str(e ? e->name : "");
+        printf(", \"kind\": \"config\", \"tiers\": ");
+        json_str(e ? e->tiers : "");
+        printf(", \"threads\": %u, \"stream\": ", c->enc.threads);
+        json_str(e ? e->stream : "-");
+        printf(", \"options\": [");
+        for (int i = 0; e && i < e->argc; i++) {
+            printf("%s", i ? ", " : "");
+            json_str(e->argv[i]);
+        }
+        printf("], \"encoding\": ");
+        json_str(tm_encoding_name(c->enc.enc));
+        printf(", \"key\": ");
+        json_str(key);
+        printf(", \"params\": {");
+        for (size_t i = 0; i < np; i++)
+            printf("%s\"%s\": %u", i ? ", " : "", p[i].name, p[i].value);
+        printf("}, \"sizes\": ");
+        print_sizes(c, p, np, 1);
+        printf(", \"modules\": [");
+        print_modules(c, p, np, 1);
+        printf("]}\n");
+    }
+    free(p);
+    return 0;
+}
+
+static int print_entry(const tm_mf_entry *e, uint32_t threads, const char *format)
+{
+    if (!format_known(format))
+        return 2;
     int json = !strcmp(format, "json");
     if (!strcmp(format, "tiers")) {
         printf("%s\n", e->tiers);
@@ -217,53 +275,7 @@ static int print_entry(const tm_mf_entry *e, uint32_t threads, const char *forma
     tm_model_cfg cfg;
     if (entry_cfg(e, n, &cfg))
         return 1;
-    size_t np = tm_rtl_param_count();
-    tm_rtl_param *p = calloc(np, sizeof *p);
-    char key[512], vc[4096];
-    if (!p || tm_rtl_params_text(&cfg, key, sizeof key, vc, sizeof vc, NULL, 0) != TM_OK) {
-        free(p);
-        tm_err("config", "%s: the RTL parameters do not fit their buffers", e->name);
-        return 1;
-    }
-    tm_rtl_params(&cfg, p);
-    if (!strcmp(format, "key")) {
-        printf("%s\n", key);
-    } else if (!strcmp(format, "vflags")) {
-        fputs(strchr(vc, '\n') + 1, stdout); /* after the comment line */
-    } else if (!strcmp(format, "params")) {
-        for (size_t i = 0; i < np; i++)
-            printf("%s=%u\n", p[i].name, p[i].value);
-    } else if (!strcmp(format, "sizes")) {
-        print_sizes(&cfg, p, np, 0);
-    } else if (!strcmp(format, "modules")) {
-        print_modules(&cfg, p, np, 0);
-    } else { /* json */
-        printf("{\"name\": ");
-        json_str(e->name);
-        printf(", \"kind\": \"config\", \"tiers\": ");
-        json_str(e->tiers);
-        printf(", \"threads\": %u, \"stream\": ", n);
-        json_str(e->stream);
-        printf(", \"options\": [");
-        for (int i = 0; i < e->argc; i++) {
-            printf("%s", i ? ", " : "");
-            json_str(e->argv[i]);
-        }
-        printf("], \"encoding\": ");
-        json_str(tm_encoding_name(cfg.enc.enc));
-        printf(", \"key\": ");
-        json_str(key);
-        printf(", \"params\": {");
-        for (size_t i = 0; i < np; i++)
-            printf("%s\"%s\": %u", i ? ", " : "", p[i].name, p[i].value);
-        printf("}, \"sizes\": ");
-        print_sizes(&cfg, p, np, 1);
-        printf(", \"modules\": [");
-        print_modules(&cfg, p, np, 1);
-        printf("]}\n");
-    }
-    free(p);
-    return 0;
+    return print_cfg(&cfg, e, format);
 }
 
 int cmd_config(int argc, char **argv)
@@ -361,31 +373,15 @@ int cmd_config(int argc, char **argv)
         tm_model_cfg cfg;
         if (model_opts_cfg("config", &o, threads, &cfg))
             return 2;
-        if (!strcmp(format, "key") || !strcmp(format, "vflags") || !strcmp(format, "params") ||
-            !strcmp(format, "sizes") || !strcmp(format, "modules")) {
-            size_t np = tm_rtl_param_count();
-            tm_rtl_param p[64];
-            char key[512], vc[4096];
-            if (np > 64 || tm_rtl_params_text(&cfg, key, sizeof key, vc, sizeof vc, NULL, 0) != TM_OK) {
-                tm_err("config", "the RTL parameters do not fit their buffers");
-                return 1;
-            }
-            tm_rtl_params(&cfg, p);
-            if (!strcmp(format, "key"))
-                printf("%s\n", key);
-            else if (!strcmp(format, "vflags"))
-                fputs(strchr(vc, '\n') + 1, stdout);
-            else if (!strcmp(format, "params"))
-                for (size_t i = 0; i < np; i++)
-                    printf("%s=%u\n", p[i].name, p[i].value);
-            else if (!strcmp(format, "sizes"))
-                print_sizes(&cfg, p, np, 0);
-            else
-                print_modules(&cfg, p, np, 0);
-            return tm_finish_stdout("config", 0);
+        if (!format_known(format))
+            return 2;
+        if (!strcmp(format, "opts") || !strcmp(format, "stream") || !strcmp(format, "tiers") ||
+            !strcmp(format, "threads") || !strcmp(format, "module")) {
+            tm_err("config", "--format %s: with model options, allowed key, vflags, params, sizes, modules, json",
+                   format);
+            return 2;
         }
-        tm_err("config", "--format %s: with model options, allowed key, vflags, params, sizes, modules", format);
-        return 2;
+        return tm_finish_stdout("config", print_cfg(&cfg, NULL, format));
     }
     if (!name && !list && !list_tiers && !check) {
         usage(stderr);
