@@ -1,11 +1,13 @@
 /* tm — libFuzzer target for the message parser and the replay from binaries.
  *
  * Input: 3 configuration bytes, then the trace bits (the payload of a .tmt):
- *   byte 0: encoding, mod 5 (0 nx_b, 1 tr_b, 2 and 3 tr_e, 4 tr_a);
+ *   byte 0: the encoding, tm_encoding modulo TM_ENCODINGS (0 nx_b, 1 tr_b,
+ *           2 tr_e, 3 tr_a);
  *   byte 1: threads - 1 (mod 8; mod 2 with load values);
- *   byte 2: bit 0 time stamps, bits 2..1 preset (0 small, 1 medium, 2/3
- *           large), bit 3 load values (CFiat, the tool cache: the loads'
- *           sizes come from the commit stream TM_FUZZ_TMC).
+ *   byte 2: bit 0 time stamps, bits 4, 2, 1 the preset: its number in
+ *           tm_model_preset_name's order modulo the number of presets (2
+ *           large, 5 tage-l), bit 3 load values (CFiat, the tool cache: the
+ *           loads' sizes come from the commit stream TM_FUZZ_TMC).
  * Every message is parsed (tm_msg_decode_a), then every thread is replayed
  * from the binaries of the module map named by TM_FUZZ_MODULES (fuzz/run.sh
  * records one), with recovery on, as `tm decode --from-binary --branches`
@@ -49,9 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 3 || size > (1u << 20))
         return 0;
-    static const char *const presets[] = {"small", "medium", "large", "tage-l"};
-    static const tm_encoding encs[] = {TM_ENC_NX_B, TM_ENC_TR_B, TM_ENC_TR_E, TM_ENC_TR_E, TM_ENC_TR_A};
-    tm_encoding enc = encs[data[0] % 5];
+    /* byte 0: the encoding; byte 2: bit 0 time stamps, bits 1, 2 and 4 the
+     * preset (tm_model_preset_name), bit 3 load values */
+    tm_encoding enc = (tm_encoding)(data[0] % TM_ENCODINGS);
+    unsigned npresets = 0;
+    while (tm_model_preset_name(npresets))
+        npresets++;
+    const char *preset = tm_model_preset_name((((data[2] >> 1) & 3u) | ((data[2] >> 2) & 4u)) % npresets);
     int loads = (data[2] >> 3) & 1;
     /* with load values each thread's replay reads the commit stream ahead
      * once more: one or two threads keep a run well under the time limit */
@@ -60,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&tf, 0, sizeof tf);
     tm_model_cfg_default(&tf.cfg, threads);
     tm_enc_cfg_default(&tf.cfg.enc, enc, threads, data[2] & 1);
-    if (tm_model_preset(&tf.cfg, presets[(data[2] >> 1) & 3]) != TM_OK)
+    if (tm_model_preset(&tf.cfg, preset) != TM_OK)
         return 0;
     const char *tmc = getenv("TM_FUZZ_TMC");
     if (loads) {

@@ -23,7 +23,7 @@ export TM_FUZZ_TMC=$F/rec.tmc
 i=0
 # seeds: the traces without load values in several configurations, and with
 # load values (CFiat, the tool cache); the recording has its memory operands
-for enc in nx_b tr_b tr_e; do
+for enc in $("$TM" config --list-encodings); do
     for x in "" "--timestamps" "--buffer min --port 1" "--cfiat" "--cfiat --buffer min --port 1"; do
         "$TM" model -q --config large --encoding $enc $x "$F/rec.tmc" -o "$F/seed.tmt"
         # 3 configuration bytes (fuzz_decode.c), then the trace bytes, at most 1 KB

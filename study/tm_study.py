@@ -46,8 +46,8 @@ port = 1024
 buffer = 65536
 
 [configs]                    # the grid: presets x encodings x time stamps x sharing
-presets = ["small", "medium", "large"]
-encodings = ["nx_b", "tr_b", "tr_e"]
+presets = @PRESETS@
+encodings = @ENCODINGS@
 timestamps = [false, true]
 sharing = ["private"]
 
@@ -62,7 +62,7 @@ name = "all"
 options = "--data all"
 
 [delivery]                   # the port/buffer axis: drops, lost instructions, peak occupancy
-configs = ["nx_b-large", "tr_e-large"]
+configs = @DELIVERY@
 ports = [1, 2, 4, 8, 16, 32]
 buffers = [1024, 16384]
 
@@ -149,6 +149,36 @@ def tm_names(tm, what):
     if r.returncode or not names:
         die(f"{' '.join(argv)} failed: {r.stderr.strip() or 'no output'}")
     return names
+
+
+def default_study(tm):
+    """DEFAULT_STUDY with its configurations from the manifest (rtl/configs.txt,
+    through `tm config`): the grid's presets and encodings are those of the
+    tier study, the delivery axis's configurations those of study-delivery."""
+    def tier(name):
+        argv = [tm, "config", "--list", name]
+        try:
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+            out = []
+            for n in r.stdout.split() if r.returncode == 0 else []:
+                o = subprocess.run([tm, "config", n, "--format", "opts"], capture_output=True, text=True,
+                                   timeout=60)
+                if o.returncode:
+                    die(f"tm config {n} --format opts failed: {o.stderr.strip()}")
+                w = o.stdout.split()
+                val = {k: w[i + 1] for i, k in enumerate(w[:-1]) if k in ("--config", "--encoding")}
+                out.append((val.get("--config", "large"), val.get("--encoding", "tr_e")))
+        except (OSError, subprocess.SubprocessError) as e:
+            die(f"{' '.join(argv)}: {e}")
+        if r.returncode or not out:
+            die(f"{' '.join(argv)} failed: {r.stderr.strip() or 'no entries'}")
+        return out
+    def toml_list(xs):
+        return "[" + ", ".join(f'"{x}"' for x in dict.fromkeys(xs)) + "]"
+    grid, delivery = tier("study"), tier("study-delivery")
+    return (DEFAULT_STUDY.replace("@PRESETS@", toml_list(p for p, _ in grid))
+            .replace("@ENCODINGS@", toml_list(e for _, e in grid))
+            .replace("@DELIVERY@", toml_list(f"{e}-{p}" for p, e in delivery)))
 
 
 class Study:
@@ -861,8 +891,11 @@ def main():
     ap.add_argument("--report-only", action="store_true", help="write the report from the cache, record nothing")
     ap.add_argument("--run-unit", type=int, metavar="I", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    tm = os.environ.get("TM_BIN") or shutil.which("tm")
+    if not tm:
+        die("cannot find the tm executable (run it as `tm study`, or set TM_BIN)")
     if args.print_default:
-        sys.stdout.write(DEFAULT_STUDY)
+        sys.stdout.write(default_study(tm))
         return 0
     if not args.o:
         die("no output folder: give -o DIR")
@@ -871,9 +904,6 @@ def main():
         args.jobs = 1
     if not 1 <= args.jobs <= 256:
         die(f"--jobs {args.jobs}: allowed 1..256")
-    tm = os.environ.get("TM_BIN") or shutil.which("tm")
-    if not tm:
-        die("cannot find the tm executable (run it as `tm study`, or set TM_BIN)")
     if args.file:
         try:
             with open(args.file, encoding="utf-8") as f:
@@ -882,7 +912,7 @@ def main():
             die(f"{args.file}: {getattr(e, 'strerror', None) or e}")
         path = args.file
     else:
-        text, path = DEFAULT_STUDY, "<default study>"
+        text, path = default_study(tm), "<default study>"
     try:
         s = Study(text, path, tm_names(tm, "presets"), tm_names(tm, "encodings"))
     except StudyError as e:

@@ -11,12 +11,11 @@ static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b :
 
 static const char *preset_name(const tm_model_cfg *c)
 {
-    static const char *const names[] = {"small", "medium", "large", "tage-s", "tage-m", "tage-l"};
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    for (unsigned k = 0; tm_model_preset_name(k); k++) {
         tm_model_cfg p;
         memset(&p, 0, sizeof p);
-        if (tm_model_preset(&p, names[k]) == TM_OK && !memcmp(&p.pred, &c->pred, sizeof p.pred))
-            return names[k];
+        if (tm_model_preset(&p, tm_model_preset_name(k)) == TM_OK && !memcmp(&p.pred, &c->pred, sizeof p.pred))
+            return tm_model_preset_name(k);
     }
     return "custom";
 }
