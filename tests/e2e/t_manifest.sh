@@ -68,9 +68,9 @@ expect badoption 1 "bad4.txt:1: '--bogus' is not a model option" "$TM" config --
 expect missing 1 "nonexistent.txt: cannot open" "$TM" config --manifest nonexistent.txt --list t
 expect notier 1 "--list nosuchtier" "$TM" config --list nosuchtier
 expect noname 2 "nosuchname: no configuration" "$TM" config nosuchname
-expect badformat 2 "--format yaml" "$TM" config q-large-tr_e --format yaml
+expect badformat 2 "--format yaml" "$TM" config r-large-tr_e --format yaml
 expect nothreads 2 "give --threads N" "$TM" config real-large-tr_e --format key
-expect badthreads 2 "--threads 0" "$TM" config q-large-tr_e --threads 0
+expect badthreads 2 "--threads 0" "$TM" config r-large-tr_e --threads 0
 
 # A configuration added to the quick tier: lint and co-simulation pick it up.
 # The manifest holds only it, so the quick co-simulation's coverage check
