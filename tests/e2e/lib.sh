@@ -4,6 +4,13 @@
 # Reporting: a script either counts failures and goes on (fail, then exit
 # nonzero at the end if $fails > 0) or stops at the first one (die).
 fails=${fails:-0}
+# E2E_TIER (tests/e2e/run.sh): check, test (the default) or regress.
+# full_size: true in the regress tier, where a script runs its full-size
+# inputs (more repetitions, larger streams, every configuration); the check
+# and test tiers run the same checks on inputs sized for their time budget:
+#   if full_size; then seeds=40; else seeds=10; fi
+E2E_TIER=${E2E_TIER:-test}
+full_size() { [ "$E2E_TIER" = regress ]; }
 # ok WHAT: a passed check.
 ok() { echo "ok   $*"; }
 # fail WHAT: a failed check, counted in $fails; the script goes on.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # scripts/browser-check.py against hand-made reports in headless Chromium
 # (no matplotlib: a hand-written SVG and a 1x1 PNG made with zlib + struct):
 # 1. a good page -- <img> of an SVG, <img> of a PNG, an inline

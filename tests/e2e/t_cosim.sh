@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: test
 # tm cosim: the command lines pass; an injected fault is reported as a
 # MISMATCH with the cycle, the core and a field-by-field table, exit 1, and
 # --wave writes an FST waveform; bad options are usage errors.

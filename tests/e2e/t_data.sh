@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # Load-value tracing end to end (docs/spec.md §3.8, §4.8, §6 step 7, §8):
 # - the command lines: a 4-thread stream with memory operands, CFiat
 #   with the default, a 64K and a shared cache; every trace replays (every

@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
+# tier: test
 # Faults and bad input (issue 15): every case ends with the outcome named
 # there -- one clear line and a nonzero status, or a recording that says how
 # it ended -- never a crash, a hang, a half-written output under its final
 # name or silently wrong data.  The sections are numbered as the issue's
 # cases (7 and 8 together: the decoders' bit-flip sweeps; 17: the RTL's idle
 # stretches).  make fuzz flips bits in traces with and without load values.
+# Sizes (E2E_TIER, tests/e2e/run.sh): the regress tier stops the recordings
+# of sections 1, 2 and 4 after 100 KB of commit stream (24 KB otherwise),
+# flips 40 bits per trace in sections 7 and 8 (10 otherwise) and
+# co-simulates the idle stretch of section 17 with three option sets (two
+# otherwise: the one with 64-bit time stamps only in regress).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 record_env
 cd "$TMP"
 fails=0
+if full_size; then
+    started=100k flips=40 idle_opts=("--timestamps" "--timestamps --ts-bits 16" "--encoding nx_b --port 1")
+else
+    started=24k flips=10 idle_opts=("--timestamps --ts-bits 16" "--encoding nx_b --port 1")
+fi
 # one STATUS PATTERN CMD...: CMD exits with STATUS and prints exactly one
 # line on stderr, matching PATTERN (grep -E), and no sanitizer report.
 # Progress lines (a long run's "tm decode: 4M instructions", which a slow
@@ -25,11 +36,12 @@ one() {
     if grep -qE 'Sanitizer|runtime error' one.err; then fail "$*: sanitizer report"; return 1; fi
     return 0
 }
-# wait_tmp BASE: until tm record's temporary .tmc of BASE has data (the
-# outputs are written under temporary names until the end).
+# wait_tmp BASE: until tm record's temporary .tmc of BASE has more than
+# $started of data (the outputs are written under temporary names until the
+# end; the first 20 KB come at once, when the program has barely started).
 wait_tmp() {
     for _ in $(seq 300); do
-        [ -n "$(find . -maxdepth 1 -name ".$1.tmc.tmp.*" -size +100k 2> /dev/null)" ] && return 0
+        [ -n "$(find . -maxdepth 1 -name ".$1.tmc.tmp.*" -size +$started 2> /dev/null)" ] && return 0
         sleep 0.1
     done
     fail "$1: the recording did not start"
@@ -290,7 +302,7 @@ for base in r10 r8; do
     # limit of 20 s failed on the CI machine running two tests at once), and
     # under 300 s of wall time (a run that waits forever: 124).
     cpu20() { ( ulimit -S -t 20; exec timeout 300 "$@" ); }
-    for seed in $(seq 1 40); do
+    for seed in $(seq 1 $flips); do
         python3 - $base.tmt x.tmt $seed <<'PY'
 import random, sys
 d = bytearray(open(sys.argv[1], 'rb').read())
@@ -315,8 +327,8 @@ PY
         { [ $st -eq 124 ] || [ $st -eq 152 ]; } && slow=$((slow + 1))
     done
     [ $slow -eq 0 ] && [ $big -eq 0 ] && [ $dup -eq 0 ] && [ $crash -eq 0 ] ||
-        fail "$base: 40 one-bit flips: $slow runs over 20 CPU seconds (or 300 s), $big outputs too large, $dup with over 40 error lines, $crash crashes"
-    ok "$base ($([ -n "$data" ] && echo with || echo without) load values): 40 one-bit flips x 4 decodes end in time, bounded"
+        fail "$base: $flips one-bit flips: $slow runs over 20 CPU seconds (or 300 s), $big outputs too large, $dup with over 40 error lines, $crash crashes"
+    ok "$base ($([ -n "$data" ] && echo with || echo without) load values): $flips one-bit flips x 4 decodes end in time, bounded"
 done
 # the sanitizer build on a few
 for seed in 3 7; do
@@ -414,7 +426,7 @@ one 2 "--threads 4K: allowed 1..1024" "$TM" record --threads 4K -o n16 -- "$P/sp
 echo "== 17. tm cosim over an idle stretch of 2^40 cycles"
 python3 "$ROOT/tests/e2e/idle_stream.py" idle.tmc $((1 << 40))
 python3 "$ROOT/tests/e2e/idle_stream.py" busy.tmc 3000
-for opts in "--timestamps" "--timestamps --ts-bits 16" "--encoding nx_b --port 1"; do
+for opts in "${idle_opts[@]}"; do
     for f in idle busy; do
         st=0
         timeout 600 "$TMFAST" cosim $opts $f.tmc > cs.out 2> cs.err || st=$?

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: test
 # tm decode --from-binary end to end (issue 6): real programs recorded under
 # tm record, replayed from their ELF files alone and compared with the commit
 # stream, in every encoding and preset (with time stamps, with overflow gaps,
@@ -6,10 +7,21 @@
 # trace: detected with a bit offset, decoding resumes, no crash); the wrong
 # binary (refused by build-id, or diverging cleanly with --ignore-build-id);
 # --shared refused in one line.  Small replays run in the sanitizer build.
+# Sizes (E2E_TIER, tests/e2e/run.sh): in the regress tier section 1
+# compresses 200,000 bytes of each of three files and re-models each
+# program's recording in all 27 configurations (preset x encoding x
+# {plain, time stamps, overflows}); otherwise pigz (in 32 KiB blocks, so
+# that its threads still share the work) and xz -1 (-6 spends 130 M
+# instructions setting up its match finder) compress 60,000 bytes of each
+# (zstd, the fastest, multithreaded above 512 KB only, the same 600 KB),
+# and each recording is re-modelled in 9 configurations, every preset with
+# every encoding, the third option taking turns so that the three programs
+# together cover all 27.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 record_env
 cd "$TMP" || exit 1
+if full_size; then small=200000 pigz_b="" xz_l="" all27=1; else small=60000 pigz_b="-b 32" xz_l="-1" all27=0; fi
 
 # fbverify TMBIN BASE TRACE WHAT: --from-binary --verify must print OK.
 fbverify() {
@@ -23,21 +35,33 @@ fbverify() {
 }
 
 head -c 200000 "$ROOT/docs/spec.md" "$ROOT/docs/guide.md" "$ROOT/decoder/verify.c" > input
-# 1. pigz, xz and zstd; each recording re-modelled in every configuration.
-for prog in "pigz -p 4 -c input" "xz -T4 -c input" "zstd -T4 -q -c input"; do
+head -c $small "$ROOT/docs/spec.md" "$ROOT/docs/guide.md" "$ROOT/decoder/verify.c" > small
+# 1. pigz, xz and zstd; each recording re-modelled in every configuration
+#    (or in 9: program k, preset i, encoding j with the option (i + j + k) mod 3).
+xs=("" "--timestamps" "--buffer min --port 1")
+pe=$("$TMFAST" config --list e2e-pe) || die "tm config --list e2e-pe"
+k=0
+for prog in "pigz -p 4 $pigz_b -c small" "xz -T4 $xz_l -c small" "zstd -T4 -q -c input"; do
     n=${prog%% *}
     "$TMFAST" record --config large --encoding tr_e --commit -o "$n" -- $prog > "$n.out" 2> "$n.err" ||
         die "tm record $prog: $(tail -n 3 "$n.err")"
     fbverify "$TMFAST" "$n" "$n.tmt" "$n as recorded"
-    for cfg in small medium large; do
-        for enc in nx_b tr_b tr_e; do
-            for x in "" "--timestamps" "--buffer min --port 1"; do
-                "$TMFAST" model -q --config $cfg --encoding $enc $x "$n.tmc" -o m.tmt || die "tm model $cfg $enc $x"
-                fbverify "$TMFAST" "$n" m.tmt "$n $cfg $enc $x"
-            done
+    # the configurations: the manifest's e2e-pe tier (rtl/configs.txt),
+    # presets (i) x encodings (j)
+    nc=0 p=0
+    for c in $pe; do
+        i=$((p / 3)) j=$((p % 3)) p=$((p + 1))
+        read -r -a o < <("$TMFAST" config "$c" --format opts)
+        for xi in 0 1 2; do
+            [ $all27 = 1 ] || [ $xi -eq $(( (i + j + k) % 3 )) ] || continue
+            x=${xs[$xi]}
+            "$TMFAST" model -q "${o[@]}" $x "$n.tmc" -o m.tmt || die "tm model ${o[*]} $x"
+            fbverify "$TMFAST" "$n" m.tmt "$n ${o[*]} $x"
+            nc=$((nc + 1))
         done
     done
-    ok "$n: replays from the binaries in 27 configurations ($(grep -o '^OK: [0-9]* instructions' v.out))"
+    k=$((k + 1))
+    ok "$n: replays from the binaries in $nc configurations ($(grep -o '^OK: [0-9]* instructions' v.out))"
 done
 
 # 2. The thesis's programs, threads and signals (make programs), in the
@@ -48,11 +72,10 @@ for p in branchenum branchtest traptortest evict multiblock mlstest mt_pthread m
     [ -x "$P/$p" ] || die "$P/$p: not built (make programs)"
     "$TMFAST" record --config large --encoding tr_e --commit -o "p_$p" -- "$P/$p" > /dev/null 2> rec.err
     [ -s "p_$p.tmc" ] || die "tm record $p: $(tail -n 3 rec.err)"
-    for cfg in small medium large; do
-        for enc in tr_e tr_b nx_b; do
-            "$TMFAST" model -q --config $cfg --encoding $enc "p_$p.tmc" -o pm.tmt || die "tm model $p $cfg $enc"
-            fbverify "$TM" "p_$p" pm.tmt "$p $cfg $enc"
-        done
+    for c in $pe; do
+        read -r -a o < <("$TMFAST" config "$c" --format opts)
+        "$TMFAST" model -q "${o[@]}" "p_$p.tmc" -o pm.tmt || die "tm model $p ${o[*]}"
+        fbverify "$TM" "p_$p" pm.tmt "$p ${o[*]}"
     done
     "$TMFAST" record --config large --encoding tr_e --cfiat --commit -o "c_$p" -- "$P/$p" > /dev/null 2> rec.err
     fbverify "$TM" "c_$p" "c_$p.tmt" "$p tr_e --cfiat"

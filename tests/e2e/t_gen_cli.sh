@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # tm gen on the command line: determinism, '-o -', option errors (one line,
 # exit 2), write errors (exit 1), quiet small runs, progress for large ones.
 set -euo pipefail

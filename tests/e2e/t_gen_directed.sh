@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # tm gen --directed: every directed stream round-trips model -> decode --verify
 # for every encoding x preset x time stamps x private/shared; the streams that
 # are not meant to overflow drop nothing with the default buffer and port;
@@ -43,35 +44,32 @@ $TM gen --help | grep -q -- '--directed NAME' || die "--help lacks --directed"
 # port ("overflow_cycles": 0 in the statistics); overflow and all also run
 # with --buffer min --port 1 and must drop there.  Prints "STREAM N: K runs".
 grid() {
-    local s=$1 n=$2 f="$TMP/$1.$2.tmc" runs=0 presets="small medium large"
-    [ "${3:-full}" = full ] || presets=large
+    local s=$1 n=$2 f="$TMP/$1.$2.tmc" runs=0 c
+    local -a args
     "$TMFAST" gen --directed "$s" --threads "$n" --seed 11 -o "$f"
-    for enc in nx_b tr_b tr_e; do
-        for preset in $presets; do
-            for ts in "" --timestamps; do
-                for sh in "" --shared; do
-                    args=(--config $preset --encoding $enc $ts $sh)
-                    "$TMFAST" model "${args[@]}" -q "$f" -o "$f.tmt" --stats "$f.json"
-                    "$TMFAST" decode --verify -q "$f" "$f.tmt" >"$f.v" || {
-                        echo "verify failed: $s n=$n ${args[*]}"; cat "$f.v"; return 1; }
-                    case $s in overflow|samecycle|all) ;;
-                    *) grep -q '"overflow_cycles": 0,' "$f.json" || {
-                           echo "$s n=$n ${args[*]}: dropped with the default buffer"; return 1; } ;;
-                    esac
-                    runs=$((runs + 1))
-                    if [ "$s" = overflow ] || [ "$s" = all ]; then
-                        "$TMFAST" model "${args[@]}" --buffer min --port 1 -q "$f" -o "$f.tmt" \
-                            --stats "$f.json"
-                        "$TMFAST" decode --verify -q "$f" "$f.tmt" >"$f.v" || {
-                            echo "overflow verify failed: $s n=$n ${args[*]}"; cat "$f.v"; return 1; }
-                        if grep -q '"overflow_cycles": 0,' "$f.json"; then
-                            echo "$s n=$n ${args[*]} --buffer min --port 1: no drop"; return 1
-                        fi
-                        runs=$((runs + 1))
-                    fi
-                done
-            done
-        done
+    # the configurations: the manifest's e2e-grid tier (rtl/configs.txt);
+    # reduced: those of the large preset only
+    for c in $("$TMFAST" config --list e2e-grid); do
+        read -r -a args < <("$TMFAST" config "$c" --format opts)
+        [ "${3:-full}" = full ] || [[ " ${args[*]} " == *" --config large "* ]] || continue
+        "$TMFAST" model "${args[@]}" -q "$f" -o "$f.tmt" --stats "$f.json"
+        "$TMFAST" decode --verify -q "$f" "$f.tmt" >"$f.v" || {
+            echo "verify failed: $s n=$n ${args[*]}"; cat "$f.v"; return 1; }
+        case $s in overflow|samecycle|all) ;;
+        *) grep -q '"overflow_cycles": 0,' "$f.json" || {
+               echo "$s n=$n ${args[*]}: dropped with the default buffer"; return 1; } ;;
+        esac
+        runs=$((runs + 1))
+        if [ "$s" = overflow ] || [ "$s" = all ]; then
+            "$TMFAST" model "${args[@]}" --buffer min --port 1 -q "$f" -o "$f.tmt" \
+                --stats "$f.json"
+            "$TMFAST" decode --verify -q "$f" "$f.tmt" >"$f.v" || {
+                echo "overflow verify failed: $s n=$n ${args[*]}"; cat "$f.v"; return 1; }
+            if grep -q '"overflow_cycles": 0,' "$f.json"; then
+                echo "$s n=$n ${args[*]} --buffer min --port 1: no drop"; return 1
+            fi
+            runs=$((runs + 1))
+        fi
     done
     echo "$s $n: $runs runs verified"
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # Out-of-range options and bad files: one clear line, nonzero exit, no crash.
 set -uo pipefail
 "$TMFAST" gen --threads 2 --insns 20000 --seed 1 -o "$TMP/g.tmc" || exit 1

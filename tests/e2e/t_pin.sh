@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: test
 # tm record --frontend pin end to end (issue 20): the Pin tool writes the
 # capture stream the Valgrind tool writes, so the two frontends' recordings of
 # a program must have the same instruction flow.  Needs a Pin 3.x kit:
@@ -36,6 +37,9 @@
 # TM_PIN_QUICK=1: branchtest, traptortest 1, mlstest, crash, mt_pthread and
 # 4. only (t_record_capture.sh runs this script so with a stand-in kit, to
 # check the script where there is no Pin).
+# Sizes (E2E_TIER, tests/e2e/run.sh): pigz compresses 600 KB in the regress
+# tier, 64 KB in 32 KiB blocks (two, for two of its threads) otherwise:
+# flowcmp.py reads some 7 KB of flow per byte compressed, twice.
 set -uo pipefail
 if [ -z "${PIN_ROOT:-}" ]; then
     echo "t_pin: needs PIN_ROOT (a Pin 3.x kit); not run"
@@ -45,6 +49,7 @@ source "$(dirname "$0")/lib.sh"
 record_env
 RESOLVE="python3 $ROOT/tests/programs/resolve.py"
 cd "$TMP" || exit 1
+if full_size; then pigz_in=600000 pigz_b=(); else pigz_in=65536 pigz_b=(-b 32); fi
 [ -x "$PIN_ROOT/pin" ] || die "PIN_ROOT=$PIN_ROOT: no pin launcher there ($PIN_ROOT/pin)"
 [ -x "$TM_VALGRIND_LIB/tmtrace-amd64-linux" ] || die "$TM_VALGRIND_LIB/tmtrace-amd64-linux is not built"
 for p in branchtest traptortest evict multiblock mlstest mt_pthread signals crash; do
@@ -133,9 +138,9 @@ both threads mt_pthread 0 "$TMFAST" -- "$P/mt_pthread" 4 join
 if [ "$quick" != 1 ]; then
     both threads signals 0 "$TMFAST" -- "$P/signals"
     cat "$ROOT/docs/spec.md" "$ROOT/docs/guide.md" "$ROOT/capture/capture.c" "$ROOT/cmodel/model.c" |
-        head -c 600000 > in.txt
-    "$PIGZ" -p 4 -c in.txt > native.gz || die "pigz: the untraced run failed"
-    both edges:0.95 pigz 0 "$TMFAST" -- "$PIGZ" -p 4 -c in.txt
+        head -c $pigz_in > in.txt
+    "$PIGZ" "${pigz_b[@]}" -p 4 -c in.txt > native.gz || die "pigz: the untraced run failed"
+    both edges:0.95 pigz 0 "$TMFAST" -- "$PIGZ" "${pigz_b[@]}" -p 4 -c in.txt
     cmp -s pin_pigz.out native.gz || die "pigz under Pin: the output differs from the untraced run's"
     ok "pigz under Pin: output identical to the untraced run's ($(stat -c %s native.gz) bytes)"
 fi

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: test
 # tm pt end to end: Intel PT written with libipt's encoder from real
 # recordings, proved by libipt's instruction decoder against the commit
 # stream (docs/pt.md).
@@ -28,8 +29,12 @@
 #    of a correct encoding fail (the bug this caught: -o BASE left the
 #    BASE.T<n>.pt of cores that did not run this time, and --verify read
 #    every BASE.T<n>.pt there was).
-# The script prints its wall and CPU time (about 100 s and 85 s on 2 cores);
-# speed is measured by make bench, not checked here.
+# Sizes (E2E_TIER, tests/e2e/run.sh): in the regress tier pigz and xz -6
+# compress 300 KB; otherwise 128 KB, pigz in 32 KiB blocks (four, one per
+# thread) and xz -1 (at -6 each of xz's block threads spends tens of
+# millions of instructions setting up its match finder).
+# The script prints its wall and CPU time (about 100 s and 85 s on 2 cores
+# in the regress tier); speed is measured by make bench, not checked here.
 # Long runs print "tm pt: NM records" progress lines on stderr (every 2^22
 # records, at most every 5 s, even with -q); the one-line checks do not
 # count those.  The first failure of a setup step ends the script; the
@@ -39,6 +44,7 @@ source "$(dirname "$0")/lib.sh"
 record_env
 cd "$TMP" || exit 1
 start=$(date +%s)
+if full_size; then in_size=307200 pigz_b=() xz_l=(); else in_size=131072 pigz_b=(-b 32) xz_l=(-1); fi
 
 for p in mt_pthread mt_omp signals forkwork; do
     [ -x "$P/$p" ] || die "$P/$p is not built (make BUILD=$B programs)"
@@ -117,17 +123,18 @@ verified() {
 # count FILE.tmc KEY: a total of tm dump --count.
 count() { "$TMFAST" dump --count "$1" | sed -n "s/^ *$2: \([0-9]*\).*/\1/p"; }
 
-# The input: ~300 KB of text-like lines.
-python3 - << 'PY'
-import random
+# The input: ~300 KB (or 128 KB) of text-like lines.
+python3 - $in_size << 'PY'
+import random, sys
+size = int(sys.argv[1])
 r = random.Random(11)
 words = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 9))) for _ in range(3000)]
 out, n = [], 0
-while n < 307200:
+while n < size:
     line = " ".join(r.choice(words) for _ in range(12)) + " %d\n" % r.randint(0, 10**6)
     out.append(line)
     n += len(line)
-open("input", "w").write("".join(out)[:307200])
+open("input", "w").write("".join(out)[:size])
 PY
 
 # ======================================================================
@@ -136,10 +143,10 @@ PY
 echo "== 1. real programs: tm pt --verify"
 # xz (the longest: ~20 s to record, ~30 s to encode and verify) in the
 # background.
-"$TMFAST" record --threads 8 --commit -o xz -- xz -T4 --block-size=32KiB -c input > xz.out 2> xz.rerr &
+"$TMFAST" record --threads 8 --commit -o xz -- xz -T4 "${xz_l[@]}" --block-size=32KiB -c input > xz.out 2> xz.rerr &
 bg=$!
 
-rec pigz pigz -p 4 -c input
+rec pigz pigz "${pigz_b[@]}" -p 4 -c input
 pigz -dc pigz.out | cmp -s - input || die "pigz under tm record: the output does not decompress to the input"
 # (sections 2, 3, 5 and 6 use its buffers)
 verified "$TMFAST" pigz "pigz -p 4" || die "pigz: no verified buffers"

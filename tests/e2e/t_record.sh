@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: test
 # tm record end to end: real programs under the Valgrind frontend.
 # 1. The thesis's verification programs (seeds/000 ch. 4; tests/programs/):
 #    BranchEnumeration and BranchTest (mcftrace), mlsTest (mlstrace),
@@ -23,11 +24,23 @@
 # Small recordings and every replay of them run in the sanitizer build
 # (TM); the large ones in the optimized build (TMFAST).  The first failure
 # ends the script with a message.
+# Sizes (E2E_TIER, tests/e2e/run.sh): the regress tier records every program
+# of section 2 in all three encodings with and without --cfiat, and
+# compresses 640 KB (pigz), 300 KB (xz) and 1.6 MB (zstd) in section 3;
+# otherwise each program of section 2 is recorded once without and once with
+# --cfiat, the encodings taking turns (every pairing of encoding and data
+# mode still runs), and section 3 compresses 160 KB in 32 KiB blocks (pigz),
+# 128 KB in 32 KiB blocks (xz) and 600 KB (zstd; multithreaded above 512 KB).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 record_env
 RESOLVE="python3 $ROOT/tests/programs/resolve.py"
 cd "$TMP" || exit 1
+if full_size; then
+    mt_all=1 pigz_in=in640k.txt pigz_b=() xz_in=in300k.txt xz_block=64KiB zstd_in=in.txt
+else
+    mt_all=0 pigz_in=in160k.txt pigz_b=(-b 32) xz_in=in128k.txt xz_block=32KiB zstd_in=in600k.txt
+fi
 
 for p in branchenum branchtest traptortest evict multiblock mlstest mt_pthread mt_omp signals crash spin; do
     [ -x "$P/$p" ] || die "$P/$p is not built (make BUILD=$B programs)"
@@ -347,8 +360,10 @@ ok "evict, multiblock (32-byte 2-way cache, 16-byte lines): CFiat descriptors an
 echo "== 2. threads and signals: tm decode --verify, with and without --cfiat, tr_e / tr_b / nx_b"
 export OMP_WAIT_POLICY=passive
 runs=0
+ncase=0
+encs=(tr_e tr_b nx_b)
 mt_case() { # NAME WANT-THREADS WANT-STDOUT-REGEX -- PROG ARGS
-    local name=$1 nthr=$2 pat=$3
+    local name=$1 nthr=$2 pat=$3 k=0 these
     shift 4
     for data in "" --cfiat; do
         # With --cfiat a large buffer, so that nothing overflows: with
@@ -356,7 +371,12 @@ mt_case() { # NAME WANT-THREADS WANT-STDOUT-REGEX -- PROG ARGS
         # (a model/replay disagreement, t_record_regress.sh).
         local dopt=""
         [ -n "$data" ] && dopt="--cfiat --buffer 1048576 --port 256"
-        for enc in tr_e tr_b nx_b; do
+        # all three encodings, or one, in turn: case i without --cfiat
+        # encoding i mod 3, with --cfiat i + 1 mod 3
+        these=${encs[*]}
+        [ "$mt_all" = 1 ] || these=${encs[$(( (ncase + k) % 3 ))]}
+        k=$((k + 1))
+        for enc in $these; do
             # shellcheck disable=SC2086
             rec 0 "$TMFAST" mt --commit --threads 9 --encoding $enc $dopt -o mt -- "$@"
             grep -qE "$pat" mt.out || die "$name $enc $data: unexpected output: $(cat mt.out)"
@@ -366,8 +386,14 @@ mt_case() { # NAME WANT-THREADS WANT-STDOUT-REGEX -- PROG ARGS
             [ "$got" = "$nthr complete" ] || die "$name $enc $data: mt.stats says '$got', wanted $nthr threads, complete"
             runs=$((runs + 1))
         done
+        [ "$mt_all" = 1 ] || echo "     $name ${data:-(control flow)}: --encoding $these"
     done
-    ok "$name: $nthr threads; replays OK for tr_e, tr_b, nx_b, with and without --cfiat"
+    ncase=$((ncase + 1))
+    if [ "$mt_all" = 1 ]; then
+        ok "$name: $nthr threads; replays OK for tr_e, tr_b, nx_b, with and without --cfiat"
+    else
+        ok "$name: $nthr threads; replays OK without and with --cfiat"
+    fi
 }
 for n in 1 2 4 8; do
     mt_case "pthreads, $n workers" $((n + 1)) "^mt_pthread $n: sum" -- "$P/mt_pthread" $n
@@ -398,6 +424,9 @@ open("in.txt", "w").write("".join(out))
 PY
 head -c 655360 in.txt > in640k.txt
 head -c 307200 in.txt > in300k.txt
+head -c 163840 in.txt > in160k.txt
+head -c 131072 in.txt > in128k.txt
+head -c 600000 in.txt > in600k.txt
 real_case() { # NAME -- PROG ARGS (the input named in ARGS, output on stdout)
     local name=$1
     shift 2
@@ -417,9 +446,9 @@ real_case() { # NAME -- PROG ARGS (the input named in ARGS, output on stdout)
         rm -f real.tmc real.tmt
     done
 }
-real_case "pigz -p 4" -- pigz -n -p 4 -c in640k.txt
-real_case "xz -T4" -- xz -T4 -1 --block-size=64KiB -c in300k.txt
-real_case "zstd -T4" -- zstd -q -T4 -B512K -c in.txt
+real_case "pigz -p 4" -- pigz -n "${pigz_b[@]}" -p 4 -c $pigz_in
+real_case "xz -T4" -- xz -T4 -1 --block-size=$xz_block -c $xz_in
+real_case "zstd -T4" -- zstd -q -T4 -B512K -c $zstd_in
 
 # ======================================================================
 # 4. The tracing window

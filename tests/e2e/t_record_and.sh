@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # tm record --and: one recording feeds several configurations of the trace
 # module while the program runs (the library's sweep, tm/sweep.h), and
 # --profile writes each one's field profile (tm/profile.h).

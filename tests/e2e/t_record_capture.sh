@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: test
 # tm record --capture and --frontend end to end (issue 20; docs/capture.md §1):
 # 1. Capture streams written by the Valgrind tool run directly (no tm record)
 #    become recordings through tm record --capture FILE and --capture -
@@ -20,11 +21,15 @@
 #    the Pin frontend's flows, on two Valgrind recordings: identical flows,
 #    flows whose pointers differ (another stack), a program moved in memory
 #    (PIE), threads, pigz's branch sets; and flows that differ.
+# Sizes (E2E_TIER, tests/e2e/run.sh): section 6 records pigz -p 4 on 300 KB
+# in the regress tier, 64 KB in 32 KiB blocks (two, for two of its threads)
+# otherwise: flowcmp.py reads 7 KB of flow per byte compressed.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 record_env
 RESOLVE="python3 $ROOT/tests/programs/resolve.py"
 cd "$TMP" || exit 1
+if full_size; then pigz_in=300000 pigz_b=(); else pigz_in=65536 pigz_b=(-b 32); fi
 for p in branchtest mlstest mt_pthread crash; do
     [ -x "$P/$p" ] || die "$P/$p is not built (make BUILD=$B programs)"
 done
@@ -382,8 +387,8 @@ FLOW_CMP=$(python3 "$ROOT/tests/e2e/flowcmp.py" threads "$P/mt_pthread" mt1.flow
 ok "mt_pthread with a thread left out: $FLOW_CMP"
 # pigz: its threads' interleaving decides some branches
 PIGZ=$(command -v pigz) || die "pigz is not installed (make deps)"
-cat "$ROOT/docs/spec.md" "$ROOT/docs/guide.md" "$ROOT/capture/capture.c" "$ROOT/cmodel/model.c" | head -c 300000 > in.txt
-for x in pz1 pz2; do rec 0 "$TMFAST" $x --commit --cfiat --threads 16 -o $x -- "$PIGZ" -p 4 -c in.txt; done
+cat "$ROOT/docs/spec.md" "$ROOT/docs/guide.md" "$ROOT/capture/capture.c" "$ROOT/cmodel/model.c" | head -c $pigz_in > in.txt
+for x in pz1 pz2; do rec 0 "$TMFAST" $x --commit --cfiat --threads 16 -o $x -- "$PIGZ" "${pigz_b[@]}" -p 4 -c in.txt; done
 cmp -s pz1.out pz2.out || die "pigz: the two recordings' outputs differ"
 TMBIN=$TMFAST flow_cmp edges:0.95 "$PIGZ" pz1 pz2 || die "pigz, two recordings: $FLOW_CMP"
 ok "pigz -p 4, two recordings: $FLOW_CMP"

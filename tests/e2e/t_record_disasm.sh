@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # tm record --mode ... -a -d: the thesis tools' disassembly column (seeds/000
 # Figs. 4.2, 4.8, 4.13, 4.22, 4.36) on real programs under the Valgrind
 # frontend, checked against objdump's disassembly of the same addresses:

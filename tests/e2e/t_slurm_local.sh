@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # t_slurm_local.sh — smoke test of scripts/slurm-local.sh (a private one-node
 # Slurm cluster): starts it in a temporary folder, runs a 3-task job array and
 # an afterok job that concatenates the tasks' files, then checks that a failed

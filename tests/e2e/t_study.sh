@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: test
 # tm study (issue 18, docs/study.md): the study file's errors (one line naming
 # the file, line and key; exit 2); a study of synthetic streams run whole, and
 # the same study killed midway and run again (same results, nothing that was

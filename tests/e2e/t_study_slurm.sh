@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # tm study --engine slurm (issue 18, docs/study.md): a small study of
 # synthetic streams submitted to a single-node Slurm cluster that this test
 # starts itself (scripts/slurm-local.sh: munged, slurmctld, slurmd on

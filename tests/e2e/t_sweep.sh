@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # tm model --and: several configurations over one commit stream in one pass
 # (the library's sweep, tm/sweep.h) give byte for byte the traces, JSON
 # statistics and text reports of separate runs, in the sanitizer build; a

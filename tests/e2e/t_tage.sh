@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: test
 # The TAGE-class predictors (docs/spec.md §3.3.1-3) end to end: programs
 # recorded with the tage-* presets, private and shared, every trace replayed
 # (tm decode --verify) and replayed from the binaries (--from-binary), each
@@ -7,10 +8,15 @@
 # on speed); bad options get one line and exit 2.  (The RTL's TAGE-class
 # predictors are co-simulated by testbench/regress.sh.)  Run by tests/e2e/run.sh
 # with TM, TMFAST, ROOT, TMP set.
+# Sizes (E2E_TIER, tests/e2e/run.sh): in the regress tier section 2's pigz
+# and xz compress 400,000 random bytes in base64 and sort sorts 60,000
+# numbers; otherwise 100,000 bytes (pigz in 32 KiB blocks, so that its four
+# threads share the work) and 20,000 numbers.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 record_env
 cd "$TMP" || exit 1
+if full_size; then in_size=400000 nums=60000 pigz_b=""; else in_size=100000 nums=20000 pigz_b="-b 32"; fi
 
 # check TMBIN BASE CONFIG...: model BASE.tmc with CONFIG into BASE.c.tmt,
 # then verify it both ways (--shared: with the commit stream only, as
@@ -56,9 +62,9 @@ check "$TM" mt_pthread --config large --tage 64 --tage-tables 8 --tage-entries 2
 check "$TM" mt_pthread --config large --ittage 2 --ittage-tables 1 --ittage-entries 4 --ittage-tag 16 --ittage-hist 5:5
 
 echo "== 2. real programs, tage-l private and tage-m shared, against large and medium"
-head -c 400000 /dev/urandom | base64 > in.txt
-seq 1 60000 | shuf --random-source=in.txt > nums.txt
-runs=("pigz:$(command -v pigz) -p 4 -c in.txt" "xz:$(command -v xz) -T2 -c in.txt"
+head -c $in_size /dev/urandom | base64 > in.txt
+seq 1 $nums | shuf --random-source=in.txt > nums.txt
+runs=("pigz:$(command -v pigz) $pigz_b -p 4 -c in.txt" "xz:$(command -v xz) -T2 -c in.txt"
       "sort:$(command -v sort) --parallel=2 -n nums.txt")
 for r in "${runs[@]}"; do
     name=${r%%:*}

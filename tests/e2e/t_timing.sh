@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: test
 # The timing model of tm record (docs/capture.md §3, issue 17): recorded
 # programs run on an N-core machine.
 # 1. The project's pthreads program at N = 4 and pigz -p 4 with --cfiat:
@@ -13,34 +14,39 @@
 # 6. --threads auto: the .tmc header says the cores the program used; a
 #    1-thread program carries no Ti bits.
 # 7. Bad timing options: one line, exit 2.
+# Sizes (E2E_TIER, tests/e2e/run.sh): in the regress tier pigz compresses
+# 300,000 bytes in its default 128 KiB blocks, and section 3 replays three
+# recordings of 200,000 random bytes in base64 from the binaries; otherwise
+# 192 KiB in 64 KiB blocks (three blocks; with 32 KiB blocks 4 threads took
+# up to 0.79 of the cycles of 1 on a loaded machine, against 0.5 to 0.56
+# here) and two recordings of 96,000 random bytes.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 record_env
 cd "$TMP" || exit 1
+if full_size; then
+    in_size=300000 pigz_b=() fb_runs=3 fb_size=200000
+else
+    in_size=196608 pigz_b=(-b 64) fb_runs=2 fb_size=96000
+fi
 
 # conc F.tmc: "CYCLES MULTI ORDERED" -- cycles with records, those with
 # records of more than one thread, and 1 if the stream is in (cycle, tid) order.
-# In one pass with the current cycle's threads only (a dictionary of every
-# cycle's threads took 5.6 GB on pigz -p 4).
+# In one pass with the current cycle only (a dictionary of every cycle's
+# threads took 5.6 GB on pigz -p 4), in awk (Python took 3 times as long over
+# the 48 M lines of pigz -p 4's dump).  A cycle has records of several
+# threads iff the tid changes within it (n > 1), in any order.
 conc() {
-    "$TMFAST" dump "$1" | python3 -c '
-import sys
-last = (-1, -1); ok = 1; cycles = multi = 0; cur = -1; tids = set()
-for line in sys.stdin:
-    f = line.split()
-    if len(f) < 2 or not f[0].startswith("c=") or not f[1].startswith("t="):
-        continue
-    c, t = int(f[0][2:]), int(f[1][2:])
-    if (c, t) < last: ok = 0
-    last = (c, t)
-    if c != cur:
-        multi += len(tids) > 1
-        cycles += 1
-        cur = c
-        tids = set()
-    tids.add(t)
-multi += len(tids) > 1
-print(cycles, multi, ok)'
+    "$TMFAST" dump "$1" | awk '
+BEGIN { lc = -1; lt = -1; cur = -1; ok = 1; cycles = 0; multi = 0; n = 0 }
+$1 ~ /^c=/ && $2 ~ /^t=/ {
+    c = substr($1, 3) + 0; t = substr($2, 3) + 0
+    if (c < lc || (c == lc && t < lt)) ok = 0
+    if (c != cur) { multi += n > 1; cycles++; cur = c; n = 0; pt = -1 }
+    if (t != pt) { n++; pt = t }
+    lc = c; lt = t
+}
+END { multi += n > 1; print cycles, multi, ok }'
 }
 # field F.stats WHAT: the number after "WHAT" on the bandwidth line
 bw() { sed -n "s|^bandwidth:.*[ (]\([0-9.]*\) $2.*|\1|p" "$1" | head -n 1; }
@@ -65,9 +71,9 @@ assert abs(sum(float(c[2]) for c in cores) - total) <= 0.0005 * (len(cores) + 1)
 assert min(int(c[1]) for c in cores) > 0, cores
 PY
 ok "mt_pthread: $(grep '^timing per core' pt.stats | cut -c1-120)"
-head -c 300000 "$TMFAST" > in.bin
+head -c $in_size "$TMFAST" > in.bin
 for n in 1 4; do
-    "$TMFAST" record --timing cores --cfiat --commit -o z$n -- pigz -p $n -c in.bin > z$n.gz || die "tm record pigz -p $n"
+    "$TMFAST" record --timing cores --cfiat --commit -o z$n -- pigz "${pigz_b[@]}" -p $n -c in.bin > z$n.gz || die "tm record pigz -p $n"
     pigz -dc z$n.gz | cmp -s - in.bin || die "pigz -p $n: output differs under tm record"
     "$TMFAST" decode --verify z$n.tmc z$n.tmt > v.out || die "pigz -p $n: $(cat v.out)"
 done
@@ -84,7 +90,7 @@ python3 -c "import sys; sys.exit(0 if float('$b4') > float('$b1') else 1)" || di
 ok "pigz: $c1 cycles at 1 thread, $c4 at 4; $b1 -> $b4 bits/cycle"
 
 echo "== 3. forced overflows on a concurrent recording"
-"$TMFAST" record --timing cores --cfiat --commit --buffer min --port 1 -o ov -- pigz -p 4 -c in.bin > /dev/null || die "tm record --buffer min"
+"$TMFAST" record --timing cores --cfiat --commit --buffer min --port 1 -o ov -- pigz "${pigz_b[@]}" -p 4 -c in.bin > /dev/null || die "tm record --buffer min"
 grep -qE 'dropped [1-9][0-9]* messages' ov.stats || die "no message dropped: $(grep buffer: ov.stats)"
 "$TMFAST" decode --verify ov.tmc ov.tmt > v.out || die "forced overflows: $(cat v.out)"
 ok "--buffer min --port 1: $(grep -o 'dropped [0-9]* messages' ov.stats); replays"
@@ -92,16 +98,16 @@ ok "--buffer min --port 1: $(grep -o 'dropped [0-9]* messages' ov.stats); replay
 # thread's start is dropped and its first message is a resynchronization
 # with an empty gap, which --from-binary --verify took for a divergence
 # ("the replay has plain instructions"; 3 of 5 recordings before the fix).
-head -c 200000 /dev/urandom | base64 > b64.txt
-for i in 1 2 3; do
-    "$TMFAST" record --timing cores --config large --encoding tr_b --cfiat --commit -o fb$i -- pigz -p 4 -c b64.txt \
+head -c $fb_size /dev/urandom | base64 > b64.txt
+for i in $(seq $fb_runs); do
+    "$TMFAST" record --timing cores --config large --encoding tr_b --cfiat --commit -o fb$i -- pigz "${pigz_b[@]}" -p 4 -c b64.txt \
         > /dev/null || die "tm record pigz ($i)"
     "$TMFAST" model -q --encoding tr_e --cfiat --buffer min --port 1 fb$i.tmc -o fb$i.x.tmt || die "tm model ($i)"
     cp fb$i.modules fb$i.x.modules
     "$TMFAST" decode --from-binary --verify fb$i.tmc --tmc fb$i.tmc fb$i.x.tmt > fb.out 2> /dev/null ||
         die "--from-binary --verify of a forced-overflow recording ($i): $(tail -n 1 fb.out)"
 done
-ok "--from-binary --verify of 3 forced-overflow recordings of pigz -p 4"
+ok "--from-binary --verify of $fb_runs forced-overflow recordings of pigz -p 4"
 
 echo "== 4. --timing serial: one thread per cycle"
 "$TMFAST" record --timing serial --commit -o se -- "$P/mt_pthread" 4 > /dev/null || die "tm record --timing serial"

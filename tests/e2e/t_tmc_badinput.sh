@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # tm dump on hand-made commit streams (docs/spec.md §2): the text of a good
 # stream, --count, stdin, `| head`, and on bad input (wrong magic, unknown
 # record, thread out of range, cycle going backwards, corrupted or truncated

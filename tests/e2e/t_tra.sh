@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: test
 # The adaptive encoding tr_a and ttr_a (docs/spec.md §4.9) end to end:
 # synthetic streams (several threads, load values, overflows with
 # resynchronization) and recorded programs, every trace replayed with the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: check
 # Time-stamp counters narrower than 64 bits wrap; the trace still verifies
 # (cycles compared modulo 2^ts_bits), and wrapping actually happens: with
 # 8-bit counters some diffCC values are smaller than the true distance.
