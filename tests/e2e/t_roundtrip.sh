@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tier: check
+# tier: test
 # Round trips model -> decode --verify for every preset x encoding x time
 # stamps x private/shared x N in {1,2,3,4,8}, and the same with forced
 # overflows (the smallest buffer and a 1-bit port), which must still verify
