@@ -225,7 +225,7 @@ regress: $(DEPS_STAMP).want
 	$(MAKE) gates
 
 run: $(DEPS_STAMP).want
-	$(MAKE) all programs
+	$(MAKE) -j$(JOBS) all programs
 	bash scripts/run.sh $(BUILD)
 
 $(OBJ)/bench/model_bench.o: BASE_CFLAGS += -Itools/tm
