@@ -15,18 +15,21 @@
 #
 # Tiers: each script says its own in a header line "# tier: check" or
 # "# tier: test" (none: test).  E2E_TIER (default test) chooses:
-#   check    the scripts marked check only: the fastest ones (make check,
-#            before every commit; about 90 s on 2 cores);
-#   test     the scripts marked check or test (make test; about 8 minutes on
-#            2 cores, E2E_JOBS=2), each on inputs sized for that budget;
+#   check    the scripts marked check only, the fastest (make check, before
+#            every commit: budget 90 s; 61 s on 2 idle cores);
+#   test     the scripts marked check or test (make test: budget 8 minutes
+#            with E2E_JOBS=2; 6.5 minutes on 2 idle cores), the heavy ones
+#            on inputs sized for that budget;
 #   regress  every script (make regress, no time limit), each on its
-#            full-size inputs: the repetitions, stream sizes and extra
-#            configurations that the test tier leaves out.
-# A script reads E2E_TIER itself to size its inputs, e.g.
+#            full-size inputs: the repetitions, larger streams and extra
+#            configurations that the other tiers leave out (about 25
+#            minutes on 2 cores).
+# A script reads E2E_TIER itself to size its inputs (lib.sh: full_size), e.g.
 #   if [ "${E2E_TIER:-test}" = regress ]; then N=40; else N=10; fi
-# so every kind of check runs in the test tier, the heavy variants in
-# regress.  NAMEs given on the command line run whatever their tier, with
-# the sizes of E2E_TIER.
+# so that every kind of check runs in the test tier and the heavy variants
+# in regress; each heavy script's header says what its sizes are.  NAMEs
+# given on the command line run whatever their tier, with the sizes of
+# E2E_TIER.
 #
 # E2E_JOBS scripts run at once (default: the number of processors), the
 # longest first; each one's lines are printed when it ends.  The scripts that
@@ -141,7 +144,7 @@ while [ "$next" -lt ${#all[@]} ] || [ ${#pid_of[@]} -gt 0 ]; do
     done
 done
 if [ ${#all[@]} -gt 0 ]; then
-    echo "e2e: tier $tier, ${#all[@]} scripts in $(( $(date +%s) - started ))s with E2E_JOBS=$jobs; the slowest:"
+    echo "tier $tier: ${#all[@]} scripts in $(( $(date +%s) - started ))s with E2E_JOBS=$jobs; the slowest:"
     cat "$res"/*.time | sort -rn | head -n 5 | while read -r s n; do printf '    %5ss %s\n' "$s" "$n"; done
 fi
 echo "e2e: $pass passed, $fail failed, $notrun not run"
