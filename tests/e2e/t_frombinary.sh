@@ -39,7 +39,8 @@ head -c $small "$ROOT/docs/spec.md" "$ROOT/docs/guide.md" "$ROOT/decoder/verify.
 # 1. pigz, xz and zstd; each recording re-modelled in every configuration
 #    (or in 9: program k, preset i, encoding j with the option (i + j + k) mod 3).
 xs=("" "--timestamps" "--buffer min --port 1")
-pe=$("$TMFAST" config --list e2e-pe) || die "tm config --list e2e-pe"
+# (a failing or empty list would leave the loops below nothing to check)
+pe=$("$TMFAST" config --list e2e-pe) && [ -n "$pe" ] || die "tm config --list e2e-pe: failed or empty"
 k=0
 for prog in "pigz -p 4 $pigz_b -c small" "xz -T4 $xz_l -c small" "zstd -T4 -q -c input"; do
     n=${prog%% *}
@@ -52,6 +53,7 @@ for prog in "pigz -p 4 $pigz_b -c small" "xz -T4 $xz_l -c small" "zstd -T4 -q -c
     for c in $pe; do
         i=$((p / 3)) j=$((p % 3)) p=$((p + 1))
         read -r -a o < <("$TMFAST" config "$c" --format opts)
+        [ ${#o[@]} -gt 0 ] || die "tm config $c --format opts: no options"
         for xi in 0 1 2; do
             [ $all27 = 1 ] || [ $xi -eq $(( (i + j + k) % 3 )) ] || continue
             x=${xs[$xi]}
@@ -74,6 +76,7 @@ for p in branchenum branchtest traptortest evict multiblock mlstest mt_pthread m
     [ -s "p_$p.tmc" ] || die "tm record $p: $(tail -n 3 rec.err)"
     for c in $pe; do
         read -r -a o < <("$TMFAST" config "$c" --format opts)
+        [ ${#o[@]} -gt 0 ] || die "tm config $c --format opts: no options"
         "$TMFAST" model -q "${o[@]}" "p_$p.tmc" -o pm.tmt || die "tm model $p ${o[*]}"
         fbverify "$TM" "p_$p" pm.tmt "$p ${o[*]}"
     done

@@ -38,6 +38,9 @@ gen_bad '--directed needs a value' -o "$TMP/x.tmc" --directed
 $TM gen --help | grep -q -- '--directed NAME' || die "--help lacks --directed"
 
 # ---- round trips ----
+# the configurations: the manifest's e2e-grid tier (rtl/configs.txt); a
+# failing or empty list would leave the grids nothing to check
+cfgs=$("$TMFAST" config --list e2e-grid) && [ -n "$cfgs" ] || die "tm config --list e2e-grid: failed or empty"
 # grid STREAM THREADS [full|reduced]: model + decode --verify over encodings x
 # presets x time stamps x private/shared (reduced: large only).  Streams other
 # than overflow, samecycle and all must not drop with the default buffer and
@@ -49,8 +52,9 @@ grid() {
     "$TMFAST" gen --directed "$s" --threads "$n" --seed 11 -o "$f"
     # the configurations: the manifest's e2e-grid tier (rtl/configs.txt);
     # reduced: those of the large preset only
-    for c in $("$TMFAST" config --list e2e-grid); do
+    for c in $cfgs; do
         read -r -a args < <("$TMFAST" config "$c" --format opts)
+        [ ${#args[@]} -gt 0 ] || { echo "tm config $c --format opts: no options"; return 1; }
         [ "${3:-full}" = full ] || [[ " ${args[*]} " == *" --config large "* ]] || continue
         "$TMFAST" model "${args[@]}" -q "$f" -o "$f.tmt" --stats "$f.json"
         "$TMFAST" decode --verify -q "$f" "$f.tmt" >"$f.v" || {
@@ -71,6 +75,7 @@ grid() {
             runs=$((runs + 1))
         fi
     done
+    [ $runs -gt 0 ] || { echo "$s $n: no configuration of e2e-grid ran"; return 1; }
     echo "$s $n: $runs runs verified"
 }
 # two at a time (the big ones first, side by side)

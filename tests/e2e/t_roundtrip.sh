@@ -8,6 +8,7 @@ set -euo pipefail
 runs=0; overflows=0
 # the configurations: the manifest's e2e-grid tier (rtl/configs.txt)
 grid=$("$TMFAST" config --list e2e-grid)
+[ -n "$grid" ] || { echo "FAIL: tm config --list e2e-grid lists nothing"; exit 1; }
 for n in 1 2 3 4 8; do
     "$TMFAST" gen --threads $n --insns 150000 --seed $((40 + n)) -o "$TMP/g$n.tmc"
     # An unpredictable stream for the forced overflows: even tr_e's short
@@ -15,6 +16,7 @@ for n in 1 2 3 4 8; do
     "$TMFAST" gen --threads $n --insns 60000 --seed $((50 + n)) --predictability 0 --exc-rate 0.05 -o "$TMP/h$n.tmc"
     for c in $grid; do
         read -r -a args < <("$TMFAST" config "$c" --format opts)
+        [ ${#args[@]} -gt 0 ] || { echo "FAIL: tm config $c --format opts: no options"; exit 1; }
         "$TM" model "${args[@]}" -q "$TMP/g$n.tmc" -o "$TMP/t.tmt" --stats "$TMP/s.json"
         "$TM" decode --verify "$TMP/g$n.tmc" "$TMP/t.tmt" > "$TMP/v.txt" || {
             echo "verify failed: n=$n ${args[*]}"; cat "$TMP/v.txt"; exit 1; }
