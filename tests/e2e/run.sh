@@ -16,14 +16,14 @@
 # Tiers: each script says its own in a header line "# tier: check" or
 # "# tier: test" (none: test).  E2E_TIER (default test) chooses:
 #   check    the scripts marked check only, the fastest (make check, before
-#            every commit: budget 90 s; 61 s on 2 idle cores);
+#            every commit: budget 90 s; 49 s on 2 idle cores);
 #   test     the scripts marked check or test (make test: budget 8 minutes
-#            with E2E_JOBS=2; 6.5 minutes on 2 idle cores), the heavy ones
+#            with E2E_JOBS=2; 6.7 minutes on 2 idle cores), the heavy ones
 #            on inputs sized for that budget;
 #   regress  every script (make regress, no time limit), each on its
 #            full-size inputs: the repetitions, larger streams and extra
-#            configurations that the other tiers leave out (about 25
-#            minutes on 2 cores).
+#            configurations that the other tiers leave out (11 minutes
+#            on 2 idle cores).
 # A script reads E2E_TIER itself to size its inputs (lib.sh: full_size), e.g.
 #   if [ "${E2E_TIER:-test}" = regress ]; then N=40; else N=10; fi
 # so that every kind of check runs in the test tier and the heavy variants
