@@ -26,12 +26,12 @@ trap 'rm -rf "$work"' EXIT
 names=$("$TM" config --list "$tiers") || exit 2
 # One run per RTL parameter set: NAME KEY lines, the first name of each key.
 declare -A seen=()
-todo=()
+unique=()
 for n in $names; do
     key=$("$TM" config "$n" --format key) || { echo "lint: FAIL $n: tm config"; exit 1; }
     [ -n "${seen[$key]:-}" ] && continue
     seen[$key]=$n
-    todo+=("$n")
+    unique+=("$n")
 done
 
 one() { # NAME: lint it; writes $work/NAME.fail on a warning
@@ -44,8 +44,8 @@ one() { # NAME: lint it; writes $work/NAME.fail on a warning
           echo "$out" | head -20; } > "$work/$n.fail"
     fi
 }
-pool "$jobs" one "${todo[@]}"
+pool "$jobs" one "${unique[@]}"
 print_fails "$work"
 fails=$FAILS
-echo "lint ($tiers): $(( ${#todo[@]} - fails )) passed, $fails failed"
+echo "lint ($tiers): $(( ${#unique[@]} - fails )) passed, $fails failed"
 [ $fails -eq 0 ]
