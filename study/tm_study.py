@@ -11,6 +11,7 @@ figures, DIR/results.json and a CSV per table.  Run through `tm study`, which
 sets TM_BIN to the tm executable.  Standard library only, plus matplotlib for
 the figures (study/report.py)."""
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -112,7 +113,7 @@ SECTION_KEYS = {
     "config": {"name", "options"},
     "delivery": {"configs", "ports", "buffers"},
     "chunks": {"max"},
-    "program": {"name", "cmd", "input", "env", "threads", "gen", "cores"},
+    "program": {"name", "cmd", "input", "env", "threads", "gen", "cores", "cwd", "stdin", "setup", "expect"},
     "quick": {"threads", "programs", "inputs"},
 }
 # tm pt's options for each recording's Intel PT (docs/pt.md): PT without
@@ -123,6 +124,12 @@ SECTION_KEYS = {
 PT_ARGS = ["--timing-variants", "--verify"]
 PT_ARGS_GEN = ["--timing-variants", "--no-image"]
 PT_FORMATS = ("PT", "PT+mtc", "PT+cyc")
+
+
+# Options that name outputs: tm study sets them for each configuration itself.
+OUTPUT_OPTIONS = ("-o", "--stats", "--profile", "--commit", "--and", "--mode", "--capture", "--threads", "-q", "--")
+# text:SIZE inputs (generated): at most this many bytes.
+TEXT_MAX = 256 << 20
 
 
 class StudyError(Exception):
@@ -188,6 +195,7 @@ class Study:
 
     def __init__(self, text, path, presets, encodings):
         self.text, self.path = text, path
+        self.dir = os.path.dirname(os.path.abspath(path)) if not path.startswith("<") else os.getcwd()
         self.all_presets, self.all_encodings = tuple(presets), tuple(encodings)
         try:
             self.raw = tomllib.loads(text)
@@ -245,6 +253,8 @@ class Study:
         for x in v:
             if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
                 self.err(key, f"{x!r}: allowed integers {lo}..{hi}", 0, section)
+        if len(set(v)) != len(v):
+            self.err(key, f"{v}: {next(x for x in v if v.count(x) > 1)} appears twice", 0, section)
         return v
 
     def choices(self, d, key, section, allowed, default, typ=str):
@@ -255,6 +265,54 @@ class Study:
             if not isinstance(x, typ) or x not in allowed:
                 self.err(key, f"{x!r}: allowed {', '.join(map(str, allowed))}", 0, section)
         return v
+
+    def options(self, d, key, section, nth, default=None, required=False):
+        """KEY's tm options (shell words): no output options, which the study sets itself."""
+        v = self.want(d, key, str, section, nth, default=default, required=required)
+        try:
+            words = shlex.split(v)
+        except ValueError as e:
+            self.err(key, f"{v!r}: {e} (shell words: close the quote)", nth, section)
+        for w in words:
+            o = w.split("=", 1)[0]
+            if o in OUTPUT_OPTIONS:
+                self.err(key, f"{o}: an output option; tm study names every output itself "
+                         f"(not allowed: {', '.join(OUTPUT_OPTIONS)})", nth, section)
+        return words
+
+    def config_name(self, d, section, nth):
+        nm = self.want(d, "name", str, section, nth, required=True)
+        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", nm):
+            self.err("name", f"{nm!r}: a configuration name is part of file names: letters, digits and _.+- only",
+                     nth, section)
+        return nm
+
+    def cores_value(self, d, section, nth, default):
+        """tm record --threads: "auto", a number 1..1024, or a string with {N} (e.g. "{N}")."""
+        v = self.want(d, "cores", (int, str), section, nth, default=default)
+        if isinstance(v, int):
+            if not 1 <= v <= 1024:
+                self.err("cores", f"{v}: allowed auto, 1..1024 or \"{{N}}\"", nth, section)
+        elif v != "auto" and not re.fullmatch(r"\d+|\{N\}", v):
+            self.err("cores", f"{v!r}: allowed \"auto\", a number 1..1024 or \"{{N}}\"", nth, section)
+        elif v.isdigit() and not 1 <= int(v) <= 1024:
+            self.err("cores", f"{v!r}: allowed auto, 1..1024 or \"{{N}}\"", nth, section)
+        return v
+
+    def input_spec(self, v, key, nth, check, section="program"):
+        """An input (KEY input or stdin): text:SIZE, or a file relative to the study file (with {N}: one
+        per thread count, checked per N before the study starts)."""
+        if v.startswith("text:"):
+            if not re.fullmatch(r"text:\d+[KM]?", v):
+                self.err(key, f"{v!r}: text:SIZE with SIZE in bytes, K or M (e.g. text:1M)", nth, section)
+            if not 1 <= parse_size(v[5:]) <= TEXT_MAX:
+                self.err(key, f"{v!r}: text:SIZE allows 1 byte to {TEXT_MAX >> 20}M", nth, section)
+            return
+        for m in re.findall(r"\{([^{}]*)\}", v):
+            if m not in ("N", "programs"):
+                self.err(key, f"{{{m}}}: allowed substitutions {{N}}, {{programs}}", nth, section)
+        if check and "{" not in v and not os.path.isfile(os.path.join(self.dir, v)):
+            self.err(key, f"{v!r}: no such file (or text:SIZE, e.g. text:1M)", nth, section)
 
     def check(self):
         r = self.raw
@@ -281,8 +339,8 @@ class Study:
         self.verify = self.want(st, "verify", str, "study", default="commit")
         if self.verify not in ("commit", "binary", "none"):
             self.err("verify", f"{self.verify!r}: allowed commit, binary, none", 0, "study")
-        self.timing = shlex.split(self.want(st, "timing", str, "study", default=""))
-        self.cores = self.want(st, "cores", (int, str), "study", default="auto")
+        self.timing = self.options(st, "timing", "study", 0, default="")
+        self.cores = self.cores_value(st, "study", 0, "auto")
         self.pt = self.want(st, "pt", bool, "study", default=True)
         dm = r.get("demand", {})
         self.port = self.want(dm, "port", int, "demand", default=1024)
@@ -296,15 +354,15 @@ class Study:
         self.encodings = self.choices(cf, "encodings", "configs", self.all_encodings, list(self.all_encodings))
         self.tstamps = self.choices(cf, "timestamps", "configs", (False, True), [False, True], bool)
         self.sharing = self.choices(cf, "sharing", "configs", ("private", "shared"), ["private"])
-        self.grid_opts = shlex.split(self.want(cf, "options", str, "configs", default=""))
+        self.grid_opts = self.options(cf, "options", "configs", 0, default="")
         self.data = []
         for n, d in enumerate(r.get("data", [])):
-            nm = self.want(d, "name", str, "data", n, required=True)
-            self.data.append((nm, shlex.split(self.want(d, "options", str, "data", n, required=True))))
+            nm = self.config_name(d, "data", n)
+            self.data.append((nm, self.options(d, "options", "data", n, required=True)))
         self.extra = []
         for n, d in enumerate(r.get("config", [])):
-            nm = self.want(d, "name", str, "config", n, required=True)
-            self.extra.append((nm, shlex.split(self.want(d, "options", str, "config", n, required=True))))
+            nm = self.config_name(d, "config", n)
+            self.extra.append((nm, self.options(d, "options", "config", n, required=True)))
         dl = r.get("delivery", {})
         self.dl_configs = self.want(dl, "configs", list, "delivery", default=[])
         self.dl_ports = self.ints(dl, "ports", "delivery", 1, 1 << 20, [1, 2, 4, 8, 16, 32, 64]) if dl else []
@@ -329,33 +387,77 @@ class Study:
                                  f"give either 'cmd' (a program to record) or 'gen' (a synthetic stream)")
             if isinstance(cmd, list) and not all(isinstance(a, str) for a in cmd):
                 self.err("cmd", "a list of strings", n, "program")
+            if isinstance(cmd, str):
+                try:
+                    cmd = shlex.split(cmd)
+                except ValueError as e:
+                    self.err("cmd", f"{p['cmd']!r}: {e} (shell words: close the quote)", n, "program")
+            if cmd is not None and (not cmd or not cmd[0]):
+                self.err("cmd", "empty: the program to record and its arguments", n, "program")
             if gen is not None:
                 for k, v in gen.items():
                     if k not in ("insns", "seed", "mem") or (k == "mem" and not isinstance(v, bool)) or (
                             k != "mem" and (not isinstance(v, int) or isinstance(v, bool) or v < 1)):
                         self.err("gen", f"{k} = {v!r}: allowed insns (>= 1), seed (>= 1), mem (true/false)", n, "program")
+                for k in ("cwd", "stdin", "setup", "expect", "input", "env"):
+                    if k in p:
+                        self.err(k, "only for a program to record ('cmd'), not a synthetic stream ('gen')", n, "program")
+            setup = self.want(p, "setup", str, "program", n)
+            if setup is not None and not setup.strip():
+                self.err("setup", "empty: a shell command, or leave the key out", n, "program")
             inp = self.want(p, "input", str, "program", n)
-            if inp is not None and not re.fullmatch(r"text:\d+[KM]?", inp) and not os.path.exists(
-                    os.path.join(os.path.dirname(os.path.abspath(self.path)), inp)):
-                self.err("input", f"{inp!r}: no such file (or text:SIZE, e.g. text:1M)", n, "program")
+            if inp is not None:
+                self.input_spec(inp, "input", n, check=setup is None)
+            stdin = self.want(p, "stdin", str, "program", n)
+            if stdin is not None:
+                if stdin == "{input}":
+                    if inp is None:
+                        self.err("stdin", "'{input}' but the program has no 'input'", n, "program")
+                else:
+                    self.input_spec(stdin, "stdin", n, check=setup is None)
+            cwd = self.want(p, "cwd", str, "program", n)
+            if cwd is not None and not cwd:
+                self.err("cwd", "empty: a directory, or leave the key out", n, "program")
+            expect = self.want(p, "expect", str, "program", n)
+            if expect is not None:
+                try:
+                    re.compile(expect)
+                except re.error as e:
+                    self.err("expect", f"{expect!r}: not a regular expression: {e}", n, "program")
             env = self.want(p, "env", dict, "program", n, default={})
             for k, v in env.items():
                 if not isinstance(v, str):
                     self.err("env", f"{k} = {v!r}: values are strings", n, "program")
+                if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
+                    self.err("env", f"{k!r}: not a variable name", n, "program")
             th = self.want(p, "threads", list, "program", n)
-            if th is not None and not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 1024 for x in th):
-                self.err("threads", "integers 1..1024", n, "program")
-            cores = self.want(p, "cores", (int, str), "program", n, default=self.cores)
-            if cmd is not None and "{input}" in (cmd if isinstance(cmd, str) else " ".join(cmd)) and inp is None:
-                self.err("cmd", "uses {input} but the program has no 'input'", n, "program")
+            if th is not None:
+                if not th or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 1024 for x in th):
+                    self.err("threads", "integers 1..1024 (at least one)", n, "program")
+                if len(set(th)) != len(th):
+                    self.err("threads", f"{th}: a thread count appears twice", n, "program")
+            cores = self.cores_value(p, "program", n, self.cores)
+            for k, v in (("cmd", " ".join(cmd or [])), ("setup", setup or ""), ("cwd", cwd or ""),
+                         ("stdin", stdin or "")):
+                for m in re.findall(r"\{([^{}]*)\}", v):
+                    if m not in ("N", "input", "programs"):
+                        self.err(k, f"{{{m}}}: allowed substitutions {{N}}, {{input}}, {{programs}}", n, "program")
+                if "{input}" in v and inp is None:
+                    self.err(k, "uses {input} but the program has no 'input'", n, "program")
             self.programs.append({"name": nm, "cmd": cmd, "gen": gen, "input": inp, "env": env,
-                                  "threads": th, "cores": cores, "index": n})
+                                  "threads": th, "cores": cores, "index": n, "cwd": cwd, "stdin": stdin,
+                                  "setup": setup, "expect": expect})
         if not self.programs:
             raise StudyError(f"{self.path}:1: no [[program]]: a study needs at least one")
         q = r.get("quick", {})
         self.quick = {"threads": self.ints(q, "threads", "quick", 1, 1024, [1, 2]) if "threads" in q else None,
                       "programs": self.want(q, "programs", list, "quick", default=None),
                       "inputs": self.want(q, "inputs", dict, "quick", default={})}
+        for pn, v in self.quick["inputs"].items():
+            if not isinstance(v, str):
+                self.err("inputs", f"{pn} = {v!r}: a string (text:SIZE or a file)", 0, "quick")
+            if pn in names:
+                self.input_spec(v, "inputs", 0, check=True, section="quick")
         for pn in (self.quick["programs"] or []) + list(self.quick["inputs"]):
             if pn not in names:
                 self.err("programs" if pn in (self.quick["programs"] or []) else "inputs",
@@ -421,6 +523,100 @@ class Study:
 
 # ---------------------------------------------------------------- units
 
+def fmt_subst(a, subst):
+    """A with {N}, {input} and {programs} substituted (those SUBST has)."""
+    return re.sub(r"\{(N|input|programs)\}", lambda m: subst.get(m.group(1), m.group(0)), a)
+
+
+def shown(path):
+    """PATH as the user knows it: relative to the current directory when under it."""
+    path = os.path.normpath(path)
+    rel = os.path.relpath(path)
+    return rel if not rel.startswith("..") else path
+
+
+def one_line(text, limit=400):
+    """TEXT on one line of at most LIMIT characters."""
+    t = " ".join(str(text).split())
+    return t if len(t) <= limit else t[:limit - 3] + "..."
+
+
+def elf_machine(path):
+    """(is an ELF file, its e_machine) of PATH; raises OSError."""
+    with open(path, "rb") as f:
+        h = f.read(20)
+    if len(h) < 20 or h[:4] != b"\x7fELF":
+        return False, None
+    return True, int.from_bytes(h[18:20], "little" if h[5] == 1 else "big")
+
+
+def exe_problem(exe, name, progs_dir):
+    """Why EXE (argv[0] NAME resolved) cannot be recorded, or None: it must exist,
+    be executable, and be an x86-64 ELF or a script whose interpreter is one."""
+    hint = ""
+    if exe and os.path.abspath(exe).startswith(os.path.abspath(progs_dir) + os.sep):
+        hint = " (make programs builds it)"
+    if not exe:
+        return f"{name}: not found on PATH (make deps installs the default study's programs)"
+    if not os.path.exists(exe):
+        return f"{shown(exe)}: no such file{hint}"
+    if not os.path.isfile(exe) or not os.access(exe, os.X_OK):
+        return f"{shown(exe)}: not an executable file{hint}"
+    try:
+        is_elf, mach = elf_machine(exe)
+        if is_elf:
+            return None if mach == 62 else f"{shown(exe)}: an ELF file for machine {mach}, not x86-64"
+        with open(exe, "rb") as f:
+            first = f.readline(512)
+    except OSError as e:
+        return f"{shown(exe)}: {e.strerror}"
+    if not first.startswith(b"#!"):
+        return f"{shown(exe)}: neither an ELF executable nor a script (#!)"
+    words = first[2:].decode(errors="replace").split()
+    if not words:
+        return f"{shown(exe)}: a script without an interpreter on its #! line"
+    interp = words[0]
+    try:
+        is_elf, mach = elf_machine(interp)
+    except OSError as e:
+        return f"{shown(exe)}: its interpreter {interp}: {e.strerror}"
+    if not is_elf or mach != 62:
+        return f"{shown(exe)}: its interpreter {interp} is not an x86-64 ELF executable"
+    return None
+
+
+def checksum(res):
+    """The checksum of a cache entry's content (every key but 'checksum')."""
+    body = {k: v for k, v in res.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def read_entry(path):
+    """(content, None) of cache file PATH, (None, None) if there is none, or
+    (None, why) if it is empty, truncated, garbled or edited (its checksum)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None, None
+    except OSError as e:
+        return None, e.strerror
+    if not data:
+        return None, "empty"
+    try:
+        res = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as e:
+        return None, f"not JSON (truncated or garbled: {one_line(e, 80)})"
+    if not isinstance(res, dict):
+        return None, "not a result (a JSON object)"
+    if "checksum" not in res:
+        return None, "no checksum (written by an older tm study)"
+    if res["checksum"] != checksum(res):
+        return None, "its checksum does not match its content (edited or damaged)"
+    return res, None
+
+
+@functools.lru_cache(maxsize=None)
 def build_id(path):
     """The GNU build-id of ELF file PATH, or the SHA-256 of its bytes."""
     try:
@@ -465,9 +661,10 @@ def parse_size(s):
 class Runner:
     """Plans and runs the units of a study: one (program, N) recording each."""
 
-    def __init__(self, study, outdir, tm, jobs, keep, quick):
+    def __init__(self, study, outdir, tm, jobs, keep, quick, write=True):
         self.s, self.dir, self.tm, self.jobs, self.keep = study, outdir, tm, jobs, keep
         self.quick = quick
+        self.write = write          # False (--list, --report-only): create, move or delete no file
         self.cache = os.path.join(outdir, "cache")
         self.pt_cache = os.path.join(self.cache, "pt")
         self.pt_on = study.pt_skipped() is None
@@ -476,21 +673,26 @@ class Runner:
         self.lock = threading.Lock()
         self.procs = set()
         self.stopping = False
+        self.hashes = {}
+        self.entries = {}           # cache file -> its checked content (None: absent or set aside)
         tool = os.path.join(os.path.dirname(tm), "..", "lib", "valgrind", "tmtrace-amd64-linux")
         self.version = {"tm": build_id(tm),
                         "valgrind_tool": build_id(tool) if os.path.exists(tool) else None}
 
-    def input_path(self, p):
-        inp = p["input"]
-        if inp is None:
-            return None
-        if inp.startswith("text:"):
-            os.makedirs(os.path.join(self.dir, "inputs"), exist_ok=True)
-            path = os.path.join(self.dir, "inputs", f"text-{inp[5:]}.txt")
-            if not os.path.exists(path):
-                make_text(path, parse_size(inp[5:]))
-            return path
-        return os.path.join(os.path.dirname(os.path.abspath(self.s.path)), inp)
+    def file_ident(self, path):
+        """PATH's bytes as a hash (memoized for the plan)."""
+        if path not in self.hashes:
+            self.hashes[path] = file_hash(path)
+        return self.hashes[path]
+
+    def spec_path(self, spec, subst):
+        """A study file's input or stdin SPEC for one N: (path, identity).  text:SIZE
+        is generated into DIR/inputs when the unit runs (ensure_input), its identity
+        the generator's; a file is relative to the study file."""
+        if spec.startswith("text:"):
+            return os.path.join(self.dir, "inputs", f"text-{spec[5:]}.txt"), f"{spec}:gen1"
+        path = os.path.join(self.s.dir, fmt_subst(spec, subst))
+        return path, None
 
     def units(self):
         us = []
@@ -503,27 +705,88 @@ class Runner:
         return us
 
     def unit(self, p, n):
-        inp = self.input_path(p)
-        subst = {"N": str(n), "input": inp or "", "programs": self.progs_dir}
-        fmt = lambda a: re.sub(r"\{(N|input|programs)\}", lambda m: subst[m.group(1)], a)
-        u = {"program": p["name"], "N": n, "id": f"{p['name']}-N{n}"}
+        u = {"program": p["name"], "N": n, "id": f"{p['name']}-N{n}", "problems": [], "input_path": None}
+        subst = {"N": str(n), "programs": self.progs_dir}
         if p["gen"] is not None:
             g = p["gen"]
             u["gen"] = ["--threads", str(n), "--insns", str(g.get("insns", 1000000)), "--seed", str(g.get("seed", 7))] + (
                 ["--mem"] if g.get("mem") else [])
             ident = {"gen": u["gen"]}
         else:
-            argv = shlex.split(p["cmd"]) if isinstance(p["cmd"], str) else list(p["cmd"])
-            argv = [fmt(a) for a in argv]
-            exe = shutil.which(argv[0]) if "/" not in argv[0] else argv[0]
-            u["argv"] = argv
-            u["exe"] = exe
+            files = {}                 # what the recording reads: name -> its bytes' hash (or its generator)
+
+            def note(path, label, setup_made=False):
+                if os.path.isfile(path):
+                    try:
+                        files[label] = self.file_ident(path)
+                    except OSError as e:
+                        u["problems"].append(f"{label}: {e.strerror}")
+                elif not setup_made:
+                    u["problems"].append(f"{shown(path)}: no such file")
+            has_setup = p["setup"] is not None
+            cwd = os.path.join(self.s.dir, fmt_subst(p["cwd"], subst)) if p["cwd"] else None
+            u["cwd"] = cwd
+            if cwd is not None and not os.path.isdir(cwd):
+                u["problems"].append(f"cwd {shown(cwd)}: no such directory")
+            inp = None
+            if p["input"] is not None:
+                inp, gen_ident = self.spec_path(p["input"], subst)
+                u["input_text"] = p["input"][5:] if gen_ident else None
+                u["input_path"] = inp
+                if gen_ident:
+                    files["{input}"] = gen_ident
+                else:
+                    note(inp, "{input}", has_setup)
+            subst["input"] = inp or ""
+            fmt = lambda a: fmt_subst(a, subst)
+            argv = [fmt(a) for a in p["cmd"]]
+            base = cwd or os.getcwd()
+            if "/" in argv[0]:
+                exe = os.path.join(base, argv[0])
+            else:
+                exe = shutil.which(argv[0])
+            u["argv"], u["exe"] = argv, exe
             u["env"] = {k: fmt(v) for k, v in p["env"].items()}
             cores = p["cores"]
-            u["cores"] = "auto" if cores == "auto" else str(int(fmt(str(cores))) if isinstance(cores, str) else cores)
-            ident = {"exe": os.path.basename(argv[0]), "build_id": build_id(exe) if exe and os.path.exists(exe) else None,
-                     "args": [("input:" + file_hash(inp)) if a == inp else a for a in argv[1:]], "env": u["env"],
-                     "cores": u["cores"], "timing": self.s.timing}
+            u["cores"] = "auto" if cores == "auto" else str(int(fmt(str(cores))))
+            # the files the command line names (scripts, data), relative to the program's cwd
+            for a in argv[1:]:
+                if a != inp and a and os.path.isfile(os.path.join(base, a)):
+                    note(os.path.join(base, a), "arg:" + a)
+            u["stdin"] = None
+            if p["stdin"] is not None:
+                if p["stdin"] == "{input}":
+                    u["stdin"] = inp
+                    files["stdin"] = "{input}"
+                else:
+                    path, gen_ident = self.spec_path(p["stdin"], subst)
+                    u["stdin"] = path
+                    if gen_ident:
+                        files["stdin"] = gen_ident
+                        u["stdin_text"] = p["stdin"][5:]
+                    else:
+                        note(path, "stdin", has_setup)
+            u["setup"] = fmt(p["setup"]) if has_setup else None
+            if has_setup:
+                try:
+                    words = shlex.split(u["setup"])
+                except ValueError:
+                    words = u["setup"].split()
+                for w in words:
+                    w = w.lstrip("<>")
+                    if w and w != inp and os.path.isfile(os.path.join(base, w)):
+                        note(os.path.join(base, w), "setup:" + w)
+            u["expect"] = fmt(p["expect"]) if p["expect"] is not None else None
+            problem = exe_problem(exe, argv[0], self.progs_dir) if cwd is None or os.path.isdir(cwd) else None
+            if problem:
+                u["problems"].insert(0, problem)
+            ident = {"exe": os.path.basename(argv[0]),
+                     "build_id": build_id(exe) if exe and os.path.isfile(exe) else None,
+                     "args": ["{input}" if inp and a == inp else a for a in argv[1:]], "env": u["env"],
+                     "cores": u["cores"], "timing": self.s.timing, "files": files,
+                     "cwd": p["cwd"] and fmt_subst(p["cwd"], {"N": str(n), "programs": "{programs}"}),
+                     "stdin": p["stdin"] and fmt_subst(p["stdin"], {"N": str(n), "programs": "{programs}"}),
+                     "setup": p["setup"], "expect": p["expect"]}
         u["ident"] = ident
         u["keys"] = {}
         for c in self.s.configs:
@@ -536,18 +799,62 @@ class Runner:
         u["pt_key"] = hashlib.sha256(k.encode()).hexdigest()[:24]
         return u
 
+    def ensure_inputs(self, u):
+        """The unit's generated text inputs (text:SIZE), made when it runs."""
+        for k in ("input_text", "stdin_text"):
+            if u.get(k):
+                path = os.path.join(self.dir, "inputs", f"text-{u[k]}.txt")
+                with self.lock:
+                    if not os.path.exists(path):
+                        os.makedirs(os.path.dirname(path), exist_ok=True)
+                        make_text(path, parse_size(u[k]))
+
     def cached(self, u, name):
         return os.path.join(self.cache, f"{u['id']}.{name}.{u['keys'][name]}.json")
 
+    def entry(self, path):
+        """The checked content of cache file PATH, or None (absent, or bad: reported
+        in one line and set aside to DIR/cache/bad/ so that it is recomputed)."""
+        if path in self.entries:
+            return self.entries[path]
+        res, why = read_entry(path)
+        if why:
+            if self.write:
+                bad = os.path.join(self.cache, "bad")
+                os.makedirs(bad, exist_ok=True)
+                dest = os.path.join(bad, os.path.basename(path))
+                try:
+                    os.replace(path, dest)
+                except OSError:
+                    dest = None
+                print(f"{PROG}: cache entry {path}: {why}; set aside"
+                      f"{' as ' + dest if dest else ''}, it is recomputed", file=sys.stderr)
+            else:
+                print(f"{PROG}: cache entry {path}: {why}; counted as missing", file=sys.stderr)
+        self.entries[path] = res
+        return res
+
+    def store(self, path, res):
+        """RES as the cache entry PATH: with its checksum, written whole and renamed into place."""
+        res = dict(res)
+        res.pop("checksum", None)
+        res["checksum"] = checksum(res)
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(res, f)
+        os.replace(tmp, path)
+        with self.lock:
+            self.entries[path] = res
+
     def missing(self, u):
-        return [c for c in self.s.configs if not os.path.exists(self.cached(u, c["name"]))]
+        return [c for c in self.s.configs if self.entry(self.cached(u, c["name"])) is None]
 
     def pt_cached(self, u):
         """U's Intel PT result (tm pt's statistics): DIR/cache/pt/ID.KEY.json."""
         return os.path.join(self.pt_cache, f"{u['id']}.{u['pt_key']}.json")
 
     def pt_missing(self, u):
-        return self.pt_on and not os.path.exists(self.pt_cached(u))
+        return self.pt_on and self.entry(self.pt_cached(u)) is None
 
     def work_line(self, u):
         """What U's recording still has to make, for the progress lines."""
@@ -559,13 +866,17 @@ class Runner:
         return (f"recording {len(self.s.configs)} configurations ({len(self.s.configs) - k} of them cached, "
                 f"kept) and Intel PT")
 
-    def run_cmd(self, argv, log, env=None, stdout=None):
+    def run_cmd(self, argv, log, env=None, stdout=None, stdin=None, cwd=None, shell_note=None):
+        """ARGV (its output to LOG) as a process of its own session, which stop() ends;
+        none starts once the study is stopping."""
         with open(log, "ab") as lf:
-            lf.write(("$ " + " ".join(shlex.quote(a) for a in argv) + "\n").encode())
+            lf.write(("$ " + (shell_note or " ".join(shlex.quote(a) for a in argv)) + "\n").encode())
             lf.flush()
-            p = subprocess.Popen(argv, stdout=stdout or lf, stderr=lf, stdin=subprocess.DEVNULL, env=env,
-                                 start_new_session=True)
             with self.lock:
+                if self.stopping:
+                    raise RuntimeError("stopped before it started")
+                p = subprocess.Popen(argv, stdout=stdout or lf, stderr=lf, stdin=stdin or subprocess.DEVNULL,
+                                     env=env, cwd=cwd, start_new_session=True)
                 self.procs.add(p)
             try:
                 rc = p.wait()
@@ -574,19 +885,21 @@ class Runner:
                     self.procs.discard(p)
         return rc
 
-    def fail(self, u, what, log):
-        tail = ""
-        try:
-            with open(log, errors="replace") as f:
-                lines = [l.rstrip() for l in f if l.strip()]
-            tail = lines[-1] if lines else ""
-        except OSError:
-            pass
-        raise RuntimeError(f"{u['id']}: {what} (log {log}{': ' + tail if tail else ''})")
+    def fail(self, u, what, log, tail=None):
+        if tail is None:
+            try:
+                with open(log, errors="replace") as f:
+                    lines = [l.strip() for l in f if l.strip() and not l.startswith("$ ")]
+                tail = lines[-1] if lines else ""
+            except OSError:
+                tail = ""
+        raise RuntimeError(one_line(f"{u['id']}: {what} (log {log}{': ' + one_line(tail, 200) if tail else ''})"))
 
     def run_unit(self, u):
         """Records U once with every configuration not cached yet, computes its
         Intel PT if not cached yet (tm pt on the commit stream); caches each result."""
+        if self.stopping:
+            raise RuntimeError(f"{u['id']}: not started (the study is stopping)")
         pending = self.missing(u)
         need_pt = self.pt_missing(u)
         if not pending and not need_pt:
@@ -633,10 +946,37 @@ class Runner:
             argv += ["--"] + u["argv"]
             env = dict(os.environ)
             env.update(u["env"])
-            with open(os.devnull, "wb") as dn:
-                rc = self.run_cmd(argv, log, env=env, stdout=dn)
+            self.ensure_inputs(u)
+            if u["setup"] is not None:
+                # untraced, in the program's directory, before each recording
+                slog = os.path.join(wd, "setup.log")
+                rc = self.run_cmd(["/bin/sh", "-c", u["setup"]], slog, env=env, cwd=u["cwd"],
+                                  shell_note=f"(cd {u['cwd'] or os.getcwd()} && {u['setup']})")
+                if rc:
+                    self.fail(u, f"setup exited {rc}", slog)
+                for what, path in (("input", u["input_path"]), ("stdin", u["stdin"])):
+                    if path and not os.path.isfile(path):
+                        self.fail(u, f"{what} {shown(path)}: no such file after the setup", slog, tail="")
+            out_path = os.path.join(wd, "stdout") if u["expect"] is not None else os.devnull
+            try:
+                sin = open(u["stdin"], "rb") if u["stdin"] else None
+            except OSError as e:
+                self.fail(u, f"stdin {shown(u['stdin'])}: {e.strerror}", log, tail="")
+            try:
+                with open(out_path, "wb") as so:
+                    rc = self.run_cmd(argv, log, env=env, stdout=so, stdin=sin, cwd=u["cwd"])
+            finally:
+                if sin:
+                    sin.close()
             if rc:
                 self.fail(u, f"tm record exited {rc}", log)
+            if u["expect"] is not None:
+                with open(out_path, "rb") as f:
+                    text = f.read().decode(errors="replace")
+                if not re.search(u["expect"], text, re.M):
+                    last = [l for l in text.splitlines() if l.strip()]
+                    self.fail(u, f"its standard output does not match expect = {u['expect']!r}", log,
+                              tail=f"its last line: {last[-1]}" if last else "it printed nothing")
             if self.s.verify == "commit":
                 verify = [[self.tm, "decode", "--from-binary", "--verify", "-q", base + ".tmc", base + ".tmt"]]
                 how = "tm decode --from-binary --verify (the ELF images, compared with the commit stream)"
@@ -667,11 +1007,7 @@ class Runner:
                    "unit": u["ident"], "version": self.version, "recorded_with": len(to_record),
                    "record_seconds": round(t_rec, 2), "verified": how if i == 0 else f"same recording as {to_record[0]['name']} ({how})",
                    "verdict": verdict[-1] if verdict else None, "stats": stats, "profile": prof}
-            path = self.cached(u, c["name"])
-            tmp = path + ".tmp"
-            with open(tmp, "w") as f:
-                json.dump(res, f)
-            os.replace(tmp, path)
+            self.store(self.cached(u, c["name"]), res)
         if not self.keep:
             shutil.rmtree(wd, ignore_errors=True)
         return len(pending)
@@ -704,10 +1040,7 @@ class Runner:
         res = {"program": u["program"], "N": u["N"], "unit": u["ident"], "version": self.version,
                "options": u["pt_args"], "pt_seconds": round(secs, 2), "verified": how, "stats": st}
         os.makedirs(self.pt_cache, exist_ok=True)
-        path = self.pt_cached(u)
-        with open(path + ".tmp", "w") as f:
-            json.dump(res, f)
-        os.replace(path + ".tmp", path)
+        self.store(self.pt_cached(u), res)
         if not self.keep:
             for n in os.listdir(wd):
                 if n.startswith("pt.T") and n.endswith(".pt"):
@@ -743,9 +1076,10 @@ class Runner:
                     progress(u, "done, verified" if self.s.verify != "none" else "done")
                 except Exception as e:  # noqa: BLE001 - reported, the study goes on
                     done += 1
-                    e = e if isinstance(e, RuntimeError) else f"{u['id']}: {type(e).__name__}: {e}"
-                    errors.append(str(e))
-                    print(f"{PROG}: {e}", file=sys.stderr, flush=True)
+                    e = one_line(e if isinstance(e, RuntimeError) else f"{u['id']}: {type(e).__name__}: {e}")
+                    errors.append(e)
+                    if not self.stopping:
+                        print(f"{PROG}: {e}", file=sys.stderr, flush=True)
                 if started < len(pending) and not self.stopping:
                     progress(pending[started], self.work_line(pending[started]))
                     started += 1
@@ -754,8 +1088,8 @@ class Runner:
     def stop(self, sig):
         """SIG to every running tm (each ends its recording and removes its
         outputs' temporaries); waits for them, SIGKILL after 20 s."""
-        self.stopping = True
         with self.lock:
+            self.stopping = True
             procs = list(self.procs)
         for p in procs:
             try:
@@ -778,28 +1112,28 @@ def fmt_s(s):
     return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
 
 
-def load_cached(items):
-    """The JSON files of ITEMS ((path, label) pairs) that exist, and the labels of those that do not."""
+def load_cached(runner, items):
+    """The checked cache entries of ITEMS ((path, label) pairs), and the labels of those that are missing."""
     res, missing = [], []
     for p, label in items:
-        if os.path.exists(p):
-            with open(p) as f:
-                res.append(json.load(f))
+        r = runner.entry(p)
+        if r is not None:
+            res.append(r)
         else:
             missing.append(label)
     return res, missing
 
 
 def load_results(runner, units):
-    return load_cached((runner.cached(u, c["name"]), f"{u['id']}/{c['name']}")
-                       for u in units for c in runner.s.configs)
+    return load_cached(runner, ((runner.cached(u, c["name"]), f"{u['id']}/{c['name']}")
+                                for u in units for c in runner.s.configs))
 
 
 def load_pt(runner, units):
     """The Intel PT results (tm pt's statistics per recording) and the missing ones."""
     if not runner.pt_on:
         return [], []
-    return load_cached((runner.pt_cached(u), f"{u['id']}/Intel PT") for u in units)
+    return load_cached(runner, ((runner.pt_cached(u), f"{u['id']}/Intel PT") for u in units))
 
 
 # ---------------------------------------------------------------- slurm
@@ -812,7 +1146,7 @@ def slurm_submit(args, study_file, units, runner):
             die(f"--engine slurm: {tool} not found (install slurm-wlm: make deps)", 2)
     sd = os.path.join(args.o, "slurm")
     os.makedirs(sd, exist_ok=True)
-    common = [runner.tm, "study", "-f", study_file, "-o", args.o] + (["--quick"] if args.quick else []) + (
+    common = [runner.tm, "study", "-f", study_file, "-o", args.o, "--slurm-task"] + (["--quick"] if args.quick else []) + (
         ["--keep-work"] if args.keep_work else [])
     with open(os.path.join(sd, "units.json"), "w") as f:
         json.dump([u["id"] for u in units], f)
@@ -868,85 +1202,195 @@ def slurm_submit(args, study_file, units, runner):
 
 # ---------------------------------------------------------------- main
 
-class Args(argparse.ArgumentParser):
-    """Command-line errors in one line, exit status 2."""
+USAGE = """usage: tm study [-f STUDY.toml] -o DIR [options]
 
-    def error(self, message):
-        die(f"{message} (see tm study --help)")
+the bandwidth study: programs x thread counts x configurations, recorded once
+each, to the paper's tables and figures (docs/study.md)
+
+  -o DIR               the study's folder: cache, results, report
+  -f, --file FILE      the study file (default: the embedded default study)
+  --quick              the study file's [quick] subset (make run)
+  -j, --jobs J         recordings at once (default 1)
+  --engine local|slurm run here (default) or submit to Slurm
+  --wait               --engine slurm: wait for the report
+  --sbatch-args ARGS   --engine slurm: more sbatch options (e.g. '-p big')
+  --keep-work          keep each recording's traces, commit stream and PT buffers (DIR/work)
+  --print-default      print the default study file and exit
+  --list               list the recordings and configurations, run nothing, write nothing
+  --report-only        write the report from the cache, record nothing (the study of DIR/study.toml
+                       unless -f is given)
+  --version            print tm's version
+  -h, --help           this help
+"""
+
+# option -> (attribute, takes a value)
+OPTS = {"-o": ("o", True), "-f": ("file", True), "--file": ("file", True), "--quick": ("quick", False),
+        "-j": ("jobs", True), "--jobs": ("jobs", True), "--engine": ("engine", True), "--wait": ("wait", False),
+        "--sbatch-args": ("sbatch_args", True), "--keep-work": ("keep_work", False),
+        "--print-default": ("print_default", False), "--list": ("list", False),
+        "--report-only": ("report_only", False), "--run-unit": ("run_unit", True),
+        "--slurm-task": ("slurm_task", False), "--help": ("help", False), "-h": ("help", False),
+        "--version": ("version", False)}
+
+
+def usage_error(msg):
+    die(f"{msg} (see tm study --help)")
+
+
+def parse_args(argv):
+    """tm study's options, in tm's error style (one line, exit 2)."""
+    a = argparse.Namespace(o=None, file=None, quick=False, jobs=None, engine="local", wait=False, sbatch_args=None,
+                           keep_work=False, print_default=False, list=False, report_only=False, run_unit=None,
+                           slurm_task=False, help=False, version=False)
+    i = 0
+    while i < len(argv):
+        w = argv[i]
+        name, eq, val = w.partition("=") if w.startswith("--") else (w, "", "")
+        if name not in OPTS:
+            usage_error(f"unknown option {w}" if w.startswith("-") else f"unexpected argument '{w}'")
+        attr, takes = OPTS[name]
+        if takes:
+            if not eq:
+                i += 1
+                if i >= len(argv):
+                    usage_error(f"{name} needs a value")
+                val = argv[i]
+            setattr(a, attr, val)
+        elif eq:
+            usage_error(f"{name} takes no value")
+        else:
+            setattr(a, attr, True)
+        i += 1
+    for attr, opt, lo, hi in (("jobs", "--jobs", 1, 256), ("run_unit", "--run-unit", 0, 1 << 30)):
+        v = getattr(a, attr)
+        if v is not None:
+            if not re.fullmatch(r"\d+", v) or not lo <= int(v) <= hi:
+                usage_error(f"{opt} {v}: allowed {lo}..{hi}")
+            setattr(a, attr, int(v))
+    if a.engine not in ("local", "slurm"):
+        usage_error(f"--engine {a.engine}: allowed local, slurm")
+    return a
+
+
+def take_lock(d):
+    """One tm study per folder: an exclusive lock on DIR/.lock, kept while this
+    study runs (released by the kernel when it ends, however it ends).  A
+    second study on DIR is refused, naming the holder."""
+    import fcntl
+    path = os.path.join(d, ".lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            holder = one_line(os.read(fd, 400).decode(errors="replace"), 200) or "another tm study"
+        except OSError:
+            holder = "another tm study"
+        die(f"-o {d}: in use by {holder} (one tm study per folder: wait for it, or stop it)")
+    os.ftruncate(fd, 0)
+    os.write(fd, f"tm study pid {os.getpid()} on {os.uname().nodename}, started "
+                 f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode())
+    return fd
+
+
+def quiet_stdout(fn):
+    """FN() with a closed standard output (| head) ending quietly, exit 0."""
+    try:
+        fn()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        os._exit(0)
 
 
 def main():
-    ap = Args(prog=PROG, description="the bandwidth study: programs x thread counts x "
-                                 "configurations, recorded once each, to the paper's tables and figures (docs/study.md)")
-    ap.add_argument("-o", metavar="DIR", help="the study's folder: cache, results, report")
-    ap.add_argument("-f", "--file", metavar="STUDY.toml", help="the study file (default: the embedded default study)")
-    ap.add_argument("--quick", action="store_true", help="the study file's [quick] subset (make run)")
-    ap.add_argument("--jobs", "-j", type=int, default=None, metavar="J", help="recordings at once (default 1)")
-    ap.add_argument("--engine", choices=("local", "slurm"), default="local")
-    ap.add_argument("--wait", action="store_true", help="--engine slurm: wait for the report")
-    ap.add_argument("--sbatch-args", metavar="ARGS", help="--engine slurm: more sbatch options (e.g. '-p big')")
-    ap.add_argument("--keep-work", action="store_true", help="keep each recording's traces, commit stream and PT buffers (DIR/work)")
-    ap.add_argument("--print-default", action="store_true", help="print the default study file and exit")
-    ap.add_argument("--list", action="store_true", help="list the recordings and configurations, run nothing")
-    ap.add_argument("--report-only", action="store_true", help="write the report from the cache, record nothing")
-    ap.add_argument("--run-unit", type=int, metavar="I", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = parse_args(sys.argv[1:])
+    if args.help:
+        quiet_stdout(lambda: sys.stdout.write(USAGE))
+        return 0
     tm = os.environ.get("TM_BIN") or shutil.which("tm")
     if not tm:
         die("cannot find the tm executable (run it as `tm study`, or set TM_BIN)")
+    if args.version:
+        return subprocess.run([tm, "--version"]).returncode
     if args.print_default:
-        sys.stdout.write(default_study(tm))
+        text = default_study(tm)
+        quiet_stdout(lambda: sys.stdout.write(text))
         return 0
     if not args.o:
-        die("no output folder: give -o DIR")
+        usage_error("no output folder: give -o DIR")
     args.jobs_given = args.jobs is not None
     if args.jobs is None:
         args.jobs = 1
-    if not 1 <= args.jobs <= 256:
-        die(f"--jobs {args.jobs}: allowed 1..256")
+    if os.path.exists(args.o) and not os.path.isdir(args.o):
+        die(f"-o {args.o}: not a folder")
+    sf = os.path.join(args.o, "study.toml")
     if args.file:
+        path = args.file
+    elif args.report_only and os.path.isfile(sf):
+        path = sf                      # the study the folder was made with
+    else:
+        path = None
+    if path:
         try:
-            with open(args.file, encoding="utf-8") as f:
+            with open(path, encoding="utf-8") as f:
                 text = f.read()
         except (OSError, UnicodeDecodeError) as e:
-            die(f"{args.file}: {getattr(e, 'strerror', None) or e}")
-        path = args.file
+            die(f"{path}: {getattr(e, 'strerror', None) or e}")
     else:
         text, path = default_study(tm), "<default study>"
     try:
         s = Study(text, path, tm_names(tm, "presets"), tm_names(tm, "encodings"))
     except StudyError as e:
-        die(str(e))
+        die(one_line(e, 600))
     if args.quick:
         s.apply_quick()
-    if os.path.exists(args.o) and not os.path.isdir(args.o):
-        die(f"-o {args.o}: not a folder")
+    writes = not (args.list or args.report_only)
+    runner = Runner(s, os.path.abspath(args.o), tm, args.jobs, args.keep_work, args.quick,
+                    write=writes or args.run_unit is not None)
+    units = runner.units()
+    # pre-flight: every program, its directory and its inputs, before anything is recorded
+    if not args.report_only:
+        # one line per program: its first problem (and how many more)
+        byprog = {}
+        for u in units:
+            for pr in u["problems"]:
+                if pr not in byprog.setdefault(u["program"], []):
+                    byprog[u["program"]].append(pr)
+        lines = [f"{PROG}: {path}: program '{pn}': {prs[0]}" + (f" (and {len(prs) - 1} more)" if len(prs) > 1 else "")
+                 for pn, prs in byprog.items() if prs]
+        if lines:
+            sys.stderr.write("\n".join(lines) + "\n")
+            sys.exit(2)
+    if args.list:
+        def show():
+            for u in units:
+                print(f"{u['id']}: {' '.join(u.get('argv') or ['tm gen'] + u['gen'])}  "
+                      f"[{len(runner.missing(u))} of {len(s.configs)} configurations to run"
+                      f"{', and its Intel PT' if runner.pt_missing(u) else ''}]")
+        quiet_stdout(show)
+        return 0
     os.makedirs(args.o, exist_ok=True)
     args.o = os.path.abspath(args.o)
-    # the study as run: DIR/study.toml (what --engine slurm's jobs and a rerun read)
-    sf = os.path.join(args.o, "study.toml")
-    if not os.path.exists(sf) or open(sf).read() != text:
-        with open(sf + ".tmp", "w") as f:
-            f.write(text)
-        os.replace(sf + ".tmp", sf)
-    runner = Runner(s, args.o, tm, args.jobs, args.keep_work, args.quick)
-    units = runner.units()
-    for u in units:
-        if "argv" in u and not u["exe"]:
-            die(f"{path}: program {u['program']}: {u['argv'][0]}: no such program (make deps; make programs)", 2)
-    if args.list:
-        for u in units:
-            print(f"{u['id']}: {' '.join(u.get('argv') or ['tm gen'] + u['gen'])}  "
-                  f"[{len(runner.missing(u))} of {len(s.configs)} configurations to run"
-                  f"{', and its Intel PT' if runner.pt_missing(u) else ''}]")
-        return 0
+    if not args.slurm_task and args.run_unit is None:
+        lock_fd = take_lock(args.o)  # noqa: F841 - held until the study ends
+    if writes and args.run_unit is None:
+        # the study as run: DIR/study.toml (what --engine slurm's jobs and --report-only read)
+        sf = os.path.join(args.o, "study.toml")
+        if not os.path.exists(sf) or open(sf, encoding="utf-8", errors="replace").read() != text:
+            with open(sf + ".tmp", "w") as f:
+                f.write(text)
+            os.replace(sf + ".tmp", sf)
     if args.run_unit is not None:
         if not 0 <= args.run_unit < len(units):
             die(f"--run-unit {args.run_unit}: allowed 0..{len(units) - 1}")
         try:
             runner.run_unit(units[args.run_unit])
         except (RuntimeError, OSError, ValueError, KeyError) as e:
-            die(f"{units[args.run_unit]['id']}: {e}" if not isinstance(e, RuntimeError) else str(e), 1)
+            die(one_line(f"{units[args.run_unit]['id']}: {e}" if not isinstance(e, RuntimeError) else e), 1)
         return 0
     if args.engine == "slurm" and not args.report_only:
         return slurm_submit(args, sf, units, runner)
@@ -973,10 +1417,13 @@ def main():
     pt = {"skipped": s.pt_skipped(), "options": PT_ARGS, "options_gen": PT_ARGS_GEN, "results": pts}
     summary = report.write(args.o, s, results, runner.version, {"seconds": round(time.time() - t0, 1),
                                                                  "quick": args.quick, "file": path}, pt)
-    sys.stdout.write(summary)
+    quiet_stdout(lambda: sys.stdout.write(summary))
     print(f"{PROG}: report: {os.path.join(args.o, 'index.html')}", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)

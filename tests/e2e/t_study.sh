@@ -41,7 +41,7 @@ bad noinput "noinput.toml:4: key 'program\[0\].input': 'no-such-file': no such f
 printf '[delivery]\nconfigs = ["tr_x-large"]\n[[program]]\nname = "a"\ncmd = "true"\n' > "$TMP/dlcfg.toml"
 bad dlcfg "dlcfg.toml:2: key 'delivery.configs': 'tr_x-large': not a configuration"
 printf '[[program]]\nname = "a"\ncmd = "no-such-program-here {N}"\n' > "$TMP/noprog.toml"
-bad noprog "noprog.toml: program a: no-such-program-here: no such program"
+bad noprog "noprog.toml: program 'a': no-such-program-here: not found on PATH"
 out=$($S -f "$TMP/missing.toml" -o "$TMP/x" 2>&1); rc=$?
 [ $rc -eq 2 ] && [[ "$out" == *"missing.toml: No such file"* ]] && ok "missing study file: $out" || fail "missing study file: exit $rc: $out"
 for a in "--frob" "--jobs x" "--engine pbs"; do
