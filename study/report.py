@@ -592,6 +592,9 @@ def figures(d, outdir, tables):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 9,
+                         "ytick.labelsize": 9, "legend.fontsize": 9, "figure.titlesize": 12})
     fd = os.path.join(outdir, "figures")
     os.makedirs(fd, exist_ok=True)
     figs = []
@@ -604,51 +607,81 @@ def figures(d, outdir, tables):
         plt.close(fig)
         figs.append((name, caption, how))
 
-    # Fig. 9: CDFs of bCnt and of |diffTA| and diffCC lengths
+    def grid(n, w=3.6, h=3.0):
+        """A figure of N panels, at most 4 a row, with no empty axes (removed)."""
+        cols = min(4, n)
+        rows = (n + cols - 1) // cols
+        fig, axs = plt.subplots(rows, cols, figsize=(w * cols, h * rows), squeeze=False)
+        flat = [a for r in axs for a in r]
+        for a in flat[n:]:
+            fig.delaxes(a)
+        return fig, flat[:n]
+
+    def legend_below(fig, handles, labels, ncol=None):
+        """The legend under the panels, outside the data (savefig's tight box keeps it)."""
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol or min(len(labels), 6),
+                   frameon=False)
+
+    # Fig. 9: CDFs of bCnt and of |diffTA| and diffCC lengths (only the fields the configuration has)
     c9 = d.pick("ttr_e-large", "tr_e-large")
     if c9:
-        fig, axs = plt.subplots(1, 3, figsize=(13, 3.6))
+        panels = (("bCnt (instructions between reported branches; 65 = more than 64)", "bcnt", range(1, 66)),
+                  ("|diffTA| length (bits)", "diffta", range(65)), ("diffCC length (bits)", "diffcc", range(65)))
+        curves = {k: [] for _, k, _ in panels}
         for p in d.programs:
             x = d.get(p, nmax, c9)
             if not x or not x.get("profile"):
                 continue
             pf = x["profile"]
-            for ax, h, xs in ((axs[0], pf["bcnt_value"][1:] + [pf["bcnt_value"][0]], range(1, 66)),
-                              (axs[1], [a + b for a, b in zip(pf["diffta_len"], pf.get("exc_diffta_len", [0] * 65))], range(65)),
-                              (axs[2], pf["diffcc_len"], range(65))):
+            hs = {"bcnt": pf["bcnt_value"][1:] + [pf["bcnt_value"][0]],
+                  "diffta": [a + b for a, b in zip(pf["diffta_len"], pf.get("exc_diffta_len", [0] * 65))],
+                  "diffcc": pf["diffcc_len"]}
+            for k, h in hs.items():
                 tot = sum(h)
-                if not tot:
-                    continue
-                acc, ys = 0, []
-                for k in h:
-                    acc += k
-                    ys.append(acc / tot)
-                ax.step(list(xs), ys, where="post", label=p)
-        for ax, t in zip(axs, ("bCnt (instructions between reported branches; 65 = more than 64)",
-                               "|diffTA| length (bits)", "diffCC length (bits)")):
-            ax.set_xlabel(t, fontsize=8)
-            ax.set_ylabel("CDF")
-            ax.grid(alpha=.3)
-        axs[0].set_xscale("log")
-        axs[0].legend(fontsize=7)
-        fig.suptitle(f"Fig. 9: distributions of the fields ({c9}, N={nmax})")
-        save(fig, "fig9_cdf", f"Fig. 9: CDFs of bCnt and of the lengths of |diffTA| and diffCC ({c9}, N={nmax}, "
-             f"per program)", "profile histograms (tm record --profile) of each program at the largest N")
+                if tot:
+                    acc, ys = 0, []
+                    for v in h:
+                        acc += v
+                        ys.append(acc / tot)
+                    curves[k].append((p, ys))
+        panels = [pp for pp in panels if curves[pp[1]]]
+        if panels:
+            fig, axs = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.6), squeeze=False)
+            for ax, (t, k, xs) in zip(axs[0], panels):
+                for p, ys in curves[k]:
+                    ax.step(list(xs), ys, where="post", label=p)
+                ax.set_xlabel(t)
+                ax.set_ylabel("CDF")
+                ax.set_ylim(0, 1.02)
+                ax.grid(alpha=.3)
+                if k == "bcnt":
+                    ax.set_xscale("log")
+                else:
+                    last = max(max((i for i, y in enumerate(ys) if y < 1), default=0) for _, ys in curves[k])
+                    ax.set_xlim(0, min(64, last + 2))
+            legend_below(fig, *axs[0][0].get_legend_handles_labels())
+            fig.suptitle(f"Fig. 9: distributions of the fields ({c9}, N={nmax})")
+            fig.tight_layout()
+            save(fig, "fig9_cdf", f"Fig. 9: CDFs of {', '.join(t.split(' (')[0] for t, _, _ in panels)} "
+                 f"({c9}, N={nmax}, per program)", "profile histograms (tm record --profile) of each program at the "
+                 "largest N")
 
-    # Figs. 10-13: bpi and bpc stacked by field vs N
+    # Figs. 10-13: bpi and bpc stacked by field vs N; on Total, the paper's Total where it gives one
     colors = {"ti": "#4c72b0", "cnt": "#dd8452", "diffta": "#55a868", "diffcc": "#c44e52", "sync": "#999999"}
+    pub = {10: (paper.TABLE5_TOTAL["tr_e-large"], "Table 5"), 11: (paper.FIG11_TOTAL["tr_e-large"], "Fig. 11"),
+           12: (paper.TABLE6_TOTAL["ttr_e-large"], "Table 6"), 13: (paper.FIG13_TOTAL["ttr_e-large"], "Fig. 13")}
     for num, c, unit in ((10, "tr_e-large", "bpi"), (11, "tr_e-large", "bpc"), (12, "ttr_e-large", "bpi"),
                          (13, "ttr_e-large", "bpc")):
         if c not in d.cfgs:
             continue
         panels = ["Total"] + d.programs
-        cols = min(4, len(panels))
-        rows = (len(panels) + cols - 1) // cols
-        fig, axs = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
-        for i, p in enumerate(panels):
-            ax = axs[i // cols][i % cols]
+        fig, axs = grid(len(panels))
+        fields = [f for f in FIELDS + ("sync",) if any(d.agg(n, c)["fields"][f] for n in d.ns)]
+        pv, psrc = pub[num]
+        pn = [n for n in d.ns if n in pv]
+        for ax, p in zip(axs, panels):
             bottom = [0.0] * len(d.ns)
-            for f in FIELDS + ("sync",):
+            for f in fields:
                 vals = []
                 for n in d.ns:
                     a = d.agg(n, c, None if p == "Total" else [p])
@@ -657,25 +690,28 @@ def figures(d, outdir, tables):
                 ax.bar([str(n) for n in d.ns], vals, bottom=bottom, color=colors[f],
                        label=FIELD_NAMES.get(f, "sync/end"))
                 bottom = [b + v for b, v in zip(bottom, vals)]
-            ax.set_title(p, fontsize=9)
-            ax.set_xlabel("N", fontsize=8)
-            ax.set_ylabel(unit, fontsize=8)
-            ax.tick_params(labelsize=7)
-        for j in range(len(panels), rows * cols):
-            axs[j // cols][j % cols].axis("off")
-        axs[0][0].legend(fontsize=6)
+            if p == "Total" and pn:
+                ax.plot([str(n) for n in pn], [pv[n] for n in pn], "kD", ms=7,
+                        label=f"the paper's Total ({psrc}: SPLASH-2, IA32, Multi2Sim)")
+            ax.set_title(p if p != "Total" else "Total (all programs)")
+            ax.set_xlabel("N (threads asked for)")
+            ax.set_ylabel(unit)
+        h, lab = axs[0].get_legend_handles_labels()
+        legend_below(fig, h, lab)
         fig.suptitle(f"Fig. {num}: {c} bits per {'instruction' if unit == 'bpi' else 'cycle'} by field vs N")
         fig.tight_layout()
         save(fig, f"fig{num}_{unit}_{c}", f"Fig. {num}: {c}, bits per {'instruction' if unit == 'bpi' else 'cycle'} "
-             f"stacked by field (Ti, bCnt, diffTA, diffCC, sync/end) vs N; Total = all programs' bits / all "
-             f"programs' {'instructions' if unit == 'bpi' else 'cycles'}", "stats bits_by_field of each recording")
+             f"stacked by field ({', '.join(FIELD_NAMES.get(f, 'sync/end') for f in fields)}) vs N; Total = all "
+             f"programs' bits / all programs' {'instructions' if unit == 'bpi' else 'cycles'}"
+             + (f"; diamonds: the paper's Total ({psrc}, N = {', '.join(map(str, pn))}; other programs, ISA and "
+                f"timing: table paper)" if pn else ""), "stats bits_by_field of each recording; study/paper.py")
 
     # Fig. 14: bandwidth over time, the two most demanding programs at the largest N
     c14 = d.pick("ttr_e-large", "tr_e-large")
     if c14:
         dem = sorted(((bpc(d.agg(nmax, c14, [p])), p) for p in d.programs), reverse=True)[:2]
         lines = [c for c in ("tnx_b-large", c14) if c in d.cfgs]
-        fig, axs = plt.subplots(1, len(dem), figsize=(6 * len(dem), 3.4), squeeze=False)
+        fig, axs = plt.subplots(1, len(dem), figsize=(6 * len(dem), 3.6), squeeze=False)
         for ax, (_, p) in zip(axs[0], dem):
             for c in lines:
                 x = d.get(p, nmax, c)
@@ -684,13 +720,13 @@ def figures(d, outdir, tables):
                 pf = x["profile"]
                 w = pf["window_cycles"]
                 ys = [b / w for b in pf["timeline"]["bits"]]
-                ax.plot([i * w / 1e6 for i in range(len(ys))], ys, label=c, lw=1)
-            ax.set_title(f"{p}, N={nmax}", fontsize=9)
+                ax.plot([i * w / 1e6 for i in range(len(ys))], ys, label=c, lw=1.2, marker="." if len(ys) < 30 else None)
+            ax.set_title(f"{p}, N={nmax} (ran {d.ran_text(nmax, [p])})")
             ax.set_xlabel("cycles (millions)")
             ax.set_ylabel("bits/cycle per window")
             ax.set_yscale("log")
             ax.grid(alpha=.3)
-            ax.legend(fontsize=7)
+        legend_below(fig, *axs[0][0].get_legend_handles_labels())
         w = next((d.get(p, nmax, c14)["profile"]["window_cycles"] for _, p in dem if d.get(p, nmax, c14)), 0)
         fig.suptitle(f"Fig. 14: bandwidth over time (one point per {w:,} cycles)")
         fig.tight_layout()
@@ -700,47 +736,81 @@ def figures(d, outdir, tables):
     # the chunk-size exploration
     ce = d.pick("ttr_e-large", "tr_e-large")
     if ce:
-        n, grid = chunk_grid(d, ce)
+        n, cg = chunk_grid(d, ce)
         dflt = default_chunks(d, ce)
-        if grid:
-            fig, axs = plt.subplots(1, len(grid), figsize=(4.3 * len(grid), 3.8), squeeze=False)
-            for ax, (f, g) in zip(axs[0], grid.items()):
+        if cg:
+            edges = chunk_edges(d)
+            fig, axs = plt.subplots(1, len(cg), figsize=(4.6 * len(cg), 4.4), squeeze=False)
+            for ax, (f, g) in zip(axs[0], cg.items()):
                 im = ax.imshow(g, origin="lower", cmap="viridis", extent=(0.5, len(g) + .5, 0.5, len(g) + .5))
                 a0, b0 = dflt[f]
-                ax.plot([b0], [a0], "wo", ms=8, mfc="none", label=f"default ({a0},{b0})")
-                best = min((g[a][b], a + 1, b + 1) for a in range(len(g)) for b in range(len(g)))
-                ax.plot([best[2]], [best[1]], "r+", ms=10, label=f"best ({best[1]},{best[2]})")
+                ax.plot([b0], [a0], "wo", ms=11, mfc="none", mew=2)
+                best = chunk_best(g)
+                ax.plot([best[2]], [best[1]], "r+", ms=14, mew=2.5)
+                ax.set_xticks(range(1, len(g) + 1))
+                ax.set_yticks(range(1, len(g) + 1))
                 ax.set_xlabel("i1 (further chunks)")
                 ax.set_ylabel("i0 (first chunk)")
-                ax.set_title(f"{FIELD_NAMES[f]} bits per instruction", fontsize=9)
-                ax.legend(fontsize=7)
-                fig.colorbar(im, ax=ax, fraction=.046)
-            fig.suptitle(f"TR_e chunk-size exploration ({ce}, N={n}, all programs)")
+                edge = any(e[0] == FIELD_NAMES[f] for e in edges)
+                ax.set_title(f"{FIELD_NAMES[f]} bpi: default ({a0},{b0}), best ({best[1]},{best[2]})"
+                             + ("\nbest ON THE EDGE of the range" if edge else ""), color="#a00" if edge else "black",
+                             fontsize=10)
+                fig.colorbar(im, ax=ax, fraction=.046, label="bits per instruction")
+            legend_below(fig, [Line2D([], [], color="k", marker="o", mfc="none", ls="", ms=9, mew=2),
+                               Line2D([], [], color="r", marker="+", ls="", ms=11, mew=2.5)],
+                         ["default (i0, i1)", "best (i0, i1) of the range"])
+            fig.suptitle(f"TR_e chunk-size exploration ({ce}, N={n}, all programs; (i0, i1) in 1..{d.s.chunk_max})")
             fig.tight_layout()
-            save(fig, "chunks", f"TR_e chunk sizes: each field's bits per instruction over (i0, i1), computed from "
-                 f"the field-length histograms ({ce}, N={n}); circle: the default, cross: the best",
-                 "profile histograms bcnt_len, diffta_len, diffcc_len")
+            ew = edge_warning(edges)
+            save(fig, "chunks", f"TR_e chunk sizes: each field's bits per instruction over (i0, i1) in "
+                 f"1..{d.s.chunk_max}, computed from the field-length histograms ({ce}, N={n}); circle: the default, "
+                 f"cross: the best" + (f". {ew}" if ew else ""), "profile histograms bcnt_len, diffta_len, diffcc_len")
 
-    # loss curves
+    # loss curves: % of instructions in overflow gaps, log scale; a port from which a buffer loses
+    # nothing is a triangle on the bottom edge, a buffer that loses nothing at any port is said so
     if d.s.dl_configs:
-        fig, axs = plt.subplots(1, len(d.s.dl_configs), figsize=(5 * len(d.s.dl_configs), 3.5), squeeze=False)
+        fig, axs = plt.subplots(1, len(d.s.dl_configs), figsize=(5.6 * len(d.s.dl_configs), 4.0), squeeze=False)
+        handles = {}
         for ax, dc in zip(axs[0], d.s.dl_configs):
-            for b in d.s.dl_buffers:
-                ys = []
-                for pt in d.s.dl_ports:
-                    a = d.agg(nmax, f"{dc}@p{pt}b{b}")
-                    ys.append(100 * a["lost"] / max(1, a["insns"]))
-                ax.plot(d.s.dl_ports, ys, marker="o", label=f"buffer {b:,} bits")
+            series = []
+            for k, b in enumerate(d.s.dl_buffers):
+                ys = [100 * (a := d.agg(nmax, f"{dc}@p{pt}b{b}"))["lost"] / max(1, a["insns"]) for pt in d.s.dl_ports]
+                series.append((b, ys, f"C{k}"))
+            nz = [y for _, ys, _ in series for y in ys if y > 0]
             ax.set_xscale("log", base=2)
+            ax.set_xticks(d.s.dl_ports, [str(p) for p in d.s.dl_ports])
+            ax.set_xlim(min(d.s.dl_ports) / 1.4, max(d.s.dl_ports) * 1.4)
             ax.set_xlabel("port width (bits/cycle)")
-            ax.set_ylabel("% instructions in overflow gaps")
-            ax.set_title(f"{dc}, N={nmax}", fontsize=9)
+            ax.set_title(f"{dc}, N={nmax}")
             ax.grid(alpha=.3)
-            ax.legend(fontsize=7)
+            if not nz:
+                ax.set_yticks([])
+                ax.text(0.5, 0.5, "nothing lost at any port width\nand buffer size of the study",
+                        transform=ax.transAxes, ha="center", va="center")
+                for b, _, col in series:
+                    handles.setdefault(b, Line2D([], [], color=col, marker="o", label=f"buffer {b:,} bits"))
+                continue
+            lo, hi = min(nz) / 3, min(100.0, max(nz)) * 3
+            ax.set_yscale("log")
+            ax.set_ylim(lo, hi)
+            ax.set_ylabel("% instructions in overflow gaps")
+            for b, ys, col in series:
+                pts = [(pt, y) for pt, y in zip(d.s.dl_ports, ys) if y > 0]
+                if pts:
+                    ax.plot(*zip(*pts), marker="o", color=col)
+                zs = [pt for pt, y in zip(d.s.dl_ports, ys) if y == 0]
+                if zs:
+                    ax.plot(zs, [lo] * len(zs), marker="v", ls="", color=col, ms=9, clip_on=False)
+                handles.setdefault(b, Line2D([], [], color=col, marker="o",
+                                             label=f"buffer {b:,} bits" + ("" if pts else " (nothing lost)")))
+        hs = list(handles.values()) + [Line2D([], [], color="k", marker="v", ls="", ms=9,
+                                              label="this port loses nothing (0 %)")]
+        legend_below(fig, hs, [h.get_label() for h in hs])
         fig.suptitle("Delivery: what a port and buffer lose")
         fig.tight_layout()
         save(fig, "loss_curve", f"Loss curves at N={nmax}: % of instructions in overflow gaps per port width and "
-             f"buffer size (all programs together)", "stats buffer and lost_instructions of the delivery configurations")
+             f"buffer size (all programs together; log scale, a triangle on the bottom edge: nothing lost at that "
+             f"port)", "stats buffer and lost_instructions of the delivery configurations")
 
     # Intel PT against NX_b, TR_e and time-stamped TR_e (large predictors), per program
     if d.pt:
@@ -749,27 +819,20 @@ def figures(d, outdir, tables):
             ("ttr_e-large", "tTR_e-L (time stamps)", "#55a868"), ("PT+cyc", "PT+cyc (TSC+MTC+CYC)", "#c44e52"))
             if c in d.cfgs or c in PT_FORMATS]
         panels = ["Total"] + d.programs
-        cols = min(4, len(panels))
-        rows = (len(panels) + cols - 1) // cols
-        fig, axs = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
+        fig, axs = grid(len(panels))
         w = 0.8 / len(bars)
-        for i, p in enumerate(panels):
-            ax = axs[i // cols][i % cols]
+        for ax, p in zip(axs, panels):
             progs = None if p == "Total" else [p]
             for k, (c, lab, col) in enumerate(bars):
                 ys = [bpi(d.pt_agg(n, c, progs) if c in PT_FORMATS else d.agg(n, c, progs)) for n in d.ns]
                 ax.bar([j + (k - (len(bars) - 1) / 2) * w for j in range(len(d.ns))], ys, w, color=col, label=lab)
             ax.set_xticks(range(len(d.ns)), [str(n) for n in d.ns])
-            ax.set_title(p, fontsize=9)
-            ax.set_xlabel("N", fontsize=8)
-            ax.set_ylabel("bpi", fontsize=8)
-            ax.tick_params(labelsize=7)
-        for j in range(len(panels), rows * cols):
-            axs[j // cols][j % cols].axis("off")
+            ax.set_title(p if p != "Total" else "Total (all programs)")
+            ax.set_xlabel("N (threads asked for)")
+            ax.set_ylabel("bpi")
         fig.suptitle("Intel PT against the trace module: bits per instruction vs N")
         fig.tight_layout()
-        h, lab = axs[0][0].get_legend_handles_labels()
-        fig.legend(h, lab, loc="upper center", bbox_to_anchor=(0.5, 0), ncol=len(bars), fontsize=8)
+        legend_below(fig, *axs[0].get_legend_handles_labels())
         save(fig, "pt_bpi", "Intel PT against the trace module: bits per instruction vs N of NX_b-L, TR_e-L, "
              "tTR_e-L (time stamps), PT (user-only, no timing packets) and PT+cyc (TSC+MTC+CYC, cycle-accurate); "
              "Total = all programs' bits / all programs' instructions",
