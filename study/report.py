@@ -709,7 +709,13 @@ def figures(d, outdir, tables):
     # Fig. 14: bandwidth over time, the two most demanding programs at the largest N
     c14 = d.pick("ttr_e-large", "tr_e-large")
     if c14:
-        dem = sorted(((bpc(d.agg(nmax, c14, [p])), p) for p in d.programs), reverse=True)[:2]
+        # the two most demanding programs that ran at least 5 windows (a curve), else the longest one
+        def windows(p):
+            x = d.get(p, nmax, c14)
+            return len(x["profile"]["timeline"]["bits"]) if x and x.get("profile") else 0
+        long_ = [p for p in d.programs if windows(p) >= 5]
+        dem = sorted(((bpc(d.agg(nmax, c14, [p])), p) for p in long_), reverse=True)[:2] or \
+            [(0, max(d.programs, key=windows))]
         lines = [c for c in ("tnx_b-large", c14) if c in d.cfgs]
         fig, axs = plt.subplots(1, len(dem), figsize=(6 * len(dem), 3.6), squeeze=False)
         for ax, (_, p) in zip(axs[0], dem):
@@ -720,18 +726,24 @@ def figures(d, outdir, tables):
                 pf = x["profile"]
                 w = pf["window_cycles"]
                 ys = [b / w for b in pf["timeline"]["bits"]]
-                ax.plot([i * w / 1e6 for i in range(len(ys))], ys, label=c, lw=1.2, marker="." if len(ys) < 30 else None)
+                ax.plot([(i + .5) * w / 1e6 for i in range(len(ys))], ys, label=c, lw=1.2,
+                        marker="o" if len(ys) < 30 else None)   # at the window's middle
+                ax.set_xlim(0, len(ys) * w / 1e6)
             ax.set_title(f"{p}, N={nmax} (ran {d.ran_text(nmax, [p])})")
             ax.set_xlabel("cycles (millions)")
             ax.set_ylabel("bits/cycle per window")
-            ax.set_yscale("log")
+            ax.set_yscale("log", nonpositive="mask")   # a window without trace bits is a gap in its line
             ax.grid(alpha=.3)
         legend_below(fig, *axs[0][0].get_legend_handles_labels())
         w = next((d.get(p, nmax, c14)["profile"]["window_cycles"] for _, p in dem if d.get(p, nmax, c14)), 0)
         fig.suptitle(f"Fig. 14: bandwidth over time (one point per {w:,} cycles)")
         fig.tight_layout()
-        save(fig, "fig14_timeline", f"Fig. 14: bits per cycle over time, one point per {w:,} cycles, for the two "
-             f"programs with the highest {c14} bits per cycle at N={nmax}", "profile timeline of each recording")
+        save(fig, "fig14_timeline", f"Fig. 14: bits per cycle over time, one point per {w:,} cycles, " + (
+             f"for the {'two programs' if len(dem) > 1 else 'program'} with the highest {c14} bits per cycle at "
+             f"N={nmax} among those that ran at least 5 windows" if long_ else
+             f"for {dem[0][1]}, the longest program at N={nmax} (no program ran 5 windows: no curve to draw)")
+             + "; log scale, a gap in a line is a window without trace bits",
+             "profile timeline of each recording")
 
     # the chunk-size exploration
     ce = d.pick("ttr_e-large", "tr_e-large")
@@ -799,8 +811,10 @@ def figures(d, outdir, tables):
                 if pts:
                     ax.plot(*zip(*pts), marker="o", color=col)
                 zs = [pt for pt, y in zip(d.s.dl_ports, ys) if y == 0]
-                if zs:
-                    ax.plot(zs, [lo] * len(zs), marker="v", ls="", color=col, ms=9, clip_on=False)
+                if zs:   # side by side, not on top of each other
+                    k = [b2 for b2, _, _ in series].index(b)
+                    f = 2 ** (0.18 * (k - (len(series) - 1) / 2))
+                    ax.plot([z * f for z in zs], [lo] * len(zs), marker="v", ls="", color=col, ms=9, clip_on=False)
                 handles.setdefault(b, Line2D([], [], color=col, marker="o",
                                              label=f"buffer {b:,} bits" + ("" if pts else " (nothing lost)")))
         hs = list(handles.values()) + [Line2D([], [], color="k", marker="v", ls="", ms=9,
@@ -996,8 +1010,8 @@ def paper_summary(d):
     if not rows:
         return [f"\nThe paper ({paper.SHORT}): no quantity and N in common with this study."]
     ns = [n for n in d.ns if any(r["N"] == n for r in rows)]
-    out = [f"\nThe paper beside this study (table paper): {paper.SHORT}'s published totals (study/paper.py) and "
-           f"ours, all programs together; ratio = here / paper.",
+    out = ["\n" + wrap(f"The paper beside this study (table paper): {paper.SHORT}'s published totals "
+                       f"(study/paper.py) and ours, all programs together; ratio = here / paper.", 110),
            wrap(f"What differs: {paper.DIFFERS}.", 110, "  ")]
     short = {"bits per instruction": "bpi", "bits per cycle": "bpc", "outcome mispredicted,": "outcome mispr. %",
              "target mispredicted,": "target mispr. %", "IPC (all cores)": "IPC"}
