@@ -34,7 +34,7 @@ class Table:
 
     def __init__(self, name, title, columns, note=""):
         self.name, self.title, self.columns, self.note, self.rows = name, title, columns, note, []
-        self.header, self.merged, self.extra = None, {}, {}
+        self.header, self.merged, self.extra, self.fmts = None, {}, {}, {}   # fmts: column index -> formatter
 
     def add(self, *row):
         self.rows.append(list(row))
@@ -390,6 +390,7 @@ def paper_table(d):
               f"this study's, all programs together, at the N both have; what differs: {paper.DIFFERS}",
               ["quantity", "paper's source", "N", "threads ran", "configuration here", "measured here", "paper",
                "measured / paper"])
+    t.fmts = {6: lambda v: f"{v:g}", 7: lambda v: "" if v is None else f"{v:.2f}"}   # the paper's digits as printed
     for r in paper_compare(d):
         t.add(r["quantity"] + ("" if r["unit"] in ("x", "bpi", "bpc") else f" ({r['unit']})"), r["source"], r["N"],
               r["threads_ran"], r["config"], r["measured"], r["paper"], r["ratio"])
@@ -871,7 +872,8 @@ def html_table(t):
     h += [f"<th>{html.escape(c)}</th>" for c in (t.header or t.columns)] + ["</tr>"]
     for r in t.shown_rows():
         cls = ' class="total"' if "Total" in r[:2] else ""
-        h.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(fmt(v))}</td>" for v in r) + "</tr>")
+        h.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(t.fmts.get(i, fmt)(v))}</td>" for i, v in enumerate(r))
+                 + "</tr>")
     h.append("</table>")
     for g in t.extra.get("identical", []):
         h.append(f'<p class="note">{html.escape(g["label"])}: {html.escape(", ".join(g["configs"]))} gave identical '
