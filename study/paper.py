@@ -17,11 +17,12 @@ CITATION = ("A. K. Tewar, A. R. Myers, A. Milenkovic, \"mcfTRaptor: Toward unobt
 SHORT = "Tewar et al. 2015 (mcfTRaptor)"
 
 # What differs between the paper's measurements and this study's (003 sections 2 and 5)
-DIFFERS = ("the paper measured the 10 SPLASH-2 benchmarks (small inputs, IA32 ISA) in the cycle-accurate Multi2Sim "
-           "simulator (per core 8 KB L1 I and D caches, 2-cycle hit; shared L2 of N x 64 KB, 4 cycles; memory 200 "
-           "cycles; IPC about 0.45 per core at N = 1), each with N threads on N cores; this study measures other "
+DIFFERS = ("the paper measured the 10 SPLASH-2 benchmarks (small inputs, compiled for the 32-bit IA32 instruction "
+           "set) in the cycle-accurate Multi2Sim simulator (per core 8 KB level-1 instruction and data caches, "
+           "2-cycle hit; a shared level-2 cache of N x 64 KB, 4 cycles; memory 200 cycles; about 0.45 instructions "
+           "per cycle per core at N = 1), each with N threads on N cores; this study measures other "
            "programs (the study file's), x86-64 (64-bit targets and addresses), cycles from this project's timing "
-           "model, and the threads that actually ran (which may be fewer than N). Bits per instruction depend on "
+           "model, and the threads that actually ran (which may differ from N). Bits per instruction depend on "
            "the programs' branch behaviour; bits per cycle also on the timing model")
 
 NS = (1, 2, 4, 8)

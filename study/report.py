@@ -898,25 +898,29 @@ def git_version():
 # "Terms", the summary's first lines): (term, definition)
 GLOSSARY = (
     ("N", "the threads the program is asked for (each on its own core); 'ran' beside it: the threads that "
-          "actually executed instructions (Table 1; the Ti field's width follows them)"),
+          "actually executed instructions (Table 1; the width of the thread field Ti follows them)"),
     ("bpi", "bits per instruction: trace bits / instructions, all cores together"),
     ("bpc", "bits per cycle: trace bits / cycles of the timing model"),
     ("IPC", "instructions per cycle, all cores together"),
     ("Total", "all programs' bits / all programs' instructions (or cycles), as in the paper: not a mean of ratios"),
+    ("Ti, bCnt, iCnt, diffTA, diffCC", "the message fields: the thread, the branches since the thread's last "
+                                       "message, its instructions (exceptions), the target minus the previous "
+                                       "reported target, the cycles since the thread's last message"),
     ("NX_b", "the Nexus-like baseline: a message per taken conditional branch, indirect branch and exception; no "
              "predictors, so its bits do not depend on the preset"),
-    ("TR_b", "mcfTRaptor messages (only on mispredictions) with fixed chunks (bCnt 8 bits, |diffTA| 16, diffCC 8, "
-             "each chunk with a connect bit)"),
-    ("TR_e", "mcfTRaptor messages with variable chunks (i0, i1): a first chunk of i0 bits, then chunks of i1 bits"),
+    ("TR_b", "the mcfTRaptor trace module's messages (sent only when its predictors mispredict) with fixed chunks "
+             "(bCnt 8 bits, |diffTA| 16, diffCC 8, each chunk followed by a connect bit)"),
+    ("TR_e", "the mcfTRaptor messages (only on mispredictions) with variable chunks (i0, i1): a first chunk of "
+             "i0 bits, then chunks of i1 bits, each followed by a connect bit"),
     ("TR_a", "the adaptive encoding (docs/spec.md 4.9)"),
     ("t prefix", "the same with time stamps (a diffCC field in every message): tNX_b, tTR_b, tTR_e"),
-    ("-S, -M, -L", "the small, medium and large predictor presets (gshare + RAS + iBTB; docs/spec.md 3.3): "
-                   "TR_e-L = tr_e-large, tTR_e-L = ttr_e-large; tage-s/m/l: the TAGE-class presets"),
-    ("Ti, bCnt, iCnt, diffTA, diffCC", "the message fields: thread, branches since the last message, "
-                                       "instructions (exceptions), target minus the previous target, cycles "
-                                       "since the thread's last message"),
+    ("-S, -M, -L", "the small, medium and large predictor presets (a gshare outcome predictor, a return address "
+                   "stack and an indirect branch target buffer; docs/spec.md 3.3): TR_e-L = tr_e-large, "
+                   "tTR_e-L = ttr_e-large; tage-s/m/l: the presets with TAGE-class (tagged geometric history) "
+                   "predictors"),
     ("PT", "Intel Processor Trace of the same execution (tm pt, user-only), without timing packets"),
-    ("PT+mtc, PT+cyc", "PT with TSC and MTC timing packets; with TSC, MTC and CYC (cycle-accurate)"),
+    ("PT+mtc, PT+cyc", "PT with timing packets: time-stamp counter (TSC) and mini time counter (MTC) packets; "
+                       "the same and cycle-count (CYC) packets (cycle-accurate)"),
     ("CFiat, FA", "load-value tracing filtered by the cache's first-access (FA) flags"),
 )
 

@@ -215,7 +215,8 @@ s, h = (open(f).read() for f in sys.argv[1:])
 s = " ".join(s.split())
 h = re.sub(r"<[^>]+>", " ", h[h.index("<body>"):])   # the page's text: the terms come before the first paragraph
 for term, defn in (("NX_b", "NX_b ="), ("bpi", "bpi ="), ("bpc", "bpc ="), ("IPC", "IPC ="), ("TR_e", "TR_e ="),
-                   ("TR_e-L", "TR_e-L = tr_e-large"), ("tTR_e-L", "tTR_e-L = ttr_e-large"), ("PT+cyc", "PT+mtc, PT+cyc =")):
+                   ("TR_e-L", "TR_e-L = tr_e-large"), ("tTR_e-L", "tTR_e-L = ttr_e-large"), ("PT+cyc", "PT+mtc, PT+cyc ="),
+                   ("diffCC", "Ti, bCnt, iCnt, diffTA, diffCC ="), ("bCnt", "Ti, bCnt, iCnt, diffTA, diffCC =")):
     assert s.find(term) >= 0 and s.find(defn) == s.find(term) - defn.find(term), ("summary.txt", term)
     assert h.find("Terms") < h.find(term) < h.find(" programs; N = "), ("index.html", term)
 PY
