@@ -594,8 +594,9 @@ def figures(d, outdir, tables):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
-    plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 9,
-                         "ytick.labelsize": 9, "legend.fontsize": 9, "figure.titlesize": 12})
+    # sizes that stay readable at index.html's width (about 1,150 pixels for a 4-panel row)
+    plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "xtick.labelsize": 10,
+                         "ytick.labelsize": 10, "legend.fontsize": 10, "figure.titlesize": 13})
     fd = os.path.join(outdir, "figures")
     os.makedirs(fd, exist_ok=True)
     figs = []
@@ -608,7 +609,7 @@ def figures(d, outdir, tables):
         plt.close(fig)
         figs.append((name, caption, how))
 
-    def grid(n, w=3.6, h=3.0):
+    def grid(n, w=3.3, h=3.0):
         """A figure of N panels, at most 4 a row, with no empty axes (removed)."""
         cols = min(4, n)
         rows = (n + cols - 1) // cols
@@ -704,7 +705,7 @@ def figures(d, outdir, tables):
         save(fig, f"fig{num}_{unit}_{c}", f"Fig. {num}: {c}, bits per {'instruction' if unit == 'bpi' else 'cycle'} "
              f"stacked by field ({', '.join(FIELD_NAMES.get(f, 'sync/end') for f in fields)}) vs N; Total = all "
              f"programs' bits / all programs' {'instructions' if unit == 'bpi' else 'cycles'}"
-             + (f"; diamonds: the paper's Total ({psrc}, N = {', '.join(map(str, pn))}; other programs, ISA and "
+             + (f"; diamonds: the paper's Total ({psrc}, N = {', '.join(map(str, pn))}; other programs, instruction set and "
                 f"timing: table paper)" if pn else ""), "stats bits_by_field of each recording; study/paper.py")
 
     # Fig. 14: bandwidth over time, the two most demanding programs at the largest N
