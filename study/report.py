@@ -420,7 +420,8 @@ def pt_table(d):
                 ver = f"{ok} of {len(xs)}"
             else:
                 ver = "ok" if (d.pt[(p, n)]["stats"].get("verify") or {}).get("ok") else "no (no code: synthetic)"
-            t.add(p, n, d.ran_text(n, progs), aa["PT"]["insns"], aa["PT"]["cycles"], *[round(bpi(aa[f]), 5) for f in PT_FORMATS],
+            t.add(p, n, d.ran_text(n, progs), aa["PT"]["insns"], aa["PT"]["cycles"],
+                  *[round(bpi(aa[f]), 5) for f in PT_FORMATS],
                   *[round(bpc(aa[f]), 5) for f in PT_FORMATS],
                   *[round(v, 5) if v is not None else None for v in m.values()],
                   round(pt_bpi / m["tr_e-large"], 3) if m["tr_e-large"] else None,
@@ -705,8 +706,9 @@ def figures(d, outdir, tables):
         save(fig, f"fig{num}_{unit}_{c}", f"Fig. {num}: {c}, bits per {'instruction' if unit == 'bpi' else 'cycle'} "
              f"stacked by field ({', '.join(FIELD_NAMES.get(f, 'sync/end') for f in fields)}) vs N; Total = all "
              f"programs' bits / all programs' {'instructions' if unit == 'bpi' else 'cycles'}"
-             + (f"; diamonds: the paper's Total ({psrc}, N = {', '.join(map(str, pn))}; other programs, instruction set and "
-                f"timing: table paper)" if pn else ""), "stats bits_by_field of each recording; study/paper.py")
+             + (f"; diamonds: the paper's Total ({psrc}, N = {', '.join(map(str, pn))}; other programs, "
+                f"instruction set and timing: table paper)" if pn else ""),
+             "stats bits_by_field of each recording; study/paper.py")
 
     # Fig. 14: bandwidth over time, the two most demanding programs at the largest N
     c14 = d.pick("ttr_e-large", "tr_e-large")
