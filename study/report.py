@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 
+import paper
+
 FIELDS = ("ti", "cnt", "diffta", "diffcc")
 FIELD_NAMES = {"ti": "Ti", "cnt": "bCnt", "diffta": "diffTA", "diffcc": "diffCC"}
 # Intel PT as tm pt --timing-variants models it (docs/pt.md): without timing
@@ -24,14 +26,33 @@ def chunk_len(length, a, b):
 
 
 class Table:
+    """A table of the report. HEADER: the column names shown in index.html
+    (default COLUMNS, which the CSV and results.json keep); MERGED: configuration
+    -> the label of its group of identical rows (its first row is shown once
+    under that label in index.html and the summary, the others left out; the
+    CSV and results.json keep every row); EXTRA: more keys for results.json."""
+
     def __init__(self, name, title, columns, note=""):
         self.name, self.title, self.columns, self.note, self.rows = name, title, columns, note, []
+        self.header, self.merged, self.extra, self.fmts = None, {}, {}, {}   # fmts: column index -> formatter
 
     def add(self, *row):
         self.rows.append(list(row))
 
+    def shown_rows(self):
+        """The rows as index.html shows them: a group of identical configurations once, under its label."""
+        out, seen = [], set()
+        for r in self.rows:
+            g = self.merged.get(r[0])
+            if g is None:
+                out.append(r)
+            elif (g, r[1]) not in seen:
+                seen.add((g, r[1]))
+                out.append([g] + r[1:])
+        return out
+
     def as_json(self):
-        return {"title": self.title, "note": self.note, "columns": self.columns, "rows": self.rows}
+        return {"title": self.title, "note": self.note, "columns": self.columns, "rows": self.rows, **self.extra}
 
 
 def fmt(v):
@@ -61,6 +82,59 @@ class Data:
 
     def get(self, p, n, c):
         return self.r.get((p, n, c))
+
+    def ran(self, p, n):
+        """The threads that ran (executed instructions) in program P's recording at N
+        (every configuration of a recording saw the same execution), or None."""
+        x = next((x for c in self.cfgs if (x := self.get(p, n, c))), None)
+        return sum(1 for th in x["stats"]["threads"] if th["instructions"]) if x else None
+
+    def ran_all(self, n, progs=None):
+        """The threads that ran at N: {avg, min, max, programs: {program: threads}}."""
+        per = {p: t for p in progs or self.programs if (t := self.ran(p, n)) is not None}
+        v = list(per.values()) or [0]
+        return {"avg": round(sum(v) / len(v), 2), "min": min(v), "max": max(v), "programs": per}
+
+    def ran_text(self, n, progs=None):
+        """'4' when every program ran the same number of threads, else '3.7 avg, 1-4'."""
+        r = self.ran_all(n, progs)
+        return str(r["min"]) if r["min"] == r["max"] else f"{r['avg']:.1f} avg, {r['min']}-{r['max']}"
+
+    def n_label(self, n, progs=None):
+        """N with the threads that ran beside it: 'N=4 (ran 3.7 avg, 1-4)'."""
+        return f"N={n} (ran {self.ran_text(n, progs)})"
+
+    def identical(self):
+        """Groups of demand configurations that differ only in their preset and gave
+        identical results for every program and N (nx_b ignores the predictors):
+        configuration -> the group's label, e.g. 'nx_b (any preset: small, large)'.
+        Checked from the results (bits, bits by field, messages, cycles), not assumed."""
+        groups = {}
+        for c in self.cfgs.values():
+            if c["kind"] == "demand":
+                groups.setdefault((c["enc"], c["ts"], c["shared"]), []).append(c)
+
+        def key(x):
+            st = x["stats"]
+            return (st["total"]["bits"], st["total"]["instructions"], st["execution_cycles"],
+                    json.dumps(st["total"].get("bits_by_field"), sort_keys=True),
+                    json.dumps(st["total"].get("messages"), sort_keys=True))
+        out = {}
+        for (enc, ts, sh), cs in groups.items():
+            if len(cs) < 2:
+                continue
+            same = True
+            for p in self.programs:
+                for n in self.ns:
+                    xs = [self.get(p, n, c["name"]) for c in cs]
+                    if any(x is None for x in xs) or len({key(x) for x in xs}) != 1:
+                        same = False
+            if same:
+                lab = (f"{'t' if ts else ''}{enc} (any preset: {', '.join(c['preset'] for c in cs)})"
+                       f"{' shared' if sh else ''}")
+                for c in cs:
+                    out[c["name"]] = lab
+        return out
 
     def pick(self, *names):
         for nm in names:
@@ -142,7 +216,7 @@ def build_tables(d):
     tnx = d.pick("tnx_b-large", *[c for c in d.cfgs if c.startswith("tnx_b-")])
     if nx or tnx:
         t = Table("table2", "Table 2: the Nexus-like baseline NX_b and time-stamped tNX_b: bits per instruction and per cycle",
-                  ["program", "N", "NX_b bpi", "NX_b bpc", "tNX_b bpi", "tNX_b bpc", "losses"])
+                  ["program", "N", "threads ran", "NX_b bpi", "NX_b bpc", "tNX_b bpi", "tNX_b bpc", "losses"])
         for p in d.programs + ["Total"]:
             for n in d.ns:
                 row, lo = [], []
@@ -154,29 +228,21 @@ def build_tables(d):
                     row += [round(bpi(a), 4), round(bpc(a), 4)]
                     if a["dropped"]:
                         lo.append(f"{c}: {losses(a)}")
-                t.add(p, n, *row, "; ".join(lo) or "none")
+                t.add(p, n, d.ran_text(n, None if p == "Total" else [p]), *row, "; ".join(lo) or "none")
         T.append(t)
     # Table 4: misprediction rates per preset and N (all programs together)
     t = Table("table4", "Table 4: outcome and target misprediction rates (%) per preset and N, all programs together",
-              ["preset", "N", "outcome predictions", "outcome mispredicted %", "target predictions",
+              ["preset", "N", "threads ran", "outcome predictions", "outcome mispredicted %", "target predictions",
                "target mispredicted %"])
     for pr in s.presets:
-        c = d.pick(f"tr_e-{pr}", f"tr_b-{pr}", f"ttr_e-{pr}", f"ttr_b-{pr}")
-        if not c:
-            continue
         for n in d.ns:
-            op = om = tp = tmp = 0
-            for p in d.programs:
-                x = d.get(p, n, c)
-                if x:
-                    tt = x["stats"]["total"]
-                    op += tt["outcome_predictions"]
-                    om += tt["outcome_mispredictions"]
-                    tp += tt["target_predictions"]
-                    tmp += tt["target_mispredictions"]
-            t.add(pr, n, op, round(100 * om / max(1, op), 3), tp, round(100 * tmp / max(1, tp), 3))
+            m = mispred(d, pr, n)
+            if m:
+                op, om, tp, tmp = m
+                t.add(pr, n, d.ran_text(n), op, round(100 * om / max(1, op), 3), tp, round(100 * tmp / max(1, tp), 3))
     T.append(t)
     # Tables 5/6: bpi per encoding, preset, N; Total = aggregate bits / aggregate instructions
+    same = d.identical()
     for ts, name in ((False, "table5"), (True, "table6")):
         cs = [c for c in d.cfgs.values() if c["kind"] == "demand" and c["ts"] == ts]
         if not cs:
@@ -187,6 +253,13 @@ def build_tables(d):
                       f"bits per {'instruction' if unit == 'bpi' else 'cycle'} per configuration and N; Total = all "
                       f"programs' bits / all programs' {'instructions' if unit == 'bpi' else 'cycles'}",
                       ["configuration", "program"] + [f"N={n}" for n in d.ns] + ["losses"])
+            # the threads that ran beside N (index.html's header; results.json threads_ran), and
+            # the configurations the preset cannot change shown once (checked: identical results)
+            t.header = ["configuration", "program"] + [d.n_label(n) for n in d.ns] + ["losses"]
+            t.extra["threads_ran"] = {f"N={n}": d.ran_all(n) for n in d.ns}
+            t.merged = {c["name"]: same[c["name"]] for c in cs if c["name"] in same}
+            t.extra["identical"] = [{"label": g, "configs": [k for k, v in t.merged.items() if v == g]}
+                                    for g in dict.fromkeys(t.merged.values())]
             for c in cs:
                 for p in ["Total"] + d.programs:
                     row, lo = [], []
@@ -209,6 +282,9 @@ def build_tables(d):
             T.append(t)
     if d.pt:
         T.append(pt_table(d))
+    pp = paper_table(d)
+    if pp.rows:
+        T.append(pp)
     # the chunk-size exploration
     ce = d.pick("ttr_e-large", "tr_e-large")
     if ce:
@@ -223,13 +299,111 @@ def build_tables(d):
     return T
 
 
+def mispred(d, pr, n):
+    """Preset PR's outcome predictions and mispredictions, target predictions and
+    mispredictions at N, all programs together (of tr_e-PR, or the first of tr_b-PR,
+    ttr_e-PR, ttr_b-PR the study has), or None."""
+    c = d.pick(f"tr_e-{pr}", f"tr_b-{pr}", f"ttr_e-{pr}", f"ttr_b-{pr}")
+    if not c:
+        return None
+    op = om = tp = tmp = 0
+    for p in d.programs:
+        x = d.get(p, n, c)
+        if x:
+            tt = x["stats"]["total"]
+            op += tt["outcome_predictions"]
+            om += tt["outcome_mispredictions"]
+            tp += tt["target_predictions"]
+            tmp += tt["target_mispredictions"]
+    return op, om, tp, tmp
+
+
+def paper_compare(d):
+    """The paper's published totals (study/paper.py) beside this study's: one dict per
+    (quantity, N) that both have: quantity, unit, source, N, threads ran, the
+    configuration measured here, measured, paper, measured / paper."""
+    nxc = d.pick("nx_b-large", *[c for c in d.cfgs if c.startswith("nx_b-") and not c.endswith("-shared")])
+    tnxc = d.pick("tnx_b-large", *[c for c in d.cfgs if c.startswith("tnx_b-") and not c.endswith("-shared")])
+    here = {"nx_b": nxc, "tnx_b": tnxc}   # the paper's NX_b has no preset: any of ours (identical, Tables 5/6)
+    name = {"nx_b": "NX_b", "tnx_b": "tNX_b", "tr_b-large": "TR_b-L", "tr_e-large": "TR_e-L", "ttr_b-large": "tTR_b-L",
+            "ttr_e-large": "tTR_e-L", "tr_b-small": "TR_b-S", "tr_e-small": "TR_e-S"}
+    rows = []
+
+    def add(q, unit, src, n, cfg, m, pv):
+        if m is None or pv is None:
+            return
+        rows.append({"quantity": q, "unit": unit, "source": src, "N": n, "threads_ran": d.ran_text(n),
+                     "config": cfg, "measured": m, "paper": pv, "ratio": round(m / pv, 3) if pv else None})
+
+    ns = [n for n in d.ns if n in paper.NS]
+    for n in ns:
+        a = d.agg(n, d.pick(*d.cfgs))
+        add("IPC (all cores)", "instructions/cycle", "Table 1 Total", n, "timing model",
+            round(a["insns"] / a["cycles"], 4) if a["cycles"] else None, paper.TABLE1_TOTAL["ipc"][n])
+    for pr in ("small", "medium", "large"):
+        for n in ns:
+            m = mispred(d, pr, n)
+            if pr in d.s.presets and m:
+                op, om, tp, tmp = m
+                c = d.pick(f"tr_e-{pr}", f"tr_b-{pr}", f"ttr_e-{pr}", f"ttr_b-{pr}")
+                add(f"outcome mispredicted, {pr}", "%", "Table 4", n, c, round(100 * om / max(1, op), 3),
+                    paper.TABLE4[pr]["outcome"][n])
+                add(f"target mispredicted, {pr}", "%", "Table 4", n, c, round(100 * tmp / max(1, tp), 3),
+                    paper.TABLE4[pr]["target"][n])
+    for tab, src in ((paper.TABLE5_TOTAL, "Table 5 Total"), (paper.TABLE6_TOTAL, "Table 6 Total")):
+        for k, vals in tab.items():
+            c = here.get(k) or d.pick(k)
+            for n in ns:
+                add(f"{name[k]} bits per instruction", "bpi", src, n, c,
+                    round(bpi(d.agg(n, c)), 5) if c else None, vals[n])
+    # bits per cycle: NX_b and tNX_b from Table 2 (every N), TR_e-L and tTR_e-L from the totals of
+    # Figs. 11 and 13 that the text quotes (N = 1 and 8)
+    for k, vals, src in (("nx_b", paper.TABLE2_TOTAL["nx_b"]["bpc"], "Table 2 Total"),
+                         ("tr_e-large", paper.FIG11_TOTAL["tr_e-large"], "Fig. 11 (section 6.1 text)"),
+                         ("tnx_b", paper.TABLE2_TOTAL["tnx_b"]["bpc"], "Table 2 Total"),
+                         ("ttr_e-large", paper.FIG13_TOTAL["ttr_e-large"], "Fig. 13 (section 6.2 text)")):
+        c = here.get(k) or d.pick(k)
+        for n in ns:
+            if n in vals:
+                add(f"{name[k]} bits per cycle", "bpc", src, n, c, round(bpc(d.agg(n, c)), 5) if c else None, vals[n])
+    # NX_b / TR ratios: the text's where it states one, else from the Table 5 / 6 Totals
+    for a, b in (("nx_b", "tr_b-large"), ("nx_b", "tr_e-large"), ("tnx_b", "ttr_b-large"), ("tnx_b", "ttr_e-large"),
+                 ("nx_b", "tr_b-small"), ("nx_b", "tr_e-small")):
+        ca, cb = here.get(a), d.pick(b)
+        tab = paper.TABLE5_TOTAL if a == "nx_b" else paper.TABLE6_TOTAL
+        for n in ns:
+            txt = paper.TEXT_RATIOS.get((a, b), {}).get(n)
+            if txt is not None:
+                pv, src = txt, f"section 6.{1 if a == 'nx_b' else 2} text"
+            elif b in tab:
+                pv, src = round(tab[a][n] / tab[b][n], 2), f"{'Table 5' if a == 'nx_b' else 'Table 6'} Totals"
+            else:
+                continue
+            y = bpi(d.agg(n, cb)) if ca and cb else 0
+            add(f"{name[a]} / {name[b]}", "x", src, n, f"{ca} / {cb}" if ca and cb else None,
+                round(bpi(d.agg(n, ca)) / y, 3) if y else None, pv)
+    return rows
+
+
+def paper_table(d):
+    t = Table("paper", f"The paper beside this study: the published totals of {paper.SHORT} (study/paper.py) and "
+              f"this study's, all programs together, at the N both have; what differs: {paper.DIFFERS}",
+              ["quantity", "paper's source", "N", "threads ran", "configuration here", "measured here", "paper",
+               "measured / paper"])
+    t.fmts = {6: lambda v: f"{v:g}", 7: lambda v: "" if v is None else f"{v:.2f}"}   # the paper's digits as printed
+    for r in paper_compare(d):
+        t.add(r["quantity"] + ("" if r["unit"] in ("x", "bpi", "bpc") else f" ({r['unit']})"), r["source"], r["N"],
+              r["threads_ran"], r["config"], r["measured"], r["paper"], r["ratio"])
+    return t
+
+
 def pt_table(d):
     """Intel PT beside the trace module, per program and N (and Total)."""
     ref = {k: d.pick(k) for k in ("nx_b-large", "tr_e-large", "ttr_e-large")}
     t = Table("pt", "Intel PT (tm pt: user-only tracing of the same execution, docs/pt.md) beside the trace module: "
               "bits per instruction and per cycle without timing packets (PT), with TSC+MTC (PT+mtc) and with "
               "TSC+MTC+CYC (PT+cyc); Total = all programs' bits / all programs' instructions (cycles)",
-              ["program", "N", "instructions", "cycles"] + [f"{f} bpi" for f in PT_FORMATS] +
+              ["program", "N", "threads ran", "instructions", "cycles"] + [f"{f} bpi" for f in PT_FORMATS] +
               [f"{f} bpc" for f in PT_FORMATS] + ["NX_b-L bpi", "TR_e-L bpi", "tTR_e-L bpi", "PT / TR_e-L",
                                                    "PT+cyc / tTR_e-L", "verified by libipt"])
     for p in d.programs + ["Total"]:
@@ -246,7 +420,8 @@ def pt_table(d):
                 ver = f"{ok} of {len(xs)}"
             else:
                 ver = "ok" if (d.pt[(p, n)]["stats"].get("verify") or {}).get("ok") else "no (no code: synthetic)"
-            t.add(p, n, aa["PT"]["insns"], aa["PT"]["cycles"], *[round(bpi(aa[f]), 5) for f in PT_FORMATS],
+            t.add(p, n, d.ran_text(n, progs), aa["PT"]["insns"], aa["PT"]["cycles"],
+                  *[round(bpi(aa[f]), 5) for f in PT_FORMATS],
                   *[round(bpc(aa[f]), 5) for f in PT_FORMATS],
                   *[round(v, 5) if v is not None else None for v in m.values()],
                   round(pt_bpi / m["tr_e-large"], 3) if m["tr_e-large"] else None,
@@ -304,19 +479,28 @@ def default_chunks(d, c):
     return {"cnt": tuple(ch["bcnt"]), "diffta": tuple(ch["ta"]), "diffcc": tuple(ch["cc"])}
 
 
+def chunk_best(g):
+    """The grid G's smallest bits per instruction and its (i0, i1): (bpi, i0, i1)."""
+    return min((g[a][b], a + 1, b + 1) for a in range(len(g)) for b in range(len(g)))
+
+
 def chunk_table(d, c):
     n, grid = chunk_grid(d, c)
     dflt = default_chunks(d, c)
     t = Table("chunks", f"TR_e chunk sizes (i0, i1): each field's bits per instruction over all programs at N={n} "
               f"({c}; bCnt includes the iCnt and gap fields that share its chunks), computed from the "
-              f"field-length histograms (exact: a chunked field's bits depend only on its value's length)", ["field", "default (i0,i1)", "default bpi", "best (i0,i1)", "best bpi",
-                                        "change %"])
+              f"field-length histograms (exact: a chunked field's bits depend only on its value's length), "
+              f"(i0, i1) in 1..{d.s.chunk_max}; 'best on the edge': the best pair has i0 or i1 at 1 or "
+              f"{d.s.chunk_max} (at the maximum, a larger [chunks] max may do better)",
+              ["field", "default (i0,i1)", "default bpi", "best (i0,i1)", "best bpi", "change %", "best on the edge"])
     for f, g in grid.items():
         a0, b0 = dflt[f]
         cur = g[a0 - 1][b0 - 1] if a0 <= len(g) and b0 <= len(g) else None
-        best = min(((g[a][b], a + 1, b + 1) for a in range(len(g)) for b in range(len(g))))
+        best = chunk_best(g)
+        edge = [f"{k}={v}" for k, v in (("i0", best[1]), ("i1", best[2])) if v in (1, len(g))]
         t.add(FIELD_NAMES[f], f"({a0},{b0})", round(cur, 5) if cur is not None else None, f"({best[1]},{best[2]})",
-              round(best[0], 5), round(100 * (best[0] - cur) / cur, 2) if cur else None)
+              round(best[0], 5), round(100 * (best[0] - cur) / cur, 2) if cur else None,
+              f"WARNING: {', '.join(edge)} (range 1..{len(g)})" if edge else "no")
     return t
 
 
@@ -410,6 +594,10 @@ def figures(d, outdir, tables):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    # sizes that stay readable at index.html's width (about 1,150 pixels for a 4-panel row)
+    plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "xtick.labelsize": 10,
+                         "ytick.labelsize": 10, "legend.fontsize": 10, "figure.titlesize": 13})
     fd = os.path.join(outdir, "figures")
     os.makedirs(fd, exist_ok=True)
     figs = []
@@ -422,51 +610,81 @@ def figures(d, outdir, tables):
         plt.close(fig)
         figs.append((name, caption, how))
 
-    # Fig. 9: CDFs of bCnt and of |diffTA| and diffCC lengths
+    def grid(n, w=3.3, h=3.0):
+        """A figure of N panels, at most 4 a row, with no empty axes (removed)."""
+        cols = min(4, n)
+        rows = (n + cols - 1) // cols
+        fig, axs = plt.subplots(rows, cols, figsize=(w * cols, h * rows), squeeze=False)
+        flat = [a for r in axs for a in r]
+        for a in flat[n:]:
+            fig.delaxes(a)
+        return fig, flat[:n]
+
+    def legend_below(fig, handles, labels, ncol=None):
+        """The legend under the panels, outside the data (savefig's tight box keeps it)."""
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol or min(len(labels), 6),
+                   frameon=False)
+
+    # Fig. 9: CDFs of bCnt and of |diffTA| and diffCC lengths (only the fields the configuration has)
     c9 = d.pick("ttr_e-large", "tr_e-large")
     if c9:
-        fig, axs = plt.subplots(1, 3, figsize=(13, 3.6))
+        panels = (("bCnt (instructions between reported branches; 65 = more than 64)", "bcnt", range(1, 66)),
+                  ("|diffTA| length (bits)", "diffta", range(65)), ("diffCC length (bits)", "diffcc", range(65)))
+        curves = {k: [] for _, k, _ in panels}
         for p in d.programs:
             x = d.get(p, nmax, c9)
             if not x or not x.get("profile"):
                 continue
             pf = x["profile"]
-            for ax, h, xs in ((axs[0], pf["bcnt_value"][1:] + [pf["bcnt_value"][0]], range(1, 66)),
-                              (axs[1], [a + b for a, b in zip(pf["diffta_len"], pf.get("exc_diffta_len", [0] * 65))], range(65)),
-                              (axs[2], pf["diffcc_len"], range(65))):
+            hs = {"bcnt": pf["bcnt_value"][1:] + [pf["bcnt_value"][0]],
+                  "diffta": [a + b for a, b in zip(pf["diffta_len"], pf.get("exc_diffta_len", [0] * 65))],
+                  "diffcc": pf["diffcc_len"]}
+            for k, h in hs.items():
                 tot = sum(h)
-                if not tot:
-                    continue
-                acc, ys = 0, []
-                for k in h:
-                    acc += k
-                    ys.append(acc / tot)
-                ax.step(list(xs), ys, where="post", label=p)
-        for ax, t in zip(axs, ("bCnt (instructions between reported branches; 65 = more than 64)",
-                               "|diffTA| length (bits)", "diffCC length (bits)")):
-            ax.set_xlabel(t, fontsize=8)
-            ax.set_ylabel("CDF")
-            ax.grid(alpha=.3)
-        axs[0].set_xscale("log")
-        axs[0].legend(fontsize=7)
-        fig.suptitle(f"Fig. 9: distributions of the fields ({c9}, N={nmax})")
-        save(fig, "fig9_cdf", f"Fig. 9: CDFs of bCnt and of the lengths of |diffTA| and diffCC ({c9}, N={nmax}, "
-             f"per program)", "profile histograms (tm record --profile) of each program at the largest N")
+                if tot:
+                    acc, ys = 0, []
+                    for v in h:
+                        acc += v
+                        ys.append(acc / tot)
+                    curves[k].append((p, ys))
+        panels = [pp for pp in panels if curves[pp[1]]]
+        if panels:
+            fig, axs = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.6), squeeze=False)
+            for ax, (t, k, xs) in zip(axs[0], panels):
+                for p, ys in curves[k]:
+                    ax.step(list(xs), ys, where="post", label=p)
+                ax.set_xlabel(t)
+                ax.set_ylabel("CDF")
+                ax.set_ylim(0, 1.02)
+                ax.grid(alpha=.3)
+                if k == "bcnt":
+                    ax.set_xscale("log")
+                else:
+                    last = max(max((i for i, y in enumerate(ys) if y < 1), default=0) for _, ys in curves[k])
+                    ax.set_xlim(0, min(64, last + 2))
+            legend_below(fig, *axs[0][0].get_legend_handles_labels())
+            fig.suptitle(f"Fig. 9: distributions of the fields ({c9}, N={nmax})")
+            fig.tight_layout()
+            save(fig, "fig9_cdf", f"Fig. 9: CDFs of {', '.join(t.split(' (')[0] for t, _, _ in panels)} "
+                 f"({c9}, N={nmax}, per program)", "profile histograms (tm record --profile) of each program at the "
+                 "largest N")
 
-    # Figs. 10-13: bpi and bpc stacked by field vs N
+    # Figs. 10-13: bpi and bpc stacked by field vs N; on Total, the paper's Total where it gives one
     colors = {"ti": "#4c72b0", "cnt": "#dd8452", "diffta": "#55a868", "diffcc": "#c44e52", "sync": "#999999"}
+    pub = {10: (paper.TABLE5_TOTAL["tr_e-large"], "Table 5"), 11: (paper.FIG11_TOTAL["tr_e-large"], "Fig. 11"),
+           12: (paper.TABLE6_TOTAL["ttr_e-large"], "Table 6"), 13: (paper.FIG13_TOTAL["ttr_e-large"], "Fig. 13")}
     for num, c, unit in ((10, "tr_e-large", "bpi"), (11, "tr_e-large", "bpc"), (12, "ttr_e-large", "bpi"),
                          (13, "ttr_e-large", "bpc")):
         if c not in d.cfgs:
             continue
         panels = ["Total"] + d.programs
-        cols = min(4, len(panels))
-        rows = (len(panels) + cols - 1) // cols
-        fig, axs = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
-        for i, p in enumerate(panels):
-            ax = axs[i // cols][i % cols]
+        fig, axs = grid(len(panels))
+        fields = [f for f in FIELDS + ("sync",) if any(d.agg(n, c)["fields"][f] for n in d.ns)]
+        pv, psrc = pub[num]
+        pn = [n for n in d.ns if n in pv]
+        for ax, p in zip(axs, panels):
             bottom = [0.0] * len(d.ns)
-            for f in FIELDS + ("sync",):
+            for f in fields:
                 vals = []
                 for n in d.ns:
                     a = d.agg(n, c, None if p == "Total" else [p])
@@ -475,25 +693,35 @@ def figures(d, outdir, tables):
                 ax.bar([str(n) for n in d.ns], vals, bottom=bottom, color=colors[f],
                        label=FIELD_NAMES.get(f, "sync/end"))
                 bottom = [b + v for b, v in zip(bottom, vals)]
-            ax.set_title(p, fontsize=9)
-            ax.set_xlabel("N", fontsize=8)
-            ax.set_ylabel(unit, fontsize=8)
-            ax.tick_params(labelsize=7)
-        for j in range(len(panels), rows * cols):
-            axs[j // cols][j % cols].axis("off")
-        axs[0][0].legend(fontsize=6)
+            if p == "Total" and pn:
+                ax.plot([str(n) for n in pn], [pv[n] for n in pn], "kD", ms=7,
+                        label=f"the paper's Total ({psrc}: SPLASH-2, IA32, Multi2Sim)")
+            ax.set_title(p if p != "Total" else "Total (all programs)")
+            ax.set_xlabel("N (threads asked for)")
+            ax.set_ylabel(unit)
+        h, lab = axs[0].get_legend_handles_labels()
+        legend_below(fig, h, lab)
         fig.suptitle(f"Fig. {num}: {c} bits per {'instruction' if unit == 'bpi' else 'cycle'} by field vs N")
         fig.tight_layout()
         save(fig, f"fig{num}_{unit}_{c}", f"Fig. {num}: {c}, bits per {'instruction' if unit == 'bpi' else 'cycle'} "
-             f"stacked by field (Ti, bCnt, diffTA, diffCC, sync/end) vs N; Total = all programs' bits / all "
-             f"programs' {'instructions' if unit == 'bpi' else 'cycles'}", "stats bits_by_field of each recording")
+             f"stacked by field ({', '.join(FIELD_NAMES.get(f, 'sync/end') for f in fields)}) vs N; Total = all "
+             f"programs' bits / all programs' {'instructions' if unit == 'bpi' else 'cycles'}"
+             + (f"; diamonds: the paper's Total ({psrc}, N = {', '.join(map(str, pn))}; other programs, "
+                f"instruction set and timing: table paper)" if pn else ""),
+             "stats bits_by_field of each recording; study/paper.py")
 
     # Fig. 14: bandwidth over time, the two most demanding programs at the largest N
     c14 = d.pick("ttr_e-large", "tr_e-large")
     if c14:
-        dem = sorted(((bpc(d.agg(nmax, c14, [p])), p) for p in d.programs), reverse=True)[:2]
+        # the two most demanding programs that ran at least 5 windows (a curve), else the longest one
+        def windows(p):
+            x = d.get(p, nmax, c14)
+            return len(x["profile"]["timeline"]["bits"]) if x and x.get("profile") else 0
+        long_ = [p for p in d.programs if windows(p) >= 5]
+        dem = sorted(((bpc(d.agg(nmax, c14, [p])), p) for p in long_), reverse=True)[:2] or \
+            [(0, max(d.programs, key=windows))]
         lines = [c for c in ("tnx_b-large", c14) if c in d.cfgs]
-        fig, axs = plt.subplots(1, len(dem), figsize=(6 * len(dem), 3.4), squeeze=False)
+        fig, axs = plt.subplots(1, len(dem), figsize=(6 * len(dem), 3.6), squeeze=False)
         for ax, (_, p) in zip(axs[0], dem):
             for c in lines:
                 x = d.get(p, nmax, c)
@@ -502,63 +730,105 @@ def figures(d, outdir, tables):
                 pf = x["profile"]
                 w = pf["window_cycles"]
                 ys = [b / w for b in pf["timeline"]["bits"]]
-                ax.plot([i * w / 1e6 for i in range(len(ys))], ys, label=c, lw=1)
-            ax.set_title(f"{p}, N={nmax}", fontsize=9)
+                ax.plot([(i + .5) * w / 1e6 for i in range(len(ys))], ys, label=c, lw=1.2,
+                        marker="o" if len(ys) < 30 else None)   # at the window's middle
+                ax.set_xlim(0, len(ys) * w / 1e6)
+            ax.set_title(f"{p}, N={nmax} (ran {d.ran_text(nmax, [p])})")
             ax.set_xlabel("cycles (millions)")
             ax.set_ylabel("bits/cycle per window")
-            ax.set_yscale("log")
+            ax.set_yscale("log", nonpositive="mask")   # a window without trace bits is a gap in its line
             ax.grid(alpha=.3)
-            ax.legend(fontsize=7)
+        legend_below(fig, *axs[0][0].get_legend_handles_labels())
         w = next((d.get(p, nmax, c14)["profile"]["window_cycles"] for _, p in dem if d.get(p, nmax, c14)), 0)
         fig.suptitle(f"Fig. 14: bandwidth over time (one point per {w:,} cycles)")
         fig.tight_layout()
-        save(fig, "fig14_timeline", f"Fig. 14: bits per cycle over time, one point per {w:,} cycles, for the two "
-             f"programs with the highest {c14} bits per cycle at N={nmax}", "profile timeline of each recording")
+        save(fig, "fig14_timeline", f"Fig. 14: bits per cycle over time, one point per {w:,} cycles, " + (
+             f"for the {'two programs' if len(dem) > 1 else 'program'} with the highest {c14} bits per cycle at "
+             f"N={nmax} among those that ran at least 5 windows" if long_ else
+             f"for {dem[0][1]}, the longest program at N={nmax} (no program ran 5 windows: no curve to draw)")
+             + "; log scale, a gap in a line is a window without trace bits",
+             "profile timeline of each recording")
 
     # the chunk-size exploration
     ce = d.pick("ttr_e-large", "tr_e-large")
     if ce:
-        n, grid = chunk_grid(d, ce)
+        n, cg = chunk_grid(d, ce)
         dflt = default_chunks(d, ce)
-        if grid:
-            fig, axs = plt.subplots(1, len(grid), figsize=(4.3 * len(grid), 3.8), squeeze=False)
-            for ax, (f, g) in zip(axs[0], grid.items()):
+        if cg:
+            edges = chunk_edges(d)
+            fig, axs = plt.subplots(1, len(cg), figsize=(4.6 * len(cg), 4.4), squeeze=False)
+            for ax, (f, g) in zip(axs[0], cg.items()):
                 im = ax.imshow(g, origin="lower", cmap="viridis", extent=(0.5, len(g) + .5, 0.5, len(g) + .5))
                 a0, b0 = dflt[f]
-                ax.plot([b0], [a0], "wo", ms=8, mfc="none", label=f"default ({a0},{b0})")
-                best = min((g[a][b], a + 1, b + 1) for a in range(len(g)) for b in range(len(g)))
-                ax.plot([best[2]], [best[1]], "r+", ms=10, label=f"best ({best[1]},{best[2]})")
+                ax.plot([b0], [a0], "wo", ms=11, mfc="none", mew=2)
+                best = chunk_best(g)
+                ax.plot([best[2]], [best[1]], "r+", ms=14, mew=2.5)
+                ax.set_xticks(range(1, len(g) + 1))
+                ax.set_yticks(range(1, len(g) + 1))
                 ax.set_xlabel("i1 (further chunks)")
                 ax.set_ylabel("i0 (first chunk)")
-                ax.set_title(f"{FIELD_NAMES[f]} bits per instruction", fontsize=9)
-                ax.legend(fontsize=7)
-                fig.colorbar(im, ax=ax, fraction=.046)
-            fig.suptitle(f"TR_e chunk-size exploration ({ce}, N={n}, all programs)")
+                edge = any(e[0] == FIELD_NAMES[f] for e in edges)
+                ax.set_title(f"{FIELD_NAMES[f]} bpi: default ({a0},{b0}), best ({best[1]},{best[2]})"
+                             + ("\nbest ON THE EDGE of the range" if edge else ""), color="#a00" if edge else "black",
+                             fontsize=10)
+                fig.colorbar(im, ax=ax, fraction=.046, label="bits per instruction")
+            legend_below(fig, [Line2D([], [], color="k", marker="o", mfc="none", ls="", ms=9, mew=2),
+                               Line2D([], [], color="r", marker="+", ls="", ms=11, mew=2.5)],
+                         ["default (i0, i1)", "best (i0, i1) of the range"])
+            fig.suptitle(f"TR_e chunk-size exploration ({ce}, N={n}, all programs; (i0, i1) in 1..{d.s.chunk_max})")
             fig.tight_layout()
-            save(fig, "chunks", f"TR_e chunk sizes: each field's bits per instruction over (i0, i1), computed from "
-                 f"the field-length histograms ({ce}, N={n}); circle: the default, cross: the best",
-                 "profile histograms bcnt_len, diffta_len, diffcc_len")
+            ew = edge_warning(edges)
+            save(fig, "chunks", f"TR_e chunk sizes: each field's bits per instruction over (i0, i1) in "
+                 f"1..{d.s.chunk_max}, computed from the field-length histograms ({ce}, N={n}); circle: the default, "
+                 f"cross: the best" + (f". {ew}" if ew else ""), "profile histograms bcnt_len, diffta_len, diffcc_len")
 
-    # loss curves
+    # loss curves: % of instructions in overflow gaps, log scale; a port from which a buffer loses
+    # nothing is a triangle on the bottom edge, a buffer that loses nothing at any port is said so
     if d.s.dl_configs:
-        fig, axs = plt.subplots(1, len(d.s.dl_configs), figsize=(5 * len(d.s.dl_configs), 3.5), squeeze=False)
+        fig, axs = plt.subplots(1, len(d.s.dl_configs), figsize=(5.6 * len(d.s.dl_configs), 4.0), squeeze=False)
+        handles = {}
         for ax, dc in zip(axs[0], d.s.dl_configs):
-            for b in d.s.dl_buffers:
-                ys = []
-                for pt in d.s.dl_ports:
-                    a = d.agg(nmax, f"{dc}@p{pt}b{b}")
-                    ys.append(100 * a["lost"] / max(1, a["insns"]))
-                ax.plot(d.s.dl_ports, ys, marker="o", label=f"buffer {b:,} bits")
+            series = []
+            for k, b in enumerate(d.s.dl_buffers):
+                ys = [100 * (a := d.agg(nmax, f"{dc}@p{pt}b{b}"))["lost"] / max(1, a["insns"]) for pt in d.s.dl_ports]
+                series.append((b, ys, f"C{k}"))
+            nz = [y for _, ys, _ in series for y in ys if y > 0]
             ax.set_xscale("log", base=2)
+            ax.set_xticks(d.s.dl_ports, [str(p) for p in d.s.dl_ports])
+            ax.set_xlim(min(d.s.dl_ports) / 1.4, max(d.s.dl_ports) * 1.4)
             ax.set_xlabel("port width (bits/cycle)")
-            ax.set_ylabel("% instructions in overflow gaps")
-            ax.set_title(f"{dc}, N={nmax}", fontsize=9)
+            ax.set_title(f"{dc}, N={nmax}")
             ax.grid(alpha=.3)
-            ax.legend(fontsize=7)
+            if not nz:
+                ax.set_yticks([])
+                ax.text(0.5, 0.5, "nothing lost at any port width\nand buffer size of the study",
+                        transform=ax.transAxes, ha="center", va="center")
+                for b, _, col in series:
+                    handles.setdefault(b, Line2D([], [], color=col, marker="o", label=f"buffer {b:,} bits"))
+                continue
+            lo, hi = min(nz) / 3, min(100.0, max(nz)) * 3
+            ax.set_yscale("log")
+            ax.set_ylim(lo, hi)
+            ax.set_ylabel("% instructions in overflow gaps")
+            for b, ys, col in series:
+                pts = [(pt, y) for pt, y in zip(d.s.dl_ports, ys) if y > 0]
+                if pts:
+                    ax.plot(*zip(*pts), marker="o", color=col)
+                zs = [pt for pt, y in zip(d.s.dl_ports, ys) if y == 0]
+                if zs:   # side by side, not on top of each other
+                    k = [b2 for b2, _, _ in series].index(b)
+                    f = 2 ** (0.18 * (k - (len(series) - 1) / 2))
+                    ax.plot([z * f for z in zs], [lo] * len(zs), marker="v", ls="", color=col, ms=9, clip_on=False)
+                handles.setdefault(b, Line2D([], [], color=col, marker="o",
+                                             label=f"buffer {b:,} bits" + ("" if pts else " (nothing lost)")))
+        hs = list(handles.values()) + [Line2D([], [], color="k", marker="v", ls="", ms=9,
+                                              label="this port loses nothing (0 %)")]
+        legend_below(fig, hs, [h.get_label() for h in hs])
         fig.suptitle("Delivery: what a port and buffer lose")
         fig.tight_layout()
         save(fig, "loss_curve", f"Loss curves at N={nmax}: % of instructions in overflow gaps per port width and "
-             f"buffer size (all programs together)", "stats buffer and lost_instructions of the delivery configurations")
+             f"buffer size (all programs together; log scale, a triangle on the bottom edge: nothing lost at that "
+             f"port)", "stats buffer and lost_instructions of the delivery configurations")
 
     # Intel PT against NX_b, TR_e and time-stamped TR_e (large predictors), per program
     if d.pt:
@@ -567,27 +837,20 @@ def figures(d, outdir, tables):
             ("ttr_e-large", "tTR_e-L (time stamps)", "#55a868"), ("PT+cyc", "PT+cyc (TSC+MTC+CYC)", "#c44e52"))
             if c in d.cfgs or c in PT_FORMATS]
         panels = ["Total"] + d.programs
-        cols = min(4, len(panels))
-        rows = (len(panels) + cols - 1) // cols
-        fig, axs = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
+        fig, axs = grid(len(panels))
         w = 0.8 / len(bars)
-        for i, p in enumerate(panels):
-            ax = axs[i // cols][i % cols]
+        for ax, p in zip(axs, panels):
             progs = None if p == "Total" else [p]
             for k, (c, lab, col) in enumerate(bars):
                 ys = [bpi(d.pt_agg(n, c, progs) if c in PT_FORMATS else d.agg(n, c, progs)) for n in d.ns]
                 ax.bar([j + (k - (len(bars) - 1) / 2) * w for j in range(len(d.ns))], ys, w, color=col, label=lab)
             ax.set_xticks(range(len(d.ns)), [str(n) for n in d.ns])
-            ax.set_title(p, fontsize=9)
-            ax.set_xlabel("N", fontsize=8)
-            ax.set_ylabel("bpi", fontsize=8)
-            ax.tick_params(labelsize=7)
-        for j in range(len(panels), rows * cols):
-            axs[j // cols][j % cols].axis("off")
+            ax.set_title(p if p != "Total" else "Total (all programs)")
+            ax.set_xlabel("N (threads asked for)")
+            ax.set_ylabel("bpi")
         fig.suptitle("Intel PT against the trace module: bits per instruction vs N")
         fig.tight_layout()
-        h, lab = axs[0][0].get_legend_handles_labels()
-        fig.legend(h, lab, loc="upper center", bbox_to_anchor=(0.5, 0), ncol=len(bars), fontsize=8)
+        legend_below(fig, *axs[0].get_legend_handles_labels())
         save(fig, "pt_bpi", "Intel PT against the trace module: bits per instruction vs N of NX_b-L, TR_e-L, "
              "tTR_e-L (time stamps), PT (user-only, no timing packets) and PT+cyc (TSC+MTC+CYC, cycle-accurate); "
              "Total = all programs' bits / all programs' instructions",
@@ -609,11 +872,19 @@ def write_csv(path, t):
 def html_table(t):
     h = [f'<h3 id="{t.name}">{html.escape(t.title)}</h3>',
          f'<p class="src">CSV: <a href="tables/{t.name}.csv">tables/{t.name}.csv</a></p>', "<table><tr>"]
-    h += [f"<th>{html.escape(c)}</th>" for c in t.columns] + ["</tr>"]
-    for r in t.rows:
+    h += [f"<th>{html.escape(c)}</th>" for c in (t.header or t.columns)] + ["</tr>"]
+    for r in t.shown_rows():
         cls = ' class="total"' if "Total" in r[:2] else ""
-        h.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(fmt(v))}</td>" for v in r) + "</tr>")
+        h.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(t.fmts.get(i, fmt)(v))}</td>" for i, v in enumerate(r))
+                 + "</tr>")
     h.append("</table>")
+    for g in t.extra.get("identical", []):
+        h.append(f'<p class="note">{html.escape(g["label"])}: {html.escape(", ".join(g["configs"]))} gave identical '
+                 f"results for every program and N (checked from the results: bits, bits by field, messages, cycles), "
+                 f"so they are shown once; the CSV and results.json keep each configuration's rows.</p>")
+    if t.name in ("table5", "table6", "table5_bpc", "table6_bpc"):
+        h.append('<p class="note">N=n (ran k): the threads that ran, the same for every program, or their average '
+                 "and range over the programs (per program: Table 1).</p>")
     return "\n".join(h)
 
 
@@ -626,8 +897,78 @@ def git_version():
         return None
 
 
+# Every abbreviation of the report, defined before its first use (index.html's
+# "Terms", the summary's first lines): (term, definition)
+GLOSSARY = (
+    ("N", "the threads the program is asked for (each on its own core); 'ran' beside it: the threads that "
+          "actually executed instructions (Table 1; the width of the thread field Ti follows them)"),
+    ("bpi", "bits per instruction: trace bits / instructions, all cores together"),
+    ("bpc", "bits per cycle: trace bits / cycles of the timing model"),
+    ("IPC", "instructions per cycle, all cores together"),
+    ("Total", "all programs' bits / all programs' instructions (or cycles), as in the paper: not a mean of ratios"),
+    ("Ti, bCnt, iCnt, diffTA, diffCC", "the message fields: the thread, the branches since the thread's last "
+                                       "message, its instructions (exceptions), the target minus the previous "
+                                       "reported target, the cycles since the thread's last message"),
+    ("NX_b", "the Nexus-like baseline: a message per taken conditional branch, indirect branch and exception; no "
+             "predictors, so its bits do not depend on the preset"),
+    ("TR_b", "the mcfTRaptor trace module's messages (sent only when its predictors mispredict) with fixed chunks "
+             "(bCnt 8 bits, |diffTA| 16, diffCC 8, each chunk followed by a connect bit)"),
+    ("TR_e", "the mcfTRaptor messages (only on mispredictions) with variable chunks (i0, i1): a first chunk of "
+             "i0 bits, then chunks of i1 bits, each followed by a connect bit"),
+    ("TR_a", "the adaptive encoding (docs/spec.md 4.9)"),
+    ("t prefix", "the same with time stamps (a diffCC field in every message): tNX_b, tTR_b, tTR_e"),
+    ("-S, -M, -L", "the small, medium and large predictor presets (a gshare outcome predictor, a return address "
+                   "stack and an indirect branch target buffer; docs/spec.md 3.3): TR_e-L = tr_e-large, "
+                   "tTR_e-L = ttr_e-large; tage-s/m/l: the presets with TAGE-class (tagged geometric history) "
+                   "predictors"),
+    ("PT", "Intel Processor Trace of the same execution (tm pt, user-only), without timing packets"),
+    ("PT+mtc, PT+cyc", "PT with timing packets: time-stamp counter (TSC) and mini time counter (MTC) packets; "
+                       "the same and cycle-count (CYC) packets (cycle-accurate)"),
+    ("CFiat, FA", "load-value tracing filtered by the cache's first-access (FA) flags"),
+)
+
+
+def glossary_text(body=None):
+    """The terms (those BODY uses, if given) as one line to wrap."""
+    def used(k):
+        words = {"t prefix": ["tNX_b", "tTR_", "ttr_", "tnx_"], "-S, -M, -L": ["-S", "-M", "-L", "-small", "-large",
+                                                                              "-medium", "tage-"],
+                 "N": ["N="], "Total": ["Total"]}.get(k, [w.strip() for w in k.split(",")])
+        return any(w in body or w.lower() in body for w in words)
+    return "Terms: " + "; ".join(f"{k} = {v}" for k, v in GLOSSARY if body is None or used(k)) + "."
+
+
+def wrap(text, width=110, indent=""):
+    import textwrap
+    return textwrap.fill(text, width, subsequent_indent=indent, break_on_hyphens=False)
+
+
+def chunk_edges(d):
+    """The chunk-size exploration's fields whose best (i0, i1) lies on the edge of 1..max:
+    [(field name, (i0, i1), max)]."""
+    c = d.pick("ttr_e-large", "tr_e-large")
+    if not c:
+        return []
+    _, grid = chunk_grid(d, c)
+    out = []
+    for f, g in grid.items():
+        _, a, b = chunk_best(g)
+        if {a, b} & {1, len(g)}:
+            out.append((FIELD_NAMES[f], (a, b), len(g)))
+    return out
+
+
+def edge_warning(edges):
+    if not edges:
+        return ""
+    return ("WARNING: the best (i0, i1) lies on the edge of the explored range for " +
+            ", ".join(f"{f} ({a},{b}) of 1..{m}" for f, (a, b), m in edges) +
+            ": at max a larger [chunks] max may do better (at 1 the chunk cannot be smaller)")
+
+
 def summary(d, tables):
-    """The text summary: Table 5's totals, the NX_b / TR_e-L and PT / TR_e-L ratios."""
+    """The text summary: the terms; Tables 5 and 6's totals with the threads that ran;
+    the NX_b / TR_e-L and PT / TR_e-L ratios; the paper's totals beside ours."""
     out = []
     byname = {t.name: t for t in tables}
     for nm in ("table5", "table6"):
@@ -635,10 +976,16 @@ def summary(d, tables):
         if not t:
             continue
         out.append(f"\n{t.title}\n")
-        out.append(f"{'':16}" + "".join(f"{c:>10}" for c in t.columns[2:-1]) + "  losses")
-        for r in t.rows:
+        w = max(10, *(len(h) + 2 for h in t.header[2:-1]))
+        lab = max([16] + [len(r[0]) + 1 for r in t.shown_rows() if r[1] == "Total"])
+        out.append(f"{'':{lab}}" + "".join(f"{c:>{w}}" for c in t.header[2:-1]) + "  losses")
+        for r in t.shown_rows():
             if r[1] == "Total":
-                out.append(f"{r[0]:16}" + "".join(f"{fmt(v):>10}" for v in r[2:-1]) + f"  {r[-1]}")
+                out.append(f"{r[0]:{lab}}" + "".join(f"{fmt(v):>{w}}" for v in r[2:-1]) + f"  {r[-1]}")
+        for g in t.extra.get("identical", []):
+            out.append(wrap(f"  {g['label']}: {', '.join(g['configs'])} gave identical results for every program "
+                            f"and N (the preset changes only the predictors, which {g['label'].split()[0]} does not "
+                            f"use); shown once", 110, "    "))
     for a, b in (("nx_b-large", "tr_e-large"), ("tnx_b-large", "ttr_e-large")):
         if a in d.cfgs and b in d.cfgs:
             rs = []
@@ -658,7 +1005,61 @@ def summary(d, tables):
                        + ", ".join(rs))
     if d.pt_skipped:
         out.append(f"\nIntel PT (tm pt): not computed: {d.pt_skipped}")
-    return "\n".join(out) + "\n"
+    out += paper_summary(d)
+    ew = edge_warning(chunk_edges(d))
+    if ew:
+        out.append("\n" + wrap("Chunk-size exploration (table chunks): " + ew, 110, "  "))
+    body = "\n".join(out) + "\n"
+    return wrap(glossary_text(body)) + "\n" + body
+
+
+def paper_summary(d):
+    """The paper's totals beside ours, one line per quantity: per N, here, paper and here / paper."""
+    rows = paper_compare(d)
+    if not rows:
+        return [f"\nThe paper ({paper.SHORT}): no quantity and N in common with this study."]
+    ns = [n for n in d.ns if any(r["N"] == n for r in rows)]
+    out = ["\n" + wrap(f"The paper beside this study (table paper): {paper.SHORT}'s published totals "
+                       f"(study/paper.py) and ours, all programs together; ratio = here / paper.", 110),
+           wrap(f"What differs: {paper.DIFFERS}.", 110, "  ")]
+    short = {"bits per instruction": "bpi", "bits per cycle": "bpc", "outcome mispredicted,": "outcome mispr. %",
+             "target mispredicted,": "target mispr. %", "IPC (all cores)": "IPC"}
+
+    def label(qq):
+        for k, v in short.items():
+            qq = qq.replace(k, v)
+        return qq
+    q = list(dict.fromkeys(r["quantity"] for r in rows))
+    srcs = {qq: list(dict.fromkeys(r["source"] for r in rows if r["quantity"] == qq)) for qq in q}
+    lw = max(len(label(qq)) for qq in q) + 1
+    cw = 23
+    out.append("")
+    out.append(f"{'':{lw}}" + "".join(f"{d.n_label(n):>{cw}}" for n in ns) + "  paper's source")
+    out.append(f"{'':{lw}}" + "".join(f"{'here':>9}{'paper':>7}{'ratio':>7}" for _ in ns))
+    by = {(r["quantity"], r["N"]): r for r in rows}
+    for qq in q:
+        cells = []
+        for n in ns:
+            r = by.get((qq, n))
+            cells.append(f"{fmt3(r['measured']):>9}{fmt3(r['paper']):>7}{r['ratio']:>7.2f}" if r and r["ratio"]
+                         is not None else f"{'-':>9}{'-':>7}{'-':>7}")
+        out.append(f"{label(qq):{lw}}" + "".join(cells) + f"  {'; '.join(srcs[qq])}")
+    return out
+
+
+def fmt3(v):
+    """A measured or published number in 7 characters."""
+    if v is None:
+        return "-"
+    if v == 0:
+        return "0"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    if abs(v) >= 1:
+        return f"{v:.2f}"
+    return f"{v:.4f}".rstrip("0") if abs(v) >= 0.001 else f"{v:.1e}"
 
 
 def pt_doc(pt):
@@ -673,6 +1074,13 @@ def pt_doc(pt):
                             "rows": [{k: r[k] for k in ("format", "bits", "bpi", "bpc")}
                                      for r in x["stats"]["compare"]]}
                            for x in pt.get("results", [])]}
+
+
+def paper_doc(d):
+    """results.json's "paper": the published numbers (study/paper.py) and, for each quantity and N
+    this study has too, the measured total and measured / paper."""
+    return {"source": paper.CITATION, "differs": paper.DIFFERS, "published": paper.as_json(),
+            "comparison": paper_compare(d)}
 
 
 def write(outdir, study, results, version, run, pt=None):
@@ -698,7 +1106,9 @@ def write(outdir, study, results, version, run, pt=None):
                            "instructions": x["stats"]["total"]["instructions"],
                            "execution_cycles": x["stats"]["execution_cycles"], "lossless": x["stats"]["lossless"]}
                           for x in results],
-           "pt": pt_doc(pt)}
+           "pt": pt_doc(pt),
+           "threads_ran": {f"N={n}": d.ran_all(n) for n in d.ns},
+           "paper": paper_doc(d)}
     with open(os.path.join(outdir, "results.json.tmp"), "w") as f:
         json.dump(doc, f, indent=1)
     os.replace(os.path.join(outdir, "results.json.tmp"), os.path.join(outdir, "results.json"))
@@ -714,8 +1124,12 @@ def write(outdir, study, results, version, run, pt=None):
          "table{border-collapse:collapse;font-size:12px;margin-bottom:1em}td,th{border:1px solid #ccc;"
          "padding:2px 6px;text-align:right}th{background:#eee}tr.total{font-weight:bold;background:#f6f6ff}"
          "img.figure{max-width:100%;border:1px solid #ddd;margin:.5em 0}pre{background:#f4f4f4;padding:.5em;"
-         "font-size:11px;overflow-x:auto}.src{font-size:11px;color:#666}</style></head><body>",
+         "font-size:11px;overflow-x:auto}.src{font-size:11px;color:#666}.note{font-size:12px;color:#444}"
+         "dl.terms{font-size:13px;display:grid;grid-template-columns:max-content auto;gap:2px 1em}"
+         "dl.terms dt{font-weight:bold}dl.terms dd{margin:0}.warn{color:#a00;font-weight:bold}</style></head><body>",
          f"<h1>tm study: {html.escape(study.name)}{' (--quick)' if run['quick'] else ''}</h1>",
+         '<h2 id="terms">Terms</h2><dl class="terms">' + "".join(
+             f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in GLOSSARY) + "</dl>",
          f"<p>{len(d.programs)} programs; N = {', '.join(map(str, d.ns))}; {len(study.configs)} configurations; "
          f"{len(results)} results; every recording verified by replay ({html.escape(study.verify)}). "
          + (f"Intel PT (the rows PT, PT+mtc, PT+cyc of Tables 5 and 6, and the table pt; docs/pt.md): user-only "
@@ -729,6 +1143,9 @@ def write(outdir, study, results, version, run, pt=None):
          f"<p>Tool: tm {html.escape(gv or '?')} (build-id {html.escape(version['tm'])}; Valgrind tool "
          f"{html.escape(str(version['valgrind_tool']))}). Everything here is also in "
          f'<a href="results.json">results.json</a> and <a href="tables/">tables/*.csv</a>.</p>',
+         f"<p>Beside the published numbers: the table <a href=\"#paper\">paper</a> puts the totals of "
+         f"{html.escape(paper.CITATION)} (Tables 1, 2, 4, 5, 6 and Figs. 11 and 13) beside this study's. What "
+         f"differs: {html.escape(paper.DIFFERS)}.</p>",
          "<h2>Summary</h2><pre>" + html.escape(text) + "</pre>", "<h2>Tables</h2>"]
     H += [html_table(t) for t in tables]
     H.append("<h2>Figures</h2>")

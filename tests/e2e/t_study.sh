@@ -149,6 +149,95 @@ delta = sum(g[f][a - 1][b - 1] - g[f][dflt[f][0] - 1][dflt[f][1] - 1]
             for f, (a, b) in (("cnt", (4, 2)), ("diffta", (2, 5)), ("diffcc", (5, 3))))
 assert abs(delta * ins - (b1 - b0)) < 0.5, (delta * ins, b1 - b0)
 PY
+# the paper beside the numbers: results.json's "paper" holds study/paper.py's published numbers, and
+# each comparison's measured total and ratio are computed from the recordings
+python3 - "$TMP/whole" "$ROOT/study" <<'PY' && ok "results.json paper: the published totals, and measured / paper from the recordings" || fail "results.json paper section"
+import json, sys
+d, sd = sys.argv[1:]
+sys.path.insert(0, sd)
+import paper
+R = json.load(open(f"{d}/results.json"))
+P = R["paper"]
+assert P["source"] == paper.CITATION and P["differs"] == paper.DIFFERS, P["source"]
+assert P["published"] == json.loads(json.dumps(paper.as_json())), "published numbers differ from study/paper.py"
+assert P["published"]["table5_total"]["tr_e-large"]["8"] == 0.045 and P["published"]["table4"]["large"]["outcome"]["1"] == 5.27
+rec = {(x["program"], x["N"], x["config"]): x for x in R["recordings"]}
+def tot(n, c, per="instructions"):
+    xs = [rec[(p, n, c)] for p in R["programs"]]
+    return sum(x["bits"] for x in xs) / sum(x[per] for x in xs)
+C = {(r["quantity"], r["N"]): r for r in P["comparison"]}
+want = {"NX_b bits per instruction": ("nx_b-large", paper.TABLE5_TOTAL["nx_b"], "instructions"),
+        "TR_e-L bits per instruction": ("tr_e-large", paper.TABLE5_TOTAL["tr_e-large"], "instructions"),
+        "tNX_b bits per instruction": ("tnx_b-large", paper.TABLE6_TOTAL["tnx_b"], "instructions"),
+        "tTR_e-L bits per instruction": ("ttr_e-large", paper.TABLE6_TOTAL["ttr_e-large"], "instructions"),
+        "NX_b bits per cycle": ("nx_b-large", paper.TABLE2_TOTAL["nx_b"]["bpc"], "execution_cycles"),
+        "TR_e-L bits per cycle": ("tr_e-large", paper.FIG11_TOTAL["tr_e-large"], "execution_cycles")}
+for q, (c, pub, per) in want.items():
+    for n in R["N"]:
+        if n not in pub:
+            assert (q, n) not in C, (q, n)
+            continue
+        r = C[(q, n)]
+        m = tot(n, c, per)
+        assert r["config"] == c and r["paper"] == pub[n] and abs(r["measured"] - m) < 1e-4, (r, m)
+        assert abs(r["ratio"] - r["measured"] / r["paper"]) < 2e-3, r
+for n in R["N"]:   # the ratio NX_b / TR_e-L, measured and from Table 5's Totals
+    r = C[("NX_b / TR_e-L", n)]
+    assert abs(r["measured"] - tot(n, "nx_b-large") / tot(n, "tr_e-large")) < 2e-3, r
+    assert r["paper"] == round(paper.TABLE5_TOTAL["nx_b"][n] / paper.TABLE5_TOTAL["tr_e-large"][n], 2), r
+    assert C[("tNX_b / tTR_e-L", 1)]["paper"] == 16.3   # the ratio the text states (section 6.2)
+    r = C[("outcome mispredicted, large", n)]   # Table 4 against the model's predictors (tr_e-large)
+    xs = [rec[(p, n, "tr_e-large")] for p in R["programs"]]
+    assert r["paper"] == paper.TABLE4["large"]["outcome"][n], r
+assert not [r for r in P["comparison"] if r["N"] not in paper.NS or "medium" in r["quantity"] or "TR_b" in r["quantity"]]
+assert [c for c in R["tables"]["paper"]["columns"]][-3:] == ["measured here", "paper", "measured / paper"]
+# the threads that ran beside N; the nx_b rows shown once (they are identical) and kept in the table
+for t in ("table5", "table6", "table5_bpc", "table6_bpc"):
+    assert R["tables"][t]["threads_ran"]["N=4"] == {"avg": 4.0, "min": 4, "max": 4, "programs": {"g1": 4, "g2": 4, "g3": 4}}
+ident = R["tables"]["table5"]["identical"]
+assert ident == [{"label": "nx_b (any preset: small, large)", "configs": ["nx_b-small", "nx_b-large"]}], ident
+rows = {(r[0], r[1]): r[2:] for r in R["tables"]["table5"]["rows"]}
+assert rows[("nx_b-small", "g2")] == rows[("nx_b-large", "g2")] and rows[("tr_e-small", "g2")] != rows[("tr_e-large", "g2")]
+assert R["tables"]["table4"]["columns"][:3] == ["preset", "N", "threads ran"]
+PY
+s=$TMP/whole/summary.txt
+h=$TMP/whole/index.html
+grep -q "^The paper beside this study" "$s" && grep -q '^What differs: the paper measured the 10 SPLASH-2' "$s" \
+    && grep -qE '^NX_b bpi +0\.[0-9]+ +0\.789 +[0-9.]+ +0\.[0-9]+ +0\.858 ' "$s" \
+    && grep -qE '^TR_e-L bpi +0\.[0-9]+ +0\.033 ' "$s" && grep -qE '^outcome mispr\. % large +[0-9.]+ +5\.27 ' "$s" \
+    && grep -qE '^ +N=1 \(ran 1\) +N=2 \(ran 2\) +N=4 \(ran 4\)  losses' "$s" \
+    && grep -q '^nx_b (any preset: small, large) ' "$s" && ! grep -q '^nx_b-large ' "$s" && grep -q '^tr_e-large ' "$s" \
+    && ok "summary: the paper's totals beside ours, the threads that ran, nx_b once" || fail "summary: $(cat "$s")"
+# every abbreviation is defined before its first use: in summary.txt and in index.html
+python3 - "$s" "$h" <<'PY' && ok "summary.txt and index.html define NX_b, TR_e-L, tTR_e-L, bpi, bpc, PT+cyc, ... first" || fail "abbreviations used before their definition"
+import re, sys
+s, h = (open(f).read() for f in sys.argv[1:])
+s = " ".join(s.split())
+h = re.sub(r"<[^>]+>", " ", h[h.index("<body>"):])   # the page's text: the terms come before the first paragraph
+for term, defn in (("NX_b", "NX_b ="), ("bpi", "bpi ="), ("bpc", "bpc ="), ("IPC", "IPC ="), ("TR_e", "TR_e ="),
+                   ("TR_e-L", "TR_e-L = tr_e-large"), ("tTR_e-L", "tTR_e-L = ttr_e-large"), ("PT+cyc", "PT+mtc, PT+cyc ="),
+                   ("diffCC", "Ti, bCnt, iCnt, diffTA, diffCC ="), ("bCnt", "Ti, bCnt, iCnt, diffTA, diffCC =")):
+    assert s.find(term) >= 0 and s.find(defn) == s.find(term) - defn.find(term), ("summary.txt", term)
+    assert h.find("Terms") < h.find(term) < h.find(" programs; N = "), ("index.html", term)
+PY
+grep -q '<h2 id="terms">Terms</h2>' "$h" && grep -q '<th>N=4 (ran 4)</th>' "$h" && grep -q '<td>nx_b (any preset: small, large)</td>' "$h" \
+    && grep -q 'the paper measured the 10 SPLASH-2 benchmarks' "$h" && grep -q '<h3 id="paper">' "$h" \
+    && ok "index.html: terms, the threads that ran beside N, nx_b once, the paper's table and what differs" || fail "index.html lacks the paper or the terms"
+# the chunk-size exploration's best pair on its range's edge: a warning in the table, the caption and the summary
+mkdir -p "$TMP/edge" && cp -r "$TMP/whole/cache" "$TMP/edge/" && sed 's/^max = 6/max = 3/' "$TMP/gen.toml" > "$TMP/edge.toml"
+if $S -f "$TMP/edge.toml" -o "$TMP/edge" --report-only > "$TMP/edge.out" 2> "$TMP/edge.err" \
+    && grep -q '^Chunk-size exploration (table chunks): WARNING: the best (i0, i1) lies on the edge' "$TMP/edge.out" \
+    && ! grep -q 'WARNING' "$TMP/whole.out" && python3 -c '
+import json, sys
+R = json.load(open(sys.argv[1]))
+rows = R["tables"]["chunks"]["rows"]
+assert [r[-1] for r in rows] == ["no", "WARNING: i0=1, i1=3 (range 1..3)", "WARNING: i0=3 (range 1..3)"], rows
+cap = next(f["caption"] for f in R["figures"] if f["file"] == "figures/chunks.svg")
+assert "WARNING" in cap and "diffTA (1,3) of 1..3" in cap, cap' "$TMP/edge/results.json"; then
+    ok "chunk sizes: the best pair on the edge of 1..3 is warned about (table, caption, summary); not on 1..6"
+else
+    cat "$TMP/edge.err"; fail "chunk sizes: no edge warning: $(tail -3 "$TMP/edge.out")"
+fi
 
 # killed midway (after the first recording is cached), then run again
 mkdir -p "$TMP/resumed"
