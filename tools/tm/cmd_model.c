@@ -81,7 +81,7 @@ int cmd_model(int argc, char **argv)
         mseg *g = &seg[k - 1];
         if (!opts || !strcmp(a, "-") || a[0] != '-') {
             if (in) {
-                tm_err("model", "unexpected argument '%s': one input file only", a);
+                tm_usage("model", "unexpected argument '%s': one input file only", a);
                 return 2;
             }
             in = a;
@@ -93,7 +93,7 @@ int cmd_model(int argc, char **argv)
         }
         if (!strcmp(a, "--and")) {
             if (k == MAX_SEGS) {
-                tm_err("model", "--and: at most %d configurations in one pass", MAX_SEGS);
+                tm_usage("model", "--and: at most %d configurations in one pass", MAX_SEGS);
                 return 2;
             }
             memset(&seg[k++], 0, sizeof seg[0]);
@@ -107,7 +107,7 @@ int cmd_model(int argc, char **argv)
 #define OPT(name, dst)                                                       \
     if ((r = tm_opt(argc, argv, &i, name, &v)) != 0) {                       \
         if (r < 0) {                                                         \
-            tm_err("model", "%s needs a value (see tm model --help)", name); \
+            tm_usage("model", "%s needs a value", name); \
             return 2;                                                        \
         }                                                                    \
         dst = v;                                                             \
@@ -123,16 +123,16 @@ int cmd_model(int argc, char **argv)
         else if (!strcmp(a, "--explain")) explain = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else {
-            tm_err("model", "unknown option '%s' (see tm model --help)", a);
+            tm_usage("model", "unknown option '%s'", a);
             return 2;
         }
     }
     if (!in) {
-        tm_err("model", "no input commit stream (usage: tm model [options] IN.tmc -o OUT.tmt)");
+        tm_usage("model", "no input commit stream: give IN.tmc");
         return 2;
     }
     if (explain && k > 1) {
-        tm_err("model", "--explain: one configuration only (not with --and)");
+        tm_usage("model", "--explain: one configuration only (not with --and)");
         return 2;
     }
     /* Check the options before reading anything: a bad option is a usage error
@@ -144,7 +144,7 @@ int cmd_model(int argc, char **argv)
     if (pwin && report_profile_window("model", pwin, &window))
         return 2;
     if (pwin && !profiles) {
-        tm_err("model", "--profile-window: only with --profile");
+        tm_usage("model", "--profile-window: only with --profile");
         return 2;
     }
     for (size_t j = 0; j < k; j++) {
@@ -153,7 +153,7 @@ int cmd_model(int argc, char **argv)
             return 2;
         if (!g->out && !explain) {
             if (k > 1)
-                tm_err("model", "configuration %zu (after --and number %zu): no output: give -o OUT.tmt", j + 1, j);
+                tm_usage("model", "configuration %zu (after --and number %zu): no output: give -o OUT.tmt", j + 1, j);
             else
                 tm_err("model", "no output: give -o OUT.tmt");
             return 2;
@@ -165,7 +165,7 @@ int cmd_model(int argc, char **argv)
             for (int y = x + 1; y < 3; y++)
                 if (mine[x] && mine[y] && !strcmp(mine[x], mine[y])) {
                     if (strcmp(mine[x], "-"))
-                        tm_err("model", "%s and %s name the same file %s", opt[x], opt[y], mine[x]);
+                        tm_usage("model", "%s and %s name the same file %s", opt[x], opt[y], mine[x]);
                     else
                         tm_err("model", "%s - and %s -: only one of them can be standard output", opt[x], opt[y]);
                     return 2;
@@ -176,7 +176,7 @@ int cmd_model(int argc, char **argv)
             for (int x = 0; x < 3; x++)
                 for (int y = 0; y < 3; y++)
                     if (mine[x] && theirs[y] && !strcmp(mine[x], theirs[y])) {
-                        tm_err("model", "configurations %zu and %zu both write %s", q + 1, j + 1, mine[x]);
+                        tm_usage("model", "configurations %zu and %zu both write %s", q + 1, j + 1, mine[x]);
                         return 2;
                     }
         }

@@ -455,7 +455,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if (!strcmp(a, "--and")) {
             if (A->nmore + 1 == REC_MAX_CONFS) {
-                tm_err("record", "--and: at most %d configurations in one recording", REC_MAX_CONFS);
+                tm_usage("record", "--and: at most %d configurations in one recording", REC_MAX_CONFS);
                 return 2;
             }
             memset(&A->more[A->nmore++], 0, sizeof A->more[0]);
@@ -470,7 +470,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
             continue;
         if ((r = tm_opt(argc, argv, &i, "-o", &v)) != 0 || (r = tm_opt(argc, argv, &i, "--output", &v)) != 0) {
             if (r < 0) {
-                tm_err("record", "-o needs a value: the base name of the outputs");
+                tm_usage("record", "-o needs a value: the base name of the outputs");
                 return 2;
             }
             *(g ? &g->base : &A->base) = v;
@@ -478,7 +478,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--profile", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("record", "--profile needs a file name");
+                tm_usage("record", "--profile needs a file name");
                 return 2;
             }
             *(g ? &g->profile : &A->profile) = v;
@@ -486,7 +486,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--profile-window", &v)) != 0) {
             if (r < 0) {
-                tm_err("record", "--profile-window needs a number of cycles");
+                tm_usage("record", "--profile-window needs a number of cycles");
                 return 2;
             }
             A->pwin = v;
@@ -499,17 +499,17 @@ static int parse_args(int argc, char **argv, rec_args *A)
                 return 0;
             }
             if (w && !strcmp(w, "--mode")) {
-                tm_err("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
+                tm_usage("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
                 return 2;
             }
             if (w) {
-                tm_err("record", "%s after --and: an option of the whole recording (capture, timing, commit "
+                tm_usage("record", "%s after --and: an option of the whole recording (capture, timing, commit "
                                  "stream); give it before the first --and",
                        w);
                 return 2;
             }
             if (a[0] == '-') {
-                tm_err("record", "unknown option '%s' (see tm record --help)", a);
+                tm_usage("record", "unknown option '%s'", a);
                 return 2;
             }
             A->argi = i;
@@ -527,7 +527,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
             int is_s = !strcmp(a, "-s") || !strncmp(a, "-s=", 3);
             uint64_t n = 0;
             if (r < 0 || tm_parse_count(v, &n) || (!is_s && n == 0)) {
-                tm_err("record", "%s %s: allowed a number of instructions%s", is_s ? "-s" : "-l", r < 0 ? "" : v,
+                tm_usage("record", "%s %s: allowed a number of instructions%s", is_s ? "-s" : "-l", r < 0 ? "needs a value" : v,
                        is_s ? "" : " (at least 1)");
                 return 2;
             }
@@ -539,7 +539,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--filter-rtn", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("record", "--filter-rtn needs a function name");
+                tm_usage("record", "--filter-rtn needs a function name");
                 return 2;
             }
             A->rtn = v;
@@ -555,14 +555,14 @@ static int parse_args(int argc, char **argv, rec_args *A)
                 continue;
             }
             if (r < 0 || tm_parse_u64(v, &A->nthreads) || A->nthreads < 1 || A->nthreads > TMC_MAX_THREADS) {
-                tm_err("record", "--threads %s: allowed 1..%u or auto", r < 0 ? "" : v, TMC_MAX_THREADS);
+                tm_usage("record", "--threads %s: allowed 1..%u or auto", r < 0 ? "needs a value" : v, TMC_MAX_THREADS);
                 return 2;
             }
             continue;
         }
         if ((r = tm_opt(argc, argv, &i, "--valgrind", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("record", "--valgrind needs a path");
+                tm_usage("record", "--valgrind needs a path");
                 return 2;
             }
             A->valgrind = v;
@@ -571,7 +571,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--frontend", &v)) != 0) {
             if (r < 0 || (strcmp(v, "valgrind") && strcmp(v, "pin"))) {
-                tm_err("record", "--frontend %s: allowed valgrind or pin", r < 0 ? "" : v);
+                tm_usage("record", "--frontend %s: allowed valgrind or pin", r < 0 ? "needs a value" : v);
                 return 2;
             }
             A->frontend = v;
@@ -579,7 +579,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--pin", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("record", "--pin needs a path: the pin launcher or a Pin kit folder");
+                tm_usage("record", "--pin needs a path: the pin launcher or a Pin kit folder");
                 return 2;
             }
             A->pin = v;
@@ -587,7 +587,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--capture", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("record", "--capture needs a file: a capture stream, or - for standard input");
+                tm_usage("record", "--capture needs a file: a capture stream, or - for standard input");
                 return 2;
             }
             A->capture = v;
@@ -599,7 +599,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
             usage(stdout);
             return 0;
         } else if (a[0] == '-') {
-            tm_err("record", "unknown option '%s' (see tm record --help)", a);
+            tm_usage("record", "unknown option '%s'", a);
             return 2;
         } else {
             A->argi = i;
@@ -626,32 +626,31 @@ int cmd_record(int argc, char **argv)
         /* no frontend: the capture stream is the program's run */
         const char *fe = A.frontend ? "--frontend" : A.pin ? "--pin" : A.vg_given ? "--valgrind" : NULL;
         if (fe) {
-            tm_err("record", "%s: not with --capture (no frontend is started: the capture stream is read from %s)",
+            tm_usage("record", "%s: not with --capture (no frontend is started: the capture stream is read from %s)",
                    fe, capture);
             return 2;
         }
         if (argi >= 0 && argi < argc) {
-            tm_err("record", "--capture %s: no program to run ('%s'): the capture stream is the program's run",
+            tm_usage("record", "--capture %s: no program to run ('%s'): the capture stream is the program's run",
                    capture, argv[argi]);
             return 2;
         }
     } else {
         if (argi < 0 || argi >= argc) {
-            tm_err("record", "no program to run (usage: tm record [options] -o BASE -- PROG [ARGS...], or "
-                             "--capture FILE)");
+            tm_usage("record", "no program to run: give -- PROG [ARGS...] after the options, or --capture FILE");
             return 2;
         }
         if (A.pin && !pin) {
-            tm_err("record", "--pin %s: only with --frontend pin", A.pin);
+            tm_usage("record", "--pin %s: only with --frontend pin", A.pin);
             return 2;
         }
         if (pin && A.vg_given) {
-            tm_err("record", "--valgrind: an option of the Valgrind frontend, not with --frontend pin");
+            tm_usage("record", "--valgrind: an option of the Valgrind frontend, not with --frontend pin");
             return 2;
         }
     }
     if ((!base && !mc.mode) || (base && !*base)) {
-        tm_err("record", "no output: give -o BASE");
+        tm_usage("record", "no output: give -o BASE");
         return 2;
     }
     /* the configurations (--and) and the profiles */
@@ -663,19 +662,19 @@ int cmd_record(int argc, char **argv)
     if (A.pwin && report_profile_window("record", A.pwin, &window))
         return 2;
     if (A.pwin && !profiles) {
-        tm_err("record", "--profile-window: only with --profile");
+        tm_usage("record", "--profile-window: only with --profile");
         return 2;
     }
     if (A.profile && mc.mode) {
-        tm_err("record", "--profile: not with --mode (both would observe the model's messages through its one hook)");
+        tm_usage("record", "--profile: not with --mode (both would observe the model's messages through its one hook)");
         return 2;
     }
     if (k > 1 && mc.mode) {
-        tm_err("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
+        tm_usage("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
         return 2;
     }
     if (k > 1 && mc.size_limit) {
-        tm_err("record", "--and: not with -f (the size limit is one configuration's trace's)");
+        tm_usage("record", "--and: not with -f (the size limit is one configuration's trace's)");
         return 2;
     }
     static rec_conf conf[REC_MAX_CONFS];
@@ -685,13 +684,13 @@ int cmd_record(int argc, char **argv)
         conf[j].profile = j ? A.more[j - 1].profile : A.profile;
         conf[j].lock_fd = -1;
         if (j && (!conf[j].base || !*conf[j].base)) {
-            tm_err("record", "configuration %zu (after --and number %zu): no output: give -o BASE", j + 1, j);
+            tm_usage("record", "configuration %zu (after --and number %zu): no output: give -o BASE", j + 1, j);
             return 2;
         }
         if (j && model_opts_cfg("record", &A.more[j - 1].o, nthreads ? (uint32_t)nthreads : 1, &conf[j].cfg))
             return 2;
         if (conf[j].profile && !strcmp(conf[j].profile, "-")) {
-            tm_err("record", "--profile -: give a file (standard output is the program's)");
+            tm_usage("record", "--profile -: give a file (standard output is the program's)");
             return 2;
         }
     }
@@ -700,7 +699,7 @@ int cmd_record(int argc, char **argv)
     for (size_t j = 1; j < k; j++)
         for (size_t q = 0; q < j; q++)
             if (conf[q].base && !strcmp(conf[q].base, conf[j].base)) {
-                tm_err("record", "configurations %zu and %zu both write %s.tmt, .json, .stats", q + 1, j + 1,
+                tm_usage("record", "configurations %zu and %zu both write %s.tmt, .json, .stats", q + 1, j + 1,
                        conf[j].base);
                 return 2;
             }
@@ -711,13 +710,13 @@ int cmd_record(int argc, char **argv)
         const char *pj = conf[j].profile;
         for (size_t q = 0; pj && q < k; q++) {
             if (q < j && conf[q].profile && !strcmp(pj, conf[q].profile)) {
-                tm_err("record", "configurations %zu and %zu both write %s", q + 1, j + 1, pj);
+                tm_usage("record", "configurations %zu and %zu both write %s", q + 1, j + 1, pj);
                 return 2;
             }
             size_t nb = conf[q].base ? strlen(conf[q].base) : 0;
             for (size_t f = 0; nb && f < (q ? 4u : sizeof sfx / sizeof sfx[0]); f++)
                 if (!strncmp(pj, conf[q].base, nb) && !strcmp(pj + nb, sfx[f])) {
-                    tm_err("record", "--profile %s: the recording writes that file (-o %s)", pj, conf[q].base);
+                    tm_usage("record", "--profile %s: the recording writes that file (-o %s)", pj, conf[q].base);
                     return 2;
                 }
         }
@@ -729,7 +728,7 @@ int cmd_record(int argc, char **argv)
      * program (it needs the Ti width from the start). */
     int autoth = nthreads == 0;
     if (autoth && (mc.mode || mc.size_limit)) {
-        tm_err("record", "--threads auto: not with --mode or -f (they need the model while the program runs)");
+        tm_usage("record", "--threads auto: not with --mode or -f (they need the model while the program runs)");
         return 2;
     }
     uint32_t capth = autoth ? TMC_MAX_THREADS : (uint32_t)nthreads;
