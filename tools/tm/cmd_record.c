@@ -66,8 +66,8 @@ static void usage(FILE *f)
             "                                --profile; not with --mode)\n"
             "  --profile-window CYCLES       the profiles' timeline window (1..2^40, default 1000000)\n"
             "  --and                         another configuration of the trace module fed the same\n"
-            "                                run: its model options, -o BASE2 (BASE2.tmt, .json, .stats)\n"
-            "                                and --profile follow; up to 256 (not with --mode, -f; with\n"
+            "                                run: its model options, -o BASE2 (BASE2.tmt, .json, .stats,\n"
+            "                                .modules) and --profile follow; up to 256 (not with --mode, -f; with\n"
             "                                --threads auto every model is fed after the program; the\n"
             "                                other options are the recording's, before the first --and)\n"
             "  -s N                          skip the first N instructions (all threads)\n"
@@ -704,9 +704,10 @@ int cmd_record(int argc, char **argv)
                 return 2;
             }
     for (size_t j = 0; j < k; j++) {
-        static const char *const sfx[] = {".tmt",          ".json", ".stats",     ".lock",    ".modules",
-                                          ".tmc",          ".vdso", ".spool.tmc", ".pin.log", ".pin.log.kit",
-                                          ".valgrind.log"};
+        /* every configuration's (the first 6), then the recording's own */
+        static const char *const sfx[] = {".tmt",     ".json",        ".stats",       ".lock", ".modules",
+                                          ".vdso",    ".tmc",         ".spool.tmc",   ".pin.log",
+                                          ".pin.log.kit", ".valgrind.log"};
         const char *pj = conf[j].profile;
         for (size_t q = 0; pj && q < k; q++) {
             if (q < j && conf[q].profile && !strcmp(pj, conf[q].profile)) {
@@ -714,7 +715,7 @@ int cmd_record(int argc, char **argv)
                 return 2;
             }
             size_t nb = conf[q].base ? strlen(conf[q].base) : 0;
-            for (size_t f = 0; nb && f < (q ? 4u : sizeof sfx / sizeof sfx[0]); f++)
+            for (size_t f = 0; nb && f < (q ? 6u : sizeof sfx / sizeof sfx[0]); f++)
                 if (!strncmp(pj, conf[q].base, nb) && !strcmp(pj + nb, sfx[f])) {
                     tm_usage("record", "--profile %s: the recording writes that file (-o %s)", pj, conf[q].base);
                     return 2;
