@@ -214,12 +214,16 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
         return rec_abandon(x, O, "%s.spool.tmc: %s", x->base, e);
     }
     tmc_record rec;
-    /* a signal to tm ends the recording here too: the trace up to there
-     * (TM_TEST_SIGNAL_IN_REPLAY=1, for the tests: as if one came now) */
+    /* What was spooled before a signal that stopped the program is fed
+     * whole, as --threads N feeds it while the program runs (the recording
+     * is then cut at the signal, as there).  A signal that comes while the
+     * spool is fed ends the recording there: the trace up to there
+     * (TM_TEST_SIGNAL_IN_REPLAY=1, for the tests: as if one came now). */
+    sig_atomic_t nsigs = rec_nsigs;
     const char *tsig = getenv("TM_TEST_SIGNAL_IN_REPLAY");
     if (tsig && *tsig == '1')
         raise(SIGTERM);
-    while (!rec_got_sig && (rc = tmc_reader_next(r, &rec)) == 1 && rec.type != TMC_END) {
+    while (rec_nsigs == nsigs && (rc = tmc_reader_next(r, &rec)) == 1 && rec.type != TMC_END) {
         if (rec.type != TMC_MODULE && (x->sw ? tm_sweep_put(x->sw, &rec) : tm_model_put(x->m, &rec)) != TM_OK) {
             model_failed(x);
             rc = -1;
