@@ -41,6 +41,9 @@ static void usage(FILE *f)
             "                                (its own options, -o, --stats and --profile follow; up to 256)\n"
             "  -q, --quiet                   no text statistics on stdout\n"
             "  --explain                     print the resolved configuration and message limits\n"
+            "  --demand                      every configuration (those after --and too) gets a port and\n"
+            "                                buffer that drop nothing: --port 1024 --buffer 16777216 (not\n"
+            "                                with --port or --buffer); a drop still fails the run (exit 1)\n"
             "IN.tmc may be '-' (standard input).  See docs/guide.md.\n");
 }
 
@@ -71,7 +74,7 @@ int cmd_model(int argc, char **argv)
     size_t k = 1;
     memset(&seg[0], 0, sizeof seg[0]);
     const char *in = NULL;
-    int quiet = 0, explain = 0;
+    int quiet = 0, explain = 0, demand = 0;
     const char *pwin = NULL;
     int opts = 1; /* "--" ends the options */
     for (int i = 1; i < argc; i++) {
@@ -121,6 +124,7 @@ int cmd_model(int argc, char **argv)
 #undef OPT
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--explain")) explain = 1;
+        else if (!strcmp(a, "--demand")) demand = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else {
             tm_usage("model", "unknown option '%s'", a);
@@ -149,6 +153,11 @@ int cmd_model(int argc, char **argv)
     }
     for (size_t j = 0; j < k; j++) {
         mseg *g = &seg[j];
+        char which[64] = "";
+        if (k > 1)
+            snprintf(which, sizeof which, "configuration %zu: ", j + 1);
+        if (demand && model_opts_demand("model", &g->o, which))
+            return 2;
         if (model_opts_cfg("model", &g->o, 1, &g->cfg))
             return 2;
         if (!g->out && !explain) {
@@ -324,6 +333,11 @@ int cmd_model(int argc, char **argv)
             status = 1;
             goto out;
         }
+    /* --demand: a configuration that dropped a message fails the run (its
+     * outputs are written and say so) */
+    for (size_t j = 0; demand && j < k; j++)
+        if (model_opts_demand_check("model", tm_sweep_model(sw, j), &seg[j].cfg, seg[j].out ? seg[j].out : "the run"))
+            status = 1;
     if (!quiet) {
         int to_err = 0; /* a trace on stdout: the reports on stderr */
         for (size_t j = 0; j < k; j++)

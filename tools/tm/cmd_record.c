@@ -62,6 +62,9 @@ static void usage(FILE *f)
             "  -o BASE                       outputs: BASE.tmt, BASE.json, BASE.stats, BASE.modules\n"
             "                                (and BASE.tmc with --commit); with --mode, -o may be left out\n"
             "  --commit                      also write the commit stream BASE.tmc\n"
+            "  --demand                      every configuration (those after --and too) gets a port and\n"
+            "                                buffer that drop nothing: --port 1024 --buffer 16777216 (not\n"
+            "                                with --port or --buffer); a drop still fails the run (exit 1)\n"
             "  --profile FILE                the configuration's field profile as JSON (as tm model\n"
             "                                --profile; not with --mode)\n"
             "  --profile-window CYCLES       the profiles' timeline window (1..2^40, default 1000000)\n"
@@ -419,7 +422,7 @@ typedef struct rec_args {
     const char *base, *valgrind, *rtn, *profile, *pwin;
     const char *frontend, *pin, *capture; /* --frontend (NULL: valgrind), --pin, --capture */
     uint64_t nthreads, skip, length;
-    int commit, argi, main_only, vg_given;
+    int commit, argi, main_only, vg_given, demand;
     rec_more more[REC_MAX_CONFS - 1];
     size_t nmore;
 } rec_args;
@@ -494,6 +497,10 @@ static int parse_args(int argc, char **argv, rec_args *A)
                 return 2;
             }
             A->pwin = v;
+            continue;
+        }
+        if (!strcmp(a, "--demand")) { /* anywhere: every configuration's */
+            A->demand = 1;
             continue;
         }
         if (g) {
@@ -609,6 +616,14 @@ static int parse_args(int argc, char **argv, rec_args *A)
             A->argi = i;
             break;
         }
+    }
+    /* --demand: every configuration's port and buffer */
+    for (size_t j = 0; A->demand && j <= A->nmore; j++) {
+        char which[64] = "";
+        if (A->nmore)
+            snprintf(which, sizeof which, "configuration %zu: ", j + 1);
+        if (model_opts_demand("record", j ? &A->more[j - 1].o : &A->o, which))
+            return 2;
     }
     return timing_opts_check(&A->to, A->mc.mode != NULL) ? 2 : -1;
 }
@@ -999,6 +1014,11 @@ int cmd_record(int argc, char **argv)
                    A.to.serial ? NULL : &A.to.cfg, {0}, cap, capture ? capname : NULL};
     tm_cap_timing_stats(cap, &end.tst);
     status = rec_finish(&x, &O, &cfg, &end);
+    /* --demand: a configuration that dropped a message fails the run (its
+     * outputs are written and say so) */
+    for (size_t j = 0; A.demand && j < k; j++)
+        if (model_opts_demand_check("record", j ? conf[j].m : x.m, j ? &conf[j].cfg : &cfg, conf[j].base) && !status)
+            status = 1;
     if (x.sw)
         tm_sweep_free(x.sw);
     else

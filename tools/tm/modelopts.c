@@ -1,4 +1,5 @@
 /* tm command line: the model options shared by `tm model` and `tm cosim`. */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -279,3 +280,31 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
     return 0;
 }
 
+
+int model_opts_demand(const char *sub, model_opts *o, const char *which)
+{
+    static char port[16], buffer[16];
+    if (o->port || o->buffer) {
+        tm_usage(sub, "%s%s and --demand: --demand sets the port (%u bits) and the buffer (%u bits) of every "
+                      "configuration; give one or the other",
+                 which, o->port ? "--port" : "--buffer", TM_DEMAND_PORT_BITS, TM_DEMAND_BUFFER_BITS);
+        return -1;
+    }
+    snprintf(port, sizeof port, "%u", TM_DEMAND_PORT_BITS);
+    snprintf(buffer, sizeof buffer, "%u", TM_DEMAND_BUFFER_BITS);
+    o->port = port;
+    o->buffer = buffer;
+    return 0;
+}
+
+int model_opts_demand_check(const char *sub, const tm_model *m, const tm_model_cfg *cfg, const char *name)
+{
+    const tm_thread_stats *T = &tm_model_get_stats(m)->total;
+    if (!T->dropped_messages && !T->lost_instructions)
+        return 0;
+    tm_err(sub, "--demand: %s dropped %" PRIu64 " messages (%" PRIu64 " instructions in gaps): the messages of its "
+                "%u cores outran the %u-bit port by more than the %u-bit buffer; its bits are not the demand "
+                "(its statistics say \"lossless\": false)",
+           name, T->dropped_messages, T->lost_instructions, cfg->enc.threads, cfg->port_bits, cfg->buffer_bits);
+    return -1;
+}
