@@ -57,6 +57,21 @@ $(SOBJ)/%.o: %.c
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
+# tm --version: the source tree's `git describe --always --dirty` ("unknown"
+# when this folder is not the top of a git checkout), regenerated at every
+# make but rewritten only when it changed (so nothing relinks needlessly).
+VERSION_H := $(BUILD)/gen/tm_version.h
+.PHONY: FORCE
+$(VERSION_H): FORCE
+	@mkdir -p $(dir $@)
+	@v=unknown; \
+	if [ "$$(git -C "$(CURDIR)" rev-parse --show-toplevel 2>/dev/null)" = "$$(cd "$(CURDIR)" && pwd -P)" ]; then \
+		v=$$(git -C "$(CURDIR)" describe --always --dirty 2>/dev/null || echo unknown); fi; \
+	printf '#define TM_VERSION "%s"\n' "$$v" > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(OBJ)/tools/tm/version.o $(SOBJ)/tools/tm/version.o: BASE_CFLAGS += -I$(BUILD)/gen
+$(OBJ)/tools/tm/version.o $(SOBJ)/tools/tm/version.o: $(VERSION_H)
+
 $(BUILD)/lib/libtm.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^

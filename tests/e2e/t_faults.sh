@@ -109,6 +109,33 @@ timeout -s TERM 3 "$TMFAST" record --commit -o g -- "$P/spin" 100000000 > g.out 
 grep -q "^recording: cut by signal 15 " g.stats && "$TMFAST" decode --verify g.tmc g.tmt > /dev/null ||
     fail "timeout: the recording does not say it was cut, or does not verify"
 ok "timeout -s TERM 3 tm record: the program and tm stop, the recording verifies and says 'cut by signal 15'"
+# --threads auto (tm study's default): the commit stream is spooled and fed
+# to the models after the program; what was spooled before SIGTERM is fed
+# to every configuration, as --threads N feeds it while the program runs
+# (it fed nothing: a commit stream of 0 instructions)
+"$TMFAST" record --threads auto --commit -o au --and --encoding nx_b -o aub -- "$P/spin" 100000000 > au.out 2> au.err &
+tp=$!
+guard $tp
+for _ in $(seq 300); do
+    [ -n "$(find . -maxdepth 1 -name '.au.spool.tmc.tmp.*' -size +0 2> /dev/null)" ] && break
+    sleep 0.1
+done
+sleep 0.5
+kill -TERM $tp
+st=0
+wait $tp || st=$?
+unguard
+[ "$st" -eq 143 ] || fail "--threads auto, SIGTERM: exit $st, wanted 143"
+[ "$(wc -l < au.err)" -eq 1 ] && grep -q "stopped by signal 15" au.err || fail "--threads auto, SIGTERM: stderr: $(cat au.err)"
+n=$("$TMFAST" dump --count au.tmc | sed -n 's/^instructions: //p')
+[ "${n:-0}" -gt 0 ] || fail "--threads auto, SIGTERM: au.tmc has ${n:-no} instructions"
+"$TMFAST" dump --count au.tmc | grep -q "^cut: by signal 15$" || fail "--threads auto, SIGTERM: no CUT record in au.tmc"
+for b in au aub; do
+    grep -q "^recording: cut by signal 15 " $b.stats || fail "--threads auto, SIGTERM: $b.stats: $(grep ^recording $b.stats)"
+    "$TMFAST" decode --verify au.tmc $b.tmt > v.out 2>&1 && grep -q "^OK: $n instructions .*cut by signal 15 " v.out ||
+        fail "--threads auto, SIGTERM: $b.tmt does not verify: $(cat v.out)"
+done
+ok "--threads auto, SIGTERM: exit 143, $n instructions fed to both configurations, both verify"
 # a program that ignores the signal: killed after the grace time, or at once on a second signal
 # (it says when it ignores the signal: under load, Python's start-up under
 # Valgrind can take longer than tm record's grace time)

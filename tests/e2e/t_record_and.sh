@@ -7,7 +7,8 @@
 #    configurations (nx_b; small with time stamps; CFiat): each one's
 #    BASE.tmt, BASE.json and profile are byte for byte what tm model gives
 #    on the recording's own commit stream with that configuration, its
-#    BASE.stats ends with tm model's text report, and its trace replays.
+#    BASE.stats ends with tm model's text report, its trace replays, and
+#    its BASE.modules is the first one's (tm decode --from-binary of B.tmt).
 # 2. A deterministic one-thread program without --commit (the capture's
 #    groups to the sweep): `tm record --threads 2 -o A --and --encoding nx_b
 #    -o B --and --config small --timestamps -o C` gives the traces,
@@ -61,10 +62,11 @@ rec "$TM" --commit --threads 3 -o A --profile a.json --profile-window 10000 \
     --and --cfiat --port 64 -o D --profile d.json -- "$P/mt_pthread" 2
 grep -q '^mt_pthread 2: sum' rec.out || die "mt_pthread did not run to its end: $(cat rec.out)"
 [ ! -s rec.err ] || die "tm record wrote to stderr: $(cat rec.err)"
-for f in A.tmt A.json A.stats A.tmc A.modules B.tmt B.json B.stats C.tmt C.json C.stats D.tmt D.json D.stats a.json b.json d.json; do
+for f in A.tmt A.json A.stats A.tmc A.modules B.tmt B.json B.stats B.modules C.tmt C.json C.stats C.modules D.tmt D.json \
+    D.stats D.modules a.json b.json d.json; do
     [ -s "$f" ] || die "$f is missing"
 done
-for f in B.tmc B.modules C.tmc C.profile.json B.lock; do
+for f in B.tmc C.tmc C.profile.json B.lock; do
     [ -e "$f" ] && fail "$f was written"
 done
 same_as_model A.tmc A a.json "the first configuration" --profile-window 10000
@@ -76,6 +78,15 @@ for b in A B C D; do
     sancheck v.err "tm decode --verify $b.tmt"
 done
 grep -q 'load values replayed' v.out || fail "D.tmt: no load values replayed (memory operands captured for a later configuration)"
+# every configuration has the module map beside its trace: tm decode
+# --from-binary replays a later configuration's trace as the first one's
+for b in B C D; do
+    cmp -s A.modules "$b.modules" || fail "$b.modules is not A.modules"
+done
+"$TM" decode --from-binary --verify A.tmc B.tmt > v.out 2> v.err && grep -q '^OK: ' v.out &&
+    ok "--and -o B: tm decode --from-binary --verify A.tmc B.tmt finds B.modules: $(head -c 80 v.out)" ||
+    fail "--and -o B: tm decode --from-binary --verify A.tmc B.tmt: $(head -n 2 v.out v.err)"
+sancheck v.err "tm decode --from-binary B.tmt"
 # the parts of BASE.stats about the program and the capture are the recording's
 for b in B C D; do
     cmp -s <(sed '/^config:/,$d' A.stats) <(sed '/^config:/,$d' "$b.stats") ||
@@ -175,6 +186,7 @@ bad 2 "configurations 1 and 2 both write A.tmt" -o A --and -o A
 bad 2 "configurations 1 and 3 both write p.json" -o A --profile p.json --and -o B --and -o C --profile p.json
 bad 2 "--profile A.json: the recording writes that file" -o A --profile A.json
 bad 2 "--profile B.stats: the recording writes that file" -o A --and -o B --profile B.stats
+bad 2 "--profile B.modules: the recording writes that file" -o A --and -o B --profile B.modules
 bad 2 "--profile -: give a file" -o A --profile -
 bad 2 "--gshare 3" -o A --and -o B --gshare 3
 bad 2 "unknown option '--bogus'" -o A --and -o B --bogus

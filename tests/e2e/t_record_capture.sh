@@ -208,22 +208,22 @@ one_line 1 "^tm record: trunc.cap: capture: offset [0-9]*: the stream ends insid
     x --capture trunc.cap --commit --cfiat -o x
 one_line 1 "^tm record: junk.cap: capture: offset 8: unknown event type 255$" x --capture junk.cap --commit -o x
 one_line 1 "^tm record: trunc.cap: capture: offset [0-9]*: the stream ends" x --capture trunc.cap --mode mcftrace -a -o x
-one_line 2 "^tm record: --capture bt.cap: no program to run ('$P/branchtest'): the capture stream is the program's run$" \
+one_line 2 "^tm record: --capture bt.cap: no program to run ('$P/branchtest'): the capture stream is the program's run (see tm record --help)$" \
     x --capture bt.cap -o x -- "$P/branchtest"
 one_line 2 "no program to run" x --capture bt.cap -o x "$P/branchtest"
 one_line 2 "^tm record: --frontend: not with --capture" x --capture bt.cap --frontend valgrind -o x
 one_line 2 "^tm record: --valgrind: not with --capture" x --capture bt.cap --valgrind valgrind -o x
 one_line 2 "^tm record: --capture after --and" x -o x --and -o y --capture bt.cap
-one_line 2 "^tm record: --frontend bogus: allowed valgrind or pin$" x --frontend bogus -o x -- "$P/branchtest"
+one_line 2 "^tm record: --frontend bogus: allowed valgrind or pin (see tm record --help)$" x --frontend bogus -o x -- "$P/branchtest"
 ( unset PIN_ROOT; one_line 2 "^tm record: --frontend pin: no Pin kit (give --pin PATH or set PIN_ROOT to a Pin 3.x kit folder)$" x \
     --frontend pin -o x -- "$P/branchtest" ) || exit 1
 ( export PIN_ROOT=$TMP/nokit; one_line 2 "^tm record: --frontend pin: PIN_ROOT=$TMP/nokit has no pin launcher ($TMP/nokit/pin); give --pin PATH" x \
     --frontend pin -o x -- "$P/branchtest" ) || exit 1
 one_line 2 "^tm record: --pin $TMP: a folder without the pin launcher ($TMP/pin)" x --frontend pin --pin "$TMP" -o x -- "$P/branchtest"
 one_line 2 "^tm record: --pin $TMP/nopin: no such program (or not an executable file)" x --frontend pin --pin "$TMP/nopin" -o x -- "$P/branchtest"
-one_line 2 "^tm record: --valgrind: an option of the Valgrind frontend, not with --frontend pin$" x \
+one_line 2 "^tm record: --valgrind: an option of the Valgrind frontend, not with --frontend pin (see tm record --help)$" x \
     --frontend pin --valgrind x -o x -- "$P/branchtest"
-one_line 2 "^tm record: --pin $TMP: only with --frontend pin$" x --pin "$TMP" -o x -- "$P/branchtest"
+one_line 2 "^tm record: --pin $TMP: only with --frontend pin (see tm record --help)$" x --pin "$TMP" -o x -- "$P/branchtest"
 one_line 2 "^tm record: --capture needs a file" x -o x --capture
 VALGRIND_LIB=$TM_VALGRIND_LIB valgrind --tool=tmtrace -q --tm-fd=3 --tm-mem=yes --tm-store-values=no "$P/branchtest" \
     3> nv.cap > /dev/null 2>&1

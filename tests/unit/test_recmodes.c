@@ -293,18 +293,18 @@ Test(recmodes, parse_errors, .init = redirect_err)
     cr_assert_eq(parse1(&c, 3, av, &i), 1);
     cr_assert_eq(c.size_limit, UINT64_C(17592186044415) << 20);
     fflush(stderr);
-    cr_assert_stderr_eq_str("tm record: --mode mcftrace2: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat\n"
-                            "tm record: -c xz: allowed gzip, bzip2, pigz, pbzip2, zstd\n"
-                            "tm record: -f 0: allowed a whole number of megabytes, at least 1\n"
-                            "tm record: -f ten: allowed a whole number of megabytes, at least 1\n"
-                            "tm record: -f -3: allowed a whole number of megabytes, at least 1\n"
-                            "tm record: -f 1.5: allowed a whole number of megabytes, at least 1\n"
-                            "tm record: -f 99999999999999999999: allowed a whole number of megabytes, at least 1\n"
-                            "tm record: -f 17592186044416: allowed a whole number of megabytes, at least 1\n"
-                            "tm record: -f : allowed a whole number of megabytes, at least 1\n"
-                            "tm record: --mode needs a value: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat\n"
-                            "tm record: -c needs a compressor: allowed gzip, bzip2, pigz, pbzip2, zstd\n"
-                            "tm record: -f needs a value: allowed a whole number of megabytes, at least 1\n");
+    cr_assert_stderr_eq_str("tm record: --mode mcftrace2: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat (see tm record --help)\n"
+                            "tm record: -c xz: allowed gzip, bzip2, pigz, pbzip2, zstd (see tm record --help)\n"
+                            "tm record: -f 0: allowed a whole number of megabytes, at least 1 (see tm record --help)\n"
+                            "tm record: -f ten: allowed a whole number of megabytes, at least 1 (see tm record --help)\n"
+                            "tm record: -f -3: allowed a whole number of megabytes, at least 1 (see tm record --help)\n"
+                            "tm record: -f 1.5: allowed a whole number of megabytes, at least 1 (see tm record --help)\n"
+                            "tm record: -f 99999999999999999999: allowed a whole number of megabytes, at least 1 (see tm record --help)\n"
+                            "tm record: -f 17592186044416: allowed a whole number of megabytes, at least 1 (see tm record --help)\n"
+                            "tm record: -f : allowed a whole number of megabytes, at least 1 (see tm record --help)\n"
+                            "tm record: --mode needs a value: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat (see tm record --help)\n"
+                            "tm record: -c needs a compressor: allowed gzip, bzip2, pigz, pbzip2, zstd (see tm record --help)\n"
+                            "tm record: -f needs a value: allowed a whole number of megabytes, at least 1 (see tm record --help)\n");
 }
 
 static void model_cfg(tm_model_cfg *cfg, uint32_t threads, int cfiat)

@@ -18,11 +18,23 @@ int cmd_study(int argc, char **argv);
 int cmd_pt(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 
+/* tm --version, tm SUB --version (tools/tm/version.c): the source tree's
+ * `git describe --always --dirty` at build time ("unknown" outside a git
+ * checkout) and the executable's GNU build-id (hex; 0, or -1 if it has
+ * none); tm_print_version prints "tm VERSION (build-id HEX)" and returns 0. */
+const char *tm_version(void);
+int tm_build_id(char *hex, size_t n);
+int tm_print_version(void);
+
 /* Helpers shared by the subcommands (tools/tm/util.c). */
 /* Prints "tm SUB: " + formatted text + newline to stderr, with control
  * characters escaped (\n, \xNN) so that the message is one line whatever
  * the file names in it. */
 void tm_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A usage error (an unknown option, a missing or invalid option value, a
+ * wrong number of arguments, options that do not go together): tm_err's
+ * line with " (see tm SUB --help)" at its end. */
+void tm_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* TEXT on F with control characters as C escapes (\n, \t, \r, \xNN), so
  * that it stays one line; MAP: the module map's form (docs/capture.md §6:
  * also the backslash, \\; only \n and \xNN). */

@@ -246,7 +246,7 @@ static int print_entry(const tm_mf_entry *e, uint32_t threads, const char *forma
             }
             printf("}}\n");
         } else {
-            tm_err("config", "%s is a module entry: --format %s is for configurations (use module, params, "
+            tm_usage("config", "%s is a module entry: --format %s is for configurations (use module, params, "
                              "vflags, tiers or json)",
                    e->name, format);
             return 2;
@@ -254,7 +254,7 @@ static int print_entry(const tm_mf_entry *e, uint32_t threads, const char *forma
         return 0;
     }
     if (!strcmp(format, "module")) {
-        tm_err("config", "%s is a configuration: --format module is for module entries", e->name);
+        tm_usage("config", "%s is a configuration: --format module is for module entries", e->name);
         return 2;
     }
     if (!strcmp(format, "opts") || !strcmp(format, "threads") || !strcmp(format, "stream")) {
@@ -269,7 +269,7 @@ static int print_entry(const tm_mf_entry *e, uint32_t threads, const char *forma
     }
     uint32_t n = threads ? threads : e->threads;
     if (!n) {
-        tm_err("config", "%s: its thread count is taken from the stream (N '-'): give --threads N", e->name);
+        tm_usage("config", "%s: its thread count is taken from the stream (N '-'): give --threads N", e->name);
         return 2;
     }
     tm_model_cfg cfg;
@@ -289,7 +289,7 @@ int cmd_config(int argc, char **argv)
         int r;
         if (a[0] != '-') {
             if (name) {
-                tm_err("config", "unexpected argument '%s': one configuration name only", a);
+                tm_usage("config", "unexpected argument '%s': one configuration name only", a);
                 return 2;
             }
             name = a;
@@ -297,26 +297,26 @@ int cmd_config(int argc, char **argv)
         }
         if ((r = tm_opt(argc, argv, &i, "--manifest", &v)) != 0) {
             if (r < 0) {
-                tm_err("config", "--manifest needs a file name");
+                tm_usage("config", "--manifest needs a file name");
                 return 2;
             }
             manifest = v;
         } else if ((r = tm_opt(argc, argv, &i, "--list", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("config", "--list needs a tier name (tm config --list-tiers lists them)");
+                tm_usage("config", "--list needs a tier name (tm config --list-tiers lists them)");
                 return 2;
             }
             list = v;
         } else if ((r = tm_opt(argc, argv, &i, "--format", &v)) != 0) {
             if (r < 0) {
-                tm_err("config", "--format needs one of opts, threads, stream, tiers, key, vflags, params, sizes, "
+                tm_usage("config", "--format needs one of opts, threads, stream, tiers, key, vflags, params, sizes, "
                                  "modules, module, json");
                 return 2;
             }
             format = v;
         } else if ((r = tm_opt(argc, argv, &i, "--threads", &v)) != 0) {
             if (r < 0) {
-                tm_err("config", "--threads needs a number");
+                tm_usage("config", "--threads needs a number");
                 return 2;
             }
             tv = v;
@@ -336,7 +336,7 @@ int cmd_config(int argc, char **argv)
             if (mr < 0)
                 return 2;
             if (mr == 0) {
-                tm_err("config", "unknown option '%s' (see tm config --help)", a);
+                tm_usage("config", "unknown option '%s'", a);
                 return 2;
             }
             nopts++;
@@ -346,7 +346,7 @@ int cmd_config(int argc, char **argv)
     if (tv) {
         uint64_t t;
         if (tm_parse_u64(tv, &t) || t < 1 || t > TMC_MAX_THREADS) {
-            tm_err("config", "--threads %s: allowed 1..%u", tv, TMC_MAX_THREADS);
+            tm_usage("config", "--threads %s: allowed 1..%u", tv, TMC_MAX_THREADS);
             return 2;
         }
         threads = (uint32_t)t;
@@ -362,12 +362,12 @@ int cmd_config(int argc, char **argv)
     }
     if (nopts || (!name && !list && !list_tiers && !check && tv)) {
         if (name || list || list_tiers || check) {
-            tm_err("config", "model options describe a configuration of their own: not with a NAME, --list or "
+            tm_usage("config", "model options describe a configuration of their own: not with a NAME, --list or "
                              "--check");
             return 2;
         }
         if (!threads) {
-            tm_err("config", "--threads N: the thread count of the configuration");
+            tm_usage("config", "--threads N: the thread count of the configuration");
             return 2;
         }
         tm_model_cfg cfg;
@@ -377,14 +377,15 @@ int cmd_config(int argc, char **argv)
             return 2;
         if (!strcmp(format, "opts") || !strcmp(format, "stream") || !strcmp(format, "tiers") ||
             !strcmp(format, "threads") || !strcmp(format, "module")) {
-            tm_err("config", "--format %s: with model options, allowed key, vflags, params, sizes, modules, json",
+            tm_usage("config", "--format %s: with model options, allowed key, vflags, params, sizes, modules, json",
                    format);
             return 2;
         }
         return tm_finish_stdout("config", print_cfg(&cfg, NULL, format));
     }
     if (!name && !list && !list_tiers && !check) {
-        usage(stderr);
+        tm_usage("config", "nothing to print: give a NAME, --list TIER, --list-tiers, --check, --list-presets, "
+                           "--list-encodings, or model options with --threads N");
         return 2;
     }
     char path[4200];

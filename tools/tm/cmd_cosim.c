@@ -179,7 +179,7 @@ int cmd_cosim(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!opts || argv[i][0] != '-' || !strcmp(argv[i], "-")) {
             if (in) {
-                tm_err("cosim", "unexpected argument '%s': one commit stream only", argv[i]);
+                tm_usage("cosim", "unexpected argument '%s': one commit stream only", argv[i]);
                 return 2;
             }
             in = argv[i];
@@ -198,19 +198,19 @@ int cmd_cosim(int argc, char **argv)
         int r;
         if ((r = tm_opt(argc, argv, &i, "--wave", &v)) != 0) {
             if (r < 0) {
-                tm_err("cosim", "--wave needs a file name");
+                tm_usage("cosim", "--wave needs a file name");
                 return 2;
             }
             wave = v;
         } else if ((r = tm_opt(argc, argv, &i, "--inject-fault", &v)) != 0) {
             if (r < 0) {
-                tm_err("cosim", "--inject-fault needs a cycle");
+                tm_usage("cosim", "--inject-fault needs a cycle");
                 return 2;
             }
             inject = v;
         } else if ((r = tm_opt(argc, argv, &i, "--cov", &v)) != 0) {
             if (r < 0) {
-                tm_err("cosim", "--cov needs a file name");
+                tm_usage("cosim", "--cov needs a file name");
                 return 2;
             }
             covf = v;
@@ -220,19 +220,19 @@ int cmd_cosim(int argc, char **argv)
             usage(stdout);
             return 0;
         } else {
-            tm_err("cosim", "unknown option '%s' (see tm cosim --help)", a);
+            tm_usage("cosim", "unknown option '%s'", a);
             return 2;
         }
     }
     if (!in) {
-        tm_err("cosim", "no commit stream (usage: tm cosim [model options] IN.tmc)");
+        tm_usage("cosim", "no commit stream: give IN.tmc");
         return 2;
     }
     tm_model_cfg cfg;
     if (model_opts_cfg("cosim", &o, 1, &cfg))
         return 2;
     if (!strcmp(in, "-")) {
-        tm_err("cosim", "the commit stream must be a file (it is read twice)");
+        tm_usage("cosim", "the commit stream must be a file (it is read twice)");
         return 2;
     }
     tmc_reader *rd = NULL;
@@ -246,15 +246,15 @@ int cmd_cosim(int argc, char **argv)
     if (model_opts_cfg("cosim", &o, threads, &cfg))
         return 2;
     if (cfg.port_bits > 64) {
-        tm_err("cosim", "--port %u: co-simulation supports 1..64 bits per cycle", cfg.port_bits);
+        tm_usage("cosim", "--port %u: co-simulation supports 1..64 bits per cycle", cfg.port_bits);
         return 2;
     }
     if (threads > 64) {
-        tm_err("cosim", "%s: %u threads: co-simulation supports up to 64", in, threads);
+        tm_usage("cosim", "%s: %u threads: co-simulation supports up to 64", in, threads);
         return 2;
     }
     if (cfg.cfiat_shared) {
-        tm_err("cosim", "--cfiat-shared: the RTL builds private caches only (one per core); co-simulate "
+        tm_usage("cosim", "--cfiat-shared: the RTL builds private caches only (one per core); co-simulate "
                         "CFiat without it");
         return 2;
     }
@@ -264,7 +264,7 @@ int cmd_cosim(int argc, char **argv)
         const tm_cache_cfg *cc = &cfg.cache;
         unsigned sets = cc->size / (cc->line * cc->assoc), lmax = (cc->line + 62) / cc->line + 1;
         if (sets < lmax) {
-            tm_err("cosim", "--assoc %u (with --cache %u --line %u): %u set%s, but the RTL cache needs at least "
+            tm_usage("cosim", "--assoc %u (with --cache %u --line %u): %u set%s, but the RTL cache needs at least "
                             "%u: a 64-byte operand covers up to %u lines of %u bytes, looked up in distinct sets",
                    cc->assoc, cc->size, cc->line, sets, sets == 1 ? "" : "s", lmax, lmax, cc->line);
             return 2;

@@ -70,7 +70,7 @@ static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
     tm_load_sizes *ls = NULL;
     if (tf->cfg.enc.data) {
         if (!tmc) {
-            tm_err("decode", "%s: the trace has load values (data tracing %s), whose lengths are the loads' sizes: "
+            tm_usage("decode", "%s: the trace has load values (data tracing %s), whose lengths are the loads' sizes: "
                              "give the commit stream with --tmc F.tmc",
                    path, tm_data_mode_name((tm_data_mode)tf->cfg.enc.data));
             return 2;
@@ -162,7 +162,7 @@ int cmd_decode(int argc, char **argv)
         const char *a = argv[i];
         if (!opts || a[0] != '-' || !strcmp(a, "-")) {
             if (nf >= 2) {
-                tm_err("decode", "too many arguments (see tm decode --help)");
+                tm_usage("decode", "too many arguments");
                 return 2;
             }
             files[nf++] = a;
@@ -172,19 +172,19 @@ int cmd_decode(int argc, char **argv)
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--tmc")) {
             if (i + 1 >= argc) {
-                tm_err("decode", "--tmc needs the commit stream F.tmc");
+                tm_usage("decode", "--tmc needs the commit stream F.tmc");
                 return 2;
             }
             tmc = argv[++i];
         }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { decode_usage(stdout); return 0; }
         else {
-            tm_err("decode", "unknown option '%s' (see tm decode --help)", a);
+            tm_usage("decode", "unknown option '%s'", a);
             return 2;
         }
     }
     if ((verify && nf != 2) || (!verify && nf != 1)) {
-        tm_err("decode", verify ? "--verify needs the commit stream and the trace: tm decode --verify F.tmc F.tmt"
+        tm_usage("decode", verify ? "--verify needs the commit stream and the trace: tm decode --verify F.tmc F.tmt"
                                 : "expected one trace file: tm decode F.tmt");
         return 2;
     }

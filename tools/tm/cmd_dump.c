@@ -272,10 +272,10 @@ int cmd_dump(int argc, char **argv)
         } else if (opts && !strcmp(a, "--flow")) {
             flow = 1;
         } else if (opts && a[0] == '-' && a[1] != '\0') {
-            tm_err("dump", "unknown option '%s' (usage: tm dump [--count | --flow] FILE.tmc)", a);
+            tm_usage("dump", "unknown option '%s'", a);
             return 2;
         } else if (file) {
-            tm_err("dump", "more than one FILE ('%s' and '%s'); usage: tm dump [--count | --flow] FILE.tmc",
+            tm_usage("dump", "more than one FILE ('%s' and '%s'): one commit stream only",
                    file, a);
             return 2;
         } else {
@@ -283,11 +283,11 @@ int cmd_dump(int argc, char **argv)
         }
     }
     if (count && flow) {
-        tm_err("dump", "--count and --flow: one of them");
+        tm_usage("dump", "--count and --flow: one of them");
         return 2;
     }
     if (!file) {
-        tm_err("dump", "missing FILE.tmc (usage: tm dump [--count | --flow] FILE.tmc; \"-\" = stdin)");
+        tm_usage("dump", "missing FILE.tmc: give a commit stream (\"-\" = standard input)");
         return 2;
     }
 

@@ -59,7 +59,7 @@ static void on_progress(uint64_t done, uint64_t total, void *arg)
     int pct = (int)(done * 100 / total);
     if (ps->tty) {
         if (pct != ps->last) {
-            fprintf(stderr, "\rgen: %d%%", pct);
+            fprintf(stderr, "\rtm gen: %d%%", pct);
             if (done >= total)
                 fputc('\n', stderr);
             ps->last = pct;
@@ -75,7 +75,7 @@ static void on_progress(uint64_t done, uint64_t total, void *arg)
 static int opt_u64(const char *opt, const char *v, const char *range, uint64_t *out)
 {
     if (!strcmp(opt, "--insns") ? tm_parse_count(v, out) : tm_parse_u64(v, out)) {
-        tm_err("gen", "%s %s: not a number; allowed %s", opt, v, range);
+        tm_usage("gen", "%s %s: not a number; allowed %s", opt, v, range);
         return -1;
     }
     return 0;
@@ -87,7 +87,7 @@ static int opt_u32(const char *opt, const char *v, const char *range, uint32_t *
     if (opt_u64(opt, v, range, &x))
         return -1;
     if (x > UINT32_MAX) {
-        tm_err("gen", "%s %s: allowed %s", opt, v, range);
+        tm_usage("gen", "%s %s: allowed %s", opt, v, range);
         return -1;
     }
     *out = (uint32_t)x;
@@ -100,7 +100,7 @@ static int opt_double(const char *opt, const char *v, const char *range, double 
     errno = 0;
     double x = strtod(v, &end);
     if (!*v || errno || *end || !isfinite(x)) {
-        tm_err("gen", "%s %s: not a number; allowed %s", opt, v, range);
+        tm_usage("gen", "%s %s: not a number; allowed %s", opt, v, range);
         return -1;
     }
     *out = x;
@@ -139,7 +139,7 @@ static int close_writer(tm_out *o, tmc_writer *w)
 static int begin_output(const char *out, uint32_t threads, tm_out *o, tmc_writer **w)
 {
     if (!out) {
-        tm_err("gen", "no output: give -o FILE.tmc ('-' = stdout)");
+        tm_usage("gen", "no output: give -o FILE.tmc ('-' = stdout)");
         return 2;
     }
     int rc = tm_out_begin("gen", o, out, NULL);
@@ -166,7 +166,7 @@ static int run_directed(const tm_gen_directed_cfg *dc, const char *out)
 {
     char err[512];
     if (tm_gen_directed_check(dc, err, sizeof err) != TM_OK) {
-        tm_err("gen", "%s", err);
+        tm_usage("gen", "%s", err);
         return 2;
     }
     tm_out o;
@@ -191,14 +191,14 @@ int cmd_gen(int argc, char **argv)
         int r = 0, bad = 0;
         if (!strcmp(a, "--")) { /* options end; tm gen takes no other argument */
             if (i + 1 < argc) {
-                tm_err("gen", "unexpected argument '%s' (the output is given with -o)", argv[i + 1]);
+                tm_usage("gen", "unexpected argument '%s' (the output is given with -o)", argv[i + 1]);
                 return 2;
             }
             break;
         }
 #define OPT(name)                                                            \
     if ((r = tm_opt(argc, argv, &i, name, &v)) < 0) {                        \
-        tm_err("gen", "%s needs a value (see tm gen --help)", name);         \
+        tm_usage("gen", "%s needs a value", name);         \
         return 2;                                                            \
     } else if (r > 0)
         OPT("--threads") { bad = opt_u32("--threads", v, R_THREADS, &cfg.threads); threads_given = 1; }
@@ -216,10 +216,10 @@ int cmd_gen(int argc, char **argv)
         else if (!strcmp(a, "--mem")) { cfg.mem = 1; random_only = "--mem"; }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1] != '\0') {
-            tm_err("gen", "unknown option '%s' (see tm gen --help)", a);
+            tm_usage("gen", "unknown option '%s'", a);
             return 2;
         } else {
-            tm_err("gen", "unexpected argument '%s' (the output is given with -o)", a);
+            tm_usage("gen", "unexpected argument '%s' (the output is given with -o)", a);
             return 2;
         }
 #undef OPT
@@ -229,12 +229,12 @@ int cmd_gen(int argc, char **argv)
     if (directed) {
         int kind = tm_gen_directed_parse(directed);
         if (kind < 0) {
-            tm_err("gen", "--directed %s: unknown stream; allowed %s", directed,
+            tm_usage("gen", "--directed %s: unknown stream; allowed %s", directed,
                    tm_gen_directed_names());
             return 2;
         }
         if (random_only) {
-            tm_err("gen", "%s cannot be used with --directed (it takes --threads, --seed, -o)",
+            tm_usage("gen", "%s cannot be used with --directed (it takes --threads, --seed, -o)",
                    random_only);
             return 2;
         }
@@ -248,7 +248,7 @@ int cmd_gen(int argc, char **argv)
     }
     char err[512];
     if (tm_gen_cfg_check(&cfg, err, sizeof err) != TM_OK) {
-        tm_err("gen", "%s", err);
+        tm_usage("gen", "%s", err);
         return 2;
     }
     tm_out o;

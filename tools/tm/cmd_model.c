@@ -41,6 +41,9 @@ static void usage(FILE *f)
             "                                (its own options, -o, --stats and --profile follow; up to 256)\n"
             "  -q, --quiet                   no text statistics on stdout\n"
             "  --explain                     print the resolved configuration and message limits\n"
+            "  --demand                      every configuration (those after --and too) gets a port and\n"
+            "                                buffer that drop nothing: --port 1024 --buffer 16777216 (not\n"
+            "                                with --port or --buffer); a drop still fails the run (exit 1)\n"
             "IN.tmc may be '-' (standard input).  See docs/guide.md.\n");
 }
 
@@ -71,7 +74,7 @@ int cmd_model(int argc, char **argv)
     size_t k = 1;
     memset(&seg[0], 0, sizeof seg[0]);
     const char *in = NULL;
-    int quiet = 0, explain = 0;
+    int quiet = 0, explain = 0, demand = 0;
     const char *pwin = NULL;
     int opts = 1; /* "--" ends the options */
     for (int i = 1; i < argc; i++) {
@@ -81,7 +84,7 @@ int cmd_model(int argc, char **argv)
         mseg *g = &seg[k - 1];
         if (!opts || !strcmp(a, "-") || a[0] != '-') {
             if (in) {
-                tm_err("model", "unexpected argument '%s': one input file only", a);
+                tm_usage("model", "unexpected argument '%s': one input file only", a);
                 return 2;
             }
             in = a;
@@ -93,7 +96,7 @@ int cmd_model(int argc, char **argv)
         }
         if (!strcmp(a, "--and")) {
             if (k == MAX_SEGS) {
-                tm_err("model", "--and: at most %d configurations in one pass", MAX_SEGS);
+                tm_usage("model", "--and: at most %d configurations in one pass", MAX_SEGS);
                 return 2;
             }
             memset(&seg[k++], 0, sizeof seg[0]);
@@ -107,7 +110,7 @@ int cmd_model(int argc, char **argv)
 #define OPT(name, dst)                                                       \
     if ((r = tm_opt(argc, argv, &i, name, &v)) != 0) {                       \
         if (r < 0) {                                                         \
-            tm_err("model", "%s needs a value (see tm model --help)", name); \
+            tm_usage("model", "%s needs a value", name); \
             return 2;                                                        \
         }                                                                    \
         dst = v;                                                             \
@@ -121,18 +124,19 @@ int cmd_model(int argc, char **argv)
 #undef OPT
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--explain")) explain = 1;
+        else if (!strcmp(a, "--demand")) demand = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else {
-            tm_err("model", "unknown option '%s' (see tm model --help)", a);
+            tm_usage("model", "unknown option '%s'", a);
             return 2;
         }
     }
     if (!in) {
-        tm_err("model", "no input commit stream (usage: tm model [options] IN.tmc -o OUT.tmt)");
+        tm_usage("model", "no input commit stream: give IN.tmc");
         return 2;
     }
     if (explain && k > 1) {
-        tm_err("model", "--explain: one configuration only (not with --and)");
+        tm_usage("model", "--explain: one configuration only (not with --and)");
         return 2;
     }
     /* Check the options before reading anything: a bad option is a usage error
@@ -144,16 +148,21 @@ int cmd_model(int argc, char **argv)
     if (pwin && report_profile_window("model", pwin, &window))
         return 2;
     if (pwin && !profiles) {
-        tm_err("model", "--profile-window: only with --profile");
+        tm_usage("model", "--profile-window: only with --profile");
         return 2;
     }
     for (size_t j = 0; j < k; j++) {
         mseg *g = &seg[j];
+        char which[64] = "";
+        if (k > 1)
+            snprintf(which, sizeof which, "configuration %zu: ", j + 1);
+        if (demand && model_opts_demand("model", &g->o, which))
+            return 2;
         if (model_opts_cfg("model", &g->o, 1, &g->cfg))
             return 2;
         if (!g->out && !explain) {
             if (k > 1)
-                tm_err("model", "configuration %zu (after --and number %zu): no output: give -o OUT.tmt", j + 1, j);
+                tm_usage("model", "configuration %zu (after --and number %zu): no output: give -o OUT.tmt", j + 1, j);
             else
                 tm_err("model", "no output: give -o OUT.tmt");
             return 2;
@@ -165,7 +174,7 @@ int cmd_model(int argc, char **argv)
             for (int y = x + 1; y < 3; y++)
                 if (mine[x] && mine[y] && !strcmp(mine[x], mine[y])) {
                     if (strcmp(mine[x], "-"))
-                        tm_err("model", "%s and %s name the same file %s", opt[x], opt[y], mine[x]);
+                        tm_usage("model", "%s and %s name the same file %s", opt[x], opt[y], mine[x]);
                     else
                         tm_err("model", "%s - and %s -: only one of them can be standard output", opt[x], opt[y]);
                     return 2;
@@ -176,7 +185,7 @@ int cmd_model(int argc, char **argv)
             for (int x = 0; x < 3; x++)
                 for (int y = 0; y < 3; y++)
                     if (mine[x] && theirs[y] && !strcmp(mine[x], theirs[y])) {
-                        tm_err("model", "configurations %zu and %zu both write %s", q + 1, j + 1, mine[x]);
+                        tm_usage("model", "configurations %zu and %zu both write %s", q + 1, j + 1, mine[x]);
                         return 2;
                     }
         }
@@ -324,6 +333,11 @@ int cmd_model(int argc, char **argv)
             status = 1;
             goto out;
         }
+    /* --demand: a configuration that dropped a message fails the run (its
+     * outputs are written and say so) */
+    for (size_t j = 0; demand && j < k; j++)
+        if (model_opts_demand_check("model", tm_sweep_model(sw, j), &seg[j].cfg, seg[j].out ? seg[j].out : "the run"))
+            status = 1;
     if (!quiet) {
         int to_err = 0; /* a trace on stdout: the reports on stderr */
         for (size_t j = 0; j < k; j++)

@@ -350,7 +350,7 @@ int cmd_pt(int argc, char **argv)
             if (r < 0)
                 goto missing;
             if (tm_parse_size(v, &b) || b < 256 || b > (1u << 30)) {
-                tm_err("pt", "--psb-period %s: allowed 256 .. 1G bytes (K, M)", v);
+                tm_usage("pt", "--psb-period %s: allowed 256 .. 1G bytes (K, M)", v);
                 return 2;
             }
             po.psb_period = b;
@@ -358,7 +358,7 @@ int cmd_pt(int argc, char **argv)
             if (r < 0)
                 goto missing;
             if (strcmp(v, "short") && strcmp(v, "long")) {
-                tm_err("pt", "--tnt %s: allowed short, long", v);
+                tm_usage("pt", "--tnt %s: allowed short, long", v);
                 return 2;
             }
             po.tnt_long = !strcmp(v, "long");
@@ -366,7 +366,7 @@ int cmd_pt(int argc, char **argv)
             if (r < 0)
                 goto missing;
             if (parse_timing(v, &po.timing)) {
-                tm_err("pt", "--timing %s: allowed a list of tsc, mtc, cyc; all; none", v);
+                tm_usage("pt", "--timing %s: allowed a list of tsc, mtc, cyc; all; none", v);
                 return 2;
             }
         } else if ((r = tm_opt(argc, argv, &i, "--mtc-period", &v)) != 0) {
@@ -374,7 +374,7 @@ int cmd_pt(int argc, char **argv)
             if (r < 0)
                 goto missing;
             if (tm_parse_u64(v, &k) || k < 1 || k > 24) {
-                tm_err("pt", "--mtc-period %s: allowed 1..24 (MTC every 2^K cycles)", v);
+                tm_usage("pt", "--mtc-period %s: allowed 1..24 (MTC every 2^K cycles)", v);
                 return 2;
             }
             po.mtc_shift = (unsigned)k;
@@ -411,32 +411,32 @@ int cmd_pt(int argc, char **argv)
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (a[0] == '-' && a[1]) {
-            tm_err("pt", "unknown option %s (tm pt --help)", a);
+            tm_usage("pt", "unknown option '%s'", a);
             return 2;
         } else if (npos < 2) {
             pos[npos++] = a;
         } else {
-            tm_err("pt", "too many arguments: %s (tm pt --help)", a);
+            tm_usage("pt", "too many arguments: %s", a);
             return 2;
         }
         continue;
     missing:
-        tm_err("pt", "%s needs a value (tm pt --help)", a);
+        tm_usage("pt", "%s needs a value", a);
         return 2;
     }
     if (check + decode > 1 || ((check || decode) && (verify || do_compare || variants || base || stats))) {
-        tm_err("pt", "--check and --decode take no -o, --verify, --compare, --timing-variants or --stats, and not "
+        tm_usage("pt", "--check and --decode take no -o, --verify, --compare, --timing-variants or --stats, and not "
                      "each other");
         return 2;
     }
     if (block && !decode) {
-        tm_err("pt", "--block goes with --decode");
+        tm_usage("pt", "--block goes with --decode");
         return 2;
     }
     if (decode ? npos != 1 : check ? npos != 2 : (npos != 1 || !base)) {
-        tm_err("pt", decode ? "--decode needs BASE (tm pt --help)"
-                     : check ? "--check needs IN.tmc and BASE (tm pt --help)"
-                             : "needs IN.tmc and -o BASE (tm pt --help)");
+        tm_usage("pt", decode ? "--decode needs BASE"
+                     : check ? "--check needs IN.tmc and BASE"
+                             : "needs IN.tmc and -o BASE");
         return 2;
     }
     in = decode ? NULL : pos[0];
@@ -445,7 +445,7 @@ int cmd_pt(int argc, char **argv)
     if (decode)
         base = pos[0];
     if (no_image && (verify || check || decode || modules || vdso)) {
-        tm_err("pt", "--no-image: there is no code to decode with (no --verify, --check, --decode, --modules, --vdso)");
+        tm_usage("pt", "--no-image: there is no code to decode with (no --verify, --check, --decode, --modules, --vdso)");
         return 2;
     }
 

@@ -62,12 +62,15 @@ static void usage(FILE *f)
             "  -o BASE                       outputs: BASE.tmt, BASE.json, BASE.stats, BASE.modules\n"
             "                                (and BASE.tmc with --commit); with --mode, -o may be left out\n"
             "  --commit                      also write the commit stream BASE.tmc\n"
+            "  --demand                      every configuration (those after --and too) gets a port and\n"
+            "                                buffer that drop nothing: --port 1024 --buffer 16777216 (not\n"
+            "                                with --port or --buffer); a drop still fails the run (exit 1)\n"
             "  --profile FILE                the configuration's field profile as JSON (as tm model\n"
             "                                --profile; not with --mode)\n"
             "  --profile-window CYCLES       the profiles' timeline window (1..2^40, default 1000000)\n"
             "  --and                         another configuration of the trace module fed the same\n"
-            "                                run: its model options, -o BASE2 (BASE2.tmt, .json, .stats)\n"
-            "                                and --profile follow; up to 256 (not with --mode, -f; with\n"
+            "                                run: its model options, -o BASE2 (BASE2.tmt, .json, .stats,\n"
+            "                                .modules) and --profile follow; up to 256 (not with --mode, -f; with\n"
             "                                --threads auto every model is fed after the program; the\n"
             "                                other options are the recording's, before the first --and)\n"
             "  -s N                          skip the first N instructions (all threads)\n"
@@ -214,12 +217,16 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
         return rec_abandon(x, O, "%s.spool.tmc: %s", x->base, e);
     }
     tmc_record rec;
-    /* a signal to tm ends the recording here too: the trace up to there
-     * (TM_TEST_SIGNAL_IN_REPLAY=1, for the tests: as if one came now) */
+    /* What was spooled before a signal that stopped the program is fed
+     * whole, as --threads N feeds it while the program runs (the recording
+     * is then cut at the signal, as there).  A signal that comes while the
+     * spool is fed ends the recording there: the trace up to there
+     * (TM_TEST_SIGNAL_IN_REPLAY=1, for the tests: as if one came now). */
+    sig_atomic_t nsigs = rec_nsigs;
     const char *tsig = getenv("TM_TEST_SIGNAL_IN_REPLAY");
     if (tsig && *tsig == '1')
         raise(SIGTERM);
-    while (!rec_got_sig && (rc = tmc_reader_next(r, &rec)) == 1 && rec.type != TMC_END) {
+    while (rec_nsigs == nsigs && (rc = tmc_reader_next(r, &rec)) == 1 && rec.type != TMC_END) {
         if (rec.type != TMC_MODULE && (x->sw ? tm_sweep_put(x->sw, &rec) : tm_model_put(x->m, &rec)) != TM_OK) {
             model_failed(x);
             rc = -1;
@@ -415,7 +422,7 @@ typedef struct rec_args {
     const char *base, *valgrind, *rtn, *profile, *pwin;
     const char *frontend, *pin, *capture; /* --frontend (NULL: valgrind), --pin, --capture */
     uint64_t nthreads, skip, length;
-    int commit, argi, main_only, vg_given;
+    int commit, argi, main_only, vg_given, demand;
     rec_more more[REC_MAX_CONFS - 1];
     size_t nmore;
 } rec_args;
@@ -455,7 +462,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if (!strcmp(a, "--and")) {
             if (A->nmore + 1 == REC_MAX_CONFS) {
-                tm_err("record", "--and: at most %d configurations in one recording", REC_MAX_CONFS);
+                tm_usage("record", "--and: at most %d configurations in one recording", REC_MAX_CONFS);
                 return 2;
             }
             memset(&A->more[A->nmore++], 0, sizeof A->more[0]);
@@ -470,7 +477,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
             continue;
         if ((r = tm_opt(argc, argv, &i, "-o", &v)) != 0 || (r = tm_opt(argc, argv, &i, "--output", &v)) != 0) {
             if (r < 0) {
-                tm_err("record", "-o needs a value: the base name of the outputs");
+                tm_usage("record", "-o needs a value: the base name of the outputs");
                 return 2;
             }
             *(g ? &g->base : &A->base) = v;
@@ -478,7 +485,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--profile", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("record", "--profile needs a file name");
+                tm_usage("record", "--profile needs a file name");
                 return 2;
             }
             *(g ? &g->profile : &A->profile) = v;
@@ -486,10 +493,14 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--profile-window", &v)) != 0) {
             if (r < 0) {
-                tm_err("record", "--profile-window needs a number of cycles");
+                tm_usage("record", "--profile-window needs a number of cycles");
                 return 2;
             }
             A->pwin = v;
+            continue;
+        }
+        if (!strcmp(a, "--demand")) { /* anywhere: every configuration's */
+            A->demand = 1;
             continue;
         }
         if (g) {
@@ -499,17 +510,17 @@ static int parse_args(int argc, char **argv, rec_args *A)
                 return 0;
             }
             if (w && !strcmp(w, "--mode")) {
-                tm_err("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
+                tm_usage("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
                 return 2;
             }
             if (w) {
-                tm_err("record", "%s after --and: an option of the whole recording (capture, timing, commit "
+                tm_usage("record", "%s after --and: an option of the whole recording (capture, timing, commit "
                                  "stream); give it before the first --and",
                        w);
                 return 2;
             }
             if (a[0] == '-') {
-                tm_err("record", "unknown option '%s' (see tm record --help)", a);
+                tm_usage("record", "unknown option '%s'", a);
                 return 2;
             }
             A->argi = i;
@@ -527,7 +538,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
             int is_s = !strcmp(a, "-s") || !strncmp(a, "-s=", 3);
             uint64_t n = 0;
             if (r < 0 || tm_parse_count(v, &n) || (!is_s && n == 0)) {
-                tm_err("record", "%s %s: allowed a number of instructions%s", is_s ? "-s" : "-l", r < 0 ? "" : v,
+                tm_usage("record", "%s %s: allowed a number of instructions%s", is_s ? "-s" : "-l", r < 0 ? "needs a value" : v,
                        is_s ? "" : " (at least 1)");
                 return 2;
             }
@@ -539,7 +550,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--filter-rtn", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("record", "--filter-rtn needs a function name");
+                tm_usage("record", "--filter-rtn needs a function name");
                 return 2;
             }
             A->rtn = v;
@@ -555,14 +566,14 @@ static int parse_args(int argc, char **argv, rec_args *A)
                 continue;
             }
             if (r < 0 || tm_parse_u64(v, &A->nthreads) || A->nthreads < 1 || A->nthreads > TMC_MAX_THREADS) {
-                tm_err("record", "--threads %s: allowed 1..%u or auto", r < 0 ? "" : v, TMC_MAX_THREADS);
+                tm_usage("record", "--threads %s: allowed 1..%u or auto", r < 0 ? "needs a value" : v, TMC_MAX_THREADS);
                 return 2;
             }
             continue;
         }
         if ((r = tm_opt(argc, argv, &i, "--valgrind", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("record", "--valgrind needs a path");
+                tm_usage("record", "--valgrind needs a path");
                 return 2;
             }
             A->valgrind = v;
@@ -571,7 +582,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--frontend", &v)) != 0) {
             if (r < 0 || (strcmp(v, "valgrind") && strcmp(v, "pin"))) {
-                tm_err("record", "--frontend %s: allowed valgrind or pin", r < 0 ? "" : v);
+                tm_usage("record", "--frontend %s: allowed valgrind or pin", r < 0 ? "needs a value" : v);
                 return 2;
             }
             A->frontend = v;
@@ -579,7 +590,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--pin", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("record", "--pin needs a path: the pin launcher or a Pin kit folder");
+                tm_usage("record", "--pin needs a path: the pin launcher or a Pin kit folder");
                 return 2;
             }
             A->pin = v;
@@ -587,7 +598,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
         if ((r = tm_opt(argc, argv, &i, "--capture", &v)) != 0) {
             if (r < 0 || !*v) {
-                tm_err("record", "--capture needs a file: a capture stream, or - for standard input");
+                tm_usage("record", "--capture needs a file: a capture stream, or - for standard input");
                 return 2;
             }
             A->capture = v;
@@ -599,12 +610,20 @@ static int parse_args(int argc, char **argv, rec_args *A)
             usage(stdout);
             return 0;
         } else if (a[0] == '-') {
-            tm_err("record", "unknown option '%s' (see tm record --help)", a);
+            tm_usage("record", "unknown option '%s'", a);
             return 2;
         } else {
             A->argi = i;
             break;
         }
+    }
+    /* --demand: every configuration's port and buffer */
+    for (size_t j = 0; A->demand && j <= A->nmore; j++) {
+        char which[64] = "";
+        if (A->nmore)
+            snprintf(which, sizeof which, "configuration %zu: ", j + 1);
+        if (model_opts_demand("record", j ? &A->more[j - 1].o : &A->o, which))
+            return 2;
     }
     return timing_opts_check(&A->to, A->mc.mode != NULL) ? 2 : -1;
 }
@@ -626,32 +645,31 @@ int cmd_record(int argc, char **argv)
         /* no frontend: the capture stream is the program's run */
         const char *fe = A.frontend ? "--frontend" : A.pin ? "--pin" : A.vg_given ? "--valgrind" : NULL;
         if (fe) {
-            tm_err("record", "%s: not with --capture (no frontend is started: the capture stream is read from %s)",
+            tm_usage("record", "%s: not with --capture (no frontend is started: the capture stream is read from %s)",
                    fe, capture);
             return 2;
         }
         if (argi >= 0 && argi < argc) {
-            tm_err("record", "--capture %s: no program to run ('%s'): the capture stream is the program's run",
+            tm_usage("record", "--capture %s: no program to run ('%s'): the capture stream is the program's run",
                    capture, argv[argi]);
             return 2;
         }
     } else {
         if (argi < 0 || argi >= argc) {
-            tm_err("record", "no program to run (usage: tm record [options] -o BASE -- PROG [ARGS...], or "
-                             "--capture FILE)");
+            tm_usage("record", "no program to run: give -- PROG [ARGS...] after the options, or --capture FILE");
             return 2;
         }
         if (A.pin && !pin) {
-            tm_err("record", "--pin %s: only with --frontend pin", A.pin);
+            tm_usage("record", "--pin %s: only with --frontend pin", A.pin);
             return 2;
         }
         if (pin && A.vg_given) {
-            tm_err("record", "--valgrind: an option of the Valgrind frontend, not with --frontend pin");
+            tm_usage("record", "--valgrind: an option of the Valgrind frontend, not with --frontend pin");
             return 2;
         }
     }
     if ((!base && !mc.mode) || (base && !*base)) {
-        tm_err("record", "no output: give -o BASE");
+        tm_usage("record", "no output: give -o BASE");
         return 2;
     }
     /* the configurations (--and) and the profiles */
@@ -663,19 +681,19 @@ int cmd_record(int argc, char **argv)
     if (A.pwin && report_profile_window("record", A.pwin, &window))
         return 2;
     if (A.pwin && !profiles) {
-        tm_err("record", "--profile-window: only with --profile");
+        tm_usage("record", "--profile-window: only with --profile");
         return 2;
     }
     if (A.profile && mc.mode) {
-        tm_err("record", "--profile: not with --mode (both would observe the model's messages through its one hook)");
+        tm_usage("record", "--profile: not with --mode (both would observe the model's messages through its one hook)");
         return 2;
     }
     if (k > 1 && mc.mode) {
-        tm_err("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
+        tm_usage("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
         return 2;
     }
     if (k > 1 && mc.size_limit) {
-        tm_err("record", "--and: not with -f (the size limit is one configuration's trace's)");
+        tm_usage("record", "--and: not with -f (the size limit is one configuration's trace's)");
         return 2;
     }
     static rec_conf conf[REC_MAX_CONFS];
@@ -685,13 +703,13 @@ int cmd_record(int argc, char **argv)
         conf[j].profile = j ? A.more[j - 1].profile : A.profile;
         conf[j].lock_fd = -1;
         if (j && (!conf[j].base || !*conf[j].base)) {
-            tm_err("record", "configuration %zu (after --and number %zu): no output: give -o BASE", j + 1, j);
+            tm_usage("record", "configuration %zu (after --and number %zu): no output: give -o BASE", j + 1, j);
             return 2;
         }
         if (j && model_opts_cfg("record", &A.more[j - 1].o, nthreads ? (uint32_t)nthreads : 1, &conf[j].cfg))
             return 2;
         if (conf[j].profile && !strcmp(conf[j].profile, "-")) {
-            tm_err("record", "--profile -: give a file (standard output is the program's)");
+            tm_usage("record", "--profile -: give a file (standard output is the program's)");
             return 2;
         }
     }
@@ -700,24 +718,25 @@ int cmd_record(int argc, char **argv)
     for (size_t j = 1; j < k; j++)
         for (size_t q = 0; q < j; q++)
             if (conf[q].base && !strcmp(conf[q].base, conf[j].base)) {
-                tm_err("record", "configurations %zu and %zu both write %s.tmt, .json, .stats", q + 1, j + 1,
+                tm_usage("record", "configurations %zu and %zu both write %s.tmt, .json, .stats", q + 1, j + 1,
                        conf[j].base);
                 return 2;
             }
     for (size_t j = 0; j < k; j++) {
-        static const char *const sfx[] = {".tmt",          ".json", ".stats",     ".lock",    ".modules",
-                                          ".tmc",          ".vdso", ".spool.tmc", ".pin.log", ".pin.log.kit",
-                                          ".valgrind.log"};
+        /* every configuration's (the first 6), then the recording's own */
+        static const char *const sfx[] = {".tmt",     ".json",        ".stats",       ".lock", ".modules",
+                                          ".vdso",    ".tmc",         ".spool.tmc",   ".pin.log",
+                                          ".pin.log.kit", ".valgrind.log"};
         const char *pj = conf[j].profile;
         for (size_t q = 0; pj && q < k; q++) {
             if (q < j && conf[q].profile && !strcmp(pj, conf[q].profile)) {
-                tm_err("record", "configurations %zu and %zu both write %s", q + 1, j + 1, pj);
+                tm_usage("record", "configurations %zu and %zu both write %s", q + 1, j + 1, pj);
                 return 2;
             }
             size_t nb = conf[q].base ? strlen(conf[q].base) : 0;
-            for (size_t f = 0; nb && f < (q ? 4u : sizeof sfx / sizeof sfx[0]); f++)
+            for (size_t f = 0; nb && f < (q ? 6u : sizeof sfx / sizeof sfx[0]); f++)
                 if (!strncmp(pj, conf[q].base, nb) && !strcmp(pj + nb, sfx[f])) {
-                    tm_err("record", "--profile %s: the recording writes that file (-o %s)", pj, conf[q].base);
+                    tm_usage("record", "--profile %s: the recording writes that file (-o %s)", pj, conf[q].base);
                     return 2;
                 }
         }
@@ -729,7 +748,7 @@ int cmd_record(int argc, char **argv)
      * program (it needs the Ti width from the start). */
     int autoth = nthreads == 0;
     if (autoth && (mc.mode || mc.size_limit)) {
-        tm_err("record", "--threads auto: not with --mode or -f (they need the model while the program runs)");
+        tm_usage("record", "--threads auto: not with --mode or -f (they need the model while the program runs)");
         return 2;
     }
     uint32_t capth = autoth ? TMC_MAX_THREADS : (uint32_t)nthreads;
@@ -995,6 +1014,11 @@ int cmd_record(int argc, char **argv)
                    A.to.serial ? NULL : &A.to.cfg, {0}, cap, capture ? capname : NULL};
     tm_cap_timing_stats(cap, &end.tst);
     status = rec_finish(&x, &O, &cfg, &end);
+    /* --demand: a configuration that dropped a message fails the run (its
+     * outputs are written and say so) */
+    for (size_t j = 0; A.demand && j < k; j++)
+        if (model_opts_demand_check("record", j ? conf[j].m : x.m, j ? &conf[j].cfg : &cfg, conf[j].base) && !status)
+            status = 1;
     if (x.sw)
         tm_sweep_free(x.sw);
     else

@@ -42,7 +42,7 @@ int decode_from_binary(int argc, char **argv)
         int k;
         if (!opts || a[0] != '-' || !strcmp(a, "-")) {
             if (nf >= 2) {
-                tm_err("decode", "too many arguments (see tm decode --help)");
+                tm_usage("decode", "too many arguments");
                 return 2;
             }
             files[nf++] = a;
@@ -69,20 +69,20 @@ int decode_from_binary(int argc, char **argv)
         } else if ((k = tm_opt(argc, argv, &i, "--max-run", &val)) != 0) {
             if (k < 0) goto missing;
             if (tm_parse_count(val, &o.max_run) || !o.max_run) {
-                tm_err("decode", "--max-run %s: expected a positive number of instructions", val);
+                tm_usage("decode", "--max-run %s: expected a positive number of instructions", val);
                 return 2;
             }
         } else {
-            tm_err("decode", "unknown option '%s' (see tm decode --help)", a);
+            tm_usage("decode", "unknown option '%s'", a);
             return 2;
         }
         continue;
     missing:
-        tm_err("decode", "%s needs a value (see tm decode --help)", a);
+        tm_usage("decode", "%s needs a value", a);
         return 2;
     }
     if ((verify && nf != 2) || (!verify && nf != 1)) {
-        tm_err("decode", verify ? "--from-binary --verify needs the commit stream and the trace: "
+        tm_usage("decode", verify ? "--from-binary --verify needs the commit stream and the trace: "
                                   "tm decode --from-binary --verify BASE.tmc BASE.tmt"
                                 : "expected one trace file: tm decode --from-binary BASE.tmt");
         return 2;

@@ -25,15 +25,31 @@ static void usage(FILE *f)
     fprintf(f, "usage: tm SUBCOMMAND [options] [files]\n\nsubcommands:\n");
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-    fprintf(f, "\n`tm SUBCOMMAND --help` describes each one; docs/guide.md has examples.\n");
+    fprintf(f, "\n`tm SUBCOMMAND --help` describes each one; docs/guide.md has examples.\n"
+               "`tm --version` (or `tm SUBCOMMAND --version`) prints the version and build-id.\n");
+}
+
+/* WHY and the subcommands, from cmds[], in one line on stderr. */
+static int bad_subcommand(const char *why, const char *name)
+{
+    fputs("tm: ", stderr);
+    fputs(why, stderr);
+    if (name) {
+        fputs(" '", stderr);
+        tm_put_escaped(stderr, name, 0);
+        fputc('\'', stderr);
+    }
+    fputs(" (one of:", stderr);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", cmds[i].name);
+    fputs("; see tm --help)\n", stderr);
+    return 2;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
+    if (argc < 2)
+        return bad_subcommand("no subcommand", NULL);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
@@ -43,9 +59,16 @@ int main(int argc, char **argv)
     tm_save_signals();
     signal(SIGPIPE, SIG_IGN);
     tm_cleanup_on_signal();
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (!strcmp(argv[1], cmds[i].name))
-            return tm_finish_stdout(cmds[i].name, cmds[i].fn(argc - 1, argv + 1));
-    fprintf(stderr, "tm: unknown subcommand '%s' (one of: gen, dump, model, decode, cosim, record, study)\n", argv[1]);
-    return 2;
+    if (!strcmp(argv[1], "--version"))
+        return tm_finish_stdout("", tm_print_version());
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        if (strcmp(argv[1], cmds[i].name))
+            continue;
+        /* tm SUB --version: SUB's first argument (tm study's too, before
+         * its script runs) */
+        if (argc >= 3 && !strcmp(argv[2], "--version"))
+            return tm_finish_stdout(cmds[i].name, tm_print_version());
+        return tm_finish_stdout(cmds[i].name, cmds[i].fn(argc - 1, argv + 1));
+    }
+    return bad_subcommand("unknown subcommand", argv[1]);
 }

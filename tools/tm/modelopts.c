@@ -1,4 +1,5 @@
 /* tm command line: the model options shared by `tm model` and `tm cosim`. */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,7 +90,7 @@ int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int 
         const char *v = NULL;
         int r = tm_opt(argc, argv, i, vals[k].name, &v);
         if (r < 0) {
-            tm_err(sub, "%s needs a value (see tm %s --help)", vals[k].name, sub);
+            tm_usage(sub, "%s needs a value", vals[k].name);
             return -1;
         }
         if (r > 0) {
@@ -105,7 +106,7 @@ static int parse_u32_opt(const char *sub, const char *opt, const char *v, uint32
 {
     uint64_t x;
     if (tm_parse_u64(v, &x) || x > max) {
-        tm_err(sub, "%s %s: not a number in 0..%u", opt, v, max);
+        tm_usage(sub, "%s %s: not a number in 0..%u", opt, v, max);
         return -1;
     }
     *out = (uint32_t)x;
@@ -138,14 +139,14 @@ static int tage_opts(const char *sub, const char *opt, const char *const *v, con
             continue;
         snprintf(name, sizeof name, "%s%s", opt, sfx[k]);
         if (!c->base) {
-            tm_err(sub, "%s: only with %s N (a TAGE-class predictor turned on, or --config tage-*)", name, opt);
+            tm_usage(sub, "%s: only with %s N (a TAGE-class predictor turned on, or --config tage-*)", name, opt);
             return -1;
         }
         if (k == 4) {
             unsigned a, b;
             char tail;
             if (sscanf(v[k], "%u:%u%c", &a, &b, &tail) != 2) {
-                tm_err(sub, "%s %s: expected MIN:MAX (history lengths, 1 <= MIN <= MAX <= 128)", name, v[k]);
+                tm_usage(sub, "%s %s: expected MIN:MAX (history lengths, 1 <= MIN <= MAX <= 128)", name, v[k]);
                 return -1;
             }
             c->lmin = a;
@@ -167,12 +168,12 @@ static int data_cfg(const char *sub, const model_opts *o, tm_model_cfg *cfg)
 {
     int mode = TM_DATA_NONE;
     if (o->data && (mode = tm_data_mode_parse(o->data)) < 0) {
-        tm_err(sub, "--data %s: allowed none, cfiat, all", o->data);
+        tm_usage(sub, "--data %s: allowed none, cfiat, all", o->data);
         return -1;
     }
     if (o->cfiat) {
         if (o->data && mode != TM_DATA_CFIAT) {
-            tm_err(sub, "--cfiat contradicts --data %s", o->data);
+            tm_usage(sub, "--cfiat contradicts --data %s", o->data);
             return -1;
         }
         mode = TM_DATA_CFIAT;
@@ -181,11 +182,11 @@ static int data_cfg(const char *sub, const model_opts *o, tm_model_cfg *cfg)
     const char *cache_opt = o->cfiat_shared ? "--cfiat-shared" : o->cache ? "--cache" : o->assoc ? "--assoc"
                             : o->line ? "--line" : o->gran ? "--granularity" : NULL;
     if (cache_opt && mode != TM_DATA_CFIAT) {
-        tm_err(sub, "%s: only with CFiat data tracing (add --cfiat)", cache_opt);
+        tm_usage(sub, "%s: only with CFiat data tracing (add --cfiat)", cache_opt);
         return -1;
     }
     if (o->chunks[3] && mode == TM_DATA_NONE) {
-        tm_err(sub, "--chunks-fah: only with data tracing (--cfiat or --data)");
+        tm_usage(sub, "--chunks-fah: only with data tracing (--cfiat or --data)");
         return -1;
     }
     if (mode != TM_DATA_CFIAT)
@@ -193,7 +194,7 @@ static int data_cfg(const char *sub, const model_opts *o, tm_model_cfg *cfg)
     cfg->cfiat_shared = o->cfiat_shared;
     tm_cache_preset(&cfg->cache, "tool");
     if (o->cache && tm_cache_preset(&cfg->cache, o->cache) != TM_OK && tm_parse_size(o->cache, &cfg->cache.size)) {
-        tm_err(sub, "--cache %s: allowed tool, study, or a size in bytes (suffix K or M), a power of two "
+        tm_usage(sub, "--cache %s: allowed tool, study, or a size in bytes (suffix K or M), a power of two "
                     "from 16 to 64M",
                o->cache);
         return -1;
@@ -213,7 +214,7 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
         for (unsigned k = 0; k < TM_ENCODINGS; k++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
                      tm_encoding_name((tm_encoding)k));
-        tm_err(sub, "--encoding %s: allowed %s", o->encoding, names);
+        tm_usage(sub, "--encoding %s: allowed %s", o->encoding, names);
         return -1;
     }
     memset(cfg, 0, sizeof *cfg);
@@ -223,7 +224,7 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
         for (unsigned k = 0; tm_model_preset_name(k); k++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
                      tm_model_preset_name(k));
-        tm_err(sub, "--config %s: allowed %s", o->config, names);
+        tm_usage(sub, "--config %s: allowed %s", o->config, names);
         return -1;
     }
     cfg->shared = o->shared;
@@ -242,15 +243,15 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
     if (data_cfg(sub, o, cfg))
         return -1;
     if (o->buffer && strcmp(o->buffer, "min") && cfg->buffer_bits == 0) {
-        tm_err(sub, "--buffer 0: the buffer must hold at least the longest message (see --explain)");
+        tm_usage(sub, "--buffer 0: the buffer must hold at least the longest message (see --explain)");
         return -1;
     }
     if (o->ts_bits && cfg->ts_bits == 0) {
-        tm_err(sub, "--ts-bits 0: allowed 8..64");
+        tm_usage(sub, "--ts-bits 0: allowed 8..64");
         return -1;
     }
     if (o->port && cfg->port_bits == 0) {
-        tm_err(sub, "--port 0: allowed 1..1024 bits per cycle");
+        tm_usage(sub, "--port 0: allowed 1..1024 bits per cycle");
         return -1;
     }
     static const char *const names[4] = {"--chunks-bcnt", "--chunks-ta", "--chunks-cc", "--chunks-fah"};
@@ -261,7 +262,7 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
             continue;
         unsigned a, b;
         if (tm_parse_pair(o->chunks[k], &a, &b) || a < 1 || a > 32 || b < 1 || b > 32) {
-            tm_err(sub, "%s %s: expected A,B with each chunk size in 1..32", names[k], o->chunks[k]);
+            tm_usage(sub, "%s %s: expected A,B with each chunk size in 1..32", names[k], o->chunks[k]);
             return -1;
         }
         *dst[k][0] = (uint8_t)a;
@@ -273,9 +274,37 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
     }
     char err[256];
     if (tm_model_cfg_resolve(cfg, err, sizeof err) != TM_OK) {
-        tm_err(sub, "%s", err);
+        tm_usage(sub, "%s", err);
         return -1;
     }
     return 0;
 }
 
+
+int model_opts_demand(const char *sub, model_opts *o, const char *which)
+{
+    static char port[16], buffer[16];
+    if (o->port || o->buffer) {
+        tm_usage(sub, "%s%s and --demand: --demand sets the port (%u bits) and the buffer (%u bits) of every "
+                      "configuration; give one or the other",
+                 which, o->port ? "--port" : "--buffer", TM_DEMAND_PORT_BITS, TM_DEMAND_BUFFER_BITS);
+        return -1;
+    }
+    snprintf(port, sizeof port, "%u", TM_DEMAND_PORT_BITS);
+    snprintf(buffer, sizeof buffer, "%u", TM_DEMAND_BUFFER_BITS);
+    o->port = port;
+    o->buffer = buffer;
+    return 0;
+}
+
+int model_opts_demand_check(const char *sub, const tm_model *m, const tm_model_cfg *cfg, const char *name)
+{
+    const tm_thread_stats *T = &tm_model_get_stats(m)->total;
+    if (!T->dropped_messages && !T->lost_instructions)
+        return 0;
+    tm_err(sub, "--demand: %s dropped %" PRIu64 " messages (%" PRIu64 " instructions in gaps): the messages of its "
+                "%u cores outran the %u-bit port by more than the %u-bit buffer; its bits are not the demand "
+                "(its statistics say \"lossless\": false)",
+           name, T->dropped_messages, T->lost_instructions, cfg->enc.threads, cfg->port_bits, cfg->buffer_bits);
+    return -1;
+}

@@ -22,4 +22,22 @@ int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int 
 int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_model_cfg *cfg);
 /* Help text of the options. */
 extern const char model_opts_help[];
+
+/* --demand (tm model, tm record): every configuration gets the widest port
+ * the model has and its largest buffer.  A core offers at most one
+ * message (a bundle with data tracing) per cycle and the port drains
+ * first, so a configuration of N cores whose longest message (bundle) is
+ * L bits never drops one when N x L <= TM_DEMAND_PORT_BITS; beyond that it
+ * drops only if the messages outrun the port by the whole buffer
+ * (TM_DEMAND_BUFFER_BITS, 2^24, the model's maximum), which the run then
+ * reports as an error (model_opts_demand_check). */
+#define TM_DEMAND_PORT_BITS 1024u
+#define TM_DEMAND_BUFFER_BITS 16777216u
+/* Sets O's port and buffer for --demand; -1 after a usage error if the
+ * configuration gives --port or --buffer itself (WHICH: "" for a run of one
+ * configuration, else "configuration K: "). */
+int model_opts_demand(const char *sub, model_opts *o, const char *which);
+/* After a --demand run: 0 if M dropped nothing, else -1 after one line
+ * (NAME: the configuration's output, as the line names it). */
+int model_opts_demand_check(const char *sub, const tm_model *m, const tm_model_cfg *cfg, const char *name);
 #endif

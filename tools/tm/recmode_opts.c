@@ -34,7 +34,7 @@ int recmode_opts_parse(tm_recmode_cfg *c, int argc, char **argv, int *i)
     }
     if ((r = tm_opt(argc, argv, i, "--mode", &v)) != 0) {
         if (r < 0 || !tm_recmode_known(v)) {
-            tm_err("record", "--mode %s: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat", r < 0 ? "needs a value" : v);
+            tm_usage("record", "--mode %s: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat", r < 0 ? "needs a value" : v);
             return -1;
         }
         c->mode = v;
@@ -42,7 +42,7 @@ int recmode_opts_parse(tm_recmode_cfg *c, int argc, char **argv, int *i)
     }
     if ((r = tm_opt(argc, argv, i, "-c", &v)) != 0) {
         if (r < 0 || !tm_recmode_compressor_known(v)) {
-            tm_err("record", "-c %s: allowed gzip, bzip2, pigz, pbzip2, zstd", r < 0 ? "needs a compressor" : v);
+            tm_usage("record", "-c %s: allowed gzip, bzip2, pigz, pbzip2, zstd", r < 0 ? "needs a compressor" : v);
             return -1;
         }
         c->compress = v;
@@ -58,7 +58,7 @@ int recmode_opts_parse(tm_recmode_cfg *c, int argc, char **argv, int *i)
                 n = n * 10 + (uint64_t)(*p - '0');
         }
         if (!ok || n == 0 || n > (UINT64_MAX >> 20)) {
-            tm_err("record", "-f %s: allowed a whole number of megabytes, at least 1", r < 0 ? "needs a value" : v);
+            tm_usage("record", "-f %s: allowed a whole number of megabytes, at least 1", r < 0 ? "needs a value" : v);
             return -1;
         }
         c->size_limit = n << 20;

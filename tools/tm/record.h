@@ -20,9 +20,10 @@
 
 /* A configuration of the recording: the first one (its trace and
  * statistics are among the recording's outputs, rec_outs) or one after
- * --and (BASE.tmt, .json, .stats of its own, OUT, and a lock), and its
+ * --and (BASE.tmt, .json, .stats and the module map .modules, a copy of
+ * the first one's, of its own, OUT, and a lock), and its
  * field profile (--profile). */
-enum { RECX_TMT, RECX_JSON, RECX_STATS, RECX_NOUTS };
+enum { RECX_TMT, RECX_JSON, RECX_STATS, RECX_MODULES, RECX_NOUTS };
 typedef struct rec_conf {
     const char *base;     /* -o BASE */
     const char *profile;  /* --profile FILE, or NULL */

@@ -39,10 +39,12 @@ int rec_on_module(void *arg, const tm_cap_module *m)
     fputc(' ', x->mods);
     put_map_path(x->mods, m->path);
     fputc('\n', x->mods);
-    if (m->bytes) {
+    /* the vdso's bytes beside every configuration's module map (tm decode
+     * --from-binary reads BASE.vdso beside BASE.tmt) */
+    for (size_t j = 0; m->bytes && j < (x->k ? x->k : 1); j++) {
         char p[PATH_MAX];
         tm_out vo;
-        snprintf(p, sizeof p, "%s.vdso", x->base);
+        snprintf(p, sizeof p, "%s.vdso", j ? x->conf[j].base : x->base);
         if (tm_out_begin("record", &vo, p, NULL)) {
             snprintf(x->err, sizeof x->err, "%.400s: cannot create", p);
             x->failed = 1;
@@ -72,6 +74,25 @@ int rec_on_module(void *arg, const tm_cap_module *m)
         }
     }
     return 0;
+}
+
+/* FROM's bytes into TO (replacing it): 0, or -1 with errno. */
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rbe"), *out = in ? fopen(to, "wbe") : NULL;
+    char buf[65536];
+    size_t got;
+    int bad = !in || !out;
+    while (!bad && (got = fread(buf, 1, sizeof buf, in)) > 0)
+        bad = fwrite(buf, 1, got, out) != got;
+    int e = errno;
+    bad |= in && ferror(in);
+    if (out && fclose(out))
+        bad = 1, e = errno;
+    if (in)
+        fclose(in);
+    errno = e ? e : EIO;
+    return bad ? -1 : 0;
 }
 
 /* Commits (or with FAILED, removes) an output; one line for the first
@@ -235,7 +256,7 @@ int rec_outs_begin(rec_outs *O, const char *base, int commit, const char *log_sf
 int rec_conf_begin(rec_ctx *x)
 {
     char p[PATH_MAX + 16];
-    static const char *const sfx[RECX_NOUTS] = {".tmt", ".json", ".stats"};
+    static const char *const sfx[RECX_NOUTS] = {".tmt", ".json", ".stats", ".modules"};
     for (size_t j = 0; j < x->k; j++) {
         rec_conf *c = &x->conf[j];
         memset(c->out, 0, sizeof c->out);
@@ -385,6 +406,13 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
         OUT_ERR("%s.modules: %s", base, strerror(errno));
     }
     x->mods = NULL;
+    /* every configuration after --and gets the module map too, so that tm
+     * decode --from-binary finds it beside the configuration's trace */
+    for (size_t j = 1; j < x->k && !wfail; j++) {
+        rec_conf *c = &x->conf[j];
+        if (copy_file(O->o[REC_MODULES].tmp, c->out[RECX_MODULES].tmp))
+            OUT_ERR("%s.modules: %s", c->base, strerror(errno));
+    }
     /* Pin's own log (-logfile), if it wrote one, after the tool's lines in
      * BASE.pin.log. */
     if (O->o[REC_KITLOG].active) {

@@ -83,7 +83,7 @@ int timing_opts_parse(timing_opts *o, int argc, char **argv, int *i)
     uint64_t x;
     if ((r = tm_opt(argc, argv, i, "--timing", &v)) != 0) {
         if (r < 0 || (strcmp(v, "cores") && strcmp(v, "serial"))) {
-            tm_err("record", "--timing %s: allowed cores, serial", r < 0 ? "" : v);
+            tm_usage("record", "--timing %s: allowed cores, serial", r < 0 ? "needs a value" : v);
             return -1;
         }
         o->serial = !strcmp(v, "serial");
@@ -91,7 +91,7 @@ int timing_opts_parse(timing_opts *o, int argc, char **argv, int *i)
     }
     if ((r = tm_opt(argc, argv, i, "--cpi", &v)) != 0) {
         if (r < 0 || parse_milli(v, &o->cfg.cpi_milli) || !o->cfg.cpi_milli) {
-            tm_err("record", "--cpi %s: allowed a number 0.001..1000 (up to 3 decimals)", r < 0 ? "" : v);
+            tm_usage("record", "--cpi %s: allowed a number 0.001..1000 (up to 3 decimals)", r < 0 ? "needs a value" : v);
             return -1;
         }
         o->set = 1;
@@ -102,8 +102,8 @@ int timing_opts_parse(timing_opts *o, int argc, char **argv, int *i)
         if ((r = tm_opt(argc, argv, i, name, &v)) == 0)
             continue;
         if (r < 0 || parse_cache(v, l == 1 ? &o->cfg.l1 : &o->cfg.l2)) {
-            tm_err("record", "%s %s: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)", name,
-                   r < 0 ? "" : v);
+            tm_usage("record", "%s %s: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)", name,
+                   r < 0 ? "needs a value" : v);
             return -1;
         }
         o->set = 1;
@@ -111,7 +111,7 @@ int timing_opts_parse(timing_opts *o, int argc, char **argv, int *i)
     }
     if ((r = tm_opt(argc, argv, i, "--mem-latency", &v)) != 0) {
         if (r < 0 || tm_parse_u64(v, &x) || x > 100000) {
-            tm_err("record", "--mem-latency %s: allowed 0..100000 cycles", r < 0 ? "" : v);
+            tm_usage("record", "--mem-latency %s: allowed 0..100000 cycles", r < 0 ? "needs a value" : v);
             return -1;
         }
         o->cfg.mem_lat = (uint32_t)x;
@@ -120,7 +120,7 @@ int timing_opts_parse(timing_opts *o, int argc, char **argv, int *i)
     }
     if ((r = tm_opt(argc, argv, i, "--timing-window", &v)) != 0) {
         if (r < 0 || tm_parse_count(v, &x) || x < 1 || x > ((uint64_t)1 << 32)) {
-            tm_err("record", "--timing-window %s: allowed 1..4294967296 groups", r < 0 ? "" : v);
+            tm_usage("record", "--timing-window %s: allowed 1..4294967296 groups", r < 0 ? "needs a value" : v);
             return -1;
         }
         o->cfg.window = x;
@@ -136,11 +136,11 @@ int timing_opts_check(timing_opts *o, int mode)
     if (o->serial < 0) /* cores, but the thesis tools' descriptors in the serial order */
         o->serial = mode && !o->set;
     if (o->serial && o->set) {
-        tm_err("record", "--cpi, --l1, --l2, --mem-latency, --timing-window: only with --timing cores");
+        tm_usage("record", "--cpi, --l1, --l2, --mem-latency, --timing-window: only with --timing cores");
         return 2;
     }
     if (!o->serial && tm_timing_check(&o->cfg, err, sizeof err) != TM_OK) {
-        tm_err("record", "timing model: %s", err);
+        tm_usage("record", "timing model: %s", err);
         return 2;
     }
     return 0;

@@ -44,9 +44,19 @@ void tm_err(const char *sub, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "tm %s: ", sub);
+    fprintf(stderr, "tm%s%s: ", *sub ? " " : "", sub);
     put_escaped(stderr, msg);
     fputc('\n', stderr);
+}
+
+void tm_usage(const char *sub, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tm_err(sub, "%s (see tm %s%s--help)", msg, sub, *sub ? " " : "");
 }
 
 void tm_put_line(FILE *f, const char *text)
