@@ -112,7 +112,7 @@ void report_text(FILE *f, const tm_model_cfg *cfg, const tm_model *m)
     if (lossy)
         fprintf(f, " WITH LOSSES: %" PRIu64 " messages (%" PRIu64 " bits) dropped, %" PRIu64
                    " instructions (%.3f%%) in overflow gaps; not the demand: a buffer and port that drop nothing"
-                   " measure it (e.g. --port 1024 --buffer 65536)",
+                   " measure it (--demand)",
                 T->dropped_messages, T->dropped_bits, T->lost_instructions,
                 100.0 * ratio(T->lost_instructions, T->instructions));
     fputc('\n', f);
