@@ -136,6 +136,52 @@ class Data:
                     out[c["name"]] = lab
         return out
 
+    def machine(self, p, n):
+        """The machine the cycles of program P's recording at N come from: its statistics'
+        "machine" (tm record), or None (a synthetic stream's cycles, or older statistics)."""
+        x = next((x for c in self.cfgs if (x := self.get(p, n, c))), None)
+        return x["stats"].get("machine") if x else None
+
+    def ipc_core(self, n, progs=None):
+        """IPC per core at N, all programs together: their instructions / the sum over
+        programs of cycles x threads that ran (each thread on its own core)."""
+        ins = cyc = 0
+        for p in progs or self.programs:
+            x = next((x for c in self.cfgs if (x := self.get(p, n, c))), None)
+            if x:
+                ins += x["stats"]["total"]["instructions"]
+                cyc += x["stats"]["execution_cycles"] * max(1, self.ran(p, n) or 1)
+        return ins / cyc if cyc else None
+
+    def machine_text(self):
+        """The machine of the study's cycles in one line (the L2's size per N where it
+        grows with the cores), or how the cycles were made when no recording says."""
+        descs, l2 = {}, {}
+        for n in self.ns:
+            for p in self.programs:
+                m = self.machine(p, n)
+                if m:
+                    descs.setdefault(machine_desc(m), []).append(p)
+                    if m.get("l2"):
+                        l2.setdefault(n, set()).add(m["l2"]["size"])
+                else:
+                    descs.setdefault(None, []).append(p)
+        parts = []
+        for dsc, ps in descs.items():
+            who = "" if len(descs) == 1 else f" ({', '.join(dict.fromkeys(ps))})"
+            if dsc is None:
+                parts.append("the commit stream's own cycles (tm gen: one group per cycle per thread) or statistics "
+                             "that do not name the machine" + who)
+            else:
+                if l2:
+                    sizes = "; ".join(f"N={n}: {'/'.join(kb(v) for v in sorted(vs))}" for n, vs in sorted(l2.items()))
+                    dsc = dsc.replace("L2 @", f"L2 ({sizes})")
+                parts.append(dsc + who)
+        return "; ".join(dict.fromkeys(parts))
+
+    def ipc_text(self):
+        return ", ".join(f"N={n}: {v:.3f}" if (v := self.ipc_core(n)) is not None else f"N={n}: -" for n in self.ns)
+
     def pick(self, *names):
         for nm in names:
             if nm in self.cfgs:
@@ -174,6 +220,39 @@ class Data:
             a["dropped"] += self.pt_rows[(p, n)][f].get("dropped_messages", 0)
             a["progs"] += 1
         return a
+
+
+def kb(v):
+    return f"{v // 1024} KB" if v % 1024 == 0 else f"{v} B"
+
+
+def machine_desc(m):
+    """A tm record statistics' "machine" in words (the L2's size left as 'L2 @': it grows with N)."""
+    if not m:
+        return None
+    if m.get("timing") == "serial":
+        return "timing model serial: one clock, one thread at a time, each group of instructions one cycle"
+    parts = [f"timing model {m.get('timing', '?')}: each thread on its own in-order core, base CPI {m.get('cpi', 1):g}"]
+    ic, l1, l2 = m.get("icache"), m.get("l1"), m.get("l2")
+    if ic:
+        parts.append(f"instruction cache {kb(ic['size'])} {ic['ways']}-way per core (a hit "
+                     + (f"+{ic['latency']} cycles" if ic.get("latency") else "within the CPI") + ", a miss the L2's)")
+    else:
+        parts.append("no instruction cache")
+    da = m.get("data_addresses")
+    if l1:
+        parts.append(f"data cache {kb(l1['size'])} {l1['ways']}-way per core, {l1['latency']} cycles a hit"
+                     + (" (fed by the memory operands' addresses)" if da == "addresses" else
+                        " (fed by the memory operands)" if da == "values" else ""))
+    else:
+        parts.append("no data cache (memory operands not captured: they cost nothing)")
+    if l2:
+        parts.append(f"L2 @ {l2['ways']}-way shared, +{l2['latency']} cycles")
+    if m.get("memory_latency") is not None and (l1 or ic):
+        parts.append(f"memory +{m['memory_latency']} cycles")
+    if m.get("line"):
+        parts.append(f"{m['line']}-byte lines")
+    return ", ".join(parts)
 
 
 def bpi(a):
@@ -282,6 +361,12 @@ def build_tables(d):
             T.append(t)
     if d.pt:
         T.append(pt_table(d))
+    # the machine the cycles come from, and IPC per core, beside every table with bits per cycle
+    for t in T:
+        if t.name in ("table1", "table2", "table5_bpc", "table6_bpc", "pt"):
+            t.extra["machine"] = d.machine_text()
+            t.extra["ipc_per_core"] = {f"N={n}": (round(v, 4) if (v := d.ipc_core(n)) is not None else None)
+                                       for n in d.ns}
     pp = paper_table(d)
     if pp.rows:
         T.append(pp)
@@ -340,6 +425,9 @@ def paper_compare(d):
         a = d.agg(n, d.pick(*d.cfgs))
         add("IPC (all cores)", "instructions/cycle", "Table 1 Total", n, "timing model",
             round(a["insns"] / a["cycles"], 4) if a["cycles"] else None, paper.TABLE1_TOTAL["ipc"][n])
+        ipc = d.ipc_core(n)
+        add("IPC per core", "instructions/cycle", "Table 1 Total / N", n, "timing model",
+            round(ipc, 4) if ipc is not None else None, round(paper.TABLE1_TOTAL["ipc"][n] / n, 4))
     for pr in ("small", "medium", "large"):
         for n in ns:
             m = mispred(d, pr, n)
@@ -885,6 +973,10 @@ def html_table(t):
     if t.name in ("table5", "table6", "table5_bpc", "table6_bpc"):
         h.append('<p class="note">N=n (ran k): the threads that ran, the same for every program, or their average '
                  "and range over the programs (per program: Table 1).</p>")
+    if "machine" in t.extra:
+        h.append(f'<p class="note"><b>Cycles</b> (every bits-per-cycle number here) come from this machine: '
+                 f'{html.escape(t.extra["machine"])}. <b>IPC per core</b>, all programs: '
+                 f'{html.escape(", ".join(f"{k}: {v:.3f}" if v is not None else f"{k}: -" for k, v in t.extra["ipc_per_core"].items()))}.</p>')
     return "\n".join(h)
 
 
@@ -969,7 +1061,8 @@ def edge_warning(edges):
 def summary(d, tables):
     """The text summary: the terms; Tables 5 and 6's totals with the threads that ran;
     the NX_b / TR_e-L and PT / TR_e-L ratios; the paper's totals beside ours."""
-    out = []
+    out = [wrap(f"Machine (the cycles of every bits-per-cycle number): {d.machine_text()}. IPC per core, all "
+                f"programs: {d.ipc_text()}.", 110, "  ")]
     byname = {t.name: t for t in tables}
     for nm in ("table5", "table6"):
         t = byname.get(nm)
@@ -1023,7 +1116,8 @@ def paper_summary(d):
                        f"(study/paper.py) and ours, all programs together; ratio = here / paper.", 110),
            wrap(f"What differs: {paper.DIFFERS}.", 110, "  ")]
     short = {"bits per instruction": "bpi", "bits per cycle": "bpc", "outcome mispredicted,": "outcome mispr. %",
-             "target mispredicted,": "target mispr. %", "IPC (all cores)": "IPC"}
+             "target mispredicted,": "target mispr. %", "IPC (all cores)": "IPC",
+             "IPC per core": "IPC per core"}
 
     def label(qq):
         for k, v in short.items():
@@ -1108,6 +1202,10 @@ def write(outdir, study, results, version, run, pt=None):
                           for x in results],
            "pt": pt_doc(pt),
            "threads_ran": {f"N={n}": d.ran_all(n) for n in d.ns},
+           "machine": {"description": d.machine_text(),
+                       "ipc_per_core": {f"N={n}": d.ipc_core(n) for n in d.ns},
+                       "recordings": [{"program": p, "N": n, "machine": d.machine(p, n)}
+                                      for p in d.programs for n in d.ns]},
            "paper": paper_doc(d)}
     with open(os.path.join(outdir, "results.json.tmp"), "w") as f:
         json.dump(doc, f, indent=1)

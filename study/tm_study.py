@@ -196,6 +196,10 @@ class Study:
     def __init__(self, text, path, presets, encodings):
         self.text, self.path = text, path
         self.dir = os.path.dirname(os.path.abspath(path)) if not path.startswith("<") else os.getcwd()
+        # DIR/study.toml, the copy a study keeps: relative paths stay those of the original's folder
+        m = re.match(r"(?:#[^\n]*\n){0,3}?# tm-study-base: ([^\n]+)\n", text)
+        if m and os.path.isdir(m.group(1)):
+            self.dir = m.group(1)
         self.all_presets, self.all_encodings = tuple(presets), tuple(encodings)
         try:
             self.raw = tomllib.loads(text)
@@ -1380,9 +1384,14 @@ def main():
     if writes and args.run_unit is None:
         # the study as run: DIR/study.toml (what --engine slurm's jobs and --report-only read)
         sf = os.path.join(args.o, "study.toml")
-        if not os.path.exists(sf) or open(sf, encoding="utf-8", errors="replace").read() != text:
+        if re.match(r"(?:#[^\n]*\n){0,3}?# tm-study-base: ", text):
+            kept = text                      # a copy already (tm study -f DIR/study.toml)
+        else:
+            kept = (f"# tm study: the study file {path}, as run; relative paths are relative to its folder:\n"
+                    f"# tm-study-base: {s.dir}\n" + text)
+        if not os.path.exists(sf) or open(sf, encoding="utf-8", errors="replace").read() != kept:
             with open(sf + ".tmp", "w") as f:
-                f.write(text)
+                f.write(kept)
             os.replace(sf + ".tmp", sf)
     if args.run_unit is not None:
         if not 0 <= args.run_unit < len(units):

@@ -72,6 +72,14 @@ assert ins[("per_n", 2)] > ins[("per_n", 1)] + 100000, ins
 assert ins[("sum_stdin", 1)] > 1000000, ins
 PY
 
+# the folder's copy of the study keeps the original's folder for its relative paths
+# (--report-only, and Slurm's jobs, read DIR/study.toml)
+if (cd / && $S --report-only -o "$TMP/suite-out" > /dev/null 2> "$TMP/ro.err"); then
+    ok "--report-only from another directory: the copy's relative paths (cwd, stdin, input) still resolve"
+else
+    fail "--report-only of the suite: $(cat "$TMP/ro.err")"
+fi
+
 # ---- pre-flight: before anything is recorded, one line each, exit 2 ----
 preflight() {  # NAME REGEX: $D/NAME.toml is refused before recording, in under 10 s
     local out rc t0=$SECONDS
