@@ -719,7 +719,13 @@ class Runner:
         else:
             files = {}                 # what the recording reads: name -> its bytes' hash (or its generator)
 
+            setup_text = fmt_subst(p["setup"], dict(subst, input=self.spec_path(p["input"], subst)[0]
+                                                    if p["input"] else "")) if p["setup"] else ""
+
             def note(path, label, setup_made=False):
+                if setup_text and os.path.basename(path) in setup_text:
+                    files[label] = "written by the setup"   # its content follows from the setup's files
+                    return
                 if os.path.isfile(path):
                     try:
                         files[label] = self.file_ident(path)
