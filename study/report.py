@@ -696,6 +696,8 @@ def figures(d, outdir, tables):
         fig.savefig(path + ".tmp.svg", format="svg", bbox_inches="tight")
         os.replace(path + ".tmp.svg", path)
         plt.close(fig)
+        if "_bpc" in name or name in ("fig14_timeline", "loss_curve"):
+            caption += f". Cycles from the machine: {d.machine_text()}; IPC per core: {d.ipc_text()}"
         figs.append((name, caption, how))
 
     def grid(n, w=3.3, h=3.0):
