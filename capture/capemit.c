@@ -346,6 +346,13 @@ void tmcap_em_mem(tmcap_em *em, tmcap_word w0, tmcap_word a)
     tmcap_em_mem_value(em, w0, a, 0);
 }
 
+void tmcap_em_addr(tmcap_em *em, tmcap_word w)
+{
+    em->buf[em->pos++] = w;
+    if (em->pos > em->buf_limit)
+        tmcap_em_flush(em);
+}
+
 /* ------------------------------------------------------------ threads, signals */
 
 void tmcap_em_thread_create(tmcap_em *em, unsigned parent, unsigned child)

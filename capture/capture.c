@@ -815,9 +815,9 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
     uint64_t w0 = w[0];
     unsigned type = w0 & 0xff;
     /* the two most frequent types without the table's indirect jump */
-    size_t len = type == TMCAP_EXEC ? 1
-                 : type == TMCAP_MEM ? mem_len(w0)
-                                     : event_len(w, n);
+    size_t len = type == TMCAP_EXEC || type == TMCAP_ADDR ? 1
+                 : type == TMCAP_MEM                      ? mem_len(w0)
+                                                          : event_len(w, n);
     if (len > n)
         return 0;
     cthread *t;
@@ -1060,6 +1060,19 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         }
         return (long)len;
     }
+    case TMCAP_ADDR:
+        /* an address only: its latency to the thread's next group, if the
+         * thread is traced (a thread's accesses before its first traced
+         * instruction are not charged) */
+        c->info.addrs++;
+        if (c->tim && !c->cfg.ignore_addresses && c->on == 1) {
+            if (!(t = thread_of(c, c->cur)))
+                return fail(c, c->off, "thread %u out of range", c->cur), -1;
+            if (t->tr == 1 && (rc = tm_timing_access(c->tim, (uint32_t)t->id, w0 >> 16, ((w0 >> 10) & 63) + 1,
+                                                     (int)((w0 >> 8) & 1))) != TM_OK)
+                return fail(c, c->off, "%s", timing_why(rc)), -1;
+        }
+        return 1;
     case TMCAP_MAP: {
         size_t pl = (w0 >> 8) & 0xffff;
         if (pl == 0 || pl > TMCAP_MAX_PATH)

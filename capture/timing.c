@@ -57,6 +57,8 @@ typedef struct tthread {
     int done;
     int in_sys;         /* in a system call */
     uint64_t sys_seq;   /* t->closed when it entered it */
+    uint64_t dlat;      /* tm_timing_access latency for its next group, 1/1000 cycles */
+    uint64_t iline;     /* the instruction cache line it fetched last + 1 (0: none) */
     tqueue q;
 } tthread;
 
@@ -75,10 +77,9 @@ typedef struct pend {
 } pend;
 
 /* A line's order (hashed lines): its last store's and last access's cycle
- * + 1 (0: none), and its version (stores so far: a stale copy in an L1). */
+ * + 1 (0: none). */
 typedef struct ordent {
     uint64_t store, access;
-    uint32_t ver;
 } ordent;
 
 struct tm_timing {
@@ -111,11 +112,13 @@ struct tm_timing {
     uint64_t closed;      /* groups closed so far */
     uint32_t last_closer; /* the thread of the last one */
     /* caches */
-    uint32_t line_shift, l1_sets, l2_sets;
-    uint64_t *l1_tag; uint32_t *l1_ver; uint64_t *l1_age; /* [thread][set][way] */
+    uint32_t line_shift, l1_sets, l2_sets, il1_sets;
+    uint64_t *l1_tag; uint64_t *l1_age; /* [thread][set][way]; tag: line + 1, 0 empty */
+    uint64_t *il1_tag; uint64_t *il1_age; /* the instruction caches, likewise */
     uint64_t *l2_tag; uint64_t *l2_age;
+    uint32_t l1_top;      /* threads whose L1 may hold lines: ids < l1_top */
     uint64_t tick;
-    /* line order: last store cycle, last access cycle, version (hashed lines) */
+    /* line order: last store cycle, last access cycle (hashed lines) */
     ordent *ord;
     tm_timing_stats st;
     int failed;
@@ -129,6 +132,7 @@ void tm_timing_defaults(tm_timing_cfg *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->cpi_milli = MILLI;
     cfg->line = 64;
+    cfg->l1i = (tm_timing_cache){8u << 10, 2, 0};
     cfg->l1 = (tm_timing_cache){8u << 10, 2, 2};
     cfg->l2 = (tm_timing_cache){0, 8, 4};
     cfg->mem_lat = 200;
@@ -190,8 +194,12 @@ int tm_timing_check(const tm_timing_cfg *cfg, char *err, size_t errlen)
         return TM_ERR_ARG;
     }
     int rc = check_cache("l1", &cfg->l1, cfg->line, 0, err, errlen);
+    if (rc == TM_OK && cfg->l1i.size)
+        rc = check_cache("l1i", &cfg->l1i, cfg->line, 0, err, errlen);
     return rc ? rc : check_cache("l2", &cfg->l2, cfg->line, 1, err, errlen);
 }
+
+static int icache_alloc(tm_timing *t);
 
 int tm_timing_new(const tm_timing_cfg *cfg, uint32_t threads, const tm_timing_sink *sink, tm_timing **out)
 {
@@ -216,9 +224,14 @@ int tm_timing_new(const tm_timing_cfg *cfg, uint32_t threads, const tm_timing_si
         t->line_shift++;
     t->st.l2_size = t->cfg.l2.size;
     t->l1_sets = t->cfg.l1.size / t->cfg.line / t->cfg.l1.ways;
+    t->il1_sets = t->cfg.l1i.size ? t->cfg.l1i.size / t->cfg.line / t->cfg.l1i.ways : 0;
     t->l2_sets = t->cfg.l2.size / t->cfg.line / t->cfg.l2.ways;
     t->rrun.type = TMC_RUN;
     t->rmem.type = TMC_MEM;
+    if (t->il1_sets && icache_alloc(t) != TM_OK) {
+        tm_timing_free(t);
+        return TM_ERR_NOMEM;
+    }
     t->th = calloc(threads, sizeof *t->th);
     t->hkey = malloc(threads * sizeof *t->hkey);
     t->lkey = malloc(threads * sizeof *t->lkey);
@@ -250,8 +263,9 @@ void tm_timing_free(tm_timing *t)
     free(t->hkey);
     free(t->lkey);
     free(t->l1_tag);
-    free(t->l1_ver);
     free(t->l1_age);
+    free(t->il1_tag);
+    free(t->il1_age);
     free(t->l2_tag);
     free(t->l2_age);
     free(t->ord);
@@ -260,24 +274,51 @@ void tm_timing_free(tm_timing *t)
 
 /* ------------------------------------------------------------ caches */
 
+/* The L2 (unified), when the first access or fetch reaches it. */
+static int l2_alloc(tm_timing *t)
+{
+    if (t->l2_age)
+        return TM_OK;
+    size_t n2 = (size_t)t->l2_sets * t->cfg.l2.ways;
+    if (!t->l2_tag && !(t->l2_tag = calloc(n2, sizeof *t->l2_tag)))
+        return TM_ERR_NOMEM;
+    return (t->l2_age = calloc(n2, sizeof *t->l2_age)) ? TM_OK : TM_ERR_NOMEM;
+}
+
+/* The data caches, when the first data access comes. */
 static int caches_alloc(tm_timing *t)
+{
+    if (t->l1_age)
+        return TM_OK;
+    size_t n1 = (size_t)t->nthreads * t->l1_sets * t->cfg.l1.ways;
+    if (l2_alloc(t) != TM_OK)
+        return TM_ERR_NOMEM;
+    if (!t->l1_tag && !(t->l1_tag = calloc(n1, sizeof *t->l1_tag)))
+        return TM_ERR_NOMEM;
+    return (t->l1_age = calloc(n1, sizeof *t->l1_age)) ? TM_OK : TM_ERR_NOMEM;
+}
+
+/* The line order table, when the first MEM record comes. */
+static int ord_alloc(tm_timing *t)
 {
     if (t->ord)
         return TM_OK;
-    size_t n1 = (size_t)t->nthreads * t->l1_sets * t->cfg.l1.ways, n2 = (size_t)t->l2_sets * t->cfg.l2.ways;
-    size_t no = (size_t)1 << ORD_BITS;
-    t->l1_tag = calloc(n1, sizeof *t->l1_tag);
-    t->l1_ver = calloc(n1, sizeof *t->l1_ver);
-    t->l1_age = calloc(n1, sizeof *t->l1_age);
-    t->l2_tag = calloc(n2, sizeof *t->l2_tag);
-    t->l2_age = calloc(n2, sizeof *t->l2_age);
-    t->ord = calloc(no, sizeof *t->ord);
-    if (!t->l1_tag || !t->l1_ver || !t->l1_age || !t->l2_tag || !t->l2_age || !t->ord) {
-        free(t->ord);
-        t->ord = NULL;
+    if (caches_alloc(t) != TM_OK)
         return TM_ERR_NOMEM;
-    }
-    return TM_OK;
+    return (t->ord = calloc((size_t)1 << ORD_BITS, sizeof *t->ord)) ? TM_OK : TM_ERR_NOMEM;
+}
+
+/* The instruction caches, at the first fetch. */
+static int icache_alloc(tm_timing *t)
+{
+    if (t->il1_age)
+        return TM_OK;
+    size_t n = (size_t)t->nthreads * t->il1_sets * t->cfg.l1i.ways;
+    if (l2_alloc(t) != TM_OK)
+        return TM_ERR_NOMEM;
+    if (!t->il1_tag && !(t->il1_tag = calloc(n, sizeof *t->il1_tag)))
+        return TM_ERR_NOMEM;
+    return (t->il1_age = calloc(n, sizeof *t->il1_age)) ? TM_OK : TM_ERR_NOMEM;
 }
 
 static size_t ord_slot(uint64_t line)
@@ -308,31 +349,103 @@ static int set_access(uint64_t *tag, uint64_t *age, size_t base, uint32_t ways, 
     return 0;
 }
 
+/* The cycles beyond the L1 of an access to LINE that missed it: the L2's,
+ * and memory's if it misses too. */
+static uint32_t l2_cost(tm_timing *t, uint64_t line)
+{
+    size_t way, b2 = (size_t)(line & (t->l2_sets - 1)) * t->cfg.l2.ways;
+    if (set_access(t->l2_tag, t->l2_age, b2, t->cfg.l2.ways, line + 1, t->tick, &way)) {
+        t->st.l2_hits++;
+        return t->cfg.l2.lat;
+    }
+    t->st.l2_misses++;
+    return t->cfg.l2.lat + t->cfg.mem_lat;
+}
+
 /* The cycles a memory operand of thread TID at line LINE costs (L1, L2,
- * memory); a store makes the other cores' copies stale. */
+ * memory); a store makes the other cores' copies stale: they are removed
+ * from their L1s (their next access misses). */
 static uint32_t mem_cost(tm_timing *t, uint32_t tid, uint64_t line, int store)
 {
-    size_t o = ord_slot(line);
     uint64_t key = line + 1;
-    size_t way;
+    size_t way, set = (size_t)(line & (t->l1_sets - 1));
+    uint32_t ways = t->cfg.l1.ways;
     t->tick++;
-    size_t b1 = ((size_t)tid * t->l1_sets + (size_t)(line & (t->l1_sets - 1))) * t->cfg.l1.ways;
-    int hit = set_access(t->l1_tag, t->l1_age, b1, t->cfg.l1.ways, key, t->tick, &way) && t->l1_ver[way] == t->ord[o].ver;
-    if (store)
-        t->ord[o].ver++;
-    t->l1_ver[way] = t->ord[o].ver;
-    if (hit) {
+    if (tid >= t->l1_top)
+        t->l1_top = tid + 1;
+    if (store) {
+        for (uint32_t j = 0; j < t->l1_top; j++) {
+            if (j == tid)
+                continue;
+            size_t b = ((size_t)j * t->l1_sets + set) * ways;
+            for (size_t w = b; w < b + ways; w++)
+                if (t->l1_tag[w] == key) {
+                    t->l1_tag[w] = 0;
+                    t->l1_age[w] = 0; /* filled first */
+                }
+        }
+    }
+    size_t b1 = ((size_t)tid * t->l1_sets + set) * ways;
+    if (set_access(t->l1_tag, t->l1_age, b1, ways, key, t->tick, &way)) {
         t->st.l1_hits++;
         return t->cfg.l1.lat;
     }
     t->st.l1_misses++;
-    size_t b2 = (size_t)(line & (t->l2_sets - 1)) * t->cfg.l2.ways;
-    if (set_access(t->l2_tag, t->l2_age, b2, t->cfg.l2.ways, key, t->tick, &way)) {
-        t->st.l2_hits++;
-        return t->cfg.l1.lat + t->cfg.l2.lat;
+    return t->cfg.l1.lat + l2_cost(t, line);
+}
+
+/* The cycles thread TID's core spends fetching the instructions at [LO, HI)
+ * beyond the base CPI: per line it enters (a line is fetched once while the
+ * core's instructions stay in it), the instruction cache's hit latency, and
+ * on a miss the L2's (and memory's) latency. */
+static uint64_t fetch_cost(tm_timing *t, uint32_t tid, uint64_t lo, uint64_t hi)
+{
+    tthread *th = &t->th[tid];
+    uint64_t l = lo >> t->line_shift, l1 = (hi - 1) >> t->line_shift, c = 0;
+    for (; l <= l1; l++) {
+        if (l + 1 == th->iline)
+            continue; /* still in the line it fetched last: no new fetch */
+        th->iline = l + 1;
+        c += t->cfg.l1i.lat;
+        size_t way, b = ((size_t)tid * t->il1_sets + (size_t)(l & (t->il1_sets - 1))) * t->cfg.l1i.ways;
+        t->tick++;
+        if (set_access(t->il1_tag, t->il1_age, b, t->cfg.l1i.ways, l + 1, t->tick, &way)) {
+            t->st.il1_hits++;
+            continue;
+        }
+        t->st.il1_misses++;
+        c += l2_cost(t, l);
     }
-    t->st.l2_misses++;
-    return t->cfg.l1.lat + t->cfg.l2.lat + t->cfg.mem_lat;
+    return c;
+}
+
+/* The fetch cost (1/1000 cycles) of a group of thread TID: its RUN of
+ * RBYTES bytes at RPC (RBYTES 0: none) and its branch of BLEN bytes at BPC
+ * (BLEN 0: none); 0 without an instruction cache. */
+static uint64_t fetch_group(tm_timing *t, uint32_t tid, uint64_t rpc, uint64_t rbytes, uint64_t bpc, uint64_t blen)
+{
+    if (!t->il1_sets)
+        return 0;
+    uint64_t c = 0;
+    if (rbytes)
+        c += fetch_cost(t, tid, rpc, rpc + rbytes);
+    if (blen)
+        c += fetch_cost(t, tid, bpc, bpc + blen);
+    return c * MILLI;
+}
+
+int tm_timing_access(tm_timing *t, uint32_t tid, uint64_t addr, uint32_t size, int store)
+{
+    if (t->failed)
+        return TM_ERR_IO;
+    if (tid >= t->nthreads || !size)
+        return TM_ERR_ARG;
+    if (caches_alloc(t) != TM_OK)
+        return TM_ERR_NOMEM;
+    (void)size; /* its first line is charged, as a MEM record's */
+    t->st.accesses++;
+    t->th[tid].dlat += (uint64_t)mem_cost(t, tid, addr >> t->line_shift, store) * MILLI;
+    return TM_OK;
 }
 
 /* ------------------------------------------------------------ queues */
@@ -598,6 +711,8 @@ static int may_go(tm_timing *t, uint32_t tid, int direct)
 static inline int stamp(tm_timing *t, uint32_t tid, uint64_t n, uint64_t acc, uint64_t floor, uint64_t *cp)
 {
     tthread *th = &t->th[tid];
+    acc += th->dlat; /* the accesses given since its last group */
+    th->dlat = 0;
     uint64_t c = acc / MILLI > floor ? acc / MILLI : floor;
     if (t->emitted && (c < t->last_cycle || (c == t->last_cycle && tid < t->last_tid))) {
         c = t->last_cycle + (tid < t->last_tid);
@@ -666,9 +781,11 @@ static int close_group(tm_timing *t)
     size_t words = 2;
     if (compact) {
         words += (p->has & P_RUN ? 2 : 0) + (p->has & P_EV ? 2 : 0);
+        int br = (p->has & P_EV) && p->etype == TMC_BRANCH;
+        acc += fetch_group(t, tid, p->pc, p->has & P_RUN ? p->bytes : 0, p->epc, br ? p->elen : 0);
         if (p->has & P_MEM) {
             words += 2 + (p->msize + 7u) / 8u;
-            if (caches_alloc(t) != TM_OK)
+            if (ord_alloc(t) != TM_OK)
                 return TM_ERR_NOMEM;
             mem_time(t, tid, p->maddr, p->msize, p->mflags, p->mpc, &acc, &floor);
         }
@@ -676,9 +793,12 @@ static int close_group(tm_timing *t)
         for (unsigned k = 0; k < t->nrec; k++) {
             const tmc_record *m = &t->rec[k];
             words += 4 + (m->type == TMC_MEM ? (m->size + 7u) / 8u : 0);
+            if (m->type == TMC_RUN || m->type == TMC_BRANCH)
+                acc += fetch_group(t, tid, m->pc, m->type == TMC_RUN ? m->bytes : 0, m->pc,
+                                   m->type == TMC_BRANCH ? m->len : 0);
             if (m->type != TMC_MEM)
                 continue;
-            if (caches_alloc(t) != TM_OK)
+            if (ord_alloc(t) != TM_OK)
                 return TM_ERR_NOMEM;
             mem_time(t, tid, m->addr, m->size, m->flags, m->pc, &acc, &floor);
         }
@@ -1196,8 +1316,10 @@ int tm_timing_put_whole(tm_timing *t, const tmc_group *g, uint64_t mpc)
     }
     if (tid >= t->ntop)
         t->ntop = tid + 1;
-    uint64_t n = g->count + (e && e->type == TMC_BRANCH), c;
-    if (stamp(t, tid, n, th->acc + n * t->cfg.cpi_milli, th->next, &c) != TM_OK)
+    int br = e && e->type == TMC_BRANCH;
+    uint64_t n = g->count + br, c;
+    uint64_t fetch = fetch_group(t, tid, g->pc, g->count ? g->bytes : 0, br ? e->pc : 0, br ? e->len : 0);
+    if (stamp(t, tid, n, th->acc + n * t->cfg.cpi_milli + fetch, th->next, &c) != TM_OK)
         return TM_ERR_ARG;
     if (e && e->type == TMC_EXIT)
         th->done = 1;
@@ -1254,7 +1376,7 @@ uint64_t tm_timing_clock(const tm_timing *t, uint32_t tid)
 {
     if (tid >= t->nthreads)
         return 0;
-    uint64_t acc = t->th[tid].acc;
+    uint64_t acc = t->th[tid].acc + t->th[tid].dlat;
     if (t->open && t->otid == tid)
         acc += open_insns(t) * t->cfg.cpi_milli;
     return acc / MILLI;

@@ -9,7 +9,7 @@
  * `tm record` reads:
  *
  *   under `tm record --frontend pin`: -tm_fd N [-tm_shm FD,ACK,SLOTS,BYTES]
- *       -tm_mem 0|1 -tm_store_values 0|1 -tm_log FILE
+ *       -tm_mem 0|1 -tm_store_values 0|1 [-tm_addr 1] -tm_log FILE
  *   run directly (`pin -t tm_pin.so -mode mcftrace ... -- prog`): the thesis
  *       tools' knobs (seed 000 Tables 4.1-4.6); the tool starts
  *       `tm record --capture -` with the equivalent options (thesis/knobs.c)
@@ -42,6 +42,8 @@ KNOB<std::string> KnobShm(KNOB_MODE_WRITEONCE, "pintool", "tm_shm", "",
                           "FD,ACK,SLOTS,BYTES: the stream through shared memory (tm record passes it)");
 KNOB<BOOL> KnobMem(KNOB_MODE_WRITEONCE, "pintool", "tm_mem", "0", "memory operands and their values");
 KNOB<BOOL> KnobStoreValues(KNOB_MODE_WRITEONCE, "pintool", "tm_store_values", "1", "with -tm_mem, store values too");
+KNOB<BOOL> KnobAddr(KNOB_MODE_WRITEONCE, "pintool", "tm_addr", "0",
+                    "without -tm_mem: the memory operands' addresses only (ADDR events)");
 KNOB<std::string> KnobLog(KNOB_MODE_WRITEONCE, "pintool", "tm_log", "", "the tool's messages (default stderr)");
 KNOB<std::string> KnobTm(KNOB_MODE_WRITEONCE, "pintool", "tm", "tm",
                          "run directly: the tm program that records (default: tm on PATH)");
@@ -99,7 +101,7 @@ static tmcap_em *em;
 static unsigned em_tid;           /* the thread the emitter's events are of */
 static tmcap_word next_id = 1;
 static int log_fd = 2;
-static int clo_mem, clo_store_values;
+static int clo_mem, clo_store_values, clo_addr;
 /* run directly: the tm record that reads the stream */
 static NATIVE_FD rec_wfd = INVALID_NATIVE_FD;
 static OS_PROCESS_WAITABLE_PROCESS rec_proc;
@@ -176,8 +178,12 @@ static void put_pending(tstate *t)
     if (!t->npend)
         return;
     as_thread(t);
-    for (unsigned i = 0; i < t->npend; i++)
-        tmcap_em_mem_value(em, t->pend[i].w0, t->pend[i].a, t->pend[i].has_value ? t->pend[i].v : NULL);
+    for (unsigned i = 0; i < t->npend; i++) {
+        if ((t->pend[i].w0 & 0xff) == TMCAP_ADDR)
+            tmcap_em_addr(em, t->pend[i].w0);
+        else
+            tmcap_em_mem_value(em, t->pend[i].w0, t->pend[i].a, t->pend[i].has_value ? t->pend[i].v : NULL);
+    }
     t->npend = 0;
 }
 
@@ -227,6 +233,13 @@ static VOID PIN_FAST_ANALYSIS_CALL a_stores(THREADID tid)
     for (unsigned i = 0; i < t->nst; i++)
         pend(t, t->st_w0[i], t->st_a[i], 1);
     t->nst = 0;
+}
+
+/* -tm_addr: an operand's address only (W: tmcap_addr without the address;
+ * OFF: the part's offset in the operand). */
+static VOID PIN_FAST_ANALYSIS_CALL a_addr(THREADID tid, ADDRINT ea, ADDRINT w, ADDRINT off)
+{
+    pend(ts[tid], w | (tmcap_word)(ea + off) << 16, 0, 0);
 }
 
 /* A call's store: the return address, known before it runs. */
@@ -338,6 +351,32 @@ static void instrument_mem(INS ins, unsigned k, BOOL is_call, BOOL rep, IPOINT w
         INS_InsertCall(ins, where, (AFUNPTR)a_stores, IARG_FAST_ANALYSIS_CALL, IARG_THREAD_ID, IARG_END);
 }
 
+/* -tm_addr: the addresses of INS's memory operands, before it runs (per
+ * executed iteration of a rep-prefixed one). */
+static void instrument_addr(INS ins, BOOL rep)
+{
+    UINT32 n = INS_MemoryOperandCount(ins);
+    for (UINT32 i = 0; i < n; i++) {
+        USIZE size = INS_MemoryOperandSize(ins, i);
+        for (USIZE off = 0; off < size; off += 64) {
+            unsigned s = (unsigned)(size - off > 64 ? 64 : size - off);
+            for (int store = 0; store < 2; store++) {
+                if (!(store ? INS_MemoryOperandIsWritten(ins, i) : INS_MemoryOperandIsRead(ins, i)))
+                    continue;
+                tmcap_word w = tmcap_addr(store, s, 0);
+                if (rep)
+                    INS_InsertPredicatedCall(ins, IPOINT_BEFORE, (AFUNPTR)a_addr, IARG_FAST_ANALYSIS_CALL,
+                                             IARG_THREAD_ID, IARG_MEMORYOP_EA, i, IARG_ADDRINT, (ADDRINT)w,
+                                             IARG_ADDRINT, (ADDRINT)off, IARG_END);
+                else
+                    INS_InsertCall(ins, IPOINT_BEFORE, (AFUNPTR)a_addr, IARG_FAST_ANALYSIS_CALL, IARG_THREAD_ID,
+                                   IARG_MEMORYOP_EA, i, IARG_ADDRINT, (ADDRINT)w, IARG_ADDRINT, (ADDRINT)off,
+                                   IARG_END);
+            }
+        }
+    }
+}
+
 static void block(BBL bbl)
 {
     static tmcap_word ia[MAX_INSNS];
@@ -384,7 +423,7 @@ static void block(BBL bbl)
 
     unsigned j = 0;
     for (INS ins = BBL_InsHead(bbl); INS_Valid(ins) && j < ni; ins = INS_Next(ins), j++) {
-        if (!clo_mem)
+        if (!clo_mem && !clo_addr)
             continue;
         BOOL rep = INS_HasRealRep(ins);
         /* where a store's value is there to read: after the instruction, or
@@ -392,6 +431,10 @@ static void block(BBL bbl)
         BOOL after = INS_IsValidForIpointAfter(ins), taken = INS_IsValidForIpointTakenBranch(ins);
         if (!after && !taken && !INS_IsCall(ins))
             continue;
+        if (!clo_mem) {
+            instrument_addr(ins, rep);
+            continue;
+        }
         instrument_mem(ins, j, INS_IsCall(ins), rep, after ? IPOINT_AFTER : IPOINT_TAKEN_BRANCH);
     }
     tmcap_word w0 = tmcap_exec(id, 0), w1 = tmcap_exec(id, 1);
@@ -718,6 +761,7 @@ int main(int argc, char *argv[])
         C.fd = KnobFd.Value();
         clo_mem = KnobMem.Value() ? 1 : 0;
         clo_store_values = KnobStoreValues.Value() ? 1 : 0;
+        clo_addr = !clo_mem && KnobAddr.Value();
         if (!KnobShm.Value().empty()) {
             long long v[4];
             const char *q = KnobShm.Value().c_str();

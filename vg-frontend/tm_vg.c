@@ -3,14 +3,16 @@
  * A thin Valgrind tool: it describes each superblock it instruments as a
  * BLOCK (its instructions and the exits that leave it, classified as the
  * commit stream's branch classes), and at run time reports which exit each
- * executed block took (EXEC), the memory operands with their values (MEM),
+ * executed block took (EXEC), the memory operands with their values (MEM)
+ * or their addresses only (ADDR),
  * thread creation, switches and exits, signal delivery and return, and the
  * executable mappings.  Everything else (cycle stamps, groups, thread ids,
  * the model) is done by `tm record` on the other end of the pipe, with code
  * shared by every frontend (capture/).
  *
  * Options: --tm-fd=N (the pipe, required), --tm-mem=yes|no (memory
- * operands, default no), --tm-store-values=yes|no (the values of the
+ * operands, default no), --tm-addr=yes|no (without --tm-mem=yes: the memory
+ * operands' addresses only, one word each, default no), --tm-store-values=yes|no (the values of the
  * program's stores, default yes), --tm-shm=FD,ACK,SLOTS,BYTES (the stream
  * goes through shared memory, the pipe carries only slot lengths:
  * docs/capture.md §1).  Superblock chasing is switched off so that every
@@ -43,6 +45,7 @@ extern Int VG_(safe_fd)(Int oldfd);
 static Int out_fd = -1;
 static Long clo_log_fd = -1; /* --tm-log-fd: Valgrind's --log-fd, to close */
 static Bool clo_mem = False;
+static Bool clo_addr = False; /* addresses only (without clo_mem) */
 static Bool clo_store_values = True;
 static ULong next_id = 1;
 /* --tm-shm=FD,ACK,SLOTS,BYTES: the stream through shared memory */
@@ -99,6 +102,12 @@ static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
     tmcap_em_mem(em, w0, a);
 }
 
+/* w0 is the ADDR word without the address. */
+static VG_REGPARM(2) void h_addr(ULong w0, Addr a)
+{
+    tmcap_em_addr(em, w0 | (ULong)a << 16);
+}
+
 /* ------------------------------------------------------------ instrument */
 
 static void scan_vdso(void);
@@ -131,10 +140,16 @@ static void add_mem_call(IRSB *sb, UInt insn, Bool store, UInt size, IRExpr *add
 {
     while (size > 0) { /* operands above 64 bytes (fxsave, xsave) in 64-byte parts */
         UInt s = size > 64 ? 64 : size;
-        ULong w0 = tmcap_mem(store, store && !clo_store_values, s, insn);
         IRExpr *a = addr; /* an atom; parts after the first get a new one */
-        IRDirty *d = unsafeIRDirty_0_N(2, "tm_mem", VG_(fnptr_to_fnentry)(h_mem),
-                                       mkIRExprVec_2(IRExpr_Const(IRConst_U64(w0)), a));
+        IRDirty *d;
+        if (clo_mem)
+            d = unsafeIRDirty_0_N(2, "tm_mem", VG_(fnptr_to_fnentry)(h_mem),
+                                  mkIRExprVec_2(IRExpr_Const(IRConst_U64(tmcap_mem(store, store && !clo_store_values,
+                                                                                   s, insn))),
+                                                a));
+        else
+            d = unsafeIRDirty_0_N(2, "tm_addr", VG_(fnptr_to_fnentry)(h_addr),
+                                  mkIRExprVec_2(IRExpr_Const(IRConst_U64(tmcap_addr(store, s, 0))), a));
         if (guard)
             d->guard = guard;
         addStmtToIRSB(sb, IRStmt_Dirty(d));
@@ -169,6 +184,7 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
         scanned = True;
         scan_vdso();
     }
+    Bool ops = clo_mem || clo_addr; /* memory operands: MEM or ADDR events */
     IRSB *out = deepCopyIRSBExceptStmts(in);
     Int i = 0;
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
@@ -204,7 +220,7 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
         }
         case Ist_WrTmp:
             addStmtToIRSB(out, st);
-            if (clo_mem && st->Ist.WrTmp.data->tag == Iex_Load) {
+            if (ops && st->Ist.WrTmp.data->tag == Iex_Load) {
                 IRExpr *e = st->Ist.WrTmp.data;
                 add_mem_call(out, k, False, sizeofIRType(e->Iex.Load.ty), e->Iex.Load.addr, NULL);
                 if (nloads < MAX_LOADS) {
@@ -215,13 +231,13 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
             break;
         case Ist_Store:
             addStmtToIRSB(out, st);
-            if (clo_mem)
+            if (ops)
                 add_mem_call(out, k, True, sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Store.data)),
                              st->Ist.Store.addr, NULL);
             break;
         case Ist_LoadG: {
             addStmtToIRSB(out, st);
-            if (clo_mem) {
+            if (ops) {
                 IRLoadG *lg = st->Ist.LoadG.details;
                 IRType tw, tl;
                 typeOfIRLoadGOp(lg->cvt, &tw, &tl);
@@ -231,7 +247,7 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
         }
         case Ist_StoreG: {
             addStmtToIRSB(out, st);
-            if (clo_mem) {
+            if (ops) {
                 IRStoreG *sg = st->Ist.StoreG.details;
                 add_mem_call(out, k, True, sizeofIRType(typeOfIRExpr(in->tyenv, sg->data)), sg->addr,
                              sg->guard);
@@ -246,10 +262,10 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
             Bool loaded = False;
             for (UInt q = 0; q < nloads; q++)
                 loaded |= load_size[q] == sz && eqIRAtom(load_addr[q], cas->addr);
-            if (clo_mem && !loaded)
+            if (ops && !loaded)
                 add_mem_call(out, k, False, sz, cas->addr, NULL);
             addStmtToIRSB(out, st);
-            if (clo_mem) /* x86 writes back even when the comparison fails */
+            if (ops) /* x86 writes back even when the comparison fails */
                 add_mem_call(out, k, True, sz, cas->addr, NULL);
             break;
         }
@@ -257,10 +273,10 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
             IRDirty *dd = st->Ist.Dirty.details;
             Bool rd = dd->mFx == Ifx_Read || dd->mFx == Ifx_Modify;
             Bool wr = dd->mFx == Ifx_Write || dd->mFx == Ifx_Modify;
-            if (clo_mem && rd && dd->mSize > 0)
+            if (ops && rd && dd->mSize > 0)
                 add_mem_call(out, k, False, (UInt)dd->mSize, dd->mAddr, dd->guard);
             addStmtToIRSB(out, st);
-            if (clo_mem && wr && dd->mSize > 0)
+            if (ops && wr && dd->mSize > 0)
                 add_mem_call(out, k, True, (UInt)dd->mSize, dd->mAddr, dd->guard);
             break;
         }
@@ -438,6 +454,7 @@ static Bool process_cmd_line_option(const HChar *arg)
     } else if (VG_BINT_CLO(arg, "--tm-log-fd", clo_log_fd, 3, 1 << 20)) {
     } else if (VG_STR_CLO(arg, "--tm-shm", clo_shm)) {
     } else if (VG_BOOL_CLO(arg, "--tm-mem", clo_mem)) {
+    } else if (VG_BOOL_CLO(arg, "--tm-addr", clo_addr)) {
     } else if (VG_BOOL_CLO(arg, "--tm-store-values", clo_store_values)) {
     } else {
         return False;
@@ -449,6 +466,7 @@ static void print_usage(void)
 {
     VG_(printf)("    --tm-fd=N           write the capture stream to file descriptor N (required)\n"
                 "    --tm-mem=yes|no     capture memory operands and their values [no]\n"
+                "    --tm-addr=yes|no    without --tm-mem=yes: the memory operands' addresses only [no]\n"
                 "    --tm-store-values=yes|no  with --tm-mem, the values of the program's stores too [yes]\n"
                 "    --tm-log-fd=N       the descriptor given as --log-fd: closed once Valgrind has its copy\n"
                 "    --tm-shm=FD,ACK,SLOTS,BYTES  the stream through shared memory FD (SLOTS slots of BYTES);\n"

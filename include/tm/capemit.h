@@ -144,6 +144,13 @@ static inline tmcap_word tmcap_mem(int store, int novalue, unsigned size, unsign
            (tmcap_word)size << 16 | (tmcap_word)insn << 24;
 }
 
+/* An ADDR event: a memory operand of SIZE bytes (1..64), a STORE or a
+ * load, at A (its low 48 bits), one word. */
+static inline tmcap_word tmcap_addr(int store, unsigned size, tmcap_word a)
+{
+    return TMCAP_ADDR | (tmcap_word)(store ? 1 : 0) << 8 | (tmcap_word)((size - 1) & 63) << 10 | a << 16;
+}
+
 /* The first word of a MEM written by the system (docs/capture.md §4). */
 static inline tmcap_word tmcap_sys_mem(unsigned size)
 {
@@ -335,6 +342,9 @@ void tmcap_em_exec_dyn(tmcap_em *em, tmcap_word w0, tmcap_word target);
  * NULL: read now). */
 void tmcap_em_mem(tmcap_em *em, tmcap_word w0, tmcap_word a);
 void tmcap_em_mem_value(tmcap_em *em, tmcap_word w0, tmcap_word a, const void *value);
+/* A memory operand's address only: W = tmcap_addr(...) (cfg.mem need not
+ * be set: the system's writes are not reported then). */
+void tmcap_em_addr(tmcap_em *em, tmcap_word w);
 
 /* Thread TID runs now (the following events are its own); the watched
  * words are checked. */

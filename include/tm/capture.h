@@ -40,6 +40,9 @@ typedef struct tm_cap_cfg {
     /* A store sent without its value (TMCAP_MEM_NOVALUE) is an error: the
      * consumers need every value (a commit stream, descriptors). */
     int need_values;
+    /* ADDR events (memory operands' addresses) are dropped, not given to
+     * the timing model (tm record --no-caches). */
+    int ignore_addresses;
 } tm_cap_cfg;
 
 /* A module: an executable file mapping (load address = address of file
@@ -81,6 +84,7 @@ typedef struct tm_cap_info {
     uint64_t execs;       /* executed blocks */
     uint64_t instructions;
     uint64_t mem;         /* memory operands */
+    uint64_t addrs;       /* ADDR events (addresses only) */
     uint64_t signals;
     uint32_t threads;     /* thread ids used */
     uint64_t cycles;      /* last cycle + 1 (after tm_cap_finish with a timing model) */

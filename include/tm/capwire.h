@@ -44,6 +44,11 @@
  *          (16 bits): thread tid enters (leave 0) or leaves (leave 1) a
  *          system call; other threads may run in between (the timing
  *          model, docs/capture.md §3).
+ *  ADDR    w0 = 14 | store << 8 | (size - 1) << 10 (6 bits, size 1..64)
+ *          | address << 16 (its low 48 bits): a memory operand of the
+ *          running thread, its address only (the timing model's data
+ *          caches, docs/capture.md §3); it belongs to the block left next
+ *          and is not part of the commit stream.
  */
 #ifndef TM_CAPWIRE_H
 #define TM_CAPWIRE_H
@@ -63,6 +68,7 @@
 #define TMCAP_END 11
 #define TMCAP_EXECVE 12
 #define TMCAP_SYSCALL 13
+#define TMCAP_ADDR 14
 
 /* MEM flags (in w0). */
 #define TMCAP_MEM_STORE (1u << 8)

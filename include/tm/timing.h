@@ -9,11 +9,15 @@
  *
  *   clock: a thread's core retires a group of n instructions n x CPI cycles
  *          after the previous one (at least one cycle later), plus, for a
- *          memory operand, the latency of the level that serves it: a
- *          private L1 data cache per core, a shared L2, memory.
- *   order: memory operands of different threads on one 64-byte line keep
- *          their serial order where one of them is a store (the data
- *          tracing's replay depends on it); a thread starts no earlier than
+ *          memory operand (a MEM record, or an access given by
+ *          tm_timing_access), the latency of the level that serves it: a
+ *          private L1 data cache per core, a shared L2, memory; plus, for
+ *          each line of the group's instructions that misses the core's
+ *          instruction cache, the L2's latency (and memory's if it misses).
+ *   order: memory operands (MEM records) of different threads on one
+ *          64-byte line keep their serial order where one of them is a
+ *          store (the data tracing's replay depends on it; accesses given
+ *          by tm_timing_access do not); a thread starts no earlier than
  *          its creator's clock; a group is never stamped before what has
  *          been handed on already (such a group is "clamped").
  *   memory: groups wait in per-thread queues until no thread can still
@@ -43,15 +47,18 @@ typedef struct tm_timing_cache {
 typedef struct tm_timing_cfg {
     uint32_t cpi_milli;   /* base cycles per instruction x 1000 (1..1000000) */
     uint32_t line;        /* cache line bytes (power of two, 8..4096) */
-    tm_timing_cache l1;   /* per core */
+    tm_timing_cache l1i;  /* instruction cache per core; size 0: none (fetch
+                             is free); lat: what a hit adds (0: pipelined) */
+    tm_timing_cache l1;   /* data cache per core */
     tm_timing_cache l2;   /* shared; size 0: cores x 64 KB */
     uint32_t mem_lat;     /* cycles of an access that misses both */
     uint64_t window;      /* groups held at most */
 } tm_timing_cfg;
 
-/* The defaults (docs/capture.md §3): CPI 1, 64-byte lines, L1 8 KB 2-way
- * 2 cycles, L2 cores x 64 KB 8-way 4 cycles, memory 200 cycles, a window
- * of 4M groups. */
+/* The defaults (docs/capture.md §3): CPI 1, 64-byte lines, an instruction
+ * cache of 8 KB 2-way whose hits add 0 cycles, L1 data 8 KB 2-way 2
+ * cycles, L2 (unified) cores x 64 KB 8-way 4 cycles, memory 200 cycles, a
+ * window of 4M groups. */
 void tm_timing_defaults(tm_timing_cfg *cfg);
 /* Checks CFG: TM_OK, or TM_ERR_ARG with one line in ERR. */
 int tm_timing_check(const tm_timing_cfg *cfg, char *err, size_t errlen);
@@ -94,6 +101,14 @@ void tm_timing_start_at(tm_timing *t, uint32_t tid, uint64_t at);
  * meanwhile (it blocked), it resumes no earlier than the clock of the
  * last of them (its likely waker). */
 int tm_timing_syscall(tm_timing *t, uint32_t tid, int leave);
+/* A data access of thread TID that is not in the commit stream (its
+ * address only: tm record's control-flow recordings): SIZE bytes at ADDR,
+ * a STORE or a load.  Its latency (L1, L2, memory, as a MEM record's) is
+ * charged to the thread's next group to be stamped (its open group, or the
+ * next one); a store makes the other cores' copies of its line stale.  It
+ * imposes no order between threads.  TM_OK, or TM_ERR_ARG (TID beyond the
+ * cores), TM_ERR_NOMEM. */
+int tm_timing_access(tm_timing *t, uint32_t tid, uint64_t addr, uint32_t size, int store);
 /* Everything held is handed on. */
 int tm_timing_finish(tm_timing *t);
 
@@ -103,7 +118,9 @@ typedef struct tm_timing_stats {
     uint64_t clamped;              /* groups stamped later than their clock */
     uint64_t ordered;              /* groups delayed by a line's serial order */
     uint64_t blocked;              /* system calls during which other threads ran */
-    uint64_t l1_hits, l1_misses, l2_hits, l2_misses;
+    uint64_t l1_hits, l1_misses, l2_hits, l2_misses; /* L2: the data's and instructions' misses */
+    uint64_t il1_hits, il1_misses; /* instruction cache: lines fetched */
+    uint64_t accesses;             /* tm_timing_access calls */
     uint32_t l2_size;              /* the L2's bytes (cores x 64 KB by default) */
 } tm_timing_stats;
 void tm_timing_get_stats(const tm_timing *t, tm_timing_stats *s);

@@ -1,6 +1,7 @@
 /* tm — unit tests of the timing model (capture/timing.c, tm/timing.h,
  * docs/capture.md §3): per-core clocks, the merge in (cycle, thread) order,
- * the order a line's stores impose, system calls, the window. */
+ * the order a line's stores impose, system calls, the window, the
+ * instruction cache and the data caches fed by addresses alone. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ static tm_timing *mk(out *o, uint32_t threads, uint64_t window)
 {
     tm_timing_cfg cfg;
     tm_timing_defaults(&cfg);
+    cfg.l1i.size = 0; /* the clocks and the merge without the instruction cache */
     if (window)
         cfg.window = window;
     tm_timing_sink s = {collect, NULL, o};
@@ -115,6 +117,7 @@ Test(timing, cpi_and_a_load_that_misses_everything)
     out *o = calloc(1, sizeof *o);
     tm_timing_cfg cfg;
     tm_timing_defaults(&cfg);
+    cfg.l1i.size = 0;
     cfg.cpi_milli = 1500;
     tm_timing_sink s = {collect, NULL, o};
     tm_timing *t = NULL;
@@ -418,4 +421,151 @@ Test(timing, configuration_checks)
     tm_timing_defaults(&cfg);
     cr_assert_eq(tm_timing_new(&cfg, 0, &s, &t), TM_ERR_ARG);
     cr_assert_null(t);
+}
+
+/* A group of thread TID in serial cycle SC, a RUN of N 4-byte instructions
+ * at PC, ended at once. */
+static void put_run(tm_timing *t, uint32_t tid, uint64_t sc, uint64_t pc, uint64_t n)
+{
+    put_group(t, tid, sc, pc, n, 0, 0, 0);
+    cr_assert_eq(tm_timing_end(t), TM_OK);
+}
+
+/* The instruction cache (2 sets of 2 ways, 64-byte lines, a hit adds 0
+ * cycles): a miss costs the L2's 4 cycles and, if the L2 misses too,
+ * memory's 200; a line the core is still in is not fetched again; LRU
+ * replacement within a set. */
+Test(timing, instruction_cache_hits_misses_and_lru)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing_cfg cfg;
+    tm_timing_defaults(&cfg);
+    cfg.l1i = (tm_timing_cache){256, 2, 0};
+    tm_timing_sink s = {collect, NULL, o};
+    tm_timing *t = NULL;
+    cr_assert_eq(tm_timing_new(&cfg, 1, &s, &t), TM_OK);
+    /* lines 0x40, 0x42, 0x44 are all in set 0 */
+    static const struct { uint64_t pc, cycle; } g[] = {
+        {0x1000, 4 + 204},           /* line 0x40: misses both */
+        {0x1010, 208 + 4},           /* still line 0x40: no fetch */
+        {0x1080, 212 + 4 + 204},     /* 0x42: misses both */
+        {0x1000, 420 + 4},           /* 0x40: hits */
+        {0x1100, 424 + 4 + 204},     /* 0x44: misses both, replaces 0x42 (least recently used) */
+        {0x1000, 632 + 4},           /* 0x40: hits */
+        {0x1080, 636 + 4 + 4},       /* 0x42: replaced: misses, the L2 hits */
+    };
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+        put_run(t, 0, i, g[i].pc, 4);
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    cr_assert_eq(o->n, sizeof g / sizeof g[0]);
+    for (size_t i = 0; i < o->n; i++)
+        cr_assert_eq(o->r[i].cycle, g[i].cycle, "group %zu: cycle %llu, want %llu", i,
+                     (unsigned long long)o->r[i].cycle, (unsigned long long)g[i].cycle);
+    tm_timing_stats st;
+    tm_timing_get_stats(t, &st);
+    cr_assert_eq(st.il1_hits, 2);
+    cr_assert_eq(st.il1_misses, 4);
+    cr_assert_eq(st.l2_hits, 1);
+    cr_assert_eq(st.l2_misses, 3);
+    cr_assert_eq(st.l1_hits + st.l1_misses, 0, "no data access");
+    tm_timing_free(t);
+    free(o);
+}
+
+/* A run across two lines fetches both; a branch right after the run is in
+ * the run's last line. */
+Test(timing, instruction_cache_run_across_lines)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing_cfg cfg;
+    tm_timing_defaults(&cfg);
+    tm_timing_sink s = {collect, NULL, o};
+    tm_timing *t = NULL;
+    cr_assert_eq(tm_timing_new(&cfg, 1, &s, &t), TM_OK);
+    tmc_record br;
+    memset(&br, 0, sizeof br);
+    br.type = TMC_BRANCH;
+    br.bclass = TMC_JUMP;
+    br.taken = 1;
+    br.len = 2;
+    br.pc = 0x1038 + 4 * 4; /* 0x1048: line 0x41 */
+    br.target = 0x1038;
+    tmc_group g = {0, 0, 0x1038, 4, 16, 0, 0, 0, 0, NULL, &br};
+    cr_assert_eq(tm_timing_put_whole(t, &g, 0), TM_OK);
+    g.cycle = 1;
+    cr_assert_eq(tm_timing_put_whole(t, &g, 0), TM_OK); /* lines 0x40, 0x41 again: both hit */
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    cr_assert_eq(o->n, 4);
+    cr_assert_eq(o->r[0].cycle, 5 + 2 * 204);
+    cr_assert_eq(o->r[2].cycle, 5 + 2 * 204 + 5);
+    tm_timing_stats st;
+    tm_timing_get_stats(t, &st);
+    cr_assert_eq(st.il1_misses, 2);
+    cr_assert_eq(st.il1_hits, 2);
+    tm_timing_free(t);
+    free(o);
+}
+
+/* Data accesses given by address (tm_timing_access): their latency goes to
+ * the thread's next group, they are not in the output, and they impose no
+ * order; another core's store makes a line stale (the next access misses
+ * the L1, the L2 serves it); LRU within a set of the 2-way L1. */
+Test(timing, data_accesses_by_address)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing_cfg cfg;
+    tm_timing_defaults(&cfg);
+    cfg.l1i.size = 0;
+    tm_timing_sink s = {collect, NULL, o};
+    tm_timing *t = NULL;
+    cr_assert_eq(tm_timing_new(&cfg, 2, &s, &t), TM_OK);
+    uint64_t sc = 0;
+    put_start(t, 0, sc++, 0x1000); /* both cores run: the merge waits for T1 */
+    put_start(t, 1, sc++, 0x2000);
+    cr_assert_eq(tm_timing_access(t, 0, 0x9000, 8, 0), TM_OK); /* misses both: 2 + 4 + 200 */
+    put_run(t, 0, sc++, 0x1000, 1);                             /* 1 + 206: cycle 207 */
+    cr_assert_eq(tm_timing_access(t, 0, 0x9008, 8, 0), TM_OK); /* the same line: 2 */
+    put_run(t, 0, sc++, 0x1004, 1);                             /* 207 + 1 + 2: cycle 210 */
+    cr_assert_eq(tm_timing_access(t, 1, 0x9010, 8, 1), TM_OK); /* T1 stores: L2 hit, 6; T0's copy stale */
+    put_run(t, 1, sc++, 0x2000, 1);                             /* 1 + 6: cycle 7, before T0's: no order */
+    cr_assert_eq(tm_timing_access(t, 0, 0x9000, 8, 0), TM_OK); /* stale: L1 miss, L2 hit: 6 */
+    put_run(t, 0, sc++, 0x1008, 1);                             /* 210 + 1 + 6: cycle 217 */
+    cr_assert_eq(tm_timing_access(t, 1, 0x9018, 8, 0), TM_OK); /* T1's own copy: hit, 2 */
+    put_run(t, 1, sc++, 0x2004, 1);                             /* 7 + 1 + 2: cycle 10 */
+    /* LRU: 0x10000, 0x11000, 0x12000 (and 0x9000) are in one set of T0's L1 */
+    static const struct { uint64_t a; int hit; } lru[] = {
+        {0x10000, 0}, {0x11000, 0}, {0x10000, 1}, {0x12000, 0} /* replaces 0x11000 */, {0x10000, 1}, {0x11000, 0}};
+    tm_timing_stats st;
+    for (size_t i = 0; i < sizeof lru / sizeof lru[0]; i++) {
+        tm_timing_stats before;
+        tm_timing_get_stats(t, &before);
+        cr_assert_eq(tm_timing_access(t, 0, lru[i].a, 4, 0), TM_OK);
+        tm_timing_get_stats(t, &st);
+        cr_assert_eq(st.l1_hits - before.l1_hits, (uint64_t)lru[i].hit, "access %zu (0x%llx)", i,
+                     (unsigned long long)lru[i].a);
+    }
+    put_run(t, 0, sc++, 0x100c, 1);
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    static const uint64_t want[][2] = {{7, 1}, {10, 1}, {207, 0}, {210, 0}, {217, 0}};
+    cr_assert_eq(o->n, 8, "only the groups: %zu records", o->n);
+    for (size_t i = 0; i < 5; i++) {
+        const tmc_record *r = &o->r[2 + i];
+        cr_assert_eq(r->cycle, want[i][0], "record %zu: cycle %llu", i, (unsigned long long)r->cycle);
+        cr_assert_eq(r->tid, want[i][1], "record %zu: T%u", i, r->tid);
+        cr_assert_eq(r->type, TMC_RUN);
+    }
+    tm_timing_get_stats(t, &st);
+    cr_assert_eq(st.accesses, 11);
+    cr_assert_eq(st.ordered, 0);
+    cr_assert_eq(st.l1_hits, 4);
+    cr_assert_eq(st.l1_misses, 7);
+    cr_assert_eq(st.l2_hits, 3);
+    cr_assert_eq(st.l2_misses, 4);
+    /* the last group: 216 + 1 + the LRU accesses: 3 misses to memory
+     * (0x10000, 0x11000, 0x12000: 206 each), 2 hits (2 each), 0x11000 again
+     * (L2 hit: 6) */
+    cr_assert_eq(o->r[7].cycle, 217 + 1 + 3 * 206 + 2 * 2 + 6);
+    cr_assert_eq(st.clamped, 0);
+    tm_timing_free(t);
+    free(o);
 }

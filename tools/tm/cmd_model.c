@@ -315,7 +315,7 @@ int cmd_model(int argc, char **argv)
                 goto out;
             }
         }
-        if (g->stats && report_json(g->ost.tmp, &g->cfg, m, ending, sig)) {
+        if (g->stats && report_json(g->ost.tmp, &g->cfg, m, ending, sig, NULL)) {
             tm_err("model", "%s: cannot write statistics: %s", g->stats, strerror(errno));
             status = 1;
             goto out;

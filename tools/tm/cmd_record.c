@@ -431,7 +431,8 @@ typedef struct rec_args {
  * model, the descriptors), its name. */
 static const char *whole_opt(const char *a)
 {
-    static const char *const names[] = {"--timing", "--cpi", "--l1", "--l2", "--mem-latency", "--timing-window",
+    static const char *const names[] = {"--timing", "--cpi", "--l1i", "--l1", "--l2", "--mem-latency",
+                                        "--timing-window", "--no-icache", "--no-caches",
                                         "-s", "-l", "-f", "--no-shared-libs", "--filter-rtn", "--threads",
                                         "--valgrind", "--commit", "--mode", "-a", "-c", "--store",
                                         "--frontend", "--pin", "--capture", "-d"};
@@ -902,7 +903,8 @@ int cmd_record(int argc, char **argv)
      * the output must be the same. */
     const char *slow = getenv("TM_CAPTURE_SLOW");
     tm_cap_cfg cc = {capth, skip, length, main_only, rtn, slow && *slow == '1', A.to.serial ? NULL : &A.to.cfg,
-                     commit || x.mode}; /* a store's value is needed but by the model alone */
+                     commit || x.mode, /* a store's value is needed but by the model alone */
+                     A.to.no_caches};
     int model_only = !x.w && !x.mode;
     tm_cap_sink sink = {autoth       ? on_record_spool
                         : model_only ? (x.sw ? on_record_sweep : on_record_model)
@@ -932,7 +934,10 @@ int cmd_record(int argc, char **argv)
         mem |= conf[j].cfg.enc.data != 0;
     char **pargv = capture ? NULL : argv + argi; /* the program and its arguments */
     int npargv = capture ? 0 : argc - argi;
-    vg_launch vl = {vgpath, tdir, log_fd, mem, commit || x.mode != NULL, !A.to.serial, pargv, npargv};
+    /* the timing model's data caches: without memory operands, their
+     * addresses (docs/capture.md §3) */
+    int addr = !mem && !A.to.serial && !A.to.no_caches;
+    vg_launch vl = {vgpath, tdir, log_fd, mem, commit || x.mode != NULL, addr, !A.to.serial, pargv, npargv};
     /* Pin's files by absolute names: the tool may open its log after the
      * program changed its folder */
     static char pin_log[2][PATH_MAX + 64];
@@ -944,7 +949,7 @@ int cmd_record(int argc, char **argv)
         else
             snprintf(pin_log[q], sizeof pin_log[q], "%s/%s", cwd, t);
     }
-    pin_launch pl = {vgpath, tdir, pin_log[0], pin_log[1], mem, commit || x.mode != NULL, pargv, npargv};
+    pin_launch pl = {vgpath, tdir, pin_log[0], pin_log[1], mem, commit || x.mode != NULL, addr, pargv, npargv};
     tm_transport *tp = NULL;
     if (capture ? tm_transport_open_fd(&tc, cap_fd, &tp, e, sizeof e) != TM_OK
                 : tm_transport_start(&tc, pin ? rec_exec_pin : rec_exec_valgrind, pin ? (void *)&pl : (void *)&vl,
@@ -1011,7 +1016,9 @@ int cmd_record(int argc, char **argv)
                    : (!info.ended && !info.execd && info.bytes) || cap_failed ? TMT_CUT_SHORT
                                                                               : TMT_COMPLETE,
                    sig, skip || length || main_only || rtn || trace_limit || mc.size_limit, rs.stopped, status,
-                   A.to.serial ? NULL : &A.to.cfg, {0}, cap, capture ? capname : NULL};
+                   A.to.serial ? NULL : &A.to.cfg, {0}, cap, capture ? capname : NULL,
+                   /* what the data caches saw: the operands' values, their addresses, nothing */
+                   info.mem ? 2 : (addr && !capture) || (info.addrs && !A.to.no_caches && !A.to.serial) ? 1 : 0};
     tm_cap_timing_stats(cap, &end.tst);
     status = rec_finish(&x, &O, &cfg, &end);
     /* --demand: a configuration that dropped a message fails the run (its

@@ -95,6 +95,7 @@ typedef struct rec_end {
     tm_timing_stats tst;        /* and its statistics */
     const tm_cap *cap;          /* the capture (the timing model's cores) */
     const char *capture;        /* --capture FILE: no program ran here (WS is the END event's, if any) */
+    int data;                   /* the memory operands captured: 2 with values, 1 addresses only, 0 none */
 } rec_end;
 /* After the run: the trace, statistics, descriptors and commit stream
  * written and every output renamed into place, the lock released; 0, or 1
@@ -143,6 +144,7 @@ typedef struct vg_launch {
     int log_fd;            /* BASE.valgrind.log */
     int mem;               /* memory operands */
     int store_values;      /* stores' values (the commit stream and --mode need them) */
+    int addr;              /* without MEM: the operands' addresses (ADDR events) */
     int fair;              /* --fair-sched=yes (the timing model) */
     char **prog;           /* the program and its arguments */
     int nprog;
@@ -167,6 +169,7 @@ typedef struct pin_launch {
     const char *kitlog;    /* Pin's own -logfile */
     int mem;               /* -tm_mem 1: memory operands */
     int store_values;      /* -tm_store_values */
+    int addr;              /* -tm_addr 1: without -tm_mem, the operands' addresses */
     char **prog;           /* the program and its arguments */
     int nprog;
 } pin_launch;

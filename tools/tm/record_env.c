@@ -251,7 +251,7 @@ void rec_exec_valgrind(void *arg, const tm_transport_child *ch)
         snprintf(shmopt, sizeof shmopt, "--tm-shm=%d,%d,%u,%zu", ch->shm_fd, ch->ack_fd, ch->slots, ch->slot);
     setenv("VALGRIND_LIB", l->rec_tool_dir, 1);
     /* valgrind, 9 options at most (below), the program's arguments, NULL */
-    char **av = calloc((size_t)l->nprog + 12, sizeof *av);
+    char **av = calloc((size_t)l->nprog + 14, sizeof *av);
     if (!av)
         return;
     snprintf(fdopt, sizeof fdopt, "--tm-fd=%d", ch->data_fd);
@@ -270,6 +270,8 @@ void rec_exec_valgrind(void *arg, const tm_transport_child *ch)
     if (ch->shm_fd >= 0)
         av[k++] = shmopt;
     av[k++] = l->mem ? "--tm-mem=yes" : "--tm-mem=no";
+    if (!l->mem && l->addr) /* the data caches' addresses, without values */
+        av[k++] = "--tm-addr=yes";
     if (!l->store_values) /* only the model consumes: it needs no store's value */
         av[k++] = "--tm-store-values=no";
     if (l->fair) /* threads take turns: none runs far ahead (docs/capture.md §3) */
@@ -350,7 +352,7 @@ void rec_exec_pin(void *arg, const tm_transport_child *ch)
     if (ch->shm_fd >= 0)
         snprintf(shmopt, sizeof shmopt, "%d,%d,%u,%zu", ch->shm_fd, ch->ack_fd, ch->slots, ch->slot);
     /* pin, 16 words at most (below), the program's arguments, NULL */
-    char **av = calloc((size_t)l->nprog + 20, sizeof *av);
+    char **av = calloc((size_t)l->nprog + 24, sizeof *av);
     if (!av)
         return;
     int k = 0;
@@ -369,6 +371,10 @@ void rec_exec_pin(void *arg, const tm_transport_child *ch)
     av[k++] = l->mem ? "1" : "0";
     av[k++] = "-tm_store_values";
     av[k++] = l->store_values ? "1" : "0";
+    if (!l->mem && l->addr) {
+        av[k++] = "-tm_addr";
+        av[k++] = "1";
+    }
     av[k++] = "-tm_log";
     av[k++] = (char *)l->log;
     av[k++] = "--";

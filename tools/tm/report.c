@@ -192,7 +192,8 @@ static void json_thread(FILE *f, const tm_thread_stats *s, const char *indent)
             indent, s->dropped_messages, s->dropped_bits, s->losses, s->lost_instructions);
 }
 
-int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tmt_ending ending, unsigned signal)
+int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tmt_ending ending, unsigned signal,
+                const char *machine)
 {
     static const char *const endings[] = {"complete", "cut short", "signal"};
     const tm_model_stats *st = tm_model_get_stats(m);
@@ -212,6 +213,7 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tm
     fprintf(f, "  \"cycles\": %" PRIu64 ",\n", st->cycles);
     fprintf(f, "  \"recording\": {\"ending\": \"%s\", \"signal\": %u},\n", endings[ending <= TMT_CUT_SIGNAL ? ending : 0],
             ending == TMT_CUT_SIGNAL ? signal : 0);
+    fprintf(f, "  \"machine\": %s,\n", machine ? machine : "null");
     char tj[320] = "", ij[128] = "";
     const tm_tage_cfg *tg = &cfg->pred.tage, *it = &cfg->pred.ittage;
     if (it->base)

@@ -10,8 +10,11 @@
 
 void report_text(FILE *f, const tm_model_cfg *cfg, const tm_model *m);
 /* Returns 0 on success, -1 with errno set on a write error.  ENDING and
- * SIGNAL: how the recording ended (the "recording" object). */
-int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tmt_ending ending, unsigned signal);
+ * SIGNAL: how the recording ended (the "recording" object); MACHINE: the
+ * JSON value of "machine" (the timing model the cycles come from, tm
+ * record), NULL for null (tm model: the stream's cycles are given). */
+int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tmt_ending ending, unsigned signal,
+                const char *machine);
 /* --profile: the field profile P of the model of CFG as JSON to PATH ("-" =
  * stdout); 0, or -1 with one line (naming NAME, the final file name) in ERR. */
 int report_profile(const char *path, const char *name, const tm_profile *p, const tm_model_cfg *cfg, char *err,

@@ -9,10 +9,19 @@ const char timing_opts_help[] =
     "                                core with its own clock, several cores retire in one cycle;\n"
     "                                serial: every group the next cycle of one clock, one thread\n"
     "                                at a time\n"
+    "                                (cores: the paper's machine, docs/capture.md section 3)\n"
     "  --cpi X                       base cycles per instruction (default 1; e.g. 1.5)\n"
+    "  --l1i SIZE[:WAYS[:LAT]]       private instruction cache per core (default 8K:2:0: a hit\n"
+    "                                adds 0 cycles, a miss the L2's and, if it misses, memory's)\n"
+    "  --no-icache                   no instruction cache: fetching costs nothing\n"
     "  --l1 SIZE[:WAYS[:LAT]]        private L1 data cache per core (default 8K:2:2)\n"
-    "  --l2 SIZE[:WAYS[:LAT]]        shared L2 (default cores x 64K, 8 ways, 4 cycles)\n"
+    "  --l2 SIZE[:WAYS[:LAT]]        shared L2, instructions and data (default cores x 64K, 8 ways,\n"
+    "                                4 cycles)\n"
     "  --mem-latency N               cycles of an access that misses both (default 200)\n"
+    "  --no-caches                   no instruction cache, and without --cfiat/--data no data\n"
+    "                                addresses captured: every core at IPC 1/CPI (the model of\n"
+    "                                before issue 34); the data caches still serve the memory\n"
+    "                                operands a data-tracing recording captures\n"
     "  --timing-window N             groups held at most for the merge by cycle (default 4194304)\n";
 
 void timing_opts_init(timing_opts *o)
@@ -97,11 +106,18 @@ int timing_opts_parse(timing_opts *o, int argc, char **argv, int *i)
         o->set = 1;
         return 1;
     }
-    for (int l = 1; l <= 2; l++) {
-        const char *name = l == 1 ? "--l1" : "--l2";
+    if (!strcmp(argv[*i], "--no-caches") || !strcmp(argv[*i], "--no-icache")) {
+        o->no_icache = 1;
+        o->no_caches |= !strcmp(argv[*i], "--no-caches");
+        o->set = 1;
+        return 1;
+    }
+    for (int l = 0; l <= 2; l++) {
+        const char *name = l == 0 ? "--l1i" : l == 1 ? "--l1" : "--l2";
         if ((r = tm_opt(argc, argv, i, name, &v)) == 0)
             continue;
-        if (r < 0 || parse_cache(v, l == 1 ? &o->cfg.l1 : &o->cfg.l2)) {
+        o->l1i_given |= l == 0;
+        if (r < 0 || parse_cache(v, l == 0 ? &o->cfg.l1i : l == 1 ? &o->cfg.l1 : &o->cfg.l2)) {
             tm_usage("record", "%s %s: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)", name,
                    r < 0 ? "needs a value" : v);
             return -1;
@@ -136,9 +152,20 @@ int timing_opts_check(timing_opts *o, int mode)
     if (o->serial < 0) /* cores, but the thesis tools' descriptors in the serial order */
         o->serial = mode && !o->set;
     if (o->serial && o->set) {
-        tm_usage("record", "--cpi, --l1, --l2, --mem-latency, --timing-window: only with --timing cores");
+        tm_usage("record", "--cpi, --l1i, --l1, --l2, --mem-latency, --timing-window, --no-icache, --no-caches: only "
+                           "with --timing cores");
         return 2;
     }
+    if (o->no_icache && o->l1i_given) {
+        tm_usage("record", "--l1i: not with --%s (it has no instruction cache)", o->no_caches ? "no-caches" : "no-icache");
+        return 2;
+    }
+    if (o->l1i_given && !o->cfg.l1i.size) {
+        tm_usage("record", "--l1i: size 0: allowed a power of two up to 1G (no instruction cache: --no-icache)");
+        return 2;
+    }
+    if (o->no_icache)
+        o->cfg.l1i.size = 0;
     if (!o->serial && tm_timing_check(&o->cfg, err, sizeof err) != TM_OK) {
         tm_usage("record", "timing model: %s", err);
         return 2;

@@ -10,6 +10,9 @@ typedef struct timing_opts {
     int serial;           /* --timing serial (-1 until timing_opts_check: not given) */
     tm_timing_cfg cfg;    /* --timing cores with --cpi, --l1, --l2, --mem-latency, --timing-window */
     int set;              /* a cores-only option was given */
+    int no_caches;        /* --no-caches: no instruction cache, no data addresses captured */
+    int no_icache;        /* --no-icache (or --no-caches) */
+    int l1i_given;        /* --l1i */
 } timing_opts;
 
 void timing_opts_init(timing_opts *o);
