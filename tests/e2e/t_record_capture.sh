@@ -249,10 +249,11 @@ kitlog=$2
 shift 2
 [ "$1" = -t ] && [ -r "$2" ] || { echo "stand-in pin: -t TOOL, not: $*" >&2; exit 99; }
 shift 2
-fd="" shm="" mem="" sv="" log=""
+fd="" shm="" mem="" sv="" log="" addr=0
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
     case $1 in
     -tm_fd) fd=$2 ;; -tm_shm) shm=$2 ;; -tm_mem) mem=$2 ;; -tm_store_values) sv=$2 ;; -tm_log) log=$2 ;;
+    -tm_addr) addr=$2 ;;
     *) echo "stand-in pin: unknown knob $1" >&2; exit 99 ;;
     esac
     shift 2
@@ -266,7 +267,7 @@ echo "tm_pin: the stand-in's tool message" >> "$log"
 echo "Pin: the stand-in's own log" >> "$kitlog"
 yn() { if [ "$1" = 1 ]; then echo yes; else echo no; fi; }
 exec valgrind --tool=tmtrace -q --log-file="$log.vg" --tm-fd="$fd" ${shm:+--tm-shm=$shm} --tm-mem="$(yn "$mem")" \
-    --tm-store-values="$(yn "$sv")" "$@"
+    --tm-store-values="$(yn "$sv")" --tm-addr="$(yn "$addr")" "$@"
 EOF
 chmod +x kit/pin
 echo "not a real Pin tool" > kit/tm_pin.so
@@ -286,8 +287,8 @@ ok "--frontend pin --pin KIT: $(cut -c1-60 pin.args)...; BASE.pin.log has the to
 grep -qE -- "-t $TMP/kit/tm_pin\.so -tm_fd [0-9]+ -tm_mem 1 -tm_store_values 0 -tm_log [^ ]* -- $P/mlstest\$" pin.args ||
     die "--frontend pin, PIN_ROOT, the pipe, the model alone: $(cat pin.args)"
 rec 0 "$TM" fq --frontend pin --pin "$TMP/kit/pin" -o fq -- "$P/mlstest"
-grep -qE -- "-tm_mem 0 -tm_store_values 0 " pin.args || die "--frontend pin, control flow only: $(cat pin.args)"
-ok "--frontend pin with PIN_ROOT, TM_CAPTURE_PIPE=1 (no -tm_shm), the model alone (-tm_store_values 0), control flow only (-tm_mem 0)"
+grep -qE -- "-tm_mem 0 -tm_store_values 0 .*-tm_addr 1 " pin.args || die "--frontend pin, control flow only: $(cat pin.args)"
+ok "--frontend pin with PIN_ROOT, TM_CAPTURE_PIPE=1 (no -tm_shm), the model alone (-tm_store_values 0), control flow only (-tm_mem 0, the data caches' addresses: -tm_addr 1)"
 ( export FAKEPIN_FAIL=1; rec 3 "$TM" ff --frontend pin --pin "$TMP/kit" -o ff -- "$P/branchtest" ) || exit 1
 [ "$(cat ff.err)" = "tm record: pin: E: the stand-in cannot start (ff.pin.log)" ] || die "a Pin that fails: $(cat ff.err)"
 ok "a Pin that fails before its tool: its exit status, one line from BASE.pin.log: $(cat ff.err)"
