@@ -70,6 +70,14 @@ ins = {(p, n): rec[(p, n, "tr_e-large")]["instructions"] for p in ("sum_stdin", 
 # per_n: each of N threads does the work its input gives; sum_stdin read 3000 numbers (scanf: > 1M instructions)
 assert ins[("per_n", 2)] > ins[("per_n", 1)] + 100000, ins
 assert ins[("sum_stdin", 1)] > 1000000, ins
+# the machine the cycles come from, beside every per-cycle table (issue 34)
+M = R["machine"]
+assert "instruction cache 8 KB 2-way" in M["description"] and "fed by the memory operands' addresses" in M["description"] \
+    and "memory +200 cycles" in M["description"], M["description"]
+assert all(0 < v < 1 for v in M["ipc_per_core"].values()), M["ipc_per_core"]
+for t in ("table1", "table2", "table5_bpc", "pt"):
+    assert R["tables"][t]["machine"] == M["description"] and R["tables"][t]["ipc_per_core"], t
+assert {r["quantity"] for r in R["paper"]["comparison"]} >= {"IPC per core", "NX_b bits per cycle"}, R["paper"]["comparison"]
 PY
 
 # the folder's copy of the study keeps the original's folder for its relative paths
