@@ -103,3 +103,20 @@ verify() {
     fi
     sancheck "$base.ferr" "$what: tm decode --from-binary"
 }
+
+# record_rejects OPTIONS...: each string of options (split on spaces) makes
+# `tm record OPTS -o bad -- $P/spin 1` a usage error: exit 2, one line, no
+# sanitizer report, no bad.tmt; else the script stops.  Run in a scratch
+# folder (it writes o.out and o.err there).
+record_rejects() {
+    local bad st
+    for bad in "$@"; do
+        st=0
+        # shellcheck disable=SC2086
+        "$TM" record $bad -o bad -- "$P/spin" 1 > o.out 2> o.err || st=$?
+        [ $st -eq 2 ] && [ "$(wc -l < o.err)" -eq 1 ] || die "tm record $bad: exit $st: $(cat o.err)"
+        sancheck o.err "tm record $bad"
+        [ ! -e bad.tmt ] || die "tm record $bad left bad.tmt"
+        ok "$bad: $(cat o.err)"
+    done
+}

@@ -76,14 +76,6 @@ grep -q '"machine": null,' m.json || die "tm model's JSON: $(grep machine m.json
 ok "mt_pthread 2: addresses captured, replays; $(grep '^timing: [0-9]' live.stats | cut -c1-60)"
 
 echo "== 3. bad cache options"
-for bad in "--l1i 3000" "--l1i 8K:3" "--l1i 0" "--no-icache --l1i 8K" "--no-caches --l1i 4K" "--timing serial --no-caches" \
-           "--timing serial --no-icache" "--timing serial --l1i 8K"; do
-    st=0
-    # shellcheck disable=SC2086
-    "$TM" record $bad -o bad -- "$P/spin" 1 > o.out 2> o.err || st=$?
-    [ $st -eq 2 ] && [ "$(wc -l < o.err)" -eq 1 ] || die "tm record $bad: exit $st: $(cat o.err)"
-    sancheck o.err "tm record $bad"
-    [ ! -e bad.tmt ] || die "tm record $bad left bad.tmt"
-    ok "$bad: $(cat o.err)"
-done
+record_rejects "--l1i 3000" "--l1i 8K:3" "--l1i 0" "--no-icache --l1i 8K" "--no-caches --l1i 4K" "--timing serial --no-caches" \
+           "--timing serial --no-icache" "--timing serial --l1i 8K"
 echo "all cache cases passed"

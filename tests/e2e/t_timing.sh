@@ -139,15 +139,8 @@ ls .a*.spool* a*.spool.tmc 2> /dev/null && die "a spool was left behind"
 ok "--threads auto: gzip 1 core ($b1 bits/instruction, $b8 with 8), mt_pthread 4 five cores; both replay"
 
 echo "== 7. bad timing options"
-for bad in "--timing fast" "--timing cores --cpi 0" "--cpi 1.0005" "--timing cores --l1 3000" "--timing cores --l1 8K:3" "--timing cores --l2 1K:32" "--mem-latency -1" \
-           "--timing-window 0" "--timing serial --cpi 2" "--threads auto --mode mcftrace" "--threads auto -f 1"; do
-    st=0
-    "$TM" record $bad -o bad -- "$P/spin" 1 > o.out 2> o.err || st=$?
-    [ $st -eq 2 ] && [ "$(wc -l < o.err)" -eq 1 ] || die "tm record $bad: exit $st: $(cat o.err)"
-    sancheck o.err "tm record $bad"
-    [ ! -e bad.tmt ] || die "tm record $bad left bad.tmt"
-    ok "$bad: $(cat o.err)"
-done
+record_rejects "--timing fast" "--timing cores --cpi 0" "--cpi 1.0005" "--timing cores --l1 3000" "--timing cores --l1 8K:3" "--timing cores --l2 1K:32" "--mem-latency -1" \
+           "--timing-window 0" "--timing serial --cpi 2" "--threads auto --mode mcftrace" "--threads auto -f 1"
 echo "== 8. the default: cores; serial with --mode, unless a cores option is given"
 for v in ":cores" "--mode mcftrace:serial" "--mode mcftrace --cpi 2:cores" "--mode mcftrace --timing cores:cores" "--timing serial:serial"; do
     opts=${v%:*}; want=${v##*:}
