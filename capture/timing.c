@@ -118,6 +118,11 @@ struct tm_timing {
     uint64_t *l2_tag; uint64_t *l2_age;
     uint32_t l1_top;      /* threads whose L1 may hold lines: ids < l1_top */
     uint64_t tick;
+    /* the last data access of all cores (mem_cost's fast path): its line + 1
+     * (0: none), its thread, and whether no other core's L1 holds the line */
+    uint64_t dlast_key;
+    uint32_t dlast_tid;
+    int dlast_excl;
     /* line order: last store cycle, last access cycle (hashed lines) */
     ordent *ord;
     tm_timing_stats st;
@@ -368,6 +373,20 @@ static uint32_t l2_cost(tm_timing *t, uint64_t line)
 static uint32_t mem_cost(tm_timing *t, uint32_t tid, uint64_t line, int store)
 {
     uint64_t key = line + 1;
+    if (key == t->dlast_key && tid == t->dlast_tid && (!store || t->dlast_excl)) {
+        /* The core's previous access was the last of all cores, to this
+         * line: an L1 hit on its set's most recent line (no store of
+         * another core removed it since).  Its age is left as it is and
+         * no tick is taken: it stays the most recent of its set, and the
+         * LRU choices depend only on the ages' order.  A store: another
+         * core's copy went at the store that made the line exclusive, and
+         * no other core accessed the line since. */
+        t->st.l1_hits++;
+        return t->cfg.l1.lat;
+    }
+    t->dlast_key = key;
+    t->dlast_tid = tid;
+    t->dlast_excl = store;
     size_t way, set = (size_t)(line & (t->l1_sets - 1));
     uint32_t ways = t->cfg.l1.ways;
     t->tick++;
