@@ -467,6 +467,22 @@ int tm_timing_access(tm_timing *t, uint32_t tid, uint64_t addr, uint32_t size, i
     return TM_OK;
 }
 
+int tm_timing_access_words(tm_timing *t, uint32_t tid, const uint64_t *w, size_t n)
+{
+    if (t->failed)
+        return TM_ERR_IO;
+    if (tid >= t->nthreads)
+        return TM_ERR_ARG;
+    if (caches_alloc(t) != TM_OK)
+        return TM_ERR_NOMEM;
+    uint64_t lat = 0;
+    for (size_t i = 0; i < n; i++)
+        lat += mem_cost(t, tid, (w[i] >> 16) >> t->line_shift, (int)((w[i] >> 8) & 1));
+    t->st.accesses += n;
+    t->th[tid].dlat += lat * MILLI;
+    return TM_OK;
+}
+
 /* ------------------------------------------------------------ queues */
 
 /* Thread I's keys after a change of its queue or state. */
