@@ -335,7 +335,7 @@ static size_t ord_slot(uint64_t line)
 /* Looks LINE up in a set of WAYS ways (TAG/AGE at BASE): 1 on a hit (its
  * age refreshed), else 0 with the line filled into the least recently used
  * way (*WAY). */
-static int set_access(uint64_t *tag, uint64_t *age, size_t base, uint32_t ways, uint64_t key, uint64_t tick,
+static inline __attribute__((always_inline)) int set_access(uint64_t *tag, uint64_t *age, size_t base, uint32_t ways, uint64_t key, uint64_t tick,
                       size_t *way)
 {
     size_t lru = base;
@@ -475,9 +475,17 @@ int tm_timing_access_words(tm_timing *t, uint32_t tid, const uint64_t *w, size_t
         return TM_ERR_ARG;
     if (caches_alloc(t) != TM_OK)
         return TM_ERR_NOMEM;
-    uint64_t lat = 0;
-    for (size_t i = 0; i < n; i++)
-        lat += mem_cost(t, tid, (w[i] >> 16) >> t->line_shift, (int)((w[i] >> 8) & 1));
+    uint64_t lat = 0, fast = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t line = (w[i] >> 16) >> t->line_shift;
+        int store = (int)((w[i] >> 8) & 1);
+        if (line + 1 == t->dlast_key && tid == t->dlast_tid && (!store || t->dlast_excl))
+            fast++; /* mem_cost's fast path, inline */
+        else
+            lat += mem_cost(t, tid, line, store);
+    }
+    t->st.l1_hits += fast;
+    lat += fast * t->cfg.l1.lat;
     t->st.accesses += n;
     t->th[tid].dlat += lat * MILLI;
     return TM_OK;
