@@ -475,19 +475,55 @@ int tm_timing_access_words(tm_timing *t, uint32_t tid, const uint64_t *w, size_t
         return TM_ERR_ARG;
     if (caches_alloc(t) != TM_OK)
         return TM_ERR_NOMEM;
-    uint64_t lat = 0, fast = 0;
+    if (!n)
+        return TM_OK;
+    /* mem_cost, inline, with the caches' parameters in registers */
+    const uint32_t shift = t->line_shift, ways = t->cfg.l1.ways;
+    const size_t sets = t->l1_sets, tbase = (size_t)tid * sets;
+    uint64_t *tag = t->l1_tag, *age = t->l1_age;
+    uint64_t lkey = t->dlast_key, l2lat = 0, hits = 0, misses = 0;
+    int lexcl = t->dlast_excl, mine = t->dlast_tid == tid;
+    if (tid >= t->l1_top)
+        t->l1_top = tid + 1;
+    const uint32_t top = t->l1_top;
     for (size_t i = 0; i < n; i++) {
-        uint64_t line = (w[i] >> 16) >> t->line_shift;
+        uint64_t key = ((w[i] >> 16) >> shift) + 1;
         int store = (int)((w[i] >> 8) & 1);
-        if (line + 1 == t->dlast_key && tid == t->dlast_tid && (!store || t->dlast_excl))
-            fast++; /* mem_cost's fast path, inline */
-        else
-            lat += mem_cost(t, tid, line, store);
+        if (key == lkey && mine && (!store || lexcl)) {
+            hits++; /* mem_cost's fast path */
+            continue;
+        }
+        mine = 1;
+        lkey = key;
+        lexcl = store;
+        size_t way, set = (size_t)((key - 1) & (sets - 1));
+        uint64_t tick = ++t->tick;
+        if (store) {
+            for (uint32_t j = 0; j < top; j++) {
+                if (j == tid)
+                    continue;
+                size_t bj = ((size_t)j * sets + set) * ways;
+                for (size_t q = bj; q < bj + ways; q++)
+                    if (tag[q] == key) {
+                        tag[q] = 0;
+                        age[q] = 0; /* filled first */
+                    }
+            }
+        }
+        if (set_access(tag, age, (tbase + set) * ways, ways, key, tick, &way)) {
+            hits++;
+            continue;
+        }
+        misses++;
+        l2lat += l2_cost(t, key - 1);
     }
-    t->st.l1_hits += fast;
-    lat += fast * t->cfg.l1.lat;
+    t->dlast_key = lkey;
+    t->dlast_tid = tid;
+    t->dlast_excl = lexcl;
+    t->st.l1_hits += hits;
+    t->st.l1_misses += misses;
     t->st.accesses += n;
-    t->th[tid].dlat += lat * MILLI;
+    t->th[tid].dlat += ((uint64_t)n * t->cfg.l1.lat + l2lat) * MILLI;
     return TM_OK;
 }
 
