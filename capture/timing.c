@@ -33,6 +33,8 @@
 #define KEY(c, tid) ((uint64_t)(c) << 10 | (tid))
 #define NOKEY UINT64_MAX
 #define MAX_CYCLE ((uint64_t)1 << 53)
+#define OWN_BITS 11
+#define OWNED(key, tid) ((uint64_t)(key) << 10 | (tid))
 enum { P_RUN = 1, P_MEM = 2, P_EV = 4 };
 
 typedef struct chunk {
@@ -123,6 +125,10 @@ struct tm_timing {
     uint64_t dlast_key;
     uint32_t dlast_tid;
     int dlast_excl;
+    /* hashed lines (by their low bits): OWNED(line + 1, tid) when no L1
+     * but TID's may hold the line (after TID's store), else anything else
+     * (a store of TID whose line is so skips the other L1s) */
+    uint64_t own[1u << OWN_BITS];
     /* line order: last store cycle, last access cycle (hashed lines) */
     ordent *ord;
     tm_timing_stats st;
@@ -354,6 +360,35 @@ static inline __attribute__((always_inline)) int set_access(uint64_t *tag, uint6
     return 0;
 }
 
+/* Before thread TID's L1 looks up KEY (line + 1, in set SET): a store
+ * removes the line from the other cores' L1s (unless it is known that none
+ * holds it); the line's owner entry after the access.  Another L1 gets a
+ * line only through its own access (here, or mem_cost's fast path, which
+ * follows its core's own access here): an entry OWNED(key, tid) stays
+ * true until then. */
+static inline __attribute__((always_inline)) void l1_share(tm_timing *t, uint32_t tid, uint64_t key, size_t set,
+                                                           int store, uint32_t ways)
+{
+    uint64_t *o = &t->own[(key - 1) & ((1u << OWN_BITS) - 1)], mine = OWNED(key, tid);
+    if (store) {
+        if (*o == mine)
+            return; /* no other L1 holds it */
+        for (uint32_t j = 0; j < t->l1_top; j++) {
+            if (j == tid)
+                continue;
+            size_t b = ((size_t)j * t->l1_sets + set) * ways;
+            for (size_t w = b; w < b + ways; w++)
+                if (t->l1_tag[w] == key) {
+                    t->l1_tag[w] = 0;
+                    t->l1_age[w] = 0; /* filled first */
+                }
+        }
+        *o = mine;
+    } else if ((*o >> 10) == key && *o != mine) {
+        *o = 0; /* TID's L1 holds it too */
+    }
+}
+
 /* The cycles beyond the L1 of an access to LINE that missed it: the L2's,
  * and memory's if it misses too. */
 static uint32_t l2_cost(tm_timing *t, uint64_t line)
@@ -392,18 +427,7 @@ static uint32_t mem_cost(tm_timing *t, uint32_t tid, uint64_t line, int store)
     t->tick++;
     if (tid >= t->l1_top)
         t->l1_top = tid + 1;
-    if (store) {
-        for (uint32_t j = 0; j < t->l1_top; j++) {
-            if (j == tid)
-                continue;
-            size_t b = ((size_t)j * t->l1_sets + set) * ways;
-            for (size_t w = b; w < b + ways; w++)
-                if (t->l1_tag[w] == key) {
-                    t->l1_tag[w] = 0;
-                    t->l1_age[w] = 0; /* filled first */
-                }
-        }
-    }
+    l1_share(t, tid, key, set, store, ways);
     size_t b1 = ((size_t)tid * t->l1_sets + set) * ways;
     if (set_access(t->l1_tag, t->l1_age, b1, ways, key, t->tick, &way)) {
         t->st.l1_hits++;
@@ -485,7 +509,6 @@ int tm_timing_access_words(tm_timing *t, uint32_t tid, const uint64_t *w, size_t
     int lexcl = t->dlast_excl, mine = t->dlast_tid == tid;
     if (tid >= t->l1_top)
         t->l1_top = tid + 1;
-    const uint32_t top = t->l1_top;
     for (size_t i = 0; i < n; i++) {
         uint64_t key = ((w[i] >> 16) >> shift) + 1;
         int store = (int)((w[i] >> 8) & 1);
@@ -498,18 +521,7 @@ int tm_timing_access_words(tm_timing *t, uint32_t tid, const uint64_t *w, size_t
         lexcl = store;
         size_t way, set = (size_t)((key - 1) & (sets - 1));
         uint64_t tick = ++t->tick;
-        if (store) {
-            for (uint32_t j = 0; j < top; j++) {
-                if (j == tid)
-                    continue;
-                size_t bj = ((size_t)j * sets + set) * ways;
-                for (size_t q = bj; q < bj + ways; q++)
-                    if (tag[q] == key) {
-                        tag[q] = 0;
-                        age[q] = 0; /* filled first */
-                    }
-            }
-        }
+        l1_share(t, tid, key, set, store, ways);
         if (set_access(tag, age, (tbase + set) * ways, ways, key, tick, &way)) {
             hits++;
             continue;
