@@ -808,6 +808,8 @@ static size_t event_len(const uint64_t *w, size_t n)
     }
 }
 
+static int addr_run(tm_cap *c, const uint64_t *w, size_t n);
+
 /* Handles the event at W (LEN words); returns words used, or 0 if more are
  * needed, or -1 on error. */
 static long event(tm_cap *c, const uint64_t *w, size_t n)
@@ -1063,15 +1065,9 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
     case TMCAP_ADDR:
         /* an address only: its latency to the thread's next group, if the
          * thread is traced (a thread's accesses before its first traced
-         * instruction are not charged) */
-        c->info.addrs++;
-        if (c->tim && !c->cfg.ignore_addresses && c->on == 1) {
-            if (!(t = thread_of(c, c->cur)))
-                return fail(c, c->off, "thread %u out of range", c->cur), -1;
-            if (t->tr == 1 && (rc = tm_timing_access(c->tim, (uint32_t)t->id, w0 >> 16, ((w0 >> 10) & 63) + 1,
-                                                     (int)((w0 >> 8) & 1))) != TM_OK)
-                return fail(c, c->off, "%s", timing_why(rc)), -1;
-        }
+         * instruction are not charged); parse_words takes runs of them */
+        if (addr_run(c, w, 1) < 0)
+            return -1;
         return 1;
     case TMCAP_MAP: {
         size_t pl = (w0 >> 8) & 0xffff;
@@ -1131,6 +1127,24 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
 
 /* Handles the whole events of the NW words at W; returns how many words
  * they took (the rest is an event's beginning), or -1 on error. */
+/* N ADDR events at W, as event() takes them one by one: 0, or -1 on error
+ * (c->off the failing event's). */
+static int addr_run(tm_cap *c, const uint64_t *w, size_t n)
+{
+    c->info.addrs += n;
+    if (!c->tim || c->cfg.ignore_addresses || c->on != 1)
+        return 0;
+    cthread *t = thread_of(c, c->cur);
+    if (!t)
+        return fail(c, c->off, "thread %u out of range", c->cur), -1;
+    if (t->tr != 1)
+        return 0;
+    int rc = tm_timing_access_words(c->tim, (uint32_t)t->id, w, n);
+    if (rc != TM_OK)
+        return fail(c, c->off, "%s", timing_why(rc)), -1;
+    return 0;
+}
+
 static long parse_words(tm_cap *c, const uint64_t *w, size_t nw)
 {
     size_t i = 0;
@@ -1142,6 +1156,16 @@ static long parse_words(tm_cap *c, const uint64_t *w, size_t nw)
         c->off = 8;
     }
     while (i < nw) {
+        if ((w[i] & 0xff) == TMCAP_ADDR) { /* a run of ADDR events at once */
+            size_t j = i + 1;
+            while (j < nw && (w[j] & 0xff) == TMCAP_ADDR)
+                j++;
+            if (addr_run(c, w + i, j - i) < 0)
+                return -1;
+            c->off += (uint64_t)(j - i) * 8;
+            i = j;
+            continue;
+        }
         long used = event(c, w + i, nw - i);
         if (used < 0)
             return -1;

@@ -33,6 +33,8 @@
 #define KEY(c, tid) ((uint64_t)(c) << 10 | (tid))
 #define NOKEY UINT64_MAX
 #define MAX_CYCLE ((uint64_t)1 << 53)
+#define OWN_BITS 11
+#define OWNED(key, tid) ((uint64_t)(key) << 10 | (tid))
 enum { P_RUN = 1, P_MEM = 2, P_EV = 4 };
 
 typedef struct chunk {
@@ -118,6 +120,15 @@ struct tm_timing {
     uint64_t *l2_tag; uint64_t *l2_age;
     uint32_t l1_top;      /* threads whose L1 may hold lines: ids < l1_top */
     uint64_t tick;
+    /* the last data access of all cores (mem_cost's fast path): its line + 1
+     * (0: none), its thread, and whether no other core's L1 holds the line */
+    uint64_t dlast_key;
+    uint32_t dlast_tid;
+    int dlast_excl;
+    /* hashed lines (by their low bits): OWNED(line + 1, tid) when no L1
+     * but TID's may hold the line (after TID's store), else anything else
+     * (a store of TID whose line is so skips the other L1s) */
+    uint64_t own[1u << OWN_BITS];
     /* line order: last store cycle, last access cycle (hashed lines) */
     ordent *ord;
     tm_timing_stats st;
@@ -330,7 +341,7 @@ static size_t ord_slot(uint64_t line)
 /* Looks LINE up in a set of WAYS ways (TAG/AGE at BASE): 1 on a hit (its
  * age refreshed), else 0 with the line filled into the least recently used
  * way (*WAY). */
-static int set_access(uint64_t *tag, uint64_t *age, size_t base, uint32_t ways, uint64_t key, uint64_t tick,
+static inline __attribute__((always_inline)) int set_access(uint64_t *tag, uint64_t *age, size_t base, uint32_t ways, uint64_t key, uint64_t tick,
                       size_t *way)
 {
     size_t lru = base;
@@ -347,6 +358,35 @@ static int set_access(uint64_t *tag, uint64_t *age, size_t base, uint32_t ways, 
     age[lru] = tick;
     *way = lru;
     return 0;
+}
+
+/* Before thread TID's L1 looks up KEY (line + 1, in set SET): a store
+ * removes the line from the other cores' L1s (unless it is known that none
+ * holds it); the line's owner entry after the access.  Another L1 gets a
+ * line only through its own access (here, or mem_cost's fast path, which
+ * follows its core's own access here): an entry OWNED(key, tid) stays
+ * true until then. */
+static inline __attribute__((always_inline)) void l1_share(tm_timing *t, uint32_t tid, uint64_t key, size_t set,
+                                                           int store, uint32_t ways)
+{
+    uint64_t *o = &t->own[(key - 1) & ((1u << OWN_BITS) - 1)], mine = OWNED(key, tid);
+    if (store) {
+        if (*o == mine)
+            return; /* no other L1 holds it */
+        for (uint32_t j = 0; j < t->l1_top; j++) {
+            if (j == tid)
+                continue;
+            size_t b = ((size_t)j * t->l1_sets + set) * ways;
+            for (size_t w = b; w < b + ways; w++)
+                if (t->l1_tag[w] == key) {
+                    t->l1_tag[w] = 0;
+                    t->l1_age[w] = 0; /* filled first */
+                }
+        }
+        *o = mine;
+    } else if ((*o >> 10) == key && *o != mine) {
+        *o = 0; /* TID's L1 holds it too */
+    }
 }
 
 /* The cycles beyond the L1 of an access to LINE that missed it: the L2's,
@@ -368,23 +408,26 @@ static uint32_t l2_cost(tm_timing *t, uint64_t line)
 static uint32_t mem_cost(tm_timing *t, uint32_t tid, uint64_t line, int store)
 {
     uint64_t key = line + 1;
+    if (key == t->dlast_key && tid == t->dlast_tid && (!store || t->dlast_excl)) {
+        /* The core's previous access was the last of all cores, to this
+         * line: an L1 hit on its set's most recent line (no store of
+         * another core removed it since).  Its age is left as it is and
+         * no tick is taken: it stays the most recent of its set, and the
+         * LRU choices depend only on the ages' order.  A store: another
+         * core's copy went at the store that made the line exclusive, and
+         * no other core accessed the line since. */
+        t->st.l1_hits++;
+        return t->cfg.l1.lat;
+    }
+    t->dlast_key = key;
+    t->dlast_tid = tid;
+    t->dlast_excl = store;
     size_t way, set = (size_t)(line & (t->l1_sets - 1));
     uint32_t ways = t->cfg.l1.ways;
     t->tick++;
     if (tid >= t->l1_top)
         t->l1_top = tid + 1;
-    if (store) {
-        for (uint32_t j = 0; j < t->l1_top; j++) {
-            if (j == tid)
-                continue;
-            size_t b = ((size_t)j * t->l1_sets + set) * ways;
-            for (size_t w = b; w < b + ways; w++)
-                if (t->l1_tag[w] == key) {
-                    t->l1_tag[w] = 0;
-                    t->l1_age[w] = 0; /* filled first */
-                }
-        }
-    }
+    l1_share(t, tid, key, set, store, ways);
     size_t b1 = ((size_t)tid * t->l1_sets + set) * ways;
     if (set_access(t->l1_tag, t->l1_age, b1, ways, key, t->tick, &way)) {
         t->st.l1_hits++;
@@ -445,6 +488,54 @@ int tm_timing_access(tm_timing *t, uint32_t tid, uint64_t addr, uint32_t size, i
     (void)size; /* its first line is charged, as a MEM record's */
     t->st.accesses++;
     t->th[tid].dlat += (uint64_t)mem_cost(t, tid, addr >> t->line_shift, store) * MILLI;
+    return TM_OK;
+}
+
+int tm_timing_access_words(tm_timing *t, uint32_t tid, const uint64_t *w, size_t n)
+{
+    if (t->failed)
+        return TM_ERR_IO;
+    if (tid >= t->nthreads)
+        return TM_ERR_ARG;
+    if (caches_alloc(t) != TM_OK)
+        return TM_ERR_NOMEM;
+    if (!n)
+        return TM_OK;
+    /* mem_cost, inline, with the caches' parameters in registers */
+    const uint32_t shift = t->line_shift, ways = t->cfg.l1.ways;
+    const size_t sets = t->l1_sets, tbase = (size_t)tid * sets;
+    uint64_t *tag = t->l1_tag, *age = t->l1_age;
+    uint64_t lkey = t->dlast_key, l2lat = 0, hits = 0, misses = 0;
+    int lexcl = t->dlast_excl, mine = t->dlast_tid == tid;
+    if (tid >= t->l1_top)
+        t->l1_top = tid + 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = ((w[i] >> 16) >> shift) + 1;
+        int store = (int)((w[i] >> 8) & 1);
+        if (key == lkey && mine && (!store || lexcl)) {
+            hits++; /* mem_cost's fast path */
+            continue;
+        }
+        mine = 1;
+        lkey = key;
+        lexcl = store;
+        size_t way, set = (size_t)((key - 1) & (sets - 1));
+        uint64_t tick = ++t->tick;
+        l1_share(t, tid, key, set, store, ways);
+        if (set_access(tag, age, (tbase + set) * ways, ways, key, tick, &way)) {
+            hits++;
+            continue;
+        }
+        misses++;
+        l2lat += l2_cost(t, key - 1);
+    }
+    t->dlast_key = lkey;
+    t->dlast_tid = tid;
+    t->dlast_excl = lexcl;
+    t->st.l1_hits += hits;
+    t->st.l1_misses += misses;
+    t->st.accesses += n;
+    t->th[tid].dlat += ((uint64_t)n * t->cfg.l1.lat + l2lat) * MILLI;
     return TM_OK;
 }
 

@@ -569,3 +569,107 @@ Test(timing, data_accesses_by_address)
     tm_timing_free(t);
     free(o);
 }
+
+/* The data caches' fast paths (the repeated line, the lines one core owns
+ * after its store, tm_timing_access_words' runs) against the plain model:
+ * per-core LRU L1s, a store removing the line from the other L1s, a shared
+ * LRU L2.  Random accesses of 4 cores to a few lines (some a multiple of
+ * 2048 lines apart: the fast paths' hashed table collides), through
+ * tm_timing_access one by one and through tm_timing_access_words in runs:
+ * every access's L1 and L2 outcome as the plain model's. */
+typedef struct refc {
+    uint64_t tag[4][2][2], age[4][2][2]; /* [core][set][way]: L1 256 B, 2-way */
+    uint64_t tag2[4][4], age2[4][4];     /* [set][way]: L2 1 KB, 4-way */
+    uint64_t tick;
+} refc;
+
+static int ref_set(uint64_t *tag, uint64_t *age, unsigned ways, uint64_t key, uint64_t tick)
+{
+    unsigned lru = 0;
+    for (unsigned w = 0; w < ways; w++) {
+        if (tag[w] == key) {
+            age[w] = tick;
+            return 1;
+        }
+        if (age[w] < age[lru])
+            lru = w;
+    }
+    tag[lru] = key;
+    age[lru] = tick;
+    return 0;
+}
+
+/* 0: L1 hit, 1: L2 hit, 2: memory */
+static int ref_access(refc *c, unsigned tid, uint64_t line, int store)
+{
+    uint64_t key = line + 1;
+    unsigned set = line & 1;
+    c->tick++;
+    if (store)
+        for (unsigned j = 0; j < 4; j++)
+            for (unsigned w = 0; j != tid && w < 2; w++)
+                if (c->tag[j][set][w] == key)
+                    c->tag[j][set][w] = c->age[j][set][w] = 0;
+    if (ref_set(c->tag[tid][set], c->age[tid][set], 2, key, c->tick))
+        return 0;
+    return ref_set(c->tag2[line & 3], c->age2[line & 3], 4, key, c->tick) ? 1 : 2;
+}
+
+Test(timing, data_access_fast_paths)
+{
+    static const uint64_t lines[] = {0, 1, 2, 3, 5, 6, 2048, 2049, 4096, 4098, 6145, 7, 8, 12, 16, 4100};
+    tm_timing_cfg cfg;
+    tm_timing_defaults(&cfg);
+    cfg.l1i.size = 0;
+    cfg.l1 = (tm_timing_cache){256, 2, 2};
+    cfg.l2 = (tm_timing_cache){1024, 4, 4};
+    for (int via_words = 0; via_words < 2; via_words++) {
+        out *o = calloc(1, sizeof *o);
+        tm_timing_sink s = {collect, NULL, o};
+        tm_timing *t = NULL;
+        cr_assert_eq(tm_timing_new(&cfg, 4, &s, &t), TM_OK);
+        refc *c = calloc(1, sizeof *c);
+        uint64_t seed = 12345, want[3] = {0, 0, 0};
+        unsigned tid = 0;
+        uint64_t run[16];
+        size_t nrun = 0;
+        tm_timing_stats st;
+        for (int i = 0; i < 40000; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(seed >> 33);
+            unsigned ntid = r % 5 == 0 ? (r >> 3) % 4 : tid;           /* another core now and then */
+            uint64_t line = r % 3 ? lines[(r >> 5) % 16] : lines[(r >> 5) % 3]; /* repeats */
+            int store = (r >> 9) % 10 < 3;
+            uint64_t addr = line * 64 + (r >> 12) % 64;
+            if (via_words && nrun && (ntid != tid || nrun == 16 || (r >> 20) % 4 == 0)) {
+                cr_assert_eq(tm_timing_access_words(t, tid, run, nrun), TM_OK);
+                nrun = 0;
+            }
+            tid = ntid;
+            want[ref_access(c, tid, line, store)]++;
+            if (via_words) {
+                run[nrun++] = 14 | (uint64_t)store << 8 | (uint64_t)7 << 10 | addr << 16;
+                continue;
+            }
+            cr_assert_eq(tm_timing_access(t, tid, addr, 8, store), TM_OK);
+            tm_timing_get_stats(t, &st);
+            cr_assert_eq(st.l1_hits, want[0], "access %d: T%u line %llu store %d", i, tid,
+                         (unsigned long long)line, store);
+            cr_assert_eq(st.l2_hits, want[1], "access %d", i);
+            cr_assert_eq(st.l2_misses, want[2], "access %d", i);
+        }
+        if (nrun)
+            cr_assert_eq(tm_timing_access_words(t, tid, run, nrun), TM_OK);
+        tm_timing_get_stats(t, &st);
+        cr_assert_eq(st.accesses, 40000);
+        cr_assert_eq(st.l1_hits, want[0]);
+        cr_assert_eq(st.l1_misses, want[1] + want[2]);
+        cr_assert_eq(st.l2_hits, want[1]);
+        cr_assert_eq(st.l2_misses, want[2]);
+        cr_assert(want[0] > 10000 && want[1] > 1000 && want[2] > 1000, "%llu %llu %llu",
+                  (unsigned long long)want[0], (unsigned long long)want[1], (unsigned long long)want[2]);
+        tm_timing_free(t);
+        free(c);
+        free(o);
+    }
+}
