@@ -787,13 +787,20 @@ class Runner:
                     if w and w != inp and os.path.isfile(os.path.join(base, w)):
                         note(os.path.join(base, w), "setup:" + w)
             u["expect"] = fmt(p["expect"]) if p["expect"] is not None else None
+            # the paper's machine: a shared L2 of N x 64 KB (tm record's default is cores x 64 KB, and with
+            # cores = auto the cores are known only at the end); the study file's --l2 wins
+            timing = list(self.s.timing)
+            if not any(w == "--l2" or w.startswith("--l2=") for w in timing) and "serial" not in timing \
+                    and "--no-caches" not in timing:
+                timing += ["--l2", f"{64 << (n.bit_length() - 1)}K"]
+            u["timing"] = timing
             problem = exe_problem(exe, argv[0], self.progs_dir) if cwd is None or os.path.isdir(cwd) else None
             if problem:
                 u["problems"].insert(0, problem)
             ident = {"exe": os.path.basename(argv[0]),
                      "build_id": build_id(exe) if exe and os.path.isfile(exe) else None,
                      "args": ["{input}" if inp and a == inp else a for a in argv[1:]], "env": u["env"],
-                     "cores": u["cores"], "timing": self.s.timing, "files": files,
+                     "cores": u["cores"], "timing": u["timing"], "files": files,
                      "cwd": p["cwd"] and fmt_subst(p["cwd"], {"N": str(n), "programs": "{programs}"}),
                      "stdin": p["stdin"] and fmt_subst(p["stdin"], {"N": str(n), "programs": "{programs}"}),
                      "setup": p["setup"], "expect": p["expect"]}
@@ -949,7 +956,7 @@ class Runner:
             pt_in, pt_how = tmc, "not verified: a synthetic stream has no code to decode (tm pt --no-image)"
         else:
             base = os.path.join(wd, "c0")
-            argv = [self.tm, "record", "--threads", u["cores"]] + self.s.timing + (
+            argv = [self.tm, "record", "--threads", u["cores"]] + u["timing"] + (
                 ["--commit"] if self.s.verify == "commit" else [])
             for i, seg in enumerate(segs):
                 argv += (["--and"] if i else []) + seg
