@@ -73,7 +73,7 @@ assert ins[("sum_stdin", 1)] > 1000000, ins
 # the machine the cycles come from, beside every per-cycle table (issue 34)
 M = R["machine"]
 assert "instruction cache 8 KB 2-way" in M["description"] and "fed by the memory operands' addresses" in M["description"] \
-    and "memory +200 cycles" in M["description"], M["description"]
+    and "memory +200 cycles" in M["description"] and "L2 (N=1: 64 KB; N=2: 128 KB)" in M["description"], M["description"]
 assert all(0 < v < 1 for v in M["ipc_per_core"].values()), M["ipc_per_core"]
 for t in ("table1", "table2", "table5_bpc", "pt"):
     assert R["tables"][t]["machine"] == M["description"] and R["tables"][t]["ipc_per_core"], t
