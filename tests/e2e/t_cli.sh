@@ -21,9 +21,14 @@ grep -Eq '^tm [^ ]+ \(build-id [0-9a-f]{40}\)$' v.out || die "tm --version: '$(c
 id=$(readelf -n "$TM" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
 grep -q "(build-id $id)" v.out || fail "tm --version: not the build-id readelf gives ($id): $(cat v.out)"
 if [ "$(git -C "$ROOT" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$ROOT" && pwd -P)" ]; then
-    d=$(git -C "$ROOT" describe --always)
-    case $(cat v.out) in "tm $d "* | "tm $d-dirty "*) ok "tm --version: $(cat v.out)" ;;
-        *) fail "tm --version: not git describe's $d: $(cat v.out)" ;; esac
+    # git describe when tm was built (a commit of this checkout; the tree may have moved on since)
+    v=$(sed -n 's/^tm \([^ ]*\) .*/\1/p' v.out)
+    if git -C "$ROOT" cat-file -e "${v%-dirty}^{commit}" 2>/dev/null \
+        && [ "$(git -C "$ROOT" describe --always "${v%-dirty}")" = "${v%-dirty}" ]; then
+        ok "tm --version: $(cat v.out) (a commit of this checkout, as git describe names it)"
+    else
+        fail "tm --version: '$v' is not git describe of a commit of this checkout: $(cat v.out)"
+    fi
 fi
 for s in "${subs[@]}"; do
     st=0

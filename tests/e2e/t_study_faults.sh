@@ -76,23 +76,25 @@ encodings = ["tr_e"]
 timestamps = [false]
 [[program]]
 name = "sleeper"
-cmd = "sleep 73{N}1"
+cmd = "sleep @M@{N}1"
 EOF
+M=$((1000 + $$ % 8000))   # the sleeps' marker: this run's own (another run's study may be going on)
+sed -i "s/@M@/$M/" "$TMP/sl.toml"
 $S -f "$TMP/sl.toml" -o "$TMP/sl" > /dev/null 2> "$TMP/sl.err" &
 pid=$!
-for _ in $(seq 1 300); do pgrep -f 'sleep 7311' > /dev/null && break; sleep 0.1; done
-pgrep -f 'sleep 7311' > /dev/null || fail "the first recording did not start: $(cat "$TMP/sl.err")"
+for _ in $(seq 1 300); do pgrep -f "sleep ${M}11" > /dev/null && break; sleep 0.1; done
+pgrep -f "sleep ${M}11" > /dev/null || fail "the first recording did not start: $(cat "$TMP/sl.err")"
 out=$($S -f "$TMP/sl.toml" -o "$TMP/sl" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && [[ "$out" == *"in use by tm study pid $pid on "* ]] \
     && ok "a second study on the folder is refused: $out" || fail "second study: exit $rc: $out"
 [ -d "$TMP/sl/work/sleeper-N1" ] && ok "the first study's work folder is intact" || fail "the second study removed the first's work folder"
 kill -TERM "$pid"; wait "$pid"; rc=$?
 sleep 1
-left=$(pgrep -af 'sleep 73[12]1' || true)
+left=$(pgrep -af "sleep ${M}[12]1" || true)
 [ $rc -eq 143 ] && [ -z "$left" ] && grep -q 'stopped by signal 15' "$TMP/sl.err" \
     && ok "SIGTERM: exit 143, no recording running or started after it" \
     || fail "SIGTERM: exit $rc, still running: '$left': $(cat "$TMP/sl.err")"
-pkill -f 'sleep 73[12]1' 2>/dev/null || true
+pkill -f "sleep ${M}[12]1" 2>/dev/null || true
 out=$($S -f "$TMP/sl.toml" -o "$TMP/sl" --list 2>&1); rc=$?
 [ $rc -eq 0 ] && ok "the lock ends with the study (--list after it: exit 0)" || fail "--list after the stopped study: $out"
 
