@@ -417,6 +417,9 @@ one 1 "y14.tmt: write failed: (No space left|File too large)" sh -c "ulimit -f 1
 ls -a | grep -q '^\.y14\.tmt\.tmp' && fail "a failed output's temporary stays"
 one 1 "standard output: No space left on device" sh -c "'$TM' decode --from-binary r8.tmt > /dev/full" && ok "--from-binary: $(cat one.err)"
 one 1 "standard output: No space left on device" sh -c "'$TM' decode --from-binary --summary r8.tmt > /dev/full" && ok "--from-binary --summary: $(cat one.err)"
+# (issue 35) tm pt said it twice, its own check of standard output and main's
+one 1 "^tm pt: standard output: No space left on device$" sh -c "'$TM' pt --no-image g14.tmc -o p14 > /dev/full" &&
+    ok "tm pt: $(cat one.err)"
 for cmd in "model g14.tmc -o x.tmt" "decode g14.tmt" "dump g14.tmc" "model --explain g14.tmc" "decode --from-binary r8.tmt" "decode --from-binary --branches r8.tmt"; do
     st=$( { "$TM" $cmd 2> pipe.err; echo $? > pipe.st; } | head -n 1 > /dev/null; cat pipe.st)
     [ "$st" -eq 0 ] && [ ! -s pipe.err ] || fail "tm $cmd | head -n 1: exit $st, $(cat pipe.err)"
@@ -461,6 +464,10 @@ for opts in "${idle_opts[@]}"; do
         ok "tm cosim $opts $f.tmc: $(head -n 1 cs.out | head -c 200)"
     done
 done
+# (issue 35) the simulator tm cosim execs checks standard output, as tm's
+# subcommands do (the last option set's simulator is built by now)
+one 1 "^tm cosim: standard output: No space left on device$" sh -c "'$TM' cosim ${idle_opts[-1]} busy.tmc > /dev/full" &&
+    ok "tm cosim > /dev/full: $(cat one.err)"
 
 echo "== 18. '--' ends the options; file names cannot split a line"
 cp g14.tmc ./-x.tmc

@@ -369,6 +369,10 @@ int tm_finish_stdout(const char *sub, int status)
         return status;
     if (!e)
         e = stdout_errno;
+    /* said once: a second call (a subcommand's own, then main's) finds the
+     * error cleared */
+    clearerr(stdout);
+    stdout_errno = 0;
     if (e == EPIPE || stdout_reader_gone())
         return status; /* the reader (a pager, head) went away: a quiet end */
     tm_err(sub, "standard output: %s", e ? strerror(e) : "write error");
