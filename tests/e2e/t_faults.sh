@@ -432,6 +432,27 @@ sum=$(md5sum < i15.tmc)
 one 2 "i15.tmc: the output is the input" "$TM" model i15.tmc -o i15.tmc && ok "$(cat one.err)"
 one 2 "r8.tmt: the output is the input" "$TM" decode --from-binary -o r8.tmt r8.tmt && ok "$(cat one.err)"
 one 2 "-o and --stats name the same file" "$TM" model i15.tmc -o o15.tmt --stats o15.tmt && ok "$(cat one.err)"
+# (issue 35) the same refusal is a usage error everywhere: exit 2, the usage style
+one 2 "^tm model: i15.tmc: the output is the input .*\(see tm model --help\)$" "$TM" model i15.tmc -o i15.tmc &&
+    ok "tm model: $(cat one.err)"
+one 2 "^tm pt: i15.tmc: the output is the input .*\(see tm pt --help\)$" "$TM" pt --no-image i15.tmc -o p15 --stats i15.tmc &&
+    ok "tm pt --stats: $(cat one.err)"
+[ -e p15.T0.pt ] && fail "tm pt --stats IN: refused, but p15.T0.pt was written"
+python3 - <<'PY'
+import struct
+# a capture stream (docs/capture.md §2): the magic, CREATE 1, VDSO of 16 bytes
+open("c35.cap", "wb").write(struct.pack("<6Q", 0x3150414354204d54, 0x104, 10 | 16 << 8, 0x7fff0000, 1, 2))
+PY
+cp c35.cap c35.tmc
+cp c35.cap c35.vdso
+one 2 "^tm record: c35.tmc: the output is the input c35.tmc .*\(see tm record --help\)$" "$TM" record --capture c35.tmc --commit -o c35 &&
+    ok "tm record --capture: $(cat one.err)"
+one 2 "^tm record: c35.vdso: the output is the input c35.vdso .*\(see tm record --help\)$" "$TM" record --capture c35.vdso -o c35 &&
+    ok "tm record --capture, BASE.vdso: $(cat one.err)"
+one 2 "^tm record: c35.cap: the output is the input c35.cap .*\(see tm record --help\)$" "$TM" record --capture c35.cap -o r35 --and -o s35 --profile c35.cap &&
+    ok "tm record --capture, --profile after --and: $(cat one.err)"
+cmp -s c35.cap c35.tmc && cmp -s c35.cap c35.vdso || fail "tm record --capture: the input was changed"
+ls -a | grep -qE '^\.?(c35|r35|s35)\.(tmt|json|stats|modules|lock)' && fail "a refused tm record left $(ls -a | grep -E '^\.?(c35|r35|s35)\.' | tr '\n' ' ')"
 ln -sf i15.tmc link15.tmc
 one 2 "the output is the input" "$TM" model i15.tmc -o link15.tmc && ok "through a symbolic link: $(cat one.err)"
 [ "$(md5sum < i15.tmc)" = "$sum" ] || fail "the input was changed"
@@ -479,6 +500,19 @@ cp g14.tmc ./-x.tmc
 ok "tm model / decode / dump -- -x.tmc"
 one 1 'no\\nsuch\.tmc: cannot open' "$TM" model "$(printf 'no\nsuch.tmc')" -o x.tmt && ok "$(cat one.err)"
 one 1 'no\\nsuch\.tmt: cannot open' "$TM" decode "$(printf 'no\nsuch.tmt')" && ok "$(cat one.err)"
+
+echo "== 19. (issue 35) a rejected capture leaves no output"
+# the magic, CREATE 1, the vdso's 16 bytes (written as BASE.vdso as they
+# come), then the execution of a block never translated: refused
+python3 - <<'PY'
+import struct
+w = [0x3150414354204d54, 0x104, 10 | 16 << 8, 0x7fff0000, 0x0102030405060708, 0x1112131415161718, 2 | 82 << 16]
+open("rej.cap", "wb").write(struct.pack("<%dQ" % len(w), *w))
+PY
+one 1 "^tm record: rej.cap: capture: offset 48: execution of unknown block 82$" "$TM" record --capture rej.cap --commit \
+    -o rj --profile rjp.json --and -o rk --profile rkp.json && ok "$(cat one.err)"
+left=$(ls -a | grep -E '^\.?(rj|rk|rjp|rkp)\.' | tr '\n' ' ')
+[ -z "$left" ] && ok "nothing of rj, rk or their profiles is left" || fail "a rejected capture left $left"
 
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "all fault cases passed"

@@ -548,8 +548,9 @@ int cmd_pt(int argc, char **argv)
         status = 1;
         goto done;
     }
-    if (stats && tm_out_begin("pt", &ost, stats, inputs)) {
-        status = 1;
+    if (stats && (rc = tm_out_begin("pt", &ost, stats, inputs)) != 0) {
+        status = rc == -2 ? 2 : 1; /* the output is the input: a usage error */
+        rc = TM_OK;
         goto done;
     }
     po.write = write_pt;
