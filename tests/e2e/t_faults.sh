@@ -5,7 +5,9 @@
 # it ended -- never a crash, a hang, a half-written output under its final
 # name or silently wrong data.  The sections are numbered as the issue's
 # cases (7 and 8 together: the decoders' bit-flip sweeps; 17: the RTL's idle
-# stretches).  make fuzz flips bits in traces with and without load values.
+# stretches).  Issue 35 ("Faults, round 2") added its cases to sections 14,
+# 15, 17 and 18, and section 19 (a rejected capture leaves no output).
+# make fuzz flips bits in traces with and without load values.
 # Sizes (E2E_TIER, tests/e2e/run.sh): the regress tier stops the recordings
 # of sections 1, 2 and 4 after 100 KB of commit stream (24 KB otherwise),
 # flips 40 bits per trace in sections 7 and 8 (10 otherwise) and
@@ -497,7 +499,12 @@ cp g14.tmc ./-x.tmc
 "$TM" decode --verify -- -x.tmc -x.tmt > /dev/null || fail "tm decode --verify -- -x.tmc -x.tmt"
 "$TM" dump -- -x.tmc > /dev/null || fail "tm dump -- -x.tmc"
 "$TM" decode --from-binary --summary --modules r8.modules -- -x.tmt > /dev/null 2>&1; [ $? -le 1 ] || fail "tm decode --from-binary -- -x.tmt"
-ok "tm model / decode / dump -- -x.tmc"
+# after '--' every argument is a file, options too (docs/guide.md)
+one 2 "unexpected argument '-o'" "$TM" model -- -x.tmc -o x.tmt && ok "tm model -- -x.tmc -o x.tmt: $(cat one.err)"
+"$TM" pt --no-image -q -o ./-x -- -x.tmc && [ -s ./-x.T0.pt ] || fail "tm pt --no-image -o ./-x -- -x.tmc"
+"$TM" pt -q --check -- -x.tmc -x > /dev/null 2>&1; [ $? -le 1 ] || fail "tm pt --check -- -x.tmc -x: a usage error"
+"$TM" pt --decode -- -x > /dev/null 2>&1; [ $? -le 1 ] || fail "tm pt --decode -- -x: a usage error"
+ok "tm model / decode / dump / pt -- -x.tmc"
 one 1 'no\\nsuch\.tmc: cannot open' "$TM" model "$(printf 'no\nsuch.tmc')" -o x.tmt && ok "$(cat one.err)"
 one 1 'no\\nsuch\.tmt: cannot open' "$TM" decode "$(printf 'no\nsuch.tmt')" && ok "$(cat one.err)"
 
