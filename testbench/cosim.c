@@ -21,6 +21,7 @@
  * model's hook reports as its DATA message then its control message (same
  * cycle, core and verdict); both are compared, the DATA message field by
  * field (fahCnt, size, value, length, verdict) and bit for bit. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -950,6 +951,23 @@ static int params_differ(const tm_model_cfg *c, char *why, size_t n)
     return 0;
 }
 
+/* The report on standard output flushed: a write error (a full disk)
+ * gives one line and status 1, as tm's other subcommands do (tm cosim
+ * execs this simulator, so tm's own check of standard output never runs);
+ * a reader that went away (EPIPE, `| head`) ends quietly with RC. */
+static int finish_stdout(int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int e = errno;
+    if (!bad && !ferror(stdout))
+        return rc;
+    if (e == EPIPE)
+        return rc;
+    fprintf(stderr, "tm cosim: standard output: %s\n", e ? strerror(e) : "write error");
+    return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
     sim s;
@@ -1166,5 +1184,5 @@ int main(int argc, char **argv)
     free(s.evs.v);
     tm_bitbuf_free(&s.dbuf);
     tm_model_free(m);
-    return rc;
+    return finish_stdout(rc);
 }

@@ -5,7 +5,9 @@
 # it ended -- never a crash, a hang, a half-written output under its final
 # name or silently wrong data.  The sections are numbered as the issue's
 # cases (7 and 8 together: the decoders' bit-flip sweeps; 17: the RTL's idle
-# stretches).  make fuzz flips bits in traces with and without load values.
+# stretches).  Issue 35 ("Faults, round 2") added its cases to sections 14,
+# 15, 17 and 18, and section 19 (a rejected capture leaves no output).
+# make fuzz flips bits in traces with and without load values.
 # Sizes (E2E_TIER, tests/e2e/run.sh): the regress tier stops the recordings
 # of sections 1, 2 and 4 after 100 KB of commit stream (24 KB otherwise),
 # flips 40 bits per trace in sections 7 and 8 (10 otherwise) and
@@ -417,6 +419,9 @@ one 1 "y14.tmt: write failed: (No space left|File too large)" sh -c "ulimit -f 1
 ls -a | grep -q '^\.y14\.tmt\.tmp' && fail "a failed output's temporary stays"
 one 1 "standard output: No space left on device" sh -c "'$TM' decode --from-binary r8.tmt > /dev/full" && ok "--from-binary: $(cat one.err)"
 one 1 "standard output: No space left on device" sh -c "'$TM' decode --from-binary --summary r8.tmt > /dev/full" && ok "--from-binary --summary: $(cat one.err)"
+# (issue 35) tm pt said it twice, its own check of standard output and main's
+one 1 "^tm pt: standard output: No space left on device$" sh -c "'$TM' pt --no-image g14.tmc -o p14 > /dev/full" &&
+    ok "tm pt: $(cat one.err)"
 for cmd in "model g14.tmc -o x.tmt" "decode g14.tmt" "dump g14.tmc" "model --explain g14.tmc" "decode --from-binary r8.tmt" "decode --from-binary --branches r8.tmt"; do
     st=$( { "$TM" $cmd 2> pipe.err; echo $? > pipe.st; } | head -n 1 > /dev/null; cat pipe.st)
     [ "$st" -eq 0 ] && [ ! -s pipe.err ] || fail "tm $cmd | head -n 1: exit $st, $(cat pipe.err)"
@@ -429,6 +434,27 @@ sum=$(md5sum < i15.tmc)
 one 2 "i15.tmc: the output is the input" "$TM" model i15.tmc -o i15.tmc && ok "$(cat one.err)"
 one 2 "r8.tmt: the output is the input" "$TM" decode --from-binary -o r8.tmt r8.tmt && ok "$(cat one.err)"
 one 2 "-o and --stats name the same file" "$TM" model i15.tmc -o o15.tmt --stats o15.tmt && ok "$(cat one.err)"
+# (issue 35) the same refusal is a usage error everywhere: exit 2, the usage style
+one 2 "^tm model: i15.tmc: the output is the input .*\(see tm model --help\)$" "$TM" model i15.tmc -o i15.tmc &&
+    ok "tm model: $(cat one.err)"
+one 2 "^tm pt: i15.tmc: the output is the input .*\(see tm pt --help\)$" "$TM" pt --no-image i15.tmc -o p15 --stats i15.tmc &&
+    ok "tm pt --stats: $(cat one.err)"
+[ -e p15.T0.pt ] && fail "tm pt --stats IN: refused, but p15.T0.pt was written"
+python3 - <<'PY'
+import struct
+# a capture stream (docs/capture.md §2): the magic, CREATE 1, VDSO of 16 bytes
+open("c35.cap", "wb").write(struct.pack("<6Q", 0x3150414354204d54, 0x104, 10 | 16 << 8, 0x7fff0000, 1, 2))
+PY
+cp c35.cap c35.tmc
+cp c35.cap c35.vdso
+one 2 "^tm record: c35.tmc: the output is the input c35.tmc .*\(see tm record --help\)$" "$TM" record --capture c35.tmc --commit -o c35 &&
+    ok "tm record --capture: $(cat one.err)"
+one 2 "^tm record: c35.vdso: the output is the input c35.vdso .*\(see tm record --help\)$" "$TM" record --capture c35.vdso -o c35 &&
+    ok "tm record --capture, BASE.vdso: $(cat one.err)"
+one 2 "^tm record: c35.cap: the output is the input c35.cap .*\(see tm record --help\)$" "$TM" record --capture c35.cap -o r35 --and -o s35 --profile c35.cap &&
+    ok "tm record --capture, --profile after --and: $(cat one.err)"
+cmp -s c35.cap c35.tmc && cmp -s c35.cap c35.vdso || fail "tm record --capture: the input was changed"
+ls -a | grep -qE '^\.?(c35|r35|s35)\.(tmt|json|stats|modules|lock)' && fail "a refused tm record left $(ls -a | grep -E '^\.?(c35|r35|s35)\.' | tr '\n' ' ')"
 ln -sf i15.tmc link15.tmc
 one 2 "the output is the input" "$TM" model i15.tmc -o link15.tmc && ok "through a symbolic link: $(cat one.err)"
 [ "$(md5sum < i15.tmc)" = "$sum" ] || fail "the input was changed"
@@ -461,6 +487,10 @@ for opts in "${idle_opts[@]}"; do
         ok "tm cosim $opts $f.tmc: $(head -n 1 cs.out | head -c 200)"
     done
 done
+# (issue 35) the simulator tm cosim execs checks standard output, as tm's
+# subcommands do (the last option set's simulator is built by now)
+one 1 "^tm cosim: standard output: No space left on device$" sh -c "'$TM' cosim ${idle_opts[-1]} busy.tmc > /dev/full" &&
+    ok "tm cosim > /dev/full: $(cat one.err)"
 
 echo "== 18. '--' ends the options; file names cannot split a line"
 cp g14.tmc ./-x.tmc
@@ -469,9 +499,27 @@ cp g14.tmc ./-x.tmc
 "$TM" decode --verify -- -x.tmc -x.tmt > /dev/null || fail "tm decode --verify -- -x.tmc -x.tmt"
 "$TM" dump -- -x.tmc > /dev/null || fail "tm dump -- -x.tmc"
 "$TM" decode --from-binary --summary --modules r8.modules -- -x.tmt > /dev/null 2>&1; [ $? -le 1 ] || fail "tm decode --from-binary -- -x.tmt"
-ok "tm model / decode / dump -- -x.tmc"
+# after '--' every argument is a file, options too (docs/guide.md)
+one 2 "unexpected argument '-o'" "$TM" model -- -x.tmc -o x.tmt && ok "tm model -- -x.tmc -o x.tmt: $(cat one.err)"
+"$TM" pt --no-image -q -o ./-x -- -x.tmc && [ -s ./-x.T0.pt ] || fail "tm pt --no-image -o ./-x -- -x.tmc"
+"$TM" pt -q --check -- -x.tmc -x > /dev/null 2>&1; [ $? -le 1 ] || fail "tm pt --check -- -x.tmc -x: a usage error"
+"$TM" pt --decode -- -x > /dev/null 2>&1; [ $? -le 1 ] || fail "tm pt --decode -- -x: a usage error"
+ok "tm model / decode / dump / pt -- -x.tmc"
 one 1 'no\\nsuch\.tmc: cannot open' "$TM" model "$(printf 'no\nsuch.tmc')" -o x.tmt && ok "$(cat one.err)"
 one 1 'no\\nsuch\.tmt: cannot open' "$TM" decode "$(printf 'no\nsuch.tmt')" && ok "$(cat one.err)"
+
+echo "== 19. (issue 35) a rejected capture leaves no output"
+# the magic, CREATE 1, the vdso's 16 bytes (written as BASE.vdso as they
+# come), then the execution of a block never translated: refused
+python3 - <<'PY'
+import struct
+w = [0x3150414354204d54, 0x104, 10 | 16 << 8, 0x7fff0000, 0x0102030405060708, 0x1112131415161718, 2 | 82 << 16]
+open("rej.cap", "wb").write(struct.pack("<%dQ" % len(w), *w))
+PY
+one 1 "^tm record: rej.cap: capture: offset 48: execution of unknown block 82$" "$TM" record --capture rej.cap --commit \
+    -o rj --profile rjp.json --and -o rk --profile rkp.json && ok "$(cat one.err)"
+left=$(ls -a | grep -E '^\.?(rj|rk|rjp|rkp)\.' | tr '\n' ' ')
+[ -z "$left" ] && ok "nothing of rj, rk or their profiles is left" || fail "a rejected capture left $left"
 
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "all fault cases passed"

@@ -99,7 +99,8 @@ int tm_find_root(char *root, size_t n);
 int tm_same_file(const char *a, const char *b);
 /* Flushes standard output: a write error (a full disk) gives one line and
  * status 1; a reader that went away (EPIPE, `| head`) ends quietly with
- * STATUS. */
+ * STATUS.  The error is said once: it is cleared, and a later call (main's
+ * after a subcommand's own) returns STATUS. */
 int tm_finish_stdout(const char *sub, int status);
 /* The errno of a failed write to standard output, when the writer knows
  * it (tm_finish_stdout's own flush may have nothing left to write). */

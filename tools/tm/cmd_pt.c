@@ -335,10 +335,19 @@ int cmd_pt(int argc, char **argv)
     memset(&po, 0, sizeof po);
     po.psb_period = 4096;
     po.mtc_shift = 8;
+    int opts = 1; /* "--" ends the options: after it every argument is a file */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (opts && !strcmp(a, "--")) {
+            opts = 0;
+        } else if (!opts || a[0] != '-' || !a[1]) {
+            if (npos == 2) {
+                tm_usage("pt", "too many arguments: %s", a);
+                return 2;
+            }
+            pos[npos++] = a;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
         } else if ((r = tm_opt(argc, argv, &i, "-o", &v)) != 0) {
@@ -410,13 +419,8 @@ int cmd_pt(int argc, char **argv)
             variants = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            tm_usage("pt", "unknown option '%s'", a);
-            return 2;
-        } else if (npos < 2) {
-            pos[npos++] = a;
         } else {
-            tm_usage("pt", "too many arguments: %s", a);
+            tm_usage("pt", "unknown option '%s'", a);
             return 2;
         }
         continue;
@@ -548,8 +552,9 @@ int cmd_pt(int argc, char **argv)
         status = 1;
         goto done;
     }
-    if (stats && tm_out_begin("pt", &ost, stats, inputs)) {
-        status = 1;
+    if (stats && (rc = tm_out_begin("pt", &ost, stats, inputs)) != 0) {
+        status = rc == -2 ? 2 : 1; /* the output is the input: a usage error */
+        rc = TM_OK;
         goto done;
     }
     po.write = write_pt;

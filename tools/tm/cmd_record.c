@@ -836,19 +836,18 @@ int cmd_record(int argc, char **argv)
     x.base = base;
     conf[0].base = base;
     const char *log_sfx = capture ? NULL : pin ? ".pin.log" : ".valgrind.log";
-    if (rec_outs_begin(&O, base, commit, log_sfx, capture && cap_fd ? capture : NULL)) {
+    /* an output that is the capture it reads, or a directory: a usage
+     * error (2), as tm model's -o IN */
+    const char *input = capture && cap_fd ? capture : NULL;
+    int orc = rec_outs_begin(&O, base, commit, log_sfx, input);
+    if (!orc && (orc = rec_conf_begin(&x, input)) != 0)
+        for (size_t q = 0; q < REC_NOUTS; q++)
+            tm_out_abort(&O.o[q]);
+    if (orc) {
         tm_recmode_abort(x.mode); /* nothing ran: its files go too */
         rec_unlock_base(base, O.lock_fd);
         capture_close(cap_fd);
-        return 1;
-    }
-    if (rec_conf_begin(&x)) {
-        for (size_t q = 0; q < REC_NOUTS; q++)
-            tm_out_abort(&O.o[q]);
-        tm_recmode_abort(x.mode);
-        rec_unlock_base(base, O.lock_fd);
-        capture_close(cap_fd);
-        return 1;
+        return orc == -2 ? 2 : 1;
     }
     /* the transport owns the capture's descriptor once it runs; until then
      * an early return leaves it to the process's end */

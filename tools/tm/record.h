@@ -32,6 +32,8 @@ typedef struct rec_conf {
     tm_profile *prof;
     tm_out out[RECX_NOUTS]; /* after --and only */
     tm_out pout;          /* the profile */
+    tm_out vout;          /* BASE.vdso: the vdso's bytes (rec_on_module) */
+    int vdso;             /* vout holds them (else it is removed at the end) */
     int lock_fd;          /* after --and only (-1: none) */
 } rec_conf;
 #define REC_MAX_CONFS 256
@@ -67,11 +69,14 @@ typedef struct rec_outs {
 } rec_outs;
 /* LOG_SFX: the frontend log's suffix (".valgrind.log", ".pin.log") or NULL
  * (no frontend); INPUT: a file the outputs must not be (--capture FILE), or
- * NULL.  0, or -1 after one line (none is left). */
+ * NULL.  0, or after one line (none is left) -1, or -2 for an output that
+ * is the input or a directory (a usage error, tm_out_begin). */
 int rec_outs_begin(rec_outs *O, const char *base, int commit, const char *log_sfx, const char *input);
-/* The outputs of the configurations after --and and every --profile, and
- * the locks of the others' BASEs: 0, or -1 after one line (none is left). */
-int rec_conf_begin(rec_ctx *x);
+/* The outputs of the configurations after --and, every --profile and every
+ * configuration's BASE.vdso, and the locks of the others' BASEs; INPUT as
+ * rec_outs_begin's.  0, or after one line (none is left) -1, or -2 for an
+ * output that is the input (a usage error). */
+int rec_conf_begin(rec_ctx *x, const char *input);
 /* Removes every output of the configurations (their temporaries) and
  * releases their locks. */
 void rec_conf_abort(rec_ctx *x);

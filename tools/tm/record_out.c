@@ -40,23 +40,18 @@ int rec_on_module(void *arg, const tm_cap_module *m)
     put_map_path(x->mods, m->path);
     fputc('\n', x->mods);
     /* the vdso's bytes beside every configuration's module map (tm decode
-     * --from-binary reads BASE.vdso beside BASE.tmt) */
-    for (size_t j = 0; m->bytes && j < (x->k ? x->k : 1); j++) {
-        char p[PATH_MAX];
-        tm_out vo;
-        snprintf(p, sizeof p, "%s.vdso", j ? x->conf[j].base : x->base);
-        if (tm_out_begin("record", &vo, p, NULL)) {
-            snprintf(x->err, sizeof x->err, "%.400s: cannot create", p);
+     * --from-binary reads BASE.vdso beside BASE.tmt), into the temporary
+     * rec_conf_begin made: renamed into place with the other outputs at the
+     * end (rec_finish), removed with them if the recording is refused */
+    for (size_t j = 0; m->bytes && j < x->k; j++) {
+        rec_conf *c = &x->conf[j];
+        FILE *f = fopen(c->vout.tmp, "wbe");
+        if (!f || fwrite(m->bytes, 1, m->len, f) != m->len || fclose(f)) {
+            snprintf(x->err, sizeof x->err, "%.400s: %s", c->vout.path, strerror(errno));
             x->failed = 1;
             return 1;
         }
-        FILE *f = fopen(vo.tmp, "wbe");
-        if (!f || fwrite(m->bytes, 1, m->len, f) != m->len || fclose(f) || tm_out_commit("record", &vo)) {
-            snprintf(x->err, sizeof x->err, "%.400s: %s", p, strerror(errno));
-            tm_out_abort(&vo);
-            x->failed = 1;
-            return 1;
-        }
+        c->vdso = 1;
     }
     if (x->w) {
         tmc_record r;
@@ -257,23 +252,28 @@ int rec_outs_begin(rec_outs *O, const char *base, int commit, const char *log_sf
             (k == REC_KITLOG && (!log_sfx || strcmp(log_sfx, ".pin.log"))))
             continue;
         snprintf(p, sizeof p, "%s%s", base, k == REC_LOG ? log_sfx : suffixes[k]);
-        if (tm_out_begin("record", &O->o[k], p, inputs)) {
+        int rc = tm_out_begin("record", &O->o[k], p, inputs);
+        if (rc) {
             for (size_t j = 0; j < k; j++)
                 tm_out_abort(&O->o[j]);
-            return -1;
+            return rc;
         }
     }
     return 0;
 }
 
-int rec_conf_begin(rec_ctx *x)
+int rec_conf_begin(rec_ctx *x, const char *input)
 {
     char p[PATH_MAX + 16];
     static const char *const sfx[RECX_NOUTS] = {".tmt", ".json", ".stats", ".modules"};
+    const char *inputs[] = {input, NULL};
+    int rc = -1;
     for (size_t j = 0; j < x->k; j++) {
         rec_conf *c = &x->conf[j];
         memset(c->out, 0, sizeof c->out);
         memset(&c->pout, 0, sizeof c->pout);
+        memset(&c->vout, 0, sizeof c->vout);
+        c->vdso = 0;
         c->lock_fd = -1;
     }
     for (size_t j = 0; j < x->k; j++) {
@@ -282,16 +282,19 @@ int rec_conf_begin(rec_ctx *x)
             goto fail;
         for (size_t q = 0; j && q < RECX_NOUTS; q++) {
             snprintf(p, sizeof p, "%s%s", c->base, sfx[q]);
-            if (tm_out_begin("record", &c->out[q], p, NULL))
+            if ((rc = tm_out_begin("record", &c->out[q], p, inputs)) != 0)
                 goto fail;
         }
-        if (c->profile && tm_out_begin("record", &c->pout, c->profile, NULL))
+        snprintf(p, sizeof p, "%s.vdso", c->base);
+        if ((rc = tm_out_begin("record", &c->vout, p, inputs)) != 0)
+            goto fail;
+        if (c->profile && (rc = tm_out_begin("record", &c->pout, c->profile, inputs)) != 0)
             goto fail;
     }
     return 0;
 fail:
     rec_conf_abort(x);
-    return -1;
+    return rc < 0 ? rc : -1;
 }
 
 void rec_conf_abort(rec_ctx *x)
@@ -301,6 +304,7 @@ void rec_conf_abort(rec_ctx *x)
         for (size_t q = 0; q < RECX_NOUTS; q++)
             tm_out_abort(&c->out[q]);
         tm_out_abort(&c->pout);
+        tm_out_abort(&c->vout);
         rec_unlock_base(c->base, c->lock_fd);
         c->lock_fd = -1;
     }
@@ -524,6 +528,7 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
             finish_out(&c->out[q], all, &status);
         if (c->profile)
             finish_out(&c->pout, all, &status);
+        finish_out(&c->vout, all && c->vdso, &status); /* none captured: none written */
     }
     rec_conf_abort(x); /* the locks */
     rec_unlock_base(base, O->lock_fd);

@@ -205,15 +205,15 @@ int tm_out_begin(const char *sub, tm_out *o, const char *path, const char *const
     }
     for (const char *const *in = inputs; in && *in; in++)
         if (tm_same_file(path, *in)) {
-            tm_err(sub, "%s: the output is the input %s (the same file): refused, it would destroy the input",
-                   path, *in);
+            tm_usage(sub, "%s: the output is the input %s (the same file): refused, it would destroy the input",
+                     path, *in);
             return -2;
         }
     snprintf(o->path, sizeof o->path, "%s", path);
     struct stat st;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
-            tm_err(sub, "%s: is a directory", path);
+            tm_usage(sub, "%s: is a directory", path);
             return -2;
         }
         if (!S_ISREG(st.st_mode)) {
@@ -369,6 +369,10 @@ int tm_finish_stdout(const char *sub, int status)
         return status;
     if (!e)
         e = stdout_errno;
+    /* said once: a second call (a subcommand's own, then main's) finds the
+     * error cleared */
+    clearerr(stdout);
+    stdout_errno = 0;
     if (e == EPIPE || stdout_reader_gone())
         return status; /* the reader (a pager, head) went away: a quiet end */
     tm_err(sub, "standard output: %s", e ? strerror(e) : "write error");
