@@ -42,6 +42,9 @@ typedef struct cthread {
     uint8_t ran;         /* it retired instructions before its START */
     int exc;             /* an exception is pending: the next block is its target */
     uint64_t birth;      /* timing: its creator's clock when it was created */
+    uint32_t handlers;   /* signal handlers entered (SIGNAL) and not yet returned (SIGRET) */
+    uint8_t insys;       /* inside a system call (SYSCALL entered, not yet left) */
+    uint16_t sysno;      /* the number of the system call it is in */
     pmem *mem;           /* memory operands of the block being run */
     size_t nmem, capmem;
 } cthread;
@@ -62,6 +65,7 @@ struct tm_cap {
     int have_magic;
     uint64_t off;        /* byte offset of w[0] in the stream */
     uint64_t exec_end;   /* offset just after the last EXECVE event */
+    uint64_t end_off;    /* offset of the END event (c->info.ended) */
     /* blocks */
     block *blocks;       /* index = id */
     size_t nblocks, bcap;
@@ -999,6 +1003,10 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         if (!(t = thread_of(c, tid)))
             return fail(c, c->off, "thread %u out of range", tid), -1;
         c->info.signals++;
+        t->handlers++;
+        /* A signal interrupts the system call the thread is in: it returns
+         * (its leave came first) or is restarted (entered again) later. */
+        t->insys = 0;
         if (t->state != T_RUN)
             return 2; /* not yet running: its first block is the handler */
         if (t->exc) /* a handler that had not run yet is interrupted at once */
@@ -1026,6 +1034,10 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         uint32_t tid = (uint32_t)(w0 >> 8);
         if (!(t = thread_of(c, tid)))
             return fail(c, c->off, "thread %u out of range", tid), -1;
+        if (!t->handlers)
+            return fail(c, c->off, "thread %u returns from a signal handler (SIGRET) but no SIGNAL started one", tid),
+                   -1;
+        t->handlers--;
         if (t->state == T_RUN)
             t->exc = 1;
         return 1;
@@ -1111,12 +1123,24 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         uint32_t tid = (uint32_t)((w0 >> 8) & 0xffffff);
         if (!(t = thread_of(c, tid)))
             return fail(c, c->off, "thread %u out of range", tid), -1;
+        unsigned leave = (unsigned)((w0 >> 32) & 1), no = (unsigned)((w0 >> 40) & 0xffff);
+        /* rt_sigreturn (15) does not return to its caller: a frontend may
+         * not report its leave */
+        if (!leave && t->insys && t->sysno != 15)
+            return fail(c, c->off, "thread %u enters system call %u while in system call %u", tid, no, t->sysno), -1;
+        if (leave && !t->insys)
+            return fail(c, c->off, "thread %u leaves system call %u without entering it", tid, no), -1;
+        if (leave && no != t->sysno)
+            return fail(c, c->off, "thread %u leaves system call %u but entered system call %u", tid, no, t->sysno), -1;
+        t->insys = !leave;
+        t->sysno = (uint16_t)no;
         if (c->tim && t->id >= 0 && tm_timing_syscall(c->tim, (uint32_t)t->id, (int)((w0 >> 32) & 1)) != TM_OK)
             return fail(c, c->off, "the consumer stopped"), -1;
         return 1;
     }
     case TMCAP_END:
         c->info.ended = 1;
+        c->end_off = c->off;
         c->info.status = (int)((w0 >> 8) & 0xff);
         c->info.signaled = ((w0 >> 16) & 0xff) == 1;
         return 1;
@@ -1156,6 +1180,9 @@ static long parse_words(tm_cap *c, const uint64_t *w, size_t nw)
         c->off = 8;
     }
     while (i < nw) {
+        if (c->info.ended)
+            return fail(c, c->off, "an event after the end marker (END at offset %llu)",
+                        (unsigned long long)c->end_off), -1;
         if ((w[i] & 0xff) == TMCAP_ADDR) { /* a run of ADDR events at once */
             size_t j = i + 1;
             while (j < nw && (w[j] & 0xff) == TMCAP_ADDR)

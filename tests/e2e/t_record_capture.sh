@@ -225,6 +225,31 @@ one_line 2 "^tm record: --valgrind: an option of the Valgrind frontend, not with
     --frontend pin --valgrind x -o x -- "$P/branchtest"
 one_line 2 "^tm record: --pin $TMP: only with --frontend pin (see tm record --help)$" x --pin "$TMP" -o x -- "$P/branchtest"
 one_line 2 "^tm record: --capture needs a file" x -o x --capture
+# Events the capture layer cannot reconcile with what came before (issue
+# 35): bt.cap with words put before its END (at offset $endoff) or after it.
+endoff=$(( $(wc -c < bt.cap) - 8 ))
+python3 - bt.cap << 'PY' || die "cannot make the unbalanced captures"
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+body, end = d[:-8], d[-8:]
+w = lambda *x: struct.pack("<%dQ" % len(x), *x)
+sysc = lambda tid, leave, no: 13 | tid << 8 | leave << 32 | no << 40
+open("afterend.cap", "wb").write(d + w(3 | 1 << 8))                  # THREAD after END
+open("sigret.cap", "wb").write(body + w(7 | 1 << 8) + end)             # SIGRET, no SIGNAL
+open("sysleave.cap", "wb").write(body + w(sysc(1, 1, 39)) + end)       # a leave, no enter
+open("sysenter2.cap", "wb").write(body + w(sysc(1, 0, 39), sysc(1, 0, 39)) + end)
+open("sysother.cap", "wb").write(body + w(sysc(1, 0, 39), sysc(1, 1, 1)) + end)
+PY
+one_line 1 "^tm record: afterend.cap: capture: offset $((endoff + 8)): an event after the end marker (END at offset $endoff)$" x \
+    --capture afterend.cap --commit -o x
+one_line 1 "^tm record: sigret.cap: capture: offset $endoff: thread 1 returns from a signal handler (SIGRET) but no SIGNAL started one$" x \
+    --capture sigret.cap --commit -o x
+one_line 1 "^tm record: sysleave.cap: capture: offset $endoff: thread 1 leaves system call 39 without entering it$" x \
+    --capture sysleave.cap --cfiat -o x
+one_line 1 "^tm record: sysenter2.cap: capture: offset $((endoff + 8)): thread 1 enters system call 39 while in system call 39$" x \
+    --capture sysenter2.cap --commit -o x
+one_line 1 "^tm record: sysother.cap: capture: offset $((endoff + 8)): thread 1 leaves system call 1 but entered system call 39$" x \
+    --capture sysother.cap --commit -o x
 VALGRIND_LIB=$TM_VALGRIND_LIB valgrind --tool=tmtrace -q --tm-fd=3 --tm-mem=yes --tm-store-values=no "$P/branchtest" \
     3> nv.cap > /dev/null 2>&1
 one_line 1 "^tm record: nv.cap: capture: offset [0-9]*: a store without its value (captured with --tm-store-values=no)" x \
