@@ -11,14 +11,14 @@
 # in between.  The trace module sends no DATA message for such a load (the
 # decoder is expected to know its value), so the replay diverges; the
 # capture layer keeps no image of memory to catch it.
-# Sizes: 50 damaged streams (25 flips, 25 truncations), 400 in regress.
+# Sizes: 50 damaged streams (25 flips, 25 truncations), 2,000 in regress.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 record_env
 cd "$TMP" || exit 1
 [ -x "$P/branchtest" ] || die "$P/branchtest is not built (make BUILD=$B programs)"
 [ -x "$TM_VALGRIND_LIB/tmtrace-amd64-linux" ] || die "$TM_VALGRIND_LIB/tmtrace-amd64-linux is not built"
-if full_size; then runs=400; else runs=50; fi
+if full_size; then runs=2000; else runs=50; fi
 
 VALGRIND_LIB=$TM_VALGRIND_LIB valgrind --tool=tmtrace -q --tm-fd=3 --tm-mem=yes "$P/branchtest" 3> bt.cap \
     > /dev/null 2>&1
