@@ -285,15 +285,20 @@ void tm_timing_free(tm_timing *t)
 
 /* ------------------------------------------------------------ caches */
 
+/* A cache's tags and ages, N entries each, if not allocated yet. */
+static int ways_alloc(uint64_t **tag, uint64_t **age, size_t n)
+{
+    if (*age)
+        return TM_OK;
+    if (!*tag && !(*tag = calloc(n, sizeof **tag)))
+        return TM_ERR_NOMEM;
+    return (*age = calloc(n, sizeof **age)) ? TM_OK : TM_ERR_NOMEM;
+}
+
 /* The L2 (unified), when the first access or fetch reaches it. */
 static int l2_alloc(tm_timing *t)
 {
-    if (t->l2_age)
-        return TM_OK;
-    size_t n2 = (size_t)t->l2_sets * t->cfg.l2.ways;
-    if (!t->l2_tag && !(t->l2_tag = calloc(n2, sizeof *t->l2_tag)))
-        return TM_ERR_NOMEM;
-    return (t->l2_age = calloc(n2, sizeof *t->l2_age)) ? TM_OK : TM_ERR_NOMEM;
+    return ways_alloc(&t->l2_tag, &t->l2_age, (size_t)t->l2_sets * t->cfg.l2.ways);
 }
 
 /* The data caches, when the first data access comes. */
@@ -301,12 +306,9 @@ static int caches_alloc(tm_timing *t)
 {
     if (t->l1_age)
         return TM_OK;
-    size_t n1 = (size_t)t->nthreads * t->l1_sets * t->cfg.l1.ways;
     if (l2_alloc(t) != TM_OK)
         return TM_ERR_NOMEM;
-    if (!t->l1_tag && !(t->l1_tag = calloc(n1, sizeof *t->l1_tag)))
-        return TM_ERR_NOMEM;
-    return (t->l1_age = calloc(n1, sizeof *t->l1_age)) ? TM_OK : TM_ERR_NOMEM;
+    return ways_alloc(&t->l1_tag, &t->l1_age, (size_t)t->nthreads * t->l1_sets * t->cfg.l1.ways);
 }
 
 /* The line order table, when the first MEM record comes. */
@@ -324,12 +326,9 @@ static int icache_alloc(tm_timing *t)
 {
     if (t->il1_age)
         return TM_OK;
-    size_t n = (size_t)t->nthreads * t->il1_sets * t->cfg.l1i.ways;
     if (l2_alloc(t) != TM_OK)
         return TM_ERR_NOMEM;
-    if (!t->il1_tag && !(t->il1_tag = calloc(n, sizeof *t->il1_tag)))
-        return TM_ERR_NOMEM;
-    return (t->il1_age = calloc(n, sizeof *t->il1_age)) ? TM_OK : TM_ERR_NOMEM;
+    return ways_alloc(&t->il1_tag, &t->il1_age, (size_t)t->nthreads * t->il1_sets * t->cfg.l1i.ways);
 }
 
 static size_t ord_slot(uint64_t line)

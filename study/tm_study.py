@@ -718,9 +718,8 @@ class Runner:
             ident = {"gen": u["gen"]}
         else:
             files = {}                 # what the recording reads: name -> its bytes' hash (or its generator)
-
-            setup_text = fmt_subst(p["setup"], dict(subst, input=self.spec_path(p["input"], subst)[0]
-                                                    if p["input"] else "")) if p["setup"] else ""
+            inp, gen_ident = self.spec_path(p["input"], subst) if p["input"] is not None else (None, None)
+            setup_text = fmt_subst(p["setup"], dict(subst, input=inp or "")) if p["setup"] else ""
 
             def note(path, label, setup_made=False):
                 if setup_text and os.path.basename(path) in setup_text:
@@ -738,9 +737,7 @@ class Runner:
             u["cwd"] = cwd
             if cwd is not None and not os.path.isdir(cwd):
                 u["problems"].append(f"cwd {shown(cwd)}: no such directory")
-            inp = None
-            if p["input"] is not None:
-                inp, gen_ident = self.spec_path(p["input"], subst)
+            if inp is not None:
                 u["input_text"] = p["input"][5:] if gen_ident else None
                 u["input_path"] = inp
                 if gen_ident:

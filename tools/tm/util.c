@@ -37,26 +37,32 @@ static void put_escaped(FILE *f, const char *text)
     tm_put_escaped(f, text, 0);
 }
 
-void tm_err(const char *sub, const char *fmt, ...)
+/* "tm SUB: MESSAGE" on one line of stderr; USAGE: with "(see tm SUB --help)". */
+static void verr(const char *sub, int usage, const char *fmt, va_list ap)
 {
     char msg[2048];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     fprintf(stderr, "tm%s%s: ", *sub ? " " : "", sub);
     put_escaped(stderr, msg);
+    if (usage)
+        fprintf(stderr, " (see tm %s%s--help)", sub, *sub ? " " : "");
     fputc('\n', stderr);
+}
+
+void tm_err(const char *sub, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verr(sub, 0, fmt, ap);
+    va_end(ap);
 }
 
 void tm_usage(const char *sub, const char *fmt, ...)
 {
-    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    verr(sub, 1, fmt, ap);
     va_end(ap);
-    tm_err(sub, "%s (see tm %s%s--help)", msg, sub, *sub ? " " : "");
 }
 
 void tm_put_line(FILE *f, const char *text)
