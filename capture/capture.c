@@ -49,6 +49,16 @@ typedef struct cthread {
     size_t nmem, capmem;
 } cthread;
 
+/* What the capture already knows of memory (issue 35): per 64-byte block,
+ * the bytes the last load or store gave, in the capture's serial order. */
+typedef struct imblk {
+    uint64_t key;        /* address >> 6 */
+    uint64_t known;      /* bit i: byte i is known */
+    uint32_t gen;        /* the entry is live iff gen == the image's */
+    uint8_t b[64];
+} imblk;
+#define IMG_MAX_BLOCKS (1u << 20) /* 64 MB of program memory known (about 88 MB here), then it starts over */
+
 struct tm_cap {
     tm_cap_cfg cfg;
     tm_timing_cfg tcfg;
@@ -99,6 +109,10 @@ struct tm_cap {
     /* modules seen (path + base) */
     struct { char *path; uint64_t base; } *mods;
     size_t nmods, modcap;
+    /* the memory image (img_*) */
+    imblk *img;
+    size_t imcap, imlive;
+    uint32_t imgen;
 };
 
 static int fail(tm_cap *c, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -125,6 +139,7 @@ int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out)
         return TM_ERR_NOMEM;
     c->cfg = *cfg;
     c->sink = *sink;
+    c->imgen = 1; /* the image's entries of generation 0 (calloc's) are free */
     if (cfg->timing) {
         c->tcfg = *cfg->timing;
         c->cfg.timing = &c->tcfg;
@@ -153,6 +168,7 @@ void tm_cap_free(tm_cap *c)
 {
     if (!c)
         return;
+    free(c->img);
     free(c->w);
     free(c->blocks);
     free(c->ioffs);
@@ -705,6 +721,116 @@ static int resolve_exc(tm_cap *c, cthread *t, uint64_t target)
     return rc == TM_OK ? emit_event(c, t, &r) : rc;
 }
 
+/* ------------------------------------------------------------ memory image */
+
+/* A frontend gives every load's value and every store's (docs/capture.md
+ * §2); memory changes only by the stores it reports (a system call's
+ * output, a signal frame: writes by the system).  A load whose bytes differ
+ * from what the last load or store of them gave contradicts the capture
+ * itself -- a damaged stream, or a write the frontend did not see -- and the
+ * trace module, which sends no DATA message for a value the debugger knows,
+ * would give a trace that replays wrong: refused.  Bounded: at
+ * IMG_MAX_BLOCKS blocks the image starts over (fewer checks, never a false
+ * one). */
+
+static size_t img_hash(uint64_t key)
+{
+    return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 20);
+}
+
+static void img_clear(tm_cap *c)
+{
+    c->imlive = 0;
+    if (++c->imgen == 0) {
+        memset(c->img, 0, c->imcap * sizeof *c->img);
+        c->imgen = 1;
+    }
+}
+
+static int img_grow(tm_cap *c)
+{
+    size_t nc = c->imcap ? c->imcap * 2 : 4096;
+    imblk *nv = calloc(nc, sizeof *nv);
+    if (!nv)
+        return -1;
+    for (size_t i = 0; i < c->imcap; i++) {
+        const imblk *b = &c->img[i];
+        if (b->gen != c->imgen)
+            continue;
+        size_t j = img_hash(b->key) & (nc - 1);
+        while (nv[j].gen == c->imgen)
+            j = (j + 1) & (nc - 1);
+        nv[j] = *b;
+    }
+    free(c->img);
+    c->img = nv;
+    c->imcap = nc;
+    return 0;
+}
+
+/* The block of KEY; NULL if it is not known (CREATE: out of memory). */
+static imblk *img_find(tm_cap *c, uint64_t key, int create)
+{
+    if (create && (c->imlive + 1) * 2 > c->imcap) {
+        if (c->imlive >= IMG_MAX_BLOCKS)
+            img_clear(c);
+        else if (img_grow(c))
+            return NULL;
+    }
+    if (!c->imcap)
+        return NULL;
+    size_t mask = c->imcap - 1;
+    for (size_t i = img_hash(key) & mask;; i = (i + 1) & mask) {
+        imblk *b = &c->img[i];
+        if (b->gen != c->imgen) {
+            if (!create)
+                return NULL;
+            b->key = key;
+            b->gen = c->imgen;
+            b->known = 0;
+            c->imlive++;
+            return b;
+        }
+        if (b->key == key)
+            return b;
+    }
+}
+
+/* The operand M of thread TID at stream offset OFF: a load is checked
+ * against the image, then its bytes (a store's too) become known; a store
+ * without its value makes them unknown.  0, or -1 after fail(). */
+static int img_access(tm_cap *c, uint32_t tid, const pmem *m, int novalue, uint64_t off)
+{
+    const uint8_t *v = (const uint8_t *)m->v;
+    for (unsigned i = 0; i < m->size;) {
+        uint64_t a = m->addr + i;
+        unsigned o = (unsigned)(a & 63), n = 64 - o < m->size - i ? 64 - o : m->size - i;
+        uint64_t bits = n == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << n) - 1) << o;
+        imblk *b = img_find(c, a >> 6, !novalue);
+        if (novalue) {
+            if (b)
+                b->known &= ~bits;
+            i += n;
+            continue;
+        }
+        if (!b)
+            return fail(c, off, "out of memory"), -1;
+        if (!m->store && (b->known & bits)) {
+            for (unsigned j = 0; j < n; j++)
+                if ((b->known >> (o + j) & 1) && b->b[o + j] != v[i + j])
+                    return fail(c, off,
+                                "thread %u loads 0x%02x at 0x%llx, but the capture's last load or store of that "
+                                "byte gave 0x%02x, with no write in between (a damaged capture, or a write the "
+                                "frontend did not see)",
+                                tid, v[i + j], (unsigned long long)(a + j), b->b[o + j]), -1;
+        }
+        memcpy(b->b + o, v + i, n);
+        b->known |= bits;
+        i += n;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ events */
 
 static int add_range(tm_cap *c, uint64_t lo, uint64_t hi)
@@ -1072,6 +1198,8 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             for (unsigned q = 0; q < nw; q++)
                 m->v[q] = 0;
         }
+        if (img_access(c, c->cur, m, (w0 & TMCAP_MEM_NOVALUE) != 0, c->off))
+            return -1;
         return (long)len;
     }
     case TMCAP_ADDR:

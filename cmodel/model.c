@@ -364,7 +364,7 @@ static __attribute__((noinline)) int put_other(tm_model *m, const tmc_record *r)
         snprintf(m->err, sizeof m->err, "record after tm_model_finish");
         return TM_ERR_STATE;
     }
-    if (r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_CUT)
+    if (r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_ENDING)
         return TM_OK;
     int rc;
     if ((rc = open_group(m, r->tid, r->cycle)) != TM_OK)

@@ -1249,9 +1249,17 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
         s->blen = 8;
         bin_uv(s, tf->cfg.enc.threads);
     }
-    if (o->out && o->format != TM_FB_NONE)
-        fprintf(o->out, "# from binaries: %s, %u threads, %" PRIu64 " bits\n", tm_encoding_name(tf->cfg.enc.enc),
+    if (o->out && o->format != TM_FB_NONE) {
+        /* and how the recording, or its program, ended (the trailer) */
+        char why[128];
+        fprintf(o->out, "# from binaries: %s, %u threads, %" PRIu64 " bits", tm_encoding_name(tf->cfg.enc.enc),
                 tf->cfg.enc.threads, tf->bits);
+        if (tf->ending != TMT_COMPLETE)
+            fprintf(o->out, "; the recording was %s", tmt_ending_str(tf->ending, tf->signal, why, sizeof why));
+        if (tf->prog != TMT_PROG_UNKNOWN)
+            fprintf(o->out, "; the program %s", tmt_prog_str(tf->prog, tf->prog_code, why, sizeof why));
+        fputc('\n', o->out);
+    }
     for (uint32_t t = 0; t < tf->cfg.enc.threads && rc == TM_OK; t++) {
         fb f;
         rc = fb_open(&f, tf, im, o->tmc, (int)t, o->recover, &res->v, err, errlen);
@@ -1692,7 +1700,7 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
     uint64_t nrec = 0;
     uint64_t insns = 0;
     while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (r.type == TMC_MODULE || r.type == TMC_END || r.type == TMC_CUT)
+        if (r.type == TMC_MODULE || r.type == TMC_END || r.type == TMC_ENDING)
             continue;
         c.last_cycle = r.cycle;
         if (r.type == TMC_RUN)

@@ -350,7 +350,7 @@ int tm_pt_verify(const tm_pt_image *im, const tm_pt_buffer *bufs, size_t n, cons
             progress(records, arg);
         if (rec.type == TMC_MODULE || rec.type == TMC_MEM)
             continue;
-        if (rec.type == TMC_END || rec.type == TMC_CUT)
+        if (rec.type == TMC_END || rec.type == TMC_ENDING)
             break;
         if (!have[rec.tid]) {
             snprintf(err, errlen, "%s: thread %" PRIu32 " ran, but there is no PT buffer for core %" PRIu32, tmc,

@@ -333,7 +333,7 @@ static int on_mem(vstate *v, const tmc_record *r)
 
 static int on_record(vstate *v, const tmc_record *r)
 {
-    if (r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_CUT)
+    if (r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_ENDING)
         return TM_OK;
     if (r->type == TMC_MEM)
         return v->data ? on_mem(v, r) : TM_OK;

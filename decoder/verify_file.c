@@ -47,7 +47,7 @@ int tm_verify_file(const char *tmc_path, const tmt_file *tf, char *err, size_t e
     tmc_record r;
     unsigned cut = 0, sig = 0;
     while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (r.type == TMC_CUT) {
+        if (r.type == TMC_ENDING) {
             cut = r.flags;
             sig = (unsigned)r.count;
         }
@@ -93,6 +93,16 @@ int tm_verify_file(const char *tmc_path, const tmt_file *tf, char *err, size_t e
         snprintf(err, errlen, "the trailer says the recording ended %s, the commit stream %s",
                  tf->ending == TMT_COMPLETE ? "complete" : tmt_ending_str(tf->ending, tf->signal, a, sizeof a),
                  want == TMT_COMPLETE ? "complete" : tmt_ending_str(want, sig, b, sizeof b));
+        goto out;
+    }
+    tmt_prog wp = tmt_prog_from_tmc(cut);
+    unsigned wcode = wp == TMT_PROG_UNKNOWN ? 0 : sig;
+    if (tf->version >= 2 && (tf->prog != wp || tf->prog_code != wcode)) {
+        char a[128], b[128];
+        snprintf(err, errlen, "the trailer says the program %s, the commit stream %s%s",
+                 tf->prog == TMT_PROG_UNKNOWN ? "ended in a way not recorded" : tmt_prog_str(tf->prog, tf->prog_code, a, sizeof a),
+                 wp == TMT_PROG_UNKNOWN ? "does not say how it ended" : "that it ",
+                 wp == TMT_PROG_UNKNOWN ? "" : tmt_prog_str(wp, wcode, b, sizeof b));
         goto out;
     }
     rc = TM_OK;

@@ -557,7 +557,7 @@ int tm_pt_encoder_put(tm_pt_encoder *e, const tmc_record *r, char *err, size_t e
         e->st.mem++;
     if (r->type == TMC_MODULE || r->type == TMC_MEM)
         return TM_OK;
-    if (r->type == TMC_END || r->type == TMC_CUT)
+    if (r->type == TMC_END || r->type == TMC_ENDING)
         return tm_pt_encoder_finish(e, err, errlen);
     if (r->tid >= e->threads) {
         char m[80];

@@ -842,7 +842,7 @@ static int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_t
         /* Without data tracing MEM records are not part of the retire
          * interface (the model ignores them as well). */
         int skip_mem = !s->cfg.enc.data;
-        while (have && (rec.type == TMC_MODULE || rec.type == TMC_END || rec.type == TMC_CUT ||
+        while (have && (rec.type == TMC_MODULE || rec.type == TMC_END || rec.type == TMC_ENDING ||
                         (skip_mem && rec.type == TMC_MEM))) {
             have = (more = tmc_reader_next(rd, &rec)) == 1;
         }
@@ -852,7 +852,7 @@ static int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_t
             last_cycle = rec.cycle;
             do
                 have = (more = tmc_reader_next(rd, &rec)) == 1;
-            while (have && (rec.type == TMC_MODULE || rec.type == TMC_END || rec.type == TMC_CUT ||
+            while (have && (rec.type == TMC_MODULE || rec.type == TMC_END || rec.type == TMC_ENDING ||
                             (skip_mem && rec.type == TMC_MEM)));
         }
         if (more < 0) {

@@ -29,7 +29,7 @@ int tmc_bclass_parse(const char *name)
 const char *tmc_type_name(unsigned type)
 {
     static const char *const names[] = {
-        "?", "START", "EXIT", "RUN", "BRANCH", "EXC", "MEM", "MODULE", "END", "CUT"
+        "?", "START", "EXIT", "RUN", "BRANCH", "EXC", "MEM", "MODULE", "END", "ENDING"
     };
     return type < sizeof names / sizeof names[0] ? names[type] : "?";
 }

@@ -45,7 +45,7 @@ struct tmc_reader {
     size_t err_cap;
     int status;          /* first error (sticky), 0 = none */
     int done;            /* END delivered: next returns 0 */
-    int cut;             /* CUT delivered: only END may follow */
+    int cut;             /* ENDING delivered: only END may follow */
 
     ZSTD_DStream *ds;
     uint8_t *in;         /* compressed input */
@@ -394,20 +394,22 @@ static __attribute__((noinline, cold)) int read_module(tmc_reader *r, tmc_record
     return 1;
 }
 
-/* CUT: reason (1 byte), signal (1 byte); only END may follow it. */
+/* ENDING: reason (1 byte), code (1 byte); only END may follow it. */
 static __attribute__((noinline, cold)) int read_cut(tmc_reader *r, tmc_record *rec)
 {
     const uint64_t at = r->base + r->pos;
     const uint8_t *p = r->buf + r->pos + 1;
     if (p + 2 > r->buf + r->end)
-        return fail_stop(r, at, "truncated: CUT record incomplete at end of stream");
+        return fail_stop(r, at, "truncated: ENDING record incomplete at end of stream");
     unsigned reason = p[0], sig = p[1];
-    if (reason != TMC_CUT_SHORT && reason != TMC_CUT_SIGNAL)
-        return failf(r, TM_ERR_FORMAT, at, "CUT reason %u; allowed 1 (cut short), 2 (signal)", reason);
-    if ((reason == TMC_CUT_SIGNAL) != (sig != 0) || sig > 127)
-        return failf(r, TM_ERR_FORMAT, at, "CUT signal %u with reason %u (a signal 1..127 with reason 2 only)",
-                     sig, reason);
-    clear_record(rec, TMC_CUT);
+    if (reason < TMC_CUT_SHORT || reason > TMC_EXECVED)
+        return failf(r, TM_ERR_FORMAT, at,
+                     "ENDING reason %u; allowed 1 (cut short), 2 (cut by a signal), 3 (exited), 4 (killed), 5 (execve)",
+                     reason);
+    if (tmc_ending_check(reason, sig))
+        return failf(r, TM_ERR_FORMAT, at, "ENDING code %u with reason %u (reasons 1 and 5 take 0, 2 and 4 a signal "
+                     "1..127, 3 an exit status)", sig, reason);
+    clear_record(rec, TMC_ENDING);
     rec->flags = reason;
     rec->count = sig;
     r->pos += 3;
@@ -500,7 +502,7 @@ int tmc_reader_next(tmc_reader *r, tmc_record *rec)
     unsigned bad = 0;
     int rc;
     if (__builtin_expect(r->cut, 0) && type != TMC_END)
-        return failf(r, TM_ERR_FORMAT, r->base + r->pos, "%s record after CUT (only END may follow CUT)",
+        return failf(r, TM_ERR_FORMAT, r->base + r->pos, "%s record after ENDING (only END may follow ENDING)",
                      tmc_type_name(type));
     switch (type) {
     case TMC_RUN: {
@@ -620,7 +622,7 @@ int tmc_reader_next(tmc_reader *r, tmc_record *rec)
         return read_module(r, rec);
     case TMC_END:
         return read_end(r, rec);
-    case TMC_CUT:
+    case TMC_ENDING:
         return read_cut(r, rec);
     default:
         return failf(r, TM_ERR_FORMAT, r->base + r->pos, "unknown record type %u", type);

@@ -61,6 +61,44 @@ void tmt_trailer_of(tmt_trailer *t, const tm_model *m, uint64_t *insns, tmt_endi
     t->thread_insns = insns;
     t->ending = ending;
     t->signal = ending == TMT_CUT_SIGNAL ? signal : 0;
+    t->prog = TMT_PROG_UNKNOWN;
+    t->prog_code = 0;
+}
+
+const char *tmt_prog_str(tmt_prog p, unsigned code, char *buf, size_t n)
+{
+    if (p == TMT_PROG_EXITED) {
+        snprintf(buf, n, "exited with status %u", code);
+    } else if (p == TMT_PROG_KILLED) {
+        const char *d = strsignal((int)code);
+        snprintf(buf, n, "was killed by signal %u (%s)", code, d ? d : "?");
+    } else if (p == TMT_PROG_EXECVED) {
+        snprintf(buf, n, "replaced itself by execve (untraced from there)");
+    } else if (n) {
+        buf[0] = 0;
+    }
+    return buf;
+}
+
+int tmt_prog_check(tmt_prog p, unsigned code)
+{
+    switch (p) {
+    case TMT_PROG_UNKNOWN: case TMT_PROG_EXECVED: return code == 0 ? 0 : -1;
+    case TMT_PROG_EXITED: return code <= 255 ? 0 : -1;
+    case TMT_PROG_KILLED: return code >= 1 && code <= 127 ? 0 : -1;
+    default: return -1;
+    }
+}
+
+unsigned tmt_prog_to_tmc(tmt_prog p)
+{
+    return p == TMT_PROG_EXITED ? TMC_EXITED : p == TMT_PROG_KILLED ? TMC_KILLED : p == TMT_PROG_EXECVED ? TMC_EXECVED : 0;
+}
+
+tmt_prog tmt_prog_from_tmc(unsigned reason)
+{
+    return reason == TMC_EXITED ? TMT_PROG_EXITED : reason == TMC_KILLED ? TMT_PROG_KILLED
+         : reason == TMC_EXECVED ? TMT_PROG_EXECVED : TMT_PROG_UNKNOWN;
 }
 
 const char *tmt_ending_str(tmt_ending e, unsigned signal, char *buf, size_t n)
@@ -80,8 +118,10 @@ int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, 
               char *err, size_t errlen)
 {
     uint32_t nth = cfg->enc.threads;
-    if (tr->ending > TMT_CUT_SIGNAL || (tr->ending == TMT_CUT_SIGNAL) != (tr->signal != 0) || tr->signal > 127) {
-        snprintf(err, errlen, "%s: invalid ending %u / signal %u", path, (unsigned)tr->ending, tr->signal);
+    if (tr->ending > TMT_CUT_SIGNAL || (tr->ending == TMT_CUT_SIGNAL) != (tr->signal != 0) || tr->signal > 127 ||
+        tmt_prog_check(tr->prog, tr->prog_code) || (tr->prog != TMT_PROG_UNKNOWN && tr->ending != TMT_COMPLETE)) {
+        snprintf(err, errlen, "%s: invalid ending %u / signal %u / program's ending %u, %u", path,
+                 (unsigned)tr->ending, tr->signal, (unsigned)tr->prog, tr->prog_code);
         return TM_ERR_ARG;
     }
     uint8_t h[TMT_HEADER_BYTES];
@@ -127,6 +167,8 @@ int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, 
     uint8_t *e = t + 16 + 8 * (size_t)nth;
     e[0] = (uint8_t)tr->ending;
     e[1] = (uint8_t)tr->signal;
+    e[2] = (uint8_t)tr->prog;
+    e[3] = (uint8_t)tr->prog_code;
     put32(e + 4, crc(t, tlen - 8));
     memcpy(e + 8, "TMTE", 4);
 
@@ -245,7 +287,7 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
         rc = TM_ERR_TRUNCATED;
         goto fail;
     }
-    const uint8_t *e = t + 16 + 8 * (size_t)nth; /* version 2: ending, signal, reserved, checksum */
+    const uint8_t *e = t + 16 + 8 * (size_t)nth; /* version 2: ending, signal, program ending and code, checksum */
     if (version >= 2) {
         if (get32(e + 4) != crc(t, tlen - 8)) {
             snprintf(err, errlen, "%s: offset %zu: trailer checksum 0x%08x, the trailer's bytes give 0x%08x "
@@ -253,8 +295,9 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
                      crc(t, tlen - 8));
             goto fail;
         }
-        if (e[0] > TMT_CUT_SIGNAL || (e[0] == TMT_CUT_SIGNAL) != (e[1] != 0) || e[1] > 127 || e[2] || e[3]) {
-            snprintf(err, errlen, "%s: offset %zu: invalid ending %u, signal %u (reserved %u %u)", name,
+        if (e[0] > TMT_CUT_SIGNAL || (e[0] == TMT_CUT_SIGNAL) != (e[1] != 0) || e[1] > 127 ||
+            tmt_prog_check((tmt_prog)e[2], e[3]) || (e[2] && e[0] != TMT_COMPLETE)) {
+            snprintf(err, errlen, "%s: offset %zu: invalid ending %u, signal %u, program's ending %u, %u", name,
                      (size_t)(e - buf), e[0], e[1], e[2], e[3]);
             goto fail;
         }
@@ -351,6 +394,8 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
     if (version >= 2) {
         out->ending = (tmt_ending)e[0];
         out->signal = e[1];
+        out->prog = (tmt_prog)e[2];
+        out->prog_code = e[3];
         out->thread_insns = malloc(8 * (size_t)nth);
         if (!out->thread_insns) {
             snprintf(err, errlen, "%s: out of memory", name);

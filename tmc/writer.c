@@ -39,7 +39,7 @@ struct tmc_writer {
 
     uint64_t offset;   /* decompressed bytes so far (header included) */
     uint64_t nrec;     /* records written */
-    int cut;           /* a CUT was written: only close may follow */
+    int cut;           /* an ENDING was written: only close may follow */
     tmc_check chk;
 };
 
@@ -199,13 +199,12 @@ int tmc_writer_put(tmc_writer *w, const tmc_record *rec)
     unsigned type = rec->type;
 
     if (w->cut)
-        return failf(w, TM_ERR_ARG, "%s record after CUT (only END may follow CUT)", tmc_type_name(type));
-    if (type == TMC_CUT) {
-        if ((rec->flags != TMC_CUT_SHORT && rec->flags != TMC_CUT_SIGNAL) ||
-            (rec->flags == TMC_CUT_SIGNAL) != (rec->count != 0) || rec->count > 127)
-            return failf(w, TM_ERR_ARG, "CUT reason %u, signal %" PRIu64 "; allowed reason 1, or 2 with a signal 1..127",
-                         rec->flags, rec->count);
-        *p++ = TMC_CUT;
+        return failf(w, TM_ERR_ARG, "%s record after ENDING (only END may follow ENDING)", tmc_type_name(type));
+    if (type == TMC_ENDING) {
+        if (tmc_ending_check(rec->flags, rec->count))
+            return failf(w, TM_ERR_ARG, "ENDING reason %u, code %" PRIu64 "; allowed reason 1 or 5 with code 0, "
+                         "2 or 4 with a signal 1..127, 3 with an exit status 0..255", rec->flags, rec->count);
+        *p++ = TMC_ENDING;
         *p++ = (uint8_t)rec->flags;
         *p++ = (uint8_t)rec->count;
         w->len += (size_t)(p - p0);

@@ -94,7 +94,7 @@ const char *tm_pt_cause_name(unsigned c);
  * which option) for options out of range. */
 int tm_pt_encoder_new(const tm_pt_opts *o, uint32_t threads, tm_pt_encoder **out, char *err, size_t errlen);
 /* One commit-stream record, in the stream's order.  MEM and MODULE records
- * are ignored (Intel PT has no data trace here: no PTWRITE); END and CUT end
+ * are ignored (Intel PT has no data trace here: no PTWRITE); END and ENDING end
  * every core's trace (tm_pt_encoder_finish does too).  On error the encoder
  * is unusable and ERR names the thread and pc. */
 int tm_pt_encoder_put(tm_pt_encoder *e, const tmc_record *r, char *err, size_t errlen);

@@ -34,12 +34,28 @@ typedef enum tmc_type {
     TMC_MEM = 6,    /* one memory operand of an instruction of this group */
     TMC_MODULE = 7, /* module map entry (not tied to a thread or cycle) */
     TMC_END = 8,    /* end of stream; carries the record count */
-    TMC_CUT = 9     /* the recording was cut (only END may follow) */
+    TMC_ENDING = 9  /* how the recording and its program ended (only END may follow) */
 } tmc_type;
 
-/* CUT reasons (in .flags; .count holds the signal of TMC_CUT_SIGNAL). */
-#define TMC_CUT_SHORT 1u  /* the capture ended without its end marker */
-#define TMC_CUT_SIGNAL 2u /* the recorder was stopped by a signal */
+/* ENDING reasons (in .flags; .count holds the code named).  A recording
+ * that was cut says so (1, 2); one that ran to its end says how its
+ * program ended (3..5).  A stream without ENDING does not say (tm
+ * before issue 35, or a generated stream). */
+#define TMC_CUT_SHORT 1u  /* the capture ended without its end marker; code 0 */
+#define TMC_CUT_SIGNAL 2u /* the recorder was stopped by a signal; code: the signal 1..127 */
+#define TMC_EXITED 3u     /* the program exited; code: its exit status 0..255 */
+#define TMC_KILLED 4u     /* the program was killed by a signal; code: the signal 1..127 */
+#define TMC_EXECVED 5u    /* the program replaced itself (execve), untraced from there; code 0 */
+/* 0 if CODE is allowed with REASON (1..5), else -1. */
+static inline int tmc_ending_check(unsigned reason, uint64_t code)
+{
+    switch (reason) {
+    case TMC_CUT_SHORT: case TMC_EXECVED: return code == 0 ? 0 : -1;
+    case TMC_CUT_SIGNAL: case TMC_KILLED: return code >= 1 && code <= 127 ? 0 : -1;
+    case TMC_EXITED: return code <= 255 ? 0 : -1;
+    default: return -1;
+    }
+}
 
 /* Branch classes (docs/spec.md §2.2). */
 typedef enum tmc_bclass {
@@ -63,7 +79,7 @@ typedef struct tmc_record {
     tmc_type type;
     uint32_t tid;      /* START..MEM */
     uint64_t cycle;    /* START..MEM: absolute cycle stamp */
-    uint32_t flags;    /* START, EXIT, MEM flags above; CUT: the reason */
+    uint32_t flags;    /* START, EXIT, MEM flags above; ENDING: the reason */
     /* START: pc = first instruction.  RUN: pc = address of the first
      * instruction of the run.  BRANCH: pc of the branch.  EXC: pc = address
      * of the next instruction that would have retired. */
@@ -71,7 +87,7 @@ typedef struct tmc_record {
     uint64_t target;   /* BRANCH: taken target (COND: the direct target even if
                           not taken).  EXC: handler address. */
     uint64_t count;    /* RUN: instructions (>= 1).  END: records before END.
-                          CUT: the signal (reason TMC_CUT_SIGNAL), else 0. */
+                          ENDING: the reason's code. */
     uint64_t bytes;    /* RUN: total length in bytes (>= count). */
     uint8_t bclass;    /* BRANCH: tmc_bclass */
     uint8_t taken;     /* BRANCH: 1 if control went to target */

@@ -24,6 +24,16 @@ typedef enum tmt_ending {
     TMT_CUT_SIGNAL = 2 /* the recorder was stopped by a signal */
 } tmt_ending;
 
+/* How the program behind a complete recording ended (the trailer's bytes
+ * 2 and 3 after the counts, docs/spec.md §5; the commit stream's ENDING
+ * record, reasons 3..5). */
+typedef enum tmt_prog {
+    TMT_PROG_UNKNOWN = 0, /* not recorded (a cut recording, a generated stream, tm before issue 35) */
+    TMT_PROG_EXITED = 1,  /* code: the exit status 0..255 */
+    TMT_PROG_KILLED = 2,  /* code: the signal 1..127 that killed it */
+    TMT_PROG_EXECVED = 3  /* it replaced itself (execve) and ran on untraced; code 0 */
+} tmt_prog;
+
 typedef struct tmt_file {
     tm_model_cfg cfg;   /* resolved configuration */
     uint8_t *data;      /* trace bytes */
@@ -36,6 +46,8 @@ typedef struct tmt_file {
     unsigned version;   /* of the file read */
     tmt_ending ending;
     unsigned signal;    /* TMT_CUT_SIGNAL: the signal number */
+    tmt_prog prog;      /* how the program ended (TMT_COMPLETE only) */
+    unsigned prog_code; /* its exit status or signal */
 } tmt_file;
 
 /* What the trailer records besides the bit count. */
@@ -44,19 +56,31 @@ typedef struct tmt_trailer {
     const uint64_t *thread_insns;   /* cfg->enc.threads counts */
     tmt_ending ending;
     unsigned signal;                /* 1..127 with TMT_CUT_SIGNAL, else 0 */
+    tmt_prog prog;                  /* with TMT_COMPLETE only; else TMT_PROG_UNKNOWN */
+    unsigned prog_code;             /* as tmt_file's */
 } tmt_trailer;
 
 /* Writes PATH ("-" = stdout).  ERR receives one line on failure. */
 int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, const tmt_trailer *t,
               char *err, size_t errlen);
 /* The trailer of a model's run: its cycles and per-thread instructions
- * (INSNS: room for the model's threads, filled here), ending ENDING. */
+ * (INSNS: room for the model's threads, filled here), ending ENDING; the
+ * program's ending is left unknown (set t->prog and t->prog_code after). */
 void tmt_trailer_of(tmt_trailer *t, const tm_model *m, uint64_t *insns, tmt_ending ending, unsigned signal);
 /* Reads and validates PATH.  ERR receives "FILE: offset N: what". */
 int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen);
 void tmt_free(tmt_file *f);
 /* "cut short (...)" / "cut by signal 15 (Terminated)" / "" (complete). */
 const char *tmt_ending_str(tmt_ending e, unsigned signal, char *buf, size_t n);
+/* "exited with status 0" / "killed by signal 11 (Segmentation fault)" /
+ * "replaced itself by execve" / "" (unknown). */
+const char *tmt_prog_str(tmt_prog p, unsigned code, char *buf, size_t n);
+/* 0 if CODE is allowed with P, else -1. */
+int tmt_prog_check(tmt_prog p, unsigned code);
+/* The commit stream's ENDING reason for P (TMC_EXITED..TMC_EXECVED), and
+ * back (TMT_PROG_UNKNOWN for a cut). */
+unsigned tmt_prog_to_tmc(tmt_prog p);
+tmt_prog tmt_prog_from_tmc(unsigned reason);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,7 @@ int tm_verify(const char *tmc_path, const tmt_file *trace, tm_verify_result *res
 /* What the replay cannot check (spec §6.2): the model, run over the commit
  * stream with the trace's configuration, must give the trace's bits, its
  * cycle count and per-thread instruction counts, and the commit stream's
- * CUT record must be the trailer's ending.  TM_OK, TM_ERR_MISMATCH (ERR says
+ * ENDING record must be the trailer's endings (the recording's and its program's).  TM_OK, TM_ERR_MISMATCH (ERR says
  * which field and, for the bits, the first trace bit that differs), or an
  * input error. */
 int tm_verify_file(const char *tmc_path, const tmt_file *trace, char *err, size_t errlen);

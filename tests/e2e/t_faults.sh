@@ -94,7 +94,7 @@ for sig in TERM HUP INT QUIT; do
     kill -0 "$vp" 2> /dev/null && { fail "SIG$sig: the program runs on as an orphan"; kill -KILL "$vp"; }
     [ "$(wc -l < s$n.err)" -eq 1 ] && grep -q "stopped by signal $n" s$n.err || fail "SIG$sig: stderr: $(cat s$n.err)"
     grep -q "^recording: cut by signal $n " s$n.stats || fail "SIG$sig: s$n.stats: $(grep ^recording s$n.stats)"
-    grep -q "\"recording\": {\"ending\": \"signal\", \"signal\": $n}" s$n.json || fail "SIG$sig: s$n.json has no ending"
+    grep -q "\"recording\": {\"ending\": \"signal\", \"signal\": $n, \"program\": {\"ended\": \"unknown\"}}" s$n.json || fail "SIG$sig: s$n.json has no ending"
     "$TMFAST" dump --count s$n.tmc | grep -q "^cut: by signal $n$" || fail "SIG$sig: no CUT record"
     "$TMFAST" decode --verify s$n.tmc s$n.tmt > v.out 2>&1 || fail "SIG$sig: the recording does not verify: $(cat v.out)"
     grep -q "^OK: .*the recording was cut by signal $n " v.out || fail "SIG$sig: verify does not say it was cut: $(cat v.out)"
@@ -440,6 +440,18 @@ one 2 "^tm model: i15.tmc: the output is the input .*\(see tm model --help\)$" "
 one 2 "^tm pt: i15.tmc: the output is the input .*\(see tm pt --help\)$" "$TM" pt --no-image i15.tmc -o p15 --stats i15.tmc &&
     ok "tm pt --stats: $(cat one.err)"
 [ -e p15.T0.pt ] && fail "tm pt --stats IN: refused, but p15.T0.pt was written"
+# a core's output named as the input (-o BASE with BASE.T1.pt the input), or
+# as the statistics; tm cosim's --wave and --cov as the input
+cp i15.tmc q15.T1.pt
+qsum=$(md5sum < q15.T1.pt)
+one 2 "^tm pt: q15.T1.pt: the output of core 1 is the input q15.T1.pt .*\(see tm pt --help\)$" "$TM" pt --no-image q15.T1.pt -o q15 &&
+    ok "tm pt -o BASE, BASE.T1.pt the input: $(cat one.err)"
+one 2 "^tm pt: r15.T0.pt: the output of core 0 is the statistics file r15.T0.pt " "$TM" pt --no-image i15.tmc -o r15 --stats r15.T0.pt &&
+    ok "tm pt -o BASE --stats BASE.T0.pt: $(cat one.err)"
+[ "$(md5sum < q15.T1.pt)" = "$qsum" ] && [ ! -e q15.T0.pt ] && [ ! -e r15.T0.pt ] || fail "a refused tm pt wrote or changed a file"
+one 2 "^tm cosim: --cov i15.tmc: the output is the input i15.tmc " "$TM" cosim --cov i15.tmc i15.tmc && ok "tm cosim --cov IN: $(cat one.err)"
+one 2 "^tm cosim: --wave i15.tmc: the output is the input i15.tmc " "$TM" cosim --wave i15.tmc i15.tmc && ok "tm cosim --wave IN: $(cat one.err)"
+one 2 "^tm cosim: --wave and --cov name the same file w15" "$TM" cosim --wave w15 --cov w15 i15.tmc && ok "$(cat one.err)"
 python3 - <<'PY'
 import struct
 # a capture stream (docs/capture.md §2): the magic, CREATE 1, VDSO of 16 bytes
@@ -520,6 +532,45 @@ one 1 "^tm record: rej.cap: capture: offset 48: execution of unknown block 82$" 
     -o rj --profile rjp.json --and -o rk --profile rkp.json && ok "$(cat one.err)"
 left=$(ls -a | grep -E '^\.?(rj|rk|rjp|rkp)\.' | tr '\n' ' ')
 [ -z "$left" ] && ok "nothing of rj, rk or their profiles is left" || fail "a rejected capture left $left"
+
+echo "== 20. (issue 35) the trace and the commit stream say how the program ended"
+# a program killed by SIGSEGV, and one that exits with status 3: tm record
+# exits as the program did; every reader says how it ended
+for how in segv exit; do
+    st=0 f0=$fails
+    "$TM" record --commit -o e20$how -- "$P/crash" $how 3 > /dev/null 2> e20.err || st=$?
+    if [ $how = segv ]; then want=139 says="was killed by signal 11 \\(Segmentation fault\\)" json='"ended": "killed", "signal": 11'
+    else want=3 says="exited with status 3" json='"ended": "exited", "status": 3'; fi
+    [ $st -eq $want ] || fail "crash $how: tm record exit $st, wanted $want: $(cat e20.err)"
+    "$TM" decode e20$how.tmt | tail -n 1 | grep -qE "^# the program $says$" || fail "crash $how: tm decode: $("$TM" decode e20$how.tmt | tail -n 1)"
+    "$TM" decode --from-binary --modules e20$how.modules e20$how.tmt 2> /dev/null | head -n 1 | grep -qE "; the program $says$" ||
+        fail "crash $how: tm decode --from-binary: $("$TM" decode --from-binary --modules e20$how.modules e20$how.tmt 2>&1 | head -n 1)"
+    "$TM" decode --verify e20$how.tmc e20$how.tmt | grep -qE "; the program $says$" || fail "crash $how: tm decode --verify does not say it"
+    grep -qF "\"program\": {$json}" e20$how.json || fail "crash $how: e20$how.json: $(grep recording e20$how.json)"
+    "$TM" dump e20$how.tmc | tail -n 2 | head -n 1 | grep -qE "^ENDED (killed signal=11|exit status=3)$" || fail "crash $how: tm dump: $("$TM" dump e20$how.tmc | tail -n 2)"
+    "$TM" model -q -o m20$how.tmt --stats m20$how.json e20$how.tmc && cmp -s m20$how.tmt e20$how.tmt &&
+        grep -qF "\"program\": {$json}" m20$how.json || fail "crash $how: tm model of the commit stream does not give the recording's trace and ending"
+    [ $fails -eq $f0 ] && ok "crash $how: tm record exit $st; tm decode, --from-binary, --verify, dump, the JSON and tm model say the program $(echo "$says" | tr -d '\\\\')"
+done
+# the trailer and the commit stream must agree: the trailer's program ending
+# (the trailer's byte 18 + 8N, code after it) patched to "exited with status 0"
+cp e20segv.tmt p20.tmt
+tmt_patch p20.tmt -10 1 && tmt_patch p20.tmt -9 0
+st=0
+"$TM" decode --verify e20segv.tmc p20.tmt > v.out 2> v.err || st=$?
+[ $st -eq 1 ] && grep -q '^MISMATCH: the trailer says the program exited with status 0, the commit stream that it was killed by signal 11 ' v.out &&
+    ok "a trailer that contradicts the commit stream: $(cat v.out)" || fail "a contradicting trailer: exit $st, $(cat v.out v.err)"
+# a capture whose END event says "killed by signal 6": the recording says so
+# (the magic, CREATE 1, END with how 1)
+python3 - <<'PY'
+import struct
+open("k20.cap", "wb").write(struct.pack("<3Q", 0x3150414354204d54, 0x104, 11 | 6 << 8 | 1 << 16))
+PY
+st=0; "$TM" record --capture k20.cap -o k20 > /dev/null 2>&1 || st=$?
+[ $st -eq 134 ] && grep -qF '"program": {"ended": "killed", "signal": 6}' k20.json &&
+    "$TM" decode k20.tmt | tail -n 1 | grep -q "^# the program was killed by signal 6" &&
+    ok "a capture that ends with 'killed by signal 6': exit 134, the trace says so" ||
+    fail "a capture ending 'killed by signal 6': exit $st, $(grep recording k20.json 2>&1)"
 
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "all fault cases passed"

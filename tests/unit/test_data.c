@@ -783,7 +783,7 @@ static void write_tmt(const char *path, const tm_model_cfg *c)
     uint64_t insns[TMC_MAX_THREADS];
     for (uint32_t t = 0; t < c->enc.threads; t++)
         insns[t] = 1000 + t;
-    tmt_trailer tr = {99, insns, TMT_COMPLETE, 0};
+    tmt_trailer tr = {99, insns, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
     cr_assert_eq(tmt_write(path, c, &bb, &tr, err, sizeof err), TM_OK, "%s", err);
     tm_bitbuf_free(&bb);
 }

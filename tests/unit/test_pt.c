@@ -510,7 +510,7 @@ Test(pt, finish_and_end_close_open_threads)
         start(&s, 0, A);
         br(&s, 0, A, 2, TMC_COND, 1, A + 0x40);
         if (end)
-            add(&s, end == 1 ? TMC_END : TMC_CUT, 0, 0);
+            add(&s, end == 1 ? TMC_END : TMC_ENDING, 0, 0);
         pkts k;
         encode_parse((tm_pt_opts){0}, &s, &k, NULL);
         START_PACKETS(&k, A);

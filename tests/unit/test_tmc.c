@@ -1622,36 +1622,38 @@ Test(tmc, bclass_names)
     cr_assert_eq(tmc_bclass_parse(NULL), -1);
 }
 
-/* ---- CUT: a recording that was cut (spec §2.2) ---- */
+/* ---- ENDING: how a recording and its program ended (spec §2.2) ---- */
 
 static tmc_record cut_of(unsigned reason, unsigned sig)
 {
     tmc_record r;
     memset(&r, 0, sizeof r);
-    r.type = TMC_CUT;
+    r.type = TMC_ENDING;
     r.flags = reason;
     r.count = sig;
     return r;
 }
 
-Test(tmc, cut_round_trip)
+Test(tmc, ending_round_trip)
 {
-    for (int k = 0; k < 2; k++) {
+    static const unsigned reason[] = {TMC_CUT_SHORT, TMC_CUT_SIGNAL, TMC_EXITED, TMC_EXITED, TMC_KILLED, TMC_EXECVED};
+    static const unsigned code[] = {0, 15, 0, 255, 11, 0};
+    for (int k = 0; k < 6; k++) {
         tdir d;
         tdir_make(&d);
         tmc_writer *w = writer2(&d);
         put_ok(w, run_of(0, 1, 1, 1));
-        put_ok(w, k ? cut_of(TMC_CUT_SIGNAL, 15) : cut_of(TMC_CUT_SHORT, 0));
+        put_ok(w, cut_of(reason[k], code[k]));
         cr_assert_eq(tmc_writer_close(w), 0);
         tmc_reader *r = NULL;
         cr_assert_eq(tmc_reader_open(tdir_path(&d, "w.tmc"), &r, NULL, 0), 0);
         tmc_record rec;
         int rc, cuts = 0;
         while ((rc = tmc_reader_next(r, &rec)) == 1)
-            if (rec.type == TMC_CUT) {
+            if (rec.type == TMC_ENDING) {
                 cuts++;
-                cr_assert_eq(rec.flags, k ? TMC_CUT_SIGNAL : TMC_CUT_SHORT);
-                cr_assert_eq(rec.count, k ? 15u : 0u);
+                cr_assert_eq(rec.flags, reason[k]);
+                cr_assert_eq(rec.count, code[k]);
             }
         cr_assert_eq(rc, 0, "%s", tmc_reader_error(r));
         cr_assert_eq(cuts, 1);
@@ -1660,51 +1662,62 @@ Test(tmc, cut_round_trip)
     }
 }
 
-Test(tmc, writer_refuses_bad_cut)
+Test(tmc, writer_refuses_bad_ending)
 {
     tdir d;
     tdir_make(&d);
-    refused(writer2(&d), cut_of(0, 0), "CUT reason 0");
-    refused(writer2(&d), cut_of(TMC_CUT_SIGNAL, 0), "CUT reason 2, signal 0");
-    refused(writer2(&d), cut_of(TMC_CUT_SHORT, 9), "CUT reason 1, signal 9");
+    refused(writer2(&d), cut_of(0, 0), "ENDING reason 0");
+    refused(writer2(&d), cut_of(6, 0), "ENDING reason 6");
+    refused(writer2(&d), cut_of(TMC_CUT_SIGNAL, 0), "ENDING reason 2, code 0");
+    refused(writer2(&d), cut_of(TMC_CUT_SHORT, 9), "ENDING reason 1, code 9");
+    refused(writer2(&d), cut_of(TMC_KILLED, 128), "ENDING reason 4, code 128");
+    refused(writer2(&d), cut_of(TMC_EXITED, 256), "ENDING reason 3, code 256");
+    refused(writer2(&d), cut_of(TMC_EXECVED, 1), "ENDING reason 5, code 1");
     tmc_writer *w = writer2(&d);
-    put_ok(w, cut_of(TMC_CUT_SHORT, 0));
-    refused(w, run_of(0, 1, 1, 1), "RUN record after CUT");
+    put_ok(w, cut_of(TMC_EXITED, 0));
+    refused(w, run_of(0, 1, 1, 1), "RUN record after ENDING");
     tdir_clean(&d);
 }
 
-Test(tmc, reader_refuses_bad_cut)
+Test(tmc, reader_refuses_bad_ending)
 {
     raw r;
     hdr(&r, 1);
     r_start(&r, 0, 0, 0, 0);
     size_t at = r.n;
-    u8(&r, TMC_CUT);
-    u8(&r, 3);
+    u8(&r, TMC_ENDING);
+    u8(&r, 6);
     u8(&r, 0);
     r_end(&r, 2);
-    expect_bad(&r, TM_ERR_FORMAT, at, "CUT reason 3");
+    expect_bad(&r, TM_ERR_FORMAT, at, "ENDING reason 6");
     hdr(&r, 1);
     r_start(&r, 0, 0, 0, 0);
-    u8(&r, TMC_CUT);
+    u8(&r, TMC_ENDING);
     u8(&r, TMC_CUT_SIGNAL);
     u8(&r, 0);
     r_end(&r, 2);
-    expect_bad(&r, TM_ERR_FORMAT, at, "CUT signal 0 with reason 2");
+    expect_bad(&r, TM_ERR_FORMAT, at, "ENDING code 0 with reason 2");
+    hdr(&r, 1);
+    r_start(&r, 0, 0, 0, 0);
+    u8(&r, TMC_ENDING);
+    u8(&r, TMC_KILLED);
+    u8(&r, 200);
+    r_end(&r, 2);
+    expect_bad(&r, TM_ERR_FORMAT, at, "ENDING code 200 with reason 4");
     /* only END may follow */
     hdr(&r, 1);
     r_start(&r, 0, 0, 0, 0);
-    u8(&r, TMC_CUT);
-    u8(&r, TMC_CUT_SHORT);
-    u8(&r, 0);
+    u8(&r, TMC_ENDING);
+    u8(&r, TMC_EXITED);
+    u8(&r, 3);
     size_t at2 = r.n;
     r_run(&r, 0, 1, 1, 1);
     r_end(&r, 3);
-    expect_bad(&r, TM_ERR_FORMAT, at2, "RUN record after CUT");
-    /* a cut record at the very end of the data */
+    expect_bad(&r, TM_ERR_FORMAT, at2, "RUN record after ENDING");
+    /* an ending record at the very end of the data */
     hdr(&r, 1);
     r_start(&r, 0, 0, 0, 0);
-    u8(&r, TMC_CUT);
+    u8(&r, TMC_ENDING);
     u8(&r, TMC_CUT_SHORT);
-    expect_bad(&r, TM_ERR_TRUNCATED, at, "CUT record incomplete");
+    expect_bad(&r, TM_ERR_TRUNCATED, at, "ENDING record incomplete");
 }

@@ -59,9 +59,75 @@ static void write_small(const char *path, tmt_ending ending, unsigned sig)
     tm_bitbuf_init(&bb);
     tm_bitbuf_put(&bb, 0x1abc, 13);
     uint64_t insns[3] = {5, 0, 9};
-    tmt_trailer tr = {77, insns, ending, sig};
+    tmt_trailer tr = {77, insns, ending, sig, TMT_PROG_UNKNOWN, 0};
     cr_assert_eq(tmt_write(path, &c, &bb, &tr, err, sizeof err), TM_OK, "%s", err);
     tm_bitbuf_free(&bb);
+}
+
+/* The program's ending (issue 35): written, read back, shown, and a
+ * contradictory one refused by the writer and the reader. */
+Test(tmt, program_ending_round_trip)
+{
+    tfile f;
+    tfile_make(&f);
+    static const struct {
+        tmt_prog p;
+        unsigned code;
+        const char *says;
+    } cases[] = {{TMT_PROG_EXITED, 0, "exited with status 0"}, {TMT_PROG_EXITED, 255, "exited with status 255"},
+                 {TMT_PROG_KILLED, 11, "was killed by signal 11 (Segmentation fault)"},
+                 {TMT_PROG_EXECVED, 0, "execve"}, {TMT_PROG_UNKNOWN, 0, ""}};
+    tm_model_cfg c;
+    tm_model_cfg_default(&c, 1);
+    char err[256];
+    cr_assert_eq(tm_model_cfg_resolve(&c, err, sizeof err), TM_OK, "%s", err);
+    tm_bitbuf bb;
+    tm_bitbuf_init(&bb);
+    uint64_t insns[1] = {3};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tmt_trailer tr = {5, insns, TMT_COMPLETE, 0, cases[k].p, cases[k].code};
+        cr_assert_eq(tmt_write(f.path, &c, &bb, &tr, err, sizeof err), TM_OK, "%s", err);
+        tmt_file t;
+        cr_assert_eq(tmt_read(f.path, &t, err, sizeof err), TM_OK, "%s", err);
+        cr_assert_eq(t.prog, cases[k].p);
+        cr_assert_eq(t.prog_code, cases[k].code);
+        char why[128];
+        tmt_prog_str(t.prog, t.prog_code, why, sizeof why);
+        if (cases[k].says[0])
+            cr_assert(strstr(why, cases[k].says), "%s", why);
+        else
+            cr_assert_str_empty(why);
+        cr_assert_eq(tmt_prog_from_tmc(tmt_prog_to_tmc(t.prog)), t.prog);
+        tmt_free(&t);
+    }
+    /* refused: a code the ending does not take; a program ending on a cut recording */
+    tmt_trailer bad[] = {{0, insns, TMT_COMPLETE, 0, TMT_PROG_KILLED, 0},
+                         {0, insns, TMT_COMPLETE, 0, TMT_PROG_KILLED, 128},
+                         {0, insns, TMT_COMPLETE, 0, TMT_PROG_EXITED, 256},
+                         {0, insns, TMT_COMPLETE, 0, TMT_PROG_EXECVED, 1},
+                         {0, insns, TMT_COMPLETE, 0, (tmt_prog)4, 0},
+                         {0, insns, TMT_CUT_SHORT, 0, TMT_PROG_EXITED, 0}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        cr_assert_eq(tmt_write(f.path, &c, &bb, &bad[k], err, sizeof err), TM_ERR_ARG, "case %zu", k);
+    /* the reader: the bytes of a killed program with the signal zeroed */
+    tmt_trailer tr = {5, insns, TMT_COMPLETE, 0, TMT_PROG_KILLED, 9};
+    cr_assert_eq(tmt_write(f.path, &c, &bb, &tr, err, sizeof err), TM_OK, "%s", err);
+    size_t n;
+    uint8_t *b = slurp(f.path, &n);
+    size_t e = n - 12; /* ending, signal, program's ending, code, checksum, magic */
+    cr_assert_eq(b[e + 2], TMT_PROG_KILLED);
+    cr_assert_eq(b[e + 3], 9);
+    b[e + 3] = 0;
+    uint32_t cc = (uint32_t)crc32(0L, b + n - TMT_TRAILER_BYTES(1), TMT_TRAILER_BYTES(1) - 8);
+    for (int i = 0; i < 4; i++)
+        b[e + 4 + i] = (uint8_t)(cc >> (8 * i));
+    spit(f.path, b, n);
+    tmt_file t;
+    cr_assert_eq(tmt_read(f.path, &t, err, sizeof err), TM_ERR_FORMAT, "%s", err);
+    cr_assert(strstr(err, "program's ending 2, 0"), "%s", err);
+    free(b);
+    tm_bitbuf_free(&bb);
+    unlink(f.path);
 }
 
 Test(tmt, trailer_round_trip)
@@ -115,8 +181,8 @@ Test(tmt, write_refuses_a_bad_ending)
     tm_bitbuf bb;
     tm_bitbuf_init(&bb);
     uint64_t insns[1] = {0};
-    tmt_trailer bad[] = {{0, insns, TMT_CUT_SIGNAL, 0}, {0, insns, TMT_COMPLETE, 9}, {0, insns, (tmt_ending)3, 0},
-                         {0, insns, TMT_CUT_SIGNAL, 200}};
+    tmt_trailer bad[] = {{0, insns, TMT_CUT_SIGNAL, 0, TMT_PROG_UNKNOWN, 0}, {0, insns, TMT_COMPLETE, 9, TMT_PROG_UNKNOWN, 0},
+                         {0, insns, (tmt_ending)3, 0, TMT_PROG_UNKNOWN, 0}, {0, insns, TMT_CUT_SIGNAL, 200, TMT_PROG_UNKNOWN, 0}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         cr_assert_eq(tmt_write(f.path, &c, &bb, &bad[k], err, sizeof err), TM_ERR_ARG, "case %zu", k);
     tm_bitbuf_free(&bb);
@@ -277,7 +343,7 @@ Test(tmt, tage_parameters_round_trip)
         tm_bitbuf_init(&bb);
         tm_bitbuf_put(&bb, 5, 3);
         uint64_t insns[2] = {1, 2};
-        tmt_trailer tr = {9, insns, TMT_COMPLETE, 0};
+        tmt_trailer tr = {9, insns, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
         cr_assert_eq(tmt_write(f.path, &c, &bb, &tr, err, sizeof err), TM_OK, "%s", err);
         tm_bitbuf_free(&bb);
         tmt_file t;

@@ -235,6 +235,18 @@ int cmd_cosim(int argc, char **argv)
         tm_usage("cosim", "the commit stream must be a file (it is read twice)");
         return 2;
     }
+    /* an output that is the input, or both outputs one file (issue 35) */
+    const char *outs[2][2] = {{"--wave", wave}, {"--cov", covf}};
+    for (int j = 0; j < 2; j++)
+        if (outs[j][1] && tm_same_file(outs[j][1], in)) {
+            tm_usage("cosim", "%s %s: the output is the input %s (the same file): refused, it would destroy the input",
+                     outs[j][0], outs[j][1], in);
+            return 2;
+        }
+    if (wave && covf && (!strcmp(wave, covf) || tm_same_file(wave, covf))) {
+        tm_usage("cosim", "--wave and --cov name the same file %s", covf);
+        return 2;
+    }
     tmc_reader *rd = NULL;
     char e[600];
     if (tmc_reader_open(in, &rd, e, sizeof e) != TM_OK) {
@@ -310,7 +322,7 @@ int cmd_cosim(int argc, char **argv)
     tm_bitbuf nobits;
     memset(&nobits, 0, sizeof nobits);
     uint64_t zeros[64] = {0};
-    tmt_trailer tr = {0, zeros, TMT_COMPLETE, 0};
+    tmt_trailer tr = {0, zeros, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
     if (tmt_write(cfgpath, &cfg, &nobits, &tr, err, sizeof err) != TM_OK) {
         tm_err("cosim", "passing the configuration to the simulator: %s", err);
         return 1;

@@ -127,10 +127,11 @@ static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
     }
     if (!status && !tm_stdout_failed()) {
         printf("# %" PRIu64 " messages\n", n);
-        if (tf->ending != TMT_COMPLETE) {
-            char why[128];
+        char why[128];
+        if (tf->ending != TMT_COMPLETE)
             printf("# recording %s\n", tmt_ending_str(tf->ending, tf->signal, why, sizeof why));
-        }
+        if (tf->prog != TMT_PROG_UNKNOWN)
+            printf("# the program %s\n", tmt_prog_str(tf->prog, tf->prog_code, why, sizeof why));
     }
     tm_load_sizes_close(ls);
     free(ad);
@@ -143,10 +144,11 @@ void decode_print_file_check(const tmt_file *tf)
 {
     printf("; the header's configuration reproduces the trace (%" PRIu64 " bits, %" PRIu64 " cycles%s)", tf->bits,
            tf->cycles, tf->thread_insns ? ", instructions per thread" : "");
-    if (tf->ending != TMT_COMPLETE) {
-        char why[128];
+    char why[128];
+    if (tf->ending != TMT_COMPLETE)
         printf("; the recording was %s", tmt_ending_str(tf->ending, tf->signal, why, sizeof why));
-    }
+    if (tf->prog != TMT_PROG_UNKNOWN && (tf->prog != TMT_PROG_EXITED || tf->prog_code))
+        printf("; the program %s", tmt_prog_str(tf->prog, tf->prog_code, why, sizeof why));
 }
 
 int cmd_decode(int argc, char **argv)

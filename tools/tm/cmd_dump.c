@@ -79,11 +79,17 @@ static void print_record(FILE *out, const tmc_record *r)
         fprintf(out, "END count=%" PRIu64 "\n", r->count);
         return;
     }
-    if (r->type == TMC_CUT) {
+    if (r->type == TMC_ENDING) {
         if (r->flags == TMC_CUT_SIGNAL)
             fprintf(out, "CUT signal=%" PRIu64 "\n", r->count);
-        else
+        else if (r->flags == TMC_CUT_SHORT)
             fprintf(out, "CUT short\n");
+        else if (r->flags == TMC_EXITED)
+            fprintf(out, "ENDED exit status=%" PRIu64 "\n", r->count);
+        else if (r->flags == TMC_KILLED)
+            fprintf(out, "ENDED killed signal=%" PRIu64 "\n", r->count);
+        else
+            fprintf(out, "ENDED execve\n");
         return;
     }
     fprintf(out, "c=%" PRIu64 " t=%" PRIu32 " ", r->cycle, r->tid);
@@ -158,7 +164,7 @@ static void flow_end_run(FILE *out, uint32_t t, flow_run *f)
 /* One record of the flow view; F: the threads' runs. */
 static void flow_record(FILE *out, const tmc_record *r, flow_run *fr)
 {
-    flow_run *f = r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_CUT ? NULL : &fr[r->tid];
+    flow_run *f = r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_ENDING ? NULL : &fr[r->tid];
     uint32_t t = r->tid;
     switch (r->type) {
     case TMC_MODULE:
@@ -166,11 +172,17 @@ static void flow_record(FILE *out, const tmc_record *r, flow_run *fr)
         put_path(out, r->path, r->path_len);
         putc('\n', out);
         break;
-    case TMC_CUT:
+    case TMC_ENDING:
         if (r->flags == TMC_CUT_SIGNAL)
             fprintf(out, "cut signal=%" PRIu64 "\n", r->count);
-        else
+        else if (r->flags == TMC_CUT_SHORT)
             fprintf(out, "cut short\n");
+        else if (r->flags == TMC_EXITED)
+            fprintf(out, "program exited with status %" PRIu64 "\n", r->count);
+        else if (r->flags == TMC_KILLED)
+            fprintf(out, "program killed by signal %" PRIu64 " (%s)\n", r->count, strsignal((int)r->count));
+        else
+            fprintf(out, "program replaced itself by execve\n");
         break;
     case TMC_START:
         fprintf(out, "T%" PRIu32 " start 0x%" PRIx64 "%s\n", t, r->pc, r->flags & TMC_START_TRACE_ON ? " trace-on" : "");
@@ -214,7 +226,7 @@ static void flow_record(FILE *out, const tmc_record *r, flow_run *fr)
 typedef struct counts {
     uint64_t records, instructions, branches, cls[TMC_NCLASSES];
     uint64_t exceptions, loads, stores, modules, started, cycles;
-    unsigned cut, cut_signal; /* the CUT record's reason and signal */
+    unsigned cut, cut_signal; /* the ENDING record's reason and code */
 } counts;
 
 /* Parses the whole stream, counting; nothing else (bench baseline). */
@@ -236,7 +248,7 @@ static int count_stream(tmc_reader *r, counts *k)
             break;
         case TMC_MODULE: k->modules++; break;
         case TMC_END: k->records = rec.count; continue;
-        case TMC_CUT: k->cut = rec.flags; k->cut_signal = (unsigned)rec.count; continue;
+        case TMC_ENDING: k->cut = rec.flags; k->cut_signal = (unsigned)rec.count; continue;
         default: break;
         }
         k->cycles = rec.type == TMC_MODULE ? k->cycles : rec.cycle;
@@ -323,8 +335,14 @@ int cmd_dump(int argc, char **argv)
             printf("cycles: %" PRIu64 "\n", k.cycles);
             if (k.cut == TMC_CUT_SIGNAL)
                 printf("cut: by signal %u\n", k.cut_signal);
-            else if (k.cut)
+            else if (k.cut == TMC_CUT_SHORT)
                 printf("cut: short (the capture ended without its end marker)\n");
+            else if (k.cut == TMC_EXITED)
+                printf("program: exited with status %u\n", k.cut_signal);
+            else if (k.cut == TMC_KILLED)
+                printf("program: killed by signal %u (%s)\n", k.cut_signal, strsignal((int)k.cut_signal));
+            else if (k.cut == TMC_EXECVED)
+                printf("program: replaced itself by execve\n");
             if (fflush(stdout) || ferror(stdout))
                 status = output_failed();
         }

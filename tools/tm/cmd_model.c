@@ -48,15 +48,16 @@ static void usage(FILE *f)
 }
 
 /* The configuration's text report (with several, under a line naming it). */
-static void report(FILE *f, const mseg *g, tm_model *m, size_t k, tmt_ending ending, unsigned sig)
+static void report(FILE *f, const mseg *g, tm_model *m, size_t k, const tmt_trailer *end)
 {
     if (k > 1)
         fprintf(f, "== %s\n", g->out);
     report_text(f, &g->cfg, m);
-    if (ending != TMT_COMPLETE) {
-        char why[128];
-        fprintf(f, "recording: %s\n", tmt_ending_str(ending, sig, why, sizeof why));
-    }
+    /* (how the program ended: in the trace and the statistics, not here,
+     * so that this report is the end of tm record's BASE.stats) */
+    char why[128];
+    if (end->ending != TMT_COMPLETE)
+        fprintf(f, "recording: %s\n", tmt_ending_str(end->ending, end->signal, why, sizeof why));
 }
 
 static void abort_outs(mseg *g, size_t k)
@@ -262,12 +263,17 @@ int cmd_model(int argc, char **argv)
     tmc_record r;
     uint64_t nrec = 0;
     time_t t0 = time(NULL), last = t0;
-    tmt_ending ending = TMT_COMPLETE;
-    unsigned sig = 0;
+    /* how the recording and its program ended: the trace says so */
+    tmt_trailer end = {0, NULL, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
     while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (r.type == TMC_CUT) { /* a recording that was cut: the trace says so */
-            ending = r.flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
-            sig = (unsigned)r.count;
+        if (r.type == TMC_ENDING) {
+            if (r.flags == TMC_CUT_SIGNAL || r.flags == TMC_CUT_SHORT) {
+                end.ending = r.flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
+                end.signal = (unsigned)r.count;
+            } else {
+                end.prog = tmt_prog_from_tmc(r.flags);
+                end.prog_code = (unsigned)r.count;
+            }
         }
         if ((rc = tm_sweep_put(sw, &r)) != TM_OK) {
             size_t f = tm_sweep_failed(sw);
@@ -306,7 +312,9 @@ int cmd_model(int argc, char **argv)
                 status = 1;
                 goto out;
             }
-            tmt_trailer_of(&tr, m, insns, ending, sig);
+            tmt_trailer_of(&tr, m, insns, end.ending, end.signal);
+            tr.prog = end.prog;
+            tr.prog_code = end.prog_code;
             rc = tmt_write(g->oto.tmp, &g->cfg, tm_model_trace(m), &tr, err, sizeof err);
             free(insns);
             if (rc != TM_OK) {
@@ -315,7 +323,7 @@ int cmd_model(int argc, char **argv)
                 goto out;
             }
         }
-        if (g->stats && report_json(g->ost.tmp, &g->cfg, m, ending, sig, NULL)) {
+        if (g->stats && report_json(g->ost.tmp, &g->cfg, m, &end, NULL)) {
             tm_err("model", "%s: cannot write statistics: %s", g->stats, strerror(errno));
             status = 1;
             goto out;
@@ -343,7 +351,7 @@ int cmd_model(int argc, char **argv)
         for (size_t j = 0; j < k; j++)
             to_err |= seg[j].out && !strcmp(seg[j].out, "-");
         for (size_t j = 0; j < k; j++)
-            report(to_err ? stderr : stdout, &seg[j], tm_sweep_model(sw, j), k, ending, sig);
+            report(to_err ? stderr : stdout, &seg[j], tm_sweep_model(sw, j), k, &end);
     }
 out:
     abort_outs(seg, k);

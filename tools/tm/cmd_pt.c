@@ -539,6 +539,21 @@ int cmd_pt(int argc, char **argv)
         return 1;
     }
     uint32_t threads = tmc_reader_threads(r);
+    /* no core's output may be the input or the statistics (issue 35):
+     * refused before anything is written */
+    for (uint32_t t = 0; base && t < threads; t++) {
+        char name[PATH_MAX];
+        const char *clash = NULL;
+        if (!out_name(name, sizeof name, base, t))
+            clash = tm_same_file(name, in) ? in : stats && tm_same_file(name, stats) ? stats : NULL;
+        if (clash) {
+            tm_usage("pt", "%s: the output of core %" PRIu32 " is the %s %s (the same file): refused, it would "
+                     "destroy it", name, t, clash == in ? "input" : "statistics file", clash);
+            tmc_reader_close(r);
+            tm_pt_image_free(im);
+            return 2;
+        }
+    }
     ptout out = {base, calloc(threads, sizeof(tm_out)), calloc(threads, sizeof(FILE *)), threads, 0};
     tm_out ost;
     memset(&ost, 0, sizeof ost);

@@ -191,11 +191,12 @@ int decode_from_binary(int argc, char **argv)
             tm_err("decode", "%s", err);
             status = 1;
         } else {
-            char why[128] = "";
-            if (tf.ending != TMT_COMPLETE) {
-                char e[112];
+            char why[256] = "", e[112], pe[112];
+            if (tf.ending != TMT_COMPLETE)
                 snprintf(why, sizeof why, "; the recording was %s", tmt_ending_str(tf.ending, tf.signal, e, sizeof e));
-            }
+            if (tf.prog != TMT_PROG_UNKNOWN)
+                snprintf(why + strlen(why), sizeof why - strlen(why), "; the program %s",
+                         tmt_prog_str(tf.prog, tf.prog_code, pe, sizeof pe));
             if (o.format == TM_FB_NONE || !quiet)
                 fprintf(o.format == TM_FB_NONE ? stdout : stderr,
                         "%s: %" PRIu64 " threads, %" PRIu64 " instructions replayed from the binaries, %" PRIu64

@@ -404,6 +404,25 @@ static char *machine_json(const rec_end *e, const tm_model *m)
     return buf;
 }
 
+/* How the program of a complete recording ended: it replaced itself
+ * (execve), or its wait status (the frontend's END event's with --capture);
+ * TMT_PROG_UNKNOWN for a cut recording or a capture without an end marker. */
+static void prog_ending(const rec_end *e, tmt_trailer *t)
+{
+    t->prog = TMT_PROG_UNKNOWN;
+    t->prog_code = 0;
+    if (e->ending != TMT_COMPLETE)
+        return;
+    if (e->info->execd)
+        t->prog = TMT_PROG_EXECVED;
+    else if (e->capture && !e->info->ended)
+        return;
+    else if (WIFSIGNALED(e->ws))
+        t->prog = TMT_PROG_KILLED, t->prog_code = (unsigned)WTERMSIG(e->ws);
+    else if (WIFEXITED(e->ws))
+        t->prog = TMT_PROG_EXITED, t->prog_code = (unsigned)WEXITSTATUS(e->ws);
+}
+
 /* A configuration's trace, JSON and text statistics into the temporaries
  * of OT, OJ and OS (BASE: their final names without the suffix); *STATUS
  * and *WFAIL as OUT_ERR sets them. */
@@ -419,6 +438,7 @@ static void model_outs(const rec_end *e, const tm_model_cfg *cfg, const tm_model
         OUT_ERR("out of memory");
     } else {
         tmt_trailer_of(&tr, m, insns, e->ending, (unsigned)e->sig);
+        prog_ending(e, &tr);
         if (tmt_write(ot->tmp, cfg, tm_model_trace(m), &tr, errm, sizeof errm) != TM_OK)
             OUT_ERR("%s", tm_out_name(ot, errm));
         free(insns);
@@ -426,8 +446,11 @@ static void model_outs(const rec_end *e, const tm_model_cfg *cfg, const tm_model
     char *machine = machine_json(e, m);
     if (!machine) {
         OUT_ERR("out of memory");
-    } else if (report_json(oj->tmp, cfg, m, e->ending, (unsigned)e->sig, machine)) {
-        OUT_ERR("%s.json: cannot write statistics: %s", base, strerror(errno));
+    } else {
+        tmt_trailer end = {0, NULL, e->ending, e->ending == TMT_CUT_SIGNAL ? (unsigned)e->sig : 0, TMT_PROG_UNKNOWN, 0};
+        prog_ending(e, &end);
+        if (report_json(oj->tmp, cfg, m, &end, machine))
+            OUT_ERR("%s.json: cannot write statistics: %s", base, strerror(errno));
     }
     free(machine);
     FILE *sf = fopen(os->tmp, "we");
@@ -446,12 +469,20 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
     const char *base = x->base;
     int status = e->status, wfail = 0, rc;
     char errm[512];
-    if (x->w && e->ending != TMT_COMPLETE && !x->failed) {
+    tmt_trailer pe;
+    prog_ending(e, &pe);
+    if (x->w && (e->ending != TMT_COMPLETE || pe.prog != TMT_PROG_UNKNOWN) && !x->failed) {
+        /* the commit stream says how the recording, or its program, ended */
         tmc_record cr;
         memset(&cr, 0, sizeof cr);
-        cr.type = TMC_CUT;
-        cr.flags = e->ending == TMT_CUT_SIGNAL ? TMC_CUT_SIGNAL : TMC_CUT_SHORT;
-        cr.count = e->ending == TMT_CUT_SIGNAL ? (uint64_t)e->sig : 0;
+        cr.type = TMC_ENDING;
+        if (e->ending != TMT_COMPLETE) {
+            cr.flags = e->ending == TMT_CUT_SIGNAL ? TMC_CUT_SIGNAL : TMC_CUT_SHORT;
+            cr.count = e->ending == TMT_CUT_SIGNAL ? (uint64_t)e->sig : 0;
+        } else {
+            cr.flags = tmt_prog_to_tmc(pe.prog);
+            cr.count = pe.prog_code;
+        }
         if (tmc_writer_put(x->w, &cr) != TM_OK)
             OUT_ERR("%s", tmc_writer_error(x->w));
     }

@@ -192,7 +192,7 @@ static void json_thread(FILE *f, const tm_thread_stats *s, const char *indent)
             indent, s->dropped_messages, s->dropped_bits, s->losses, s->lost_instructions);
 }
 
-int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tmt_ending ending, unsigned signal,
+int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, const tmt_trailer *end,
                 const char *machine)
 {
     static const char *const endings[] = {"complete", "cut short", "signal"};
@@ -211,8 +211,18 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tm
     fprintf(f, "  \"lossless\": %s,\n", T->dropped_messages || T->lost_instructions ? "false" : "true");
     fprintf(f, "  \"execution_cycles\": %" PRIu64 ",\n", st->exec_cycles);
     fprintf(f, "  \"cycles\": %" PRIu64 ",\n", st->cycles);
-    fprintf(f, "  \"recording\": {\"ending\": \"%s\", \"signal\": %u},\n", endings[ending <= TMT_CUT_SIGNAL ? ending : 0],
-            ending == TMT_CUT_SIGNAL ? signal : 0);
+    /* the program's ending: "exited" with its status, "killed" with the
+     * signal, "execve", or "unknown" (a cut recording, a generated stream) */
+    char prog[64];
+    if (end->prog == TMT_PROG_EXITED)
+        snprintf(prog, sizeof prog, "{\"ended\": \"exited\", \"status\": %u}", end->prog_code);
+    else if (end->prog == TMT_PROG_KILLED)
+        snprintf(prog, sizeof prog, "{\"ended\": \"killed\", \"signal\": %u}", end->prog_code);
+    else
+        snprintf(prog, sizeof prog, "{\"ended\": \"%s\"}", end->prog == TMT_PROG_EXECVED ? "execve" : "unknown");
+    tmt_ending ending = end->ending;
+    fprintf(f, "  \"recording\": {\"ending\": \"%s\", \"signal\": %u, \"program\": %s},\n",
+            endings[ending <= TMT_CUT_SIGNAL ? ending : 0], ending == TMT_CUT_SIGNAL ? end->signal : 0, prog);
     fprintf(f, "  \"machine\": %s,\n", machine ? machine : "null");
     char tj[320] = "", ij[128] = "";
     const tm_tage_cfg *tg = &cfg->pred.tage, *it = &cfg->pred.ittage;

@@ -9,11 +9,12 @@
 #include "tm/tmt.h"
 
 void report_text(FILE *f, const tm_model_cfg *cfg, const tm_model *m);
-/* Returns 0 on success, -1 with errno set on a write error.  ENDING and
- * SIGNAL: how the recording ended (the "recording" object); MACHINE: the
- * JSON value of "machine" (the timing model the cycles come from, tm
- * record), NULL for null (tm model: the stream's cycles are given). */
-int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, tmt_ending ending, unsigned signal,
+/* Returns 0 on success, -1 with errno set on a write error.  END: how the
+ * recording and its program ended (its ending, signal, prog and prog_code:
+ * the "recording" object); MACHINE: the JSON value of "machine" (the
+ * timing model the cycles come from, tm record), NULL for null (tm model:
+ * the stream's cycles are given). */
+int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, const tmt_trailer *end,
                 const char *machine);
 /* --profile: the field profile P of the model of CFG as JSON to PATH ("-" =
  * stdout); 0, or -1 with one line (naming NAME, the final file name) in ERR. */
