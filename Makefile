@@ -40,7 +40,7 @@ VG_EXECDIR := /usr/libexec/valgrind
 VGDIR := $(BUILD)/lib/valgrind
 VGTOOL := $(VGDIR)/tmtrace-amd64-linux
 
-.PHONY: all deps build-all check test unit e2e run bench clean asan gates lint cosim regress fuzz identity
+.PHONY: all deps build-all check test unit study-tests e2e run bench clean asan gates lint cosim regress fuzz identity
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/bin/tm $(VGTOOL)
@@ -163,6 +163,14 @@ $(DEPS_STAMP).want:
 unit: $(BUILD)/asan/bin/unit-tests
 	$(BUILD)/asan/bin/unit-tests --jobs $(JOBS)
 
+# tm study's Python (study/*.py): unit tests of the study file parser, the
+# cache keys and entries and the report's table arithmetic (tests/study,
+# unittest; no tm, no recording; about a second).  The interpreter tm study
+# runs (tools/tm/cmd_study.c): Debian's /usr/bin/python3 if there is one.
+STUDY_PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+study-tests:
+	PYTHONDONTWRITEBYTECODE=1 $(STUDY_PYTHON) -m unittest discover -s tests/study -p 'test_*.py' -v
+
 # E2E_TIER (check, test, regress) chooses the scripts and their input sizes.
 E2E_TIER ?= test
 e2e: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/capfeed $(BUILD)/bin/tm $(VGTOOL) programs
@@ -175,10 +183,12 @@ build-all: $(DEPS_STAMP).want
 	$(MAKE) -j$(JOBS) all asan programs $(BUILD_EXTRA)
 
 # make check: before every commit (about 5 minutes on 2 cores): the unit
-# tests, the fast end-to-end scripts, lint and co-simulation of the
-# manifest's check tiers (two simulators built at once), identity.
+# tests (C, and the study's Python), the fast end-to-end scripts, lint and
+# co-simulation of the manifest's check tiers (two simulators built at
+# once), identity.
 check: build-all
 	$(MAKE) unit
+	$(MAKE) study-tests
 	$(MAKE) e2e E2E_TIER=check
 	$(MAKE) lint LINT_TIERS=lint-check
 	bash testbench/regress.sh $(BUILD) check
@@ -188,6 +198,7 @@ check: build-all
 test: $(DEPS_STAMP).want
 	$(MAKE) build-all BUILD_EXTRA=$(BUILD)/fuzz/fuzz_decode
 	$(MAKE) unit
+	$(MAKE) study-tests
 	$(MAKE) e2e E2E_TIER=test
 	$(MAKE) fuzz FUZZ_TIME=20
 	$(MAKE) lint

@@ -721,9 +721,11 @@ class Runner:
             inp, gen_ident = self.spec_path(p["input"], subst) if p["input"] is not None else (None, None)
             setup_text = fmt_subst(p["setup"], dict(subst, input=inp or "")) if p["setup"] else ""
 
-            def note(path, label, setup_made=False):
-                if setup_text and os.path.basename(path) in setup_text:
-                    files[label] = "written by the setup"   # its content follows from the setup's files
+            def note(path, label, setup_made=False, setup_reads=False):
+                # a file the setup mentions is taken as written by it (its content follows from the
+                # setup's files), unless it is one of those files (SETUP_READS: hashed)
+                if setup_text and not setup_reads and os.path.basename(path) in setup_text:
+                    files[label] = "written by the setup"
                     return
                 if os.path.isfile(path):
                     try:
@@ -779,10 +781,14 @@ class Runner:
                     words = shlex.split(u["setup"])
                 except ValueError:
                     words = u["setup"].split()
+                target = False          # the word after > or >>: a file the setup writes, not hashed
                 for w in words:
-                    w = w.lstrip("<>")
+                    if target or re.match(r"[0-9&]?>", w):
+                        target = w.endswith(">")
+                        continue
+                    w = w.lstrip("<")
                     if w and w != inp and os.path.isfile(os.path.join(base, w)):
-                        note(os.path.join(base, w), "setup:" + w)
+                        note(os.path.join(base, w), "setup:" + w, setup_reads=True)
             u["expect"] = fmt(p["expect"]) if p["expect"] is not None else None
             # the paper's machine: a shared L2 of N x 64 KB (tm record's default is cores x 64 KB, and with
             # cores = auto the cores are known only at the end); the study file's --l2 wins
