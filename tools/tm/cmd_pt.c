@@ -545,7 +545,8 @@ int cmd_pt(int argc, char **argv)
         char name[PATH_MAX];
         const char *clash = NULL;
         if (!out_name(name, sizeof name, base, t))
-            clash = tm_same_file(name, in) ? in : stats && tm_same_file(name, stats) ? stats : NULL;
+            clash = tm_same_file(name, in) ? in
+                    : stats && (!strcmp(name, stats) || tm_same_file(name, stats)) ? stats : NULL;
         if (clash) {
             tm_usage("pt", "%s: the output of core %" PRIu32 " is the %s %s (the same file): refused, it would "
                      "destroy it", name, t, clash == in ? "input" : "statistics file", clash);
