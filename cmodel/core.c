@@ -103,19 +103,8 @@ static inline __attribute__((always_inline)) int core_offer(tm_model *m, uint32_
                                    &th->st.bits);
         else
             tm_msg_encode_a(m->enc, m->adapt, &cmsg, &m->buf.trace, &th->st.bits);
-        if (m->adaptive) { /* the accepted message moves the thread's code (§4.9) */
-            tm_adapt *a = &m->adapt[t];
-            if (b->kind == TM_MSG_SYNC) {
-                tm_adapt_reset(a);
-            } else {
-                if (b->kind == TM_MSG_BRANCH) {
-                    a->cnt = (uint16_t)tm_adapt_next(a->cnt, b->cnt);
-                    a->tf = (uint16_t)(a->tf - (a->tf >> TM_ADAPT_TF_SHIFT) + (b->t ? TM_ADAPT_TF_ONE : 0));
-                }
-                if (m->enc->timestamps)
-                    a->cc = (uint16_t)tm_adapt_next(a->cc, dcc);
-            }
-        }
+        if (m->adaptive) /* the accepted message moves the thread's code (§4.9) */
+            tm_adapt_fold(&m->adapt[t], b->kind, b->cnt, b->t, dcc, m->enc->timestamps);
         th->st.messages[b->kind]++;
         if (b->kind == TM_MSG_SYNC)
             th->st.sync_reasons[b->reason]++;

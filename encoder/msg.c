@@ -159,16 +159,7 @@ int tm_eg_get(tm_bitrd *r, unsigned k, uint64_t *v)
 void tm_adapt_update(const tm_enc_cfg *c, tm_adapt *a, const tm_msg *m)
 {
     if (!c || !a || !m || !tm_enc_adaptive(c) || m->kind == TM_MSG_DATA || m->ti >= c->threads) return;
-    tm_adapt *s = &a[m->ti];
-    if (m->kind == TM_MSG_SYNC) {
-        tm_adapt_reset(s);
-        return;
-    }
-    if (m->kind == TM_MSG_BRANCH) {
-        s->cnt = (uint16_t)tm_adapt_next(s->cnt, m->cnt);
-        s->tf = (uint16_t)(s->tf - (s->tf >> TM_ADAPT_TF_SHIFT) + (m->t ? TM_ADAPT_TF_ONE : 0));
-    }
-    if (c->timestamps) s->cc = (uint16_t)tm_adapt_next(s->cc, m->diff_cc);
+    tm_adapt_fold(&a[m->ti], m->kind, m->cnt, m->t, m->diff_cc, c->timestamps);
 }
 
 unsigned tm_msg_bits(const tm_enc_cfg *c, const tm_msg *m)

@@ -152,6 +152,27 @@ typedef enum tm_msg_kind {
 enum { TM_SYNC_START = 0, TM_SYNC_TRACE_ON = 1, TM_SYNC_OVERFLOW = 2 };
 enum { TM_END_EXIT = 0, TM_END_STOP = 1 };
 
+/* tr_a: folds an accepted message of KIND (not DATA) into one thread's
+ * state S (§4.9): a SYNC resets it; a BRANCH moves the cnt accumulator by
+ * CNT and the target frequency by T; with TIMESTAMPS every message moves
+ * the cc accumulator by DIFF_CC.  The one definition of the update: the
+ * model's hot path (cmodel/core.c) and tm_adapt_update (the debugger's)
+ * call it. */
+static inline void tm_adapt_fold(tm_adapt *s, tm_msg_kind kind, uint64_t cnt, unsigned t, uint64_t diff_cc,
+                                 int timestamps)
+{
+    if (kind == TM_MSG_SYNC) {
+        tm_adapt_reset(s);
+        return;
+    }
+    if (kind == TM_MSG_BRANCH) {
+        s->cnt = (uint16_t)tm_adapt_next(s->cnt, cnt);
+        s->tf = (uint16_t)(s->tf - (s->tf >> TM_ADAPT_TF_SHIFT) + (t ? TM_ADAPT_TF_ONE : 0));
+    }
+    if (timestamps)
+        s->cc = (uint16_t)tm_adapt_next(s->cc, diff_cc);
+}
+
 typedef struct tm_msg {
     tm_msg_kind kind;
     uint32_t ti;
