@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <Zydis/Zydis.h>
-#include "image.h"
+#include "tm/image.h"
 #include "tm/grow.h"
 #include "tm/x86op.h"
 #include "replay.h"

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "image.h"
+#include "tm/image.h"
 #include "tm/grow.h"
 #include "tm/elf.h"
 #include "tm/status.h"

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "tm/tmc.h"
 
 #ifdef __cplusplus
@@ -147,6 +148,56 @@ int tm_pt_decode(const tm_pt_image *im, const tm_pt_buffer *bufs, size_t n, int 
 int tm_pt_verify(const tm_pt_image *im, const tm_pt_buffer *bufs, size_t n, const char *tmc,
                  tm_pt_decode_result *res, void (*progress)(uint64_t records, void *arg), void *arg, char *err,
                  size_t errlen);
+
+/* ---- one pass: PT beside the trace module (pt/pt_cmp.c) ---- */
+
+/* "tsc,mtc,cyc" (any of them, comma-separated), "all" or "none" into
+ * TM_PT_* bits: 0, or -1 if V is none of these. */
+int tm_pt_timing_parse(const char *v, unsigned *t);
+/* The bits T as tm_pt_timing_parse reads them ("tsc,mtc", "none"). */
+void tm_pt_timing_str(unsigned t, char *buf, size_t n);
+
+typedef struct tm_pt_pass_opts {
+    const char *tmc;       /* the commit stream */
+    tm_pt_opts pt;         /* the encoder's options; its write callback gets the packets */
+    int compare;           /* also PT without and with timing, and the trace module (large predictors, a
+                              buffer and port that drop nothing) with each encoding without and with time
+                              stamps, on the cores that ran */
+    int variants;          /* also PT without and with timing (the PT rows of COMPARE) */
+    void (*progress)(uint64_t records, void *arg); /* about every 2^22 records, or NULL */
+    void *progress_arg;
+} tm_pt_pass_opts;
+
+#define TM_PT_ROWS (3 + 2 * 4) /* PT, PT+mtc, PT+cyc; each encoding without and with time stamps */
+typedef struct tm_pt_row {
+    char name[24];         /* "PT", "PT+mtc", "PT+cyc", "tr_e", "tr_e+ts", ... */
+    double bits;
+    uint64_t dropped;      /* messages the trace module dropped (its bits are then not the demand) */
+    int timed;             /* the row it is compared with: 0 (PT) or 2 (PT+cyc); PT+mtc: itself */
+} tm_pt_row;
+
+typedef struct tm_pt_pass_result {
+    tm_pt_stats st;        /* the encoder's */
+    uint32_t threads;      /* thread ids of the stream */
+    uint64_t *thread_bytes; /* bytes written per thread id (threads entries) */
+    tm_pt_row rows[TM_PT_ROWS];
+    size_t nrows;          /* 0 without compare or variants */
+    int models;            /* the rows include the trace module's */
+} tm_pt_pass_result;
+
+/* Encodes the commit stream O->tmc with O->pt (and what O->compare and
+ * O->variants add) in one pass.  TM_OK, or an error with ERR: the stream's
+ * own (the reader's message), or "TMC: what" for an encoding error; a
+ * failed write callback gives TM_ERR_IO (the callback said why).  RES is
+ * filled on success; tm_pt_pass_result_free it in either case. */
+int tm_pt_pass(const tm_pt_pass_opts *o, tm_pt_pass_result *res, char *err, size_t errlen);
+void tm_pt_pass_result_free(tm_pt_pass_result *res);
+/* The pass's text report (tm pt's standard output) to F, and its JSON
+ * (tm pt --stats): TMC the stream's name, IMAGE whether code was read,
+ * VERIFY the result of a --verify (NULL: none) and whether it passed. */
+void tm_pt_report_text(FILE *f, const tm_pt_pass_result *res, const tm_pt_opts *po);
+void tm_pt_report_json(FILE *f, const tm_pt_pass_result *res, const tm_pt_opts *po, const char *tmc, int image,
+                       const tm_pt_decode_result *verify, int verify_ok);
 
 #ifdef __cplusplus
 }

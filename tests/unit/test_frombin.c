@@ -2,7 +2,7 @@
  * (docs/capture.md §2), and bad set-ups are refused cleanly. */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "../../decoder/image.h" /* white-box: the module-map loader */
+#include "tm/image.h" /* the module-map loader */
 #include "tm/decoder.h"
 #include "tm/tmc.h"
 

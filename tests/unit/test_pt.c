@@ -1,4 +1,4 @@
-/* tm — unit tests of the Intel PT encoder (encoder/pt_enc.c, tm/pt.h).
+/* tm — unit tests of the Intel PT encoder (pt/pt_enc.c, tm/pt.h).
  *
  * Small directed commit streams (tmc_record structs built here, no files)
  * go through tm_pt_encoder_new/put/finish; a write callback collects each

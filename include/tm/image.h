@@ -1,7 +1,8 @@
 /* tm — the program's memory image as a debugger rebuilds it: the ELF files
  * of a recording's module map (BASE.modules) at their load addresses, plus
  * the recorded vdso bytes; executable segments and symbol tables.  Internal
- * to the decoder library (decoder/frombin.c). */
+ * to libtm: the replay from the binaries (decoder/frombin.c) and the Intel
+ * PT decoder (pt/pt_dec.c) read code and symbols through it. */
 #ifndef TM_DECODER_IMAGE_H
 #define TM_DECODER_IMAGE_H
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <intel-pt.h>
-#include "image.h"
+#include "tm/image.h"
 #include "tm/pt.h"
 #include "tm/status.h"
 #include "tm/tmc.h"
