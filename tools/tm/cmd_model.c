@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stddef.h>
 #include "cmd.h"
+#include "tm/opt.h"
 #include "modelopts.h"
 #include "report.h"
 #include "tm/model.h"
@@ -13,6 +15,12 @@
 #include "tm/sweep.h"
 #include "tm/tmc.h"
 #include "tm/tmt.h"
+
+/* The options of the whole run. */
+typedef struct run_flags {
+    int quiet, explain, demand;
+    const char *pwin;
+} run_flags;
 
 /* One configuration of the run: its options, outputs and model. */
 typedef struct mseg {
@@ -75,63 +83,45 @@ int cmd_model(int argc, char **argv)
     size_t k = 1;
     memset(&seg[0], 0, sizeof seg[0]);
     const char *in = NULL;
-    int quiet = 0, explain = 0, demand = 0;
-    const char *pwin = NULL;
-    int opts = 1; /* "--" ends the options */
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        const char *a = argv[i];
+    run_flags G = {0, 0, 0, NULL};
+    enum { AND = 1 };
+    static const tm_optdef seg_opts[] = {
+        {"--stats", NULL, TM_OPT_VALUE, offsetof(mseg, stats), 0},
+        {"--profile", NULL, TM_OPT_VALUE, offsetof(mseg, profile), 0},
+        {"-o", "--output", TM_OPT_VALUE, offsetof(mseg, out), 0},
+        {"--and", NULL, TM_OPT_FLAG, TM_OPT_NOSTORE, AND}, {NULL, NULL, 0, 0, 0}};
+    static const tm_optdef run_opts[] = {
+        {"--quiet", "-q", TM_OPT_FLAG, offsetof(run_flags, quiet), 0},
+        {"--explain", NULL, TM_OPT_FLAG, offsetof(run_flags, explain), 0},
+        {"--demand", NULL, TM_OPT_FLAG, offsetof(run_flags, demand), 0},
+        {"--profile-window", NULL, TM_OPT_VALUE, offsetof(run_flags, pwin), 0}, {NULL, NULL, 0, 0, 0}};
+    tm_opt_parser p;
+    tm_opt_init(&p, argc, argv);
+    const tm_optdef *hit;
+    const char *v;
+    char perr[256];
+    int pr;
+    for (;;) {
         mseg *g = &seg[k - 1];
-        if (!opts || !strcmp(a, "-") || a[0] != '-') {
-            if (in) {
-                tm_usage("model", "unexpected argument '%s': one input file only", a);
-                return 2;
-            }
-            in = a;
-            continue;
-        }
-        if (!strcmp(a, "--")) {
-            opts = 0;
-            continue;
-        }
-        if (!strcmp(a, "--and")) {
-            if (k == MAX_SEGS) {
-                tm_usage("model", "--and: at most %d configurations in one pass", MAX_SEGS);
-                return 2;
-            }
+        tm_opt_table t[3] = {{model_opts_table, &g->o}, {seg_opts, g}, {run_opts, &G}};
+        if ((pr = tm_opt_next(&p, t, 3, &hit, &v, perr, sizeof perr)) <= 0)
+            break;
+        if (pr == TM_OPT_HELP)
+            return usage(stdout), 0;
+        if (pr == TM_OPT_OPERAND && in)
+            return tm_usage("model", "unexpected argument '%s': one input file only", v), 2;
+        if (pr == TM_OPT_OPERAND)
+            in = v;
+        if (pr == TM_OPT_MATCH && hit->id == AND) {
+            if (k == MAX_SEGS)
+                return tm_usage("model", "--and: at most %d configurations in one pass", MAX_SEGS), 2;
             memset(&seg[k++], 0, sizeof seg[0]);
-            continue;
-        }
-        int mr = model_opts_parse("model", &g->o, argc, argv, &i);
-        if (mr < 0)
-            return 2;
-        if (mr > 0)
-            continue;
-#define OPT(name, dst)                                                       \
-    if ((r = tm_opt(argc, argv, &i, name, &v)) != 0) {                       \
-        if (r < 0) {                                                         \
-            tm_usage("model", "%s needs a value", name); \
-            return 2;                                                        \
-        }                                                                    \
-        dst = v;                                                             \
-        continue;                                                            \
-    }
-        OPT("--stats", g->stats)
-        OPT("--profile", g->profile)
-        OPT("--profile-window", pwin)
-        OPT("-o", g->out)
-        OPT("--output", g->out)
-#undef OPT
-        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
-        else if (!strcmp(a, "--explain")) explain = 1;
-        else if (!strcmp(a, "--demand")) demand = 1;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        else {
-            tm_usage("model", "unknown option '%s'", a);
-            return 2;
         }
     }
+    if (pr < 0)
+        return tm_usage("model", "%s", perr), 2;
+    int quiet = G.quiet, explain = G.explain, demand = G.demand;
+    const char *pwin = G.pwin;
     if (!in) {
         tm_usage("model", "no input commit stream: give IN.tmc");
         return 2;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "modelopts.h"
+#include "tm/opt.h"
 
 const char model_opts_help[] =
     "  --config small|medium|large|tage-s|tage-m|tage-l   predictor preset (default\n"
@@ -42,65 +43,44 @@ const char model_opts_help[] =
     "  --cfiat-shared                one cache for all threads (flags tagged by thread)\n"
     "  --chunks-fah A,B              fahCnt chunk sizes (default 3,2 tr_e/tr_a, 8,8 others)\n";
 
+#define V(name, f) {name, NULL, TM_OPT_VALUE, offsetof(model_opts, f), 0}
+#define VK(name, f, k) {name, NULL, TM_OPT_VALUE, offsetof(model_opts, f) + (k) * sizeof(char *), 0}
+#define F(name, f) {name, NULL, TM_OPT_FLAG, offsetof(model_opts, f), 0}
+const tm_optdef model_opts_table[] = {
+    V("--config", config),   V("--encoding", encoding), V("--gshare", gshare),     V("--ras", ras),
+    V("--ibtb", ibtb),       V("--buffer", buffer),     V("--port", port),         V("--ts-bits", ts_bits),
+    VK("--chunks-bcnt", chunks, 0), VK("--chunks-ta", chunks, 1), VK("--chunks-cc", chunks, 2),
+    VK("--chunks-fah", chunks, 3),  V("--data", data),  V("--cache", cache),       V("--assoc", assoc),
+    V("--line", line),       V("--granularity", gran),
+    VK("--tage", tage, 0),   VK("--tage-tables", tage, 1), VK("--tage-entries", tage, 2),
+    VK("--tage-tag", tage, 3), VK("--tage-hist", tage, 4), VK("--ittage", ittage, 0),
+    VK("--ittage-tables", ittage, 1), VK("--ittage-entries", ittage, 2), VK("--ittage-tag", ittage, 3),
+    VK("--ittage-hist", ittage, 4),
+    F("--timestamps", timestamps), F("--shared", shared), F("--cfiat", cfiat), F("--cfiat-shared", cfiat_shared),
+    {NULL, NULL, 0, 0, 0}};
+#undef V
+#undef VK
+#undef F
+
 int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int *i)
 {
-    static const struct {
-        const char *name;
-        size_t off;
-    } vals[] = {
-        {"--config", offsetof(model_opts, config)},     {"--encoding", offsetof(model_opts, encoding)},
-        {"--gshare", offsetof(model_opts, gshare)},     {"--ras", offsetof(model_opts, ras)},
-        {"--ibtb", offsetof(model_opts, ibtb)},         {"--buffer", offsetof(model_opts, buffer)},
-        {"--port", offsetof(model_opts, port)},         {"--ts-bits", offsetof(model_opts, ts_bits)},
-        {"--chunks-bcnt", offsetof(model_opts, chunks)},
-        {"--chunks-ta", offsetof(model_opts, chunks) + sizeof(char *)},
-        {"--chunks-cc", offsetof(model_opts, chunks) + 2 * sizeof(char *)},
-        {"--chunks-fah", offsetof(model_opts, chunks) + 3 * sizeof(char *)},
-        {"--data", offsetof(model_opts, data)},         {"--cache", offsetof(model_opts, cache)},
-        {"--assoc", offsetof(model_opts, assoc)},       {"--line", offsetof(model_opts, line)},
-        {"--granularity", offsetof(model_opts, gran)},
-        {"--tage", offsetof(model_opts, tage)},
-        {"--tage-tables", offsetof(model_opts, tage) + sizeof(char *)},
-        {"--tage-entries", offsetof(model_opts, tage) + 2 * sizeof(char *)},
-        {"--tage-tag", offsetof(model_opts, tage) + 3 * sizeof(char *)},
-        {"--tage-hist", offsetof(model_opts, tage) + 4 * sizeof(char *)},
-        {"--ittage", offsetof(model_opts, ittage)},
-        {"--ittage-tables", offsetof(model_opts, ittage) + sizeof(char *)},
-        {"--ittage-entries", offsetof(model_opts, ittage) + 2 * sizeof(char *)},
-        {"--ittage-tag", offsetof(model_opts, ittage) + 3 * sizeof(char *)},
-        {"--ittage-hist", offsetof(model_opts, ittage) + 4 * sizeof(char *)},
-    };
-    /* flags */
-    static const struct {
-        const char *name;
-        size_t off;
-    } flags[] = {
-        {"--timestamps", offsetof(model_opts, timestamps)},
-        {"--shared", offsetof(model_opts, shared)},
-        {"--cfiat", offsetof(model_opts, cfiat)},
-        {"--cfiat-shared", offsetof(model_opts, cfiat_shared)},
-    };
-    const char *a = argv[*i];
-    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
-        if (!strcmp(a, flags[k].name)) {
-            *(int *)((char *)o + flags[k].off) = 1;
-            return 1;
-        }
-    for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
-        const char *v = NULL;
-        int r = tm_opt(argc, argv, i, vals[k].name, &v);
-        if (r < 0) {
-            tm_usage(sub, "%s needs a value", vals[k].name);
-            return -1;
-        }
-        if (r > 0) {
-            *(const char **)((char *)o + vals[k].off) = v;
-            return 1;
-        }
+    /* one argument (and its value) against the table */
+    tm_opt_parser p = {argc, argv, *i, 0};
+    tm_opt_table t = {model_opts_table, o};
+    const tm_optdef *hit;
+    const char *v;
+    char err[256];
+    int r = tm_opt_next(&p, &t, 1, &hit, &v, err, sizeof err);
+    if (r == TM_OPT_MATCH) {
+        *i = p.i - 1;
+        return 1;
+    }
+    if (r < 0 && strncmp(err, "unknown option", 14)) {
+        tm_usage(sub, "%s", err);
+        return -1;
     }
     return 0;
 }
-
 
 static int parse_u32_opt(const char *sub, const char *opt, const char *v, uint32_t max, uint32_t *out)
 {

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "tm/model.h"
+#include "tm/opt.h"
 
 typedef struct model_opts {
     const char *config, *encoding;
@@ -14,6 +15,8 @@ typedef struct model_opts {
     int timestamps, shared, cfiat, cfiat_shared;
 } model_opts;
 
+/* The model options as a table of tm/opt.h (into a model_opts). */
+extern const tm_optdef model_opts_table[];
 /* If ARGV[*I] is a model option, consumes it (and its value) and returns 1;
  * returns 0 if it is not one; -1 after printing a usage error. */
 int model_opts_parse(const char *sub, model_opts *o, int argc, char **argv, int *i);
