@@ -20,8 +20,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <stddef.h>
 #include "cmd.h"
 #include "modelopts.h"
+#include "tm/opt.h"
 #include "tm/model.h"
 #include "tm/rtl_params.h"
 #include "tm/tmc.h"
@@ -174,56 +176,34 @@ int cmd_cosim(int argc, char **argv)
 {
     model_opts o;
     memset(&o, 0, sizeof o);
-    const char *in = NULL, *wave = NULL, *covf = NULL, *inject = NULL;
-    int quiet = 0, opts = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!opts || argv[i][0] != '-' || !strcmp(argv[i], "-")) {
-            if (in) {
-                tm_usage("cosim", "unexpected argument '%s': one commit stream only", argv[i]);
-                return 2;
-            }
-            in = argv[i];
-            continue;
-        }
-        if (!strcmp(argv[i], "--")) {
-            opts = 0;
-            continue;
-        }
-        int mr = model_opts_parse("cosim", &o, argc, argv, &i);
-        if (mr < 0)
-            return 2;
-        if (mr > 0)
-            continue;
-        const char *a = argv[i], *v = NULL;
-        int r;
-        if ((r = tm_opt(argc, argv, &i, "--wave", &v)) != 0) {
-            if (r < 0) {
-                tm_usage("cosim", "--wave needs a file name");
-                return 2;
-            }
-            wave = v;
-        } else if ((r = tm_opt(argc, argv, &i, "--inject-fault", &v)) != 0) {
-            if (r < 0) {
-                tm_usage("cosim", "--inject-fault needs a cycle");
-                return 2;
-            }
-            inject = v;
-        } else if ((r = tm_opt(argc, argv, &i, "--cov", &v)) != 0) {
-            if (r < 0) {
-                tm_usage("cosim", "--cov needs a file name");
-                return 2;
-            }
-            covf = v;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else {
-            tm_usage("cosim", "unknown option '%s'", a);
-            return 2;
-        }
+    struct cosim_args {
+        const char *wave, *covf, *inject;
+        int quiet;
+    } C = {NULL, NULL, NULL, 0};
+    static const tm_optdef cosim_opts[] = {
+        {"--wave", NULL, TM_OPT_VALUE, offsetof(struct cosim_args, wave), 0},
+        {"--inject-fault", NULL, TM_OPT_VALUE, offsetof(struct cosim_args, inject), 0},
+        {"--cov", NULL, TM_OPT_VALUE, offsetof(struct cosim_args, covf), 0},
+        {"--quiet", "-q", TM_OPT_FLAG, offsetof(struct cosim_args, quiet), 0}, {NULL, NULL, 0, 0, 0}};
+    const char *in = NULL, *v;
+    tm_opt_parser p;
+    tm_opt_init(&p, argc, argv);
+    tm_opt_table t[2] = {{model_opts_table, &o}, {cosim_opts, &C}};
+    const tm_optdef *hit;
+    char perr[256];
+    int pr;
+    while ((pr = tm_opt_next(&p, t, 2, &hit, &v, perr, sizeof perr)) > 0) {
+        if (pr == TM_OPT_HELP)
+            return usage(stdout), 0;
+        if (pr == TM_OPT_OPERAND && in)
+            return tm_usage("cosim", "unexpected argument '%s': one commit stream only", v), 2;
+        if (pr == TM_OPT_OPERAND)
+            in = v;
     }
+    if (pr < 0)
+        return tm_usage("cosim", "%s", perr), 2;
+    const char *wave = C.wave, *covf = C.covf, *inject = C.inject;
+    int quiet = C.quiet;
     if (!in) {
         tm_usage("cosim", "no commit stream: give IN.tmc");
         return 2;

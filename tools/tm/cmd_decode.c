@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stddef.h>
 #include "cmd.h"
+#include "tm/opt.h"
 #include "decode.h"
 #include "tm/decoder.h"
 #include "tm/msg.h"
@@ -156,35 +158,33 @@ int cmd_decode(int argc, char **argv)
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--from-binary"))
             return decode_from_binary(argc, argv);
-    int verify = 0, quiet = 0, opts = 1;
-    const char *tmc = NULL;
-    const char *files[2];
-    int nf = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!opts || a[0] != '-' || !strcmp(a, "-")) {
-            if (nf >= 2) {
-                tm_usage("decode", "too many arguments");
-                return 2;
-            }
-            files[nf++] = a;
-        }
-        else if (!strcmp(a, "--")) opts = 0;
-        else if (!strcmp(a, "--verify")) verify = 1;
-        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
-        else if (!strcmp(a, "--tmc")) {
-            if (i + 1 >= argc) {
-                tm_usage("decode", "--tmc needs the commit stream F.tmc");
-                return 2;
-            }
-            tmc = argv[++i];
-        }
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { decode_usage(stdout); return 0; }
-        else {
-            tm_usage("decode", "unknown option '%s'", a);
-            return 2;
-        }
+    struct decode_args {
+        int verify, quiet;
+        const char *tmc;
+    } D = {0, 0, NULL};
+    static const tm_optdef decode_opts[] = {
+        {"--verify", NULL, TM_OPT_FLAG, offsetof(struct decode_args, verify), 0},
+        {"--quiet", "-q", TM_OPT_FLAG, offsetof(struct decode_args, quiet), 0},
+        {"--tmc", NULL, TM_OPT_VALUE, offsetof(struct decode_args, tmc), 0}, {NULL, NULL, 0, 0, 0}};
+    const char *files[2], *v;
+    int nf = 0, pr;
+    tm_opt_parser p;
+    tm_opt_init(&p, argc, argv);
+    tm_opt_table t = {decode_opts, &D};
+    const tm_optdef *hit;
+    char perr[256];
+    while ((pr = tm_opt_next(&p, &t, 1, &hit, &v, perr, sizeof perr)) > 0) {
+        if (pr == TM_OPT_HELP)
+            return decode_usage(stdout), 0;
+        if (pr == TM_OPT_OPERAND && nf >= 2)
+            return tm_usage("decode", "too many arguments"), 2;
+        if (pr == TM_OPT_OPERAND)
+            files[nf++] = v;
     }
+    if (pr < 0)
+        return tm_usage("decode", "%s", perr), 2;
+    int verify = D.verify, quiet = D.quiet;
+    const char *tmc = D.tmc;
     if ((verify && nf != 2) || (!verify && nf != 1)) {
         tm_usage("decode", verify ? "--verify needs the commit stream and the trace: tm decode --verify F.tmc F.tmt"
                                 : "expected one trace file: tm decode F.tmt");

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/tmc.h"
+#include <stddef.h>
 #include "cmd.h"
+#include "tm/opt.h"
 
 static void usage(FILE *f)
 {
@@ -269,31 +271,30 @@ static int output_failed(void)
 
 int cmd_dump(int argc, char **argv)
 {
-    int count = 0, flow = 0;
-    const char *file = NULL;
-    int opts = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (opts && !strcmp(a, "--")) {
-            opts = 0;
-        } else if (opts && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
-            usage(stdout);
-            return 0;
-        } else if (opts && !strcmp(a, "--count")) {
-            count = 1;
-        } else if (opts && !strcmp(a, "--flow")) {
-            flow = 1;
-        } else if (opts && a[0] == '-' && a[1] != '\0') {
-            tm_usage("dump", "unknown option '%s'", a);
-            return 2;
-        } else if (file) {
-            tm_usage("dump", "more than one FILE ('%s' and '%s'): one commit stream only",
-                   file, a);
-            return 2;
-        } else {
-            file = a;
-        }
+    struct dump_args {
+        int count, flow;
+    } D = {0, 0};
+    static const tm_optdef dump_opts[] = {{"--count", NULL, TM_OPT_FLAG, offsetof(struct dump_args, count), 0},
+                                          {"--flow", NULL, TM_OPT_FLAG, offsetof(struct dump_args, flow), 0},
+                                          {NULL, NULL, 0, 0, 0}};
+    const char *file = NULL, *v;
+    tm_opt_parser p;
+    tm_opt_init(&p, argc, argv);
+    tm_opt_table t = {dump_opts, &D};
+    const tm_optdef *hit;
+    char perr[256];
+    int pr;
+    while ((pr = tm_opt_next(&p, &t, 1, &hit, &v, perr, sizeof perr)) > 0) {
+        if (pr == TM_OPT_HELP)
+            return usage(stdout), 0;
+        if (pr == TM_OPT_OPERAND && file)
+            return tm_usage("dump", "more than one FILE ('%s' and '%s'): one commit stream only", file, v), 2;
+        if (pr == TM_OPT_OPERAND)
+            file = v;
     }
+    if (pr < 0)
+        return tm_usage("dump", "%s", perr), 2;
+    int count = D.count, flow = D.flow;
     if (count && flow) {
         tm_usage("dump", "--count and --flow: one of them");
         return 2;

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "cmd.h"
+#include "tm/opt.h"
 #include "tm/gen.h"
 #include "tm/tmc.h"
 
@@ -182,50 +184,45 @@ int cmd_gen(int argc, char **argv)
 {
     tm_gen_cfg cfg;
     tm_gen_cfg_default(&cfg);
-    const char *out = NULL;
-    const char *directed = NULL;
-    const char *random_only = NULL; /* an option of the random generator */
-    int threads_given = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int r = 0, bad = 0;
-        if (!strcmp(a, "--")) { /* options end; tm gen takes no other argument */
-            if (i + 1 < argc) {
-                tm_usage("gen", "unexpected argument '%s' (the output is given with -o)", argv[i + 1]);
-                return 2;
-            }
-            break;
-        }
-#define OPT(name)                                                            \
-    if ((r = tm_opt(argc, argv, &i, name, &v)) < 0) {                        \
-        tm_usage("gen", "%s needs a value", name);         \
-        return 2;                                                            \
-    } else if (r > 0)
-        OPT("--threads") { bad = opt_u32("--threads", v, R_THREADS, &cfg.threads); threads_given = 1; }
-        else OPT("--directed") directed = v;
-        else OPT("--insns") { bad = opt_u64("--insns", v, R_INSNS, &cfg.insns); random_only = "--insns"; }
-        else OPT("--seed") bad = opt_u64("--seed", v, R_SEED, &cfg.seed);
-        else OPT("--predictability") {
-            bad = opt_double("--predictability", v, R_PRED, &cfg.predictability);
-            random_only = "--predictability";
-        }
-        else OPT("--exc-rate") { bad = opt_double("--exc-rate", v, R_EXC, &cfg.exc_rate); random_only = "--exc-rate"; }
-        else OPT("--recursion") { bad = opt_u32("--recursion", v, R_REC, &cfg.recursion); random_only = "--recursion"; }
-        else OPT("-o") out = v;
-        else OPT("--output") out = v;
-        else if (!strcmp(a, "--mem")) { cfg.mem = 1; random_only = "--mem"; }
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        else if (a[0] == '-' && a[1] != '\0') {
-            tm_usage("gen", "unknown option '%s'", a);
-            return 2;
-        } else {
-            tm_usage("gen", "unexpected argument '%s' (the output is given with -o)", a);
-            return 2;
-        }
-#undef OPT
-        if (bad)
-            return 2;
+    struct gen_args {
+        const char *threads, *directed, *insns, *seed, *pred, *exc, *rec, *out;
+        int mem;
+    } G;
+    memset(&G, 0, sizeof G);
+#define V(name, alias, f) {name, alias, TM_OPT_VALUE, offsetof(struct gen_args, f), 0}
+    static const tm_optdef gen_opts[] = {
+        V("--threads", NULL, threads), V("--directed", NULL, directed), V("--insns", NULL, insns),
+        V("--seed", NULL, seed),       V("--predictability", NULL, pred), V("--exc-rate", NULL, exc),
+        V("--recursion", NULL, rec),   V("-o", "--output", out),
+        {"--mem", NULL, TM_OPT_FLAG, offsetof(struct gen_args, mem), 0}, {NULL, NULL, 0, 0, 0}};
+#undef V
+    tm_opt_parser p;
+    tm_opt_init(&p, argc, argv);
+    tm_opt_table t = {gen_opts, &G};
+    const tm_optdef *hit;
+    const char *v;
+    char perr[256];
+    int pr;
+    while ((pr = tm_opt_next(&p, &t, 1, &hit, &v, perr, sizeof perr)) > 0) {
+        if (pr == TM_OPT_HELP)
+            return usage(stdout), 0;
+        if (pr == TM_OPT_OPERAND) /* tm gen takes no argument but its options */
+            return tm_usage("gen", "unexpected argument '%s' (the output is given with -o)", v), 2;
     }
+    if (pr < 0)
+        return tm_usage("gen", "%s", perr), 2;
+    if ((G.threads && opt_u32("--threads", G.threads, R_THREADS, &cfg.threads)) ||
+        (G.insns && opt_u64("--insns", G.insns, R_INSNS, &cfg.insns)) ||
+        (G.seed && opt_u64("--seed", G.seed, R_SEED, &cfg.seed)) ||
+        (G.pred && opt_double("--predictability", G.pred, R_PRED, &cfg.predictability)) ||
+        (G.exc && opt_double("--exc-rate", G.exc, R_EXC, &cfg.exc_rate)) ||
+        (G.rec && opt_u32("--recursion", G.rec, R_REC, &cfg.recursion)))
+        return 2;
+    cfg.mem = G.mem;
+    const char *out = G.out, *directed = G.directed;
+    const char *random_only = G.mem ? "--mem" : G.rec ? "--recursion" : G.exc ? "--exc-rate"
+                              : G.pred ? "--predictability" : G.insns ? "--insns" : NULL;
+    int threads_given = G.threads != NULL;
     if (directed) {
         int kind = tm_gen_directed_parse(directed);
         if (kind < 0) {

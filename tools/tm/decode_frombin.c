@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <stddef.h>
 #include "cmd.h"
+#include "tm/opt.h"
 #include "decode.h"
 #include "tm/decoder.h"
 #include "tm/tmt.h"
@@ -34,53 +36,51 @@ int decode_from_binary(int argc, char **argv)
     tm_frombin_opts o;
     memset(&o, 0, sizeof o);
     o.format = TM_FB_INSNS;
-    int verify = 0, quiet = 0;
-    const char *files[2], *modules = NULL, *vdso = NULL, *bin = NULL, *val;
-    int nf = 0, opts = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int k;
-        if (!opts || a[0] != '-' || !strcmp(a, "-")) {
-            if (nf >= 2) {
-                tm_usage("decode", "too many arguments");
-                return 2;
-            }
-            files[nf++] = a;
-            continue;
-        }
-        if (!strcmp(a, "--")) opts = 0;
-        else if (!strcmp(a, "--from-binary")) continue;
-        else if (!strcmp(a, "--verify")) verify = 1;
-        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
-        else if (!strcmp(a, "--insns")) o.format = TM_FB_INSNS;
-        else if (!strcmp(a, "--branches")) o.format = TM_FB_BRANCHES;
-        else if (!strcmp(a, "--functions")) o.format = TM_FB_FUNCTIONS;
-        else if (!strcmp(a, "--summary")) o.format = TM_FB_NONE;
-        else if (!strcmp(a, "-s") || !strcmp(a, "--symbols")) o.symbols = 1;
-        else if (!strcmp(a, "-d") || !strcmp(a, "--disasm")) o.disasm = 1;
-        else if (!strcmp(a, "--ignore-build-id")) o.ignore_build_id = 1;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { decode_usage(stdout); return 0; }
-        else if ((k = tm_opt(argc, argv, &i, "--modules", &val)) != 0) { if (k < 0) goto missing; modules = val; }
-        else if ((k = tm_opt(argc, argv, &i, "--vdso", &val)) != 0) { if (k < 0) goto missing; vdso = val; }
-        else if ((k = tm_opt(argc, argv, &i, "--tmc", &val)) != 0) { if (k < 0) goto missing; o.tmc = val; }
-        else if ((k = tm_opt(argc, argv, &i, "--binary", &val)) != 0 || (k = tm_opt(argc, argv, &i, "-o", &val)) != 0) {
-            if (k < 0) goto missing;
-            bin = val;
-        } else if ((k = tm_opt(argc, argv, &i, "--max-run", &val)) != 0) {
-            if (k < 0) goto missing;
-            if (tm_parse_count(val, &o.max_run) || !o.max_run) {
-                tm_usage("decode", "--max-run %s: expected a positive number of instructions", val);
-                return 2;
-            }
-        } else {
-            tm_usage("decode", "unknown option '%s'", a);
-            return 2;
-        }
-        continue;
-    missing:
-        tm_usage("decode", "%s needs a value", a);
-        return 2;
+    struct fb_args {
+        int verify, quiet, from_binary;
+        const char *modules, *vdso, *bin, *max_run;
+    } F = {0, 0, 0, NULL, NULL, NULL, NULL};
+    enum { FMT = 1 };
+#define FL(name, alias, f) {name, alias, TM_OPT_FLAG, offsetof(struct fb_args, f), 0}
+#define FLO(name, alias, f) {name, alias, TM_OPT_FLAG, offsetof(tm_frombin_opts, f), 0}
+#define VA(name, alias, f) {name, alias, TM_OPT_VALUE, offsetof(struct fb_args, f), 0}
+#define FMT(name, v) {name, NULL, TM_OPT_FLAG, TM_OPT_NOSTORE, FMT + (v)}
+    static const tm_optdef fb_opts[] = {
+        FL("--verify", NULL, verify), FL("--quiet", "-q", quiet), FL("--from-binary", NULL, from_binary),
+        FMT("--insns", TM_FB_INSNS), FMT("--branches", TM_FB_BRANCHES), FMT("--functions", TM_FB_FUNCTIONS),
+        FMT("--summary", TM_FB_NONE), VA("--modules", NULL, modules), VA("--vdso", NULL, vdso),
+        VA("--binary", "-o", bin), VA("--max-run", NULL, max_run), {NULL, NULL, 0, 0, 0}};
+    static const tm_optdef fbo_opts[] = {
+        FLO("--symbols", "-s", symbols), FLO("--disasm", "-d", disasm),
+        FLO("--ignore-build-id", NULL, ignore_build_id), {"--tmc", NULL, TM_OPT_VALUE, offsetof(tm_frombin_opts, tmc), 0},
+        {NULL, NULL, 0, 0, 0}};
+#undef FL
+#undef FLO
+#undef VA
+#undef FMT
+    const char *files[2], *val;
+    int nf = 0, pr;
+    tm_opt_parser p;
+    tm_opt_init(&p, argc, argv);
+    tm_opt_table t[2] = {{fb_opts, &F}, {fbo_opts, &o}};
+    const tm_optdef *hit;
+    char perr[256];
+    while ((pr = tm_opt_next(&p, t, 2, &hit, &val, perr, sizeof perr)) > 0) {
+        if (pr == TM_OPT_HELP)
+            return decode_usage(stdout), 0;
+        if (pr == TM_OPT_OPERAND && nf >= 2)
+            return tm_usage("decode", "too many arguments"), 2;
+        if (pr == TM_OPT_OPERAND)
+            files[nf++] = val;
+        if (pr == TM_OPT_MATCH && hit->id >= FMT)
+            o.format = hit->id - FMT;
     }
+    if (pr < 0)
+        return tm_usage("decode", "%s", perr), 2;
+    if (F.max_run && (tm_parse_count(F.max_run, &o.max_run) || !o.max_run))
+        return tm_usage("decode", "--max-run %s: expected a positive number of instructions", F.max_run), 2;
+    int verify = F.verify, quiet = F.quiet;
+    const char *modules = F.modules, *vdso = F.vdso, *bin = F.bin;
     if ((verify && nf != 2) || (!verify && nf != 1)) {
         tm_usage("decode", verify ? "--from-binary --verify needs the commit stream and the trace: "
                                   "tm decode --from-binary --verify BASE.tmc BASE.tmt"
