@@ -31,7 +31,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <stddef.h>
 #include "cmd.h"
+#include "tm/opt.h"
 #include "modelopts.h"
 #include "recmode_opts.h"
 #include "timing_opts.h"
@@ -427,21 +429,80 @@ typedef struct rec_args {
     size_t nmore;
 } rec_args;
 
-/* If A is an option of the recording as a whole (the capture, the timing
- * model, the descriptors), its name. */
-static const char *whole_opt(const char *a)
+/* The options of the recording as a whole (the capture, the timing model,
+ * the descriptors): not after --and.  Those with id REC_OWN are tm
+ * record's own (rec_whole); the others the timing model's and the
+ * descriptors' (timing_opts_parse, recmode_opts_parse read them again from
+ * their place in ARGV, and check their values). */
+enum { REC_AND = 1, REC_DEMAND, REC_OWN, REC_TIMING, REC_MODES };
+#define W(name, kind, id) {name, NULL, kind, TM_OPT_NOSTORE, id}
+static const tm_optdef rec_whole_opts[] = {
+    W("--timing", TM_OPT_VALUE, REC_TIMING),   W("--cpi", TM_OPT_VALUE, REC_TIMING),
+    W("--l1i", TM_OPT_VALUE, REC_TIMING),      W("--l1", TM_OPT_VALUE, REC_TIMING),
+    W("--l2", TM_OPT_VALUE, REC_TIMING),       W("--mem-latency", TM_OPT_VALUE, REC_TIMING),
+    W("--timing-window", TM_OPT_VALUE, REC_TIMING), W("--no-icache", TM_OPT_FLAG, REC_TIMING),
+    W("--no-caches", TM_OPT_FLAG, REC_TIMING), W("--mode", TM_OPT_VALUE, REC_MODES),
+    W("-a", TM_OPT_FLAG, REC_MODES),           W("-c", TM_OPT_VALUE, REC_MODES),
+    W("--store", TM_OPT_FLAG, REC_MODES),      W("-d", TM_OPT_FLAG, REC_MODES),
+    W("-f", TM_OPT_VALUE, REC_MODES),          W("-s", TM_OPT_VALUE, REC_OWN),
+    W("-l", TM_OPT_VALUE, REC_OWN),            W("--no-shared-libs", TM_OPT_FLAG, REC_OWN),
+    W("--filter-rtn", TM_OPT_VALUE, REC_OWN),  W("--threads", TM_OPT_VALUE, REC_OWN),
+    W("--valgrind", TM_OPT_VALUE, REC_OWN),    W("--commit", TM_OPT_FLAG, REC_OWN),
+    W("--frontend", TM_OPT_VALUE, REC_OWN),    W("--pin", TM_OPT_VALUE, REC_OWN),
+    W("--capture", TM_OPT_VALUE, REC_OWN),     {NULL, NULL, 0, 0, 0}};
+/* Each configuration's outputs (after --and: that configuration's). */
+static const tm_optdef rec_conf_opts[] = {
+    {"-o", "--output", TM_OPT_VALUE, offsetof(rec_more, base), 0},
+    {"--profile", NULL, TM_OPT_VALUE, offsetof(rec_more, profile), 0}, {NULL, NULL, 0, 0, 0}};
+/* Anywhere: --and, --demand (every configuration's), --profile-window. */
+static const tm_optdef rec_run_opts[] = {
+    W("--and", TM_OPT_FLAG, REC_AND), W("--demand", TM_OPT_FLAG, REC_DEMAND),
+    {"--profile-window", NULL, TM_OPT_VALUE, offsetof(rec_args, pwin), 0}, {NULL, NULL, 0, 0, 0}};
+#undef W
+
+/* tm record's own whole-recording option NAME with value V: 0, or 2 after
+ * the usage line. */
+static int rec_whole(rec_args *A, const char *name, const char *v)
 {
-    static const char *const names[] = {"--timing", "--cpi", "--l1i", "--l1", "--l2", "--mem-latency",
-                                        "--timing-window", "--no-icache", "--no-caches",
-                                        "-s", "-l", "-f", "--no-shared-libs", "--filter-rtn", "--threads",
-                                        "--valgrind", "--commit", "--mode", "-a", "-c", "--store",
-                                        "--frontend", "--pin", "--capture", "-d"};
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        size_t n = strlen(names[k]);
-        if (!strncmp(a, names[k], n) && (a[n] == 0 || a[n] == '='))
-            return names[k];
+    uint64_t n = 0;
+    if (!strcmp(name, "-s") || !strcmp(name, "-l")) {
+        int is_s = name[1] == 's';
+        if (tm_parse_count(v, &n) || (!is_s && n == 0))
+            return tm_usage("record", "%s %s: allowed a number of instructions%s", name, v, is_s ? "" : " (at least 1)"),
+                   2;
+        *(is_s ? &A->skip : &A->length) = n;
+    } else if (!strcmp(name, "--filter-rtn")) {
+        if (!*v)
+            return tm_usage("record", "--filter-rtn needs a function name"), 2;
+        A->rtn = v;
+    } else if (!strcmp(name, "--no-shared-libs")) {
+        A->main_only = 1;
+    } else if (!strcmp(name, "--threads")) {
+        if (!strcmp(v, "auto"))
+            A->nthreads = 0;
+        else if (tm_parse_u64(v, &A->nthreads) || A->nthreads < 1 || A->nthreads > TMC_MAX_THREADS)
+            return tm_usage("record", "--threads %s: allowed 1..%u or auto", v, TMC_MAX_THREADS), 2;
+    } else if (!strcmp(name, "--valgrind")) {
+        if (!*v)
+            return tm_usage("record", "--valgrind needs a path"), 2;
+        A->valgrind = v;
+        A->vg_given = 1;
+    } else if (!strcmp(name, "--frontend")) {
+        if (strcmp(v, "valgrind") && strcmp(v, "pin"))
+            return tm_usage("record", "--frontend %s: allowed valgrind or pin", v), 2;
+        A->frontend = v;
+    } else if (!strcmp(name, "--pin")) {
+        if (!*v)
+            return tm_usage("record", "--pin needs a path: the pin launcher or a Pin kit folder"), 2;
+        A->pin = v;
+    } else if (!strcmp(name, "--capture")) {
+        if (!*v)
+            return tm_usage("record", "--capture needs a file: a capture stream, or - for standard input"), 2;
+        A->capture = v;
+    } else {
+        A->commit = 1; /* --commit */
     }
-    return NULL;
+    return 0;
 }
 
 /* Parses the options into *A: -1 to go on, else the exit status (after one
@@ -453,171 +514,59 @@ static int parse_args(int argc, char **argv, rec_args *A)
     A->nthreads = 8;
     timing_opts_init(&A->to);
     A->argi = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        const char *a = argv[i];
-        if (!strcmp(a, "--")) {
-            A->argi = i + 1;
-            break;
-        }
-        if (!strcmp(a, "--and")) {
-            if (A->nmore + 1 == REC_MAX_CONFS) {
-                tm_usage("record", "--and: at most %d configurations in one recording", REC_MAX_CONFS);
-                return 2;
-            }
-            memset(&A->more[A->nmore++], 0, sizeof A->more[0]);
-            continue;
-        }
+    tm_opt_parser p;
+    tm_opt_init(&p, argc, argv);
+    const tm_optdef *hit;
+    const char *v;
+    char perr[256];
+    int pr;
+    for (;;) {
         /* after --and: that configuration's options */
         rec_more *g = A->nmore ? &A->more[A->nmore - 1] : NULL;
-        int mr = model_opts_parse("record", g ? &g->o : &A->o, argc, argv, &i);
-        if (mr < 0)
-            return 2;
-        if (mr > 0)
-            continue;
-        if ((r = tm_opt(argc, argv, &i, "-o", &v)) != 0 || (r = tm_opt(argc, argv, &i, "--output", &v)) != 0) {
-            if (r < 0) {
-                tm_usage("record", "-o needs a value: the base name of the outputs");
-                return 2;
-            }
-            *(g ? &g->base : &A->base) = v;
-            continue;
+        rec_more first = {A->o, A->base, A->profile};
+        tm_opt_table t[4] = {{model_opts_table, g ? &g->o : &first.o}, {rec_conf_opts, g ? g : &first},
+                             {rec_run_opts, A}, {rec_whole_opts, A}};
+        int at = p.i;
+        pr = tm_opt_next(&p, t, 4, &hit, &v, perr, sizeof perr);
+        if (!g) { /* the first configuration's fields live in A */
+            A->o = first.o;
+            A->base = first.base;
+            A->profile = first.profile;
         }
-        if ((r = tm_opt(argc, argv, &i, "--profile", &v)) != 0) {
-            if (r < 0 || !*v) {
-                tm_usage("record", "--profile needs a file name");
-                return 2;
-            }
-            *(g ? &g->profile : &A->profile) = v;
-            continue;
+        if (pr <= 0)
+            break;
+        if (pr == TM_OPT_HELP)
+            return usage(stdout), 0;
+        if (pr == TM_OPT_OPERAND) { /* the program: the rest are its arguments */
+            A->argi = p.i - 1;
+            break;
         }
-        if ((r = tm_opt(argc, argv, &i, "--profile-window", &v)) != 0) {
-            if (r < 0) {
-                tm_usage("record", "--profile-window needs a number of cycles");
-                return 2;
-            }
-            A->pwin = v;
-            continue;
-        }
-        if (!strcmp(a, "--demand")) { /* anywhere: every configuration's */
+        if (!strcmp(hit->name, "--profile") && !*v)
+            return tm_usage("record", "--profile needs a file name"), 2;
+        if (hit->id == REC_AND) {
+            if (A->nmore + 1 == REC_MAX_CONFS)
+                return tm_usage("record", "--and: at most %d configurations in one recording", REC_MAX_CONFS), 2;
+            memset(&A->more[A->nmore++], 0, sizeof A->more[0]);
+        } else if (hit->id == REC_DEMAND) {
             A->demand = 1;
-            continue;
-        }
-        if (g) {
-            const char *w = whole_opt(a);
-            if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-                usage(stdout);
-                return 0;
-            }
-            if (w && !strcmp(w, "--mode")) {
-                tm_usage("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
-                return 2;
-            }
-            if (w) {
-                tm_usage("record", "%s after --and: an option of the whole recording (capture, timing, commit "
-                                 "stream); give it before the first --and",
-                       w);
-                return 2;
-            }
-            if (a[0] == '-') {
-                tm_usage("record", "unknown option '%s'", a);
-                return 2;
-            }
-            A->argi = i;
-            break;
-        }
-        if ((mr = recmode_opts_parse(&A->mc, argc, argv, &i)) < 0)
+        } else if (hit->id >= REC_OWN && g) {
+            if (!strcmp(hit->name, "--mode"))
+                return tm_usage("record", "--and: not with --mode (its descriptors come from one configuration's "
+                                          "messages)"), 2;
+            return tm_usage("record", "%s after --and: an option of the whole recording (capture, timing, commit "
+                                      "stream); give it before the first --and", hit->name), 2;
+        } else if (hit->id == REC_OWN && rec_whole(A, hit->name, v)) {
             return 2;
-        if (mr > 0)
-            continue;
-        if ((mr = timing_opts_parse(&A->to, argc, argv, &i)) < 0)
+        } else if (hit->id == REC_TIMING && timing_opts_parse(&A->to, argc, argv, &at) < 0) {
             return 2;
-        if (mr > 0)
-            continue;
-        if ((r = tm_opt(argc, argv, &i, "-s", &v)) != 0 || (r = tm_opt(argc, argv, &i, "-l", &v)) != 0) {
-            int is_s = !strcmp(a, "-s") || !strncmp(a, "-s=", 3);
-            uint64_t n = 0;
-            if (r < 0 || tm_parse_count(v, &n) || (!is_s && n == 0)) {
-                tm_usage("record", "%s %s: allowed a number of instructions%s", is_s ? "-s" : "-l", r < 0 ? "needs a value" : v,
-                       is_s ? "" : " (at least 1)");
-                return 2;
-            }
-            if (is_s)
-                A->skip = n;
-            else
-                A->length = n;
-            continue;
-        }
-        if ((r = tm_opt(argc, argv, &i, "--filter-rtn", &v)) != 0) {
-            if (r < 0 || !*v) {
-                tm_usage("record", "--filter-rtn needs a function name");
-                return 2;
-            }
-            A->rtn = v;
-            continue;
-        }
-        if (!strcmp(a, "--no-shared-libs")) {
-            A->main_only = 1;
-            continue;
-        }
-        if ((r = tm_opt(argc, argv, &i, "--threads", &v)) != 0) {
-            if (r == 1 && !strcmp(v, "auto")) {
-                A->nthreads = 0;
-                continue;
-            }
-            if (r < 0 || tm_parse_u64(v, &A->nthreads) || A->nthreads < 1 || A->nthreads > TMC_MAX_THREADS) {
-                tm_usage("record", "--threads %s: allowed 1..%u or auto", r < 0 ? "needs a value" : v, TMC_MAX_THREADS);
-                return 2;
-            }
-            continue;
-        }
-        if ((r = tm_opt(argc, argv, &i, "--valgrind", &v)) != 0) {
-            if (r < 0 || !*v) {
-                tm_usage("record", "--valgrind needs a path");
-                return 2;
-            }
-            A->valgrind = v;
-            A->vg_given = 1;
-            continue;
-        }
-        if ((r = tm_opt(argc, argv, &i, "--frontend", &v)) != 0) {
-            if (r < 0 || (strcmp(v, "valgrind") && strcmp(v, "pin"))) {
-                tm_usage("record", "--frontend %s: allowed valgrind or pin", r < 0 ? "needs a value" : v);
-                return 2;
-            }
-            A->frontend = v;
-            continue;
-        }
-        if ((r = tm_opt(argc, argv, &i, "--pin", &v)) != 0) {
-            if (r < 0 || !*v) {
-                tm_usage("record", "--pin needs a path: the pin launcher or a Pin kit folder");
-                return 2;
-            }
-            A->pin = v;
-            continue;
-        }
-        if ((r = tm_opt(argc, argv, &i, "--capture", &v)) != 0) {
-            if (r < 0 || !*v) {
-                tm_usage("record", "--capture needs a file: a capture stream, or - for standard input");
-                return 2;
-            }
-            A->capture = v;
-            continue;
-        }
-        if (!strcmp(a, "--commit")) {
-            A->commit = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (a[0] == '-') {
-            tm_usage("record", "unknown option '%s'", a);
+        } else if (hit->id == REC_MODES && recmode_opts_parse(&A->mc, argc, argv, &at) < 0) {
             return 2;
-        } else {
-            A->argi = i;
-            break;
         }
     }
+    if (pr < 0)
+        return tm_usage("record", "%s", perr), 2;
+    if (p.operands_only && A->argi < 0)
+        A->argi = argc; /* "--" and nothing after it */
     /* --demand: every configuration's port and buffer */
     for (size_t j = 0; A->demand && j <= A->nmore; j++) {
         char which[64] = "";
