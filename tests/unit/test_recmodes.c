@@ -811,7 +811,7 @@ Test(recmodes, mcftraptor_model)
     tm_model_cfg mc;
     model_cfg(&mc, 2, 0);
     feeder f;
-    cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
+    cr_assert_eq(tm_model_new(&mc, &f.model, NULL, 0), TM_OK);
     char name[128];
     snprintf(name, sizeof name, "%s/trm", dir);
     tm_recmode_cfg c = {.mode = "mcftraptor", .ascii = 1, .name = name};
@@ -916,7 +916,7 @@ Test(recmodes, mlvcfiat_model)
     tm_model_cfg mc;
     model_cfg(&mc, 1, 1); /* the "tool" cache: 32 KB, 4-way, 32-byte lines, g 4 */
     feeder f;
-    cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
+    cr_assert_eq(tm_model_new(&mc, &f.model, NULL, 0), TM_OK);
     char name[128];
     snprintf(name, sizeof name, "%s/cfm", dir);
     tm_recmode_cfg c = {.mode = "mlvcfiat", .ascii = 1, .name = name};
@@ -1422,7 +1422,7 @@ Test(recmodes, mcftraptor_disasm)
         tm_model_cfg mc;
         model_cfg(&mc, 2, 0);
         feeder f;
-        cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
+        cr_assert_eq(tm_model_new(&mc, &f.model, NULL, 0), TM_OK);
         char name[128];
         snprintf(name, sizeof name, "%s/trd", dir);
         tm_recmode_cfg c = {.mode = "mcftraptor", .ascii = 1, .disasm = 1, .name = name};
@@ -1478,7 +1478,7 @@ Test(recmodes, mlvcfiat_disasm)
         tm_model_cfg mc;
         model_cfg(&mc, 1, 1);
         feeder f;
-        cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
+        cr_assert_eq(tm_model_new(&mc, &f.model, NULL, 0), TM_OK);
         char name[128];
         snprintf(name, sizeof name, "%s/cfd", dir);
         tm_recmode_cfg c = {.mode = "mlvcfiat", .ascii = 1, .disasm = 1, .name = name};

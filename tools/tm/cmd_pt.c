@@ -279,8 +279,9 @@ static int compare_new(compare *c, uint32_t threads, const tm_pt_opts *po, int m
         if (model_opts_cfg("pt", &mo, threads, &c->cfg[i]))
             return -1;
     }
-    if (models && tm_sweep_new(c->cfg, NCMP, &c->sw) != TM_OK) {
-        tm_err("pt", "--compare: cannot make the models");
+    char e[512];
+    if (models && tm_sweep_new(c->cfg, NCMP, &c->sw, e, sizeof e) != TM_OK) {
+        tm_err("pt", "--compare: cannot make the models: %s", e);
         return -1;
     }
     for (int i = 0; i < 3; i++) {
