@@ -159,8 +159,11 @@ int main(int argc, char **argv)
         }
         for (int k = 0; !cache_only && k < reps; k++) {
             tm_model *m;
-            if (tm_model_new(&cfg, &m) != TM_OK)
+            char me[400];
+            if (tm_model_new(&cfg, &m, me, sizeof me) != TM_OK) {
+                fprintf(stderr, "model_bench: %s\n", me);
                 return 1;
+            }
             double t0 = now();
             tmc_record x;
             memset(&x, 0, sizeof x);

@@ -15,16 +15,17 @@
 
 /* ---------------------------------------------------------------- life */
 
-int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
+int tm_model_new(const tm_model_cfg *cfg, tm_model **out, char *err, size_t errlen)
 {
     *out = NULL;
     tm_model_cfg c = *cfg;
-    char err[200];
-    if (tm_model_cfg_resolve(&c, err, sizeof err) != TM_OK)
-        return TM_ERR_ARG;
+    if (tm_model_cfg_resolve(&c, err, errlen) != TM_OK)
+        return TM_ERR_ARG; /* its message in ERR */
     tm_model *m = calloc(1, sizeof *m);
-    if (!m)
+    if (!m) {
+        tm_err_set(err, errlen, "out of memory");
         return TM_ERR_NOMEM;
+    }
     m->cfg = c;
     m->enc = &m->cfg.enc;
     m->ts_mask = c.ts_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << c.ts_bits) - 1;
@@ -90,6 +91,7 @@ int tm_model_new(const tm_model_cfg *cfg, tm_model **out)
     return TM_OK;
 nomem:
     tm_model_free(m);
+    tm_err_set(err, errlen, "out of memory");
     return TM_ERR_NOMEM;
 }
 

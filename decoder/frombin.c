@@ -240,7 +240,7 @@ typedef struct fb_event {
     uint64_t pos;         /* trace bit of the message consumed (BRANCH with a message, EXC, START,
                              END, GAP) or of the error */
     char error[1024];     /* ERROR */
-    int repeat;           /* ERROR: like an earlier error of the thread (not printed on stderr again) */
+    int repeat;           /* ERROR: like an earlier error of the thread (not said to the diagnostics sink again) */
 } fb_event;
 
 typedef struct fb_gen {
@@ -268,7 +268,8 @@ typedef struct fb {
                              never replays more */
     uint64_t *bad_hwm;    /* outputs: undecodable bits reported up to here */
     uint64_t *bad_count;
-    int quiet;            /* no messages on stderr */
+    int quiet;            /* no diagnostic lines */
+    const tm_frombin_opts *o; /* outputs: the caller's diagnostics sink (o->diag) */
     tm_verify_result *res;
 } fb;
 
@@ -888,6 +889,35 @@ static void fb_close(fb *f, int keep_code)
 
 /* ---------------------------------------------------------------- outputs */
 
+/* One diagnostic line (FMT, without a newline) to the caller's sink O->diag;
+ * none without one.  The library never writes to stderr itself. */
+static __attribute__((format(printf, 2, 3))) void fb_diag(const tm_frombin_opts *o, const char *fmt, ...)
+{
+    if (!o->diag)
+        return;
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof buf) {
+        o->diag(o->diag_arg, buf);
+        return;
+    }
+    char *big = malloc((size_t)n + 1); /* a longer line: whole, as it would have been printed */
+    if (!big) {
+        o->diag(o->diag_arg, buf);
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    o->diag(o->diag_arg, big);
+    free(big);
+}
+
 typedef struct fn_count {
     const char *sym, *mod;
     uint64_t lo;
@@ -910,8 +940,8 @@ typedef struct out_state {
     uint8_t buf[1 << 16];
     size_t blen;
     int werr;
-    /* the thread's distinct errors: each printed once on stderr, with a
-     * count of its repeats at the thread's end */
+    /* the thread's distinct errors: each said once to the diagnostics
+     * sink, with a count of its repeats at the thread's end */
     struct err_kind {
         char key[160];    /* the text with its numbers left out */
         uint64_t n, pos;  /* occurrences; trace bit of the first */
@@ -1146,8 +1176,8 @@ static void text_event(out_state *s, uint32_t t, const fb_event *ev)
     case EV_ERROR:
         fflush(o);
         if (!ev->repeat && !s->o->quiet)
-            fprintf(stderr, "tm decode: T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next synchronization\n",
-                    t, ev->pos, ev->error);
+            fb_diag(s->o, "T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next synchronization", t, ev->pos,
+                    ev->error);
         fprintf(o, "# T%u error at trace bit %" PRIu64 ": %s\n", t, ev->pos, ev->error);
         break;
     default:
@@ -1156,7 +1186,7 @@ static void text_event(out_state *s, uint32_t t, const fb_event *ev)
 }
 
 /* Event E of thread T to the outputs (BIN: binary, TEXT: text); an error
- * also on stderr (unless QUIET or said before). */
+ * also to the diagnostics sink (unless QUIET or said before). */
 static __attribute__((noinline)) void out_event(out_state *s, uint32_t t, fb_event *e, int bin, int text, int quiet)
 {
     if (e->kind == EV_ERROR)
@@ -1166,8 +1196,8 @@ static __attribute__((noinline)) void out_event(out_state *s, uint32_t t, fb_eve
     if (text)
         text_event(s, t, e);
     else if (e->kind == EV_ERROR && !quiet && !e->repeat)
-        fprintf(stderr, "tm decode: T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next "
-                        "synchronization\n", t, e->pos, e->error);
+        fb_diag(s->o, "T%u: trace bit %" PRIu64 ": %s; resuming at the thread's next synchronization", t, e->pos,
+                e->error);
 }
 
 /* The outputs' part of one event E of thread T (EMIT: BIN or TEXT): the
@@ -1201,7 +1231,7 @@ static void on_bad_bits(void *arg, uint64_t pos, const char *what)
         return; /* reported by an earlier thread's pass */
     *f->bad_hwm = pos + 1;
     (*f->bad_count)++;
-    fprintf(stderr, "tm decode: trace bit %" PRIu64 ": %s%s\n", pos, what,
+    fb_diag(f->o, "trace bit %" PRIu64 ": %s%s", pos, what,
             f->v.data ? "" : "; resuming at the next synchronization message");
 }
 
@@ -1271,6 +1301,7 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
         f.bad_hwm = &bad_hwm;
         f.bad_count = &bad_count;
         f.quiet = o->quiet;
+        f.o = o;
         if (rc == TM_OK) {
             f.v.drop_data = 1;
             f.v.on_bad = on_bad_bits;
@@ -1312,8 +1343,8 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
         }
         for (unsigned k = 0; k < s->nkinds && !o->quiet; k++)
             if (s->kinds[k].n > 1)
-                fprintf(stderr, "tm decode: T%u: %" PRIu64 " more errors like the one at trace bit %" PRIu64 "\n", t,
-                        s->kinds[k].n - 1, s->kinds[k].pos);
+                fb_diag(o, "T%u: %" PRIu64 " more errors like the one at trace bit %" PRIu64, t, s->kinds[k].n - 1,
+                        s->kinds[k].pos);
         if (started)
             res->threads++;
         if (started && o->out && o->format == TM_FB_FUNCTIONS) {

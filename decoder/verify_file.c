@@ -40,8 +40,9 @@ int tm_verify_file(const char *tmc_path, const tmt_file *tf, char *err, size_t e
         rc = TM_ERR_MISMATCH;
         goto out;
     }
-    if ((rc = tm_model_new(&tf->cfg, &m)) != TM_OK) {
-        snprintf(err, errlen, "cannot create the model: %s", tm_status_str(rc));
+    char me[400];
+    if ((rc = tm_model_new(&tf->cfg, &m, me, sizeof me)) != TM_OK) {
+        snprintf(err, errlen, "cannot create the model: %s", me);
         goto out;
     }
     tmc_record r;

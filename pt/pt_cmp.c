@@ -106,8 +106,10 @@ static int side_new(side *c, uint32_t threads, const tm_pt_opts *po, int models,
         if (rc != TM_OK)
             return rc;
     }
-    if (models && tm_sweep_new(c->cfg, NMODELS, &c->sw) != TM_OK)
-        return snprintf(err, errlen, "--compare: cannot make the models"), TM_ERR_NOMEM;
+    char e[512];
+    int rs;
+    if (models && (rs = tm_sweep_new(c->cfg, NMODELS, &c->sw, e, sizeof e)) != TM_OK)
+        return snprintf(err, errlen, "--compare: cannot make the models: %s", e), rs;
     for (int i = 0; i < 3; i++) {
         tm_pt_opts ao = *po;
         ao.timing = alt_timing[i];

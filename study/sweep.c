@@ -8,19 +8,22 @@ struct tm_sweep {
     tm_model **m;
 };
 
-int tm_sweep_new(const tm_model_cfg *cfgs, size_t k, tm_sweep **out)
+int tm_sweep_new(const tm_model_cfg *cfgs, size_t k, tm_sweep **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (!k)
+    if (!k) {
+        tm_err_set(err, errlen, "no configurations");
         return TM_ERR_ARG;
+    }
     tm_sweep *s = calloc(1, sizeof *s);
     if (!s || !(s->m = calloc(k, sizeof *s->m))) {
         free(s);
+        tm_err_set(err, errlen, "out of memory");
         return TM_ERR_NOMEM;
     }
     s->k = s->failed = k;
     for (size_t i = 0; i < k; i++) {
-        int rc = tm_model_new(&cfgs[i], &s->m[i]);
+        int rc = tm_model_new(&cfgs[i], &s->m[i], err, errlen);
         if (rc != TM_OK) {
             tm_sweep_free(s);
             return rc;

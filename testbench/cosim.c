@@ -1019,8 +1019,9 @@ int main(int argc, char **argv)
 
     /* Pass 1: the model. */
     tm_model *m = NULL;
-    if (tm_model_new(cfg, &m) != TM_OK)
-        return usage_err("cannot create the model", NULL);
+    char me[400];
+    if (tm_model_new(cfg, &m, me, sizeof me) != TM_OK)
+        return usage_err("cannot create the model: ", me);
     tm_model_set_hook(m, hook, &s.evs);
     tmc_reader *rd = NULL;
     char e[600];

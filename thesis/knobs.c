@@ -132,11 +132,11 @@ static int parse_num(const char *s, int suffixes, unsigned long long *out)
 
 static int pow2(unsigned long long v) { return v && !(v & (v - 1)); }
 
-/* One line into ERR (may be NULL or empty), then -1. */
-#define FAIL(...) return (err && errlen ? (void)snprintf(err, errlen, __VA_ARGS__) : (void)0), -1
+/* One line into ERR (may be NULL or empty), then TM_ERR_ARG. */
+#define FAIL(...) return (err && errlen ? (void)snprintf(err, errlen, __VA_ARGS__) : (void)0), TM_ERR_ARG
 
 /* The value V of the knob K checked alone (the cache's combination is
- * checked at the end); its number in *NUM.  0, or -1 with ERR. */
+ * checked at the end); its number in *NUM.  0, or TM_ERR_ARG with ERR. */
 static int check_value(const knob *k, const char *v, unsigned long long *num, char *err, size_t errlen)
 {
     size_t i;
@@ -240,7 +240,7 @@ int tm_knobs_to_record(int knobc, const char *const *knobv, const char **out, in
                 FAIL("%s: needs a value", a);
             v = knobv[++i];
             if (check_value(k, v, &num, err, errlen))
-                return -1;
+                return TM_ERR_ARG;
         }
         if (n + (v ? 2 : 1) > max)
             FAIL("%s: no room for tm record's arguments (%d; as many as the knobs suffice)", a, max);

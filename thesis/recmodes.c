@@ -70,7 +70,7 @@ enum { PEND_EV = 1, PEND_LD = 2 };
 struct tm_recmode {
     int mode, ascii, store;
     uint64_t limit;
-    int full, failed;
+    int full, failed;        /* failed: the first error's tm_status (0: none) */
     char err[512];
     char *path, *stats_path;
     char *tmp_path, *stats_tmp; /* written under these, renamed at a successful close */
@@ -105,12 +105,13 @@ struct tm_recmode {
 
 /* ------------------------------------------------------------ helpers */
 
-static void fail(tm_recmode *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(tm_recmode *m, const char *fmt, ...)
+/* The first error: its status ST (a negative tm_status) and its line. */
+static void fail(tm_recmode *m, int st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(tm_recmode *m, int st, const char *fmt, ...)
 {
     if (m->failed)
         return;
-    m->failed = 1;
+    m->failed = st;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(m->err, sizeof m->err, fmt, ap);
@@ -164,11 +165,11 @@ static int write_all(tm_recmode *m, const uint8_t *p, size_t n)
             continue;
         if (k <= 0) {
             if (m->sock)
-                fail(m, "%s: the compressor %s stopped reading: %s", m->path, m->comp,
+                fail(m, TM_ERR_IO, "%s: the compressor %s stopped reading: %s", m->path, m->comp,
                      k < 0 ? strerror(errno) : "no progress");
             else
-                fail(m, "%s: %s", m->path, k < 0 ? strerror(errno) : "no progress");
-            return -1;
+                fail(m, TM_ERR_IO, "%s: %s", m->path, k < 0 ? strerror(errno) : "no progress");
+            return m->failed;
         }
         p += k;
         n -= (size_t)k;
@@ -179,7 +180,7 @@ static int write_all(tm_recmode *m, const uint8_t *p, size_t n)
 static int flush_buf(tm_recmode *m)
 {
     if (!m->len || m->failed)
-        return m->failed ? -1 : 0;
+        return m->failed;
     int r = write_all(m, m->buf, m->len);
     m->len = 0;
     return r;
@@ -259,8 +260,9 @@ static int hex_value(char *s, const uint8_t *value, unsigned size)
 static int tid_ok(tm_recmode *m, uint32_t tid)
 {
     if (!m->ascii && tid > 255) {
-        fail(m, "%s: thread id %u does not fit the 1-byte Thread ID of a binary descriptor (0..255); use -a",
-             m->path, tid);
+        fail(m, TM_ERR_ARG,
+             "%s: thread id %u does not fit the 1-byte Thread ID of a binary descriptor (0..255); use -a", m->path,
+             tid);
         return 0;
     }
     return 1;
@@ -269,7 +271,7 @@ static int tid_ok(tm_recmode *m, uint32_t tid)
 static int u32_ok(tm_recmode *m, uint64_t v, const char *field)
 {
     if (!m->ascii && v > UINT32_MAX) {
-        fail(m, "%s: %s %" PRIu64 " does not fit the 4-byte field of a binary descriptor; use -a", m->path,
+        fail(m, TM_ERR_ARG, "%s: %s %" PRIu64 " does not fit the 4-byte field of a binary descriptor; use -a", m->path,
              field, v);
         return 0;
     }
@@ -413,22 +415,22 @@ static void hook_record(tm_recmode *m, const tmc_record *r)
 int tm_recmode_module(tm_recmode *m, const tm_cap_module *mod)
 {
     if (!m || !m->dis || m->failed)
-        return m && m->failed ? -1 : 0;
+        return m ? m->failed : TM_OK;
     if (rm_dis_module(m->dis, mod)) {
-        fail(m, "%s: out of memory (the code of %s for -d)", m->path, mod->path ? mod->path : "a module");
-        return -1;
+        fail(m, TM_ERR_NOMEM, "%s: out of memory (the code of %s for -d)", m->path, mod->path ? mod->path : "a module");
+        return m->failed;
     }
-    return 0;
+    return TM_OK;
 }
 
 int tm_recmode_record(tm_recmode *m, const tmc_record *r)
 {
     if (!m)
-        return 0;
+        return TM_OK;
     if (m->failed)
-        return -1;
+        return m->failed;
     if (m->full)
-        return 0;
+        return TM_OK;
     if (m->thr)
         hook_record(m, r);
     switch (r->type) {
@@ -457,7 +459,7 @@ int tm_recmode_record(tm_recmode *m, const tmc_record *r)
     default:
         break;
     }
-    return m->failed ? -1 : 0;
+    return m->failed;
 }
 
 /* ------------------------------------------------------------ the hook */
@@ -518,7 +520,7 @@ static void cfiat_data(tm_recmode *m, uint64_t cycle, const tm_msg *msg)
         return;
     unsigned size = msg->size;
     if (size < 1 || size > TM_DATA_MAX_SIZE) {
-        fail(m, "%s: a DATA message of thread %u has operand size %u", m->path, msg->ti, size);
+        fail(m, TM_ERR_ARG, "%s: a DATA message of thread %u has operand size %u", m->path, msg->ti, size);
         return;
     }
     if (m->ascii) {
@@ -549,7 +551,7 @@ void tm_recmode_hook(void *arg, uint64_t cycle, uint32_t core, const tm_msg *msg
         return;
     }
     if (msg->ti >= m->threads) {
-        fail(m, "%s: a message of thread %u, the model has %u threads", m->path, msg->ti, m->threads);
+        fail(m, TM_ERR_ARG, "%s: a message of thread %u, the model has %u threads", m->path, msg->ti, m->threads);
         return;
     }
     if (msg->kind == TM_MSG_DATA) {
@@ -594,13 +596,13 @@ static int start_compressor(tm_recmode *m, const compressor *c, int outfd, char 
     int sv[2], ep[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
         snprintf(err, errlen, "-c %s: socketpair: %s", c->name, strerror(errno));
-        return -1;
+        return TM_ERR_IO;
     }
     if (pipe(ep) || fcntl(ep[0], F_SETFD, FD_CLOEXEC) || fcntl(ep[1], F_SETFD, FD_CLOEXEC)) {
         snprintf(err, errlen, "-c %s: pipe: %s", c->name, strerror(errno));
         close(sv[0]);
         close(sv[1]);
-        return -1;
+        return TM_ERR_IO;
     }
     fflush(NULL);
     pid_t pid = fork();
@@ -610,7 +612,7 @@ static int start_compressor(tm_recmode *m, const compressor *c, int outfd, char 
         close(sv[1]);
         close(ep[0]);
         close(ep[1]);
-        return -1;
+        return TM_ERR_IO;
     }
     if (pid == 0) {
         int e = 0;
@@ -645,13 +647,13 @@ static int start_compressor(tm_recmode *m, const compressor *c, int outfd, char 
             ;
         snprintf(err, errlen, "-c %s: cannot run %s: %s", c->name, c->name,
                  e == ENOENT ? "not found on PATH (install it or choose another -c)" : strerror(e));
-        return -1;
+        return TM_ERR_IO;
     }
     m->fd = sv[0];
     m->sock = 1;
     m->pid = pid;
     m->comp = c->name;
-    return 0;
+    return TM_OK;
 }
 
 static char *cat3(const char *a, const char *b, const char *c)
@@ -698,55 +700,55 @@ int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmod
         if (c->ascii || c->compress || c->size_limit || c->store || c->disasm) {
             snprintf(err, errlen, "%s needs --mode (mcftrace, mlstrace, mcftraptor, mlvcfiat)",
                      c->ascii ? "-a" : c->compress ? "-c" : c->size_limit ? "-f" : c->store ? "--store" : "-d");
-            return -1;
+            return TM_ERR_ARG;
         }
-        return 0;
+        return TM_OK;
     }
     int mode = find_mode(c->mode);
     if (mode < 0) {
         snprintf(err, errlen, "--mode %s: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat", c->mode);
-        return -1;
+        return TM_ERR_ARG;
     }
     const compressor *comp = NULL;
     if (c->compress && !(comp = find_compressor(c->compress))) {
         snprintf(err, errlen, "-c %s: allowed gzip, bzip2, pigz, pbzip2, zstd", c->compress);
-        return -1;
+        return TM_ERR_ARG;
     }
     if (c->store && mode != RM_MLSTRACE) {
         snprintf(err, errlen, "--store: only with --mode mlstrace");
-        return -1;
+        return TM_ERR_ARG;
     }
     if (c->disasm && !c->ascii) {
         snprintf(err, errlen, "-d: only with -a (the disassembly is a column of the ASCII descriptors; the binary "
                               "ones have none)");
-        return -1;
+        return TM_ERR_ARG;
     }
     if (mode == RM_MCFTRAPTOR || mode == RM_MLVCFIAT) {
         if (!mcfg) {
             snprintf(err, errlen, "--mode %s: needs the model", mode_names[mode]);
-            return -1;
+            return TM_ERR_ARG;
         }
         if (mode == RM_MCFTRAPTOR && mcfg->enc.enc == TM_ENC_NX_B) {
             snprintf(err, errlen, "--mode mcftraptor: needs a predicting encoding (--encoding tr_b or tr_e), "
                                   "nx_b has no predictors");
-            return -1;
+            return TM_ERR_ARG;
         }
         if (mode == RM_MLVCFIAT && mcfg->enc.data != TM_DATA_CFIAT) {
             snprintf(err, errlen, "--mode mlvcfiat: needs CFiat data tracing (--cfiat)");
-            return -1;
+            return TM_ERR_ARG;
         }
     }
     if (mcfg && !c->ascii && mcfg->enc.threads > 256) {
         snprintf(err, errlen, "--threads %u: binary descriptors hold thread ids 0..255 (a 1-byte Thread ID); "
                               "use -a or at most 256 threads", mcfg->enc.threads);
-        return -1;
+        return TM_ERR_ARG;
     }
 
     tm_recmode *m = calloc(1, sizeof *m);
     if (!m || !(m->buf = malloc(OUTBUF))) {
         free(m);
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return TM_ERR_NOMEM;
     }
     m->mode = mode;
     m->ascii = c->ascii != 0;
@@ -759,7 +761,7 @@ int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmod
         if (!(m->pta = calloc(m->threads ? m->threads : 1, sizeof *m->pta))) {
             free_mode(m);
             snprintf(err, errlen, "out of memory");
-            return -1;
+            return TM_ERR_NOMEM;
         }
     }
     m->disasm = c->disasm != 0;
@@ -768,7 +770,7 @@ int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmod
                        !(m->thr = calloc(m->threads ? m->threads : 1, sizeof *m->thr))))) {
         free_mode(m);
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return TM_ERR_NOMEM;
     }
 
     char base[128];
@@ -786,13 +788,13 @@ int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmod
     if (!m->path || !m->stats_path || !(m->tmp_path = tmp_name(m->path)) || !(m->stats_tmp = tmp_name(m->stats_path))) {
         free_mode(m);
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return TM_ERR_NOMEM;
     }
     int fd = mkostemp(m->tmp_path, O_CLOEXEC), sfd = -1;
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", m->path, strerror(errno));
         free_mode(m);
-        return -1;
+        return TM_ERR_IO;
     }
     if ((sfd = mkostemp(m->stats_tmp, O_CLOEXEC)) < 0 || !(m->sf = fdopen(sfd, "w"))) {
         snprintf(err, errlen, "%s: %s", m->stats_path, strerror(errno));
@@ -803,7 +805,7 @@ int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmod
         close(fd);
         unlink(m->tmp_path);
         free_mode(m);
-        return -1;
+        return TM_ERR_IO;
     }
     mode_t mask = umask(0);
     umask(mask);
@@ -818,13 +820,13 @@ int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmod
             unlink(m->tmp_path);
             unlink(m->stats_tmp);
             free_mode(m);
-            return -1;
+            return r;
         }
     } else {
         m->fd = fd;
     }
     *out = m;
-    return 0;
+    return TM_OK;
 }
 
 /* ------------------------------------------------------------ close */
@@ -1000,13 +1002,13 @@ void tm_recmode_abort(tm_recmode *m)
 int tm_recmode_close(tm_recmode *m, const tm_model *model, char *err, size_t errlen)
 {
     if (!m)
-        return 0;
+        return TM_OK;
     for (uint32_t t = 0; m->thr && t < m->threads; t++)
         pend_write(m, &m->thr[t], 0, 0); /* their records never came */
     flush_buf(m);
     if (m->fd >= 0) {
         if (close(m->fd) && !m->sock)
-            fail(m, "%s: %s", m->path, strerror(errno));
+            fail(m, TM_ERR_IO, "%s: %s", m->path, strerror(errno));
         m->fd = -1;
     }
     if (m->pid > 0) {
@@ -1014,21 +1016,21 @@ int tm_recmode_close(tm_recmode *m, const tm_model *model, char *err, size_t err
         while (waitpid(m->pid, &ws, 0) < 0 && errno == EINTR)
             ;
         if (WIFEXITED(ws) && WEXITSTATUS(ws))
-            fail(m, "%s: %s exited with status %d", m->path, m->comp, WEXITSTATUS(ws));
+            fail(m, TM_ERR_IO, "%s: %s exited with status %d", m->path, m->comp, WEXITSTATUS(ws));
         else if (WIFSIGNALED(ws))
-            fail(m, "%s: %s was killed by signal %d", m->path, m->comp, WTERMSIG(ws));
+            fail(m, TM_ERR_IO, "%s: %s was killed by signal %d", m->path, m->comp, WTERMSIG(ws));
     }
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - m->t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - m->t0.tv_nsec) / 1e6;
     write_stats(m, model, ms);
     if (ferror(m->sf) | fclose(m->sf))
-        fail(m, "%s: cannot write", m->stats_path);
+        fail(m, TM_ERR_IO, "%s: cannot write", m->stats_path);
     if (!m->failed && rename(m->tmp_path, m->path))
-        fail(m, "%s: cannot move the finished file into place: %s", m->path, strerror(errno));
+        fail(m, TM_ERR_IO, "%s: cannot move the finished file into place: %s", m->path, strerror(errno));
     if (!m->failed && rename(m->stats_tmp, m->stats_path))
-        fail(m, "%s: cannot move the finished file into place: %s", m->stats_path, strerror(errno));
-    int r = m->failed ? -1 : 0;
+        fail(m, TM_ERR_IO, "%s: cannot move the finished file into place: %s", m->stats_path, strerror(errno));
+    int r = m->failed;
     if (r) {
         unlink(m->tmp_path);
         unlink(m->stats_tmp);

@@ -31,11 +31,22 @@ typedef struct tm_frombin_opts {
     uint64_t max_run;        /* instructions between two messages before the replay gives up (0: 2^32) */
     int format;              /* TM_FB_*: text output per thread */
     int symbols, disasm;     /* TM_FB_INSNS / BRANCHES: symbol+offset; disassembly */
-    FILE *out;               /* text output (NULL: none) */
+    /* The library never prints: everything it says goes to the caller's
+     * sinks below.  OUT and BIN are streams the caller opened (tm decode
+     * gives stdout or its own files); the listing is formatted into OUT. */
+    FILE *out;               /* the listing, text (NULL: none); flushed before each diagnostic line */
     FILE *bin;               /* compact binary output (NULL: none) */
-    int quiet;               /* outputs: no error lines on stderr (they are still counted) */
+    /* The outputs' diagnostics, one line per call (no prefix, no newline):
+     * "T1: trace bit 77: ...; resuming at the thread's next synchronization",
+     * "T1: 3 more errors like the one at trace bit 77" (at the thread's
+     * end), "trace bit 90: ...; resuming at the next synchronization
+     * message".  NULL: none (they are still counted).  tm decode prints
+     * them on stderr as "tm decode: LINE". */
+    void (*diag)(void *diag_arg, const char *line);
+    void *diag_arg;
+    int quiet;               /* outputs: no diagnostic lines (the errors are still counted) */
     void (*progress)(uint64_t instructions, void *arg);
-    void *arg;
+    void *arg;               /* PROGRESS's */
 } tm_frombin_opts;
 
 typedef struct tm_frombin_result {

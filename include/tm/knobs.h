@@ -4,13 +4,14 @@
  * so that its descriptor files are exactly those of tm record --mode
  * (docs/guide.md "The Pin tool's knobs").
  *
- * Self-contained C (only <stdio.h>, <stdlib.h>, <string.h>; no globals, no
- * allocation): the Pin tool compiles thesis/knobs.c against Pin's PinCRT,
+ * Self-contained C (only <stdio.h>, <stdlib.h>, <string.h> and the enum of
+ * tm/status.h; no globals, no allocation): the Pin tool compiles thesis/knobs.c against Pin's PinCRT,
  * and libtm has it for the unit tests. */
 #ifndef TM_KNOBS_H
 #define TM_KNOBS_H
 
 #include <stddef.h>
+#include "tm/status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,7 +23,7 @@ extern "C" {
  * value ("-gshare", "1024").  Writes tm record's arguments to OUT (at most
  * MAX; MAX >= KNOBC always suffices): pointers to string literals or to the
  * values in KNOBV (which must outlive OUT).  Returns how many were written,
- * or -1 with one line in ERR (ERRLEN bytes, may be 0) naming the knob: an
+ * or TM_ERR_ARG with one line in ERR (ERRLEN bytes, may be 0) naming the knob: an
  * unknown knob, a missing value, a value tm record would refuse (the same
  * checks: predictor and cache sizes, the cache's combination, counts), a
  * knob of another tool (-store without -mode mlstrace, the cache knobs

@@ -128,8 +128,11 @@ typedef void (*tm_model_msg_hook)(void *arg, uint64_t cycle, uint32_t core,
 
 typedef struct tm_model tm_model;
 
-/* CFG must have been resolved (tm_model_cfg_resolve). */
-int tm_model_new(const tm_model_cfg *cfg, tm_model **out);
+/* CFG must have been resolved (tm_model_cfg_resolve; it is checked again).
+ * TM_OK, or TM_ERR_ARG with tm_model_cfg_resolve's message in ERR (why the
+ * configuration is invalid), or TM_ERR_NOMEM ("out of memory"); *OUT is
+ * NULL on failure. */
+int tm_model_new(const tm_model_cfg *cfg, tm_model **out, char *err, size_t errlen);
 void tm_model_free(tm_model *m);
 void tm_model_set_hook(tm_model *m, tm_model_msg_hook hook, void *arg);
 /* Feeds one record; records must come in commit-stream order (the tmc

@@ -29,7 +29,13 @@
  *   tm_recmode_set_skipped(m, n) any time before close
  *   after tm_model_finish: tm_recmode_close(m, model, err, n), then no more
  *               hook calls (tm_model_free, or set the hook to NULL)
- * Every function accepts m == NULL and then does nothing. */
+ * Every function accepts m == NULL and then does nothing.
+ *
+ * Errors as everywhere in libtm (docs/architecture.md): the fallible calls
+ * return TM_OK or a negative tm_status (TM_ERR_ARG: an option or a value
+ * the descriptors cannot hold; TM_ERR_NOMEM; TM_ERR_IO: a file, the
+ * compressor); the words are one line, in the caller's buffer (open,
+ * close) or kept in the handle (tm_recmode_error). */
 #ifndef TM_RECMODES_H
 #define TM_RECMODES_H
 
@@ -38,6 +44,7 @@
 #include "tm/capture.h"
 #include "tm/model.h"
 #include "tm/msg.h"
+#include "tm/status.h"
 #include "tm/tmc.h"
 
 typedef struct tm_recmode tm_recmode;
@@ -71,8 +78,9 @@ int tm_recmode_needs_cfiat(const tm_recmode_cfg *c);
  * plus .gz/.bz2/.zst when compressed) and the statistics file
  * (NAME.Statistics), starts the compressor.  MCFG is the model's resolved
  * configuration (may be NULL for mcftrace and mlstrace; it gives the
- * threads).  With no mode and no mode option: *out = NULL and 0.  On error:
- * one line in ERR, nothing left behind, -1. */
+ * threads).  With no mode and no mode option: *out = NULL and TM_OK.  On
+ * error: TM_ERR_ARG (the options), TM_ERR_NOMEM or TM_ERR_IO (a file, the
+ * compressor) with one line in ERR, *out NULL, nothing left behind. */
 int tm_recmode_open(const tm_recmode_cfg *c, const tm_model_cfg *mcfg, tm_recmode **out, char *err, size_t errlen);
 /* Abandons M: its files are removed (they are written under temporary
  * names and renamed into place only by a successful tm_recmode_close). */
@@ -85,15 +93,16 @@ void tm_recmode_abort(tm_recmode *m);
  * replaces it there).  A file that cannot be read, or whose GNU build-id is
  * not the module's, gives no bytes: its instructions' disassembly is
  * "(unknown)" (counted on a "tm:" line of the statistics).  Without -d:
- * nothing.  0, or -1 out of memory (tm_recmode_error). */
+ * nothing.  TM_OK, or TM_ERR_NOMEM (tm_recmode_error), or an earlier
+ * error's status. */
 int tm_recmode_module(tm_recmode *m, const tm_cap_module *mod);
 
 /* Every commit-stream record, in order (MEM records carry in r->pc the
  * address of their instruction; 0 = a write by the system, never traced).
- * 0, or -1 after an error (write failure, the compressor gone, a thread id
- * above 255 in a binary file, a count above 2^32-1 in a 4-byte binary
- * field, or an error of the hook): tm_recmode_error() tells; errors are
- * sticky. */
+ * TM_OK, or the status of the first error: TM_ERR_IO (write failure, the
+ * compressor gone), TM_ERR_ARG (a thread id above 255 in a binary file, a
+ * count above 2^32-1 in a 4-byte binary field, a message the hook cannot
+ * take), TM_ERR_NOMEM; tm_recmode_error() tells; errors are sticky. */
 int tm_recmode_record(tm_recmode *m, const tmc_record *r);
 
 /* The model's message hook: tm_model_set_hook(model, tm_recmode_hook, m).
@@ -121,8 +130,8 @@ const char *tm_recmode_error(const tm_recmode *m);
 
 /* Flushes the descriptors, waits for the compressor, writes the statistics
  * file (MODEL gives the prediction and cache statistics of mcftraptor and
- * mlvcfiat; may be NULL for mcftrace and mlstrace) and frees M.  0, or -1
- * with the first error in ERR (M is freed either way). */
+ * mlvcfiat; may be NULL for mcftrace and mlstrace) and frees M.  TM_OK, or
+ * the first error's status with its line in ERR (M is freed either way). */
 int tm_recmode_close(tm_recmode *m, const tm_model *model, char *err, size_t errlen);
 
 #endif

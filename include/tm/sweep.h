@@ -23,8 +23,8 @@ extern "C" {
 typedef struct tm_sweep tm_sweep;
 
 /* K models (K >= 1) of the resolved configurations CFGS.  TM_OK,
- * TM_ERR_ARG (K = 0) or a tm_model_new failure. */
-int tm_sweep_new(const tm_model_cfg *cfgs, size_t k, tm_sweep **out);
+ * TM_ERR_ARG (K = 0) or a tm_model_new failure, with its message in ERR. */
+int tm_sweep_new(const tm_model_cfg *cfgs, size_t k, tm_sweep **out, char *err, size_t errlen);
 size_t tm_sweep_count(const tm_sweep *s);
 /* Model I (its trace, statistics, hook); owned by the sweep. */
 tm_model *tm_sweep_model(tm_sweep *s, size_t i);

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     cfg.enc.enc = TM_ENC_TR_E;
     cfg.enc.data = TM_DATA_CFIAT;
     tm_model *m = NULL;
-    if (tm_model_cfg_resolve(&cfg, err, sizeof err) != TM_OK || tm_model_new(&cfg, &m) != TM_OK) {
+    if (tm_model_cfg_resolve(&cfg, err, sizeof err) != TM_OK || tm_model_new(&cfg, &m, err, sizeof err) != TM_OK) {
         fprintf(stderr, "capfeed: model: %s\n", err);
         return 1;
     }

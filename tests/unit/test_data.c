@@ -70,7 +70,7 @@ static void sim_init(sim *s, tm_model_cfg cfg)
     char err[256];
     cr_assert_eq(tm_model_cfg_resolve(&cfg, err, sizeof err), TM_OK, "%s", err);
     s->cfg = cfg;
-    cr_assert_eq(tm_model_new(&cfg, &s->m), TM_OK);
+    cr_assert_eq(tm_model_new(&cfg, &s->m, NULL, 0), TM_OK);
     tm_model_set_hook(s->m, hook, &s->cap);
 }
 
@@ -653,7 +653,7 @@ static int two_operands(int mode, char *err, size_t errlen)
     char e[256];
     cr_assert_eq(tm_model_cfg_resolve(&c, e, sizeof e), TM_OK, "%s", e);
     tm_model *m = NULL;
-    cr_assert_eq(tm_model_new(&c, &m), TM_OK);
+    cr_assert_eq(tm_model_new(&c, &m, NULL, 0), TM_OK);
     tmc_record r = {0};
     int rc = TM_OK;
     for (uint32_t t = 0; t < 2; t++) {
@@ -697,8 +697,13 @@ static void expect_resolve_error(tm_model_cfg c, const char *text)
     cr_assert_eq(tm_model_cfg_resolve(&c, err, sizeof err), TM_ERR_ARG, "accepted; expected '%s'", text);
     cr_assert(strstr(err, text), "error '%s' lacks '%s'", err, text);
     tm_model *m = NULL;
-    cr_assert_neq(tm_model_new(&c, &m), TM_OK);
+    cr_assert_neq(tm_model_new(&c, &m, NULL, 0), TM_OK);
     cr_assert_null(m);
+    /* the model's constructor gives the caller the same reason */
+    char merr[256] = "";
+    cr_assert_eq(tm_model_new(&c, &m, merr, sizeof merr), TM_ERR_ARG);
+    cr_assert_null(m);
+    cr_assert_str_eq(merr, err);
 }
 
 Test(data, cfg_resolve_cache_geometry)
@@ -933,7 +938,7 @@ static int model_and_verify(uint32_t threads, uint64_t insns, uint64_t seed, int
     c.cfiat_shared = cfiat_shared;
     cr_assert_eq(tm_model_cfg_resolve(&c, err, sizeof err), TM_OK, "%s", err);
     tm_model *m = NULL;
-    cr_assert_eq(tm_model_new(&c, &m), TM_OK);
+    cr_assert_eq(tm_model_new(&c, &m, NULL, 0), TM_OK);
     tmc_reader *rd = NULL;
     cr_assert_eq(tmc_reader_open(tmc.path, &rd, NULL, 0), TM_OK);
     tmc_record r;

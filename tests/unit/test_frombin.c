@@ -1,6 +1,7 @@
 /* Replay from binaries: the instruction classes must be the recording's
  * (docs/capture.md §2), and bad set-ups are refused cleanly. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <string.h>
 #include "tm/image.h" /* the module-map loader */
 #include "tm/decoder.h"
@@ -162,4 +163,77 @@ Test(frombin, module_map_refuses_fifos_and_devices, .timeout = 10)
     unlink(fifo);
     unlink(p);
     rmdir(dir);
+}
+
+/* ---- the library never prints (issue 36): the replay's diagnostics go to
+ * the caller's sink, none to stderr ---- */
+
+typedef struct diag_lines {
+    unsigned n;
+    char first[512];
+} diag_lines;
+
+static void collect(void *arg, const char *line)
+{
+    diag_lines *d = arg;
+    if (!d->n++)
+        snprintf(d->first, sizeof d->first, "%s", line);
+    cr_expect(!strchr(line, '\n'), "a diagnostic line holds no newline: %s", line);
+}
+
+/* A trace of garbage bits over this test's own binary: the replay's
+ * outputs go on after its errors and say each one through o.diag. */
+Test(frombin, diagnostics_through_the_callback, .init = cr_redirect_stderr)
+{
+    char dir[] = "/tmp/tm-diag.XXXXXX", p[64], err[1024];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/m", dir);
+    write_map(p, "0x0000000000400000 - /proc/self/exe\n", 1);
+    tmt_file tf;
+    memset(&tf, 0, sizeof tf);
+    tm_model_cfg_default(&tf.cfg, 2);
+    cr_assert_eq(tm_model_cfg_resolve(&tf.cfg, err, sizeof err), TM_OK);
+    static uint8_t bits[4096];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof bits; i++) {
+        x = x * 1103515245u + 12345u;
+        bits[i] = (uint8_t)(x >> 16);
+    }
+    tf.data = bits;
+    tf.bits = sizeof bits * 8;
+    FILE *out = tmpfile();
+    cr_assert_not_null(out);
+    tm_frombin_opts o;
+    memset(&o, 0, sizeof o);
+    o.modules = p;
+    o.ignore_build_id = 1;
+    o.recover = 1;
+    o.format = TM_FB_INSNS;
+    o.out = out;
+    diag_lines d = {0, ""};
+    o.diag = collect;
+    o.diag_arg = &d;
+    tm_frombin_result res;
+    int rc = tm_frombin(&tf, &o, &res, err, sizeof err);
+    cr_expect_eq(rc, TM_OK, "%s", err);
+    cr_expect(d.n > 0, "no diagnostic line (errors %llu, resyncs %llu)", (unsigned long long)res.errors,
+              (unsigned long long)res.resyncs);
+    cr_expect(!strncmp(d.first, "T", 1) || !strncmp(d.first, "trace bit ", 10), "%s", d.first);
+    /* quiet: none at all, the errors still counted */
+    diag_lines q = {0, ""};
+    o.diag_arg = &q;
+    o.quiet = 1;
+    tm_frombin_result rq;
+    cr_expect_eq(tm_frombin(&tf, &o, &rq, err, sizeof err), TM_OK, "%s", err);
+    cr_expect_eq(q.n, 0);
+    cr_expect_eq(rq.errors, res.errors);
+    /* without a sink: nothing said, nothing printed */
+    o.quiet = 0;
+    o.diag = NULL;
+    cr_expect_eq(tm_frombin(&tf, &o, &rq, err, sizeof err), TM_OK, "%s", err);
+    fclose(out);
+    unlink(p);
+    rmdir(dir);
+    fflush(stderr);
+    cr_expect_stderr_eq_str("");
 }

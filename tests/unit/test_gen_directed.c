@@ -310,7 +310,7 @@ static void model_run(const char *path, uint32_t threads, const mopts *o, tm_mod
     char err[256];
     cr_assert_eq(tm_model_cfg_resolve(&cfg, err, sizeof err), TM_OK, "%s", err);
     mfeed f = {NULL};
-    cr_assert_eq(tm_model_new(&cfg, &f.m), TM_OK);
+    cr_assert_eq(tm_model_new(&cfg, &f.m, NULL, 0), TM_OK);
     if (hook)
         tm_model_set_hook(f.m, hook, arg);
     scan(path, feed, &f);

@@ -55,7 +55,7 @@ static int xlate(char *joined, size_t n, char *err, size_t errlen, const char *c
         const char *kv_[] = {__VA_ARGS__, NULL};                                                       \
         char j_[1024], e_[512] = "";                                                                   \
         int r_ = xlate(j_, sizeof j_, e_, sizeof e_, kv_);                                             \
-        cr_assert_eq(r_, -1, "%s: accepted as '%s'", #__VA_ARGS__, j_);                                \
+        cr_assert_eq(r_, TM_ERR_ARG, "%s: accepted as '%s'", #__VA_ARGS__, j_);                             \
         cr_assert_str_eq(e_, want, "%s", #__VA_ARGS__);                                                \
         cr_assert_null(strchr(e_, '\n'));                                                              \
     } while (0)
@@ -102,7 +102,7 @@ Test(knobs, every_knob)
     const char *none[] = {NULL};
     const char *out[1];
     char err[128];
-    cr_assert_eq(tm_knobs_to_record(0, none, out, 0, err, sizeof err), -1);
+    cr_assert_eq(tm_knobs_to_record(0, none, out, 0, err, sizeof err), TM_ERR_ARG);
     cr_assert_str_eq(err, "no output: give -mode or -o NAME");
 }
 
@@ -120,10 +120,10 @@ Test(knobs, values_point_into_knobv)
     cr_assert_eq(out[7], kv[7]);
     /* exactly as many outputs as knobs is enough; one fewer is not */
     cr_assert_eq(tm_knobs_to_record(8, kv, out, 8, err, sizeof err), 8);
-    cr_assert_eq(tm_knobs_to_record(8, kv, out, 7, err, sizeof err), -1);
+    cr_assert_eq(tm_knobs_to_record(8, kv, out, 7, err, sizeof err), TM_ERR_ARG);
     cr_assert_str_eq(err, "-gshare: no room for tm record's arguments (7; as many as the knobs suffice)");
     const char *fl[] = {"-mode", "mcftrace", "-a", "-d"};
-    cr_assert_eq(tm_knobs_to_record(4, fl, out, 3, err, sizeof err), -1);
+    cr_assert_eq(tm_knobs_to_record(4, fl, out, 3, err, sizeof err), TM_ERR_ARG);
     cr_assert_str_eq(err, "-d: no room for tm record's arguments (3; as many as the knobs suffice)");
 }
 
@@ -170,21 +170,21 @@ Test(knobs, unknown_and_missing)
     const char *kv[] = {"-mode", NULL};
     const char *out[4];
     char err[128];
-    cr_assert_eq(tm_knobs_to_record(2, kv, out, 4, err, sizeof err), -1);
+    cr_assert_eq(tm_knobs_to_record(2, kv, out, 4, err, sizeof err), TM_ERR_ARG);
     cr_assert_str_eq(err, "-mode: needs a value");
     const char *kn[] = {"-a", NULL};
-    cr_assert_eq(tm_knobs_to_record(2, kn, out, 4, err, sizeof err), -1);
+    cr_assert_eq(tm_knobs_to_record(2, kn, out, 4, err, sizeof err), TM_ERR_ARG);
     cr_assert_str_eq(err, "tm_knobs_to_record: knob 1 is NULL");
-    cr_assert_eq(tm_knobs_to_record(-1, kn, out, 4, err, sizeof err), -1);
+    cr_assert_eq(tm_knobs_to_record(-1, kn, out, 4, err, sizeof err), TM_ERR_ARG);
     cr_assert_str_eq(err, "tm_knobs_to_record: no knobs (knobc -1)");
     /* ERR may be NULL or empty */
-    cr_assert_eq(tm_knobs_to_record(1, (const char *const[]){"-zz"}, out, 4, NULL, 0), -1);
+    cr_assert_eq(tm_knobs_to_record(1, (const char *const[]){"-zz"}, out, 4, NULL, 0), TM_ERR_ARG);
     char one[1] = {'x'};
-    cr_assert_eq(tm_knobs_to_record(1, (const char *const[]){"-zz"}, out, 4, one, 1), -1);
+    cr_assert_eq(tm_knobs_to_record(1, (const char *const[]){"-zz"}, out, 4, one, 1), TM_ERR_ARG);
     cr_assert_eq(one[0], '\0');
     /* a long message is cut, still one line */
     char small[16];
-    cr_assert_eq(tm_knobs_to_record(1, (const char *const[]){"-zz"}, out, 4, small, sizeof small), -1);
+    cr_assert_eq(tm_knobs_to_record(1, (const char *const[]){"-zz"}, out, 4, small, sizeof small), TM_ERR_ARG);
     cr_assert_str_eq(small, "-zz: unknown kn");
 }
 
@@ -255,7 +255,7 @@ Test(knobs, across_knobs)
 
 /* ---------------------------------------------------- against tm record */
 
-/* Translates KNOBV (KNOBC) into OUT: the count, or -1. */
+/* Translates KNOBV (KNOBC) into OUT: the count, or TM_ERR_ARG. */
 static int tr(int knobc, const char **knobv, const char **out)
 {
     char err[512];

@@ -40,7 +40,7 @@ static void sim_init(sim *s, tm_model_cfg *cfg)
     memset(s, 0, sizeof *s);
     char err[200];
     cr_assert_eq(tm_model_cfg_resolve(cfg, err, sizeof err), TM_OK, "%s", err);
-    cr_assert_eq(tm_model_new(cfg, &s->m), TM_OK);
+    cr_assert_eq(tm_model_new(cfg, &s->m, NULL, 0), TM_OK);
     tm_model_set_hook(s->m, hook, &s->cap);
 }
 

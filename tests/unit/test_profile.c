@@ -33,7 +33,7 @@ static void resolve(tm_model_cfg *c)
 static void run(const gen_stream_t *s, tm_model_cfg *c, uint64_t window, tm_model **m, tm_profile **p)
 {
     resolve(c);
-    cr_assert_eq(tm_model_new(c, m), TM_OK);
+    cr_assert_eq(tm_model_new(c, m, NULL, 0), TM_OK);
     cr_assert_eq(tm_profile_new(window, p), TM_OK);
     tm_profile_attach(*p, *m);
     for (size_t j = 0; j < s->n; j++)

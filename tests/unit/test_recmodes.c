@@ -316,13 +316,19 @@ static void model_cfg(tm_model_cfg *cfg, uint32_t threads, int cfiat)
     cr_assert_eq(tm_model_cfg_resolve(cfg, err, sizeof err), TM_OK, "%s", err);
 }
 
-static void open_fails(tm_recmode_cfg *c, const tm_model_cfg *mcfg, const char *want)
+/* tm_recmode_open refuses C with status ST (TM_ERR_ARG if 0) and the line WANT. */
+static void open_fails_st(tm_recmode_cfg *c, const tm_model_cfg *mcfg, int st, const char *want)
 {
     char err[512] = "";
     tm_recmode *m = (tm_recmode *)1;
-    cr_assert_eq(tm_recmode_open(c, mcfg, &m, err, sizeof err), -1);
+    cr_assert_eq(tm_recmode_open(c, mcfg, &m, err, sizeof err), st ? st : TM_ERR_ARG, "%s", err);
     cr_assert_null(m);
     cr_assert_str_eq(err, want);
+}
+
+static void open_fails(tm_recmode_cfg *c, const tm_model_cfg *mcfg, const char *want)
+{
+    open_fails_st(c, mcfg, 0, want);
 }
 
 Test(recmodes, open_errors)
@@ -371,7 +377,7 @@ Test(recmodes, open_errors)
     close_mode(m, NULL);
     /* An output that cannot be created. */
     c = (tm_recmode_cfg){.mode = "mcftrace", .name = "/nonexistent-dir/x"};
-    open_fails(&c, &mc, "/nonexistent-dir/x.bin: No such file or directory");
+    open_fails_st(&c, &mc, TM_ERR_IO, "/nonexistent-dir/x.bin: No such file or directory");
 
     /* A missing compressor: one line, no file left behind. */
     char empty[128];
@@ -380,7 +386,8 @@ Test(recmodes, open_errors)
     setenv("PATH", empty, 1);
     snprintf(name, sizeof name, "%s/z", dir);
     c = (tm_recmode_cfg){.mode = "mlstrace", .compress = "pbzip2", .name = name};
-    open_fails(&c, &mc, "-c pbzip2: cannot run pbzip2: not found on PATH (install it or choose another -c)");
+    open_fails_st(&c, &mc, TM_ERR_IO,
+                  "-c pbzip2: cannot run pbzip2: not found on PATH (install it or choose another -c)");
     struct stat st;
     cr_assert_neq(stat(in_tmp("z.bin.bz2"), &st), 0);
     cr_assert_neq(stat(in_tmp("z.Statistics"), &st), 0);
@@ -474,16 +481,16 @@ Test(recmodes, binary_thread_id_range)
     tm_recmode_cfg c = {.mode = "mcftrace", .name = name};
     tm_recmode *m = open_mode(&c, NULL);
     tmc_record r = rec_br(256, 1, TMC_JUMP, 0x1000, 2, 0x2000, 1);
-    cr_assert_eq(tm_recmode_record(m, &r), -1);
+    cr_assert_eq(tm_recmode_record(m, &r), TM_ERR_ARG);
     char want[256];
     snprintf(want, sizeof want,
              "%s: thread id 256 does not fit the 1-byte Thread ID of a binary descriptor (0..255); use -a",
              in_tmp("b.bin"));
     cr_assert_str_eq(tm_recmode_error(m), want);
     r.tid = 0;
-    cr_assert_eq(tm_recmode_record(m, &r), -1); /* sticky */
+    cr_assert_eq(tm_recmode_record(m, &r), TM_ERR_ARG); /* sticky */
     char err[512];
-    cr_assert_eq(tm_recmode_close(m, NULL, err, sizeof err), -1);
+    cr_assert_eq(tm_recmode_close(m, NULL, err, sizeof err), TM_ERR_ARG);
     cr_assert_str_eq(err, want);
     rm_tmp();
 }
@@ -775,11 +782,11 @@ Test(recmodes, binary_count_range)
     tm_recmode_hook(m, 1, 0, &s, 10, 1);
     tm_recmode_hook(m, 2, 0, &b, 10, 1);
     tmc_record r = rec_run(0, 3, 0x1000, 1, 4);
-    cr_assert_eq(tm_recmode_record(m, &r), -1);
+    cr_assert_eq(tm_recmode_record(m, &r), TM_ERR_ARG);
     char want[256], err[512];
     snprintf(want, sizeof want, "%s: bCnt 4294967296 does not fit the 4-byte field of a binary descriptor; use -a",
              in_tmp("tr.bin"));
-    cr_assert_eq(tm_recmode_close(m, NULL, err, sizeof err), -1);
+    cr_assert_eq(tm_recmode_close(m, NULL, err, sizeof err), TM_ERR_ARG);
     cr_assert_str_eq(err, want);
     /* ASCII has no such limit. */
     c.ascii = 1;
@@ -811,7 +818,7 @@ Test(recmodes, mcftraptor_model)
     tm_model_cfg mc;
     model_cfg(&mc, 2, 0);
     feeder f;
-    cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
+    cr_assert_eq(tm_model_new(&mc, &f.model, NULL, 0), TM_OK);
     char name[128];
     snprintf(name, sizeof name, "%s/trm", dir);
     tm_recmode_cfg c = {.mode = "mcftraptor", .ascii = 1, .name = name};
@@ -916,7 +923,7 @@ Test(recmodes, mlvcfiat_model)
     tm_model_cfg mc;
     model_cfg(&mc, 1, 1); /* the "tool" cache: 32 KB, 4-way, 32-byte lines, g 4 */
     feeder f;
-    cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
+    cr_assert_eq(tm_model_new(&mc, &f.model, NULL, 0), TM_OK);
     char name[128];
     snprintf(name, sizeof name, "%s/cfm", dir);
     tm_recmode_cfg c = {.mode = "mlvcfiat", .ascii = 1, .name = name};
@@ -1104,7 +1111,7 @@ Test(recmodes, compressor_failure)
         for (int i = 0; i < n && !failed; i++)
             failed = tm_recmode_record(m, &rs[i]) != 0;
     char err[512] = "";
-    cr_assert_eq(tm_recmode_close(m, NULL, err, sizeof err), -1);
+    cr_assert_eq(tm_recmode_close(m, NULL, err, sizeof err), TM_ERR_IO);
     char want[256];
     snprintf(want, sizeof want, "%s/bad.bin.gz: ", dir);
     cr_assert_eq(strncmp(err, want, strlen(want)), 0, "%s", err);
@@ -1422,7 +1429,7 @@ Test(recmodes, mcftraptor_disasm)
         tm_model_cfg mc;
         model_cfg(&mc, 2, 0);
         feeder f;
-        cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
+        cr_assert_eq(tm_model_new(&mc, &f.model, NULL, 0), TM_OK);
         char name[128];
         snprintf(name, sizeof name, "%s/trd", dir);
         tm_recmode_cfg c = {.mode = "mcftraptor", .ascii = 1, .disasm = 1, .name = name};
@@ -1478,7 +1485,7 @@ Test(recmodes, mlvcfiat_disasm)
         tm_model_cfg mc;
         model_cfg(&mc, 1, 1);
         feeder f;
-        cr_assert_eq(tm_model_new(&mc, &f.model), TM_OK);
+        cr_assert_eq(tm_model_new(&mc, &f.model, NULL, 0), TM_OK);
         char name[128];
         snprintf(name, sizeof name, "%s/cfd", dir);
         tm_recmode_cfg c = {.mode = "mlvcfiat", .ascii = 1, .disasm = 1, .name = name};

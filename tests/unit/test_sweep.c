@@ -40,7 +40,7 @@ static void same_as_alone(uint32_t threads, int mem, int groups)
     tm_model_cfg c[16];
     size_t k = configs(c, threads, mem);
     tm_sweep *sw = NULL;
-    cr_assert_eq(tm_sweep_new(c, k, &sw), TM_OK);
+    cr_assert_eq(tm_sweep_new(c, k, &sw, NULL, 0), TM_OK);
     cr_assert_eq(tm_sweep_count(sw), k);
     for (size_t j = 0; j < s.n; j++) {
         const tmc_record *r = &s.r[j];
@@ -58,7 +58,7 @@ static void same_as_alone(uint32_t threads, int mem, int groups)
     int dropped = 0;
     for (size_t i = 0; i < k; i++) {
         tm_model *alone = NULL;
-        cr_assert_eq(tm_model_new(&c[i], &alone), TM_OK);
+        cr_assert_eq(tm_model_new(&c[i], &alone, NULL, 0), TM_OK);
         for (size_t j = 0; j < s.n; j++)
             cr_assert_eq(tm_model_put(alone, &s.r[j]), TM_OK, "%s", tm_model_error(alone));
         cr_assert_eq(tm_model_finish(alone), TM_OK);
@@ -94,9 +94,16 @@ Test(sweep, the_first_refusal_stops_it)
         cr_assert_eq(tm_model_cfg_resolve(&c[i], err, sizeof err), TM_OK);
     }
     tm_sweep *sw = NULL;
-    cr_assert_eq(tm_sweep_new(c, 0, &sw), TM_ERR_ARG);
+    cr_assert_eq(tm_sweep_new(c, 0, &sw, NULL, 0), TM_ERR_ARG);
     cr_assert_null(sw);
-    cr_assert_eq(tm_sweep_new(c, 2, &sw), TM_OK);
+    /* a configuration the model refuses: its reason reaches the caller */
+    tm_model_cfg bad[2] = {c[0], c[1]};
+    bad[1].enc.threads = 0;
+    char why[200] = "";
+    cr_assert_eq(tm_sweep_new(bad, 2, &sw, why, sizeof why), TM_ERR_ARG);
+    cr_assert_null(sw);
+    cr_assert(strstr(why, "threads 0"), "%s", why);
+    cr_assert_eq(tm_sweep_new(c, 2, &sw, NULL, 0), TM_OK);
     tmc_record r;
     memset(&r, 0, sizeof r);
     r.type = TMC_RUN; /* a RUN of a thread beyond the module's 2 cores */

@@ -234,8 +234,8 @@ int cmd_model(int argc, char **argv)
     /* one pass over the stream for every configuration (tm/sweep.h) */
     tm_sweep *sw = NULL;
     int status = 0;
-    if ((rc = tm_sweep_new(cfgs, k, &sw)) != TM_OK) {
-        tm_err("model", "cannot create the model: %s", tm_status_str(rc));
+    if ((rc = tm_sweep_new(cfgs, k, &sw, e, sizeof e)) != TM_OK) {
+        tm_err("model", "cannot create the model: %s", e);
         abort_outs(seg, k);
         tmc_reader_close(rd);
         return 1;

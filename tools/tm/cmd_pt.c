@@ -206,11 +206,6 @@ static int default_image_paths(const char *tmc, char *mods, char *vdso, size_t n
     return 0;
 }
 
-/* The trace module's rows of --compare: each encoding of the model
- * (tm_encoding_name), without and with time stamps: row i is encoding i / 2,
- * with time stamps iff i is odd. */
-#define NCMP (2 * TM_ENCODINGS)
-
 /* The encoder's outputs closed and renamed into place; the BASE.T<n>.pt of
  * cores that did not run this time (not this execution's) removed, so that
  * --verify and --check see only these.  0, or -1 after one line. */

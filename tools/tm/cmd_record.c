@@ -194,14 +194,14 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
         }
     *cfg = cfgs[0];
     if (x->k > 1) {
-        if ((rc = tm_sweep_new(cfgs, x->k, &x->sw)) != TM_OK) {
+        if ((rc = tm_sweep_new(cfgs, x->k, &x->sw, e, sizeof e)) != TM_OK) {
             tm_out_abort(spool);
-            return rec_abandon(x, O, "cannot create the models: %s", tm_status_str(rc));
+            return rec_abandon(x, O, "cannot create the models: %s", e);
         }
         x->m = tm_sweep_model(x->sw, 0);
-    } else if ((rc = tm_model_new(cfg, &x->m)) != TM_OK) {
+    } else if ((rc = tm_model_new(cfg, &x->m, e, sizeof e)) != TM_OK) {
         tm_out_abort(spool);
-        return rec_abandon(x, O, "cannot create the model: %s", tm_status_str(rc));
+        return rec_abandon(x, O, "cannot create the model: %s", e);
     }
     for (size_t j = 0; j < x->k; j++) {
         x->conf[j].m = j ? tm_sweep_model(x->sw, j) : x->m;
@@ -826,13 +826,13 @@ int cmd_record(int argc, char **argv)
             cfgs[0] = cfg;
             for (size_t j = 1; j < k; j++)
                 cfgs[j] = conf[j].cfg;
-            if ((rc = tm_sweep_new(cfgs, k, &x.sw)) != TM_OK)
-                return rec_abandon(&x, &O, "cannot create the models: %s", tm_status_str(rc));
+            if ((rc = tm_sweep_new(cfgs, k, &x.sw, e, sizeof e)) != TM_OK)
+                return rec_abandon(&x, &O, "cannot create the models: %s", e);
             x.m = tm_sweep_model(x.sw, 0);
             for (size_t j = 1; j < k; j++)
                 conf[j].m = tm_sweep_model(x.sw, j);
-        } else if ((rc = tm_model_new(&cfg, &x.m)) != TM_OK) {
-            return rec_abandon(&x, &O, "cannot create the model: %s", tm_status_str(rc));
+        } else if ((rc = tm_model_new(&cfg, &x.m, e, sizeof e)) != TM_OK) {
+            return rec_abandon(&x, &O, "cannot create the model: %s", e);
         }
         conf[0].m = x.m;
         conf[0].cfg = cfg;

@@ -31,6 +31,13 @@ static void fb_progress(uint64_t insns, void *arg)
     }
 }
 
+/* The replay's diagnostics sink: its lines on stderr. */
+static void fb_diag_stderr(void *arg, const char *line)
+{
+    (void)arg;
+    fprintf(stderr, "tm decode: %s\n", line);
+}
+
 int decode_from_binary(int argc, char **argv)
 {
     tm_frombin_opts o;
@@ -133,6 +140,7 @@ int decode_from_binary(int argc, char **argv)
     o.recover = !verify;
     o.out = verify ? NULL : stdout;
     o.bin = bf;
+    o.diag = fb_diag_stderr;
     time_t last = time(NULL);
     if (verify || o.format == TM_FB_NONE) {
         o.progress = fb_progress;
