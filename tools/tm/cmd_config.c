@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "cmd.h"
+#include "tm/opt.h"
 #include "modelopts.h"
 #include "tm/manifest.h"
 #include "tm/model.h"
@@ -278,117 +280,159 @@ static int print_entry(const tm_mf_entry *e, uint32_t threads, const char *forma
     return print_cfg(&cfg, e, format);
 }
 
+/* tm config's command line. */
+typedef struct config_args {
+    const char *manifest, *list, *format, *name, *threads;
+    int list_tiers, list_presets, list_encodings, check, nopts;
+    model_opts o;
+} config_args;
+
+static const tm_optdef config_opts[] = {
+    {"--manifest", NULL, TM_OPT_VALUE, offsetof(config_args, manifest), 0},
+    {"--list", NULL, TM_OPT_VALUE, offsetof(config_args, list), 0},
+    {"--format", NULL, TM_OPT_VALUE, offsetof(config_args, format), 0},
+    {"--threads", NULL, TM_OPT_VALUE, offsetof(config_args, threads), 0},
+    {"--list-tiers", NULL, TM_OPT_FLAG, offsetof(config_args, list_tiers), 0},
+    {"--list-presets", NULL, TM_OPT_FLAG, offsetof(config_args, list_presets), 0},
+    {"--list-encodings", NULL, TM_OPT_FLAG, offsetof(config_args, list_encodings), 0},
+    {"--check", NULL, TM_OPT_FLAG, offsetof(config_args, check), 0}, {NULL, NULL, 0, 0, 0}};
+
+/* The command line into C: 0, 1 (--help printed) or 2 after a usage error. */
+static int config_parse(int argc, char **argv, config_args *C)
+{
+    memset(C, 0, sizeof *C);
+    C->manifest = getenv("TM_MANIFEST");
+    C->format = "json";
+    tm_opt_parser p;
+    tm_opt_init(&p, argc, argv);
+    tm_opt_table t[2] = {{config_opts, C}, {model_opts_table, &C->o}};
+    const tm_optdef *hit;
+    const char *v;
+    char perr[256];
+    int pr;
+    while ((pr = tm_opt_next(&p, t, 2, &hit, &v, perr, sizeof perr)) > 0) {
+        if (pr == TM_OPT_HELP)
+            return usage(stdout), 1;
+        if (pr == TM_OPT_OPERAND && C->name)
+            return tm_usage("config", "unexpected argument '%s': one configuration name only", v), 2;
+        if (pr == TM_OPT_OPERAND)
+            C->name = v;
+        if (pr == TM_OPT_MATCH && (hit < config_opts || hit >= config_opts + sizeof config_opts / sizeof *hit))
+            C->nopts++; /* a model option */
+    }
+    if (pr < 0)
+        return tm_usage("config", "%s", perr), 2;
+    if (C->list && !*C->list)
+        return tm_usage("config", "--list needs a tier name (tm config --list-tiers lists them)"), 2;
+    return 0;
+}
+
+/* A configuration of model options alone (--threads N): the exit status. */
+static int config_of_options(const config_args *C, uint32_t threads)
+{
+    if (C->name || C->list || C->list_tiers || C->check)
+        return tm_usage("config", "model options describe a configuration of their own: not with a NAME, --list or "
+                                  "--check"), 2;
+    if (!threads)
+        return tm_usage("config", "--threads N: the thread count of the configuration"), 2;
+    tm_model_cfg cfg;
+    if (model_opts_cfg("config", &C->o, threads, &cfg))
+        return 2;
+    if (!format_known(C->format))
+        return 2;
+    if (!strcmp(C->format, "opts") || !strcmp(C->format, "stream") || !strcmp(C->format, "tiers") ||
+        !strcmp(C->format, "threads") || !strcmp(C->format, "module"))
+        return tm_usage("config", "--format %s: with model options, allowed key, vflags, params, sizes, modules, "
+                                  "json", C->format), 2;
+    return tm_finish_stdout("config", print_cfg(&cfg, NULL, C->format));
+}
+
+/* --list-tiers: every tier of M once, in the order of first use. */
+static void list_tiers(const tm_manifest *m)
+{
+    size_t n = tm_manifest_count(m);
+    for (size_t i = 0; i < n; i++) {
+        const char *t = tm_manifest_entry(m, i)->tiers;
+        while (*t) {
+            size_t l = strcspn(t, ",");
+            char tier[128];
+            snprintf(tier, sizeof tier, "%.*s", (int)(l < 127 ? l : 127), t);
+            int seen = 0;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = tm_mf_in_tiers(tm_manifest_entry(m, j), tier);
+            const char *u = tm_manifest_entry(m, i)->tiers;
+            for (; u < t && !seen; u += strcspn(u, ",") + 1)
+                seen = strcspn(u, ",") == l && !strncmp(u, t, l);
+            if (!seen)
+                printf("%s\n", tier);
+            t += l + (t[l] == ',');
+        }
+    }
+}
+
+/* --check: every configuration of M resolves; the exit status. */
+static int check_manifest(const tm_manifest *m)
+{
+    size_t n = tm_manifest_count(m), bad = 0, cfgs = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tm_mf_entry *e = tm_manifest_entry(m, i);
+        if (e->kind != TM_MF_CONFIG)
+            continue;
+        tm_model_cfg cfg;
+        cfgs++;
+        if (entry_cfg(e, e->threads ? e->threads : 1, &cfg))
+            bad++;
+    }
+    printf("config: %zu entries, %zu configurations, %zu bad\n", n, cfgs, bad);
+    return bad ? 1 : 0;
+}
+
+/* --list TIER: the names of its entries; the exit status. */
+static int list_tier(const tm_manifest *m, const char *list, const char *manifest)
+{
+    size_t hits = 0, n = tm_manifest_count(m);
+    for (size_t i = 0; i < n; i++)
+        if (tm_mf_in_tiers(tm_manifest_entry(m, i), list)) {
+            printf("%s\n", tm_manifest_entry(m, i)->name);
+            hits++;
+        }
+    if (!hits) {
+        tm_err("config", "--list %s: no entry of %s is in that tier (tm config --list-tiers lists them)", list,
+               manifest);
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_config(int argc, char **argv)
 {
-    const char *manifest = getenv("TM_MANIFEST"), *list = NULL, *format = "json", *name = NULL, *tv = NULL;
-    int list_tiers = 0, list_presets = 0, list_encodings = 0, check = 0, nopts = 0;
-    model_opts o;
-    memset(&o, 0, sizeof o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int r;
-        if (a[0] != '-') {
-            if (name) {
-                tm_usage("config", "unexpected argument '%s': one configuration name only", a);
-                return 2;
-            }
-            name = a;
-            continue;
-        }
-        if ((r = tm_opt(argc, argv, &i, "--manifest", &v)) != 0) {
-            if (r < 0) {
-                tm_usage("config", "--manifest needs a file name");
-                return 2;
-            }
-            manifest = v;
-        } else if ((r = tm_opt(argc, argv, &i, "--list", &v)) != 0) {
-            if (r < 0 || !*v) {
-                tm_usage("config", "--list needs a tier name (tm config --list-tiers lists them)");
-                return 2;
-            }
-            list = v;
-        } else if ((r = tm_opt(argc, argv, &i, "--format", &v)) != 0) {
-            if (r < 0) {
-                tm_usage("config", "--format needs one of opts, threads, stream, tiers, key, vflags, params, sizes, "
-                                 "modules, module, json");
-                return 2;
-            }
-            format = v;
-        } else if ((r = tm_opt(argc, argv, &i, "--threads", &v)) != 0) {
-            if (r < 0) {
-                tm_usage("config", "--threads needs a number");
-                return 2;
-            }
-            tv = v;
-        } else if (!strcmp(a, "--list-tiers")) {
-            list_tiers = 1;
-        } else if (!strcmp(a, "--list-presets")) {
-            list_presets = 1;
-        } else if (!strcmp(a, "--list-encodings")) {
-            list_encodings = 1;
-        } else if (!strcmp(a, "--check")) {
-            check = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else {
-            int mr = model_opts_parse("config", &o, argc, argv, &i);
-            if (mr < 0)
-                return 2;
-            if (mr == 0) {
-                tm_usage("config", "unknown option '%s'", a);
-                return 2;
-            }
-            nopts++;
-        }
-    }
+    config_args C;
+    int pr = config_parse(argc, argv, &C);
+    if (pr)
+        return pr == 1 ? 0 : pr;
     uint32_t threads = 0;
-    if (tv) {
+    if (C.threads) {
         uint64_t t;
-        if (tm_parse_u64(tv, &t) || t < 1 || t > TMC_MAX_THREADS) {
-            tm_usage("config", "--threads %s: allowed 1..%u", tv, TMC_MAX_THREADS);
-            return 2;
-        }
+        if (tm_parse_u64(C.threads, &t) || t < 1 || t > TMC_MAX_THREADS)
+            return tm_usage("config", "--threads %s: allowed 1..%u", C.threads, TMC_MAX_THREADS), 2;
         threads = (uint32_t)t;
     }
-    if (list_presets || list_encodings) {
-        if (list_presets)
+    if (C.list_presets || C.list_encodings) {
+        if (C.list_presets)
             for (unsigned i = 0; tm_model_preset_name(i); i++)
                 printf("%s\n", tm_model_preset_name(i));
-        if (list_encodings)
+        if (C.list_encodings)
             for (unsigned i = 0; i < TM_ENCODINGS; i++)
                 printf("%s\n", tm_encoding_name((tm_encoding)i));
         return tm_finish_stdout("config", 0);
     }
-    if (nopts || (!name && !list && !list_tiers && !check && tv)) {
-        if (name || list || list_tiers || check) {
-            tm_usage("config", "model options describe a configuration of their own: not with a NAME, --list or "
-                             "--check");
-            return 2;
-        }
-        if (!threads) {
-            tm_usage("config", "--threads N: the thread count of the configuration");
-            return 2;
-        }
-        tm_model_cfg cfg;
-        if (model_opts_cfg("config", &o, threads, &cfg))
-            return 2;
-        if (!format_known(format))
-            return 2;
-        if (!strcmp(format, "opts") || !strcmp(format, "stream") || !strcmp(format, "tiers") ||
-            !strcmp(format, "threads") || !strcmp(format, "module")) {
-            tm_usage("config", "--format %s: with model options, allowed key, vflags, params, sizes, modules, json",
-                   format);
-            return 2;
-        }
-        return tm_finish_stdout("config", print_cfg(&cfg, NULL, format));
-    }
-    if (!name && !list && !list_tiers && !check) {
-        tm_usage("config", "nothing to print: give a NAME, --list TIER, --list-tiers, --check, --list-presets, "
-                           "--list-encodings, or model options with --threads N");
-        return 2;
-    }
+    if (C.nopts || (!C.name && !C.list && !C.list_tiers && !C.check && C.threads))
+        return config_of_options(&C, threads);
+    if (!C.name && !C.list && !C.list_tiers && !C.check)
+        return tm_usage("config", "nothing to print: give a NAME, --list TIER, --list-tiers, --check, "
+                                  "--list-presets, --list-encodings, or model options with --threads N"), 2;
     char path[4200];
+    const char *manifest = C.manifest;
     if (!manifest) {
         char root[4096];
         if (tm_find_root(root, sizeof root)) {
@@ -406,59 +450,20 @@ int cmd_config(int argc, char **argv)
         return 1;
     }
     int status = 0;
-    size_t n = tm_manifest_count(m);
-    if (list_tiers) {
-        /* every tier once, in the order of first use */
-        for (size_t i = 0; i < n; i++) {
-            const char *t = tm_manifest_entry(m, i)->tiers;
-            while (*t) {
-                size_t l = strcspn(t, ",");
-                char tier[128];
-                snprintf(tier, sizeof tier, "%.*s", (int)(l < 127 ? l : 127), t);
-                int seen = 0;
-                for (size_t j = 0; j < i && !seen; j++)
-                    seen = tm_mf_in_tiers(tm_manifest_entry(m, j), tier);
-                const char *u = tm_manifest_entry(m, i)->tiers;
-                for (; u < t && !seen; u += strcspn(u, ",") + 1)
-                    seen = strcspn(u, ",") == l && !strncmp(u, t, l);
-                if (!seen)
-                    printf("%s\n", tier);
-                t += l + (t[l] == ',');
-            }
-        }
-    } else if (list) {
-        size_t hits = 0;
-        for (size_t i = 0; i < n; i++)
-            if (tm_mf_in_tiers(tm_manifest_entry(m, i), list)) {
-                printf("%s\n", tm_manifest_entry(m, i)->name);
-                hits++;
-            }
-        if (!hits) {
-            tm_err("config", "--list %s: no entry of %s is in that tier (tm config --list-tiers lists them)", list,
-                   manifest);
-            status = 1;
-        }
-    } else if (check) {
-        size_t bad = 0, cfgs = 0;
-        for (size_t i = 0; i < n; i++) {
-            const tm_mf_entry *e = tm_manifest_entry(m, i);
-            if (e->kind != TM_MF_CONFIG)
-                continue;
-            tm_model_cfg cfg;
-            cfgs++;
-            if (entry_cfg(e, e->threads ? e->threads : 1, &cfg))
-                bad++;
-        }
-        printf("config: %zu entries, %zu configurations, %zu bad\n", n, cfgs, bad);
-        status = bad ? 1 : 0;
+    if (C.list_tiers) {
+        list_tiers(m);
+    } else if (C.list) {
+        status = list_tier(m, C.list, manifest);
+    } else if (C.check) {
+        status = check_manifest(m);
     } else {
-        const tm_mf_entry *e = tm_manifest_find(m, name);
+        const tm_mf_entry *e = tm_manifest_find(m, C.name);
         if (!e) {
-            tm_err("config", "%s: no configuration of that name in %s (tm config --list TIER lists them)", name,
+            tm_err("config", "%s: no configuration of that name in %s (tm config --list TIER lists them)", C.name,
                    manifest);
             status = 2;
         } else {
-            status = print_entry(e, threads, format);
+            status = print_entry(e, threads, C.format);
         }
     }
     tm_manifest_free(m);
