@@ -77,24 +77,35 @@ static void abort_outs(mseg *g, size_t k)
     }
 }
 
-int cmd_model(int argc, char **argv)
+/* The whole run: its configurations (K of them), the input and the flags. */
+typedef struct mrun {
+    mseg seg[MAX_SEGS];
+    size_t k;
+    const char *in;
+    run_flags G;
+    uint64_t window;   /* --profile-window */
+    tmt_trailer end;   /* how the recording and its program ended (the stream's ENDING) */
+} mrun;
+
+enum { AND = 1 };
+static const tm_optdef seg_opts[] = {
+    {"--stats", NULL, TM_OPT_VALUE, offsetof(mseg, stats), 0},
+    {"--profile", NULL, TM_OPT_VALUE, offsetof(mseg, profile), 0},
+    {"-o", "--output", TM_OPT_VALUE, offsetof(mseg, out), 0},
+    {"--and", NULL, TM_OPT_FLAG, TM_OPT_NOSTORE, AND}, {NULL, NULL, 0, 0, 0}};
+static const tm_optdef run_opts[] = {
+    {"--quiet", "-q", TM_OPT_FLAG, offsetof(run_flags, quiet), 0},
+    {"--explain", NULL, TM_OPT_FLAG, offsetof(run_flags, explain), 0},
+    {"--demand", NULL, TM_OPT_FLAG, offsetof(run_flags, demand), 0},
+    {"--profile-window", NULL, TM_OPT_VALUE, offsetof(run_flags, pwin), 0}, {NULL, NULL, 0, 0, 0}};
+
+/* The command line into R: 0, 1 (--help printed), or 2 after a usage error. */
+static int model_parse(int argc, char **argv, mrun *R)
 {
-    static mseg seg[MAX_SEGS];
-    size_t k = 1;
-    memset(&seg[0], 0, sizeof seg[0]);
-    const char *in = NULL;
-    run_flags G = {0, 0, 0, NULL};
-    enum { AND = 1 };
-    static const tm_optdef seg_opts[] = {
-        {"--stats", NULL, TM_OPT_VALUE, offsetof(mseg, stats), 0},
-        {"--profile", NULL, TM_OPT_VALUE, offsetof(mseg, profile), 0},
-        {"-o", "--output", TM_OPT_VALUE, offsetof(mseg, out), 0},
-        {"--and", NULL, TM_OPT_FLAG, TM_OPT_NOSTORE, AND}, {NULL, NULL, 0, 0, 0}};
-    static const tm_optdef run_opts[] = {
-        {"--quiet", "-q", TM_OPT_FLAG, offsetof(run_flags, quiet), 0},
-        {"--explain", NULL, TM_OPT_FLAG, offsetof(run_flags, explain), 0},
-        {"--demand", NULL, TM_OPT_FLAG, offsetof(run_flags, demand), 0},
-        {"--profile-window", NULL, TM_OPT_VALUE, offsetof(run_flags, pwin), 0}, {NULL, NULL, 0, 0, 0}};
+    R->k = 1;
+    memset(&R->seg[0], 0, sizeof R->seg[0]);
+    R->in = NULL;
+    memset(&R->G, 0, sizeof R->G);
     tm_opt_parser p;
     tm_opt_init(&p, argc, argv);
     const tm_optdef *hit;
@@ -102,121 +113,112 @@ int cmd_model(int argc, char **argv)
     char perr[256];
     int pr;
     for (;;) {
-        mseg *g = &seg[k - 1];
-        tm_opt_table t[3] = {{model_opts_table, &g->o}, {seg_opts, g}, {run_opts, &G}};
+        mseg *g = &R->seg[R->k - 1];
+        tm_opt_table t[3] = {{model_opts_table, &g->o}, {seg_opts, g}, {run_opts, &R->G}};
         if ((pr = tm_opt_next(&p, t, 3, &hit, &v, perr, sizeof perr)) <= 0)
             break;
         if (pr == TM_OPT_HELP)
-            return usage(stdout), 0;
-        if (pr == TM_OPT_OPERAND && in)
+            return usage(stdout), 1;
+        if (pr == TM_OPT_OPERAND && R->in)
             return tm_usage("model", "unexpected argument '%s': one input file only", v), 2;
         if (pr == TM_OPT_OPERAND)
-            in = v;
+            R->in = v;
         if (pr == TM_OPT_MATCH && hit->id == AND) {
-            if (k == MAX_SEGS)
+            if (R->k == MAX_SEGS)
                 return tm_usage("model", "--and: at most %d configurations in one pass", MAX_SEGS), 2;
-            memset(&seg[k++], 0, sizeof seg[0]);
+            memset(&R->seg[R->k++], 0, sizeof R->seg[0]);
         }
     }
     if (pr < 0)
         return tm_usage("model", "%s", perr), 2;
-    int quiet = G.quiet, explain = G.explain, demand = G.demand;
-    const char *pwin = G.pwin;
-    if (!in) {
-        tm_usage("model", "no input commit stream: give IN.tmc");
-        return 2;
-    }
-    if (explain && k > 1) {
-        tm_usage("model", "--explain: one configuration only (not with --and)");
-        return 2;
-    }
-    /* Check the options before reading anything: a bad option is a usage error
-     * whatever the input. */
-    uint64_t window = REPORT_PROFILE_WINDOW;
-    int profiles = 0;
-    for (size_t j = 0; j < k; j++)
-        profiles += seg[j].profile != NULL;
-    if (pwin && report_profile_window("model", pwin, &window))
-        return 2;
-    if (pwin && !profiles) {
-        tm_usage("model", "--profile-window: only with --profile");
-        return 2;
-    }
-    for (size_t j = 0; j < k; j++) {
-        mseg *g = &seg[j];
-        char which[64] = "";
-        if (k > 1)
-            snprintf(which, sizeof which, "configuration %zu: ", j + 1);
-        if (demand && model_opts_demand("model", &g->o, which))
-            return 2;
-        if (model_opts_cfg("model", &g->o, 1, &g->cfg))
-            return 2;
-        if (!g->out && !explain) {
-            if (k > 1)
-                tm_usage("model", "configuration %zu (after --and number %zu): no output: give -o OUT.tmt", j + 1, j);
-            else
-                tm_err("model", "no output: give -o OUT.tmt");
-            return 2;
-        }
-        /* one configuration's outputs naming one file */
-        const char *mine[] = {g->out, g->stats, g->profile};
-        static const char *const opt[] = {"-o", "--stats", "--profile"};
-        for (int x = 0; x < 3; x++)
-            for (int y = x + 1; y < 3; y++)
-                if (mine[x] && mine[y] && !strcmp(mine[x], mine[y])) {
-                    if (strcmp(mine[x], "-"))
-                        tm_usage("model", "%s and %s name the same file %s", opt[x], opt[y], mine[x]);
-                    else
-                        tm_err("model", "%s - and %s -: only one of them can be standard output", opt[x], opt[y]);
-                    return 2;
-                }
-        /* two configurations writing one file */
-        for (size_t q = 0; q < j && k > 1; q++) {
-            const char *theirs[] = {seg[q].out, seg[q].stats, seg[q].profile};
-            for (int x = 0; x < 3; x++)
-                for (int y = 0; y < 3; y++)
-                    if (mine[x] && theirs[y] && !strcmp(mine[x], theirs[y])) {
-                        tm_usage("model", "configurations %zu and %zu both write %s", q + 1, j + 1, mine[x]);
-                        return 2;
-                    }
-        }
-    }
+    if (!R->in)
+        return tm_usage("model", "no input commit stream: give IN.tmc"), 2;
+    if (R->G.explain && R->k > 1)
+        return tm_usage("model", "--explain: one configuration only (not with --and)"), 2;
+    return 0;
+}
 
-    tmc_reader *rd = NULL;
-    char e[600];
-    int rc = tmc_reader_open(in, &rd, e, sizeof e);
-    if (rc != TM_OK) {
-        tm_err("model", "%s", e);
-        return 1;
+/* Configuration J's outputs: one given (unless --explain), no two naming
+ * one file, none written by an earlier configuration.  0, or 2 after the
+ * usage line. */
+static int model_check_outs(const mrun *R, size_t j)
+{
+    const mseg *g = &R->seg[j];
+    size_t k = R->k;
+    if (!g->out && !R->G.explain) {
+        if (k > 1)
+            tm_usage("model", "configuration %zu (after --and number %zu): no output: give -o OUT.tmt", j + 1, j);
+        else
+            tm_err("model", "no output: give -o OUT.tmt");
+        return 2;
     }
-    static tm_model_cfg cfgs[MAX_SEGS];
-    for (size_t j = 0; j < k; j++) {
-        if (model_opts_cfg("model", &seg[j].o, tmc_reader_threads(rd), &seg[j].cfg)) {
-            tmc_reader_close(rd);
+    const char *mine[] = {g->out, g->stats, g->profile};
+    static const char *const opt[] = {"-o", "--stats", "--profile"};
+    for (int x = 0; x < 3; x++)
+        for (int y = x + 1; y < 3; y++)
+            if (mine[x] && mine[y] && !strcmp(mine[x], mine[y])) {
+                if (strcmp(mine[x], "-"))
+                    tm_usage("model", "%s and %s name the same file %s", opt[x], opt[y], mine[x]);
+                else
+                    tm_err("model", "%s - and %s -: only one of them can be standard output", opt[x], opt[y]);
+                return 2;
+            }
+    for (size_t q = 0; q < j && k > 1; q++) {
+        const char *theirs[] = {R->seg[q].out, R->seg[q].stats, R->seg[q].profile};
+        for (int x = 0; x < 3; x++)
+            for (int y = 0; y < 3; y++)
+                if (mine[x] && theirs[y] && !strcmp(mine[x], theirs[y]))
+                    return tm_usage("model", "configurations %zu and %zu both write %s", q + 1, j + 1, mine[x]), 2;
+    }
+    return 0;
+}
+
+/* The options checked before anything is read (a bad option is a usage
+ * error whatever the input): 0, or 2. */
+static int model_check(mrun *R)
+{
+    R->window = REPORT_PROFILE_WINDOW;
+    int profiles = 0;
+    for (size_t j = 0; j < R->k; j++)
+        profiles += R->seg[j].profile != NULL;
+    if (R->G.pwin && report_profile_window("model", R->G.pwin, &R->window))
+        return 2;
+    if (R->G.pwin && !profiles)
+        return tm_usage("model", "--profile-window: only with --profile"), 2;
+    for (size_t j = 0; j < R->k; j++) {
+        mseg *g = &R->seg[j];
+        char which[64] = "";
+        if (R->k > 1)
+            snprintf(which, sizeof which, "configuration %zu: ", j + 1);
+        if ((R->G.demand && model_opts_demand("model", &g->o, which)) || model_opts_cfg("model", &g->o, 1, &g->cfg) ||
+            model_check_outs(R, j))
             return 2;
-        }
-        cfgs[j] = seg[j].cfg;
     }
-    if (explain) {
-        const tm_model_cfg *cfg = &seg[0].cfg;
-        char line[384];
-        report_cfg_line(line, sizeof line, cfg);
-        printf("config: %s\nchunks: bcnt (%u,%u), ta (%u,%u), cc (%u,%u)", line, cfg->enc.cnt_a, cfg->enc.cnt_b,
-               cfg->enc.ta_a, cfg->enc.ta_b, cfg->enc.cc_a, cfg->enc.cc_b);
-        if (cfg->enc.data)
-            printf(", fah (%u,%u)", cfg->enc.fah_a, cfg->enc.fah_b);
-        printf("\nlongest message: %u bits%s; resynchronization reserve: %u bits\n", tm_msg_max_bits(&cfg->enc),
-               cfg->enc.data ? " (a bundle: DATA + control)" : "", tm_msg_reserve_bits(&cfg->enc));
-        if (cfg->enc.data)
-            printf("longest DATA message: %u bits (64-byte value)\n", tm_msg_data_max_bits(&cfg->enc));
-        if (!seg[0].out) {
-            tmc_reader_close(rd);
-            return 0;
-        }
-    }
-    const char *inputs[] = {in, NULL};
-    for (size_t j = 0; j < k; j++) {
-        mseg *g = &seg[j];
+    return 0;
+}
+
+/* --explain: the configuration's fields and its longest messages. */
+static void model_explain(const tm_model_cfg *cfg)
+{
+    char line[384];
+    report_cfg_line(line, sizeof line, cfg);
+    printf("config: %s\nchunks: bcnt (%u,%u), ta (%u,%u), cc (%u,%u)", line, cfg->enc.cnt_a, cfg->enc.cnt_b,
+           cfg->enc.ta_a, cfg->enc.ta_b, cfg->enc.cc_a, cfg->enc.cc_b);
+    if (cfg->enc.data)
+        printf(", fah (%u,%u)", cfg->enc.fah_a, cfg->enc.fah_b);
+    printf("\nlongest message: %u bits%s; resynchronization reserve: %u bits\n", tm_msg_max_bits(&cfg->enc),
+           cfg->enc.data ? " (a bundle: DATA + control)" : "", tm_msg_reserve_bits(&cfg->enc));
+    if (cfg->enc.data)
+        printf("longest DATA message: %u bits (64-byte value)\n", tm_msg_data_max_bits(&cfg->enc));
+}
+
+/* Every configuration's outputs begun under temporary names: 0, or the
+ * exit status (2: an output is the input). */
+static int model_begin_outs(mrun *R)
+{
+    const char *inputs[] = {R->in, NULL};
+    for (size_t j = 0; j < R->k; j++) {
+        mseg *g = &R->seg[j];
         memset(&g->oto, 0, sizeof g->oto);
         memset(&g->ost, 0, sizeof g->ost);
         memset(&g->opr, 0, sizeof g->opr);
@@ -226,55 +228,40 @@ int cmd_model(int argc, char **argv)
         if (!orc && g->profile)
             orc = tm_out_begin("model", &g->opr, g->profile, inputs);
         if (orc) {
-            abort_outs(seg, j + 1);
-            tmc_reader_close(rd);
+            abort_outs(R->seg, j + 1);
             return orc == -2 ? 2 : 1;
         }
     }
-    /* one pass over the stream for every configuration (tm/sweep.h) */
-    tm_sweep *sw = NULL;
-    int status = 0;
-    if ((rc = tm_sweep_new(cfgs, k, &sw, e, sizeof e)) != TM_OK) {
-        tm_err("model", "cannot create the model: %s", e);
-        abort_outs(seg, k);
-        tmc_reader_close(rd);
-        return 1;
-    }
-    for (size_t j = 0; j < k; j++) {
-        if (!seg[j].profile)
-            continue;
-        if ((rc = tm_profile_new(window, &seg[j].prof)) != TM_OK) {
-            tm_err("model", "cannot create the profile: %s", tm_status_str(rc));
-            status = 1;
-            goto out;
-        }
-        tm_profile_attach(seg[j].prof, tm_sweep_model(sw, j));
-    }
+    return 0;
+}
+
+/* The stream RD through the sweep SW (one pass, every configuration); its
+ * ENDING record into R->end.  0, or 1 after one line. */
+static int model_feed(mrun *R, tmc_reader *rd, tm_sweep *sw)
+{
     tmc_record r;
     uint64_t nrec = 0;
     time_t t0 = time(NULL), last = t0;
-    /* how the recording and its program ended: the trace says so */
+    int rc;
     tmt_trailer end = {0, NULL, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
+    R->end = end;
     while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (r.type == TMC_ENDING) {
-            if (r.flags == TMC_CUT_SIGNAL || r.flags == TMC_CUT_SHORT) {
-                end.ending = r.flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
-                end.signal = (unsigned)r.count;
-            } else {
-                end.prog = tmt_prog_from_tmc(r.flags);
-                end.prog_code = (unsigned)r.count;
-            }
+        if (r.type == TMC_ENDING && (r.flags == TMC_CUT_SIGNAL || r.flags == TMC_CUT_SHORT)) {
+            R->end.ending = r.flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
+            R->end.signal = (unsigned)r.count;
+        } else if (r.type == TMC_ENDING) {
+            R->end.prog = tmt_prog_from_tmc(r.flags);
+            R->end.prog_code = (unsigned)r.count;
         }
         if ((rc = tm_sweep_put(sw, &r)) != TM_OK) {
             size_t f = tm_sweep_failed(sw);
-            if (k > 1)
-                tm_err("model", "%s: offset %" PRIu64 ": configuration %zu (-o %s): %s", in, tmc_reader_offset(rd),
-                       f + 1, seg[f].out, tm_model_error(tm_sweep_model(sw, f)));
+            if (R->k > 1)
+                tm_err("model", "%s: offset %" PRIu64 ": configuration %zu (-o %s): %s", R->in,
+                       tmc_reader_offset(rd), f + 1, R->seg[f].out, tm_model_error(tm_sweep_model(sw, f)));
             else
-                tm_err("model", "%s: offset %" PRIu64 ": %s", in, tmc_reader_offset(rd),
+                tm_err("model", "%s: offset %" PRIu64 ": %s", R->in, tmc_reader_offset(rd),
                        tm_model_error(tm_sweep_model(sw, f)));
-            status = 1;
-            goto out;
+            return 1;
         }
         if ((++nrec & 0xFFFFF) == 0) {
             time_t now = time(NULL);
@@ -284,70 +271,129 @@ int cmd_model(int argc, char **argv)
             }
         }
     }
-    if (rc < 0) {
-        tm_err("model", "%s", tmc_reader_error(rd));
-        status = 1;
-        goto out;
-    }
+    if (rc < 0)
+        return tm_err("model", "%s", tmc_reader_error(rd)), 1;
     tm_sweep_finish(sw);
+    return 0;
+}
+
+/* Configuration J's trace, statistics and profile into their temporaries:
+ * 0, or 1 after one line. */
+static int model_write(const mrun *R, size_t j, tm_model *m)
+{
+    const mseg *g = &R->seg[j];
     char err[512];
-    for (size_t j = 0; j < k; j++) {
-        mseg *g = &seg[j];
-        tm_model *m = tm_sweep_model(sw, j);
-        if (g->out) {
-            uint64_t *insns = calloc(g->cfg.enc.threads, sizeof *insns);
-            tmt_trailer tr;
-            if (!insns) {
-                tm_err("model", "out of memory");
-                status = 1;
-                goto out;
-            }
-            tmt_trailer_of(&tr, m, insns, end.ending, end.signal);
-            tr.prog = end.prog;
-            tr.prog_code = end.prog_code;
-            rc = tmt_write(g->oto.tmp, &g->cfg, tm_model_trace(m), &tr, err, sizeof err);
-            free(insns);
-            if (rc != TM_OK) {
-                tm_err("model", "%s", tm_out_name(&g->oto, err));
-                status = 1;
-                goto out;
-            }
-        }
-        if (g->stats && report_json(g->ost.tmp, &g->cfg, m, &end, NULL)) {
-            tm_err("model", "%s: cannot write statistics: %s", g->stats, strerror(errno));
-            status = 1;
-            goto out;
-        }
-        if (g->profile && report_profile(g->opr.tmp, g->profile, g->prof, &g->cfg, err, sizeof err)) {
-            tm_err("model", "%s", err);
-            status = 1;
-            goto out;
-        }
+    if (g->out) {
+        uint64_t *insns = calloc(g->cfg.enc.threads, sizeof *insns);
+        tmt_trailer tr;
+        if (!insns)
+            return tm_err("model", "out of memory"), 1;
+        tmt_trailer_of(&tr, m, insns, R->end.ending, R->end.signal);
+        tr.prog = R->end.prog;
+        tr.prog_code = R->end.prog_code;
+        int rc = tmt_write(g->oto.tmp, &g->cfg, tm_model_trace(m), &tr, err, sizeof err);
+        free(insns);
+        if (rc != TM_OK)
+            return tm_err("model", "%s", tm_out_name(&g->oto, err)), 1;
     }
+    if (g->stats && report_json(g->ost.tmp, &g->cfg, m, &R->end, NULL))
+        return tm_err("model", "%s: cannot write statistics: %s", g->stats, strerror(errno)), 1;
+    if (g->profile && report_profile(g->opr.tmp, g->profile, g->prof, &g->cfg, err, sizeof err))
+        return tm_err("model", "%s", err), 1;
+    return 0;
+}
+
+/* After the pass: the outputs written and renamed into place, --demand's
+ * check, the reports.  The exit status. */
+static int model_finish(mrun *R, tm_sweep *sw)
+{
+    size_t k = R->k;
     for (size_t j = 0; j < k; j++)
-        if ((seg[j].out && tm_out_commit("model", &seg[j].oto)) ||
-            (seg[j].stats && tm_out_commit("model", &seg[j].ost)) ||
-            (seg[j].profile && tm_out_commit("model", &seg[j].opr))) {
-            status = 1;
-            goto out;
-        }
+        if (model_write(R, j, tm_sweep_model(sw, j)))
+            return 1;
+    for (size_t j = 0; j < k; j++) {
+        mseg *g = &R->seg[j];
+        if ((g->out && tm_out_commit("model", &g->oto)) || (g->stats && tm_out_commit("model", &g->ost)) ||
+            (g->profile && tm_out_commit("model", &g->opr)))
+            return 1;
+    }
     /* --demand: a configuration that dropped a message fails the run (its
      * outputs are written and say so) */
-    for (size_t j = 0; demand && j < k; j++)
-        if (model_opts_demand_check("model", tm_sweep_model(sw, j), &seg[j].cfg, seg[j].out ? seg[j].out : "the run"))
+    int status = 0;
+    for (size_t j = 0; R->G.demand && j < k; j++)
+        if (model_opts_demand_check("model", tm_sweep_model(sw, j), &R->seg[j].cfg,
+                                    R->seg[j].out ? R->seg[j].out : "the run"))
             status = 1;
-    if (!quiet) {
+    if (!R->G.quiet) {
         int to_err = 0; /* a trace on stdout: the reports on stderr */
         for (size_t j = 0; j < k; j++)
-            to_err |= seg[j].out && !strcmp(seg[j].out, "-");
+            to_err |= R->seg[j].out && !strcmp(R->seg[j].out, "-");
         for (size_t j = 0; j < k; j++)
-            report(to_err ? stderr : stdout, &seg[j], tm_sweep_model(sw, j), k, &end);
+            report(to_err ? stderr : stdout, &R->seg[j], tm_sweep_model(sw, j), k, &R->end);
     }
-out:
-    abort_outs(seg, k);
-    for (size_t j = 0; j < k; j++) {
-        tm_profile_free(seg[j].prof);
-        seg[j].prof = NULL;
+    return status;
+}
+
+/* The configurations for the stream's thread count, their outputs begun and
+ * the sweep made (with the profiles attached): 0, or the exit status. */
+static int model_setup(mrun *R, tmc_reader *rd, tm_sweep **sw)
+{
+    static tm_model_cfg cfgs[MAX_SEGS];
+    char e[600];
+    for (size_t j = 0; j < R->k; j++) {
+        if (model_opts_cfg("model", &R->seg[j].o, tmc_reader_threads(rd), &R->seg[j].cfg))
+            return 2;
+        cfgs[j] = R->seg[j].cfg;
+    }
+    if (R->G.explain) {
+        model_explain(&R->seg[0].cfg);
+        if (!R->seg[0].out)
+            return -1; /* done: exit 0 */
+    }
+    int rc = model_begin_outs(R);
+    if (rc)
+        return rc;
+    if (tm_sweep_new(cfgs, R->k, sw, e, sizeof e) != TM_OK) {
+        tm_err("model", "cannot create the model: %s", e);
+        abort_outs(R->seg, R->k);
+        return 1;
+    }
+    for (size_t j = 0; j < R->k; j++) {
+        if (!R->seg[j].profile)
+            continue;
+        if ((rc = tm_profile_new(R->window, &R->seg[j].prof)) != TM_OK)
+            return tm_err("model", "cannot create the profile: %s", tm_status_str(rc)), 1;
+        tm_profile_attach(R->seg[j].prof, tm_sweep_model(*sw, j));
+    }
+    return 0;
+}
+
+int cmd_model(int argc, char **argv)
+{
+    static mrun R;
+    int rc = model_parse(argc, argv, &R);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if (model_check(&R))
+        return 2;
+    tmc_reader *rd = NULL;
+    char e[600];
+    if (tmc_reader_open(R.in, &rd, e, sizeof e) != TM_OK) {
+        tm_err("model", "%s", e);
+        return 1;
+    }
+    tm_sweep *sw = NULL;
+    int status = model_setup(&R, rd, &sw);
+    if (status == -1) {
+        tmc_reader_close(rd);
+        return 0;
+    }
+    if (!status && !(status = model_feed(&R, rd, sw)))
+        status = model_finish(&R, sw);
+    abort_outs(R.seg, R.k);
+    for (size_t j = 0; j < R.k; j++) {
+        tm_profile_free(R.seg[j].prof);
+        R.seg[j].prof = NULL;
     }
     tm_sweep_free(sw);
     tmc_reader_close(rd);
