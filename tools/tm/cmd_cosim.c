@@ -172,141 +172,125 @@ static int build_sim(const char *root, const char *dir)
     return r;
 }
 
-int cmd_cosim(int argc, char **argv)
-{
+/* tm cosim's command line. */
+typedef struct cosim_args {
     model_opts o;
-    memset(&o, 0, sizeof o);
-    struct cosim_args {
-        const char *wave, *covf, *inject;
-        int quiet;
-    } C = {NULL, NULL, NULL, 0};
-    static const tm_optdef cosim_opts[] = {
-        {"--wave", NULL, TM_OPT_VALUE, offsetof(struct cosim_args, wave), 0},
-        {"--inject-fault", NULL, TM_OPT_VALUE, offsetof(struct cosim_args, inject), 0},
-        {"--cov", NULL, TM_OPT_VALUE, offsetof(struct cosim_args, covf), 0},
-        {"--quiet", "-q", TM_OPT_FLAG, offsetof(struct cosim_args, quiet), 0}, {NULL, NULL, 0, 0, 0}};
-    const char *in = NULL, *v;
+    const char *in, *wave, *covf, *inject;
+    int quiet;
+} cosim_args;
+
+static const tm_optdef cosim_opts[] = {
+    {"--wave", NULL, TM_OPT_VALUE, offsetof(cosim_args, wave), 0},
+    {"--inject-fault", NULL, TM_OPT_VALUE, offsetof(cosim_args, inject), 0},
+    {"--cov", NULL, TM_OPT_VALUE, offsetof(cosim_args, covf), 0},
+    {"--quiet", "-q", TM_OPT_FLAG, offsetof(cosim_args, quiet), 0}, {NULL, NULL, 0, 0, 0}};
+
+/* The command line into C, checked as far as it can be without reading
+ * the input: 0, 1 (--help printed) or 2 after a usage error. */
+static int cosim_parse(int argc, char **argv, cosim_args *C)
+{
+    memset(C, 0, sizeof *C);
+    const char *v;
     tm_opt_parser p;
     tm_opt_init(&p, argc, argv);
-    tm_opt_table t[2] = {{model_opts_table, &o}, {cosim_opts, &C}};
+    tm_opt_table t[2] = {{model_opts_table, &C->o}, {cosim_opts, C}};
     const tm_optdef *hit;
     char perr[256];
     int pr;
     while ((pr = tm_opt_next(&p, t, 2, &hit, &v, perr, sizeof perr)) > 0) {
         if (pr == TM_OPT_HELP)
-            return usage(stdout), 0;
-        if (pr == TM_OPT_OPERAND && in)
+            return usage(stdout), 1;
+        if (pr == TM_OPT_OPERAND && C->in)
             return tm_usage("cosim", "unexpected argument '%s': one commit stream only", v), 2;
         if (pr == TM_OPT_OPERAND)
-            in = v;
+            C->in = v;
     }
     if (pr < 0)
         return tm_usage("cosim", "%s", perr), 2;
-    const char *wave = C.wave, *covf = C.covf, *inject = C.inject;
-    int quiet = C.quiet;
-    if (!in) {
-        tm_usage("cosim", "no commit stream: give IN.tmc");
-        return 2;
-    }
+    if (!C->in)
+        return tm_usage("cosim", "no commit stream: give IN.tmc"), 2;
     tm_model_cfg cfg;
-    if (model_opts_cfg("cosim", &o, 1, &cfg))
+    if (model_opts_cfg("cosim", &C->o, 1, &cfg))
         return 2;
-    if (!strcmp(in, "-")) {
-        tm_usage("cosim", "the commit stream must be a file (it is read twice)");
-        return 2;
-    }
+    if (!strcmp(C->in, "-"))
+        return tm_usage("cosim", "the commit stream must be a file (it is read twice)"), 2;
     /* an output that is the input, or both outputs one file (issue 35) */
-    const char *outs[2][2] = {{"--wave", wave}, {"--cov", covf}};
+    const char *outs[2][2] = {{"--wave", C->wave}, {"--cov", C->covf}};
     for (int j = 0; j < 2; j++)
-        if (outs[j][1] && tm_same_file(outs[j][1], in)) {
-            tm_usage("cosim", "%s %s: the output is the input %s (the same file): refused, it would destroy the input",
-                     outs[j][0], outs[j][1], in);
-            return 2;
-        }
-    if (wave && covf && (!strcmp(wave, covf) || tm_same_file(wave, covf))) {
-        tm_usage("cosim", "--wave and --cov name the same file %s", covf);
-        return 2;
-    }
-    tmc_reader *rd = NULL;
-    char e[600];
-    if (tmc_reader_open(in, &rd, e, sizeof e) != TM_OK) {
-        tm_err("cosim", "%s", e);
-        return 1;
-    }
-    uint32_t threads = tmc_reader_threads(rd);
-    tmc_reader_close(rd);
-    if (model_opts_cfg("cosim", &o, threads, &cfg))
-        return 2;
-    if (cfg.port_bits > 64) {
-        tm_usage("cosim", "--port %u: co-simulation supports 1..64 bits per cycle", cfg.port_bits);
-        return 2;
-    }
-    if (threads > 64) {
-        tm_usage("cosim", "%s: %u threads: co-simulation supports up to 64", in, threads);
-        return 2;
-    }
-    if (cfg.cfiat_shared) {
-        tm_usage("cosim", "--cfiat-shared: the RTL builds private caches only (one per core); co-simulate "
-                        "CFiat without it");
-        return 2;
-    }
-    if (cfg.enc.data == TM_DATA_CFIAT) {
+        if (outs[j][1] && tm_same_file(outs[j][1], C->in))
+            return tm_usage("cosim", "%s %s: the output is the input %s (the same file): refused, it would destroy "
+                                     "the input", outs[j][0], outs[j][1], C->in), 2;
+    if (C->wave && C->covf && (!strcmp(C->wave, C->covf) || tm_same_file(C->wave, C->covf)))
+        return tm_usage("cosim", "--wave and --cov name the same file %s", C->covf), 2;
+    return 0;
+}
+
+/* What the RTL can co-simulate of CFG (THREADS cores): 0, or 2 after the
+ * usage line. */
+static int cosim_supported(const cosim_args *C, const tm_model_cfg *cfg, uint32_t threads)
+{
+    if (cfg->port_bits > 64)
+        return tm_usage("cosim", "--port %u: co-simulation supports 1..64 bits per cycle", cfg->port_bits), 2;
+    if (threads > 64)
+        return tm_usage("cosim", "%s: %u threads: co-simulation supports up to 64", C->in, threads), 2;
+    if (cfg->cfiat_shared)
+        return tm_usage("cosim", "--cfiat-shared: the RTL builds private caches only (one per core); co-simulate "
+                                 "CFiat without it"), 2;
+    if (cfg->enc.data == TM_DATA_CFIAT) {
         /* rtl/tm_dcache.sv looks up the lines of an operand in parallel,
          * which needs them in distinct sets. */
-        const tm_cache_cfg *cc = &cfg.cache;
+        const tm_cache_cfg *cc = &cfg->cache;
         unsigned sets = cc->size / (cc->line * cc->assoc), lmax = (cc->line + 62) / cc->line + 1;
-        if (sets < lmax) {
-            tm_usage("cosim", "--assoc %u (with --cache %u --line %u): %u set%s, but the RTL cache needs at least "
-                            "%u: a 64-byte operand covers up to %u lines of %u bytes, looked up in distinct sets",
-                   cc->assoc, cc->size, cc->line, sets, sets == 1 ? "" : "s", lmax, lmax, cc->line);
-            return 2;
-        }
+        if (sets < lmax)
+            return tm_usage("cosim", "--assoc %u (with --cache %u --line %u): %u set%s, but the RTL cache needs at "
+                                     "least %u: a 64-byte operand covers up to %u lines of %u bytes, looked up in "
+                                     "distinct sets",
+                            cc->assoc, cc->size, cc->line, sets, sets == 1 ? "" : "s", lmax, lmax, cc->line), 2;
     }
+    return 0;
+}
+
+/* The simulator of CFG, built if needed (its folder under build/cosim/,
+ * keyed by the RTL parameters), into SIM: 0, or 1 after one line. */
+static int cosim_sim(const tm_model_cfg *cfg, char *sim, size_t simlen)
+{
     char root[PATH_MAX];
-    if (tm_find_root(root, sizeof root)) {
-        tm_err("cosim", "cannot find the RTL (rtl/tm_top.sv above the tm executable)");
-        return 1;
-    }
-    char key[512], vc[2048], hdr[2048], dir[PATH_MAX + 600], path[PATH_MAX + 640], sim[PATH_MAX + 640];
-    if (tm_rtl_params_text(&cfg, key, sizeof key, vc, sizeof vc, hdr, sizeof hdr) != TM_OK) {
-        tm_err("cosim", "the RTL parameters of this configuration do not fit their buffers");
-        return 1;
-    }
+    if (tm_find_root(root, sizeof root))
+        return tm_err("cosim", "cannot find the RTL (rtl/tm_top.sv above the tm executable)"), 1;
+    char key[512], vc[2048], hdr[2048], dir[PATH_MAX + 600], path[PATH_MAX + 640];
+    if (tm_rtl_params_text(cfg, key, sizeof key, vc, sizeof vc, hdr, sizeof hdr) != TM_OK)
+        return tm_err("cosim", "the RTL parameters of this configuration do not fit their buffers"), 1;
     pfmt(dir, sizeof dir, "%s/build/cosim/%s", root, key);
-    if (mkdirs(dir)) {
-        tm_err("cosim", "%s: cannot create: %s", dir, strerror(errno));
-        return 1;
-    }
+    if (mkdirs(dir))
+        return tm_err("cosim", "%s: cannot create: %s", dir, strerror(errno)), 1;
     pfmt(path, sizeof path, "%s/params.vc", dir);
     int werr = write_if_changed(path, vc);
     if (!werr) {
         pfmt(path, sizeof path, "%s/params.h", dir);
         werr = write_if_changed(path, hdr);
     }
-    if (werr) {
-        tm_err("cosim", "%s: cannot write: %s", path, strerror(errno));
-        return 1;
-    }
-    pfmt(sim, sizeof sim, "%s/tm-cosim-sim", dir);
-    if (build_sim(root, dir))
-        return 1;
-    /* The resolved configuration reaches the simulator as a .tmt header (no
-     * trace bits) on a pipe, read with the library's tmt reader. */
+    if (werr)
+        return tm_err("cosim", "%s: cannot write: %s", path, strerror(errno)), 1;
+    pfmt(sim, simlen, "%s/tm-cosim-sim", dir);
+    return build_sim(root, dir) ? 1 : 0;
+}
+
+/* Runs the simulator SIM over C->in (exec: returns only on failure, 1).
+ * The resolved configuration reaches it as a .tmt header (no trace bits)
+ * on a pipe, read with the library's tmt reader. */
+static int cosim_exec(const cosim_args *C, const tm_model_cfg *cfg, char *sim)
+{
     int fds[2];
-    if (pipe(fds)) {
-        tm_err("cosim", "cannot create a pipe: %s", strerror(errno));
-        return 1;
-    }
+    if (pipe(fds))
+        return tm_err("cosim", "cannot create a pipe: %s", strerror(errno)), 1;
     char cfgpath[32], err[256];
     pfmt(cfgpath, sizeof cfgpath, "/dev/fd/%d", fds[1]);
     tm_bitbuf nobits;
     memset(&nobits, 0, sizeof nobits);
     uint64_t zeros[64] = {0};
     tmt_trailer tr = {0, zeros, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
-    if (tmt_write(cfgpath, &cfg, &nobits, &tr, err, sizeof err) != TM_OK) {
-        tm_err("cosim", "passing the configuration to the simulator: %s", err);
-        return 1;
-    }
+    if (tmt_write(cfgpath, cfg, &nobits, &tr, err, sizeof err) != TM_OK)
+        return tm_err("cosim", "passing the configuration to the simulator: %s", err), 1;
     close(fds[1]);
     pfmt(cfgpath, sizeof cfgpath, "/dev/fd/%d", fds[0]);
     char *sargv[16];
@@ -314,25 +298,42 @@ int cmd_cosim(int argc, char **argv)
     sargv[n++] = sim;
     sargv[n++] = "--config";
     sargv[n++] = cfgpath;
-    if (wave) {
-        sargv[n++] = "--wave";
-        sargv[n++] = (char *)wave;
-    }
-    if (covf) {
-        sargv[n++] = "--cov";
-        sargv[n++] = (char *)covf;
-    }
-    if (inject) {
-        sargv[n++] = "--inject-fault";
-        sargv[n++] = (char *)inject;
-    }
-    if (quiet)
+    const char *pass[3][2] = {{"--wave", C->wave}, {"--cov", C->covf}, {"--inject-fault", C->inject}};
+    for (int j = 0; j < 3; j++)
+        if (pass[j][1]) {
+            sargv[n++] = (char *)pass[j][0];
+            sargv[n++] = (char *)pass[j][1];
+        }
+    if (C->quiet)
         sargv[n++] = "-q";
     sargv[n++] = "--"; /* IN may begin with '-' (tm cosim -- -x.tmc) */
-    sargv[n++] = (char *)in;
+    sargv[n++] = (char *)C->in;
     sargv[n] = NULL;
     fflush(stdout);
     execv(sim, sargv);
     tm_err("cosim", "cannot run %s: %s", sim, strerror(errno));
     return 1;
+}
+
+int cmd_cosim(int argc, char **argv)
+{
+    cosim_args C;
+    int rc = cosim_parse(argc, argv, &C);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    tmc_reader *rd = NULL;
+    char e[600];
+    if (tmc_reader_open(C.in, &rd, e, sizeof e) != TM_OK) {
+        tm_err("cosim", "%s", e);
+        return 1;
+    }
+    uint32_t threads = tmc_reader_threads(rd);
+    tmc_reader_close(rd);
+    tm_model_cfg cfg;
+    if (model_opts_cfg("cosim", &C.o, threads, &cfg) || cosim_supported(&C, &cfg, threads))
+        return 2;
+    char sim[PATH_MAX + 640];
+    if (cosim_sim(&cfg, sim, sizeof sim))
+        return 1;
+    return cosim_exec(&C, &cfg, sim);
 }
