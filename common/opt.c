@@ -54,7 +54,7 @@ int tm_opt_next(tm_opt_parser *p, const tm_opt_table *t, size_t nt, const tm_opt
             } else {
                 if (!eq) {
                     if (p->i >= p->argc) {
-                        snprintf(err, errlen, "%s needs a value", a);
+                        snprintf(err, errlen, "%s needs %s", a, o->value ? o->value : "a value");
                         return TM_ERR_ARG;
                     }
                     eq = p->argv[p->i++];

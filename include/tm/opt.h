@@ -29,6 +29,7 @@ typedef struct tm_optdef {
     tm_opt_kind kind;
     size_t off;         /* where the value goes in the table's struct, or TM_OPT_NOSTORE */
     int id;             /* the caller's (for entries it handles itself) */
+    const char *value;  /* what the value is, for "--x needs VALUE" (NULL: "a value") */
 } tm_optdef;
 
 /* A table and the struct its offsets point into. */

@@ -288,14 +288,15 @@ typedef struct config_args {
 } config_args;
 
 static const tm_optdef config_opts[] = {
-    {"--manifest", NULL, TM_OPT_VALUE, offsetof(config_args, manifest), 0},
-    {"--list", NULL, TM_OPT_VALUE, offsetof(config_args, list), 0},
-    {"--format", NULL, TM_OPT_VALUE, offsetof(config_args, format), 0},
-    {"--threads", NULL, TM_OPT_VALUE, offsetof(config_args, threads), 0},
-    {"--list-tiers", NULL, TM_OPT_FLAG, offsetof(config_args, list_tiers), 0},
-    {"--list-presets", NULL, TM_OPT_FLAG, offsetof(config_args, list_presets), 0},
-    {"--list-encodings", NULL, TM_OPT_FLAG, offsetof(config_args, list_encodings), 0},
-    {"--check", NULL, TM_OPT_FLAG, offsetof(config_args, check), 0}, {NULL, NULL, 0, 0, 0}};
+    {"--manifest", NULL, TM_OPT_VALUE, offsetof(config_args, manifest), 0, "a file name"},
+    {"--list", NULL, TM_OPT_VALUE, offsetof(config_args, list), 0, "a tier name (tm config --list-tiers lists them)"},
+    {"--format", NULL, TM_OPT_VALUE, offsetof(config_args, format), 0,
+     "one of opts, threads, stream, tiers, key, vflags, params, sizes, modules, module, json"},
+    {"--threads", NULL, TM_OPT_VALUE, offsetof(config_args, threads), 0, "a number"},
+    {"--list-tiers", NULL, TM_OPT_FLAG, offsetof(config_args, list_tiers), 0, NULL},
+    {"--list-presets", NULL, TM_OPT_FLAG, offsetof(config_args, list_presets), 0, NULL},
+    {"--list-encodings", NULL, TM_OPT_FLAG, offsetof(config_args, list_encodings), 0, NULL},
+    {"--check", NULL, TM_OPT_FLAG, offsetof(config_args, check), 0, NULL}, {NULL, NULL, 0, 0, 0, NULL}};
 
 /* The command line into C: 0, 1 (--help printed) or 2 after a usage error. */
 static int config_parse(int argc, char **argv, config_args *C)

@@ -180,10 +180,10 @@ typedef struct cosim_args {
 } cosim_args;
 
 static const tm_optdef cosim_opts[] = {
-    {"--wave", NULL, TM_OPT_VALUE, offsetof(cosim_args, wave), 0},
-    {"--inject-fault", NULL, TM_OPT_VALUE, offsetof(cosim_args, inject), 0},
-    {"--cov", NULL, TM_OPT_VALUE, offsetof(cosim_args, covf), 0},
-    {"--quiet", "-q", TM_OPT_FLAG, offsetof(cosim_args, quiet), 0}, {NULL, NULL, 0, 0, 0}};
+    {"--wave", NULL, TM_OPT_VALUE, offsetof(cosim_args, wave), 0, "a file name"},
+    {"--inject-fault", NULL, TM_OPT_VALUE, offsetof(cosim_args, inject), 0, "a cycle"},
+    {"--cov", NULL, TM_OPT_VALUE, offsetof(cosim_args, covf), 0, "a file name"},
+    {"--quiet", "-q", TM_OPT_FLAG, offsetof(cosim_args, quiet), 0, NULL}, {NULL, NULL, 0, 0, 0, NULL}};
 
 /* The command line into C, checked as far as it can be without reading
  * the input: 0, 1 (--help printed) or 2 after a usage error. */

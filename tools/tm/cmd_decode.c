@@ -163,9 +163,9 @@ int cmd_decode(int argc, char **argv)
         const char *tmc;
     } D = {0, 0, NULL};
     static const tm_optdef decode_opts[] = {
-        {"--verify", NULL, TM_OPT_FLAG, offsetof(struct decode_args, verify), 0},
-        {"--quiet", "-q", TM_OPT_FLAG, offsetof(struct decode_args, quiet), 0},
-        {"--tmc", NULL, TM_OPT_VALUE, offsetof(struct decode_args, tmc), 0}, {NULL, NULL, 0, 0, 0}};
+        {"--verify", NULL, TM_OPT_FLAG, offsetof(struct decode_args, verify), 0, NULL},
+        {"--quiet", "-q", TM_OPT_FLAG, offsetof(struct decode_args, quiet), 0, NULL},
+        {"--tmc", NULL, TM_OPT_VALUE, offsetof(struct decode_args, tmc), 0, "the commit stream F.tmc"}, {NULL, NULL, 0, 0, 0, NULL}};
     const char *files[2], *v;
     int nf = 0, pr;
     tm_opt_parser p;

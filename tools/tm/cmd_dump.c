@@ -269,14 +269,52 @@ static int output_failed(void)
     return 0;
 }
 
+/* --count: the stream R's counts (R closed here); the exit status. */
+static int dump_counts(tmc_reader *r)
+{
+    counts k;
+    memset(&k, 0, sizeof k);
+    int status = 0;
+    if (count_stream(r, &k) < 0) {
+        tm_err("dump", "%s", tmc_reader_error(r));
+        tmc_reader_close(r);
+        return 1;
+    }
+    printf("records: %" PRIu64 "\n", k.records);
+    printf("instructions: %" PRIu64 "\n", k.instructions);
+    printf("branches: %" PRIu64 "\n", k.branches);
+    for (int i = 0; i < TMC_NCLASSES; i++)
+        printf("  %s: %" PRIu64 "\n", tmc_bclass_name((unsigned)i), k.cls[i]);
+    printf("exceptions: %" PRIu64 "\n", k.exceptions);
+    printf("loads: %" PRIu64 "\n", k.loads);
+    printf("stores: %" PRIu64 "\n", k.stores);
+    printf("modules: %" PRIu64 "\n", k.modules);
+    printf("threads-started: %" PRIu64 " (of %" PRIu32 ")\n", k.started, tmc_reader_threads(r));
+    printf("cycles: %" PRIu64 "\n", k.cycles);
+    if (k.cut == TMC_CUT_SIGNAL)
+        printf("cut: by signal %u\n", k.cut_signal);
+    else if (k.cut == TMC_CUT_SHORT)
+        printf("cut: short (the capture ended without its end marker)\n");
+    else if (k.cut == TMC_EXITED)
+        printf("program: exited with status %u\n", k.cut_signal);
+    else if (k.cut == TMC_KILLED)
+        printf("program: killed by signal %u (%s)\n", k.cut_signal, strsignal((int)k.cut_signal));
+    else if (k.cut == TMC_EXECVED)
+        printf("program: replaced itself by execve\n");
+    if (fflush(stdout) || ferror(stdout))
+        status = output_failed();
+    tmc_reader_close(r);
+    return status;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     struct dump_args {
         int count, flow;
     } D = {0, 0};
-    static const tm_optdef dump_opts[] = {{"--count", NULL, TM_OPT_FLAG, offsetof(struct dump_args, count), 0},
-                                          {"--flow", NULL, TM_OPT_FLAG, offsetof(struct dump_args, flow), 0},
-                                          {NULL, NULL, 0, 0, 0}};
+    static const tm_optdef dump_opts[] = {{"--count", NULL, TM_OPT_FLAG, offsetof(struct dump_args, count), 0, NULL},
+                                          {"--flow", NULL, TM_OPT_FLAG, offsetof(struct dump_args, flow), 0, NULL},
+                                          {NULL, NULL, 0, 0, 0, NULL}};
     const char *file = NULL, *v;
     tm_opt_parser p;
     tm_opt_init(&p, argc, argv);
@@ -313,44 +351,9 @@ int cmd_dump(int argc, char **argv)
         return 1;
     }
 
+    if (count)
+        return dump_counts(r);
     int status = 0;
-    if (count) {
-        counts k;
-        memset(&k, 0, sizeof k);
-        rc = count_stream(r, &k);
-        if (rc < 0) {
-            tm_err("dump", "%s", tmc_reader_error(r));
-            status = 1;
-        } else {
-            printf("records: %" PRIu64 "\n", k.records);
-            printf("instructions: %" PRIu64 "\n", k.instructions);
-            printf("branches: %" PRIu64 "\n", k.branches);
-            for (int i = 0; i < TMC_NCLASSES; i++)
-                printf("  %s: %" PRIu64 "\n", tmc_bclass_name((unsigned)i), k.cls[i]);
-            printf("exceptions: %" PRIu64 "\n", k.exceptions);
-            printf("loads: %" PRIu64 "\n", k.loads);
-            printf("stores: %" PRIu64 "\n", k.stores);
-            printf("modules: %" PRIu64 "\n", k.modules);
-            printf("threads-started: %" PRIu64 " (of %" PRIu32 ")\n", k.started,
-                   tmc_reader_threads(r));
-            printf("cycles: %" PRIu64 "\n", k.cycles);
-            if (k.cut == TMC_CUT_SIGNAL)
-                printf("cut: by signal %u\n", k.cut_signal);
-            else if (k.cut == TMC_CUT_SHORT)
-                printf("cut: short (the capture ended without its end marker)\n");
-            else if (k.cut == TMC_EXITED)
-                printf("program: exited with status %u\n", k.cut_signal);
-            else if (k.cut == TMC_KILLED)
-                printf("program: killed by signal %u (%s)\n", k.cut_signal, strsignal((int)k.cut_signal));
-            else if (k.cut == TMC_EXECVED)
-                printf("program: replaced itself by execve\n");
-            if (fflush(stdout) || ferror(stdout))
-                status = output_failed();
-        }
-        tmc_reader_close(r);
-        return status;
-    }
-
     printf("# tmc v%u threads=%" PRIu32 "%s\n", TMC_VERSION, tmc_reader_threads(r), flow ? " flow" : "");
     tmc_record rec;
     flow_run *fr = flow ? calloc(tmc_reader_threads(r) ? tmc_reader_threads(r) : 1, sizeof *fr) : NULL;

@@ -189,12 +189,12 @@ int cmd_gen(int argc, char **argv)
         int mem;
     } G;
     memset(&G, 0, sizeof G);
-#define V(name, alias, f) {name, alias, TM_OPT_VALUE, offsetof(struct gen_args, f), 0}
+#define V(name, alias, f) {name, alias, TM_OPT_VALUE, offsetof(struct gen_args, f), 0, NULL}
     static const tm_optdef gen_opts[] = {
         V("--threads", NULL, threads), V("--directed", NULL, directed), V("--insns", NULL, insns),
         V("--seed", NULL, seed),       V("--predictability", NULL, pred), V("--exc-rate", NULL, exc),
         V("--recursion", NULL, rec),   V("-o", "--output", out),
-        {"--mem", NULL, TM_OPT_FLAG, offsetof(struct gen_args, mem), 0}, {NULL, NULL, 0, 0, 0}};
+        {"--mem", NULL, TM_OPT_FLAG, offsetof(struct gen_args, mem), 0, NULL}, {NULL, NULL, 0, 0, 0, NULL}};
 #undef V
     tm_opt_parser p;
     tm_opt_init(&p, argc, argv);

@@ -89,15 +89,15 @@ typedef struct mrun {
 
 enum { AND = 1 };
 static const tm_optdef seg_opts[] = {
-    {"--stats", NULL, TM_OPT_VALUE, offsetof(mseg, stats), 0},
-    {"--profile", NULL, TM_OPT_VALUE, offsetof(mseg, profile), 0},
-    {"-o", "--output", TM_OPT_VALUE, offsetof(mseg, out), 0},
-    {"--and", NULL, TM_OPT_FLAG, TM_OPT_NOSTORE, AND}, {NULL, NULL, 0, 0, 0}};
+    {"--stats", NULL, TM_OPT_VALUE, offsetof(mseg, stats), 0, NULL},
+    {"--profile", NULL, TM_OPT_VALUE, offsetof(mseg, profile), 0, NULL},
+    {"-o", "--output", TM_OPT_VALUE, offsetof(mseg, out), 0, NULL},
+    {"--and", NULL, TM_OPT_FLAG, TM_OPT_NOSTORE, AND, NULL}, {NULL, NULL, 0, 0, 0, NULL}};
 static const tm_optdef run_opts[] = {
-    {"--quiet", "-q", TM_OPT_FLAG, offsetof(run_flags, quiet), 0},
-    {"--explain", NULL, TM_OPT_FLAG, offsetof(run_flags, explain), 0},
-    {"--demand", NULL, TM_OPT_FLAG, offsetof(run_flags, demand), 0},
-    {"--profile-window", NULL, TM_OPT_VALUE, offsetof(run_flags, pwin), 0}, {NULL, NULL, 0, 0, 0}};
+    {"--quiet", "-q", TM_OPT_FLAG, offsetof(run_flags, quiet), 0, NULL},
+    {"--explain", NULL, TM_OPT_FLAG, offsetof(run_flags, explain), 0, NULL},
+    {"--demand", NULL, TM_OPT_FLAG, offsetof(run_flags, demand), 0, NULL},
+    {"--profile-window", NULL, TM_OPT_VALUE, offsetof(run_flags, pwin), 0, NULL}, {NULL, NULL, 0, 0, 0, NULL}};
 
 /* The command line into R: 0, 1 (--help printed), or 2 after a usage error. */
 static int model_parse(int argc, char **argv, mrun *R)

@@ -249,8 +249,8 @@ typedef struct pt_args {
     int verify, check, decode, block, quiet, no_image, ignore_id, compare, variants, no_retcomp;
 } pt_args;
 
-#define V(name, alias, f) {name, alias, TM_OPT_VALUE, offsetof(pt_args, f), 0}
-#define F(name, alias, f) {name, alias, TM_OPT_FLAG, offsetof(pt_args, f), 0}
+#define V(name, alias, f) {name, alias, TM_OPT_VALUE, offsetof(pt_args, f), 0, NULL}
+#define F(name, alias, f) {name, alias, TM_OPT_FLAG, offsetof(pt_args, f), 0, NULL}
 static const tm_optdef pt_opts[] = {
     V("-o", NULL, base),         V("--psb-period", NULL, psb), V("--tnt", NULL, tnt),
     V("--timing", NULL, timing), V("--mtc-period", NULL, mtc), V("--modules", NULL, modules),
@@ -258,7 +258,7 @@ static const tm_optdef pt_opts[] = {
     F("--no-image", NULL, no_image), F("--ignore-build-id", NULL, ignore_id), F("--verify", NULL, verify),
     F("--check", NULL, check),   F("--decode", NULL, decode),  F("--block", NULL, block),
     F("--compare", NULL, compare), F("--timing-variants", NULL, variants), F("--quiet", "-q", quiet),
-    {NULL, NULL, 0, 0, 0}};
+    {NULL, NULL, 0, 0, 0, NULL}};
 #undef V
 #undef F
 

@@ -435,30 +435,41 @@ typedef struct rec_args {
  * descriptors' (timing_opts_parse, recmode_opts_parse read them again from
  * their place in ARGV, and check their values). */
 enum { REC_AND = 1, REC_DEMAND, REC_OWN, REC_TIMING, REC_MODES };
-#define W(name, kind, id) {name, NULL, kind, TM_OPT_NOSTORE, id}
+#define W(name, kind, id, hint) {name, NULL, kind, TM_OPT_NOSTORE, id, hint}
+#define TV TM_OPT_VALUE
+#define TF TM_OPT_FLAG
 static const tm_optdef rec_whole_opts[] = {
-    W("--timing", TM_OPT_VALUE, REC_TIMING),   W("--cpi", TM_OPT_VALUE, REC_TIMING),
-    W("--l1i", TM_OPT_VALUE, REC_TIMING),      W("--l1", TM_OPT_VALUE, REC_TIMING),
-    W("--l2", TM_OPT_VALUE, REC_TIMING),       W("--mem-latency", TM_OPT_VALUE, REC_TIMING),
-    W("--timing-window", TM_OPT_VALUE, REC_TIMING), W("--no-icache", TM_OPT_FLAG, REC_TIMING),
-    W("--no-caches", TM_OPT_FLAG, REC_TIMING), W("--mode", TM_OPT_VALUE, REC_MODES),
-    W("-a", TM_OPT_FLAG, REC_MODES),           W("-c", TM_OPT_VALUE, REC_MODES),
-    W("--store", TM_OPT_FLAG, REC_MODES),      W("-d", TM_OPT_FLAG, REC_MODES),
-    W("-f", TM_OPT_VALUE, REC_MODES),          W("-s", TM_OPT_VALUE, REC_OWN),
-    W("-l", TM_OPT_VALUE, REC_OWN),            W("--no-shared-libs", TM_OPT_FLAG, REC_OWN),
-    W("--filter-rtn", TM_OPT_VALUE, REC_OWN),  W("--threads", TM_OPT_VALUE, REC_OWN),
-    W("--valgrind", TM_OPT_VALUE, REC_OWN),    W("--commit", TM_OPT_FLAG, REC_OWN),
-    W("--frontend", TM_OPT_VALUE, REC_OWN),    W("--pin", TM_OPT_VALUE, REC_OWN),
-    W("--capture", TM_OPT_VALUE, REC_OWN),     {NULL, NULL, 0, 0, 0}};
+    W("--timing", TV, REC_TIMING, "a value: allowed cores, serial"),
+    W("--cpi", TV, REC_TIMING, "a value: allowed a number 0.001..1000 (up to 3 decimals)"),
+    W("--l1i", TV, REC_TIMING, "a value: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)"),
+    W("--l1", TV, REC_TIMING, "a value: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)"),
+    W("--l2", TV, REC_TIMING, "a value: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)"),
+    W("--mem-latency", TV, REC_TIMING, "a value: allowed 0..100000 cycles"),
+    W("--timing-window", TV, REC_TIMING, "a value: allowed 1..4294967296 groups"),
+    W("--no-icache", TF, REC_TIMING, NULL), W("--no-caches", TF, REC_TIMING, NULL),
+    W("--mode", TV, REC_MODES, "a value: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat"),
+    W("-a", TF, REC_MODES, NULL),
+    W("-c", TV, REC_MODES, "a compressor: allowed gzip, bzip2, pigz, pbzip2, zstd"),
+    W("--store", TF, REC_MODES, NULL), W("-d", TF, REC_MODES, NULL),
+    W("-f", TV, REC_MODES, "a value: allowed a whole number of megabytes, at least 1"),
+    W("-s", TV, REC_OWN, "a value: allowed a number of instructions"),
+    W("-l", TV, REC_OWN, "a value: allowed a number of instructions (at least 1)"),
+    W("--no-shared-libs", TF, REC_OWN, NULL), W("--filter-rtn", TV, REC_OWN, "a function name"),
+    W("--threads", TV, REC_OWN, "a value: allowed 1..1024 or auto"), W("--valgrind", TV, REC_OWN, "a path"),
+    W("--commit", TF, REC_OWN, NULL), W("--frontend", TV, REC_OWN, "a value: allowed valgrind or pin"),
+    W("--pin", TV, REC_OWN, "a path: the pin launcher or a Pin kit folder"),
+    W("--capture", TV, REC_OWN, "a file: a capture stream, or - for standard input"), {NULL, NULL, 0, 0, 0, NULL}};
 /* Each configuration's outputs (after --and: that configuration's). */
 static const tm_optdef rec_conf_opts[] = {
-    {"-o", "--output", TM_OPT_VALUE, offsetof(rec_more, base), 0},
-    {"--profile", NULL, TM_OPT_VALUE, offsetof(rec_more, profile), 0}, {NULL, NULL, 0, 0, 0}};
+    {"-o", "--output", TV, offsetof(rec_more, base), 0, "a value: the base name of the outputs"},
+    {"--profile", NULL, TV, offsetof(rec_more, profile), 0, "a file name"}, {NULL, NULL, 0, 0, 0, NULL}};
 /* Anywhere: --and, --demand (every configuration's), --profile-window. */
 static const tm_optdef rec_run_opts[] = {
-    W("--and", TM_OPT_FLAG, REC_AND), W("--demand", TM_OPT_FLAG, REC_DEMAND),
-    {"--profile-window", NULL, TM_OPT_VALUE, offsetof(rec_args, pwin), 0}, {NULL, NULL, 0, 0, 0}};
+    W("--and", TF, REC_AND, NULL), W("--demand", TF, REC_DEMAND, NULL),
+    {"--profile-window", NULL, TV, offsetof(rec_args, pwin), 0, "a number of cycles"}, {NULL, NULL, 0, 0, 0, NULL}};
 #undef W
+#undef TV
+#undef TF
 
 /* tm record's own whole-recording option NAME with value V: 0, or 2 after
  * the usage line. */

@@ -38,62 +38,125 @@ static void fb_diag_stderr(void *arg, const char *line)
     fprintf(stderr, "tm decode: %s\n", line);
 }
 
-int decode_from_binary(int argc, char **argv)
+/* --verify's OK line: 0. */
+static int fb_ok_line(const tmt_file *tf, const tm_frombin_result *res, double secs)
 {
-    tm_frombin_opts o;
-    memset(&o, 0, sizeof o);
-    o.format = TM_FB_INSNS;
-    struct fb_args {
-        int verify, quiet, from_binary;
-        const char *modules, *vdso, *bin, *max_run;
-    } F = {0, 0, 0, NULL, NULL, NULL, NULL};
-    enum { FMT = 1 };
-#define FL(name, alias, f) {name, alias, TM_OPT_FLAG, offsetof(struct fb_args, f), 0}
-#define FLO(name, alias, f) {name, alias, TM_OPT_FLAG, offsetof(tm_frombin_opts, f), 0}
-#define VA(name, alias, f) {name, alias, TM_OPT_VALUE, offsetof(struct fb_args, f), 0}
-#define FMT(name, v) {name, NULL, TM_OPT_FLAG, TM_OPT_NOSTORE, FMT + (v)}
-    static const tm_optdef fb_opts[] = {
-        FL("--verify", NULL, verify), FL("--quiet", "-q", quiet), FL("--from-binary", NULL, from_binary),
-        FMT("--insns", TM_FB_INSNS), FMT("--branches", TM_FB_BRANCHES), FMT("--functions", TM_FB_FUNCTIONS),
-        FMT("--summary", TM_FB_NONE), VA("--modules", NULL, modules), VA("--vdso", NULL, vdso),
-        VA("--binary", "-o", bin), VA("--max-run", NULL, max_run), {NULL, NULL, 0, 0, 0}};
-    static const tm_optdef fbo_opts[] = {
-        FLO("--symbols", "-s", symbols), FLO("--disasm", "-d", disasm),
-        FLO("--ignore-build-id", NULL, ignore_build_id), {"--tmc", NULL, TM_OPT_VALUE, offsetof(tm_frombin_opts, tmc), 0},
-        {NULL, NULL, 0, 0, 0}};
+    printf("OK: %" PRIu64 " instructions replayed from the binaries (%" PRIu64 " reconstructed, %" PRIu64
+           " in %" PRIu64 " overflow gaps), %" PRIu64 " branches, %" PRIu64 " exceptions, %" PRIu64
+           " messages, %" PRIu64 " code blocks disassembled",
+           res->v.instructions, res->v.checked, res->v.gap_instructions, res->v.gaps, res->v.branches,
+           res->v.exceptions, res->v.messages, res->blocks);
+    if (tf->cfg.enc.timestamps)
+        printf(", %" PRIu64 " time stamps", res->v.cycles_checked);
+    if (tf->cfg.enc.data)
+        printf("; %" PRIu64 " load values replayed (%" PRIu64 " from DATA messages, %" PRIu64
+               " from the replay's copy)",
+               res->v.loads_reported + res->v.loads_inferred, res->v.loads_reported, res->v.loads_inferred);
+    printf("; %.2f M instructions/s", secs > 0 ? (double)res->v.checked / secs / 1e6 : 0.0);
+    decode_print_file_check(tf);
+    printf("\n");
+    return 0;
+}
+
+/* A listing's end (RC, ERR: the replay's): the summary line (on stdout
+ * with --summary, else on stderr unless QUIET) and the exit status. */
+static int fb_summary(const tmt_file *tf, const tm_frombin_result *res, int rc, const char *err, double secs,
+                      const char *tmt_path, int format, int quiet)
+{
+    fflush(stdout);
+    if (rc == TM_ERR_IO && tm_stdout_failed()) {
+        tm_stdout_errno(res->out_errno);
+        return 0; /* a full disk or a reader gone: tm_finish_stdout says which */
+    }
+    if (rc != TM_OK)
+        return tm_err("decode", "%s", err), 1;
+    char why[256] = "", e[112], pe[112];
+    if (tf->ending != TMT_COMPLETE)
+        snprintf(why, sizeof why, "; the recording was %s", tmt_ending_str(tf->ending, tf->signal, e, sizeof e));
+    if (tf->prog != TMT_PROG_UNKNOWN)
+        snprintf(why + strlen(why), sizeof why - strlen(why), "; the program %s",
+                 tmt_prog_str(tf->prog, tf->prog_code, pe, sizeof pe));
+    if (format == TM_FB_NONE || !quiet)
+        fprintf(format == TM_FB_NONE ? stdout : stderr,
+                "%s: %" PRIu64 " threads, %" PRIu64 " instructions replayed from the binaries, %" PRIu64
+                " branches, %" PRIu64 " exceptions, %" PRIu64 " gaps, %" PRIu64 " errors, %" PRIu64
+                " undecodable stretches; %.2f M instructions/s%s\n",
+                tmt_path, res->threads, res->v.checked, res->v.branches, res->v.exceptions, res->v.gaps, res->errors,
+                res->resyncs, secs > 0 ? (double)res->v.checked / secs / 1e6 : 0.0, why);
+    return res->errors || res->resyncs ? 1 : 0;
+}
+
+/* tm decode --from-binary's command line. */
+typedef struct fb_args {
+    int verify, quiet, from_binary;
+    const char *modules, *vdso, *bin, *max_run;
+    const char *files[2];
+    int nf;
+} fb_args;
+
+enum { FMT = 1 };
+#define FL(name, alias, f) {name, alias, TM_OPT_FLAG, offsetof(fb_args, f), 0, NULL}
+#define FLO(name, alias, f) {name, alias, TM_OPT_FLAG, offsetof(tm_frombin_opts, f), 0, NULL}
+#define VA(name, alias, f) {name, alias, TM_OPT_VALUE, offsetof(fb_args, f), 0, NULL}
+#define FMTO(name, v) {name, NULL, TM_OPT_FLAG, TM_OPT_NOSTORE, FMT + (v), NULL}
+static const tm_optdef fb_opts[] = {
+    FL("--verify", NULL, verify), FL("--quiet", "-q", quiet), FL("--from-binary", NULL, from_binary),
+    FMTO("--insns", TM_FB_INSNS), FMTO("--branches", TM_FB_BRANCHES), FMTO("--functions", TM_FB_FUNCTIONS),
+    FMTO("--summary", TM_FB_NONE), VA("--modules", NULL, modules), VA("--vdso", NULL, vdso),
+    VA("--binary", "-o", bin), VA("--max-run", NULL, max_run), {NULL, NULL, 0, 0, 0, NULL}};
+static const tm_optdef fbo_opts[] = {
+    FLO("--symbols", "-s", symbols), FLO("--disasm", "-d", disasm), FLO("--ignore-build-id", NULL, ignore_build_id),
+    {"--tmc", NULL, TM_OPT_VALUE, offsetof(tm_frombin_opts, tmc), 0, NULL}, {NULL, NULL, 0, 0, 0, NULL}};
 #undef FL
 #undef FLO
 #undef VA
-#undef FMT
-    const char *files[2], *val;
-    int nf = 0, pr;
+#undef FMTO
+
+/* The command line into F and O: 0, 1 (--help printed) or 2 after a usage
+ * error. */
+static int fb_parse(int argc, char **argv, fb_args *F, tm_frombin_opts *o)
+{
+    memset(F, 0, sizeof *F);
+    memset(o, 0, sizeof *o);
+    o->format = TM_FB_INSNS;
+    const char *val;
+    int pr;
     tm_opt_parser p;
     tm_opt_init(&p, argc, argv);
-    tm_opt_table t[2] = {{fb_opts, &F}, {fbo_opts, &o}};
+    tm_opt_table t[2] = {{fb_opts, F}, {fbo_opts, o}};
     const tm_optdef *hit;
     char perr[256];
     while ((pr = tm_opt_next(&p, t, 2, &hit, &val, perr, sizeof perr)) > 0) {
         if (pr == TM_OPT_HELP)
-            return decode_usage(stdout), 0;
-        if (pr == TM_OPT_OPERAND && nf >= 2)
+            return decode_usage(stdout), 1;
+        if (pr == TM_OPT_OPERAND && F->nf >= 2)
             return tm_usage("decode", "too many arguments"), 2;
         if (pr == TM_OPT_OPERAND)
-            files[nf++] = val;
+            F->files[F->nf++] = val;
         if (pr == TM_OPT_MATCH && hit->id >= FMT)
-            o.format = hit->id - FMT;
+            o->format = hit->id - FMT;
     }
     if (pr < 0)
         return tm_usage("decode", "%s", perr), 2;
-    if (F.max_run && (tm_parse_count(F.max_run, &o.max_run) || !o.max_run))
-        return tm_usage("decode", "--max-run %s: expected a positive number of instructions", F.max_run), 2;
+    if (F->max_run && (tm_parse_count(F->max_run, &o->max_run) || !o->max_run))
+        return tm_usage("decode", "--max-run %s: expected a positive number of instructions", F->max_run), 2;
+    if ((F->verify && F->nf != 2) || (!F->verify && F->nf != 1))
+        return tm_usage("decode", F->verify ? "--from-binary --verify needs the commit stream and the trace: "
+                                              "tm decode --from-binary --verify BASE.tmc BASE.tmt"
+                                            : "expected one trace file: tm decode --from-binary BASE.tmt"), 2;
+    return 0;
+}
+
+int decode_from_binary(int argc, char **argv)
+{
+    tm_frombin_opts o;
+    fb_args F;
+    int pr = fb_parse(argc, argv, &F, &o);
+    if (pr)
+        return pr == 1 ? 0 : pr;
     int verify = F.verify, quiet = F.quiet;
     const char *modules = F.modules, *vdso = F.vdso, *bin = F.bin;
-    if ((verify && nf != 2) || (!verify && nf != 1)) {
-        tm_usage("decode", verify ? "--from-binary --verify needs the commit stream and the trace: "
-                                  "tm decode --from-binary --verify BASE.tmc BASE.tmt"
-                                : "expected one trace file: tm decode --from-binary BASE.tmt");
-        return 2;
-    }
+    const char **files = F.files;
     const char *tmt_path = verify ? files[1] : files[0];
     if (verify)
         o.tmc = files[0];
@@ -170,51 +233,11 @@ int decode_from_binary(int argc, char **argv)
             tm_out_abort(&bo);
         }
     }
-    if (verify) {
-        if (rc == TM_OK) {
-            printf("OK: %" PRIu64 " instructions replayed from the binaries (%" PRIu64 " reconstructed, %" PRIu64
-                   " in %" PRIu64 " overflow gaps), %" PRIu64 " branches, %" PRIu64 " exceptions, %" PRIu64
-                   " messages, %" PRIu64 " code blocks disassembled",
-                   res.v.instructions, res.v.checked, res.v.gap_instructions, res.v.gaps, res.v.branches,
-                   res.v.exceptions, res.v.messages, res.blocks);
-            if (tf.cfg.enc.timestamps)
-                printf(", %" PRIu64 " time stamps", res.v.cycles_checked);
-            if (tf.cfg.enc.data)
-                printf("; %" PRIu64 " load values replayed (%" PRIu64 " from DATA messages, %" PRIu64
-                       " from the replay's copy)",
-                       res.v.loads_reported + res.v.loads_inferred, res.v.loads_reported, res.v.loads_inferred);
-            printf("; %.2f M instructions/s", secs > 0 ? (double)res.v.checked / secs / 1e6 : 0.0);
-            decode_print_file_check(&tf);
-            printf("\n");
-            status = 0;
-        } else {
-            status = decode_verify_failed(rc, err, quiet, 1, tmt_path, files[0]);
-        }
-    } else {
-        fflush(stdout);
-        if (rc == TM_ERR_IO && tm_stdout_failed()) {
-            tm_stdout_errno(res.out_errno);
-            status = 0; /* a full disk or a reader gone: tm_finish_stdout says which */
-        } else if (rc != TM_OK) {
-            tm_err("decode", "%s", err);
-            status = 1;
-        } else {
-            char why[256] = "", e[112], pe[112];
-            if (tf.ending != TMT_COMPLETE)
-                snprintf(why, sizeof why, "; the recording was %s", tmt_ending_str(tf.ending, tf.signal, e, sizeof e));
-            if (tf.prog != TMT_PROG_UNKNOWN)
-                snprintf(why + strlen(why), sizeof why - strlen(why), "; the program %s",
-                         tmt_prog_str(tf.prog, tf.prog_code, pe, sizeof pe));
-            if (o.format == TM_FB_NONE || !quiet)
-                fprintf(o.format == TM_FB_NONE ? stdout : stderr,
-                        "%s: %" PRIu64 " threads, %" PRIu64 " instructions replayed from the binaries, %" PRIu64
-                        " branches, %" PRIu64 " exceptions, %" PRIu64 " gaps, %" PRIu64 " errors, %" PRIu64
-                        " undecodable stretches; %.2f M instructions/s%s\n",
-                        tmt_path, res.threads, res.v.checked, res.v.branches, res.v.exceptions, res.v.gaps,
-                        res.errors, res.resyncs, secs > 0 ? (double)res.v.checked / secs / 1e6 : 0.0, why);
-            status = res.errors || res.resyncs ? 1 : 0;
-        }
-    }
+    if (verify)
+        status = rc == TM_OK ? fb_ok_line(&tf, &res, secs)
+                             : decode_verify_failed(rc, err, quiet, 1, tmt_path, files[0]);
+    else
+        status = fb_summary(&tf, &res, rc, err, secs, tmt_path, o.format, quiet);
     tmt_free(&tf);
     return status;
 }

@@ -43,9 +43,9 @@ const char model_opts_help[] =
     "  --cfiat-shared                one cache for all threads (flags tagged by thread)\n"
     "  --chunks-fah A,B              fahCnt chunk sizes (default 3,2 tr_e/tr_a, 8,8 others)\n";
 
-#define V(name, f) {name, NULL, TM_OPT_VALUE, offsetof(model_opts, f), 0}
-#define VK(name, f, k) {name, NULL, TM_OPT_VALUE, offsetof(model_opts, f) + (k) * sizeof(char *), 0}
-#define F(name, f) {name, NULL, TM_OPT_FLAG, offsetof(model_opts, f), 0}
+#define V(name, f) {name, NULL, TM_OPT_VALUE, offsetof(model_opts, f), 0, NULL}
+#define VK(name, f, k) {name, NULL, TM_OPT_VALUE, offsetof(model_opts, f) + (k) * sizeof(char *), 0, NULL}
+#define F(name, f) {name, NULL, TM_OPT_FLAG, offsetof(model_opts, f), 0, NULL}
 const tm_optdef model_opts_table[] = {
     V("--config", config),   V("--encoding", encoding), V("--gshare", gshare),     V("--ras", ras),
     V("--ibtb", ibtb),       V("--buffer", buffer),     V("--port", port),         V("--ts-bits", ts_bits),
@@ -57,7 +57,7 @@ const tm_optdef model_opts_table[] = {
     VK("--ittage-tables", ittage, 1), VK("--ittage-entries", ittage, 2), VK("--ittage-tag", ittage, 3),
     VK("--ittage-hist", ittage, 4),
     F("--timestamps", timestamps), F("--shared", shared), F("--cfiat", cfiat), F("--cfiat-shared", cfiat_shared),
-    {NULL, NULL, 0, 0, 0}};
+    {NULL, NULL, 0, 0, 0, NULL}};
 #undef V
 #undef VK
 #undef F

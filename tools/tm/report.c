@@ -192,6 +192,50 @@ static void json_thread(FILE *f, const tm_thread_stats *s, const char *indent)
             indent, s->dropped_messages, s->dropped_bits, s->losses, s->lost_instructions);
 }
 
+/* The "data" object of data tracing's statistics. */
+static void json_data(FILE *f, const tm_model_cfg *cfg, const tm_model_stats *st, const tm_thread_stats *T)
+{
+    const tm_cache_stats *c = &st->cache;
+    uint64_t ctl = st->bits - T->data_bits;
+    fprintf(f, "  \"data\": {\n");
+    fprintf(f, "    \"mode\": \"%s\", \"cache\": {\"size\": %u, \"assoc\": %u, \"line\": %u, "
+               "\"granularity\": %u, \"shared\": %s}, \"chunks_fah\": [%u, %u],\n",
+            tm_data_mode_name((tm_data_mode)cfg->enc.data), cfg->cache.size, cfg->cache.assoc, cfg->cache.line,
+            cfg->cache.gran, cfg->cfiat_shared ? "true" : "false", cfg->enc.fah_a, cfg->enc.fah_b);
+    fprintf(f, "    \"loads\": %" PRIu64 ", \"stores\": %" PRIu64 ", \"lost_loads\": %" PRIu64
+               ", \"lost_stores\": %" PRIu64 ", \"reports_needed\": %" PRIu64 ",\n",
+            T->loads, T->stores, T->lost_loads, T->lost_stores, T->reports);
+    fprintf(f, "    \"messages\": %" PRIu64 ", \"dropped_messages\": %" PRIu64 ",\n", T->messages[TM_MSG_DATA],
+            T->dropped_data);
+    fprintf(f, "    \"bits\": %" PRIu64 ", \"bits_by_field\": {\"ti\": %" PRIu64 ", \"q\": %" PRIu64
+               ", \"fah\": %" PRIu64 ", \"value\": %" PRIu64 "},\n",
+            T->data_bits, T->data_bits - T->bits.fah - T->bits.value - T->messages[TM_MSG_DATA],
+            T->messages[TM_MSG_DATA], T->bits.fah, T->bits.value);
+    fprintf(f, "    \"bits_per_load\": %.6f, \"bits_per_instruction\": %.6f, \"fa_miss_rate\": %.6f,\n",
+            ratio(T->data_bits, T->loads), ratio(T->data_bits, T->instructions), ratio(T->reports, T->loads));
+    fprintf(f, "    \"control_bits\": %" PRIu64 ", \"control_bits_per_instruction\": %.6f, "
+               "\"total_bits_per_instruction\": %.6f",
+            ctl, ratio(ctl, T->instructions), ratio(st->bits, T->instructions));
+    if (cfg->enc.data == TM_DATA_CFIAT) {
+        fprintf(f, ",\n    \"by_size\": {");
+        for (unsigned k = 0; k < TM_SZ_CLASSES; k++)
+            fprintf(f, "%s\n      \"%s\": {\"load_refs\": %" PRIu64 ", \"load_hits\": %" PRIu64
+                       ", \"load_misses\": %" PRIu64 ", \"store_refs\": %" PRIu64 ", \"store_hits\": %" PRIu64
+                       ", \"store_misses\": %" PRIu64 ", \"fa_hits\": %" PRIu64 ", \"fa_misses\": %" PRIu64 "}",
+                    k ? "," : "", tm_size_class_name(k), c->load_refs[k], c->load_hits[k], c->load_misses[k],
+                    c->store_refs[k], c->store_hits[k], c->store_misses[k], c->fa_hits[k], c->fa_misses[k]);
+        fprintf(f, "\n    },\n    \"load_refs\": %" PRIu64 ", \"load_hits\": %" PRIu64 ", \"load_misses\": %" PRIu64
+                   ", \"store_refs\": %" PRIu64 ", \"store_hits\": %" PRIu64 ", \"store_misses\": %" PRIu64
+                   ", \"fa_hits\": %" PRIu64 ", \"fa_misses\": %" PRIu64 ",\n",
+                tm_size_class_sum(c->load_refs), tm_size_class_sum(c->load_hits), tm_size_class_sum(c->load_misses), tm_size_class_sum(c->store_refs),
+                tm_size_class_sum(c->store_hits), tm_size_class_sum(c->store_misses), tm_size_class_sum(c->fa_hits), tm_size_class_sum(c->fa_misses));
+        fprintf(f, "    \"multi_line_operands\": %" PRIu64 ", \"invalidations\": %" PRIu64
+                   ", \"flag_clears\": %" PRIu64,
+                c->multi_line, c->invalidations, c->flag_clears);
+    }
+    fprintf(f, "\n  },\n");
+}
+
 int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, const tmt_trailer *end,
                 const char *machine)
 {
@@ -250,47 +294,8 @@ int report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m, co
                ", \"busy_cycles\": %" PRIu64 "},\n",
             st->peak_occupancy, st->overflow_cycles, T->dropped_messages, T->dropped_bits, st->idle_cycles,
             st->busy_cycles);
-    if (cfg->enc.data) {
-        const tm_cache_stats *c = &st->cache;
-        uint64_t ctl = st->bits - T->data_bits;
-        fprintf(f, "  \"data\": {\n");
-        fprintf(f, "    \"mode\": \"%s\", \"cache\": {\"size\": %u, \"assoc\": %u, \"line\": %u, "
-                   "\"granularity\": %u, \"shared\": %s}, \"chunks_fah\": [%u, %u],\n",
-                tm_data_mode_name((tm_data_mode)cfg->enc.data), cfg->cache.size, cfg->cache.assoc, cfg->cache.line,
-                cfg->cache.gran, cfg->cfiat_shared ? "true" : "false", cfg->enc.fah_a, cfg->enc.fah_b);
-        fprintf(f, "    \"loads\": %" PRIu64 ", \"stores\": %" PRIu64 ", \"lost_loads\": %" PRIu64
-                   ", \"lost_stores\": %" PRIu64 ", \"reports_needed\": %" PRIu64 ",\n",
-                T->loads, T->stores, T->lost_loads, T->lost_stores, T->reports);
-        fprintf(f, "    \"messages\": %" PRIu64 ", \"dropped_messages\": %" PRIu64 ",\n", T->messages[TM_MSG_DATA],
-                T->dropped_data);
-        fprintf(f, "    \"bits\": %" PRIu64 ", \"bits_by_field\": {\"ti\": %" PRIu64 ", \"q\": %" PRIu64
-                   ", \"fah\": %" PRIu64 ", \"value\": %" PRIu64 "},\n",
-                T->data_bits, T->data_bits - T->bits.fah - T->bits.value - T->messages[TM_MSG_DATA],
-                T->messages[TM_MSG_DATA], T->bits.fah, T->bits.value);
-        fprintf(f, "    \"bits_per_load\": %.6f, \"bits_per_instruction\": %.6f, \"fa_miss_rate\": %.6f,\n",
-                ratio(T->data_bits, T->loads), ratio(T->data_bits, T->instructions), ratio(T->reports, T->loads));
-        fprintf(f, "    \"control_bits\": %" PRIu64 ", \"control_bits_per_instruction\": %.6f, "
-                   "\"total_bits_per_instruction\": %.6f",
-                ctl, ratio(ctl, T->instructions), ratio(st->bits, T->instructions));
-        if (cfg->enc.data == TM_DATA_CFIAT) {
-            fprintf(f, ",\n    \"by_size\": {");
-            for (unsigned k = 0; k < TM_SZ_CLASSES; k++)
-                fprintf(f, "%s\n      \"%s\": {\"load_refs\": %" PRIu64 ", \"load_hits\": %" PRIu64
-                           ", \"load_misses\": %" PRIu64 ", \"store_refs\": %" PRIu64 ", \"store_hits\": %" PRIu64
-                           ", \"store_misses\": %" PRIu64 ", \"fa_hits\": %" PRIu64 ", \"fa_misses\": %" PRIu64 "}",
-                        k ? "," : "", tm_size_class_name(k), c->load_refs[k], c->load_hits[k], c->load_misses[k],
-                        c->store_refs[k], c->store_hits[k], c->store_misses[k], c->fa_hits[k], c->fa_misses[k]);
-            fprintf(f, "\n    },\n    \"load_refs\": %" PRIu64 ", \"load_hits\": %" PRIu64 ", \"load_misses\": %" PRIu64
-                       ", \"store_refs\": %" PRIu64 ", \"store_hits\": %" PRIu64 ", \"store_misses\": %" PRIu64
-                       ", \"fa_hits\": %" PRIu64 ", \"fa_misses\": %" PRIu64 ",\n",
-                    tm_size_class_sum(c->load_refs), tm_size_class_sum(c->load_hits), tm_size_class_sum(c->load_misses), tm_size_class_sum(c->store_refs),
-                    tm_size_class_sum(c->store_hits), tm_size_class_sum(c->store_misses), tm_size_class_sum(c->fa_hits), tm_size_class_sum(c->fa_misses));
-            fprintf(f, "    \"multi_line_operands\": %" PRIu64 ", \"invalidations\": %" PRIu64
-                       ", \"flag_clears\": %" PRIu64,
-                    c->multi_line, c->invalidations, c->flag_clears);
-        }
-        fprintf(f, "\n  },\n");
-    }
+    if (cfg->enc.data)
+        json_data(f, cfg, st, T);
     fprintf(f, "  \"total\": {\n");
     json_thread(f, T, "    ");
     fprintf(f, "  },\n  \"threads\": [\n");
