@@ -12,7 +12,7 @@
  *       -tm_mem 0|1 -tm_store_values 0|1 [-tm_addr 1] -tm_log FILE
  *   run directly (`pin -t tm_pin.so -mode mcftrace ... -- prog`): the thesis
  *       tools' knobs (seed 000 Tables 4.1-4.6); the tool starts
- *       `tm record --capture -` with the equivalent options (thesis/knobs.c)
+ *       `tm record --capture -` with the equivalent options (recmodes/knobs.c)
  *       and streams to it.
  *
  * Blocks are Pin's basic blocks: each ends at a control transfer, so each

@@ -524,7 +524,7 @@ def field_bits(h, a, b):
 
 def chunk_bits(pf, f, a, b):
     """The bits that depend on field F's chunk sizes (A, B) in profile PF,
-    as study/profile.c's tm_profile_field_bits counts them: bCnt with T and
+    as stats/profile.c's tm_profile_field_bits counts them: bCnt with T and
     the other messages' cnt = 0 escape, plus the iCnt and gap fields that use
     the same chunks; the sign and |diffTA|; diffCC."""
     k = pf["messages"]

@@ -5,7 +5,7 @@
  * (docs/guide.md "The Pin tool's knobs").
  *
  * Self-contained C (only <stdio.h>, <stdlib.h>, <string.h> and the enum of
- * tm/status.h; no globals, no allocation): the Pin tool compiles thesis/knobs.c against Pin's PinCRT,
+ * tm/status.h; no globals, no allocation): the Pin tool compiles recmodes/knobs.c against Pin's PinCRT,
  * and libtm has it for the unit tests. */
 #ifndef TM_KNOBS_H
 #define TM_KNOBS_H

@@ -14,7 +14,7 @@
 #    right kind (a conditional branch, an indirect branch, a load);
 # 4. bad command lines: -d without -a or without --mode, one line, exit 2;
 #    tm record --help shows -d and the options the Pin tool's knobs become
-#    (thesis/knobs.c).
+#    (recmodes/knobs.c).
 # Recordings run in the sanitizer build (TM).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -178,7 +178,7 @@ bad "tm record: -d needs --mode" -d -o b2 -- "$P/branchtest"
 ls b1.* b2.* > /dev/null 2>&1 && die "a refused command line left files: $(ls b1.* b2.*)"
 "$TM" record --help > help.txt 2>&1 || die "tm record --help failed"
 grep -qE '^  -d  +with -a: each descriptor ends with its instruction' help.txt || die "tm record --help: no -d"
-# what thesis/knobs.c translates the Pin tool's knobs into
+# what recmodes/knobs.c translates the Pin tool's knobs into
 for o in --mode -a -c -d -f --no-shared-libs --filter-rtn -l -o -s --store --gshare --ras --ibtb --shared \
     --assoc --granularity --line --cache --cfiat-shared; do
     grep -qE -- " $o( |$)" help.txt || die "tm record --help does not show $o"

@@ -1,5 +1,5 @@
 /* tm — unit tests of the thesis tools' knobs as tm record's options
- * (thesis/knobs.c, tm/knobs.h): every knob, flags and values, -cs in
+ * (recmodes/knobs.c, tm/knobs.h): every knob, flags and values, -cs in
  * kilobytes, unknown knobs, missing values, the checks against tm record's
  * own (its option parsers in tools/tm/recmode_opts.c and util.c, the
  * library's tm_pred_cfg_check and tm_cache_cfg_check), the usage lines. */

@@ -1,4 +1,4 @@
-/* tm — unit tests of field profiles (study/profile.c, tm/profile.h): the
+/* tm — unit tests of field profiles (stats/profile.c, tm/profile.h): the
  * histograms of a real model run give back the model's bits by field
  * exactly, and a lossless run's give the bits of runs with other chunk
  * sizes (and with time stamps) without running them. */

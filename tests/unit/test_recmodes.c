@@ -1,4 +1,4 @@
-/* tm — unit tests of tm record --mode (thesis/recmodes.c, its options in
+/* tm — unit tests of tm record --mode (recmodes/recmodes.c, its options in
  * tools/tm/recmode_opts.c): the descriptor
  * bytes and ASCII lines of mcfTrace, mlsTrace, mcfTRaptor and mlvCFiat
  * (seeds/000 Figs. 4.2, 4.13, 4.22, 4.36), their statistics files (Figs.

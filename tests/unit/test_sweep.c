@@ -1,4 +1,4 @@
-/* tm — unit tests of sweeps (study/sweep.c, tm/sweep.h): K models fed in one
+/* tm — unit tests of sweeps (stats/sweep.c, tm/sweep.h): K models fed in one
  * pass give byte for byte the traces and statistics of K separate runs. */
 #include <criterion/criterion.h>
 #include <stdio.h>

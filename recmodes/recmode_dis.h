@@ -1,6 +1,6 @@
 /* tm record --mode -d: the disassembly column of the thesis tools' ASCII
  * descriptors (seeds/000 Figs. 4.2, 4.8, 4.13, 4.22, 4.36), internal to
- * thesis/recmodes.c.  The instructions' bytes come from the program's
+ * recmodes/recmodes.c.  The instructions' bytes come from the program's
  * modules as tm record's capture reports them (tm_cap_module: a file and
  * the address of its offset 0, or the vdso's bytes); Zydis formats them in
  * Intel syntax the way Pin's INS_Disassemble (XED) does: lower-case hex,
