@@ -9,7 +9,7 @@
  *                                          the caches' and predictors' wiring
  *   cmodel/dcache.c  <-> rtl/tm_dcache.sv  the CFiat data cache
  *   cmodel/pred.c    <-> rtl/tm_gshare.sv, tm_ras.sv, tm_ibtb.sv
- *   encoder/msg.c    <-> rtl/tm_msg_enc.sv, encoder/data_enc.c <-> tm_data_enc.sv
+ *   msg/msg.c    <-> rtl/tm_msg_enc.sv, msg/data_enc.c <-> tm_data_enc.sv
  * cmodel/config.c resolves the configuration (tm_top's parameters). */
 #ifndef TM_CMODEL_MODEL_INT_H
 #define TM_CMODEL_MODEL_INT_H

@@ -183,7 +183,7 @@ static uint64_t hsum(const uint64_t *h)
     return n;
 }
 
-/* The bit layout of docs/spec.md §4.3-§4.8 as encoder/msg.c counts it:
+/* The bit layout of docs/spec.md §4.3-§4.8 as msg/msg.c counts it:
  * cnt holds BRANCH's bCnt and T, and the other control messages' cnt = 0
  * escape (i0 + 1 bits); diffta the sign and |diffTA|; sync K, R, X, L, D,
  * iCnt, gap and ADDR. */

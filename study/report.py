@@ -19,7 +19,7 @@ PT_FORMATS = ("PT", "PT+mtc", "PT+cyc")
 
 def chunk_len(length, a, b):
     """Bits of a chunked field whose value has LENGTH significant bits with
-    chunk sizes (A, B) (encoder/bitio.h, tm_chunked_len)."""
+    chunk sizes (A, B) (msg/bitio.h, tm_chunked_len)."""
     if length <= a:
         return a + 1
     return a + 1 + (length - a + b - 1) // b * (b + 1)

@@ -1,5 +1,5 @@
 /* tm — the DATA message encoder (docs/spec.md §4.8); mirrors
- * rtl/tm_data_enc.sv.  The control messages are encoder/msg.c's. */
+ * rtl/tm_data_enc.sv.  The control messages are msg/msg.c's. */
 #include <stdint.h>
 #include "bitio.h"
 

@@ -311,7 +311,7 @@ int tm_msg_encode_a(const tm_enc_cfg *c, const tm_adapt *a, const tm_msg *m, tm_
     int rc;
     if (!bb || !valid(c, a, m)) return TM_ERR_ARG;
     const tm_adapt *s = tm_enc_adaptive(c) ? &a[m->ti] : NULL;
-    if (m->kind == TM_MSG_DATA) /* encoder/data_enc.c */
+    if (m->kind == TM_MSG_DATA) /* msg/data_enc.c */
         return tm_msg_encode_data(c, m->ti, m->fah, m->value, m->size, bb, fb);
     memset(&acc, 0, sizeof acc);
     if ((rc = tm_bb_reserve(bb, MSG_BOUND_BITS)) != TM_OK)
