@@ -942,6 +942,324 @@ static int addr_run(tm_cap *c, const uint64_t *w, size_t n);
 
 /* Handles the event at W (LEN words); returns words used, or 0 if more are
  * needed, or -1 on error. */
+/* BLOCK: a block descriptor (its instructions and exits). */
+static long ev_block(tm_cap *c, const uint64_t *w, size_t len)
+{
+    uint64_t w0 = w[0];
+    uint32_t ni = (w0 >> 8) & 0xffff, nx = (w0 >> 24) & 0xff;
+    uint64_t id = w[1];
+    if (ni == 0 || ni > TMCAP_MAX_INSNS || nx == 0)
+        return fail(c, c->off, "block with %u instructions and %u exits", ni, nx), -1;
+    if (id != c->nblocks + (c->nblocks == 0))
+        return fail(c, c->off, "block id %llu out of sequence", (unsigned long long)id), -1;
+    size_t capi = c->capi;
+    if (tm_grow((void **)&c->blocks, &c->bcap, id + 1, sizeof *c->blocks) ||
+        tm_grow((void **)&c->ioffs, &c->capi, c->ni + ni, sizeof *c->ioffs) ||
+        tm_grow((void **)&c->ilen, &capi, c->ni + ni, sizeof *c->ilen) ||
+        tm_grow((void **)&c->xits, &c->capx, c->nx + nx, sizeof *c->xits))
+        return fail(c, c->off, "out of memory"), -1;
+    block *b = &c->blocks[id];
+    b->addr = w[2];
+    b->ninsn = ni;
+    b->nexit = nx;
+    b->ioff = c->ni;
+    b->xoff = c->nx;
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < ni; i++) {
+        uint64_t v = w[3 + i];
+        uint32_t l = v & 0xff;
+        uint64_t o = v >> 8;
+        if (l == 0 || o != at)
+            return fail(c, c->off, "block %llu: instruction %u at +%llu, %u bytes: not straight-line code",
+                        (unsigned long long)id, i, (unsigned long long)o, l), -1;
+        c->ioffs[c->ni + i] = (uint32_t)o;
+        c->ilen[c->ni + i] = (uint8_t)l;
+        at = o + l;
+    }
+    for (uint32_t j = 0; j < nx; j++) {
+        uint64_t d = w[3 + ni + 2 * j];
+        xit *x = &c->xits[c->nx + j];
+        x->kind = d & 0xff;
+        x->insn = (d >> 8) & 0xffff;
+        x->dyn = ((d >> 24) & TMCAP_XF_DYN) != 0;
+        x->target = w[4 + ni + 2 * j];
+        if (x->kind >= TMCAP_X_KINDS || x->insn >= ni)
+            return fail(c, c->off, "block %llu: exit %u: kind %u at instruction %u", (unsigned long long)id, j,
+                        x->kind, x->insn), -1;
+        /* for the fast path of EXEC */
+        x->passes = 0;
+        for (uint32_t q = 0; q < j; q++)
+            x->passes |= c->xits[c->nx + q].kind == TMCAP_X_COND_T && c->xits[c->nx + q].insn < x->insn;
+        x->nrun = x->kind == TMCAP_X_FALL ? x->insn + 1u : x->insn;
+        x->boff = c->ioffs[c->ni + x->insn];
+        x->blen = c->ilen[c->ni + x->insn];
+    }
+    c->ni += ni;
+    c->nx += nx;
+    c->nblocks = id + 1;
+    c->info.blocks++;
+    if (hput(c, b->addr, id))
+        return fail(c, c->off, "out of memory"), -1;
+    return (long)len;
+}
+
+/* EXEC: the running thread ran a block and left it through an exit (the
+ * hot path: the usual case is done here without run_block). */
+static inline __attribute__((always_inline)) long ev_exec(tm_cap *c, const uint64_t *w, size_t n, size_t len)
+{
+    uint64_t w0 = w[0];
+    cthread *t;
+    int rc = TM_OK;
+    uint64_t id = w0 >> 16;
+    uint32_t e = (w0 >> 8) & 0xff;
+    if (id == 0 || id >= c->nblocks)
+        return fail(c, c->off, "execution of unknown block %llu", (unsigned long long)id), -1;
+    const block *b = &c->blocks[id];
+    if (e >= b->nexit)
+        return fail(c, c->off, "block %llu has no exit %u", (unsigned long long)id, e), -1;
+    const xit *x = &c->xits[b->xoff + e];
+    if (x->dyn) {
+        if (n < 2)
+            return 0;
+        len = 2;
+    }
+    if (!(t = thread_of(c, c->cur)))
+        return fail(c, c->off, "thread %u out of range", c->cur), -1;
+    if (t->state == T_NONE || t->state == T_NEW) {
+        t->state = T_RUN;
+        t->expect = b->addr;
+    } else if (t->state == T_DONE) {
+        return fail(c, c->off, "thread %u runs after its exit", c->cur), -1;
+    }
+    if (t->exc && b->addr != t->expect)
+        rc = resolve_exc(c, t, b->addr);
+    t->exc = 0;
+    if (rc == TM_OK && b->addr != t->expect)
+        return fail(c, c->off, "thread %u: block at 0x%llx, but its next instruction is at 0x%llx", c->cur,
+                    (unsigned long long)b->addr, (unsigned long long)t->expect), -1;
+    c->info.execs++;
+    if (rc != TM_OK)
+        return -1;
+    if (!c->cfg.slow && c->on == 1 && t->tr == 1 && !x->passes && x->kind != TMCAP_X_STAY &&
+        (t->nmem == 0 || t->mem[0].insn != CAP_SYS_INSN) && (!c->cfg.length || c->traced + x->nrun + 1 < c->cfg.length)) {
+        /* The usual case, as run_block would do it: a block left through
+         * its exit with no side branch passed.  Each memory operand
+         * ends its instruction's group (the branch's own joins the
+         * branch's group); then the rest of the run and the branch. */
+        uint32_t tid = (uint32_t)t->id, pos = 0;
+        for (size_t mi = 0; mi < t->nmem; mi++) {
+            const pmem *m = &t->mem[mi];
+            uint32_t upto = m->insn < x->nrun ? m->insn + 1u : x->nrun;
+            if (m->insn == CAP_SYS_INSN)
+                upto = pos;
+            if (c->open && c->open_mem && close_group(c) != TM_OK)
+                return -1;
+            group(c, tid);
+            c->open_mem = 1;
+            if (fast_group(c, tid, b, pos, upto, m, NULL, 0) != TM_OK)
+                return -1;
+            if (upto > pos)
+                pos = upto;
+        }
+        t->nmem = 0;
+        group(c, tid);
+        /* the rest of the run, then the branch (none after a FALL) */
+        c->info.instructions += x->nrun;
+        c->traced += x->nrun;
+        c->seen += x->nrun;
+        tmc_record *br = NULL;
+        if (x->kind == TMCAP_X_FALL) {
+            t->expect = x->dyn ? w[1] : x->target;
+        } else {
+            br = &c->rbr;
+            br->tid = tid;
+            br->cycle = c->cycle;
+            br->pc = b->addr + x->boff;
+            br->len = x->blen;
+            br->bclass = bclass_of[x->kind];
+            br->taken = x->kind != TMCAP_X_COND_N;
+            br->target = x->dyn ? w[1] : x->target;
+            t->expect = br->taken ? br->target : br->pc + br->len;
+            c->info.instructions++;
+            c->traced++;
+            c->seen++;
+        }
+        if (fast_group(c, tid, b, pos, x->nrun, NULL, br, 1) != TM_OK)
+            return -1;
+        t->ran = 1;
+        c->open = 0; /* the group ends (fast_group's WHOLE) */
+        return (long)len;
+    }
+    rc = run_block(c, t, b, e, 0, 0, x->dyn ? w[1] : 0);
+    return rc == TM_OK ? (long)len : -1;
+}
+
+/* CREATE: a thread exists (a reused capture id is a new thread). */
+static long ev_create(tm_cap *c, const uint64_t *w)
+{
+    uint64_t w0 = w[0];
+    cthread *t;
+    uint32_t tid = (uint32_t)((w0 >> 8) & 0xffffff);
+    if (!(t = thread_of(c, tid)))
+        return fail(c, c->off, "thread %u out of range", tid), -1;
+    /* A capture id is reused after its thread ended: a new thread. */
+    free(t->mem);
+    memset(t, 0, sizeof *t);
+    t->id = -1;
+    t->state = T_NEW;
+    if (c->tim) { /* it starts no earlier than its creator's clock */
+        uint64_t parent = w0 >> 32;
+        if (parent < c->nth && c->th[parent].id >= 0)
+            t->birth = tm_timing_clock(c->tim, (uint32_t)c->th[parent].id);
+    }
+    return 1;
+}
+
+/* SIGNAL: a handler starts; a block cut short by it retires up to the pc. */
+static long ev_signal(tm_cap *c, const uint64_t *w)
+{
+    uint64_t w0 = w[0];
+    cthread *t;
+    int rc = TM_OK;
+    uint32_t tid = (uint32_t)((w0 >> 8) & 0xffffff);
+    uint64_t pc = w[1];
+    if (!(t = thread_of(c, tid)))
+        return fail(c, c->off, "thread %u out of range", tid), -1;
+    c->info.signals++;
+    t->handlers++;
+    /* A signal interrupts the system call the thread is in: it returns
+     * (its leave came first) or is restarted (entered again) later. */
+    t->insys = 0;
+    if (t->state != T_RUN)
+        return 2; /* not yet running: its first block is the handler */
+    if (t->exc) /* a handler that had not run yet is interrupted at once */
+        rc = resolve_exc(c, t, pc);
+    if (rc == TM_OK && (pc != t->expect || t->nmem)) {
+        /* A block cut short by a synchronous signal: the instructions
+         * before PC retired. */
+        uint64_t id = hget(c, t->expect);
+        const block *b = id ? &c->blocks[id] : NULL;
+        uint32_t end = 0;
+        if (b) {
+            for (end = 0; end < b->ninsn && b->addr + c->ioffs[b->ioff + end] != pc; end++)
+                ;
+        }
+        if (b && end < b->ninsn)
+            rc = run_block(c, t, b, 0, 1, end, 0);
+        else /* the interrupted point is not in that block (a restarted
+                system call): nothing retired */
+            rc = flush_pending(c, t);
+    }
+    t->exc = 1;
+    return rc == TM_OK ? 2 : -1;
+}
+
+/* MEM: a memory operand of the running thread (checked against the image). */
+static long ev_mem(tm_cap *c, const uint64_t *w, size_t len)
+{
+    uint64_t w0 = w[0];
+    cthread *t;
+    unsigned size = (w0 >> 16) & 0xff;
+    if (size < 1 || size > TMC_MAX_OPERAND)
+        return fail(c, c->off, "memory operand of %u bytes", size), -1;
+    if (!(t = thread_of(c, c->cur)))
+        return fail(c, c->off, "thread %u out of range", c->cur), -1;
+    if (tm_grow((void **)&t->mem, &t->capmem, t->nmem + 1, sizeof *t->mem))
+        return fail(c, c->off, "out of memory"), -1;
+    pmem *m = &t->mem[t->nmem++];
+    m->store = (w0 >> 8) & 1;
+    m->size = (uint8_t)size;
+    m->insn = (uint16_t)(w0 >> 24);
+    m->addr = w[1];
+    /* Word by word (a variable-length memcpy is a slow `rep movs`);
+     * the frontend zero-pads the last word.  Without a value (a store
+     * whose value nobody needs): zeros. */
+    unsigned nw = (size + 7) / 8;
+    if (!(w0 & TMCAP_MEM_NOVALUE)) {
+        m->v[0] = w[2];
+        for (unsigned q = 1; q < nw; q++)
+            m->v[q] = w[2 + q];
+    } else {
+        if (!m->store)
+            return fail(c, c->off, "a load without its value"), -1;
+        if (c->cfg.need_values)
+            return fail(c, c->off, "a store without its value (captured with --tm-store-values=no); the "
+                                   "commit stream and the descriptors need every value"), -1;
+        for (unsigned q = 0; q < nw; q++)
+            m->v[q] = 0;
+    }
+    if (img_access(c, c->cur, m, (w0 & TMCAP_MEM_NOVALUE) != 0, c->off))
+        return -1;
+    return (long)len;
+}
+
+/* MAP: an executable file mapping. */
+static long ev_map(tm_cap *c, const uint64_t *w, size_t len)
+{
+    uint64_t w0 = w[0];
+    size_t pl = (w0 >> 8) & 0xffff;
+    if (pl == 0 || pl > TMCAP_MAX_PATH)
+        return fail(c, c->off, "mapping path of %zu bytes", pl), -1;
+    char path[TMCAP_MAX_PATH + 1];
+    memcpy(path, &w[4], pl);
+    path[pl] = 0;
+    if (w[3] > w[1])
+        return fail(c, c->off, "mapping at 0x%llx with file offset 0x%llx", (unsigned long long)w[1],
+                    (unsigned long long)w[3]), -1;
+    if (c->cfg.main_only) { /* the first file mapped is the program */
+        if (!c->have_main) {
+            c->have_main = 1;
+            if (!(c->main_path = strdup(path)))
+                return fail(c, c->off, "out of memory"), -1;
+        }
+        if (!strcmp(path, c->main_path) && add_range(c, w[1], w[1] + w[2]))
+            return fail(c, c->off, "out of memory"), -1;
+    }
+    return module(c, w[1] - w[3], path) == TM_OK ? (long)len : -1;
+}
+
+/* VDSO: the vdso's bytes. */
+static long ev_vdso(tm_cap *c, const uint64_t *w, size_t len)
+{
+    uint64_t w0 = w[0];
+    size_t vl = (w0 >> 8) & 0xffffffff;
+    if (vl == 0 || vl > TMCAP_MAX_VDSO)
+        return fail(c, c->off, "vdso of %zu bytes", vl), -1;
+    int k = new_module(c, w[1], "[vdso]");
+    if (k < 0)
+        return fail(c, c->off, "out of memory"), -1;
+    if (k == 0)
+        return (long)len;
+    tm_cap_module m = {w[1], "[vdso]", NULL, 0, (const uint8_t *)&w[2], vl};
+    if (c->sink.module && c->sink.module(c->sink.arg, &m))
+        return fail(c, c->off, "the consumer stopped"), -1;
+    return (long)len;
+}
+
+/* SYSCALL: a thread enters or leaves a system call. */
+static long ev_syscall(tm_cap *c, const uint64_t *w)
+{
+    uint64_t w0 = w[0];
+    cthread *t;
+    uint32_t tid = (uint32_t)((w0 >> 8) & 0xffffff);
+    if (!(t = thread_of(c, tid)))
+        return fail(c, c->off, "thread %u out of range", tid), -1;
+    unsigned leave = (unsigned)((w0 >> 32) & 1), no = (unsigned)((w0 >> 40) & 0xffff);
+    /* rt_sigreturn (15) does not return to its caller: a frontend may
+     * not report its leave */
+    if (!leave && t->insys && t->sysno != 15)
+        return fail(c, c->off, "thread %u enters system call %u while in system call %u", tid, no, t->sysno), -1;
+    if (leave && !t->insys)
+        return fail(c, c->off, "thread %u leaves system call %u without entering it", tid, no), -1;
+    if (leave && no != t->sysno)
+        return fail(c, c->off, "thread %u leaves system call %u but entered system call %u", tid, no, t->sysno), -1;
+    t->insys = !leave;
+    t->sysno = (uint16_t)no;
+    if (c->tim && t->id >= 0 && tm_timing_syscall(c->tim, (uint32_t)t->id, (int)((w0 >> 32) & 1)) != TM_OK)
+        return fail(c, c->off, "the consumer stopped"), -1;
+    return 1;
+}
+
 static long event(tm_cap *c, const uint64_t *w, size_t n)
 {
     uint64_t w0 = w[0];
@@ -953,209 +1271,26 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
     if (len > n)
         return 0;
     cthread *t;
-    int rc = TM_OK;
     switch (type) {
-    case TMCAP_BLOCK: {
-        uint32_t ni = (w0 >> 8) & 0xffff, nx = (w0 >> 24) & 0xff;
-        uint64_t id = w[1];
-        if (ni == 0 || ni > TMCAP_MAX_INSNS || nx == 0)
-            return fail(c, c->off, "block with %u instructions and %u exits", ni, nx), -1;
-        if (id != c->nblocks + (c->nblocks == 0))
-            return fail(c, c->off, "block id %llu out of sequence", (unsigned long long)id), -1;
-        size_t capi = c->capi;
-        if (tm_grow((void **)&c->blocks, &c->bcap, id + 1, sizeof *c->blocks) ||
-            tm_grow((void **)&c->ioffs, &c->capi, c->ni + ni, sizeof *c->ioffs) ||
-            tm_grow((void **)&c->ilen, &capi, c->ni + ni, sizeof *c->ilen) ||
-            tm_grow((void **)&c->xits, &c->capx, c->nx + nx, sizeof *c->xits))
-            return fail(c, c->off, "out of memory"), -1;
-        block *b = &c->blocks[id];
-        b->addr = w[2];
-        b->ninsn = ni;
-        b->nexit = nx;
-        b->ioff = c->ni;
-        b->xoff = c->nx;
-        uint64_t at = 0;
-        for (uint32_t i = 0; i < ni; i++) {
-            uint64_t v = w[3 + i];
-            uint32_t l = v & 0xff;
-            uint64_t o = v >> 8;
-            if (l == 0 || o != at)
-                return fail(c, c->off, "block %llu: instruction %u at +%llu, %u bytes: not straight-line code",
-                            (unsigned long long)id, i, (unsigned long long)o, l), -1;
-            c->ioffs[c->ni + i] = (uint32_t)o;
-            c->ilen[c->ni + i] = (uint8_t)l;
-            at = o + l;
-        }
-        for (uint32_t j = 0; j < nx; j++) {
-            uint64_t d = w[3 + ni + 2 * j];
-            xit *x = &c->xits[c->nx + j];
-            x->kind = d & 0xff;
-            x->insn = (d >> 8) & 0xffff;
-            x->dyn = ((d >> 24) & TMCAP_XF_DYN) != 0;
-            x->target = w[4 + ni + 2 * j];
-            if (x->kind >= TMCAP_X_KINDS || x->insn >= ni)
-                return fail(c, c->off, "block %llu: exit %u: kind %u at instruction %u", (unsigned long long)id, j,
-                            x->kind, x->insn), -1;
-            /* for the fast path of EXEC */
-            x->passes = 0;
-            for (uint32_t q = 0; q < j; q++)
-                x->passes |= c->xits[c->nx + q].kind == TMCAP_X_COND_T && c->xits[c->nx + q].insn < x->insn;
-            x->nrun = x->kind == TMCAP_X_FALL ? x->insn + 1u : x->insn;
-            x->boff = c->ioffs[c->ni + x->insn];
-            x->blen = c->ilen[c->ni + x->insn];
-        }
-        c->ni += ni;
-        c->nx += nx;
-        c->nblocks = id + 1;
-        c->info.blocks++;
-        if (hput(c, b->addr, id))
-            return fail(c, c->off, "out of memory"), -1;
-        return (long)len;
-    }
-    case TMCAP_EXEC: {
-        uint64_t id = w0 >> 16;
-        uint32_t e = (w0 >> 8) & 0xff;
-        if (id == 0 || id >= c->nblocks)
-            return fail(c, c->off, "execution of unknown block %llu", (unsigned long long)id), -1;
-        const block *b = &c->blocks[id];
-        if (e >= b->nexit)
-            return fail(c, c->off, "block %llu has no exit %u", (unsigned long long)id, e), -1;
-        const xit *x = &c->xits[b->xoff + e];
-        if (x->dyn) {
-            if (n < 2)
-                return 0;
-            len = 2;
-        }
-        if (!(t = thread_of(c, c->cur)))
-            return fail(c, c->off, "thread %u out of range", c->cur), -1;
-        if (t->state == T_NONE || t->state == T_NEW) {
-            t->state = T_RUN;
-            t->expect = b->addr;
-        } else if (t->state == T_DONE) {
-            return fail(c, c->off, "thread %u runs after its exit", c->cur), -1;
-        }
-        if (t->exc && b->addr != t->expect)
-            rc = resolve_exc(c, t, b->addr);
-        t->exc = 0;
-        if (rc == TM_OK && b->addr != t->expect)
-            return fail(c, c->off, "thread %u: block at 0x%llx, but its next instruction is at 0x%llx", c->cur,
-                        (unsigned long long)b->addr, (unsigned long long)t->expect), -1;
-        c->info.execs++;
-        if (rc != TM_OK)
-            return -1;
-        if (!c->cfg.slow && c->on == 1 && t->tr == 1 && !x->passes && x->kind != TMCAP_X_STAY &&
-            (t->nmem == 0 || t->mem[0].insn != CAP_SYS_INSN) && (!c->cfg.length || c->traced + x->nrun + 1 < c->cfg.length)) {
-            /* The usual case, as run_block would do it: a block left through
-             * its exit with no side branch passed.  Each memory operand
-             * ends its instruction's group (the branch's own joins the
-             * branch's group); then the rest of the run and the branch. */
-            uint32_t tid = (uint32_t)t->id, pos = 0;
-            for (size_t mi = 0; mi < t->nmem; mi++) {
-                const pmem *m = &t->mem[mi];
-                uint32_t upto = m->insn < x->nrun ? m->insn + 1u : x->nrun;
-                if (m->insn == CAP_SYS_INSN)
-                    upto = pos;
-                if (c->open && c->open_mem && close_group(c) != TM_OK)
-                    return -1;
-                group(c, tid);
-                c->open_mem = 1;
-                if (fast_group(c, tid, b, pos, upto, m, NULL, 0) != TM_OK)
-                    return -1;
-                if (upto > pos)
-                    pos = upto;
-            }
-            t->nmem = 0;
-            group(c, tid);
-            /* the rest of the run, then the branch (none after a FALL) */
-            c->info.instructions += x->nrun;
-            c->traced += x->nrun;
-            c->seen += x->nrun;
-            tmc_record *br = NULL;
-            if (x->kind == TMCAP_X_FALL) {
-                t->expect = x->dyn ? w[1] : x->target;
-            } else {
-                br = &c->rbr;
-                br->tid = tid;
-                br->cycle = c->cycle;
-                br->pc = b->addr + x->boff;
-                br->len = x->blen;
-                br->bclass = bclass_of[x->kind];
-                br->taken = x->kind != TMCAP_X_COND_N;
-                br->target = x->dyn ? w[1] : x->target;
-                t->expect = br->taken ? br->target : br->pc + br->len;
-                c->info.instructions++;
-                c->traced++;
-                c->seen++;
-            }
-            if (fast_group(c, tid, b, pos, x->nrun, NULL, br, 1) != TM_OK)
-                return -1;
-            t->ran = 1;
-            c->open = 0; /* the group ends (fast_group's WHOLE) */
-            return (long)len;
-        }
-        rc = run_block(c, t, b, e, 0, 0, x->dyn ? w[1] : 0);
-        return rc == TM_OK ? (long)len : -1;
-    }
+    case TMCAP_BLOCK:
+        return ev_block(c, w, len);
+    case TMCAP_EXEC:
+        return ev_exec(c, w, n, len);
     case TMCAP_THREAD:
         c->cur = (uint32_t)(w0 >> 8);
         if (!thread_of(c, c->cur))
             return fail(c, c->off, "thread %u out of range", c->cur), -1;
         return 1;
-    case TMCAP_CREATE: {
-        uint32_t tid = (uint32_t)((w0 >> 8) & 0xffffff);
-        if (!(t = thread_of(c, tid)))
-            return fail(c, c->off, "thread %u out of range", tid), -1;
-        /* A capture id is reused after its thread ended: a new thread. */
-        free(t->mem);
-        memset(t, 0, sizeof *t);
-        t->id = -1;
-        t->state = T_NEW;
-        if (c->tim) { /* it starts no earlier than its creator's clock */
-            uint64_t parent = w0 >> 32;
-            if (parent < c->nth && c->th[parent].id >= 0)
-                t->birth = tm_timing_clock(c->tim, (uint32_t)c->th[parent].id);
-        }
-        return 1;
-    }
+    case TMCAP_CREATE:
+        return ev_create(c, w);
     case TMCAP_EXIT: {
         uint32_t tid = (uint32_t)(w0 >> 8);
         if (!(t = thread_of(c, tid)))
             return fail(c, c->off, "thread %u out of range", tid), -1;
         return end_thread(c, t) == TM_OK ? 1 : -1;
     }
-    case TMCAP_SIGNAL: {
-        uint32_t tid = (uint32_t)((w0 >> 8) & 0xffffff);
-        uint64_t pc = w[1];
-        if (!(t = thread_of(c, tid)))
-            return fail(c, c->off, "thread %u out of range", tid), -1;
-        c->info.signals++;
-        t->handlers++;
-        /* A signal interrupts the system call the thread is in: it returns
-         * (its leave came first) or is restarted (entered again) later. */
-        t->insys = 0;
-        if (t->state != T_RUN)
-            return 2; /* not yet running: its first block is the handler */
-        if (t->exc) /* a handler that had not run yet is interrupted at once */
-            rc = resolve_exc(c, t, pc);
-        if (rc == TM_OK && (pc != t->expect || t->nmem)) {
-            /* A block cut short by a synchronous signal: the instructions
-             * before PC retired. */
-            uint64_t id = hget(c, t->expect);
-            const block *b = id ? &c->blocks[id] : NULL;
-            uint32_t end = 0;
-            if (b) {
-                for (end = 0; end < b->ninsn && b->addr + c->ioffs[b->ioff + end] != pc; end++)
-                    ;
-            }
-            if (b && end < b->ninsn)
-                rc = run_block(c, t, b, 0, 1, end, 0);
-            else /* the interrupted point is not in that block (a restarted
-                    system call): nothing retired */
-                rc = flush_pending(c, t);
-        }
-        t->exc = 1;
-        return rc == TM_OK ? 2 : -1;
-    }
+    case TMCAP_SIGNAL:
+        return ev_signal(c, w);
     case TMCAP_SIGRET: {
         uint32_t tid = (uint32_t)(w0 >> 8);
         if (!(t = thread_of(c, tid)))
@@ -1168,40 +1303,8 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
             t->exc = 1;
         return 1;
     }
-    case TMCAP_MEM: {
-        unsigned size = (w0 >> 16) & 0xff;
-        if (size < 1 || size > TMC_MAX_OPERAND)
-            return fail(c, c->off, "memory operand of %u bytes", size), -1;
-        if (!(t = thread_of(c, c->cur)))
-            return fail(c, c->off, "thread %u out of range", c->cur), -1;
-        if (tm_grow((void **)&t->mem, &t->capmem, t->nmem + 1, sizeof *t->mem))
-            return fail(c, c->off, "out of memory"), -1;
-        pmem *m = &t->mem[t->nmem++];
-        m->store = (w0 >> 8) & 1;
-        m->size = (uint8_t)size;
-        m->insn = (uint16_t)(w0 >> 24);
-        m->addr = w[1];
-        /* Word by word (a variable-length memcpy is a slow `rep movs`);
-         * the frontend zero-pads the last word.  Without a value (a store
-         * whose value nobody needs): zeros. */
-        unsigned nw = (size + 7) / 8;
-        if (!(w0 & TMCAP_MEM_NOVALUE)) {
-            m->v[0] = w[2];
-            for (unsigned q = 1; q < nw; q++)
-                m->v[q] = w[2 + q];
-        } else {
-            if (!m->store)
-                return fail(c, c->off, "a load without its value"), -1;
-            if (c->cfg.need_values)
-                return fail(c, c->off, "a store without its value (captured with --tm-store-values=no); the "
-                                       "commit stream and the descriptors need every value"), -1;
-            for (unsigned q = 0; q < nw; q++)
-                m->v[q] = 0;
-        }
-        if (img_access(c, c->cur, m, (w0 & TMCAP_MEM_NOVALUE) != 0, c->off))
-            return -1;
-        return (long)len;
-    }
+    case TMCAP_MEM:
+        return ev_mem(c, w, len);
     case TMCAP_ADDR:
         /* an address only: its latency to the thread's next group, if the
          * thread is traced (a thread's accesses before its first traced
@@ -1209,63 +1312,15 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         if (addr_run(c, w, 1) < 0)
             return -1;
         return 1;
-    case TMCAP_MAP: {
-        size_t pl = (w0 >> 8) & 0xffff;
-        if (pl == 0 || pl > TMCAP_MAX_PATH)
-            return fail(c, c->off, "mapping path of %zu bytes", pl), -1;
-        char path[TMCAP_MAX_PATH + 1];
-        memcpy(path, &w[4], pl);
-        path[pl] = 0;
-        if (w[3] > w[1])
-            return fail(c, c->off, "mapping at 0x%llx with file offset 0x%llx", (unsigned long long)w[1],
-                        (unsigned long long)w[3]), -1;
-        if (c->cfg.main_only) { /* the first file mapped is the program */
-            if (!c->have_main) {
-                c->have_main = 1;
-                if (!(c->main_path = strdup(path)))
-                    return fail(c, c->off, "out of memory"), -1;
-            }
-            if (!strcmp(path, c->main_path) && add_range(c, w[1], w[1] + w[2]))
-                return fail(c, c->off, "out of memory"), -1;
-        }
-        return module(c, w[1] - w[3], path) == TM_OK ? (long)len : -1;
-    }
-    case TMCAP_VDSO: {
-        size_t vl = (w0 >> 8) & 0xffffffff;
-        if (vl == 0 || vl > TMCAP_MAX_VDSO)
-            return fail(c, c->off, "vdso of %zu bytes", vl), -1;
-        int k = new_module(c, w[1], "[vdso]");
-        if (k < 0)
-            return fail(c, c->off, "out of memory"), -1;
-        if (k == 0)
-            return (long)len;
-        tm_cap_module m = {w[1], "[vdso]", NULL, 0, (const uint8_t *)&w[2], vl};
-        if (c->sink.module && c->sink.module(c->sink.arg, &m))
-            return fail(c, c->off, "the consumer stopped"), -1;
-        return (long)len;
-    }
+    case TMCAP_MAP:
+        return ev_map(c, w, len);
+    case TMCAP_VDSO:
+        return ev_vdso(c, w, len);
     case TMCAP_EXECVE:
         c->exec_end = c->off + 8; /* complete if the stream ends here */
         return 1;
-    case TMCAP_SYSCALL: {
-        uint32_t tid = (uint32_t)((w0 >> 8) & 0xffffff);
-        if (!(t = thread_of(c, tid)))
-            return fail(c, c->off, "thread %u out of range", tid), -1;
-        unsigned leave = (unsigned)((w0 >> 32) & 1), no = (unsigned)((w0 >> 40) & 0xffff);
-        /* rt_sigreturn (15) does not return to its caller: a frontend may
-         * not report its leave */
-        if (!leave && t->insys && t->sysno != 15)
-            return fail(c, c->off, "thread %u enters system call %u while in system call %u", tid, no, t->sysno), -1;
-        if (leave && !t->insys)
-            return fail(c, c->off, "thread %u leaves system call %u without entering it", tid, no), -1;
-        if (leave && no != t->sysno)
-            return fail(c, c->off, "thread %u leaves system call %u but entered system call %u", tid, no, t->sysno), -1;
-        t->insys = !leave;
-        t->sysno = (uint16_t)no;
-        if (c->tim && t->id >= 0 && tm_timing_syscall(c->tim, (uint32_t)t->id, (int)((w0 >> 32) & 1)) != TM_OK)
-            return fail(c, c->off, "the consumer stopped"), -1;
-        return 1;
-    }
+    case TMCAP_SYSCALL:
+        return ev_syscall(c, w);
     case TMCAP_END:
         c->info.ended = 1;
         c->end_off = c->off;
