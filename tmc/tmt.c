@@ -203,89 +203,96 @@ void tmt_free(tmt_file *f)
     f->thread_insns = NULL;
 }
 
-int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
+/* The whole of F into *BUF (*LEN bytes): TM_OK, or an error with ERR. */
+static int slurp(FILE *f, const char *name, uint8_t **pbuf, size_t *plen, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    int is_stdin = !strcmp(path, "-");
-    const char *name = is_stdin ? "<stdin>" : path;
-    FILE *f = is_stdin ? stdin : fopen(path, "rbe");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", name, strerror(errno));
-        return TM_ERR_IO;
-    }
     size_t cap = 0, len = 0;
     uint8_t *buf = NULL;
     for (;;) {
         if (TM_GROW(buf, cap, len + (1u << 16)) != TM_OK) {
             free(buf);
-            buf = NULL;
-            break;
+            snprintf(err, errlen, "%s: out of memory", name);
+            return TM_ERR_NOMEM;
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
         if (got == 0)
             break;
     }
-    int rerr = ferror(f);
-    if (!is_stdin)
-        fclose(f);
-    if (!buf) {
-        snprintf(err, errlen, "%s: out of memory", name);
-        return TM_ERR_NOMEM;
-    }
-    int rc = TM_ERR_FORMAT;
-    if (rerr) {
+    *pbuf = buf;
+    *plen = len;
+    if (ferror(f)) {
         snprintf(err, errlen, "%s: read error", name);
-        rc = TM_ERR_IO;
-        goto fail;
+        return TM_ERR_IO;
     }
+    return TM_OK;
+}
+
+/* The header of BUF (LEN bytes): magic, version, length, checksum, reserved
+ * bytes, thread count.  TM_OK with *VERSION and *NTH, or an error. */
+static int check_header(const uint8_t *buf, size_t len, const char *name, unsigned *pversion, uint32_t *pnth,
+                        char *err, size_t errlen)
+{
+    int rc = TM_ERR_FORMAT;
     if (len < 8 || memcmp(buf, "TMT\0", 4)) {
         snprintf(err, errlen, "%s: offset 0: not a tm trace file (bad magic; expected \"TMT\\0\")", name);
-        goto fail;
+        return rc;
     }
     unsigned version = get16(buf + 4);
     if (version != 1 && version != TMT_VERSION) {
         snprintf(err, errlen, "%s: offset 4: unsupported version %u (this tm reads versions 1 and %u)",
                  name, version, TMT_VERSION);
-        goto fail;
+        return rc;
     }
     if (len < TMT_HEADER_BYTES) {
         snprintf(err, errlen, "%s: offset %zu: truncated inside the header (file is %zu bytes)", name, len, len);
         rc = TM_ERR_TRUNCATED;
-        goto fail;
+        return rc;
     }
     if (get16(buf + 6) != TMT_HEADER_BYTES) {
         snprintf(err, errlen, "%s: offset 6: header length %u (expected %u)", name, get16(buf + 6),
                  TMT_HEADER_BYTES);
-        goto fail;
+        return rc;
     }
     if (version >= 2 && get32(buf + 60) != crc(buf, 60)) {
         snprintf(err, errlen, "%s: offset 60: header checksum 0x%08x, the header's bytes give 0x%08x "
                               "(the header is damaged)", name, get32(buf + 60), crc(buf, 60));
-        goto fail;
+        return rc;
     }
     for (size_t k = 37; k < (version >= 2 ? 60u : 64u); k++)
         if ((k < 40 || k >= (version >= 2 ? 60u : 50u)) && buf[k]) {
             snprintf(err, errlen, "%s: offset %zu: reserved byte is 0x%02x (must be 0)", name, k, buf[k]);
-            goto fail;
+            return rc;
         }
     uint32_t nth = get32(buf + 8);
     if (nth < 1 || nth > TMC_MAX_THREADS) {
         snprintf(err, errlen, "%s: offset 8: %u threads (allowed 1..%u)", name, nth, TMC_MAX_THREADS);
-        goto fail;
+        return rc;
     }
+    *pversion = version;
+    *pnth = nth;
+    return TM_OK;
+}
+
+/* The trailer of BUF (LEN bytes; VERSION, NTH threads): magic, checksum,
+ * endings, bit count, the last byte's unused bits.  TM_OK with *T (the
+ * trailer), *E (its endings) and *BITS, or an error. */
+static int check_trailer(const uint8_t *buf, size_t len, const char *name, unsigned version, uint32_t nth,
+                         const uint8_t **pt, const uint8_t **pe, uint64_t *pbits, char *err, size_t errlen)
+{
+    int rc = TM_ERR_FORMAT;
     size_t tlen = version >= 2 ? TMT_TRAILER_BYTES(nth) : 24u;
     if (len < TMT_HEADER_BYTES + tlen) {
         snprintf(err, errlen, "%s: offset %zu: truncated (file is %zu bytes, at least %zu needed)",
                  name, len, len, TMT_HEADER_BYTES + tlen);
         rc = TM_ERR_TRUNCATED;
-        goto fail;
+        return rc;
     }
     const uint8_t *t = buf + len - tlen;
     if (memcmp(t + tlen - (version >= 2 ? 4 : 8), "TMTE", 4)) {
         snprintf(err, errlen, "%s: offset %zu: trailer missing (file truncated or corrupt)", name, len - tlen);
         rc = TM_ERR_TRUNCATED;
-        goto fail;
+        return rc;
     }
     const uint8_t *e = t + 16 + 8 * (size_t)nth; /* version 2: ending, signal, program ending and code, checksum */
     if (version >= 2) {
@@ -293,17 +300,17 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
             snprintf(err, errlen, "%s: offset %zu: trailer checksum 0x%08x, the trailer's bytes give 0x%08x "
                                   "(the trailer is damaged)", name, (size_t)(e + 4 - buf), get32(e + 4),
                      crc(t, tlen - 8));
-            goto fail;
+            return rc;
         }
         if (e[0] > TMT_CUT_SIGNAL || (e[0] == TMT_CUT_SIGNAL) != (e[1] != 0) || e[1] > 127 ||
             tmt_prog_check((tmt_prog)e[2], e[3]) || (e[2] && e[0] != TMT_COMPLETE)) {
             snprintf(err, errlen, "%s: offset %zu: invalid ending %u, signal %u, program's ending %u, %u", name,
                      (size_t)(e - buf), e[0], e[1], e[2], e[3]);
-            goto fail;
+            return rc;
         }
     } else if (get32(t + 20)) {
         snprintf(err, errlen, "%s: offset %zu: reserved trailer bytes are not 0", name, len - 4);
-        goto fail;
+        return rc;
     }
     uint64_t bits = get64(t);
     uint64_t nbytes = len - TMT_HEADER_BYTES - tlen;
@@ -311,24 +318,35 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
         snprintf(err, errlen, "%s: offset %zu: trailer says %llu bits but the file holds %llu bytes of trace",
                  name, len - tlen, (unsigned long long)bits, (unsigned long long)nbytes);
         rc = TM_ERR_TRUNCATED;
-        goto fail;
+        return rc;
     }
     if (bits % 8 && buf[TMT_HEADER_BYTES + nbytes - 1] >> (bits % 8)) {
         snprintf(err, errlen, "%s: offset %llu: unused high bits of the last trace byte are not 0", name,
                  (unsigned long long)(TMT_HEADER_BYTES + nbytes - 1));
-        goto fail;
+        return rc;
     }
-    tm_model_cfg *c = &out->cfg;
+    *pt = t;
+    *pe = e;
+    *pbits = bits;
+    return TM_OK;
+}
+
+/* The configuration in the header BUF (VERSION) into C, resolved: TM_OK, or
+ * an error naming the byte. */
+static int header_cfg(const uint8_t *buf, unsigned version, const char *name, tm_model_cfg *c, char *err,
+                      size_t errlen)
+{
+    int rc = TM_ERR_FORMAT;
     memset(c, 0, sizeof *c);
     c->enc.threads = get32(buf + 8);
     if (buf[12] >= TM_ENCODINGS) {
         snprintf(err, errlen, "%s: offset 12: unknown encoding %u", name, buf[12]);
-        goto fail;
+        return rc;
     }
     c->enc.enc = (tm_encoding)buf[12];
     if (buf[13] & ~3u) {
         snprintf(err, errlen, "%s: offset 13: unknown flags 0x%02x", name, buf[13]);
-        goto fail;
+        return rc;
     }
     c->enc.timestamps = buf[13] & 1;
     c->shared = (buf[13] >> 1) & 1;
@@ -337,11 +355,11 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
     c->pred.ibtb = buf[17];
     if (version >= 2 && tage_get(buf + 50, &c->pred.tage)) {
         snprintf(err, errlen, "%s: offset 50: invalid TAGE parameters", name);
-        goto fail;
+        return rc;
     }
     if (version >= 2 && tage_get(buf + 55, &c->pred.ittage)) {
         snprintf(err, errlen, "%s: offset 55: invalid ITTAGE parameters", name);
-        goto fail;
+        return rc;
     }
     c->enc.cnt_a = buf[18]; c->enc.cnt_b = buf[19];
     c->enc.ta_a = buf[20]; c->enc.ta_b = buf[21];
@@ -352,12 +370,12 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
     if (buf[33] > TM_DATA_ALL) {
         snprintf(err, errlen, "%s: offset 33: unknown data tracing mode %u (allowed 0 none, 1 cfiat, 2 all)",
                  name, buf[33]);
-        goto fail;
+        return rc;
     }
     c->enc.data = buf[33];
     if (buf[34] & ~1u) {
         snprintf(err, errlen, "%s: offset 34: unknown data flags 0x%02x", name, buf[34]);
-        goto fail;
+        return rc;
     }
     c->cfiat_shared = buf[34] & 1;
     c->enc.fah_a = buf[35];
@@ -368,26 +386,54 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
     c->cache.gran = get16(buf + 48);
     if (c->enc.data != TM_DATA_CFIAT && c->cfiat_shared) {
         snprintf(err, errlen, "%s: offset 34: cfiat_shared set without CFiat data tracing", name);
-        goto fail;
+        return rc;
     }
     if (c->enc.data != TM_DATA_CFIAT && (c->cache.size || c->cache.assoc || c->cache.line || c->cache.gran)) {
         snprintf(err, errlen, "%s: offset 40: cache geometry set without CFiat data tracing", name);
-        goto fail;
+        return rc;
     }
     if (c->enc.data == TM_DATA_CFIAT && !c->cache.size) {
         snprintf(err, errlen, "%s: offset 40: CFiat trace without a cache size", name);
-        goto fail;
+        return rc;
     }
     if (!c->enc.data && (c->enc.fah_a || c->enc.fah_b)) {
         snprintf(err, errlen, "%s: offset 35: fah chunk sizes set without data tracing", name);
-        goto fail;
+        return rc;
     }
     char why[200];
     if (c->buffer_bits == 0 || c->port_bits == 0 || tm_model_cfg_resolve(c, why, sizeof why) != TM_OK) {
         snprintf(err, errlen, "%s: offset 8: invalid configuration in header: %s", name,
                  c->buffer_bits && c->port_bits ? why : "buffer or port width is 0");
-        goto fail;
+        return rc;
     }
+    return TM_OK;
+}
+
+int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int is_stdin = !strcmp(path, "-");
+    const char *name = is_stdin ? "<stdin>" : path;
+    FILE *f = is_stdin ? stdin : fopen(path, "rbe");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", name, strerror(errno));
+        return TM_ERR_IO;
+    }
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int rc = slurp(f, name, &buf, &len, err, errlen);
+    if (!is_stdin)
+        fclose(f);
+    unsigned version = 0;
+    uint32_t nth = 0;
+    const uint8_t *t = NULL, *e = NULL;
+    uint64_t bits = 0;
+    if (rc != TM_OK || (rc = check_header(buf, len, name, &version, &nth, err, errlen)) != TM_OK ||
+        (rc = check_trailer(buf, len, name, version, nth, &t, &e, &bits, err, errlen)) != TM_OK ||
+        (rc = header_cfg(buf, version, name, &out->cfg, err, errlen)) != TM_OK)
+        goto fail;
+    size_t tlen = version >= 2 ? TMT_TRAILER_BYTES(nth) : 24u;
+    uint64_t nbytes = len - TMT_HEADER_BYTES - tlen;
     out->bits = bits;
     out->cycles = get64(t + 8);
     out->version = version;
