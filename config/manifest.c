@@ -104,27 +104,47 @@ static int add_entry(tm_manifest *m, tm_mf_entry *e)
 }
 
 /* Parses one logical line (its words W[0..NW)) at LINE. */
-static int parse_line(tm_manifest *m, char **w, int nw, unsigned line, char *err, size_t errlen)
+/* A line's parse: its words, kind and brace groups. */
+typedef struct line_ctx {
+    tm_manifest *m;
+    char **w;
+    int nw;
+    unsigned line;
+    tm_mf_kind kind;
+    int fixed;               /* words before the options/parameters */
+    group g[MAXG];
+    int ng;
+    char *copies[MAXW];      /* the group words, split at their braces */
+    char *err;
+    size_t errlen;
+} line_ctx;
+
+/* The words NAME and TIERS of L, and its kind: TM_OK, or an error. */
+static int line_head(line_ctx *L)
 {
-    const char *path = m->path;
+    char **w = L->w;
+    int nw = L->nw;
+    unsigned line = L->line;
+    char *err = L->err;
+    size_t errlen = L->errlen;
+    const char *path = L->m->path;
     if (nw < 3) {
         seterr(err, errlen, "%s:%u: expected 'config NAME TIERS N STREAM OPTION...' or "
                             "'module NAME TIERS MODULE PARAM=VALUE...'", path, line);
         return TM_ERR_FORMAT;
     }
-    tm_mf_kind kind;
     if (!strcmp(w[0], "config"))
-        kind = TM_MF_CONFIG;
+        L->kind = TM_MF_CONFIG;
     else if (!strcmp(w[0], "module"))
-        kind = TM_MF_MODULE;
+        L->kind = TM_MF_MODULE;
     else {
         seterr(err, errlen, "%s:%u: '%s': a line begins with config or module", path, line, w[0]);
         return TM_ERR_FORMAT;
     }
-    int fixed = kind == TM_MF_CONFIG ? 5 : 4; /* words before the options/parameters */
-    if (nw < fixed) {
+    L->fixed = L->kind == TM_MF_CONFIG ? 5 : 4;
+    if (nw < L->fixed) {
         seterr(err, errlen, "%s:%u: %s %s: expected %s", path, line, w[0], w[1],
-               kind == TM_MF_CONFIG ? "NAME TIERS N STREAM OPTION..." : "NAME TIERS MODULE PARAM=VALUE...");
+               L->kind == TM_MF_CONFIG ? "NAME TIERS N STREAM OPTION..." : "NAME TIERS MODULE PARAM=VALUE...");
         return TM_ERR_FORMAT;
     }
     for (const char *p = w[1]; *p; p++)
@@ -137,46 +157,44 @@ static int parse_line(tm_manifest *m, char **w, int nw, unsigned line, char *err
         seterr(err, errlen, "%s:%u: %s: tiers '%s': a comma-separated list of names", path, line, w[1], w[2]);
         return TM_ERR_FORMAT;
     }
-    /* the brace groups of the words after TIERS */
-    group g[MAXG];
-    int ng = 0, rc = TM_OK;
-    char *copies[MAXW] = {0};
-    for (int i = 3; i < nw && rc == TM_OK; i++) {
+    return TM_OK;
+}
+
+/* The brace groups {a,b,...} of the words after TIERS into L->g: TM_OK, or
+ * an error. */
+static int line_groups(line_ctx *L)
+{
+    char **w = L->w;
+    unsigned line = L->line;
+    const char *path = L->m->path;
+    char *err = L->err;
+    size_t errlen = L->errlen;
+    for (int i = 3; i < L->nw; i++) {
         char *o = strchr(w[i], '{');
         if (!o)
             continue;
         char *c = strchr(o, '}');
         char *o2 = strchr(o + 1, '{');
-        if (!c || (o2 && o2 < c) || strchr(c + 1, '{') || strchr(c + 1, '}')) {
-            seterr(err, errlen, "%s:%u: '%s': one group {a,b,...} per word, closed, not nested", path, line, w[i]);
-            rc = TM_ERR_FORMAT;
-            break;
-        }
-        if (ng == MAXG) {
-            seterr(err, errlen, "%s:%u: more than %d groups {...} on a line", path, line, MAXG);
-            rc = TM_ERR_FORMAT;
-            break;
-        }
-        copies[i] = strdup(w[i]);
-        if (!copies[i]) {
-            rc = TM_ERR_NOMEM;
-            break;
-        }
-        char *co = copies[i] + (o - w[i]), *cc = copies[i] + (c - w[i]);
+        if (!c || (o2 && o2 < c) || strchr(c + 1, '{') || strchr(c + 1, '}'))
+            return seterr(err, errlen, "%s:%u: '%s': one group {a,b,...} per word, closed, not nested", path, line,
+                          w[i]), TM_ERR_FORMAT;
+        if (L->ng == MAXG)
+            return seterr(err, errlen, "%s:%u: more than %d groups {...} on a line", path, line, MAXG), TM_ERR_FORMAT;
+        if (!(L->copies[i] = strdup(w[i])))
+            return TM_ERR_NOMEM;
+        char *co = L->copies[i] + (o - w[i]), *cc = L->copies[i] + (c - w[i]);
         *co = '\0';
         *cc = '\0';
-        group *gr = &g[ng++];
+        group *gr = &L->g[L->ng++];
         gr->word = i;
-        gr->pre = copies[i];
+        gr->pre = L->copies[i];
         gr->post = cc + 1;
         gr->nchoice = 0;
         char *s = co + 1;
         for (;;) {
-            if (gr->nchoice == MAXC) {
-                seterr(err, errlen, "%s:%u: '%s': more than %d choices", path, line, w[i], MAXC);
-                rc = TM_ERR_FORMAT;
-                break;
-            }
+            if (gr->nchoice == MAXC)
+                return seterr(err, errlen, "%s:%u: '%s': more than %d choices", path, line, w[i], MAXC),
+                       TM_ERR_FORMAT;
             char *comma = strchr(s, ',');
             gr->choice[gr->nchoice++] = s;
             if (!comma)
@@ -185,11 +203,159 @@ static int parse_line(tm_manifest *m, char **w, int nw, unsigned line, char *err
             s = comma + 1;
         }
     }
+    return TM_OK;
+}
+
+/* The words after TIERS of the combination IDX (each group's choice) into
+ * WORDS (*NWORDS; an empty option word dropped) and its NAME (*NL bytes,
+ * may exceed the buffer: the caller checks): TM_OK or TM_ERR_NOMEM. */
+static int line_words(const line_ctx *L, const int *idx, char **words, int *nwords, char *name, size_t *pnl)
+{
+    size_t nl = *pnl;
+    for (int i = 3; i < L->nw; i++) {
+        int gk = -1;
+        for (int k = 0; k < L->ng; k++)
+            if (L->g[k].word == i)
+                gk = k;
+        char *word;
+        if (gk < 0) {
+            word = strdup(L->w[i]);
+        } else {
+            const group *g = &L->g[gk];
+            const char *ch = g->choice[idx[gk]];
+            size_t a = strlen(g->pre), b = strlen(ch), c = strlen(g->post);
+            word = malloc(a + b + c + 1);
+            if (word) {
+                memcpy(word, g->pre, a);
+                memcpy(word + a, ch, b);
+                memcpy(word + a + b, g->post, c + 1);
+            }
+            if (*ch) {
+                const char *sfx = ch;
+                while (*sfx == '-')
+                    sfx++;
+                int nfield = L->kind == TM_MF_CONFIG && i == 3;
+                int w_ = snprintf(name + nl, nl < 512 ? 512 - nl : 0, "-%s%s", nfield ? "n" : "", sfx);
+                nl += w_ > 0 ? (size_t)w_ : 0;
+            }
+        }
+        if (!word) {
+            *pnl = nl;
+            return TM_ERR_NOMEM;
+        }
+        if (!*word && i >= L->fixed) { /* an empty option word is dropped */
+            free(word);
+            continue;
+        }
+        words[(*nwords)++] = word;
+    }
+    *pnl = nl;
+    return TM_OK;
+}
+
+/* The fixed fields of entry E (NAME) from WORDS: N and STREAM of a config,
+ * MODULE and its NAME=VALUE parameters of a module.  TM_OK, or an error. */
+static int line_fields(const line_ctx *L, const char *name, char **words, int nwords, tm_mf_entry *e)
+{
+    const char *path = L->m->path;
+    unsigned line = L->line;
+    for (int k = 0; k < L->fixed - 3; k++)
+        if (!*words[k])
+            return seterr(L->err, L->errlen, "%s:%u: %s: an empty field", path, line, name), TM_ERR_FORMAT;
+    if (L->kind == TM_MF_CONFIG) {
+        const char *nv = words[0];
+        if (!strcmp(nv, "-")) {
+            e->threads = 0;
+        } else {
+            char *end;
+            errno = 0;
+            unsigned long t = strtoul(nv, &end, 10);
+            if (*end || nv[0] < '0' || nv[0] > '9' || errno || t < 1 || t > TMC_MAX_THREADS)
+                return seterr(L->err, L->errlen, "%s:%u: %s: N '%s': a thread count 1..%u or '-'", path, line, name,
+                              nv, TMC_MAX_THREADS), TM_ERR_FORMAT;
+            e->threads = (uint32_t)t;
+        }
+        e->stream = words[1];
+        words[1] = NULL;
+        return TM_OK;
+    }
+    e->module = words[0];
+    words[0] = NULL;
+    for (int k = 1; k < nwords; k++) {
+        const char *eq = strchr(words[k], '=');
+        if (!eq || eq == words[k] || !eq[1])
+            return seterr(L->err, L->errlen, "%s:%u: %s: '%s': a parameter is NAME=VALUE", path, line, name,
+                          words[k]), TM_ERR_FORMAT;
+    }
+    return TM_OK;
+}
+
+/* The entry of combination IDX of L added to the manifest: TM_OK, or an
+ * error. */
+static int line_entry(line_ctx *L, const int *idx)
+{
+    char name[512];
+    size_t nl = (size_t)snprintf(name, sizeof name, "%s", L->w[1]);
+    tm_mf_entry e;
+    memset(&e, 0, sizeof e);
+    e.kind = L->kind;
+    e.file = L->m->path;
+    e.line = L->line;
+    char *words[MAXW];
+    int nwords = 0;
+    int rc = line_words(L, idx, words, &nwords, name, &nl);
+    if (rc == TM_OK && nl >= sizeof name) {
+        seterr(L->err, L->errlen, "%s:%u: a name of %s is too long", L->m->path, L->line, L->w[1]);
+        rc = TM_ERR_FORMAT;
+    }
+    if (rc == TM_OK && tm_manifest_find(L->m, name)) {
+        const tm_mf_entry *o = tm_manifest_find(L->m, name);
+        seterr(L->err, L->errlen, "%s:%u: name '%s' is already used on line %u", L->m->path, L->line, name, o->line);
+        rc = TM_ERR_FORMAT;
+    }
+    if (rc == TM_OK)
+        rc = line_fields(L, name, words, nwords, &e);
+    if (rc == TM_OK) {
+        e.name = strdup(name);
+        e.tiers = strdup(L->w[2]);
+        int first = L->kind == TM_MF_CONFIG ? 2 : 1;
+        e.argc = nwords - first;
+        e.argv = calloc((size_t)e.argc + 1, sizeof *e.argv);
+        if (!e.name || !e.tiers || !e.argv)
+            rc = TM_ERR_NOMEM;
+        for (int k = first; k < nwords && rc == TM_OK; k++) {
+            e.argv[k - first] = words[k];
+            words[k] = NULL;
+        }
+    }
+    for (int k = 0; k < nwords; k++)
+        free(words[k]);
+    if (rc == TM_OK)
+        rc = add_entry(L->m, &e);
+    if (rc != TM_OK)
+        entry_free(&e);
+    return rc;
+}
+
+static int parse_line(tm_manifest *m, char **w, int nw, unsigned line, char *err, size_t errlen)
+{
+    line_ctx *L = calloc(1, sizeof *L);
+    if (!L)
+        return seterr(err, errlen, "%s:%u: out of memory", m->path, line), TM_ERR_NOMEM;
+    L->m = m;
+    L->w = w;
+    L->nw = nw;
+    L->line = line;
+    L->err = err;
+    L->errlen = errlen;
+    int rc = line_head(L);
+    if (rc == TM_OK)
+        rc = line_groups(L);
     long total = 1;
-    for (int k = 0; k < ng && rc == TM_OK; k++) {
-        total *= g[k].nchoice;
+    for (int k = 0; k < L->ng && rc == TM_OK; k++) {
+        total *= L->g[k].nchoice;
         if (total > MAXCOMB) {
-            seterr(err, errlen, "%s:%u: %s stands for more than %d entries", path, line, w[1], MAXCOMB);
+            seterr(err, errlen, "%s:%u: %s stands for more than %d entries", m->path, line, w[1], MAXCOMB);
             rc = TM_ERR_FORMAT;
         }
     }
@@ -197,126 +363,17 @@ static int parse_line(tm_manifest *m, char **w, int nw, unsigned line, char *err
     for (long comb = 0; comb < total && rc == TM_OK; comb++) {
         /* idx: the choice of each group, the last one varying fastest */
         long r = comb;
-        for (int k = ng - 1; k >= 0; k--) {
-            idx[k] = (int)(r % g[k].nchoice);
-            r /= g[k].nchoice;
+        for (int k = L->ng - 1; k >= 0; k--) {
+            idx[k] = (int)(r % L->g[k].nchoice);
+            r /= L->g[k].nchoice;
         }
-        char name[512];
-        size_t nl = (size_t)snprintf(name, sizeof name, "%s", w[1]);
-        tm_mf_entry e;
-        memset(&e, 0, sizeof e);
-        e.kind = kind;
-        e.file = m->path;
-        e.line = line;
-        char *words[MAXW];
-        int nwords = 0;
-        for (int i = 3; i < nw && rc == TM_OK; i++) {
-            int gk = -1;
-            for (int k = 0; k < ng; k++)
-                if (g[k].word == i)
-                    gk = k;
-            char *word;
-            if (gk < 0) {
-                word = strdup(w[i]);
-            } else {
-                const char *ch = g[gk].choice[idx[gk]];
-                size_t a = strlen(g[gk].pre), b = strlen(ch), c = strlen(g[gk].post);
-                word = malloc(a + b + c + 1);
-                if (word) {
-                    memcpy(word, g[gk].pre, a);
-                    memcpy(word + a, ch, b);
-                    memcpy(word + a + b, g[gk].post, c + 1);
-                }
-                if (*ch) {
-                    const char *sfx = ch;
-                    while (*sfx == '-')
-                        sfx++;
-                    int nfield = kind == TM_MF_CONFIG && i == 3;
-                    int w_ = snprintf(name + nl, nl < sizeof name ? sizeof name - nl : 0, "-%s%s",
-                                      nfield ? "n" : "", sfx);
-                    nl += w_ > 0 ? (size_t)w_ : 0;
-                }
-            }
-            if (!word) {
-                rc = TM_ERR_NOMEM;
-                break;
-            }
-            if (!*word && i >= fixed) { /* an empty option word is dropped */
-                free(word);
-                continue;
-            }
-            words[nwords++] = word;
-        }
-        if (rc == TM_OK && nl >= sizeof name) {
-            seterr(err, errlen, "%s:%u: a name of %s is too long", path, line, w[1]);
-            rc = TM_ERR_FORMAT;
-        }
-        if (rc == TM_OK && tm_manifest_find(m, name)) {
-            const tm_mf_entry *o = tm_manifest_find(m, name);
-            seterr(err, errlen, "%s:%u: name '%s' is already used on line %u", path, line, name, o->line);
-            rc = TM_ERR_FORMAT;
-        }
-        if (rc == TM_OK) {
-            int nf = fixed - 3; /* words of the fixed fields after TIERS */
-            for (int k = 0; k < nf && rc == TM_OK; k++)
-                if (!*words[k]) {
-                    seterr(err, errlen, "%s:%u: %s: an empty field", path, line, name);
-                    rc = TM_ERR_FORMAT;
-                }
-            if (rc == TM_OK && kind == TM_MF_CONFIG) {
-                const char *nv = words[0];
-                if (!strcmp(nv, "-"))
-                    e.threads = 0;
-                else {
-                    char *end;
-                    errno = 0;
-                    unsigned long t = strtoul(nv, &end, 10);
-                    if (*end || nv[0] < '0' || nv[0] > '9' || errno || t < 1 || t > TMC_MAX_THREADS) {
-                        seterr(err, errlen, "%s:%u: %s: N '%s': a thread count 1..%u or '-'", path, line, name, nv,
-                               TMC_MAX_THREADS);
-                        rc = TM_ERR_FORMAT;
-                    }
-                    e.threads = (uint32_t)t;
-                }
-                e.stream = words[1];
-                words[1] = NULL;
-            } else if (rc == TM_OK) {
-                e.module = words[0];
-                words[0] = NULL;
-                for (int k = 1; k < nwords && rc == TM_OK; k++) {
-                    const char *eq = strchr(words[k], '=');
-                    if (!eq || eq == words[k] || !eq[1]) {
-                        seterr(err, errlen, "%s:%u: %s: '%s': a parameter is NAME=VALUE", path, line, name,
-                               words[k]);
-                        rc = TM_ERR_FORMAT;
-                    }
-                }
-            }
-        }
-        if (rc == TM_OK) {
-            e.name = strdup(name);
-            e.tiers = strdup(w[2]);
-            int first = kind == TM_MF_CONFIG ? 2 : 1;
-            e.argc = nwords - first;
-            e.argv = calloc((size_t)e.argc + 1, sizeof *e.argv);
-            if (!e.name || !e.tiers || !e.argv)
-                rc = TM_ERR_NOMEM;
-            for (int k = first; k < nwords && rc == TM_OK; k++) {
-                e.argv[k - first] = words[k];
-                words[k] = NULL;
-            }
-        }
-        for (int k = 0; k < nwords; k++)
-            free(words[k]);
-        if (rc == TM_OK)
-            rc = add_entry(m, &e);
-        if (rc != TM_OK)
-            entry_free(&e);
+        rc = line_entry(L, idx);
     }
     for (int i = 0; i < MAXW; i++)
-        free(copies[i]);
+        free(L->copies[i]);
+    free(L);
     if (rc == TM_ERR_NOMEM)
-        seterr(err, errlen, "%s:%u: out of memory", path, line);
+        seterr(err, errlen, "%s:%u: out of memory", m->path, line);
     return rc;
 }
 
