@@ -628,178 +628,223 @@ static inline __attribute__((always_inline)) int gen_step_raw(fb *f, uint32_t t,
     return gen_step_raw2(f, t, ev, NULL, NULL);
 }
 
-/* gen_step_raw, every case. */
-static __attribute__((noinline)) int gen_step_slow(fb *f, uint32_t t, fb_event *ev)
+enum { AGAIN = 2 }; /* gen_wait..gen_gap: the mode changed, step again */
+
+/* D_WAIT: the thread's first message (or, after an error, its next
+ * synchronization).  As gen_step_slow, or AGAIN. */
+static int gen_wait(fb *f, uint32_t t, fb_event *ev)
 {
     rp_state *v = &f->v;
     rp_thread *d = &v->th[t];
     fb_gen *g = &f->g[t];
     int rc;
+    rc = rp_fetch_opt(v, t);
+    if (rc <= 0) {
+        if (rc == 0)
+            d->mode = D_DONE;
+        return rc;
+    }
+    if (g->seek) {
+        /* after an error: the thread's next synchronization */
+        if (d->m.kind == TM_MSG_SYNC) {
+            g->seek = 0;
+            if (!v->shared)
+                tm_pred_reset(d->pred);
+            d->icnt = d->bcnt = 0;
+            gen_sync(f, t, ev, EV_START);
+            ev->reason = TM_SYNC_OVERFLOW; /* resumed after an error */
+            return 1;
+        }
+        if (d->m.kind == TM_MSG_END) {
+            rp_consume(d);
+            d->mode = D_DONE;
+            return 0;
+        }
+        rp_consume(d);
+        return AGAIN;
+    }
+    if (rp_is_lost(&d->m)) {
+        if (d->m.icnt != 0)
+            return gen_fail(f, t, 0, "the first message of the thread claims earlier instructions");
+        rp_enter_lost_if(v, d);
+        g->pc = 0;
+        return AGAIN;
+    }
+    if (d->m.kind != TM_MSG_SYNC || d->m.reason == TM_SYNC_OVERFLOW)
+        return gen_fail(f, t, 0, "the thread's first message is not its start synchronization");
+    if (!v->shared)
+        tm_pred_reset(d->pred);
+    gen_sync(f, t, ev, EV_START);
+    return 1;
+}
+
+/* D_ACTIVE: the run up to the pending message, then its branch,
+ * exception or end.  As gen_step_slow, or AGAIN. */
+static int gen_active(fb *f, uint32_t t, fb_event *ev)
+{
+    rp_state *v = &f->v;
+    rp_thread *d = &v->th[t];
+    fb_gen *g = &f->g[t];
+    int rc;
+    if ((rc = rp_fetch(v, t)) != TM_OK)
+        return rc;
+    if (rp_is_lost(&d->m)) {
+        rp_enter_lost_if(v, d);
+        return AGAIN;
+    }
+    uint64_t rem = UINT64_MAX;
+    if (d->m.kind == TM_MSG_EXC || d->m.kind == TM_MSG_END) {
+        rem = d->m.icnt - d->icnt; /* never negative: the replay stops at it */
+        if (rem == 0) {
+            ev->pc = g->pc;
+            ev->pos = d->m_pos;
+            rp_check_cc(v, t, 0, 0, 0);
+            ev->has_cycle = v->ts;
+            ev->cycle = d->pcc;
+            if (d->m.kind == TM_MSG_EXC) {
+                uint64_t h = d->pta + (uint64_t)d->m.diff_ta;
+                ev->kind = EV_EXC;
+                ev->target = h;
+                d->pta = h;
+                g->pc = h;
+                g->blk = NULL;
+                g->from = NULL;
+                f->res->exceptions++;
+                rp_consume(d);
+            } else {
+                ev->kind = EV_END;
+                ev->reason = d->m.reason;
+                ev->lost = 0;
+                rp_consume(d);
+                d->mode = D_DONE;
+            }
+            return 1;
+        }
+    } else if (d->m.kind == TM_MSG_SYNC) {
+        return gen_fail(f, t, g->pc, "a synchronization message of a thread that is running (no loss)");
+    } else if (v->nx && d->m.kind == TM_MSG_BRANCH) {
+        if (d->m.cnt <= d->icnt)
+            return gen_fail(f, t, g->pc, "the message's stream length ends before the current instruction");
+        rem = d->m.cnt - d->icnt - 1; /* plain instructions before the branch */
+    }
+    if ((rc = run_bounds(f, t)) != TM_OK)
+        return rc;
+    if ((rc = gen_block(f, t)) != TM_OK)
+        return rc;
+    if (gen_run(f, t, rem, ev))
+        return 1;
+    if (g->blk->term == T_CONT) {
+        g->from = g->blk; /* its succ[0]: the block that continues it */
+        g->from_k = 0;
+        g->blk = NULL;
+        return AGAIN;
+    }
+    if (v->nx && d->m.kind == TM_MSG_BRANCH && rem == 0 && g->blk->n != g->idx)
+        return gen_fail(f, t, g->pc, "the message's stream length ends at a non-branch instruction");
+    if ((rc = gen_branch(f, t, 0, ev)) != TM_OK)
+        return rc;
+    return 1;
+}
+
+/* D_TAIL: the instructions before a loss (an overflow's tail).  As
+ * gen_step_slow, or AGAIN. */
+static int gen_tail(fb *f, uint32_t t, fb_event *ev)
+{
+    rp_state *v = &f->v;
+    rp_thread *d = &v->th[t];
+    fb_gen *g = &f->g[t];
+    int rc;
+    if ((rc = run_bounds(f, t)) != TM_OK)
+        return rc;
+    if ((rc = gen_block(f, t)) != TM_OK)
+        return rc;
+    if (gen_run(f, t, d->tail_left, ev)) {
+        d->tail_left -= ev->count;
+        if (!d->tail_left)
+            d->mode = D_GAP;
+        return 1;
+    }
+    if (g->blk->term == T_CONT) {
+        g->from = g->blk; /* its succ[0]: the block that continues it */
+        g->from_k = 0;
+        g->blk = NULL;
+        return AGAIN;
+    }
+    if ((rc = gen_branch(f, t, 1, ev)) != TM_OK)
+        return rc;
+    if (!--d->tail_left)
+        d->mode = D_GAP;
+    return 1;
+}
+
+/* D_GAP: the loss itself, then the end or the resynchronization.  As
+ * gen_step_slow. */
+static int gen_gap(fb *f, uint32_t t, fb_event *ev)
+{
+    rp_state *v = &f->v;
+    rp_thread *d = &v->th[t];
+    fb_gen *g = &f->g[t];
+    if (g->pending_end) {
+        g->pending_end = 0;
+        ev->kind = EV_END;
+        ev->pc = 0;
+        ev->reason = d->m.reason;
+        ev->lost = 1;
+        ev->pos = d->m_pos;
+        rp_check_cc(v, t, 0, 0, 0);
+        ev->has_cycle = v->ts;
+        ev->cycle = d->pcc;
+        rp_consume(d);
+        d->mode = D_DONE;
+        return 1;
+    }
+    rp_gap_begin(v, d);
+    ev->kind = EV_GAP;
+    ev->pc = g->pc;
+    ev->count = d->gap_left;
+    ev->pos = d->m_pos;
+    ev->resumes = d->m.kind == TM_MSG_SYNC;
+    ev->target = 0;
+    if (ev->resumes) {
+        uint64_t cnt = ev->count, at = ev->pc;
+        gen_sync(f, t, ev, EV_GAP);
+        ev->count = cnt;
+        ev->pc = at;
+        d->gap_started = 0;
+    } else {
+        g->pending_end = 1;
+    }
+    return 1;
+}
+
+/* gen_step_raw, every case. */
+static __attribute__((noinline)) int gen_step_slow(fb *f, uint32_t t, fb_event *ev)
+{
+    rp_thread *d = &f->v.th[t];
     for (;;) {
         ev->has_cycle = 0;
         ev->pos = 0;
+        int rc;
         switch (d->mode) {
         case D_DONE:
             return 0;
-        case D_WAIT: {
-            rc = rp_fetch_opt(v, t);
-            if (rc <= 0) {
-                if (rc == 0)
-                    d->mode = D_DONE;
-                return rc;
-            }
-            if (g->seek) {
-                /* after an error: the thread's next synchronization */
-                if (d->m.kind == TM_MSG_SYNC) {
-                    g->seek = 0;
-                    if (!v->shared)
-                        tm_pred_reset(d->pred);
-                    d->icnt = d->bcnt = 0;
-                    gen_sync(f, t, ev, EV_START);
-                    ev->reason = TM_SYNC_OVERFLOW; /* resumed after an error */
-                    return 1;
-                }
-                if (d->m.kind == TM_MSG_END) {
-                    rp_consume(d);
-                    d->mode = D_DONE;
-                    return 0;
-                }
-                rp_consume(d);
-                continue;
-            }
-            if (rp_is_lost(&d->m)) {
-                if (d->m.icnt != 0)
-                    return gen_fail(f, t, 0, "the first message of the thread claims earlier instructions");
-                rp_enter_lost_if(v, d);
-                g->pc = 0;
-                continue;
-            }
-            if (d->m.kind != TM_MSG_SYNC || d->m.reason == TM_SYNC_OVERFLOW)
-                return gen_fail(f, t, 0, "the thread's first message is not its start synchronization");
-            if (!v->shared)
-                tm_pred_reset(d->pred);
-            gen_sync(f, t, ev, EV_START);
-            return 1;
-        }
-        case D_ACTIVE: {
-            if ((rc = rp_fetch(v, t)) != TM_OK)
-                return rc;
-            if (rp_is_lost(&d->m)) {
-                rp_enter_lost_if(v, d);
-                continue;
-            }
-            uint64_t rem = UINT64_MAX;
-            if (d->m.kind == TM_MSG_EXC || d->m.kind == TM_MSG_END) {
-                rem = d->m.icnt - d->icnt; /* never negative: the replay stops at it */
-                if (rem == 0) {
-                    ev->pc = g->pc;
-                    ev->pos = d->m_pos;
-                    rp_check_cc(v, t, 0, 0, 0);
-                    ev->has_cycle = v->ts;
-                    ev->cycle = d->pcc;
-                    if (d->m.kind == TM_MSG_EXC) {
-                        uint64_t h = d->pta + (uint64_t)d->m.diff_ta;
-                        ev->kind = EV_EXC;
-                        ev->target = h;
-                        d->pta = h;
-                        g->pc = h;
-                        g->blk = NULL;
-                        g->from = NULL;
-                        f->res->exceptions++;
-                        rp_consume(d);
-                    } else {
-                        ev->kind = EV_END;
-                        ev->reason = d->m.reason;
-                        ev->lost = 0;
-                        rp_consume(d);
-                        d->mode = D_DONE;
-                    }
-                    return 1;
-                }
-            } else if (d->m.kind == TM_MSG_SYNC) {
-                return gen_fail(f, t, g->pc, "a synchronization message of a thread that is running (no loss)");
-            } else if (v->nx && d->m.kind == TM_MSG_BRANCH) {
-                if (d->m.cnt <= d->icnt)
-                    return gen_fail(f, t, g->pc, "the message's stream length ends before the current instruction");
-                rem = d->m.cnt - d->icnt - 1; /* plain instructions before the branch */
-            }
-            if ((rc = run_bounds(f, t)) != TM_OK)
-                return rc;
-            if ((rc = gen_block(f, t)) != TM_OK)
-                return rc;
-            if (gen_run(f, t, rem, ev))
-                return 1;
-            if (g->blk->term == T_CONT) {
-                g->from = g->blk; /* its succ[0]: the block that continues it */
-                g->from_k = 0;
-                g->blk = NULL;
-                continue;
-            }
-            if (v->nx && d->m.kind == TM_MSG_BRANCH && rem == 0 && g->blk->n != g->idx)
-                return gen_fail(f, t, g->pc, "the message's stream length ends at a non-branch instruction");
-            if ((rc = gen_branch(f, t, 0, ev)) != TM_OK)
-                return rc;
-            return 1;
-        }
-        case D_TAIL: {
-            if ((rc = run_bounds(f, t)) != TM_OK)
-                return rc;
-            if ((rc = gen_block(f, t)) != TM_OK)
-                return rc;
-            if (gen_run(f, t, d->tail_left, ev)) {
-                d->tail_left -= ev->count;
-                if (!d->tail_left)
-                    d->mode = D_GAP;
-                return 1;
-            }
-            if (g->blk->term == T_CONT) {
-                g->from = g->blk; /* its succ[0]: the block that continues it */
-                g->from_k = 0;
-                g->blk = NULL;
-                continue;
-            }
-            if ((rc = gen_branch(f, t, 1, ev)) != TM_OK)
-                return rc;
-            if (!--d->tail_left)
-                d->mode = D_GAP;
-            return 1;
-        }
-        case D_GAP: {
-            if (g->pending_end) {
-                g->pending_end = 0;
-                ev->kind = EV_END;
-                ev->pc = 0;
-                ev->reason = d->m.reason;
-                ev->lost = 1;
-                ev->pos = d->m_pos;
-                rp_check_cc(v, t, 0, 0, 0);
-                ev->has_cycle = v->ts;
-                ev->cycle = d->pcc;
-                rp_consume(d);
-                d->mode = D_DONE;
-                return 1;
-            }
-            rp_gap_begin(v, d);
-            ev->kind = EV_GAP;
-            ev->pc = g->pc;
-            ev->count = d->gap_left;
-            ev->pos = d->m_pos;
-            ev->resumes = d->m.kind == TM_MSG_SYNC;
-            ev->target = 0;
-            if (ev->resumes) {
-                uint64_t cnt = ev->count, at = ev->pc;
-                gen_sync(f, t, ev, EV_GAP);
-                ev->count = cnt;
-                ev->pc = at;
-                d->gap_started = 0;
-            } else {
-                g->pending_end = 1;
-            }
-            return 1;
-        }
+        case D_WAIT:
+            rc = gen_wait(f, t, ev);
+            break;
+        case D_ACTIVE:
+            rc = gen_active(f, t, ev);
+            break;
+        case D_TAIL:
+            rc = gen_tail(f, t, ev);
+            break;
+        case D_GAP:
+            rc = gen_gap(f, t, ev);
+            break;
         default:
-            return gen_fail(f, t, g->pc, "internal: unknown replay mode");
+            return gen_fail(f, t, f->g[t].pc, "internal: unknown replay mode");
         }
+        if (rc != AGAIN)
+            return rc;
     }
 }
 
@@ -1517,6 +1562,102 @@ static int check_cycle(cmp *c, uint32_t t, const tmc_record *r, const fb_event *
     return TM_OK;
 }
 
+/* A RUN record against the replay's runs (or the gap it falls in). */
+static int cmp_run(cmp *c, const tmc_record *r)
+{
+    uint32_t t = r->tid;
+    cmp_thread *ct = &c->c[t];
+    fb_event *e;
+    int rc;
+    uint64_t need = r->count, p = r->pc;
+    while (need) {
+        if ((rc = cur(c, t, &e)) < 0)
+            return rc;
+        if (rc == 0)
+            return diverge(c, t, r, "the replay of the thread has ended");
+        if (e->kind == EV_GAP) {
+            if (need != r->count)
+                return diverge(c, t, r, "an overflow gap begins inside a run");
+            if (r->count > ct->left)
+                return diverge(c, t, r, "the gap ends inside a run of instructions");
+            ct->left -= r->count;
+            ct->g_gap = 1;
+            c->f.v.th[t].rec_gap = 1;
+            return TM_OK;
+        }
+        if (e->kind != EV_RUN)
+            return diverge(c, t, r, "the replay from the binaries has %s at 0x%" PRIx64
+                                    " where the commit stream retires a plain instruction at 0x%" PRIx64,
+                           ev_name(e->kind), e->pc, p);
+        if (ct->cur_pc != p)
+            return diverge(c, t, r, "the replay from the binaries is at 0x%" PRIx64 ", the commit stream at 0x%" PRIx64,
+                           ct->cur_pc, p);
+        uint64_t k = need < ct->left ? need : ct->left;
+        for (uint64_t i = 0; i < k; i++) {
+            if (k - i <= CTX)
+                ctx_push(ct, p);
+            p += ct->lens[i];
+        }
+        ct->lens += k;
+        ct->left -= k;
+        ct->cur_pc = p;
+        need -= k;
+    }
+    ct->g_gap = 0;
+    if (p != r->pc + r->bytes)
+        return diverge(c, t, r, "the replay's %" PRIu64 " instructions from 0x%" PRIx64 " end at 0x%" PRIx64
+                                ", the commit stream's %" PRIu64 " bytes at 0x%" PRIx64 " (instruction lengths differ)",
+                       r->count, r->pc, p, r->bytes, r->pc + r->bytes);
+    return TM_OK;
+}
+
+/* A BRANCH or EXC record against the replay's branch or exception. */
+static int cmp_branch(cmp *c, const tmc_record *r)
+{
+    uint32_t t = r->tid;
+    cmp_thread *ct = &c->c[t];
+    fb_event *e;
+    int rc;
+    if ((rc = cur(c, t, &e)) < 0)
+        return rc;
+    if (rc == 0)
+        return diverge(c, t, r, "the replay of the thread has ended");
+    if (e->kind == EV_GAP) {
+        ct->left--;
+        ct->g_gap = 1;
+        return TM_OK;
+    }
+    ct->g_gap = 0;
+    if (r->type == TMC_BRANCH) {
+        if (e->kind != EV_BRANCH)
+            return diverge(c, t, r, "the replay from the binaries has %s at 0x%" PRIx64, ev_name(e->kind), e->pc);
+        if (e->pc != r->pc)
+            return diverge(c, t, r, "the replay's branch is at 0x%" PRIx64, e->pc);
+        if (e->cls != r->bclass || e->len != r->len)
+            return diverge(c, t, r, "the binary has a %s of %u bytes there, the commit stream a %s of %u bytes",
+                           cls_name(e->cls), e->len, cls_name(r->bclass), r->len);
+        if (r->bclass == TMC_COND && e->taken != r->taken)
+            return diverge(c, t, r, "reconstructed outcome %s, the commit stream says %s",
+                           e->taken ? "taken" : "not taken", r->taken ? "taken" : "not taken");
+        if (e->target != r->target)
+            return diverge(c, t, r, "reconstructed target 0x%" PRIx64 ", the commit stream says 0x%" PRIx64,
+                           e->target, r->target);
+        ctx_push(ct, r->pc);
+    } else {
+        if (e->kind != EV_EXC)
+            return diverge(c, t, r, "the replay from the binaries has %s at 0x%" PRIx64 " where an exception is taken",
+                           ev_name(e->kind), e->pc);
+        if (e->pc != r->pc || e->target != r->target)
+            return diverge(c, t, r, "the replay has an exception before 0x%" PRIx64 " to 0x%" PRIx64
+                                    ", the commit stream before 0x%" PRIx64 " to 0x%" PRIx64,
+                           e->pc, e->target, r->pc, r->target);
+    }
+    if ((rc = check_cycle(c, t, r, e)) != TM_OK)
+        return rc;
+    ct->valid = 0;
+    return TM_OK;
+}
+
 static int cmp_record(cmp *c, const tmc_record *r)
 {
     uint32_t t = r->tid;
@@ -1552,88 +1693,11 @@ static int cmp_record(cmp *c, const tmc_record *r)
             return rc;
         ct->valid = 0;
         return TM_OK;
-    case TMC_RUN: {
-        uint64_t need = r->count, p = r->pc;
-        while (need) {
-            if ((rc = cur(c, t, &e)) < 0)
-                return rc;
-            if (rc == 0)
-                return diverge(c, t, r, "the replay of the thread has ended");
-            if (e->kind == EV_GAP) {
-                if (need != r->count)
-                    return diverge(c, t, r, "an overflow gap begins inside a run");
-                if (r->count > ct->left)
-                    return diverge(c, t, r, "the gap ends inside a run of instructions");
-                ct->left -= r->count;
-                ct->g_gap = 1;
-                c->f.v.th[t].rec_gap = 1;
-                return TM_OK;
-            }
-            if (e->kind != EV_RUN)
-                return diverge(c, t, r, "the replay from the binaries has %s at 0x%" PRIx64
-                                        " where the commit stream retires a plain instruction at 0x%" PRIx64,
-                               ev_name(e->kind), e->pc, p);
-            if (ct->cur_pc != p)
-                return diverge(c, t, r, "the replay from the binaries is at 0x%" PRIx64 ", the commit stream at 0x%" PRIx64,
-                               ct->cur_pc, p);
-            uint64_t k = need < ct->left ? need : ct->left;
-            for (uint64_t i = 0; i < k; i++) {
-                if (k - i <= CTX)
-                    ctx_push(ct, p);
-                p += ct->lens[i];
-            }
-            ct->lens += k;
-            ct->left -= k;
-            ct->cur_pc = p;
-            need -= k;
-        }
-        ct->g_gap = 0;
-        if (p != r->pc + r->bytes)
-            return diverge(c, t, r, "the replay's %" PRIu64 " instructions from 0x%" PRIx64 " end at 0x%" PRIx64
-                                    ", the commit stream's %" PRIu64 " bytes at 0x%" PRIx64 " (instruction lengths differ)",
-                           r->count, r->pc, p, r->bytes, r->pc + r->bytes);
-        return TM_OK;
-    }
+    case TMC_RUN:
+        return cmp_run(c, r);
     case TMC_BRANCH:
     case TMC_EXC:
-        if ((rc = cur(c, t, &e)) < 0)
-            return rc;
-        if (rc == 0)
-            return diverge(c, t, r, "the replay of the thread has ended");
-        if (e->kind == EV_GAP) {
-            ct->left--;
-            ct->g_gap = 1;
-            return TM_OK;
-        }
-        ct->g_gap = 0;
-        if (r->type == TMC_BRANCH) {
-            if (e->kind != EV_BRANCH)
-                return diverge(c, t, r, "the replay from the binaries has %s at 0x%" PRIx64, ev_name(e->kind), e->pc);
-            if (e->pc != r->pc)
-                return diverge(c, t, r, "the replay's branch is at 0x%" PRIx64, e->pc);
-            if (e->cls != r->bclass || e->len != r->len)
-                return diverge(c, t, r, "the binary has a %s of %u bytes there, the commit stream a %s of %u bytes",
-                               cls_name(e->cls), e->len, cls_name(r->bclass), r->len);
-            if (r->bclass == TMC_COND && e->taken != r->taken)
-                return diverge(c, t, r, "reconstructed outcome %s, the commit stream says %s",
-                               e->taken ? "taken" : "not taken", r->taken ? "taken" : "not taken");
-            if (e->target != r->target)
-                return diverge(c, t, r, "reconstructed target 0x%" PRIx64 ", the commit stream says 0x%" PRIx64,
-                               e->target, r->target);
-            ctx_push(ct, r->pc);
-        } else {
-            if (e->kind != EV_EXC)
-                return diverge(c, t, r, "the replay from the binaries has %s at 0x%" PRIx64 " where an exception is taken",
-                               ev_name(e->kind), e->pc);
-            if (e->pc != r->pc || e->target != r->target)
-                return diverge(c, t, r, "the replay has an exception before 0x%" PRIx64 " to 0x%" PRIx64
-                                        ", the commit stream before 0x%" PRIx64 " to 0x%" PRIx64,
-                               e->pc, e->target, r->pc, r->target);
-        }
-        if ((rc = check_cycle(c, t, r, e)) != TM_OK)
-            return rc;
-        ct->valid = 0;
-        return TM_OK;
+        return cmp_branch(c, r);
     case TMC_EXIT: {
         if ((rc = cur(c, t, &e)) < 0)
             return rc;
