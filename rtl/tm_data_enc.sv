@@ -11,6 +11,8 @@
 // bits at and above len_o are 0.  valid_i = 0 gives bits_o = 0 and len_o = 0
 // (the whole encoder sits in one always_comb under `if (valid_i)`, as
 // tm_msg_enc).  size_i must be 1..64.
+`include "tm_assert.svh"
+
 module tm_data_enc #(
   parameter int unsigned TIW  = 2,      // Ti width = ceil(log2 N); 0 for N = 1
   parameter int unsigned TI   = 0,      // this core's index, < 2^TIW
@@ -55,6 +57,11 @@ module tm_data_enc #(
               | (MAXW'(enc_fah) << (TIW + 1))
               | (MAXW'(value) << (TIW + 1 + len_fah));
       len_o   = $bits(len_o)'(len);
+      // An operand of 1 .. 64 bytes; the message fits MAXW bits and has
+      // none at or above its length.
+      `TM_ASSERT_I(DataEncSize, size_i >= 7'd1 && size_i <= 7'd64)
+      `TM_ASSERT_I(DataEncLenMax, len <= MAXW)
+      `TM_ASSERT_I(DataEncNoBitsAbove, (bits_o >> len) == '0)
     end
   end
 

@@ -20,6 +20,8 @@
 // bundle (DATA message, then control message) to the buffer; MAXW is then
 // the longest bundle and RESERVE the longest control message.  The shared
 // cache organization (cfiat_shared) is not built.
+`include "tm_assert.svh"
+
 module tm_top
   import tm_pkg::*;
 #(
@@ -382,6 +384,14 @@ module tm_top
   assign obs_data_fah_o  = fah;
   assign obs_data_size_o = mem_size_i;
   assign obs_data_bits_o = dbits;
+
+  // A core offers nothing in a cycle in which a lower core's drop
+  // suppresses it (shared buffer); without sharing no core is suppressed
+  // and no drop is shared.  The trace port's outputs are known (a
+  // four-state simulator's check).
+  `TM_ASSERT(TopSuppressedSilent, (offer & suppressed) == '0)
+  `TM_ASSERT(TopPrivateNoSuppress, SHARED || (suppressed == '0 && !shared_drop))
+  `TM_ASSERT_KNOWN(TopPortKnown, {port_valid_o, port_data_o})
 
 `ifndef SYNTHESIS
   // idle_skip_i only while nothing happens (see the port's comment)

@@ -20,8 +20,8 @@ LIBTM ?= $(ROOT)/build/lib/libtm.a
 TB := $(ROOT)/testbench
 SIM := $(OUT)/tm-cosim-sim
 # The RTL: the files of rtl/tm.f (one file list).
-RTL := $(ROOT)/rtl/tm.f $(shell bash $(ROOT)/scripts/rtl_files.sh)
-ifeq ($(words $(RTL)),1)
+RTL := $(ROOT)/rtl/tm.f $(ROOT)/rtl/tm_assert.svh $(shell bash $(ROOT)/scripts/rtl_files.sh)
+ifeq ($(words $(RTL)),2)
 $(error cannot read the file list rtl/tm.f)
 endif
 # Verilator's runtime (verilated.cpp, the FST writer, ...) is the same for
