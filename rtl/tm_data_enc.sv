@@ -33,6 +33,7 @@ module tm_data_enc #(
   end
 
   localparam int unsigned FW = tm_pkg::CHUNK_W;
+  localparam int unsigned HW = TIW + 1;  // the head: Ti and the Q bit
 
   logic [FW-1:0]  enc_fah;
   int unsigned    len_fah, nbits, len;
@@ -57,9 +58,10 @@ module tm_data_enc #(
               | (MAXW'(enc_fah) << (TIW + 1))
               | (MAXW'(value) << (TIW + 1 + len_fah));
       len_o   = $bits(len_o)'(len);
-      // An operand of 1 .. 64 bytes; the message fits MAXW bits and has
-      // none at or above its length.
+      // An operand of 1 .. 64 bytes; the message starts with its Ti and the
+      // Q bit (1), fits MAXW bits and has none at or above its length.
       `TM_ASSERT_I(DataEncSize, size_i >= 7'd1 && size_i <= 7'd64)
+      `TM_ASSERT_I(DataEncTiQ, HW'(bits_o) == HW'(32'(TI) | (32'd1 << TIW)))
       `TM_ASSERT_I(DataEncLenMax, len <= MAXW)
       `TM_ASSERT_I(DataEncNoBitsAbove, (bits_o >> len) == '0)
     end

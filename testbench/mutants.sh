@@ -91,8 +91,8 @@ mutant tm_core mem "$DALL" "DATA messages of a LOST thread" tm_core.sv \
     "assign data_raw = dc_valid_o && !mem_store_i && need;"
 mutant tm_msg_enc s "$OVF" "the length without the diffCC field" tm_msg_enc.sv \
     "len    = pos_f4 + len_f4;" "len    = pos_f4;"
-mutant tm_data_enc mem "$CFIAT" "the length without the Q bit" tm_data_enc.sv \
-    "len     = TIW + 1 + len_fah + nbits;" "len     = TIW + len_fah + nbits;"
+mutant tm_data_enc mem "$CFIAT" "the Q bit at the end, not after Ti" tm_data_enc.sv \
+    "| (MAXW'(1) << TIW)" "| (MAXW'(1) << len)"
 mutant tm_dcache mem "$CFIAT" "an access leaves a younger way older" tm_dcache.sv \
     "if (k > w) lrow[pidx(w, k)] = 1'b0;" "if (k > w + 1) lrow[pidx(w, k)] = 1'b0;"
 mutant tm_gshare s "$OVF" "a prediction without a branch" tm_gshare.sv \
