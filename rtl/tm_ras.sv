@@ -117,7 +117,7 @@ module tm_ras #(
     end
 
     // The count stays within the stack, the top on an entry; a hit only on a pop.
-    `TM_ASSERT(RasCountInRange, cnt_q <= FULL)
+    `TM_ASSERT(RasCountInRange, 32'(cnt_q) <= ENTRIES)
     `TM_ASSERT(RasTopInRange, 32'(top_q) < ENTRIES)
     `TM_ASSERT(RasHitOnlyPop, (hit_o & ~pop_i) == '0)
 
