@@ -585,11 +585,13 @@ module tm_core
     end
   end
 
-  // A resynchronization only from LOST, a DATA message only in RUN; an
-  // offer is its DATA message (if any) then its control message (if any):
-  // its length is the sum of theirs and at most MAXW.
+  // A resynchronization only from LOST, a DATA message only in RUN and of
+  // an operand of 1 .. 64 bytes; an offer is its DATA message (if any) then
+  // its control message (if any): its length is the sum of theirs and at
+  // most MAXW.
   `TM_ASSERT(CoreResyncOnlyLost, !offer_resync_o || state_q == ST_LOST)
   `TM_ASSERT(CoreDataOnlyRun, !offer_data_o || state_q == ST_RUN)
+  `TM_ASSERT(CoreDataSize, !data_raw || (mem_size_i >= 7'd1 && mem_size_i <= 7'd64))
   `TM_ASSERT(CoreOfferLen, !offer_o || (32'(offer_len_o) <= MAXW && offer_len_o ==
                            (offer_data_o ? offer_dlen_o : '0) + (offer_ctrl_o ? offer_clen_o : '0)))
 
