@@ -3,7 +3,9 @@
 // list of lint (scripts/lint.sh, testbench/unit/lint.sh), co-simulation
 // (testbench/sim.mk), the unit harnesses (testbench/unit/run.sh) and the
 // Yosys scripts (scripts/gates.sh, testbench/unit/yosys.sh), which expand it
-// themselves (scripts/rtl_files.sh).
+// themselves (scripts/rtl_files.sh).  +incdir+. finds tm_assert.svh, which
+// every module includes (lines starting with + are options, not files).
++incdir+.
 tm_pkg.sv
 tm_gshare.sv
 tm_ras.sv

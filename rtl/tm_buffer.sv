@@ -7,6 +7,8 @@
 // during cycle c, from the registers); then the cores' offers are decided in
 // core order against the space left after that transfer, and the accepted
 // messages are appended; the new contents are registered at the clock edge.
+`include "tm_assert.svh"
+
 module tm_buffer #(
   parameter int unsigned N         = 1,
   parameter bit          SHARED    = 1'b0,
@@ -98,6 +100,10 @@ module tm_buffer #(
       occ_q  <= occ_d;
     end
   end
+
+  // Shared only: a core is suppressed exactly when a lower core dropped.
+  `TM_ASSERT(BufferSuppressed, suppressed_o == (SHARED ? N'(drop_o << 1) | N'(suppressed_o << 1) : '0) &&
+                               shared_drop_o == (SHARED && drop_o != '0))
 
 `ifndef SYNTHESIS
   // Invariants, checked in simulation (tm cosim builds with --assert; an

@@ -30,6 +30,8 @@
 // misprediction), every message with diffCC (time stamps) its diffCC, and
 // an accepted SYNC (START, TRACE_ON or OVERFLOW) resets A_cnt and A_cc to
 // 32 and TF to 0.  Other encodings have no such registers.
+`include "tm_assert.svh"
+
 module tm_core
   import tm_pkg::*;
 #(
@@ -582,5 +584,15 @@ module tm_core
       pend_q    <= pend_d;
     end
   end
+
+  // A resynchronization only from LOST, a DATA message only in RUN and of
+  // an operand of 1 .. 64 bytes; an offer is its DATA message (if any) then
+  // its control message (if any): its length is the sum of theirs and at
+  // most MAXW.
+  `TM_ASSERT(CoreResyncOnlyLost, !offer_resync_o || state_q == ST_LOST)
+  `TM_ASSERT(CoreDataOnlyRun, !offer_data_o || state_q == ST_RUN)
+  `TM_ASSERT(CoreDataSize, !data_raw || (mem_size_i >= 7'd1 && mem_size_i <= 7'd64))
+  `TM_ASSERT(CoreOfferLen, !offer_o || (32'(offer_len_o) <= MAXW && offer_len_o ==
+                           (offer_data_o ? offer_dlen_o : '0) + (offer_ctrl_o ? offer_clen_o : '0)))
 
 endmodule

@@ -11,6 +11,8 @@
 // bits at and above len_o are 0.  valid_i = 0 gives bits_o = 0 and len_o = 0
 // (the whole encoder sits in one always_comb under `if (valid_i)`, as
 // tm_msg_enc).  size_i must be 1..64.
+`include "tm_assert.svh"
+
 module tm_data_enc #(
   parameter int unsigned TIW  = 2,      // Ti width = ceil(log2 N); 0 for N = 1
   parameter int unsigned TI   = 0,      // this core's index, < 2^TIW
@@ -31,6 +33,7 @@ module tm_data_enc #(
   end
 
   localparam int unsigned FW = tm_pkg::CHUNK_W;
+  localparam int unsigned HW = TIW + 1;  // the head: Ti and the Q bit
 
   logic [FW-1:0]  enc_fah;
   int unsigned    len_fah, nbits, len;
@@ -55,6 +58,16 @@ module tm_data_enc #(
               | (MAXW'(enc_fah) << (TIW + 1))
               | (MAXW'(value) << (TIW + 1 + len_fah));
       len_o   = $bits(len_o)'(len);
+      // The message starts with its Ti and the Q bit (1); for an operand of
+      // 1 .. 64 bytes it fits MAXW bits and has none at or above its length.
+      // (This block is not clocked: before the reset, with random state, it
+      // may see any size; tm_core checks the size of its DATA messages on
+      // the clock.)
+      `TM_ASSERT_I(DataEncTiQ, HW'(bits_o) == HW'(32'(TI) | (32'd1 << TIW)))
+      if (size_i >= 7'd1 && size_i <= 7'd64) begin
+        `TM_ASSERT_I(DataEncLenMax, len <= MAXW)
+        `TM_ASSERT_I(DataEncNoBitsAbove, (bits_o >> len) == '0)
+      end
     end
   end
 

@@ -66,6 +66,8 @@
 //
 // Per-port and per-line vectors are flat (line i's way is line_way_o[WW*i +:
 // WW]): Yosys 0.23 cannot parse multi-dimensional packed arrays.
+`include "tm_assert.svh"
+
 module tm_dcache #(
   parameter int unsigned SIZE  = 32768,  // bytes, 2^k
   parameter int unsigned ASSOC = 4,      // ways, 2^k, 1 .. 64
@@ -405,5 +407,49 @@ module tm_dcache #(
   // addresses only the bits named above are used.
   logic unused_bits;
   assign unused_bits = ^{inv_valid_i, inv_before_i, inv_addr_i, inv_size_i, last, ilast, iln, lnum};
+
+`ifndef SYNTHESIS
+  // Recomputed from the state, for every line an access touches: at most
+  // one valid way holds its tag (one-hot hits: a line is never cached
+  // twice), and a hit is on that way; in a full set (every way valid, so
+  // every way was touched since reset) the LRU bits are a strict order of
+  // the ways: the number of ways older than way k, over k, is a permutation
+  // of 0 .. ASSOC - 1 (bit pidx(j, k), j < k: way j is older than way k).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (rst_ni && valid_i) begin : chk
+      logic [ASSOC-1:0] hits;
+      logic [ASSOC-1:0] vr;
+      logic [ASSOC-1:0] ranks;
+      logic [LRUW-1:0]  lr;
+      logic [SW-1:0]    s;
+      int unsigned      older;
+      for (int unsigned i = 0; i < LMAX; i++) begin
+        if (lwe[i]) begin
+          s    = lset[SW*i +: SW];
+          vr   = val_q[ent(s, 0) +: ASSOC];
+          hits = '0;
+          for (int unsigned k = 0; k < ASSOC; k++) begin
+            hits[k] = vr[k] && tag_q[ent(s, k)] == TAGW'(lnum[64*i +: 64] >> SW);
+          end
+          `TM_ASSERT_I(DcacheHitOneHot, $onehot0(hits))
+          `TM_ASSERT_I(DcacheHitWay, lhit[i] == (hits != '0) && (!lhit[i] || hits[lway[WW*i +: WW]]))
+          if (ASSOC > 1 && &vr) begin
+            lr    = lru_q[s];
+            ranks = '0;
+            for (int unsigned k = 0; k < ASSOC; k++) begin
+              older = 0;
+              for (int unsigned j = 0; j < ASSOC; j++) begin
+                if (j < k && lr[pidx(j, k)]) older++;
+                if (j > k && !lr[pidx(k, j)]) older++;
+              end
+              ranks[older] = 1'b1;
+            end
+            `TM_ASSERT_I(DcacheLruPermutation, &ranks)
+          end
+        end
+      end
+    end
+  end
+`endif
 
 endmodule

@@ -21,6 +21,8 @@
 // Per-port vectors are flat (port p's pc is pc_i[64*p +: 64]), the same bit
 // layout as a packed [P-1:0][63:0] array: Yosys 0.23 cannot parse
 // multi-dimensional packed arrays.
+`include "tm_assert.svh"
+
 module tm_gshare #(
   parameter int unsigned ENTRIES = 4096,  // 0 or a power of two, 1 .. 4096
   parameter int unsigned P       = 1      // sequential ports per cycle
@@ -133,6 +135,10 @@ module tm_gshare #(
     // Only pc[IW+3:4] indexes the table.
     logic unused_pc;
     assign unused_pc = ^pc_i;
+
+    // A prediction only for a valid port; the BHR has no bit above its index width.
+    `TM_ASSERT(GsharePredOnlyValid, (pred_o & ~valid_i) == '0)
+    `TM_ASSERT(GshareBhrInRange, (bhr_q & ~MASK) == '0)
 
   end
 

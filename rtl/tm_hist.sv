@@ -33,6 +33,8 @@
 // Per-port vectors are flat (port p's pc is pc_i[64*p +: 64]): Yosys 0.23
 // cannot parse multi-dimensional packed arrays.  The parameters are checked
 // by tm_tage / tm_ittage.
+`include "tm_assert.svh"
+
 module tm_hist #(
   parameter int unsigned TABLES  = 3,   // tagged tables: 1 .. 8
   parameter int unsigned ENTRIES = 32,  // entries per tagged table: 2^k, 2 .. 4096
@@ -172,5 +174,30 @@ module tm_hist #(
   // Only the low bits of pc (index, tag, history) and target[5:4] are used.
   logic unused_inputs;
   assign unused_inputs = ^{pc_i, target_i};
+
+`ifndef SYNTHESIS
+  // The folded histories are what they fold: the index fold of table i is
+  // the XOR of the EB-bit chunks of the newest LEN(i) history bits (bit b at
+  // b mod EB), the tag folds alike with TAG and TAG - 1 bits.  Checked
+  // before each update (the registers change only then).
+  function automatic logic [15:0] fold_of(logic [LMAX-1:0] h, int unsigned len, int unsigned k);
+    logic [15:0] r;
+    r = '0;
+    for (int unsigned b = 0; b < LMAX; b++) begin
+      if (b < len && h[b]) r[b % k] = ~r[b % k];
+    end
+    fold_of = r;
+  endfunction
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (rst_ni && valid_i != '0) begin
+      for (int unsigned i = 0; i < T; i++) begin
+        `TM_ASSERT_I(HistIndexFold, EB'(fold_of(ghr_q, 32'(LEN[8*i +: 8]), EB)) == fi_q[EB*i +: EB])
+        `TM_ASSERT_I(HistTagFold, W'(fold_of(ghr_q, 32'(LEN[8*i +: 8]), W)) == ft1_q[W*i +: W] &&
+                                  W2'(fold_of(ghr_q, 32'(LEN[8*i +: 8]), W2)) == ft2_q[W2*i +: W2])
+      end
+    end
+  end
+`endif
 
 endmodule

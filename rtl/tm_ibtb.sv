@@ -24,6 +24,8 @@
 // Per-port vectors are flat (port p's pc is pc_i[64*p +: 64]), the same bit
 // layout as a packed [P-1:0][63:0] array: Yosys 0.23 cannot parse
 // multi-dimensional packed arrays.
+`include "tm_assert.svh"
+
 module tm_ibtb #(
   parameter int unsigned ENTRIES = 64,  // 0 or a power of two, 2 .. 64
   parameter int unsigned P       = 1    // sequential ports per cycle
@@ -180,6 +182,22 @@ module tm_ibtb #(
     // Only pc[17:4] (at most) reaches the tag, set and PIR.
     logic unused_pc;
     assign unused_pc = ^pc_i;
+
+    // A hit only for a valid port; the set index within the sets; the two
+    // ways of a set never hold the same tag (at most one way hits).
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (rst_ni) begin
+        `TM_ASSERT_I(IbtbHitOnlyValid, (hit_o & ~valid_i) == '0)
+        for (int unsigned p = 0; p < P; p++) begin
+          if (valid_i[p]) begin
+            `TM_ASSERT_I(IbtbSetInRange, 32'(set[SW*p +: SW]) < Q || (Q == 1 && set[SW*p +: SW] == '0))
+            `TM_ASSERT_I(IbtbOneWayHits, !(hit_way[2*p] && hit_way[2*p+1]))
+          end
+        end
+      end
+    end
+`endif
 
   end
 

@@ -61,6 +61,8 @@
 // Per-port vectors are flat (port p's pc is pc_i[64*p +: 64]), the same bit
 // layout as a packed [P-1:0][63:0] array: Yosys 0.23 cannot parse
 // multi-dimensional packed arrays.
+`include "tm_assert.svh"
+
 module tm_ittage #(
   parameter int unsigned BASE    = 32,  // base entries: a power of two, 2 .. 16384
   parameter int unsigned TABLES  = 3,   // tagged tables: 1 .. 8
@@ -277,6 +279,23 @@ module tm_ittage #(
       end
     end
   end
+
+`ifndef SYNTHESIS
+  // Index ranges: port p's base index within the base table, its tagged
+  // indices within their tables; a prediction only for a valid indirect
+  // branch.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (rst_ni) begin
+      for (int unsigned p = 0; p < P; p++) begin
+        `TM_ASSERT_I(IttageBaseInRange, 32'(idx[16*N*p +: 16]) < BASE)
+        for (int unsigned i = 1; i <= T; i++) begin
+          `TM_ASSERT_I(IttageEntryInRange, 32'(idx[16*(N*p+i) +: 16]) < ENTRIES)
+        end
+      end
+      `TM_ASSERT_I(IttageHitOnlyIndirect, (hit_o & ~(valid_i & ~cond_i)) == '0)
+    end
+  end
+`endif
 
   // The base slots' tag, ctr and u bits of nxt are always 0.
   logic unused_bits;

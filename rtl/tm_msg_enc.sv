@@ -38,6 +38,8 @@
 // field (tm_pkg::chunk_enc) is a fixed wiring of the value's bits plus the
 // connect bits C_g = (v >> (a + g*b)) != 0, which are 0 past the last chunk,
 // so its full-width form is 0 above its length without masking.
+`include "tm_assert.svh"
+
 module tm_msg_enc #(
   parameter int unsigned TIW = 2,       // Ti width = ceil(log2 N); 0 for N = 1
   parameter bit          TS  = 1'b0,    // diffCC present
@@ -250,6 +252,9 @@ module tm_msg_enc #(
              | (MAXW'(f3) << pos_f3)
              | (MAXW'(f4) << pos_f4);
       len_o  = $bits(len_o)'(len);
+      // The message fits MAXW bits and has none at or above its length.
+      `TM_ASSERT_I(MsgEncLenMax, len <= MAXW)
+      `TM_ASSERT_I(MsgEncNoBitsAbove, (bits_o >> len) == '0)
     end
   end
 

@@ -22,6 +22,8 @@
 // Per-port vectors are flat (port p's address is push_addr_i[64*p +: 64]),
 // the same bit layout as a packed [P-1:0][63:0] array: Yosys 0.23 cannot
 // parse multi-dimensional packed arrays.
+`include "tm_assert.svh"
+
 module tm_ras #(
   parameter int unsigned ENTRIES = 32,  // 0 .. 32
   parameter int unsigned P       = 1    // sequential ports per cycle
@@ -113,6 +115,11 @@ module tm_ras #(
         cnt_q <= cnt_c[CW*P +: CW];
       end
     end
+
+    // The count stays within the stack, the top on an entry; a hit only on a pop.
+    `TM_ASSERT(RasCountInRange, 32'(cnt_q) <= ENTRIES)
+    `TM_ASSERT(RasTopInRange, 32'(top_q) < ENTRIES)
+    `TM_ASSERT(RasHitOnlyPop, (hit_o & ~pop_i) == '0)
 
   end
 

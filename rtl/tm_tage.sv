@@ -39,6 +39,8 @@
 // Per-port vectors are flat (port p's pc is pc_i[64*p +: 64]), the same bit
 // layout as a packed [P-1:0][63:0] array: Yosys 0.23 cannot parse
 // multi-dimensional packed arrays.
+`include "tm_assert.svh"
+
 module tm_tage #(
   parameter int unsigned BASE    = 256,  // base counters: 2^k, 2 .. 16384
   parameter int unsigned TABLES  = 3,    // tagged tables: 1 .. 8
@@ -301,5 +303,25 @@ module tm_tage #(
       use_alt_q <= ua_v[4*P +: 4];
     end
   end
+
+`ifndef SYNTHESIS
+  // Index ranges: a port that updates addresses an entry of table i within
+  // the tables (i * ENTRIES .. (i + 1) * ENTRIES - 1) and a base counter
+  // within the base.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (rst_ni) begin
+      for (int unsigned p = 0; p < P; p++) begin
+        if (wen[p]) begin
+          for (int unsigned i = 0; i < T; i++) begin
+            `TM_ASSERT_I(TageEntryInRange, 32'(taddr(i, lk_idx[EB*(T*p+i) +: EB])) >= i * ENTRIES &&
+                                           32'(taddr(i, lk_idx[EB*(T*p+i) +: EB])) < (i + 1) * ENTRIES)
+          end
+          `TM_ASSERT_I(TageBaseInRange, 32'(bidx[BB*p +: BB]) < BASE)
+        end
+      end
+      `TM_ASSERT_I(TagePredOnlyCond, (pred_o & ~wen) == '0)
+    end
+  end
+`endif
 
 endmodule

@@ -20,6 +20,8 @@
 // bundle (DATA message, then control message) to the buffer; MAXW is then
 // the longest bundle and RESERVE the longest control message.  The shared
 // cache organization (cfiat_shared) is not built.
+`include "tm_assert.svh"
+
 module tm_top
   import tm_pkg::*;
 #(
@@ -63,11 +65,6 @@ module tm_top
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
-  // Testbench only (tie to 0): at this clock edge the cycle counter moves
-  // on by 1 + idle_skip_i, as if the module had stayed idle for idle_skip_i
-  // more cycles.  Only while it is idle: no group retires, no core offers,
-  // the buffer is empty (then such cycles change nothing but the counter).
-  input  logic [63:0]             idle_skip_i,
   // retire interface, one group per core per cycle
   input  logic [N-1:0]            rv_valid_i,
   input  logic [N-1:0][15:0]      rv_count_i,
@@ -89,8 +86,18 @@ module tm_top
   input  logic [N-1:0][511:0]     mem_value_i,
   // trace port
   output logic [PORT_BITS-1:0]    port_data_o,
-  output logic [PVW-1:0]          port_valid_o,
-  // observation (co-simulation and coverage)
+  output logic [PVW-1:0]          port_valid_o
+`ifdef TM_OBS
+  // The testbench's ports (co-simulation and coverage), only when TM_OBS is
+  // defined (like Ibex's RVFI): testbench/sim.mk defines it, a synthesis
+  // build does not, and has none of them (they are internal signals then).
+  ,
+  // Testbench only (tie to 0): at this clock edge the cycle counter moves
+  // on by 1 + idle_skip_i, as if the module had stayed idle for idle_skip_i
+  // more cycles.  Only while it is idle: no group retires, no core offers,
+  // the buffer is empty (then such cycles change nothing but the counter).
+  input  logic [63:0]             idle_skip_i,
+  // observation
   output logic [N-1:0]            obs_offer_o,
   output logic [N-1:0]            obs_resync_o,
   output logic [N-1:0]            obs_accept_o,
@@ -120,7 +127,35 @@ module tm_top
   output logic [N-1:0][DLMAX-1:0] obs_dc_fany_o,
   output logic [N-1:0][DNI*DLNW-1:0] obs_dc_inv_o,
   output logic [N-1:0]            obs_dc_clear_o
+`endif
 );
+
+`ifndef TM_OBS
+  // Without TM_OBS the observation outputs are internal signals (the
+  // assignments below are the same), read by nothing; no idle skip.
+  logic [63:0]             idle_skip_i;
+  logic [N-1:0]            obs_offer_o, obs_resync_o, obs_accept_o, obs_drop_o, obs_ctrl_o, obs_data_o;
+  msg_t [N-1:0]            obs_msg_o;
+  logic [N-1:0][LENW-1:0]  obs_len_o, obs_data_len_o;
+  logic [OCCW-1:0]         obs_occ_o;
+  logic [63:0]             obs_cycle_o;
+  logic [N-1:0][63:0]      obs_data_fah_o;
+  logic [N-1:0][6:0]       obs_data_size_o;
+  logic [N-1:0][DMAXW-1:0] obs_data_bits_o;
+  logic [N-1:0][15:0]      obs_acnt_o, obs_acc_o;
+  logic [N-1:0][8:0]       obs_tf_o;
+  logic [N-1:0]            obs_dc_valid_o, obs_dc_clear_o;
+  logic [N-1:0][DLNW-1:0]  obs_dc_lines_o;
+  logic [N-1:0][DLMAX-1:0] obs_dc_hit_o, obs_dc_fall_o, obs_dc_fany_o;
+  logic [N-1:0][DNI*DLNW-1:0] obs_dc_inv_o;
+  assign idle_skip_i = '0;
+  logic unused_obs;
+  assign unused_obs = ^{obs_offer_o, obs_resync_o, obs_accept_o, obs_drop_o, obs_ctrl_o, obs_data_o,
+                        obs_msg_o, obs_len_o, obs_data_len_o, obs_occ_o, obs_cycle_o, obs_data_fah_o,
+                        obs_data_size_o, obs_data_bits_o, obs_acnt_o, obs_acc_o, obs_tf_o, obs_dc_valid_o,
+                        obs_dc_clear_o, obs_dc_lines_o, obs_dc_hit_o, obs_dc_fall_o, obs_dc_fany_o,
+                        obs_dc_inv_o};
+`endif
 
   logic [63:0] cycle_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -383,6 +418,15 @@ module tm_top
   assign obs_data_size_o = mem_size_i;
   assign obs_data_bits_o = dbits;
 
+  // A core offers nothing in a cycle in which a lower core's drop
+  // suppresses it (shared buffer); without sharing no core is suppressed
+  // and no drop is shared.  The trace port's outputs are known (a
+  // four-state simulator's check).
+  `TM_ASSERT(TopSuppressedSilent, (offer & suppressed) == '0)
+  `TM_ASSERT(TopPrivateNoSuppress, SHARED || (suppressed == '0 && !shared_drop))
+  `TM_ASSERT_KNOWN(TopPortKnown, {port_valid_o, port_data_o})
+
+`ifdef TM_OBS
 `ifndef SYNTHESIS
   // idle_skip_i only while nothing happens (see the port's comment)
   always_ff @(posedge clk_i) begin
@@ -391,6 +435,7 @@ module tm_top
         else $error("tm_top: idle_skip_i while the module is not idle");
     end
   end
+`endif
 `endif
 
 endmodule

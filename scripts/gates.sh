@@ -236,6 +236,7 @@ for f in "${rtl[@]}"; do   # tm_pkg first (the list's compile order)
     cp "$f" "$out/src/" || { err "cannot copy $f"; exit 1; }
     files+=("$out/src/$b")
 done
+cp "$root/rtl/tm_assert.svh" "$out/src/" || { err "cannot copy rtl/tm_assert.svh"; exit 1; }  # included
 python3 "$syn/yosys_compat.py" "${files[@]}" 2>"$out/work/compat.err" || {
     err "cannot adapt the RTL for Yosys: $(head -n 1 "$out/work/compat.err")"; exit 1; }
 yv=$(yosys -V 2>/dev/null | head -n 1)

@@ -3,7 +3,8 @@
 # the manifest's tiers (rtl/configs.txt, read through `tm config`): each
 # configuration's -G flags are derived by the library from its tm model
 # options (tm config NAME --format vflags).  Configurations with the same RTL
-# parameter set are linted once.
+# parameter set are linted once, in both views of tm_top: without and with
+# TM_OBS (the observation ports, docs/rtl.md "Assertions").
 #
 #   scripts/lint.sh [BUILD] [TIERS]     TIERS: comma-separated (default
 #                                       lint,cosim-quick: make test)
@@ -38,11 +39,16 @@ one() { # NAME: lint it; writes $work/NAME.fail on a warning
     local n=$1 out
     local -a flags
     mapfile -t flags < <("$TM" config "$n" --format vflags)
-    if ! out=$(verilator --lint-only -Wall --top-module tm_top "${flags[@]}" -F "$root/rtl/tm.f" 2>&1) ||
-        [ -n "$out" ]; then
-        { echo "lint: FAIL $n: $("$TM" config "$n" --format opts) (N = $("$TM" config "$n" --format threads))"
-          echo "$out" | head -20; } > "$work/$n.fail"
-    fi
+    # Both views of tm_top: as synthesized (no observation ports) and as the
+    # co-simulation builds it (+define+TM_OBS, testbench/sim.mk).
+    for obs in "" +define+TM_OBS; do
+        if ! out=$(verilator --lint-only -Wall --top-module tm_top "${flags[@]}" $obs -F "$root/rtl/tm.f" 2>&1) ||
+            [ -n "$out" ]; then
+            { echo "lint: FAIL $n${obs:+ ($obs)}: $("$TM" config "$n" --format opts) (N = $("$TM" config "$n" --format threads))"
+              echo "$out" | head -20; } > "$work/$n.fail"
+            return
+        fi
+    done
 }
 pool "$jobs" one "${unique[@]}"
 print_fails "$work"

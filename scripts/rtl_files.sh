@@ -8,7 +8,7 @@
 set -uo pipefail
 rtl=$(cd "$(dirname "$0")/../rtl" && pwd)
 # Comments (// to the end of the line) and blank lines are not files.
-files=$(sed -e 's#//.*##' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$rtl/tm.f") || exit 1
+files=$(sed -e 's#//.*##' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' -e '/^[+-]/d' "$rtl/tm.f") || exit 1
 if [ $# -eq 0 ]; then
     for f in $files; do echo "$rtl/$f"; done
     exit 0

@@ -20,8 +20,8 @@ LIBTM ?= $(ROOT)/build/lib/libtm.a
 TB := $(ROOT)/testbench
 SIM := $(OUT)/tm-cosim-sim
 # The RTL: the files of rtl/tm.f (one file list).
-RTL := $(ROOT)/rtl/tm.f $(shell bash $(ROOT)/scripts/rtl_files.sh)
-ifeq ($(words $(RTL)),1)
+RTL := $(ROOT)/rtl/tm.f $(ROOT)/rtl/tm_assert.svh $(shell bash $(ROOT)/scripts/rtl_files.sh)
+ifeq ($(words $(RTL)),2)
 $(error cannot read the file list rtl/tm.f)
 endif
 # Verilator's runtime (verilated.cpp, the FST writer, ...) is the same for
@@ -35,7 +35,9 @@ TB_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
 .DEFAULT_GOAL := sim
 sim: $(SIM)
 
-# --assert: the RTL's assertions (`ifndef SYNTHESIS) stop the simulation;
+# --assert: the RTL's assertions (rtl/tm_assert.svh) stop the simulation;
+# +define+TM_OBS: tm_top's observation ports and idle_skip_i, which the
+# testbench reads and drives (absent without it, as in synthesis);
 # --x-initial unique with the testbench's random reset: state the reset does
 # not cover shows up as a mismatch.  The model code at -O2, not Verilator's
 # default -Os.  libtm.a and cosim.o are not dependencies of Verilator's own
@@ -44,7 +46,7 @@ sim: $(SIM)
 $(SIM): $(RTL) $(TB)/glue.cpp $(TB)/glue.h $(OUT)/params.vc $(OUT)/params.h $(OUT)/tm_pkg.h $(OUT)/cosim.o \
 		$(LIBTM) $(TB)/sim.mk
 	rm -f $@
-	verilator --cc --exe --build -j 2 --trace-fst --assert --x-initial unique \
+	verilator --cc --exe --build -j 2 --trace-fst --assert --x-initial unique +define+TM_OBS \
 		-MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 OBJCACHE=$(OBJCACHE)" -Wno-fatal -Wno-lint -Wno-style \
 		--top-module tm_top -Mdir $(OUT)/obj -o $@ \
 		-CFLAGS "-O2 -I$(OUT) -I$(ROOT)/include -I$(TB)" -LDFLAGS "$(OUT)/cosim.o $(LIBTM) -lzstd -lz -lm" \

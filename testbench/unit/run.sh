@@ -12,6 +12,8 @@
 # cycles per predictor and cache config, 500000 messages per encoder config,
 # seed 1.  The + arguments are passed to every simulator.
 # tb_dcache also prints the simulation speed of its caches ("speed:").
+# Built with --assert: a module's assertion (rtl/tm_assert.svh) that fails
+# stops its simulator, and the harness fails.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -52,7 +54,7 @@ one() { # MODULE: builds and runs tb_MODULE; writes $OUT/tb_MODULE.res (lines) a
     # constants.
     srcs=("$TB/lint.vlt" -F "$ROOT/rtl/tm.f")
     rm -f "$OUT/$top/V$top"   # relink even if only tb_ref.o or libtm.a changed
-    if ! verilator --cc --exe --build -j 2 -Wall -O3 --x-assign fast --x-initial fast \
+    if ! verilator --cc --exe --build -j 2 -Wall -O3 --assert --x-assign fast --x-initial fast \
             -CFLAGS "-O2 -I$TB" -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OBJCACHE=$OBJCACHE" \
             --Mdir "$OUT/$top" --top-module "$top" -o "V$top" \
             "${srcs[@]}" "$TB/$top.sv" "$TB/$top.cpp" "${refs[@]}" "$ROOT/build/lib/libtm.a" \
