@@ -968,6 +968,127 @@ static int finish_stdout(int rc)
     return rc ? rc : 1;
 }
 
+/* The simulator's command line (tm cosim passes it): 0, or the exit
+ * status after one line. */
+static int parse_args(int argc, char **argv, sim *s, const char **wave, const char **covf, const char **config,
+                      long long *inject)
+{
+    int opts = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!opts || a[0] != '-') {
+            s->tmc = a;
+        } else if (!strcmp(a, "--")) {
+            opts = 0; /* the commit stream may begin with '-' */
+        } else if (!strcmp(a, "--config") && v) {
+            *config = v;
+            i++;
+        } else if (!strcmp(a, "--wave") && v) {
+            *wave = v;
+            i++;
+        } else if (!strcmp(a, "--inject-fault") && v) {
+            *inject = strtoll(v, NULL, 10);
+            i++;
+        } else if (!strcmp(a, "--cov") && v) {
+            *covf = v;
+            i++;
+        } else if (!strcmp(a, "-q")) {
+            s->quiet = 1;
+        } else {
+            return usage_err("unknown option ", a);
+        }
+    }
+    if (!s->tmc)
+        return usage_err("no commit stream", NULL);
+    if (!*config)
+        return usage_err("no configuration (--config F.tmt: a trace file's header, as tm cosim passes it)", NULL);
+    return 0;
+}
+
+/* --inject-fault FROM (tests only): proves that the comparison can fail:
+ * the first accepted message at or after cycle FROM gets a different
+ * count, as a broken RTL would; with data tracing, the first accepted DATA
+ * message its fahCnt. */
+static void inject_fault(sim *s, const tm_model_cfg *cfg, uint64_t from)
+{
+    for (size_t i = 0; i < s->evs.n; i++)
+        if (s->evs.v[i].cycle >= from && s->evs.v[i].accepted &&
+            (!cfg->enc.data || s->evs.v[i].m.kind == TM_MSG_DATA)) {
+            if (s->evs.v[i].m.kind == TM_MSG_DATA) {
+                s->evs.v[i].m.fah ^= 1;
+            } else {
+                s->evs.v[i].m.cnt ^= 1;
+                s->evs.v[i].m.icnt ^= 1;
+            }
+            break;
+        }
+}
+
+/* The coverage lines of a passed run (C: its bins) for CFG. */
+static void print_coverage(const cov *c, const tm_model_cfg *cfg)
+{
+    unsigned bins = 0, hit = 0;
+    for (int i = 0; i < 6; i++)
+        for (int k = 1; k < MAXCH; k++)
+            if (c->chunks[i][k])
+                hit++;
+    bins = hit;
+    printf("coverage: %u field x chunk-count bins hit; sync start %" PRIu64 ", overflow %" PRIu64
+           "; end exit %" PRIu64 ", stop %" PRIu64 ", lost %" PRIu64 "; drops %" PRIu64
+           "; RAS wraps %" PRIu64 ", iBTB fills way0 %" PRIu64 " way1 %" PRIu64 "\n",
+           bins, c->sync[0], c->sync[2], c->end_exit, c->end_stop, c->end_lost, c->drops, c->pred.ras_wraps,
+           c->pred.ibtb_fills[0], c->pred.ibtb_fills[1]);
+    const tm_tage_cfg *tg[2] = {&cfg->pred.tage, &cfg->pred.ittage};
+    const tm_tage_counts *tc[2] = {&c->pred.tage, &c->pred.ittage};
+    for (int i = 0; i < 2; i++) {
+        if (!tg[i]->base)
+            continue;
+        char prov[160] = "", al[160] = "";
+        size_t a = 0, b = 0;
+        for (unsigned k = 0; k <= tg[i]->tables && a < sizeof prov; k++)
+            a += (size_t)snprintf(prov + a, sizeof prov - a, "%s%" PRIu64, k ? "/" : "", tc[i]->hits[k]);
+        for (unsigned k = 1; k <= tg[i]->tables && b < sizeof al; k++)
+            b += (size_t)snprintf(al + b, sizeof al - b, "%s%" PRIu64, k > 1 ? "/" : "", tc[i]->allocs[k]);
+        printf("%s coverage: lookups by provider (base/tables) %s; allocations by table %s, %" PRIu64
+               " over a valid entry; mispredictions without allocation %" PRIu64
+               "; alternate-given predictions %" PRIu64 "\n",
+               i ? "ITTAGE" : "TAGE", prov, al, tc[i]->replaced, tc[i]->alloc_fails, tc[i]->use_alt);
+    }
+    if (tm_enc_adaptive(&cfg->enc)) {
+        char ks[2][160];
+        for (int i = 0; i < 2; i++) {
+            size_t a = 0;
+            const uint64_t *v = i ? c->a_cc_k : c->a_cnt_k;
+            for (unsigned k = 0; k <= TM_ADAPT_KMAX && a < sizeof ks[i]; k++)
+                a += (size_t)snprintf(ks[i] + a, sizeof ks[i] - a, "%s%" PRIu64, k ? "/" : "", v[k]);
+        }
+        printf("tr_a coverage: cnt codes by order 0..12 %s", ks[0]);
+        if (cfg->enc.timestamps)
+            printf("; diffCC codes by order 0..12 %s", ks[1]);
+        printf("; target escapes %" PRIu64 "; T-bit form outcome %" PRIu64 ", target %" PRIu64
+               "; form switches to the T bit %" PRIu64 ", to the escape %" PRIu64 " (%" PRIu64
+               " by a SYNC); capped bCnt %" PRIu64,
+               c->a_escape, c->a_tbit[0], c->a_tbit[1], c->a_to_tbit, c->a_to_escape, c->a_sync_escape,
+               c->a_cnt_cap);
+        if (cfg->enc.timestamps)
+            printf(", diffCC %" PRIu64, c->a_cc_cap);
+        printf("; SYNC resets of a moved state %" PRIu64 "\n", c->a_sync_reset);
+    }
+    if (cfg->enc.data)
+        printf("data coverage: DATA accepted %" PRIu64 ", dropped %" PRIu64 "; bundles with a control "
+               "message accepted %" PRIu64 ", dropped %" PRIu64 "\n",
+               c->data_acc, c->data_drop, c->bundle_acc, c->bundle_drop);
+    if (cfg->enc.data == TM_DATA_CFIAT)
+        printf("cache coverage (lines): load miss %" PRIu64 ", hit with touched flags all %" PRIu64
+               " / part %" PRIu64 " / none %" PRIu64 " set; store miss %" PRIu64 ", hit %" PRIu64
+               "; operands on 2 lines %" PRIu64 ", 3+ %" PRIu64 "; invalidations of held lines before "
+               "%" PRIu64 ", after %" PRIu64 "; same-line stores before %" PRIu64 ", after %" PRIu64
+               "; flag clears %" PRIu64 "\n",
+               c->ld_miss, c->ld_hit_all, c->ld_hit_part, c->ld_hit_none, c->st_miss, c->st_hit, c->lines2,
+               c->lines3, c->inv_before, c->inv_after, c->same_line_before, c->same_line_after, c->clears);
+}
+
 int main(int argc, char **argv)
 {
     sim s;
@@ -975,36 +1096,9 @@ int main(int argc, char **argv)
     tm_model_cfg *cfg = &s.cfg;
     const char *wave = NULL, *covf = NULL, *config = NULL;
     long long inject = -1; /* test only: corrupt the model's expectation from this cycle on */
-    int opts = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!opts || a[0] != '-') {
-            s.tmc = a;
-        } else if (!strcmp(a, "--")) {
-            opts = 0; /* the commit stream may begin with '-' */
-        } else if (!strcmp(a, "--config") && v) {
-            config = v;
-            i++;
-        } else if (!strcmp(a, "--wave") && v) {
-            wave = v;
-            i++;
-        } else if (!strcmp(a, "--inject-fault") && v) {
-            inject = strtoll(v, NULL, 10);
-            i++;
-        } else if (!strcmp(a, "--cov") && v) {
-            covf = v;
-            i++;
-        } else if (!strcmp(a, "-q")) {
-            s.quiet = 1;
-        } else {
-            return usage_err("unknown option ", a);
-        }
-    }
-    if (!s.tmc)
-        return usage_err("no commit stream", NULL);
-    if (!config)
-        return usage_err("no configuration (--config F.tmt: a trace file's header, as tm cosim passes it)", NULL);
+    int pr = parse_args(argc, argv, &s, &wave, &covf, &config, &inject);
+    if (pr)
+        return pr;
     /* The resolved configuration, from a .tmt header (tm cosim writes one
      * without trace bits; any trace file of tm model will do). */
     tmt_file tf;
@@ -1061,22 +1155,8 @@ int main(int argc, char **argv)
     s.trace = tm_model_trace(m);
     s.model_cycles = tm_model_get_stats(m)->cycles;
     s.cache_stats = &tm_model_get_stats(m)->cache;
-    if (inject >= 0) {
-        /* Proves that the comparison can fail: the first accepted message at
-         * or after the cycle gets a different count, as a broken RTL would;
-         * with data tracing, the first accepted DATA message its fahCnt. */
-        for (size_t i = 0; i < s.evs.n; i++)
-            if (s.evs.v[i].cycle >= (uint64_t)inject && s.evs.v[i].accepted &&
-                (!cfg->enc.data || s.evs.v[i].m.kind == TM_MSG_DATA)) {
-                if (s.evs.v[i].m.kind == TM_MSG_DATA) {
-                    s.evs.v[i].m.fah ^= 1;
-                } else {
-                    s.evs.v[i].m.cnt ^= 1;
-                    s.evs.v[i].m.icnt ^= 1;
-                }
-                break;
-            }
-    }
+    if (inject >= 0)
+        inject_fault(&s, cfg, (uint64_t)inject);
 
     /* Pass 2: the RTL, cycle by cycle. */
     cov c;
@@ -1120,67 +1200,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "tm cosim: %s: cannot write coverage\n", covf);
             rc = 1;
         }
-        if (!s.quiet) {
-            unsigned bins = 0, hit = 0;
-            for (int i = 0; i < 6; i++)
-                for (int k = 1; k < MAXCH; k++)
-                    if (c.chunks[i][k])
-                        hit++;
-            bins = hit;
-            printf("coverage: %u field x chunk-count bins hit; sync start %" PRIu64 ", overflow %" PRIu64
-                   "; end exit %" PRIu64 ", stop %" PRIu64 ", lost %" PRIu64 "; drops %" PRIu64
-                   "; RAS wraps %" PRIu64 ", iBTB fills way0 %" PRIu64 " way1 %" PRIu64 "\n",
-                   bins, c.sync[0], c.sync[2], c.end_exit, c.end_stop, c.end_lost, c.drops, c.pred.ras_wraps,
-                   c.pred.ibtb_fills[0], c.pred.ibtb_fills[1]);
-            const tm_tage_cfg *tg[2] = {&cfg->pred.tage, &cfg->pred.ittage};
-            const tm_tage_counts *tc[2] = {&c.pred.tage, &c.pred.ittage};
-            for (int i = 0; i < 2; i++) {
-                if (!tg[i]->base)
-                    continue;
-                char prov[160] = "", al[160] = "";
-                size_t a = 0, b = 0;
-                for (unsigned k = 0; k <= tg[i]->tables && a < sizeof prov; k++)
-                    a += (size_t)snprintf(prov + a, sizeof prov - a, "%s%" PRIu64, k ? "/" : "", tc[i]->hits[k]);
-                for (unsigned k = 1; k <= tg[i]->tables && b < sizeof al; k++)
-                    b += (size_t)snprintf(al + b, sizeof al - b, "%s%" PRIu64, k > 1 ? "/" : "", tc[i]->allocs[k]);
-                printf("%s coverage: lookups by provider (base/tables) %s; allocations by table %s, %" PRIu64
-                       " over a valid entry; mispredictions without allocation %" PRIu64
-                       "; alternate-given predictions %" PRIu64 "\n",
-                       i ? "ITTAGE" : "TAGE", prov, al, tc[i]->replaced, tc[i]->alloc_fails, tc[i]->use_alt);
-            }
-            if (tm_enc_adaptive(&cfg->enc)) {
-                char ks[2][160];
-                for (int i = 0; i < 2; i++) {
-                    size_t a = 0;
-                    const uint64_t *v = i ? c.a_cc_k : c.a_cnt_k;
-                    for (unsigned k = 0; k <= TM_ADAPT_KMAX && a < sizeof ks[i]; k++)
-                        a += (size_t)snprintf(ks[i] + a, sizeof ks[i] - a, "%s%" PRIu64, k ? "/" : "", v[k]);
-                }
-                printf("tr_a coverage: cnt codes by order 0..12 %s", ks[0]);
-                if (cfg->enc.timestamps)
-                    printf("; diffCC codes by order 0..12 %s", ks[1]);
-                printf("; target escapes %" PRIu64 "; T-bit form outcome %" PRIu64 ", target %" PRIu64
-                       "; form switches to the T bit %" PRIu64 ", to the escape %" PRIu64 " (%" PRIu64
-                       " by a SYNC); capped bCnt %" PRIu64,
-                       c.a_escape, c.a_tbit[0], c.a_tbit[1], c.a_to_tbit, c.a_to_escape, c.a_sync_escape,
-                       c.a_cnt_cap);
-                if (cfg->enc.timestamps)
-                    printf(", diffCC %" PRIu64, c.a_cc_cap);
-                printf("; SYNC resets of a moved state %" PRIu64 "\n", c.a_sync_reset);
-            }
-            if (cfg->enc.data)
-                printf("data coverage: DATA accepted %" PRIu64 ", dropped %" PRIu64 "; bundles with a control "
-                       "message accepted %" PRIu64 ", dropped %" PRIu64 "\n",
-                       c.data_acc, c.data_drop, c.bundle_acc, c.bundle_drop);
-            if (cfg->enc.data == TM_DATA_CFIAT)
-                printf("cache coverage (lines): load miss %" PRIu64 ", hit with touched flags all %" PRIu64
-                       " / part %" PRIu64 " / none %" PRIu64 " set; store miss %" PRIu64 ", hit %" PRIu64
-                       "; operands on 2 lines %" PRIu64 ", 3+ %" PRIu64 "; invalidations of held lines before "
-                       "%" PRIu64 ", after %" PRIu64 "; same-line stores before %" PRIu64 ", after %" PRIu64
-                       "; flag clears %" PRIu64 "\n",
-                       c.ld_miss, c.ld_hit_all, c.ld_hit_part, c.ld_hit_none, c.st_miss, c.st_hit, c.lines2,
-                       c.lines3, c.inv_before, c.inv_after, c.same_line_before, c.same_line_after, c.clears);
-        }
+        if (!s.quiet)
+            print_coverage(&c, cfg);
     }
     free(s.evs.v);
     tm_bitbuf_free(&s.dbuf);
