@@ -34,7 +34,7 @@ done
 mkdir -p "$OUT"
 
 make -C "$ROOT" -s build/lib/libtm.a || { echo "FAIL build/lib/libtm.a"; exit 1; }
-for r in $(cd "$TB" && ls tb_ref*.c | sed "s/\.c$//"); do
+for r in $(cd "$TB" && ls ref_*.c | sed "s/\.c$//"); do
     cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -I"$ROOT/include" -c "$TB/$r.c" -o "$OUT/$r.o" ||
         { echo "FAIL $r.c"; exit 1; }
 done
@@ -47,13 +47,12 @@ jobs=${UNIT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 one() { # MODULE: builds and runs tb_MODULE; writes $OUT/tb_MODULE.res (lines) and .nfail
     local m=$1 top=tb_$1 rc p f
     local -a refs srcs
-    refs=("$OUT/tb_ref.o")
-    [ -f "$TB/tb_ref_$m.c" ] && refs+=("$OUT/tb_ref_$m.o")
+    refs=("$OUT"/ref_*.o) # every reference: ref_<module>.c, ref_common.c
     # The RTL's one file list (rtl/tm.f): only tm_$m's hierarchy is
     # elaborated under the top tb_$m; lint.vlt waives the package's unused
     # constants.
     srcs=("$TB/lint.vlt" -F "$ROOT/rtl/tm.f")
-    rm -f "$OUT/$top/V$top"   # relink even if only tb_ref.o or libtm.a changed
+    rm -f "$OUT/$top/V$top"   # relink even if only a ref_*.o or libtm.a changed
     if ! verilator --cc --exe --build -j 2 -Wall -O3 --assert --x-assign fast --x-initial fast \
             -CFLAGS "-O2 -I$TB" -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OBJCACHE=$OBJCACHE" \
             --Mdir "$OUT/$top" --top-module "$top" -o "V$top" \

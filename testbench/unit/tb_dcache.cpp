@@ -1,46 +1,54 @@
-// tm — Verilator glue for tb_dcache: moves tb_dcache_io structs (tb_ref.c)
-// in and out of the model's ports, one cycle at a time.  Also times the
-// model's evaluations alone (the RTL's simulation speed, without the C
-// reference and the stimulus).
+// tm — Verilator glue for tb_dcache: moves the references' tb_dcache_io
+// structs (ref_dcache.c) in and out of the model's ports, one cycle at a
+// time, and measures the caches' simulation speed ("speed:").  +only=C
+// drives and checks config C alone (the others idle, no lines).
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
-#include <memory>
 #include "Vtb_dcache.h"
 #include "tb_ref.h"
 #include "vglue.h"
 
-int main(int argc, char **argv)
-{
-    const uint64_t cycles = plusarg(argc, argv, "cycles", 300000);
-    const uint64_t seed = plusarg(argc, argv, "seed", 1);
-    // +only=C: drive and check config C alone (the others idle, no lines):
-    // measures one cache's simulation speed.
-    const uint64_t only = plusarg(argc, argv, "only", ~0ull);
-    auto ctx = std::make_unique<VerilatedContext>();
-    ctx->commandArgs(argc, argv);
-    auto top = std::make_unique<Vtb_dcache>(ctx.get());
-    const unsigned NC = 10, LP = TB_DC_LINES, NP = TB_DC_PORTS;
-    top->eval();
+struct H : Clocked<Vtb_dcache> {
+    static const unsigned NC = 10, LP = TB_DC_LINES, NP = TB_DC_PORTS;
     tb_dcache *ref[NC];
     tb_dcache_io io[NC];
-    for (unsigned c = 0; c < NC; c++) {
-        auto cfg = [&](auto &v) { return static_cast<unsigned>(vget(v, 32 * c, 32)); };
-        ref[c] = tb_dcache_new(cfg(top->cfg_size_o), cfg(top->cfg_assoc_o), cfg(top->cfg_line_o),
-                               cfg(top->cfg_gran_o), cfg(top->cfg_n_o), seed);
+    uint64_t only, accesses = 0, steps = 0;
+    std::chrono::duration<double> t_eval{0};
+    H(V *t, uint64_t seed, int argc, char **argv) : Clocked(t), only(plusarg(argc, argv, "only", ~0ull))
+    {
+        for (unsigned c = 0; c < NC; c++)
+            ref[c] = tb_dcache_new(cfg32(top->cfg_size_o, c), cfg32(top->cfg_assoc_o, c), cfg32(top->cfg_line_o, c),
+                                   cfg32(top->cfg_gran_o, c), cfg32(top->cfg_n_o, c), seed);
     }
-    std::chrono::duration<double> t_eval(0);
-    uint64_t accesses = 0;
-    for (uint64_t cyc = 0; cyc < cycles; cyc++) {
-        top->clk_i = 0;
+    bool on(unsigned c) const { return only == ~0ull || c == only; }
+    void eval() // timed: the speed line
+    {
+        auto t0 = std::chrono::steady_clock::now();
+        top->eval();
+        t_eval += std::chrono::steady_clock::now() - t0;
+    }
+    void clock(int level)
+    {
+        top->clk_i = static_cast<uint8_t>(level);
+        if (level)
+            eval();
+    }
+    void idle(unsigned c)
+    {
+        io[c] = tb_dcache_io{};
+        io[c].rst_n = 1;
+        vput(top->rst_ni, c, 1, 1);
+        vput(top->valid_i, c, 1, 0);
+        vput(top->clear_i, c, 1, 0);
+        for (unsigned j = 0; j < NP; j++) vput(top->inv_valid_i, NP * c + j, 1, 0);
+    }
+    void in(uint64_t)
+    {
+        steps++;
         for (unsigned c = 0; c < NC; c++) {
-            if (only != ~0ull && c != only) {
-                io[c] = tb_dcache_io{};
-                io[c].rst_n = 1;
-                vput(top->rst_ni, c, 1, 1);
-                vput(top->valid_i, c, 1, 0);
-                vput(top->clear_i, c, 1, 0);
-                for (unsigned j = 0; j < NP; j++) vput(top->inv_valid_i, NP * c + j, 1, 0);
+            if (!on(c)) {
+                idle(c);
                 continue;
             }
             tb_dcache_stim(ref[c], &io[c]);
@@ -58,9 +66,9 @@ int main(int argc, char **argv)
             }
             accesses += io[c].valid;
         }
-        auto t0 = std::chrono::steady_clock::now();
-        top->eval();
-        t_eval += std::chrono::steady_clock::now() - t0;
+    }
+    void out(uint64_t)
+    {
         for (unsigned c = 0; c < NC; c++) {
             tb_dcache_io &o = io[c];
             o.lines = static_cast<uint8_t>(vget(top->lines_o, 8 * c, 8));
@@ -75,22 +83,22 @@ int main(int argc, char **argv)
             }
             for (unsigned j = 0; j < NP; j++)
                 o.inv_lines[j] = static_cast<uint8_t>(vget(top->inv_lines_o, 8 * (NP * c + j), 8));
-            if (only == ~0ull || c == only) tb_dcache_check(ref[c], &o);
+            if (on(c)) tb_dcache_check(ref[c], &o);
         }
-        top->clk_i = 1;
-        t0 = std::chrono::steady_clock::now();
-        top->eval();
-        t_eval += std::chrono::steady_clock::now() - t0;
     }
-    int failed = 0;
-    for (unsigned c = 0; c < NC; c++) {
-        if (only == ~0ull || c == only) failed += tb_dcache_finish(ref[c]);
-        else tb_dcache_free(ref[c]);
+    int finish()
+    {
+        int failed = 0;
+        for (unsigned c = 0; c < NC; c++) {
+            if (on(c)) failed += tb_dcache_finish(ref[c]);
+            else tb_dcache_free(ref[c]);
+        }
+        std::printf("speed: %" PRIu64 " accesses of %u cache(s) in %.2f s of model evaluation (%.0f ns per"
+                    " cycle): %.2fM accesses/s\n",
+                    accesses, only == ~0ull ? NC : 1, t_eval.count(), steps ? t_eval.count() * 1e9 / steps : 0.0,
+                    t_eval.count() > 0 ? accesses / t_eval.count() / 1e6 : 0.0);
+        return failed;
     }
-    std::printf("speed: %" PRIu64 " accesses of %u cache(s) in %.2f s of model evaluation (%.0f ns per"
-                " cycle): %.2fM accesses/s\n",
-                accesses, only == ~0ull ? NC : 1, t_eval.count(), t_eval.count() * 1e9 / cycles,
-                t_eval.count() > 0 ? accesses / t_eval.count() / 1e6 : 0.0);
-    top->final();
-    return failed ? 1 : 0;
-}
+};
+
+int main(int argc, char **argv) { return tb_run<H>(argc, argv, "cycles", 300000); }

@@ -1,30 +1,25 @@
-// tm — Verilator glue for tb_msg_enc: moves tb_msg_io structs (tb_ref.c) in
-// and out of the model's ports, one message per config per evaluation.
-#include <memory>
+// tm — Verilator glue for tb_msg_enc: moves the references' tb_msg_io
+// structs (ref_msg_enc.c) in and out of the model's ports, one message at a
+// time (a combinational encoder).
 #include "Vtb_msg_enc.h"
 #include "tb_ref.h"
 #include "vglue.h"
 
-int main(int argc, char **argv)
-{
-    const uint64_t msgs = plusarg(argc, argv, "msgs", 300000);
-    const uint64_t seed = plusarg(argc, argv, "seed", 1);
-    auto ctx = std::make_unique<VerilatedContext>();
-    ctx->commandArgs(argc, argv);
-    auto top = std::make_unique<Vtb_msg_enc>(ctx.get());
-    const unsigned NC = 16, OW = TB_MSG_MAXW;
-    top->eval();
+struct H : Comb<Vtb_msg_enc> {
+    static const unsigned NC = 16, OW = TB_MSG_MAXW;
     tb_msg *ref[NC];
     tb_msg_io io[NC];
-    for (unsigned c = 0; c < NC; c++) {
-        auto ch = [&](unsigned k) { return static_cast<unsigned>(vget(top->cfg_chunks_o, 48 * c + 8 * k, 8)); };
-        ref[c] = tb_msg_new(static_cast<unsigned>(vget(top->cfg_tiw_o, 32 * c, 32)),
-                            static_cast<unsigned>(vget(top->cfg_ts_o, c, 1)), ch(0), ch(1), ch(2),
-                            ch(3), ch(4), ch(5), static_cast<unsigned>(vget(top->cfg_data_o, 8 * c, 8)),
-                            static_cast<unsigned>(vget(top->cfg_enc_o, 8 * c, 8)),
-                            static_cast<unsigned>(vget(top->cfg_maxw_o, 32 * c, 32)), seed);
+    H(V *t, uint64_t seed, int, char **) : Comb(t)
+    {
+        for (unsigned c = 0; c < NC; c++) {
+            auto ch = [&](unsigned k) { return static_cast<unsigned>(vget(top->cfg_chunks_o, 48 * c + 8 * k, 8)); };
+            ref[c] = tb_msg_new(cfg32(top->cfg_tiw_o, c), static_cast<unsigned>(vget(top->cfg_ts_o, c, 1)), ch(0),
+                                ch(1), ch(2), ch(3), ch(4), ch(5), static_cast<unsigned>(vget(top->cfg_data_o, 8 * c, 8)),
+                                static_cast<unsigned>(vget(top->cfg_enc_o, 8 * c, 8)), cfg32(top->cfg_maxw_o, c), seed);
+        }
     }
-    for (uint64_t n = 0; n < msgs; n++) {
+    void in(uint64_t)
+    {
         for (unsigned c = 0; c < NC; c++) {
             tb_msg_stim(ref[c], &io[c]);
             vput(top->kind_i, 2 * c, 2, io[c].kind);
@@ -43,7 +38,9 @@ int main(int argc, char **argv)
             vput(top->acc_i, 16 * c, 16, io[c].acc);
             vput(top->tf_i, 9 * c, 9, io[c].tf);
         }
-        top->eval();
+    }
+    void out(uint64_t)
+    {
         for (unsigned c = 0; c < NC; c++) {
             for (unsigned k = 0; k < OW / 8; k++)
                 io[c].bits[k] = static_cast<uint8_t>(vget(top->bits_o, OW * c + 8 * k, 8));
@@ -51,8 +48,12 @@ int main(int argc, char **argv)
             tb_msg_check(ref[c], &io[c]);
         }
     }
-    int failed = 0;
-    for (unsigned c = 0; c < NC; c++) failed += tb_msg_finish(ref[c]);
-    top->final();
-    return failed ? 1 : 0;
-}
+    int finish()
+    {
+        int failed = 0;
+        for (unsigned c = 0; c < NC; c++) failed += tb_msg_finish(ref[c]);
+        return failed;
+    }
+};
+
+int main(int argc, char **argv) { return tb_run<H>(argc, argv, "msgs", 300000); }

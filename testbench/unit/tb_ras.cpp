@@ -1,26 +1,20 @@
-// tm — Verilator glue for tb_ras: moves tb_ras_io structs (tb_ref.c) in and
-// out of the model's ports, one cycle at a time.
-#include <memory>
+// tm — Verilator glue for tb_ras: moves the references' tb_ras_io
+// structs (ref_ras.c) in and out of the model's ports, one cycle at a time.
 #include "Vtb_ras.h"
 #include "tb_ref.h"
 #include "vglue.h"
 
-int main(int argc, char **argv)
-{
-    const uint64_t cycles = plusarg(argc, argv, "cycles", 300000);
-    const uint64_t seed = plusarg(argc, argv, "seed", 1);
-    auto ctx = std::make_unique<VerilatedContext>();
-    ctx->commandArgs(argc, argv);
-    auto top = std::make_unique<Vtb_ras>(ctx.get());
-    const unsigned NC = 10, PM = 3;
-    top->eval();
+struct H : Clocked<Vtb_ras> {
+    static const unsigned NC = 10, PM = 3;
     tb_ras *ref[NC];
     tb_ras_io io[NC];
-    for (unsigned c = 0; c < NC; c++)
-        ref[c] = tb_ras_new(static_cast<unsigned>(vget(top->cfg_entries_o, 32 * c, 32)),
-                            static_cast<unsigned>(vget(top->cfg_p_o, 32 * c, 32)), seed);
-    for (uint64_t cyc = 0; cyc < cycles; cyc++) {
-        top->clk_i = 0;
+    H(V *t, uint64_t seed, int, char **) : Clocked(t)
+    {
+        for (unsigned c = 0; c < NC; c++)
+            ref[c] = tb_ras_new(cfg32(top->cfg_entries_o, c), cfg32(top->cfg_p_o, c), seed);
+    }
+    void in(uint64_t)
+    {
         for (unsigned c = 0; c < NC; c++) {
             tb_ras_stim(ref[c], &io[c]);
             vput(top->rst_ni, c, 1, io[c].rst_n);
@@ -31,7 +25,9 @@ int main(int argc, char **argv)
                 vput(top->push_addr_i, 64 * (c * PM + p), 64, io[c].addr[p]);
             }
         }
-        top->eval();
+    }
+    void out(uint64_t)
+    {
         for (unsigned c = 0; c < NC; c++) {
             for (unsigned p = 0; p < PM; p++) {
                 io[c].hit[p] = static_cast<uint8_t>(vget(top->hit_o, c * PM + p, 1));
@@ -39,11 +35,13 @@ int main(int argc, char **argv)
             }
             tb_ras_check(ref[c], &io[c]);
         }
-        top->clk_i = 1;
-        top->eval();
     }
-    int failed = 0;
-    for (unsigned c = 0; c < NC; c++) failed += tb_ras_finish(ref[c]);
-    top->final();
-    return failed ? 1 : 0;
-}
+    int finish()
+    {
+        int failed = 0;
+        for (unsigned c = 0; c < NC; c++) failed += tb_ras_finish(ref[c]);
+        return failed;
+    }
+};
+
+int main(int argc, char **argv) { return tb_run<H>(argc, argv, "cycles", 300000); }

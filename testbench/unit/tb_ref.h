@@ -2,6 +2,10 @@
  * and checking against the C library (C side).  The Verilator glue (C++)
  * only moves these structs in and out of the model's ports.
  *
+ * The references are testbench/unit/ref_<module>.c (ref_common.c: the
+ * shared parts); the TAGE-class ones have headers of their own
+ * (tb_ref_tage.h, tb_ref_ittage.h).
+ *
  * Every testbench instantiates several parameter sets ("configs") of one
  * module side by side; each config has its own stimulus stream and its own
  * C reference, and gets its own PASS/FAIL line. */
@@ -25,6 +29,12 @@ uint64_t tb_rand_value(uint64_t *s);
 /* Common report: prints "PASS name: ..." or "FAIL name: ..."; returns 1 if
  * failed. */
 int tb_report(const char *name, int failed, const char *detail);
+/* 1 with probability 1/N (the stream S). */
+int tb_one_in(uint64_t *s, unsigned n);
+/* The reset / clear schedule shared by the predictor testbenches. */
+void tb_reset_clear(uint64_t *s, uint64_t cycle, uint8_t *rst_n, uint8_t *clear);
+/* A tm_pred of those sizes (exit 2 if the library refuses them). */
+struct tm_pred *tb_pred_new(unsigned gshare, unsigned ras, unsigned ibtb);
 
 /* ---- gshare ---- */
 typedef struct tb_gshare_io {

@@ -1,6 +1,6 @@
 /* tm — unit testbench of rtl/tm_ittage.sv against cmodel/ittage.c (C side):
  * stimulus and the bit-exact comparison, as tb_ref.h for the other
- * predictors (uses tb_rand and tb_report from tb_ref.c). */
+ * predictors (uses tb_rand and tb_report from ref_common.c). */
 #ifndef TM_TB_REF_ITTAGE_H
 #define TM_TB_REF_ITTAGE_H
 

@@ -1,29 +1,22 @@
-// tm — Verilator glue for tb_tage: moves tb_tage_io structs (tb_ref_tage.c)
-// in and out of the model's ports, one cycle at a time.
-#include <memory>
+// tm — Verilator glue for tb_tage: moves the references' tb_tage_io
+// structs (ref_tage.c) in and out of the model's ports, one cycle at a time.
 #include "Vtb_tage.h"
 #include "tb_ref_tage.h"
 #include "vglue.h"
 
-int main(int argc, char **argv)
-{
-    const uint64_t cycles = plusarg(argc, argv, "cycles", 300000);
-    const uint64_t seed = plusarg(argc, argv, "seed", 1);
-    auto ctx = std::make_unique<VerilatedContext>();
-    ctx->commandArgs(argc, argv);
-    auto top = std::make_unique<Vtb_tage>(ctx.get());
-    const unsigned NC = 16, PM = 3;
-    top->eval();
+struct H : Clocked<Vtb_tage> {
+    static const unsigned NC = 16, PM = 3;
     tb_tage *ref[NC];
     tb_tage_io io[NC];
-    for (unsigned c = 0; c < NC; c++) {
-        auto cfg = [&](auto &v) { return static_cast<unsigned>(vget(v, 32 * c, 32)); };
-        ref[c] = tb_tage_new(cfg(top->cfg_base_o), cfg(top->cfg_tables_o), cfg(top->cfg_entries_o),
-                             cfg(top->cfg_tag_o), cfg(top->cfg_lmin_o), cfg(top->cfg_lmax_o), cfg(top->cfg_p_o),
-                             seed);
+    H(V *t, uint64_t seed, int, char **) : Clocked(t)
+    {
+        for (unsigned c = 0; c < NC; c++)
+            ref[c] = tb_tage_new(cfg32(top->cfg_base_o, c), cfg32(top->cfg_tables_o, c), cfg32(top->cfg_entries_o, c),
+                                 cfg32(top->cfg_tag_o, c), cfg32(top->cfg_lmin_o, c), cfg32(top->cfg_lmax_o, c),
+                                 cfg32(top->cfg_p_o, c), seed);
     }
-    for (uint64_t cyc = 0; cyc < cycles; cyc++) {
-        top->clk_i = 0;
+    void in(uint64_t)
+    {
         for (unsigned c = 0; c < NC; c++) {
             tb_tage_stim(ref[c], &io[c]);
             vput(top->rst_ni, c, 1, io[c].rst_n);
@@ -36,17 +29,22 @@ int main(int argc, char **argv)
                 vput(top->target_i, 64 * (c * PM + p), 64, io[c].target[p]);
             }
         }
-        top->eval();
+    }
+    void out(uint64_t)
+    {
         for (unsigned c = 0; c < NC; c++) {
-            for (unsigned p = 0; p < PM; p++)
+            for (unsigned p = 0; p < PM; p++) {
                 io[c].pred[p] = static_cast<uint8_t>(vget(top->pred_o, c * PM + p, 1));
+            }
             tb_tage_check(ref[c], &io[c]);
         }
-        top->clk_i = 1;
-        top->eval();
     }
-    int failed = 0;
-    for (unsigned c = 0; c < NC; c++) failed += tb_tage_finish(ref[c]);
-    top->final();
-    return failed ? 1 : 0;
-}
+    int finish()
+    {
+        int failed = 0;
+        for (unsigned c = 0; c < NC; c++) failed += tb_tage_finish(ref[c]);
+        return failed;
+    }
+};
+
+int main(int argc, char **argv) { return tb_run<H>(argc, argv, "cycles", 300000); }

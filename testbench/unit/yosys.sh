@@ -6,7 +6,7 @@
 #                                    opt; stat (fails on an error or warning)
 #   testbench/unit/yosys.sh --sim    also synthesize one parameter set per
 #                                    module (synth -flatten), and run the
-#                                    unit testbench (tb_*.sv / tb_ref.c) on
+#                                    unit testbench (tb_*.sv / ref_*.c) on
 #                                    the gate netlist: Yosys' reading of the
 #                                    RTL against the C library (about 40
 #                                    minutes on 2 cores: each tm_msg_enc
@@ -84,7 +84,12 @@ read_check tm_dcache "SIZE=128 ASSOC=1 LINE=4 GRAN=1 N=1"
 
 if [ "${1:-}" = --sim ]; then
     make -C "$ROOT" -s build/lib/libtm.a || exit 1
-    cc -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/include" -c "$TB/tb_ref.c" -o "$OUT/tb_ref.o" || exit 1
+    REFS=()
+    for r in "$TB"/ref_*.c; do  # the references (ref_<module>.c, ref_common.c)
+        o=$OUT/$(basename "$r" .c).o
+        cc -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/include" -c "$r" -o "$o" || exit 1
+        REFS+=("$o")
+    done
 
     # gate_sim module "chparams" "shim module text" "wrapper sed script" extra-sources...
     # (GATE_TAG=X: the work directory sim_<module>X, for a second parameter set)
@@ -107,7 +112,7 @@ if [ "${1:-}" = --sim ]; then
         if ! verilator --cc --exe --build -j 2 -Wno-fatal -Wno-lint -Wno-style -O3 \
                 -CFLAGS "-O2 -I$TB" -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" --Mdir "$d/obj" \
                 --top-module "tb_$t" -o V "$@" "$d/net.v" "$d/shim.sv" "$d/tb_$t.sv" "$TB/tb_$t.cpp" \
-                "$OUT/tb_ref.o" "$ROOT/build/lib/libtm.a" -LDFLAGS "-lzstd -lz -lm" > "$d/build.log" 2>&1; then
+                "${REFS[@]}" "$ROOT/build/lib/libtm.a" -LDFLAGS "-lzstd -lz -lm" > "$d/build.log" 2>&1; then
             echo "FAIL gate-level $m: build (see $d/build.log)"
             bad=$((bad + 1))
             return
