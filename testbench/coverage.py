@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Merges the coverage bins written by `tm cosim --cov` and fails if a
-required bin was never hit.  Bins (testbench/cosim.c):
+required bin was never hit.  Bins (testbench/cosim/coverage.c):
   ENC.FIELD.chunksK   a message of encoding ENC whose FIELD needed K chunks
   sync_start, sync_overflow, end_exit, end_stop, end_lost, exception, drop
   ras_wrap, ras_underflow, ibtb_fill_way0, ibtb_fill_way1

@@ -1,5 +1,5 @@
 // tm testbench — the thin C++ glue around Verilator's generated model of
-// rtl/tm_top.sv.  Everything else of the testbench is C (testbench/cosim.c).
+// rtl/tm_top.sv.  Everything else of the testbench is C (testbench/cosim/: main.c, drive.c, compare.c, coverage.c).
 #include <cstdint>
 #include <cstdio>
 #include <cstring>

@@ -7,7 +7,7 @@
 # include/tm/rtl_params.h: params.vc (tm_top's -G flags, read by Verilator as
 # an -f file) and params.h (every row of the table as TM_RTL_<NAME>, for the
 # testbench).  The rule builds DIR/tm-cosim-sim: the RTL of rtl/tm.f
-# Verilated with testbench/glue.cpp and linked with testbench/cosim.c and
+# Verilated with testbench/glue.cpp and linked with testbench/cosim/*.c and
 # libtm.  `tm cosim` runs this makefile when the simulator is missing or older
 # than one of its sources.
 ifeq ($(strip $(OUT)),)
@@ -18,6 +18,7 @@ override ROOT := $(abspath $(ROOT))
 override OUT := $(abspath $(OUT))
 LIBTM ?= $(ROOT)/build/lib/libtm.a
 TB := $(ROOT)/testbench
+COSIM_OBJS = $(patsubst $(TB)/cosim/%.c,$(OUT)/cosim_%.o,$(wildcard $(TB)/cosim/*.c))
 SIM := $(OUT)/tm-cosim-sim
 # The RTL: the files of rtl/tm.f (one file list).
 RTL := $(ROOT)/rtl/tm.f $(ROOT)/rtl/tm_assert.svh $(shell bash $(ROOT)/scripts/rtl_files.sh)
@@ -40,20 +41,21 @@ sim: $(SIM)
 # testbench reads and drives (absent without it, as in synthesis);
 # --x-initial unique with the testbench's random reset: state the reset does
 # not cover shows up as a mismatch.  The model code at -O2, not Verilator's
-# default -Os.  libtm.a and cosim.o are not dependencies of Verilator's own
+# default -Os.  libtm.a and the cosim_*.o are not dependencies of Verilator's own
 # makefile, so the old simulator is removed first: with only them changed it
 # would not relink.
-$(SIM): $(RTL) $(TB)/glue.cpp $(TB)/glue.h $(OUT)/params.vc $(OUT)/params.h $(OUT)/tm_pkg.h $(OUT)/cosim.o \
+$(SIM): $(RTL) $(TB)/glue.cpp $(TB)/glue.h $(OUT)/params.vc $(OUT)/params.h $(OUT)/tm_pkg.h $(COSIM_OBJS) \
 		$(LIBTM) $(TB)/sim.mk
 	rm -f $@
 	verilator --cc --exe --build -j 2 --trace-fst --assert --x-initial unique +define+TM_OBS \
 		-MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 OBJCACHE=$(OBJCACHE)" -Wno-fatal -Wno-lint -Wno-style \
 		--top-module tm_top -Mdir $(OUT)/obj -o $@ \
-		-CFLAGS "-O2 -I$(OUT) -I$(ROOT)/include -I$(TB)" -LDFLAGS "$(OUT)/cosim.o $(LIBTM) -lzstd -lz -lm" \
+		-CFLAGS "-O2 -I$(OUT) -I$(ROOT)/include -I$(TB)" -LDFLAGS "$(COSIM_OBJS) $(LIBTM) -lzstd -lz -lm" \
 		-f $(OUT)/params.vc -F $(ROOT)/rtl/tm.f $(TB)/glue.cpp
 
-# The C testbench, compiled as C (tm/cache.h: the shadow caches of CFiat).
-$(OUT)/cosim.o: $(TB)/cosim.c $(TB)/glue.h $(OUT)/params.h $(OUT)/tm_pkg.h \
+# The C testbench (testbench/cosim/: main, drive, compare, coverage),
+# compiled as C (tm/cache.h: the shadow caches of CFiat).
+$(OUT)/cosim_%.o: $(TB)/cosim/%.c $(TB)/cosim/cosim.h $(TB)/glue.h $(OUT)/params.h $(OUT)/tm_pkg.h \
 		$(wildcard $(ROOT)/include/tm/*.h) $(TB)/sim.mk
 	$(OBJCACHE) $(CC) $(TB_CFLAGS) -c $< -o $@
 

@@ -6,7 +6,7 @@
  * BUILD/cosim/<parameters>/ and the files params.vc and params.h in it), has
  * the make rule testbench/sim.mk build the simulator of that set when it is
  * missing or out of date, and runs it with the configuration as a .tmt
- * header on a pipe.  The simulator (testbench/cosim.c + testbench/glue.cpp)
+ * header on a pipe.  The simulator (testbench/cosim/ + testbench/glue.cpp)
  * does the lockstep comparison. */
 #include <ctype.h>
 #include <errno.h>
