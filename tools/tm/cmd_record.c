@@ -334,49 +334,17 @@ static int run_capture(tm_transport *tp, tm_cap *cap, int tty, int *ws, int *kil
     return reaped;
 }
 
-/* --capture FILE (or - for standard input): opened, and its first 8 bytes,
- * the capture stream's magic, read into MAGIC and checked (NAME: FILE as the
- * messages say it).  The descriptor, or after one line minus the exit
- * status. */
+/* --capture FILE (or - for standard input): opened, and its magic read
+ * into MAGIC and checked (tm_rec_capture_open; NAME: FILE as the messages
+ * say it).  The descriptor, or after one line minus the exit status. */
 static int capture_open(const char *file, const char *name, uint8_t magic[8])
 {
-    int fd = 0;
-    if (!strcmp(file, "-")) {
-        if (isatty(0)) {
-            tm_err("record", "--capture -: standard input is a terminal; give it a capture stream (a file or a pipe)");
-            return -2;
-        }
-    } else if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0) {
-        tm_err("record", "--capture %s: %s", file, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        tm_err("record", "--capture %s: is a directory", file);
-        close(fd);
-        return -1;
-    }
-    size_t got = 0;
-    ssize_t n = 0;
-    while (got < 8 && ((n = read(fd, magic + got, 8 - got)) > 0 || (n < 0 && errno == EINTR)))
-        got += n > 0 ? (size_t)n : 0;
-    uint64_t w = 0;
-    for (int i = 7; i >= 0; i--)
-        w = w << 8 | magic[i];
-    if (n < 0)
-        tm_err("record", "%s: %s", name, strerror(errno));
-    else if (got == 0)
-        tm_err("record", "%s: empty: not a tm capture stream", name);
-    else if (got < 8)
-        tm_err("record", "%s: capture: offset 0: not a tm capture stream (%zu bytes, shorter than its magic)", name,
-               got);
-    else if (w != TMCAP_MAGIC)
-        tm_err("record", "%s: capture: offset 0: not a tm capture stream (bad magic)", name);
-    else
+    char err[2048];
+    int fd, rc = tm_rec_capture_open(file, name, magic, &fd, err, sizeof err);
+    if (rc == TM_OK)
         return fd;
-    if (fd)
-        close(fd);
-    return -1;
+    tm_err("record", "%s", err);
+    return rc == TM_ERR_ARG ? -2 : -1;
 }
 
 static void capture_close(int fd)
@@ -717,36 +685,28 @@ int cmd_record(int argc, char **argv)
      * frontend's launcher, the program, the frontend's tool; or with
      * --capture the stream's magic. */
     char vgpath[PATH_MAX] = "", tdir[PATH_MAX] = "", capname[PATH_MAX + 64] = "", progdesc[PATH_MAX + 64];
+    char errm[2048] = "", dbase[PATH_MAX];
     uint8_t magic[8];
-    int cap_fd = -1;
+    int cap_fd = -1, rc;
     const char *prog = capture ? progdesc : argv[argi];
     if (capture) {
         snprintf(capname, sizeof capname, "%s", strcmp(capture, "-") ? capture : "standard input");
         snprintf(progdesc, sizeof progdesc, "the program captured in %.*s", PATH_MAX, capname);
         if ((cap_fd = capture_open(capture, capname, magic)) < 0)
             return -cap_fd;
-    } else if (pin) {
-        int pk = rec_pin_kit(A.pin, vgpath, sizeof vgpath);
-        if (pk)
-            return pk;
-    } else {
-        struct stat vst;
-        if (rec_find_program(valgrind, vgpath, sizeof vgpath) || stat(vgpath, &vst) != 0 || !S_ISREG(vst.st_mode) ||
-            access(vgpath, X_OK) != 0) {
-            tm_err("record", "--valgrind %s: no such program%s", valgrind,
-                   strchr(valgrind, '/') ? " (or not an executable file)" : " on PATH (install valgrind: make deps)");
-            return 2;
-        }
+    } else if (pin ? tm_rec_pin_kit(A.pin, vgpath, sizeof vgpath, errm, sizeof errm)
+                   : tm_rec_valgrind(valgrind, vgpath, sizeof vgpath, errm, sizeof errm)) {
+        tm_err("record", "%s", errm);
+        return 2;
     }
-    if (!capture) {
-        int pk = rec_check_program(argv[argi]);
-        if (pk)
-            return pk;
+    if (!capture && (rc = tm_rec_check_program(argv[argi], errm, sizeof errm)) != TM_OK) {
+        if (*errm)
+            tm_err("record", "%s", errm);
+        return rc == TM_ERR_ARG ? 2 : 1;
     }
-    if (pin && rec_pin_tool(tdir, sizeof tdir))
-        return 1;
-    if (!capture && !pin && rec_tool_dir(tdir, sizeof tdir)) {
-        tm_err("record", "the Valgrind tool tmtrace-amd64-linux is not built (run make; or set TM_VALGRIND_LIB)");
+    if (!capture && (pin ? tm_rec_pin_tool(tdir, sizeof tdir, errm, sizeof errm)
+                         : tm_rec_tool_dir(tdir, sizeof tdir, errm, sizeof errm))) {
+        tm_err("record", "%s", errm);
         return 1;
     }
 
@@ -765,11 +725,10 @@ int cmd_record(int argc, char **argv)
     memset(&x, 0, sizeof x);
     x.conf = conf;
     x.k = k;
-    char errm[512], dbase[PATH_MAX];
     mc.name = base;
     if (tm_recmode_open(&mc, &cfg, &x.mode, errm, sizeof errm)) {
         tm_err("record", "%s", errm);
-        rec_unlock_base(base, O.lock_fd);
+        tm_rec_unlock(base, O.lock_fd);
         capture_close(cap_fd);
         return 2;
     }
@@ -794,13 +753,12 @@ int cmd_record(int argc, char **argv)
             tm_out_abort(&O.o[q]);
     if (orc) {
         tm_recmode_abort(x.mode); /* nothing ran: its files go too */
-        rec_unlock_base(base, O.lock_fd);
+        tm_rec_unlock(base, O.lock_fd);
         capture_close(cap_fd);
         return orc == -2 ? 2 : 1;
     }
     /* the transport owns the capture's descriptor once it runs; until then
      * an early return leaves it to the process's end */
-    int rc;
     if (!(x.mods = fopen(O.o[REC_MODULES].tmp, "we")))
         return rec_abandon(&x, &O, "%s.modules: %s", base, strerror(errno));
     int log_fd = -1;
@@ -985,11 +943,14 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "\n");
     if (sig) {
         tm_err("record", "stopped by signal %d (%s)%s; the recording up to there is written (%s.tmt, .stats)", sig,
-               rec_signame(sig), killed ? "; the program did not end on it and was killed" : "", base);
+               tm_rec_signame(sig), killed ? "; the program did not end on it and was killed" : "", base);
         return 128 + sig;
     }
     if (status)
         return status;
-    return rec_program_status(O.o[REC_LOG].path[0] ? O.o[REC_LOG].path : NULL, vgpath, prog, ws, info.bytes != 0,
-                              end.ending, capture ? capname : NULL);
+    status = tm_rec_program_status(O.o[REC_LOG].path[0] ? O.o[REC_LOG].path : NULL, vgpath, prog, ws,
+                                   info.bytes != 0, end.ending, capture ? capname : NULL, errm, sizeof errm);
+    if (*errm)
+        tm_err("record", "%s", errm);
+    return status;
 }

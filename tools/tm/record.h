@@ -13,6 +13,7 @@
 #include "tm/model.h"
 #include "tm/profile.h"
 #include "tm/recmodes.h"
+#include "tm/record.h"
 #include "tm/sweep.h"
 #include "tm/tmc.h"
 #include "tm/tmt.h"
@@ -106,27 +107,11 @@ typedef struct rec_end {
  * written and every output renamed into place, the lock released; 0, or 1
  * (after one line for the first error, unless E->status says one was). */
 int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *e);
-/* The exit status of a recording that wrote its outputs: the program's, or
- * after one line why there is less than a whole recording.  LOG: the
- * frontend's log (BASE.valgrind.log, BASE.pin.log), read when nothing was
- * captured; FRONTEND the launcher.  With CAPTURE (--capture FILE) WS is the
- * END event's status, and a capture cut short says so of FILE. */
-int rec_program_status(const char *log, const char *frontend, const char *prog, int ws, int captured,
-                       tmt_ending ending, const char *capture);
-
 /* ---- record_env.c ---- */
 
-/* NAME as execvp would find it, into PATH; 0, or -1 if there is no such file. */
-int rec_find_program(const char *name, char *path, size_t n);
-/* The program PROG can run under Valgrind: 0, or the exit status after one line. */
-int rec_check_program(const char *prog);
-/* The folder of the Valgrind tool (VALGRIND_LIB) into OUT: 0, or -1. */
-int rec_tool_dir(char *out, size_t n);
-const char *rec_signame(int s);
-/* BASE.lock (flock): 0 with *FD_OUT, or -1 after one line if another tm
- * record holds it.  rec_unlock_base removes it. */
+/* BASE.lock (tm_rec_lock): 0 with *FD_OUT, or -1 after one line if another
+ * tm record holds it.  tm_rec_unlock removes it. */
 int rec_lock_base(const char *base, int *fd_out);
-void rec_unlock_base(const char *base, int fd);
 
 /* INT, QUIT, TERM and HUP end the recording: the first one is kept in
  * rec_got_sig, their count in rec_nsigs; they and SIGCHLD write to
@@ -159,13 +144,6 @@ void rec_exec_valgrind(void *arg, const tm_transport_child *ch);
 
 /* ---- the Pin frontend (--frontend pin; docs/capture.md §1) ---- */
 
-/* The pin launcher: --pin PATH (the launcher, a name on PATH, or a kit
- * folder holding pin), else $PIN_ROOT/pin, into OUT; 0, or 2 after one line
- * (no usable kit). */
-int rec_pin_kit(const char *opt, char *out, size_t n);
-/* The Pin tool: $TM_PIN_TOOL, else <dir of tm>/../lib/pin/tm_pin.so, into
- * OUT; 0, or 1 after one line (not built). */
-int rec_pin_tool(char *out, size_t n);
 /* What the child needs to run Pin with the tool. */
 typedef struct pin_launch {
     const char *pin;       /* the launcher */

@@ -167,7 +167,7 @@ static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm
     else if (WIFEXITED(ws))
         fprintf(sf, "ended: exit status %d\n", WEXITSTATUS(ws));
     else if (WIFSIGNALED(ws))
-        fprintf(sf, "ended: killed by signal %d (%s)%s\n", WTERMSIG(ws), rec_signame(WTERMSIG(ws)),
+        fprintf(sf, "ended: killed by signal %d (%s)%s\n", WTERMSIG(ws), tm_rec_signame(WTERMSIG(ws)),
                 killed ? ", by tm record after it did not end on the signal tm record got" : "");
     if (info->execd)
         fprintf(sf, "exec: the program replaced itself (execve); tracing ends there\n");
@@ -182,62 +182,6 @@ static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm
     write_timing(sf, e->timing, &e->tst, info, e->cap, e->data);
     report_text(sf, cfg, m);
 }
-
-/* The exit status of a recording that wrote its outputs: the program's, or
- * after one line why there is less than a whole recording (the frontend did
- * not reach its tool: nothing CAPTURED; the capture was cut short; the
- * program was killed). */
-int rec_program_status(const char *log, const char *frontend, const char *prog, int ws, int captured,
-                       tmt_ending ending, const char *capture)
-{
-    if (!captured) {
-        /* the frontend did not get as far as the tool: say why, in one line */
-        FILE *lf = log ? fopen(log, "re") : NULL;
-        char line[512] = "";
-        while (lf && fgets(line, sizeof line, lf)) {
-            line[strcspn(line, "\n")] = 0;
-            if (*line)
-                break;
-        }
-        if (lf)
-            fclose(lf);
-        const char *fe = strrchr(frontend, '/') ? strrchr(frontend, '/') + 1 : frontend;
-        if (*line)
-            tm_err("record", "%s: %s (%s)", fe, line, log);
-        else
-            tm_err("record", "%s produced no trace (it %s %d)", frontend,
-                   WIFEXITED(ws) ? "exited with status" : "was killed by signal",
-                   WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
-        return WIFEXITED(ws) && WEXITSTATUS(ws) ? WEXITSTATUS(ws) : 1;
-    }
-    if (ending == TMT_CUT_SHORT && capture) {
-        tm_err("record", "the capture was cut short: %s ends without the frontend's end marker; the recording "
-                         "up to there is written and says so",
-               capture);
-        return 1;
-    }
-    if (ending == TMT_CUT_SHORT) {
-        if (WIFSIGNALED(ws)) {
-            tm_err("record", "the capture was cut short: %s was killed by signal %d (%s) before the frontend's end "
-                             "marker; the recording up to there is written and says so",
-                   prog, WTERMSIG(ws), rec_signame(WTERMSIG(ws)));
-            return 128 + WTERMSIG(ws);
-        }
-        tm_err("record", "the capture was cut short: the frontend's channel closed before the program's end "
-                         "(exit status %d); the recording up to there is written and says so",
-               WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
-        return 1;
-    }
-    if (WIFEXITED(ws))
-        return WEXITSTATUS(ws);
-    if (WIFSIGNALED(ws)) {
-        tm_err("record", "%s was killed by signal %d (%s); the trace up to there is written", prog,
-               WTERMSIG(ws), rec_signame(WTERMSIG(ws)));
-        return 128 + WTERMSIG(ws);
-    }
-    return 1;
-}
-
 
 static const char *const suffixes[REC_NOUTS] = {".modules", ".tmc", NULL, ".tmt", ".json", ".stats", ".pin.log.kit"};
 
@@ -305,7 +249,7 @@ void rec_conf_abort(rec_ctx *x)
             tm_out_abort(&c->out[q]);
         tm_out_abort(&c->pout);
         tm_out_abort(&c->vout);
-        rec_unlock_base(c->base, c->lock_fd);
+        tm_rec_unlock(c->base, c->lock_fd);
         c->lock_fd = -1;
     }
 }
@@ -323,7 +267,7 @@ int rec_abandon(rec_ctx *x, rec_outs *O, const char *fmt, ...)
     rec_conf_abort(x);
     tm_recmode_abort(x->mode);
     x->mode = NULL;
-    rec_unlock_base(x->base, O->lock_fd);
+    tm_rec_unlock(x->base, O->lock_fd);
     return 1;
 }
 
@@ -562,6 +506,6 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
         finish_out(&c->vout, all && c->vdso, &status); /* none captured: none written */
     }
     rec_conf_abort(x); /* the locks */
-    rec_unlock_base(base, O->lock_fd);
+    tm_rec_unlock(base, O->lock_fd);
     return status;
 }
