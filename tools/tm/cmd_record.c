@@ -473,6 +473,34 @@ static int rec_whole(rec_args *A, const char *name, const char *v)
     return 0;
 }
 
+/* The parser's error at ARGV[AT] was an option of tm record's own, the last
+ * argument, without its value: its own line, as its value's checks word it
+ * (as before tm/opt.h read the options), and 1; 0 if it is none of those
+ * (the parser's line is said). */
+static int missing_value(rec_args *A, int argc, char **argv, int at)
+{
+    const char *a = argv[at];
+    if (at != argc - 1)
+        return 0;
+    if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+        return tm_usage("record", "-o needs a value: the base name of the outputs"), 1;
+    if (!strcmp(a, "--profile"))
+        return tm_usage("record", "--profile needs a file name"), 1;
+    if (!strcmp(a, "--profile-window"))
+        return tm_usage("record", "--profile-window needs a number of cycles"), 1;
+    for (const tm_optdef *o = rec_whole_opts; o->name; o++) {
+        if (strcmp(a, o->name) || o->kind != TM_OPT_VALUE)
+            continue;
+        if (o->id == REC_TIMING)
+            return timing_opts_parse(&A->to, argc, argv, &at) < 0;
+        if (o->id == REC_MODES)
+            return recmode_opts_parse(&A->mc, argc, argv, &at) < 0;
+        int word = !strcmp(a, "-s") || !strcmp(a, "-l") || !strcmp(a, "--threads") || !strcmp(a, "--frontend");
+        return rec_whole(A, a, word ? "needs a value" : "") != 0;
+    }
+    return 0;
+}
+
 /* Parses the options into *A: -1 to go on, else the exit status (after one
  * line, or the usage text). */
 static int parse_args(int argc, char **argv, rec_args *A)
@@ -532,7 +560,7 @@ static int parse_args(int argc, char **argv, rec_args *A)
         }
     }
     if (pr < 0)
-        return tm_usage("record", "%s", perr), 2;
+        return missing_value(A, argc, argv, p.i - 1) ? 2 : (tm_usage("record", "%s", perr), 2);
     if (p.operands_only && A->argi < 0)
         A->argi = argc; /* "--" and nothing after it */
     /* --demand: every configuration's port and buffer */
