@@ -1,15 +1,27 @@
 /* tm record's library side (record/): what a recording checks before its
  * program runs (the program, the frontend's launcher and tool, the capture
- * stream's magic), the lock of its outputs, and the exit status a finished
- * recording gives.  The library never prints: each call gives its one-line
- * message in the caller's buffer (err, errlen; NULL, 0 allowed), and the
- * command line (tools/tm/cmd_record.c) prints it as "tm record: MESSAGE". */
+ * stream's magic), the lock of its outputs, the outputs themselves (the
+ * trace, statistics, module map, commit stream: under temporary names until
+ * they are complete) and the exit status a finished recording gives.  The
+ * library never prints: each call gives its one-line message in the
+ * caller's buffer (err, errlen; NULL, 0 allowed) or, after the run, through
+ * the recording's diagnostics sink (tm_rec_ctx.diag); the command line
+ * (tools/tm/cmd_record.c) prints it as "tm record: MESSAGE". */
 #ifndef TM_RECORD_H
 #define TM_RECORD_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include "tm/capture.h"
+#include "tm/model.h"
+#include "tm/out.h"
+#include "tm/profile.h"
+#include "tm/recmodes.h"
 #include "tm/status.h"
+#include "tm/sweep.h"
+#include "tm/timing.h"
+#include "tm/tmc.h"
 #include "tm/tmt.h"
 
 /* NAME as execvp would find it, into PATH: 0, or -1 if there is no such
@@ -65,5 +77,101 @@ int tm_rec_capture_open(const char *file, const char *name, uint8_t magic[8], in
  * fails: the result is an exit status, not a tm_status. */
 int tm_rec_program_status(const char *log, const char *frontend, const char *prog, int ws, int captured,
                           tmt_ending ending, const char *capture, char *msg, size_t msglen);
+
+/* ---- the recording's outputs (record/recout.c) ---- */
+
+/* A configuration of the recording: the first one (its trace and
+ * statistics are among the recording's outputs, tm_rec_outs) or one after
+ * --and (BASE.tmt, .json, .stats and the module map .modules, a copy of
+ * the first one's, of its own, OUT, and a lock), and its
+ * field profile (--profile). */
+enum { TM_RECX_TMT, TM_RECX_JSON, TM_RECX_STATS, TM_RECX_MODULES, TM_RECX_NOUTS };
+typedef struct tm_rec_conf {
+    const char *base;     /* -o BASE */
+    const char *profile;  /* --profile FILE, or NULL */
+    tm_model_cfg cfg;
+    tm_model *m;          /* the first: tm_rec_ctx.m; the others the sweep's */
+    tm_profile *prof;
+    tm_out out[TM_RECX_NOUTS]; /* after --and only */
+    tm_out pout;          /* the profile */
+    tm_out vout;          /* BASE.vdso: the vdso's bytes (tm_rec_on_module) */
+    int vdso;             /* vout holds them (else it is removed at the end) */
+    int lock_fd;          /* after --and only (-1: none) */
+} tm_rec_conf;
+#define TM_REC_MAX_CONFS 256
+
+/* One recording's consumers of the capture. */
+typedef struct tm_rec_ctx {
+    tm_model *m;          /* the first configuration's model */
+    tm_sweep *sw;         /* with --and: every configuration's models (m is the first) */
+    tm_rec_conf *conf;       /* the configurations, k of them (at least 1) */
+    size_t k;
+    tm_recmode *mode;
+    tm_cap *cap;
+    int filtered;
+    tmc_writer *w;
+    FILE *mods;
+    const char *base;
+    char err[512];
+    int failed;
+    /* tm_rec_finish's lines (an output it could not write or move into
+     * place: one line each, no prefix, no newline), or NULL */
+    void (*diag)(void *arg, const char *line);
+    void *diag_arg;
+} tm_rec_ctx;
+
+/* The outputs BASE.modules, .tmc (with --commit), the frontend's log
+ * (.valgrind.log, .pin.log; none with --capture), .tmt, .json, .stats,
+ * under temporary names until tm_rec_finish; with the Pin frontend also the
+ * temporary file given to Pin as -logfile (TM_REC_KITLOG, never renamed: its
+ * lines are appended to BASE.pin.log). */
+enum { TM_REC_MODULES, TM_REC_TMC, TM_REC_LOG, TM_REC_TMT, TM_REC_JSON, TM_REC_STATS, TM_REC_KITLOG, TM_REC_NOUTS };
+typedef struct tm_rec_outs {
+    tm_out o[TM_REC_NOUTS];
+    int lock_fd;  /* BASE.lock */
+    const char *log_sfx; /* the frontend log's suffix, or NULL */
+} tm_rec_outs;
+/* LOG_SFX: the frontend log's suffix (".valgrind.log", ".pin.log") or NULL
+ * (no frontend); INPUT: a file the outputs must not be (--capture FILE), or
+ * NULL.  TM_OK, or with the message (none is left) TM_ERR_ARG for an output
+ * that is the input or a directory (a usage error, tm_out_open) or another
+ * status. */
+int tm_rec_outs_begin(tm_rec_outs *O, const char *base, int commit, const char *log_sfx, const char *input, char *err,
+                      size_t errlen);
+/* The outputs of the configurations after --and, every --profile and every
+ * configuration's BASE.vdso, and the locks of the others' BASEs (tm_rec_lock);
+ * INPUT and the result as tm_rec_outs_begin's. */
+int tm_rec_conf_begin(tm_rec_ctx *x, const char *input, char *err, size_t errlen);
+/* Removes every output of the configurations (their temporaries) and
+ * releases their locks. */
+void tm_rec_conf_abort(tm_rec_ctx *x);
+/* Before the run: every output and the descriptors removed, the lock
+ * released (what a recording refused before its program ran leaves). */
+void tm_rec_release(tm_rec_ctx *x, tm_rec_outs *O);
+/* The capture sink's module callback: a line of BASE.modules (and the
+ * vdso's bytes in BASE.vdso, a MODULE record in the commit stream). */
+int tm_rec_on_module(void *arg, const tm_cap_module *m);
+
+/* How the run ended. */
+typedef struct tm_rec_end {
+    const char *prog;
+    int ws, killed;             /* the program's wait status; killed by tm */
+    const tm_cap_info *info;
+    tmt_ending ending;
+    int sig;                    /* the signal tm got (TMT_CUT_SIGNAL) */
+    int windowed, stopped;      /* a tracing window; stopped at a size limit */
+    int status;                 /* 1: an error was reported already */
+    const tm_timing_cfg *timing; /* the timing model (NULL: serial) */
+    tm_timing_stats tst;        /* and its statistics */
+    const tm_cap *cap;          /* the capture (the timing model's cores) */
+    const char *capture;        /* --capture FILE: no program ran here (WS is the END event's, if any) */
+    int data;                   /* the memory operands captured: 2 with values, 1 addresses only, 0 none */
+} tm_rec_end;
+/* After the run: the trace, statistics, descriptors and commit stream
+ * written and every output renamed into place, the lock released; 0, or 1
+ * (after a line through X->diag for the first error, unless E->status says
+ * one was said; and one for each output that could not be moved into
+ * place). */
+int tm_rec_finish(tm_rec_ctx *x, tm_rec_outs *O, const tm_model_cfg *cfg, const tm_rec_end *e);
 
 #endif

@@ -99,7 +99,7 @@ static void usage(FILE *f)
 }
 
 /* The model refused what it was given: the run's error; stops the capture. */
-static int model_failed(rec_ctx *x)
+static int model_failed(tm_rec_ctx *x)
 {
     size_t f = x->sw ? tm_sweep_failed(x->sw) : 0;
     if (x->sw && f < x->k)
@@ -114,33 +114,33 @@ static int model_failed(rec_ctx *x)
 /* on_record when the model is the only consumer (no --commit, no --mode). */
 static int on_record_model(void *arg, const tmc_record *r)
 {
-    rec_ctx *x = arg;
+    tm_rec_ctx *x = arg;
     return tm_model_put(x->m, r) == TM_OK ? 0 : model_failed(x);
 }
 
 /* The same for a group the capture layer has whole. */
 static int on_group_model(void *arg, const tmc_group *g)
 {
-    rec_ctx *x = arg;
+    tm_rec_ctx *x = arg;
     return tm_model_put_group(x->m, g) == TM_OK ? 0 : model_failed(x);
 }
 
 /* The same for every configuration (--and): the sweep. */
 static int on_record_sweep(void *arg, const tmc_record *r)
 {
-    rec_ctx *x = arg;
+    tm_rec_ctx *x = arg;
     return tm_sweep_put(x->sw, r) == TM_OK ? 0 : model_failed(x);
 }
 
 static int on_group_sweep(void *arg, const tmc_group *g)
 {
-    rec_ctx *x = arg;
+    tm_rec_ctx *x = arg;
     return tm_sweep_put_group(x->sw, g) == TM_OK ? 0 : model_failed(x);
 }
 
 static int on_record(void *arg, const tmc_record *r)
 {
-    rec_ctx *x = arg;
+    tm_rec_ctx *x = arg;
     if (x->sw ? on_record_sweep(arg, r) : on_record_model(arg, r))
         return 1;
     if (x->w && tmc_writer_put(x->w, r) != TM_OK) {
@@ -161,7 +161,7 @@ static int on_record(void *arg, const tmc_record *r)
 /* --threads auto: every record into the spool. */
 static int on_record_spool(void *arg, const tmc_record *r)
 {
-    rec_ctx *x = arg;
+    tm_rec_ctx *x = arg;
     if (tmc_writer_put(x->w, r) != TM_OK) {
         snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
         x->failed = 1;
@@ -175,7 +175,7 @@ static int on_record_spool(void *arg, const tmc_record *r)
  * (OPTS[j]: configuration j's options), in one pass (and with COMMIT into
  * BASE.tmc, whose header says N).  0, or 1 after one line with every output
  * removed. */
-static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts *const *opts, uint32_t n,
+static int replay_spool(tm_rec_ctx *x, tm_rec_outs *O, tm_out *spool, const model_opts *const *opts, uint32_t n,
                         int commit, tm_model_cfg *cfg, int *status)
 {
     char e[600];
@@ -185,7 +185,7 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
         tm_err("record", "%s.spool.tmc: %s", x->base, tm_status_str(rc));
         *status = 1;
     }
-    static tm_model_cfg cfgs[REC_MAX_CONFS];
+    static tm_model_cfg cfgs[TM_REC_MAX_CONFS];
     for (size_t j = 0; j < x->k; j++)
         if (model_opts_cfg("record", opts[j], n, &cfgs[j])) {
             tm_out_abort(spool);
@@ -209,7 +209,7 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
         if (x->conf[j].prof)
             tm_profile_attach(x->conf[j].prof, x->conf[j].m);
     }
-    if (commit && (rc = tmc_writer_open(O->o[REC_TMC].tmp, n, 0, &x->w, e, sizeof e)) != TM_OK) {
+    if (commit && (rc = tmc_writer_open(O->o[TM_REC_TMC].tmp, n, 0, &x->w, e, sizeof e)) != TM_OK) {
         tm_out_abort(spool);
         return rec_abandon(x, O, "%s.tmc: %s", x->base, e);
     }
@@ -252,7 +252,7 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
 
 /* The size limits (-f: the descriptors', or the trace's TRACE_LIMIT bytes). */
 typedef struct rec_stop {
-    rec_ctx *x;
+    tm_rec_ctx *x;
     uint64_t trace_limit;
     int stopped;
 } rec_stop;
@@ -355,7 +355,7 @@ static void capture_close(int fd)
 
 /* --capture: the stream was refused (MSG): everything the run made is
  * freed and every output removed; 1 (the exit status). */
-static int capture_refused(rec_ctx *x, rec_outs *O, tm_out *spool, tm_cap *cap, const char *msg)
+static int capture_refused(tm_rec_ctx *x, tm_rec_outs *O, tm_out *spool, tm_cap *cap, const char *msg)
 {
     if (x->w)
         tmc_writer_close(x->w);
@@ -393,7 +393,7 @@ typedef struct rec_args {
     const char *frontend, *pin, *capture; /* --frontend (NULL: valgrind), --pin, --capture */
     uint64_t nthreads, skip, length;
     int commit, argi, main_only, vg_given, demand;
-    rec_more more[REC_MAX_CONFS - 1];
+    rec_more more[TM_REC_MAX_CONFS - 1];
     size_t nmore;
 } rec_args;
 
@@ -540,8 +540,8 @@ static int parse_args(int argc, char **argv, rec_args *A)
         if (!strcmp(hit->name, "--profile") && !*v)
             return tm_usage("record", "--profile needs a file name"), 2;
         if (hit->id == REC_AND) {
-            if (A->nmore + 1 == REC_MAX_CONFS)
-                return tm_usage("record", "--and: at most %d configurations in one recording", REC_MAX_CONFS), 2;
+            if (A->nmore + 1 == TM_REC_MAX_CONFS)
+                return tm_usage("record", "--and: at most %d configurations in one recording", TM_REC_MAX_CONFS), 2;
             memset(&A->more[A->nmore++], 0, sizeof A->more[0]);
         } else if (hit->id == REC_DEMAND) {
             A->demand = 1;
@@ -574,6 +574,13 @@ static int parse_args(int argc, char **argv, rec_args *A)
     return timing_opts_check(&A->to, A->mc.mode != NULL) ? 2 : -1;
 }
 
+/* The recording's diagnostics sink (tm_rec_finish's lines): "tm record: LINE". */
+static void rec_diag(void *arg, const char *line)
+{
+    (void)arg;
+    tm_err("record", "%s", line);
+}
+
 /* One run of tm record: its options, what was checked and opened before
  * the program starts, and the capture's consumers. */
 typedef struct rec_run {
@@ -587,12 +594,12 @@ typedef struct rec_run {
     uint64_t trace_limit;   /* -f without --mode: the trace's limit */
     uint64_t window;        /* --profile-window */
     size_t k;               /* configurations */
-    rec_conf *conf;
+    tm_rec_conf *conf;
     uint8_t magic[8];       /* --capture: the stream's first word */
     char vgpath[PATH_MAX], tdir[PATH_MAX], capname[PATH_MAX + 64], progdesc[PATH_MAX + 64], dbase[PATH_MAX];
     char errm[2048];
-    rec_outs O;
-    rec_ctx x;
+    tm_rec_outs O;
+    tm_rec_ctx x;
     tm_out spool;           /* --threads auto */
     tm_cap *cap;
     rec_stop rs;
@@ -651,7 +658,7 @@ static int check_profiles(rec_run *R)
 
 /* Two configurations writing one file: the same BASE, or a profile named
  * like another output.  -1, or 2 after the usage line. */
-static int check_collisions(const rec_conf *conf, size_t k)
+static int check_collisions(const tm_rec_conf *conf, size_t k)
 {
     /* every configuration's (the first 6), then the recording's own */
     static const char *const sfx[] = {".tmt", ".json",      ".stats",   ".lock",        ".modules",     ".vdso",
@@ -679,7 +686,7 @@ static int check_collisions(const rec_conf *conf, size_t k)
 /* Every configuration's base, profile and model: -1, or 2 after one line. */
 static int make_confs(rec_run *R)
 {
-    static rec_conf conf[REC_MAX_CONFS];
+    static tm_rec_conf conf[TM_REC_MAX_CONFS];
     const rec_args *A = R->A;
     uint64_t nthreads = A->nthreads;
     R->conf = conf;
@@ -756,13 +763,14 @@ static int check_env(rec_run *R, char **argv)
  * file under a final name.  -1, or the exit status after one line. */
 static int open_outputs(rec_run *R)
 {
-    rec_outs *O = &R->O;
-    rec_ctx *x = &R->x;
+    tm_rec_outs *O = &R->O;
+    tm_rec_ctx *x = &R->x;
     O->lock_fd = -1;
     if (R->base && rec_lock_base(R->base, &O->lock_fd))
         return capture_close(R->cap_fd), 1;
     x->conf = R->conf;
     x->k = R->k;
+    x->diag = rec_diag;
     R->mc.name = R->base;
     if (tm_recmode_open(&R->mc, &R->cfg, &x->mode, R->errm, sizeof R->errm)) {
         tm_err("record", "%s", R->errm);
@@ -784,21 +792,25 @@ static int open_outputs(rec_run *R)
     /* an output that is the capture it reads, or a directory: a usage
      * error (2), as tm model's -o IN */
     const char *input = R->capture && R->cap_fd ? R->capture : NULL;
-    int orc = rec_outs_begin(O, R->base, R->A->commit, log_sfx, input);
-    if (!orc && (orc = rec_conf_begin(x, input)) != 0)
-        for (size_t q = 0; q < REC_NOUTS; q++)
+    int orc = tm_rec_outs_begin(O, R->base, R->A->commit, log_sfx, input, R->errm, sizeof R->errm);
+    if (orc == TM_OK && (orc = tm_rec_conf_begin(x, input, R->errm, sizeof R->errm)) != TM_OK)
+        for (size_t q = 0; q < TM_REC_NOUTS; q++)
             tm_out_abort(&O->o[q]);
-    if (orc) {
+    if (orc != TM_OK) {
+        if (orc == TM_ERR_ARG)
+            tm_usage("record", "%s", R->errm);
+        else
+            tm_err("record", "%s", R->errm);
         tm_recmode_abort(x->mode); /* nothing ran: its files go too */
         tm_rec_unlock(R->base, O->lock_fd);
-        return capture_close(R->cap_fd), orc == -2 ? 2 : 1;
+        return capture_close(R->cap_fd), orc == TM_ERR_ARG ? 2 : 1;
     }
     /* the transport owns the capture's descriptor once it runs; until then
      * an early return leaves it to the process's end */
-    if (!(x->mods = fopen(O->o[REC_MODULES].tmp, "we")))
+    if (!(x->mods = fopen(O->o[TM_REC_MODULES].tmp, "we")))
         return rec_abandon(x, O, "%s.modules: %s", R->base, strerror(errno));
     R->log_fd = -1;
-    if (!R->capture && !R->pin && (R->log_fd = open(O->o[REC_LOG].tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
+    if (!R->capture && !R->pin && (R->log_fd = open(O->o[TM_REC_LOG].tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
         return rec_abandon(x, O, "%s.valgrind.log: %s", R->base, strerror(errno));
     return -1;
 }
@@ -808,9 +820,9 @@ static int open_outputs(rec_run *R)
  * the descriptors' hook.  -1, or 1 after one line. */
 static int make_models(rec_run *R)
 {
-    rec_ctx *x = &R->x;
-    rec_outs *O = &R->O;
-    rec_conf *conf = R->conf;
+    tm_rec_ctx *x = &R->x;
+    tm_rec_outs *O = &R->O;
+    tm_rec_conf *conf = R->conf;
     char e[600];
     int rc;
     if (R->autoth) {
@@ -823,10 +835,10 @@ static int make_models(rec_run *R)
             return rec_abandon(x, O, "%s.spool.tmc: %s", R->base, e);
         }
     } else {
-        if (R->A->commit && (rc = tmc_writer_open(O->o[REC_TMC].tmp, R->capth, 0, &x->w, e, sizeof e)) != TM_OK)
+        if (R->A->commit && (rc = tmc_writer_open(O->o[TM_REC_TMC].tmp, R->capth, 0, &x->w, e, sizeof e)) != TM_OK)
             return rec_abandon(x, O, "%s.tmc: %s", R->base, e);
         if (R->k > 1) { /* every configuration in one sweep */
-            static tm_model_cfg cfgs[REC_MAX_CONFS];
+            static tm_model_cfg cfgs[TM_REC_MAX_CONFS];
             cfgs[0] = R->cfg;
             for (size_t j = 1; j < R->k; j++)
                 cfgs[j] = conf[j].cfg;
@@ -857,7 +869,7 @@ static int make_models(rec_run *R)
 /* The capture layer and its sink: -1, or 1 after one line. */
 static int make_capture(rec_run *R)
 {
-    rec_ctx *x = &R->x;
+    tm_rec_ctx *x = &R->x;
     const rec_args *A = R->A;
     /* TM_CAPTURE_SLOW=1 (tests): the capture layer's general path only;
      * the output must be the same. */
@@ -870,7 +882,7 @@ static int make_capture(rec_run *R)
     tm_cap_sink sink = {R->autoth     ? on_record_spool
                         : model_only ? (x->sw ? on_record_sweep : on_record_model)
                                      : on_record,
-                        rec_on_module, x, model_only ? (x->sw ? on_group_sweep : on_group_model) : NULL};
+                        tm_rec_on_module, x, model_only ? (x->sw ? on_group_sweep : on_group_model) : NULL};
     if ((rc = tm_cap_new(&cc, &sink, &R->cap)) != TM_OK)
         return rec_abandon(x, &R->O, "cannot create the capture: %s", tm_status_str(rc));
     x->cap = R->cap;
@@ -886,7 +898,7 @@ static int make_capture(rec_run *R)
  * pipe, 64 KB or 1 MB at a time.  -1 with *TP, or 1 after one line. */
 static int start_transport(rec_run *R, int argc, char **argv, tm_transport **tp)
 {
-    rec_ctx *x = &R->x;
+    tm_rec_ctx *x = &R->x;
     const rec_args *A = R->A;
     char e[600];
     if (rec_install_signals())
@@ -910,7 +922,7 @@ static int start_transport(rec_run *R, int argc, char **argv, tm_transport **tp)
      * program changed its folder */
     static char pin_log[2][PATH_MAX + 64];
     for (int q = 0; R->pin && q < 2; q++) {
-        const char *t = R->O.o[q ? REC_KITLOG : REC_LOG].tmp;
+        const char *t = R->O.o[q ? TM_REC_KITLOG : TM_REC_LOG].tmp;
         char cwd[PATH_MAX];
         if (t[0] == '/' || !getcwd(cwd, sizeof cwd))
             snprintf(pin_log[q], sizeof pin_log[q], "%s", t);
@@ -933,7 +945,7 @@ static int start_transport(rec_run *R, int argc, char **argv, tm_transport **tp)
  * event says (docs/capture.md §1). */
 static int capture_ended(rec_run *R, int cap_failed, int consumer_failed, int *ws)
 {
-    rec_ctx *x = &R->x;
+    tm_rec_ctx *x = &R->x;
     uint64_t off, left = rec_got_sig ? 0 : tm_cap_unfinished(R->cap, &off);
     if ((cap_failed && !consumer_failed) || left) {
         char m[800];
@@ -953,10 +965,10 @@ static int capture_ended(rec_run *R, int cap_failed, int consumer_failed, int *w
 
 /* After the outputs: --demand's check, everything freed, and the exit
  * status (the signal tm got, the outputs', or the program's). */
-static int record_done(rec_run *R, int status, const rec_end *end)
+static int record_done(rec_run *R, int status, const tm_rec_end *end)
 {
-    rec_ctx *x = &R->x;
-    rec_conf *conf = R->conf;
+    tm_rec_ctx *x = &R->x;
+    tm_rec_conf *conf = R->conf;
     /* --demand: a configuration that dropped a message fails the run (its
      * outputs are written and say so) */
     for (size_t j = 0; R->A->demand && j < R->k; j++)
@@ -981,7 +993,7 @@ static int record_done(rec_run *R, int status, const rec_end *end)
     if (status)
         return status;
     R->errm[0] = 0;
-    status = tm_rec_program_status(R->O.o[REC_LOG].path[0] ? R->O.o[REC_LOG].path : NULL, R->vgpath, R->prog,
+    status = tm_rec_program_status(R->O.o[TM_REC_LOG].path[0] ? R->O.o[TM_REC_LOG].path : NULL, R->vgpath, R->prog,
                                    end->ws, end->info->bytes != 0, end->ending, R->capture ? R->capname : NULL,
                                    R->errm, sizeof R->errm);
     if (*R->errm)
@@ -992,7 +1004,7 @@ static int record_done(rec_run *R, int status, const rec_end *end)
 /* The capture as it arrives, then the outputs: the exit status. */
 static int record_run(rec_run *R, tm_transport *tp)
 {
-    rec_ctx *x = &R->x;
+    tm_rec_ctx *x = &R->x;
     const rec_args *A = R->A;
     pid_t pid = tm_transport_pid(tp);
     int tty = tm_progress_tty(), ws = 0, killed = 0, status = 0, rc;
@@ -1011,12 +1023,12 @@ static int record_run(rec_run *R, tm_transport *tp)
     if (!cap_failed && tm_cap_finish(R->cap) != TM_OK)
         cap_failed = 1;
     if (cap_failed) {
-        tm_err("record", "%s", x->failed ? tm_out_name(&R->O.o[REC_TMC], x->err) : tm_cap_error(R->cap));
+        tm_err("record", "%s", x->failed ? tm_out_name(&R->O.o[TM_REC_TMC], x->err) : tm_cap_error(R->cap));
         status = 1;
     }
     tm_cap_info info;
     tm_cap_get_info(R->cap, &info);
-    static const model_opts *optv[REC_MAX_CONFS];
+    static const model_opts *optv[TM_REC_MAX_CONFS];
     optv[0] = &R->o;
     for (size_t j = 1; j < R->k; j++)
         optv[j] = &A->more[j - 1].o;
@@ -1027,7 +1039,7 @@ static int record_run(rec_run *R, tm_transport *tp)
      * channel closed before the program's end, or the capture failed), or
      * complete. */
     int sig = rec_got_sig;
-    rec_end end = {R->prog, ws, killed, &info,
+    tm_rec_end end = {R->prog, ws, killed, &info,
                    sig ? TMT_CUT_SIGNAL
                    : (!info.ended && !info.execd && info.bytes) || cap_failed ? TMT_CUT_SHORT
                                                                               : TMT_COMPLETE,
@@ -1037,7 +1049,7 @@ static int record_run(rec_run *R, tm_transport *tp)
                    /* what the data caches saw: the operands' values, their addresses, nothing */
                    info.mem ? 2 : (R->addr && !R->capture) || (info.addrs && !A->to.no_caches && !A->to.serial) ? 1 : 0};
     tm_cap_timing_stats(R->cap, &end.tst);
-    status = rec_finish(x, &R->O, &R->cfg, &end);
+    status = tm_rec_finish(x, &R->O, &R->cfg, &end);
     return record_done(R, status, &end);
 }
 

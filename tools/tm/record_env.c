@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,18 @@
 #include "tm/record.h"
 
 /* ---- one recording per BASE at a time ---- */
+
+int rec_abandon(tm_rec_ctx *x, tm_rec_outs *O, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[1024];
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tm_err("record", "%s", msg);
+    tm_rec_release(x, O);
+    return 1;
+}
 
 int rec_lock_base(const char *base, int *fd_out)
 {
