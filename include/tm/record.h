@@ -10,6 +10,7 @@
 #ifndef TM_RECORD_H
 #define TM_RECORD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -173,5 +174,27 @@ typedef struct tm_rec_end {
  * one was said; and one for each output that could not be moved into
  * place). */
 int tm_rec_finish(tm_rec_ctx *x, tm_rec_outs *O, const tm_model_cfg *cfg, const tm_rec_end *e);
+
+/* ---- the recording's session (record/session.c) ---- */
+
+/* The capture's sink into X's consumers: with SPOOL (--threads auto) every
+ * record into the writer X->w only; else the model (or with --and the
+ * sweep), the commit stream's writer X->w if any, the descriptors X->mode
+ * if any (whole groups when the model is the only consumer); the modules
+ * through tm_rec_on_module.  A consumer's failure stops the capture with
+ * its line in X->err (X->failed). */
+void tm_rec_sink(tm_rec_ctx *x, int spool, tm_cap_sink *sink);
+/* The models of X's K configurations, CFGS[j] configuration j's (one
+ * sweep with --and): into X->m, X->sw and each X->conf[j].m and .cfg, the
+ * profiles made already attached.  TM_OK, or the status with the message. */
+int tm_rec_models_new(tm_rec_ctx *x, const tm_model_cfg *cfgs, char *err, size_t errlen);
+/* Every --profile's profile of WINDOW cycles, attached to its model if it
+ * is made already.  TM_OK, or the status with the message. */
+int tm_rec_profiles_new(tm_rec_ctx *x, uint64_t window, char *err, size_t errlen);
+/* The spooled commit stream R into the models (and X->w) until its end, or
+ * until *NSIGS is no longer AT (a signal to the process ends the recording
+ * there).  0 at its end or at the signal, or -1 after a consumer failed
+ * (its line in X->err, X->failed) or the reader did (tmc_reader_error). */
+int tm_rec_feed(tm_rec_ctx *x, tmc_reader *r, const volatile sig_atomic_t *nsigs, sig_atomic_t at);
 
 #endif

@@ -98,78 +98,6 @@ static void usage(FILE *f)
             "See docs/guide.md and docs/capture.md.\n");
 }
 
-/* The model refused what it was given: the run's error; stops the capture. */
-static int model_failed(tm_rec_ctx *x)
-{
-    size_t f = x->sw ? tm_sweep_failed(x->sw) : 0;
-    if (x->sw && f < x->k)
-        snprintf(x->err, sizeof x->err, "model (configuration %zu, -o %.300s): %s", f + 1, x->conf[f].base,
-                 tm_model_error(x->conf[f].m));
-    else
-        snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
-    x->failed = 1;
-    return 1;
-}
-
-/* on_record when the model is the only consumer (no --commit, no --mode). */
-static int on_record_model(void *arg, const tmc_record *r)
-{
-    tm_rec_ctx *x = arg;
-    return tm_model_put(x->m, r) == TM_OK ? 0 : model_failed(x);
-}
-
-/* The same for a group the capture layer has whole. */
-static int on_group_model(void *arg, const tmc_group *g)
-{
-    tm_rec_ctx *x = arg;
-    return tm_model_put_group(x->m, g) == TM_OK ? 0 : model_failed(x);
-}
-
-/* The same for every configuration (--and): the sweep. */
-static int on_record_sweep(void *arg, const tmc_record *r)
-{
-    tm_rec_ctx *x = arg;
-    return tm_sweep_put(x->sw, r) == TM_OK ? 0 : model_failed(x);
-}
-
-static int on_group_sweep(void *arg, const tmc_group *g)
-{
-    tm_rec_ctx *x = arg;
-    return tm_sweep_put_group(x->sw, g) == TM_OK ? 0 : model_failed(x);
-}
-
-static int on_record(void *arg, const tmc_record *r)
-{
-    tm_rec_ctx *x = arg;
-    if (x->sw ? on_record_sweep(arg, r) : on_record_model(arg, r))
-        return 1;
-    if (x->w && tmc_writer_put(x->w, r) != TM_OK) {
-        snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
-        x->failed = 1;
-        return 1;
-    }
-    if (x->mode && (!x->filtered || ((r->type != TMC_BRANCH && r->type != TMC_MEM) ||
-                                     tm_cap_in_filter(x->cap, r->pc))) &&
-        tm_recmode_record(x->mode, r) != 0) {
-        snprintf(x->err, sizeof x->err, "%s", tm_recmode_error(x->mode));
-        x->failed = 1;
-        return 1;
-    }
-    return 0;
-}
-
-/* --threads auto: every record into the spool. */
-static int on_record_spool(void *arg, const tmc_record *r)
-{
-    tm_rec_ctx *x = arg;
-    if (tmc_writer_put(x->w, r) != TM_OK) {
-        snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
-        x->failed = 1;
-        return 1;
-    }
-    return 0;
-}
-
 /* --threads auto, after the program: the spooled commit stream into the
  * model of N cores, or with --and into the models of every configuration
  * (OPTS[j]: configuration j's options), in one pass (and with COMMIT into
@@ -193,21 +121,10 @@ static int replay_spool(tm_rec_ctx *x, tm_rec_outs *O, tm_out *spool, const mode
                                j ? " (a configuration after --and)" : "");
         }
     *cfg = cfgs[0];
-    if (x->k > 1) {
-        if ((rc = tm_sweep_new(cfgs, x->k, &x->sw, e, sizeof e)) != TM_OK) {
-            tm_out_abort(spool);
-            return rec_abandon(x, O, "cannot create the models: %s", e);
-        }
-        x->m = tm_sweep_model(x->sw, 0);
-    } else if ((rc = tm_model_new(cfg, &x->m, e, sizeof e)) != TM_OK) {
+    char em[1024];
+    if (tm_rec_models_new(x, cfgs, em, sizeof em) != TM_OK) {
         tm_out_abort(spool);
-        return rec_abandon(x, O, "cannot create the model: %s", e);
-    }
-    for (size_t j = 0; j < x->k; j++) {
-        x->conf[j].m = j ? tm_sweep_model(x->sw, j) : x->m;
-        x->conf[j].cfg = cfgs[j];
-        if (x->conf[j].prof)
-            tm_profile_attach(x->conf[j].prof, x->conf[j].m);
+        return rec_abandon(x, O, "%s", em);
     }
     if (commit && (rc = tmc_writer_open(O->o[TM_REC_TMC].tmp, n, 0, &x->w, e, sizeof e)) != TM_OK) {
         tm_out_abort(spool);
@@ -218,7 +135,6 @@ static int replay_spool(tm_rec_ctx *x, tm_rec_outs *O, tm_out *spool, const mode
         tm_out_abort(spool);
         return rec_abandon(x, O, "%s.spool.tmc: %s", x->base, e);
     }
-    tmc_record rec;
     /* What was spooled before a signal that stopped the program is fed
      * whole, as --threads N feeds it while the program runs (the recording
      * is then cut at the signal, as there).  A signal that comes while the
@@ -228,19 +144,7 @@ static int replay_spool(tm_rec_ctx *x, tm_rec_outs *O, tm_out *spool, const mode
     const char *tsig = getenv("TM_TEST_SIGNAL_IN_REPLAY");
     if (tsig && *tsig == '1')
         raise(SIGTERM);
-    while (rec_nsigs == nsigs && (rc = tmc_reader_next(r, &rec)) == 1 && rec.type != TMC_END) {
-        if (rec.type != TMC_MODULE && (x->sw ? tm_sweep_put(x->sw, &rec) : tm_model_put(x->m, &rec)) != TM_OK) {
-            model_failed(x);
-            rc = -1;
-            break;
-        }
-        if (x->w && tmc_writer_put(x->w, &rec) != TM_OK) {
-            snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
-            x->failed = 1;
-            rc = -1;
-            break;
-        }
-    }
+    rc = tm_rec_feed(x, r, &rec_nsigs, nsigs);
     if (rc < 0 && !*status) {
         tm_err("record", "%s", x->failed ? x->err : tmc_reader_error(r));
         *status = 1;
@@ -837,30 +741,15 @@ static int make_models(rec_run *R)
     } else {
         if (R->A->commit && (rc = tmc_writer_open(O->o[TM_REC_TMC].tmp, R->capth, 0, &x->w, e, sizeof e)) != TM_OK)
             return rec_abandon(x, O, "%s.tmc: %s", R->base, e);
-        if (R->k > 1) { /* every configuration in one sweep */
-            static tm_model_cfg cfgs[TM_REC_MAX_CONFS];
-            cfgs[0] = R->cfg;
-            for (size_t j = 1; j < R->k; j++)
-                cfgs[j] = conf[j].cfg;
-            if ((rc = tm_sweep_new(cfgs, R->k, &x->sw, e, sizeof e)) != TM_OK)
-                return rec_abandon(x, O, "cannot create the models: %s", e);
-            x->m = tm_sweep_model(x->sw, 0);
-            for (size_t j = 1; j < R->k; j++)
-                conf[j].m = tm_sweep_model(x->sw, j);
-        } else if ((rc = tm_model_new(&R->cfg, &x->m, e, sizeof e)) != TM_OK) {
-            return rec_abandon(x, O, "cannot create the model: %s", e);
-        }
-        conf[0].m = x->m;
-        conf[0].cfg = R->cfg;
+        static tm_model_cfg cfgs[TM_REC_MAX_CONFS];
+        cfgs[0] = R->cfg;
+        for (size_t j = 1; j < R->k; j++)
+            cfgs[j] = conf[j].cfg;
+        if (tm_rec_models_new(x, cfgs, R->errm, sizeof R->errm) != TM_OK)
+            return rec_abandon(x, O, "%s", R->errm);
     }
-    for (size_t j = 0; j < R->k; j++) {
-        if (!conf[j].profile)
-            continue;
-        if ((rc = tm_profile_new(R->window, &conf[j].prof)) != TM_OK)
-            return rec_abandon(x, O, "cannot create the profile: %s", tm_status_str(rc));
-        if (conf[j].m) /* --threads auto: when the model is made (replay_spool) */
-            tm_profile_attach(conf[j].prof, conf[j].m);
-    }
+    if (tm_rec_profiles_new(x, R->window, R->errm, sizeof R->errm) != TM_OK)
+        return rec_abandon(x, O, "%s", R->errm);
     if (x->mode)
         tm_model_set_hook(x->m, tm_recmode_hook, x->mode);
     return -1;
@@ -878,11 +767,9 @@ static int make_capture(rec_run *R)
                      A->to.serial ? NULL : &A->to.cfg,
                      A->commit || x->mode, /* a store's value is needed but by the model alone */
                      A->to.no_caches};
-    int model_only = !x->w && !x->mode, rc;
-    tm_cap_sink sink = {R->autoth     ? on_record_spool
-                        : model_only ? (x->sw ? on_record_sweep : on_record_model)
-                                     : on_record,
-                        tm_rec_on_module, x, model_only ? (x->sw ? on_group_sweep : on_group_model) : NULL};
+    int rc;
+    tm_cap_sink sink;
+    tm_rec_sink(x, R->autoth, &sink);
     if ((rc = tm_cap_new(&cc, &sink, &R->cap)) != TM_OK)
         return rec_abandon(x, &R->O, "cannot create the capture: %s", tm_status_str(rc));
     x->cap = R->cap;
