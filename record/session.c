@@ -137,13 +137,13 @@ int tm_rec_feed(tm_rec_ctx *x, tmc_reader *r, const volatile sig_atomic_t *nsigs
     tmc_record rec;
     int rc = 0;
     while (*nsigs == at && (rc = tmc_reader_next(r, &rec)) == 1 && rec.type != TMC_END) {
-        if (rec.type != TMC_MODULE && (x->sw ? tm_sweep_put(x->sw, &rec) : tm_model_put(x->m, &rec)) != TM_OK)
-            return model_failed(x), -1;
-        if (x->w && tmc_writer_put(x->w, &rec) != TM_OK) {
+        if (rec.type != TMC_MODULE && (rc = x->sw ? tm_sweep_put(x->sw, &rec) : tm_model_put(x->m, &rec)) != TM_OK)
+            return model_failed(x), rc;
+        if (x->w && (rc = tmc_writer_put(x->w, &rec)) != TM_OK) {
             snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
             x->failed = 1;
-            return -1;
+            return rc;
         }
     }
-    return rc;
+    return rc < 0 ? rc : TM_OK;
 }

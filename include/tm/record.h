@@ -105,7 +105,7 @@ typedef struct tm_rec_conf {
 typedef struct tm_rec_ctx {
     tm_model *m;          /* the first configuration's model */
     tm_sweep *sw;         /* with --and: every configuration's models (m is the first) */
-    tm_rec_conf *conf;       /* the configurations, k of them (at least 1) */
+    tm_rec_conf *conf;    /* the configurations, k of them (at least 1) */
     size_t k;
     tm_recmode *mode;
     tm_cap *cap;
@@ -193,8 +193,9 @@ int tm_rec_models_new(tm_rec_ctx *x, const tm_model_cfg *cfgs, char *err, size_t
 int tm_rec_profiles_new(tm_rec_ctx *x, uint64_t window, char *err, size_t errlen);
 /* The spooled commit stream R into the models (and X->w) until its end, or
  * until *NSIGS is no longer AT (a signal to the process ends the recording
- * there).  0 at its end or at the signal, or -1 after a consumer failed
- * (its line in X->err, X->failed) or the reader did (tmc_reader_error). */
+ * there).  TM_OK at its end or at the signal; the status of a consumer
+ * that failed (its line in X->err, X->failed) or of the reader
+ * (tmc_reader_error). */
 int tm_rec_feed(tm_rec_ctx *x, tmc_reader *r, const volatile sig_atomic_t *nsigs, sig_atomic_t at);
 
 #endif
