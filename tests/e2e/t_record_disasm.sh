@@ -127,7 +127,7 @@ for p in branchtest branchenum; do
     rec $want $p -a -d --mode mcftrace -o $p -- "$P/$p"
     rec $want ${p}_plain -a --mode mcftrace -o ${p}_plain -- "$P/$p"
     if ! grep -qv ' (unknown)$' $p.txt; then
-        die "$p: every disassembly is (unknown): tm record does not give the descriptor writer the modules (tools/tm/record_out.c rec_on_module must call tm_recmode_module)"
+        die "$p: every disassembly is (unknown): tm record does not give the descriptor writer the modules (record/recout.c tm_rec_on_module must call tm_recmode_module)"
     fi
     n=$(check_disasm mcftrace "$P/$p" $p.txt ${p}_plain.txt) || die "$p: $n"
     [ "$n" -gt 10 ] || die "$p: only $n descriptors checked"

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "tm/out.h"
 
 /* Each returns the process exit status: 0 success, 1 verification failure
  * or runtime error, 2 usage error (bad option or argument). */
@@ -35,10 +36,6 @@ void tm_err(const char *sub, const char *fmt, ...) __attribute__((format(printf,
  * wrong number of arguments, options that do not go together): tm_err's
  * line with " (see tm SUB --help)" at its end. */
 void tm_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* TEXT on F with control characters as C escapes (\n, \t, \r, \xNN), so
- * that it stays one line; MAP: the module map's form (docs/capture.md §6:
- * also the backslash, \\; only \n and \xNN). */
-void tm_put_escaped(FILE *f, const char *text, int map);
 /* TEXT and a newline on F, control characters escaped as by tm_err. */
 void tm_put_line(FILE *f, const char *text);
 /* Parses an unsigned decimal integer (digits only: no sign, no 0x, no
@@ -58,30 +55,12 @@ int tm_parse_pair(const char *s, unsigned *a, unsigned *b);
 /* Progress on stderr for long runs: returns 1 when stderr is a terminal. */
 int tm_progress_tty(void);
 
-/* An output file.  It is written under a temporary name in its folder
- * (.NAME.tmp.XXXXXX, close-on-exec) and renamed into place by tm_out_commit
- * only when it is complete, so that an interrupted run never leaves a
- * half-written file under the final name.  "-" (standard output) and
- * existing devices or FIFOs are written directly. */
-typedef struct tm_out {
-    char path[PATH_MAX];      /* the final name */
-    char tmp[PATH_MAX + 32];  /* the name to write now */
-    int direct;               /* tmp is path ("-", a device, a FIFO) */
-    int active;               /* a temporary exists */
-} tm_out;
-/* Prepares PATH; refuses in one line an output that is one of the files
- * INPUTS (NULL-terminated; same device and inode) or a directory (-2: a
- * usage error), or that cannot be created (-1). */
+/* An output file (tm/out.h) as the subcommands open and close it: the
+ * line of a failure printed as tm SUB's.  tm_out_begin: 0, or after one
+ * line -2 (the output is an input or a directory: a usage error) or -1;
+ * tm_out_commit: 0, or -1 after one line. */
 int tm_out_begin(const char *sub, tm_out *o, const char *path, const char *const *inputs);
-/* Renames the finished temporary into place (0), or one line and -1. */
 int tm_out_commit(const char *sub, tm_out *o);
-/* Removes the temporary (an output that failed). */
-void tm_out_abort(tm_out *o);
-/* MSG with the temporary's name of O replaced by the final one (in place;
- * returns MSG): for the messages of library writers given O->tmp. */
-char *tm_out_name(const tm_out *o, char *msg);
-/* Removes the temporaries of every output not yet committed. */
-void tm_out_cleanup(void);
 /* Keeps the dispositions of SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT
  * that tm started with (call first); tm_restore_child_signals puts them
  * back (in a child before exec: the program gets what tm got);
@@ -95,8 +74,6 @@ void tm_cleanup_on_signal(void);
 /* The repository root of this tm executable: the folder above its build
  * folder that holds rtl/tm_top.sv.  0, or -1 if there is none. */
 int tm_find_root(char *root, size_t n);
-/* 1 if two names are the same existing file. */
-int tm_same_file(const char *a, const char *b);
 /* Flushes standard output: a write error (a full disk) gives one line and
  * status 1; a reader that went away (EPIPE, `| head`) ends quietly with
  * STATUS.  The error is said once: it is cleared, and a later call (main's

@@ -60,7 +60,7 @@ static void report(FILE *f, const mseg *g, tm_model *m, size_t k, const tmt_trai
 {
     if (k > 1)
         fprintf(f, "== %s\n", g->out);
-    report_text(f, &g->cfg, m);
+    tm_report_text(f, &g->cfg, m);
     /* (how the program ended: in the trace and the statistics, not here,
      * so that this report is the end of tm record's BASE.stats) */
     char why[128];
@@ -201,7 +201,7 @@ static int model_check(mrun *R)
 static void model_explain(const tm_model_cfg *cfg)
 {
     char line[384];
-    report_cfg_line(line, sizeof line, cfg);
+    tm_report_cfg_line(line, sizeof line, cfg);
     printf("config: %s\nchunks: bcnt (%u,%u), ta (%u,%u), cc (%u,%u)", line, cfg->enc.cnt_a, cfg->enc.cnt_b,
            cfg->enc.ta_a, cfg->enc.ta_b, cfg->enc.cc_a, cfg->enc.cc_b);
     if (cfg->enc.data)
@@ -296,9 +296,9 @@ static int model_write(const mrun *R, size_t j, tm_model *m)
         if (rc != TM_OK)
             return tm_err("model", "%s", tm_out_name(&g->oto, err)), 1;
     }
-    if (g->stats && report_json(g->ost.tmp, &g->cfg, m, &R->end, NULL))
+    if (g->stats && tm_report_json(g->ost.tmp, &g->cfg, m, &R->end, NULL))
         return tm_err("model", "%s: cannot write statistics: %s", g->stats, strerror(errno)), 1;
-    if (g->profile && report_profile(g->opr.tmp, g->profile, g->prof, &g->cfg, err, sizeof err))
+    if (g->profile && tm_report_profile(g->opr.tmp, g->profile, g->prof, &g->cfg, err, sizeof err))
         return tm_err("model", "%s", err), 1;
     return 0;
 }

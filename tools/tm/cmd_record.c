@@ -98,84 +98,12 @@ static void usage(FILE *f)
             "See docs/guide.md and docs/capture.md.\n");
 }
 
-/* The model refused what it was given: the run's error; stops the capture. */
-static int model_failed(rec_ctx *x)
-{
-    size_t f = x->sw ? tm_sweep_failed(x->sw) : 0;
-    if (x->sw && f < x->k)
-        snprintf(x->err, sizeof x->err, "model (configuration %zu, -o %.300s): %s", f + 1, x->conf[f].base,
-                 tm_model_error(x->conf[f].m));
-    else
-        snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
-    x->failed = 1;
-    return 1;
-}
-
-/* on_record when the model is the only consumer (no --commit, no --mode). */
-static int on_record_model(void *arg, const tmc_record *r)
-{
-    rec_ctx *x = arg;
-    return tm_model_put(x->m, r) == TM_OK ? 0 : model_failed(x);
-}
-
-/* The same for a group the capture layer has whole. */
-static int on_group_model(void *arg, const tmc_group *g)
-{
-    rec_ctx *x = arg;
-    return tm_model_put_group(x->m, g) == TM_OK ? 0 : model_failed(x);
-}
-
-/* The same for every configuration (--and): the sweep. */
-static int on_record_sweep(void *arg, const tmc_record *r)
-{
-    rec_ctx *x = arg;
-    return tm_sweep_put(x->sw, r) == TM_OK ? 0 : model_failed(x);
-}
-
-static int on_group_sweep(void *arg, const tmc_group *g)
-{
-    rec_ctx *x = arg;
-    return tm_sweep_put_group(x->sw, g) == TM_OK ? 0 : model_failed(x);
-}
-
-static int on_record(void *arg, const tmc_record *r)
-{
-    rec_ctx *x = arg;
-    if (x->sw ? on_record_sweep(arg, r) : on_record_model(arg, r))
-        return 1;
-    if (x->w && tmc_writer_put(x->w, r) != TM_OK) {
-        snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
-        x->failed = 1;
-        return 1;
-    }
-    if (x->mode && (!x->filtered || ((r->type != TMC_BRANCH && r->type != TMC_MEM) ||
-                                     tm_cap_in_filter(x->cap, r->pc))) &&
-        tm_recmode_record(x->mode, r) != 0) {
-        snprintf(x->err, sizeof x->err, "%s", tm_recmode_error(x->mode));
-        x->failed = 1;
-        return 1;
-    }
-    return 0;
-}
-
-/* --threads auto: every record into the spool. */
-static int on_record_spool(void *arg, const tmc_record *r)
-{
-    rec_ctx *x = arg;
-    if (tmc_writer_put(x->w, r) != TM_OK) {
-        snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
-        x->failed = 1;
-        return 1;
-    }
-    return 0;
-}
-
 /* --threads auto, after the program: the spooled commit stream into the
  * model of N cores, or with --and into the models of every configuration
  * (OPTS[j]: configuration j's options), in one pass (and with COMMIT into
  * BASE.tmc, whose header says N).  0, or 1 after one line with every output
  * removed. */
-static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts *const *opts, uint32_t n,
+static int replay_spool(tm_rec_ctx *x, tm_rec_outs *O, tm_out *spool, const model_opts *const *opts, uint32_t n,
                         int commit, tm_model_cfg *cfg, int *status)
 {
     char e[600];
@@ -185,7 +113,7 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
         tm_err("record", "%s.spool.tmc: %s", x->base, tm_status_str(rc));
         *status = 1;
     }
-    static tm_model_cfg cfgs[REC_MAX_CONFS];
+    static tm_model_cfg cfgs[TM_REC_MAX_CONFS];
     for (size_t j = 0; j < x->k; j++)
         if (model_opts_cfg("record", opts[j], n, &cfgs[j])) {
             tm_out_abort(spool);
@@ -193,23 +121,12 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
                                j ? " (a configuration after --and)" : "");
         }
     *cfg = cfgs[0];
-    if (x->k > 1) {
-        if ((rc = tm_sweep_new(cfgs, x->k, &x->sw, e, sizeof e)) != TM_OK) {
-            tm_out_abort(spool);
-            return rec_abandon(x, O, "cannot create the models: %s", e);
-        }
-        x->m = tm_sweep_model(x->sw, 0);
-    } else if ((rc = tm_model_new(cfg, &x->m, e, sizeof e)) != TM_OK) {
+    char em[1024];
+    if (tm_rec_models_new(x, cfgs, em, sizeof em) != TM_OK) {
         tm_out_abort(spool);
-        return rec_abandon(x, O, "cannot create the model: %s", e);
+        return rec_abandon(x, O, "%s", em);
     }
-    for (size_t j = 0; j < x->k; j++) {
-        x->conf[j].m = j ? tm_sweep_model(x->sw, j) : x->m;
-        x->conf[j].cfg = cfgs[j];
-        if (x->conf[j].prof)
-            tm_profile_attach(x->conf[j].prof, x->conf[j].m);
-    }
-    if (commit && (rc = tmc_writer_open(O->o[REC_TMC].tmp, n, 0, &x->w, e, sizeof e)) != TM_OK) {
+    if (commit && (rc = tmc_writer_open(O->o[TM_REC_TMC].tmp, n, 0, &x->w, e, sizeof e)) != TM_OK) {
         tm_out_abort(spool);
         return rec_abandon(x, O, "%s.tmc: %s", x->base, e);
     }
@@ -218,7 +135,6 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
         tm_out_abort(spool);
         return rec_abandon(x, O, "%s.spool.tmc: %s", x->base, e);
     }
-    tmc_record rec;
     /* What was spooled before a signal that stopped the program is fed
      * whole, as --threads N feeds it while the program runs (the recording
      * is then cut at the signal, as there).  A signal that comes while the
@@ -228,19 +144,7 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
     const char *tsig = getenv("TM_TEST_SIGNAL_IN_REPLAY");
     if (tsig && *tsig == '1')
         raise(SIGTERM);
-    while (rec_nsigs == nsigs && (rc = tmc_reader_next(r, &rec)) == 1 && rec.type != TMC_END) {
-        if (rec.type != TMC_MODULE && (x->sw ? tm_sweep_put(x->sw, &rec) : tm_model_put(x->m, &rec)) != TM_OK) {
-            model_failed(x);
-            rc = -1;
-            break;
-        }
-        if (x->w && tmc_writer_put(x->w, &rec) != TM_OK) {
-            snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
-            x->failed = 1;
-            rc = -1;
-            break;
-        }
-    }
+    rc = tm_rec_feed(x, r, &rec_nsigs, nsigs);
     if (rc < 0 && !*status) {
         tm_err("record", "%s", x->failed ? x->err : tmc_reader_error(r));
         *status = 1;
@@ -252,7 +156,7 @@ static int replay_spool(rec_ctx *x, rec_outs *O, tm_out *spool, const model_opts
 
 /* The size limits (-f: the descriptors', or the trace's TRACE_LIMIT bytes). */
 typedef struct rec_stop {
-    rec_ctx *x;
+    tm_rec_ctx *x;
     uint64_t trace_limit;
     int stopped;
 } rec_stop;
@@ -334,49 +238,17 @@ static int run_capture(tm_transport *tp, tm_cap *cap, int tty, int *ws, int *kil
     return reaped;
 }
 
-/* --capture FILE (or - for standard input): opened, and its first 8 bytes,
- * the capture stream's magic, read into MAGIC and checked (NAME: FILE as the
- * messages say it).  The descriptor, or after one line minus the exit
- * status. */
+/* --capture FILE (or - for standard input): opened, and its magic read
+ * into MAGIC and checked (tm_rec_capture_open; NAME: FILE as the messages
+ * say it).  The descriptor, or after one line minus the exit status. */
 static int capture_open(const char *file, const char *name, uint8_t magic[8])
 {
-    int fd = 0;
-    if (!strcmp(file, "-")) {
-        if (isatty(0)) {
-            tm_err("record", "--capture -: standard input is a terminal; give it a capture stream (a file or a pipe)");
-            return -2;
-        }
-    } else if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0) {
-        tm_err("record", "--capture %s: %s", file, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        tm_err("record", "--capture %s: is a directory", file);
-        close(fd);
-        return -1;
-    }
-    size_t got = 0;
-    ssize_t n = 0;
-    while (got < 8 && ((n = read(fd, magic + got, 8 - got)) > 0 || (n < 0 && errno == EINTR)))
-        got += n > 0 ? (size_t)n : 0;
-    uint64_t w = 0;
-    for (int i = 7; i >= 0; i--)
-        w = w << 8 | magic[i];
-    if (n < 0)
-        tm_err("record", "%s: %s", name, strerror(errno));
-    else if (got == 0)
-        tm_err("record", "%s: empty: not a tm capture stream", name);
-    else if (got < 8)
-        tm_err("record", "%s: capture: offset 0: not a tm capture stream (%zu bytes, shorter than its magic)", name,
-               got);
-    else if (w != TMCAP_MAGIC)
-        tm_err("record", "%s: capture: offset 0: not a tm capture stream (bad magic)", name);
-    else
+    char err[2048];
+    int fd, rc = tm_rec_capture_open(file, name, magic, &fd, err, sizeof err);
+    if (rc == TM_OK)
         return fd;
-    if (fd)
-        close(fd);
-    return -1;
+    tm_err("record", "%s", err);
+    return rc == TM_ERR_ARG ? -2 : -1;
 }
 
 static void capture_close(int fd)
@@ -387,7 +259,7 @@ static void capture_close(int fd)
 
 /* --capture: the stream was refused (MSG): everything the run made is
  * freed and every output removed; 1 (the exit status). */
-static int capture_refused(rec_ctx *x, rec_outs *O, tm_out *spool, tm_cap *cap, const char *msg)
+static int capture_refused(tm_rec_ctx *x, tm_rec_outs *O, tm_out *spool, tm_cap *cap, const char *msg)
 {
     if (x->w)
         tmc_writer_close(x->w);
@@ -425,7 +297,7 @@ typedef struct rec_args {
     const char *frontend, *pin, *capture; /* --frontend (NULL: valgrind), --pin, --capture */
     uint64_t nthreads, skip, length;
     int commit, argi, main_only, vg_given, demand;
-    rec_more more[REC_MAX_CONFS - 1];
+    rec_more more[TM_REC_MAX_CONFS - 1];
     size_t nmore;
 } rec_args;
 
@@ -555,8 +427,8 @@ static int parse_args(int argc, char **argv, rec_args *A)
         if (!strcmp(hit->name, "--profile") && !*v)
             return tm_usage("record", "--profile needs a file name"), 2;
         if (hit->id == REC_AND) {
-            if (A->nmore + 1 == REC_MAX_CONFS)
-                return tm_usage("record", "--and: at most %d configurations in one recording", REC_MAX_CONFS), 2;
+            if (A->nmore + 1 == TM_REC_MAX_CONFS)
+                return tm_usage("record", "--and: at most %d configurations in one recording", TM_REC_MAX_CONFS), 2;
             memset(&A->more[A->nmore++], 0, sizeof A->more[0]);
         } else if (hit->id == REC_DEMAND) {
             A->demand = 1;
@@ -589,418 +461,489 @@ static int parse_args(int argc, char **argv, rec_args *A)
     return timing_opts_check(&A->to, A->mc.mode != NULL) ? 2 : -1;
 }
 
-int cmd_record(int argc, char **argv)
+/* The recording's diagnostics sink (tm_rec_finish's lines): "tm record: LINE". */
+static void rec_diag(void *arg, const char *line)
 {
-    static rec_args A;
-    int pr = parse_args(argc, argv, &A);
-    if (pr >= 0)
-        return pr;
-    model_opts o = A.o;
-    tm_recmode_cfg mc = A.mc;
-    const char *base = A.base, *valgrind = A.valgrind, *rtn = A.rtn;
-    uint64_t nthreads = A.nthreads, skip = A.skip, length = A.length;
-    int commit = A.commit, argi = A.argi, main_only = A.main_only;
-    const char *capture = A.capture;
-    int pin = A.frontend && !strcmp(A.frontend, "pin");
-    if (capture) {
+    (void)arg;
+    tm_err("record", "%s", line);
+}
+
+/* One run of tm record: its options, what was checked and opened before
+ * the program starts, and the capture's consumers. */
+typedef struct rec_run {
+    rec_args *A;
+    model_opts o;           /* the first configuration's model options */
+    tm_recmode_cfg mc;
+    tm_model_cfg cfg;       /* the first configuration's model */
+    const char *base, *capture, *prog;
+    int pin, autoth, addr, log_fd, cap_fd, tty;
+    uint32_t capth;         /* the capture's threads */
+    uint64_t trace_limit;   /* -f without --mode: the trace's limit */
+    uint64_t window;        /* --profile-window */
+    size_t k;               /* configurations */
+    tm_rec_conf *conf;
+    uint8_t magic[8];       /* --capture: the stream's first word */
+    char vgpath[PATH_MAX], tdir[PATH_MAX], capname[PATH_MAX + 64], progdesc[PATH_MAX + 64], dbase[PATH_MAX];
+    char errm[2048];
+    tm_rec_outs O;
+    tm_rec_ctx x;
+    tm_out spool;           /* --threads auto */
+    tm_cap *cap;
+    rec_stop rs;
+} rec_run;
+
+/* The frontend, the program and -o as the options give them: -1 to go on,
+ * or 2 after the usage line. */
+static int check_run(const rec_args *A, int argc, char **argv, int pin)
+{
+    if (A->capture) {
         /* no frontend: the capture stream is the program's run */
-        const char *fe = A.frontend ? "--frontend" : A.pin ? "--pin" : A.vg_given ? "--valgrind" : NULL;
-        if (fe) {
-            tm_usage("record", "%s: not with --capture (no frontend is started: the capture stream is read from %s)",
-                   fe, capture);
-            return 2;
-        }
-        if (argi >= 0 && argi < argc) {
-            tm_usage("record", "--capture %s: no program to run ('%s'): the capture stream is the program's run",
-                   capture, argv[argi]);
-            return 2;
-        }
+        const char *fe = A->frontend ? "--frontend" : A->pin ? "--pin" : A->vg_given ? "--valgrind" : NULL;
+        if (fe)
+            return tm_usage("record", "%s: not with --capture (no frontend is started: the capture stream is read "
+                                      "from %s)", fe, A->capture), 2;
+        if (A->argi >= 0 && A->argi < argc)
+            return tm_usage("record", "--capture %s: no program to run ('%s'): the capture stream is the program's "
+                                      "run", A->capture, argv[A->argi]), 2;
     } else {
-        if (argi < 0 || argi >= argc) {
-            tm_usage("record", "no program to run: give -- PROG [ARGS...] after the options, or --capture FILE");
-            return 2;
-        }
-        if (A.pin && !pin) {
-            tm_usage("record", "--pin %s: only with --frontend pin", A.pin);
-            return 2;
-        }
-        if (pin && A.vg_given) {
-            tm_usage("record", "--valgrind: an option of the Valgrind frontend, not with --frontend pin");
-            return 2;
-        }
+        if (A->argi < 0 || A->argi >= argc)
+            return tm_usage("record", "no program to run: give -- PROG [ARGS...] after the options, or --capture "
+                                      "FILE"), 2;
+        if (A->pin && !pin)
+            return tm_usage("record", "--pin %s: only with --frontend pin", A->pin), 2;
+        if (pin && A->vg_given)
+            return tm_usage("record", "--valgrind: an option of the Valgrind frontend, not with --frontend pin"), 2;
     }
-    if ((!base && !mc.mode) || (base && !*base)) {
-        tm_usage("record", "no output: give -o BASE");
+    if ((!A->base && !A->mc.mode) || (A->base && !*A->base))
+        return tm_usage("record", "no output: give -o BASE"), 2;
+    return -1;
+}
+
+/* The configurations (--and) and the profiles as the options give them:
+ * -1 to go on, or 2 after the usage line. */
+static int check_profiles(rec_run *R)
+{
+    const rec_args *A = R->A;
+    int profiles = A->profile != NULL;
+    for (size_t j = 0; j < A->nmore; j++)
+        profiles += A->more[j].profile != NULL;
+    R->window = REPORT_PROFILE_WINDOW;
+    if (A->pwin && report_profile_window("record", A->pwin, &R->window))
         return 2;
-    }
-    /* the configurations (--and) and the profiles */
-    size_t k = 1 + A.nmore;
-    uint64_t window = REPORT_PROFILE_WINDOW;
-    int profiles = A.profile != NULL;
-    for (size_t j = 0; j < A.nmore; j++)
-        profiles += A.more[j].profile != NULL;
-    if (A.pwin && report_profile_window("record", A.pwin, &window))
-        return 2;
-    if (A.pwin && !profiles) {
-        tm_usage("record", "--profile-window: only with --profile");
-        return 2;
-    }
-    if (A.profile && mc.mode) {
-        tm_usage("record", "--profile: not with --mode (both would observe the model's messages through its one hook)");
-        return 2;
-    }
-    if (k > 1 && mc.mode) {
-        tm_usage("record", "--and: not with --mode (its descriptors come from one configuration's messages)");
-        return 2;
-    }
-    if (k > 1 && mc.size_limit) {
-        tm_usage("record", "--and: not with -f (the size limit is one configuration's trace's)");
-        return 2;
-    }
-    static rec_conf conf[REC_MAX_CONFS];
-    memset(conf, 0, k * sizeof conf[0]);
-    for (size_t j = 0; j < k; j++) {
-        conf[j].base = j ? A.more[j - 1].base : base;
-        conf[j].profile = j ? A.more[j - 1].profile : A.profile;
-        conf[j].lock_fd = -1;
-        if (j && (!conf[j].base || !*conf[j].base)) {
-            tm_usage("record", "configuration %zu (after --and number %zu): no output: give -o BASE", j + 1, j);
-            return 2;
-        }
-        if (j && model_opts_cfg("record", &A.more[j - 1].o, nthreads ? (uint32_t)nthreads : 1, &conf[j].cfg))
-            return 2;
-        if (conf[j].profile && !strcmp(conf[j].profile, "-")) {
-            tm_usage("record", "--profile -: give a file (standard output is the program's)");
-            return 2;
-        }
-    }
-    /* two configurations writing one file: the same BASE, or a profile
-     * named like another output */
+    if (A->pwin && !profiles)
+        return tm_usage("record", "--profile-window: only with --profile"), 2;
+    if (A->profile && R->mc.mode)
+        return tm_usage("record", "--profile: not with --mode (both would observe the model's messages through its "
+                                  "one hook)"), 2;
+    if (R->k > 1 && R->mc.mode)
+        return tm_usage("record", "--and: not with --mode (its descriptors come from one configuration's messages)"),
+               2;
+    if (R->k > 1 && R->mc.size_limit)
+        return tm_usage("record", "--and: not with -f (the size limit is one configuration's trace's)"), 2;
+    return -1;
+}
+
+/* Two configurations writing one file: the same BASE, or a profile named
+ * like another output.  -1, or 2 after the usage line. */
+static int check_collisions(const tm_rec_conf *conf, size_t k)
+{
+    /* every configuration's (the first 6), then the recording's own */
+    static const char *const sfx[] = {".tmt", ".json",      ".stats",   ".lock",        ".modules",     ".vdso",
+                                      ".tmc", ".spool.tmc", ".pin.log", ".pin.log.kit", ".valgrind.log"};
     for (size_t j = 1; j < k; j++)
         for (size_t q = 0; q < j; q++)
-            if (conf[q].base && !strcmp(conf[q].base, conf[j].base)) {
-                tm_usage("record", "configurations %zu and %zu both write %s.tmt, .json, .stats", q + 1, j + 1,
-                       conf[j].base);
-                return 2;
-            }
+            if (conf[q].base && !strcmp(conf[q].base, conf[j].base))
+                return tm_usage("record", "configurations %zu and %zu both write %s.tmt, .json, .stats", q + 1, j + 1,
+                                conf[j].base), 2;
     for (size_t j = 0; j < k; j++) {
-        /* every configuration's (the first 6), then the recording's own */
-        static const char *const sfx[] = {".tmt",     ".json",        ".stats",       ".lock", ".modules",
-                                          ".vdso",    ".tmc",         ".spool.tmc",   ".pin.log",
-                                          ".pin.log.kit", ".valgrind.log"};
         const char *pj = conf[j].profile;
         for (size_t q = 0; pj && q < k; q++) {
-            if (q < j && conf[q].profile && !strcmp(pj, conf[q].profile)) {
-                tm_usage("record", "configurations %zu and %zu both write %s", q + 1, j + 1, pj);
-                return 2;
-            }
+            if (q < j && conf[q].profile && !strcmp(pj, conf[q].profile))
+                return tm_usage("record", "configurations %zu and %zu both write %s", q + 1, j + 1, pj), 2;
             size_t nb = conf[q].base ? strlen(conf[q].base) : 0;
             for (size_t f = 0; nb && f < (q ? 6u : sizeof sfx / sizeof sfx[0]); f++)
-                if (!strncmp(pj, conf[q].base, nb) && !strcmp(pj + nb, sfx[f])) {
-                    tm_usage("record", "--profile %s: the recording writes that file (-o %s)", pj, conf[q].base);
-                    return 2;
-                }
+                if (!strncmp(pj, conf[q].base, nb) && !strcmp(pj + nb, sfx[f]))
+                    return tm_usage("record", "--profile %s: the recording writes that file (-o %s)", pj,
+                                    conf[q].base), 2;
         }
     }
-    if (tm_recmode_needs_cfiat(&mc) && !o.cfiat && !o.data)
-        o.cfiat = 1; /* mlvcfiat is CFiat's descriptors */
+    return -1;
+}
+
+/* Every configuration's base, profile and model: -1, or 2 after one line. */
+static int make_confs(rec_run *R)
+{
+    static tm_rec_conf conf[TM_REC_MAX_CONFS];
+    const rec_args *A = R->A;
+    uint64_t nthreads = A->nthreads;
+    R->conf = conf;
+    memset(conf, 0, R->k * sizeof conf[0]);
+    for (size_t j = 0; j < R->k; j++) {
+        conf[j].base = j ? A->more[j - 1].base : A->base;
+        conf[j].profile = j ? A->more[j - 1].profile : A->profile;
+        conf[j].lock_fd = -1;
+        if (j && (!conf[j].base || !*conf[j].base))
+            return tm_usage("record", "configuration %zu (after --and number %zu): no output: give -o BASE", j + 1,
+                            j), 2;
+        if (j && model_opts_cfg("record", &A->more[j - 1].o, nthreads ? (uint32_t)nthreads : 1, &conf[j].cfg))
+            return 2;
+        if (conf[j].profile && !strcmp(conf[j].profile, "-"))
+            return tm_usage("record", "--profile -: give a file (standard output is the program's)"), 2;
+    }
+    if (check_collisions(conf, R->k) >= 0)
+        return 2;
+    if (tm_recmode_needs_cfiat(&R->mc) && !R->o.cfiat && !R->o.data)
+        R->o.cfiat = 1; /* mlvcfiat is CFiat's descriptors */
     /* --threads auto: the module gets as many cores as the program ran
      * threads; the commit stream is spooled and the model runs after the
      * program (it needs the Ti width from the start). */
-    int autoth = nthreads == 0;
-    if (autoth && (mc.mode || mc.size_limit)) {
-        tm_usage("record", "--threads auto: not with --mode or -f (they need the model while the program runs)");
-        return 2;
-    }
-    uint32_t capth = autoth ? TMC_MAX_THREADS : (uint32_t)nthreads;
-    if (autoth && !A.to.serial && !A.to.cfg.l2.size)
-        A.to.cfg.l2.size = 8u * (64u << 10); /* the cores are not known yet: 8 cores' L2 */
-    tm_model_cfg cfg;
-    if (model_opts_cfg("record", &o, autoth ? 1 : (uint32_t)nthreads, &cfg))
+    R->autoth = nthreads == 0;
+    if (R->autoth && (R->mc.mode || R->mc.size_limit))
+        return tm_usage("record", "--threads auto: not with --mode or -f (they need the model while the program "
+                                  "runs)"), 2;
+    R->capth = R->autoth ? TMC_MAX_THREADS : (uint32_t)nthreads;
+    if (R->autoth && !A->to.serial && !A->to.cfg.l2.size)
+        R->A->to.cfg.l2.size = 8u * (64u << 10); /* the cores are not known yet: 8 cores' L2 */
+    if (model_opts_cfg("record", &R->o, R->autoth ? 1 : (uint32_t)nthreads, &R->cfg))
         return 2;
     /* -f: the descriptor file's limit with --mode, else the trace's. */
-    uint64_t trace_limit = 0;
-    if (!mc.mode) {
-        trace_limit = mc.size_limit;
-        mc.size_limit = 0;
+    if (!R->mc.mode) {
+        R->trace_limit = R->mc.size_limit;
+        R->mc.size_limit = 0;
     }
-    /* Everything that can be checked is, before the program starts: the
-     * frontend's launcher, the program, the frontend's tool; or with
-     * --capture the stream's magic. */
-    char vgpath[PATH_MAX] = "", tdir[PATH_MAX] = "", capname[PATH_MAX + 64] = "", progdesc[PATH_MAX + 64];
-    uint8_t magic[8];
-    int cap_fd = -1;
-    const char *prog = capture ? progdesc : argv[argi];
-    if (capture) {
-        snprintf(capname, sizeof capname, "%s", strcmp(capture, "-") ? capture : "standard input");
-        snprintf(progdesc, sizeof progdesc, "the program captured in %.*s", PATH_MAX, capname);
-        if ((cap_fd = capture_open(capture, capname, magic)) < 0)
-            return -cap_fd;
-    } else if (pin) {
-        int pk = rec_pin_kit(A.pin, vgpath, sizeof vgpath);
-        if (pk)
-            return pk;
-    } else {
-        struct stat vst;
-        if (rec_find_program(valgrind, vgpath, sizeof vgpath) || stat(vgpath, &vst) != 0 || !S_ISREG(vst.st_mode) ||
-            access(vgpath, X_OK) != 0) {
-            tm_err("record", "--valgrind %s: no such program%s", valgrind,
-                   strchr(valgrind, '/') ? " (or not an executable file)" : " on PATH (install valgrind: make deps)");
-            return 2;
-        }
-    }
-    if (!capture) {
-        int pk = rec_check_program(argv[argi]);
-        if (pk)
-            return pk;
-    }
-    if (pin && rec_pin_tool(tdir, sizeof tdir))
-        return 1;
-    if (!capture && !pin && rec_tool_dir(tdir, sizeof tdir)) {
-        tm_err("record", "the Valgrind tool tmtrace-amd64-linux is not built (run make; or set TM_VALGRIND_LIB)");
-        return 1;
-    }
+    return -1;
+}
 
-    /* One recording per BASE at a time (a second one is refused), then the
-     * outputs, as temporaries renamed into place at the end: a bad -o fails
-     * before the program runs, and an interrupted run leaves no
-     * half-written file under a final name. */
-    rec_outs O;
-    memset(&O, 0, sizeof O);
-    O.lock_fd = -1;
-    if (base && rec_lock_base(base, &O.lock_fd)) {
-        capture_close(cap_fd);
-        return 1;
+/* Everything that can be checked is, before the program starts: the
+ * frontend's launcher, the program, the frontend's tool; or with --capture
+ * the stream's magic.  -1, or the exit status after one line. */
+static int check_env(rec_run *R, char **argv)
+{
+    const char *capture = R->capture;
+    int rc;
+    R->prog = capture ? R->progdesc : argv[R->A->argi];
+    if (capture) {
+        snprintf(R->capname, sizeof R->capname, "%s", strcmp(capture, "-") ? capture : "standard input");
+        snprintf(R->progdesc, sizeof R->progdesc, "the program captured in %.*s", PATH_MAX, R->capname);
+        if ((R->cap_fd = capture_open(capture, R->capname, R->magic)) < 0)
+            return -R->cap_fd;
+        return -1;
     }
-    rec_ctx x;
-    memset(&x, 0, sizeof x);
-    x.conf = conf;
-    x.k = k;
-    char errm[512], dbase[PATH_MAX];
-    mc.name = base;
-    if (tm_recmode_open(&mc, &cfg, &x.mode, errm, sizeof errm)) {
-        tm_err("record", "%s", errm);
-        rec_unlock_base(base, O.lock_fd);
-        capture_close(cap_fd);
-        return 2;
+    if (R->pin ? tm_rec_pin_kit(R->A->pin, R->vgpath, sizeof R->vgpath, R->errm, sizeof R->errm)
+               : tm_rec_valgrind(R->A->valgrind, R->vgpath, sizeof R->vgpath, R->errm, sizeof R->errm))
+        return tm_err("record", "%s", R->errm), 2;
+    R->errm[0] = 0;
+    if ((rc = tm_rec_check_program(argv[R->A->argi], R->errm, sizeof R->errm)) != TM_OK) {
+        if (*R->errm)
+            tm_err("record", "%s", R->errm);
+        return rc == TM_ERR_ARG ? 2 : 1;
     }
-    if (!base) { /* the descriptor file's time-stamped name, without its suffixes */
-        snprintf(dbase, sizeof dbase, "%s", tm_recmode_path(x.mode));
-        char *dot = strstr(dbase, ".txt");
+    if (R->pin ? tm_rec_pin_tool(R->tdir, sizeof R->tdir, R->errm, sizeof R->errm)
+               : tm_rec_tool_dir(R->tdir, sizeof R->tdir, R->errm, sizeof R->errm))
+        return tm_err("record", "%s", R->errm), 1;
+    return -1;
+}
+
+/* One recording per BASE at a time (a second one is refused), then the
+ * outputs, as temporaries renamed into place at the end: a bad -o fails
+ * before the program runs, and an interrupted run leaves no half-written
+ * file under a final name.  -1, or the exit status after one line. */
+static int open_outputs(rec_run *R)
+{
+    tm_rec_outs *O = &R->O;
+    tm_rec_ctx *x = &R->x;
+    O->lock_fd = -1;
+    if (R->base && rec_lock_base(R->base, &O->lock_fd))
+        return capture_close(R->cap_fd), 1;
+    x->conf = R->conf;
+    x->k = R->k;
+    x->diag = rec_diag;
+    R->mc.name = R->base;
+    if (tm_recmode_open(&R->mc, &R->cfg, &x->mode, R->errm, sizeof R->errm)) {
+        tm_err("record", "%s", R->errm);
+        tm_rec_unlock(R->base, O->lock_fd);
+        return capture_close(R->cap_fd), 2;
+    }
+    if (!R->base) { /* the descriptor file's time-stamped name, without its suffixes */
+        snprintf(R->dbase, sizeof R->dbase, "%s", tm_recmode_path(x->mode));
+        char *dot = strstr(R->dbase, ".txt");
         if (!dot)
-            dot = strstr(dbase, ".bin");
+            dot = strstr(R->dbase, ".bin");
         if (dot)
             *dot = 0;
-        base = dbase;
+        R->base = R->dbase;
     }
-    x.base = base;
-    conf[0].base = base;
-    const char *log_sfx = capture ? NULL : pin ? ".pin.log" : ".valgrind.log";
+    x->base = R->base;
+    R->conf[0].base = R->base;
+    const char *log_sfx = R->capture ? NULL : R->pin ? ".pin.log" : ".valgrind.log";
     /* an output that is the capture it reads, or a directory: a usage
      * error (2), as tm model's -o IN */
-    const char *input = capture && cap_fd ? capture : NULL;
-    int orc = rec_outs_begin(&O, base, commit, log_sfx, input);
-    if (!orc && (orc = rec_conf_begin(&x, input)) != 0)
-        for (size_t q = 0; q < REC_NOUTS; q++)
-            tm_out_abort(&O.o[q]);
-    if (orc) {
-        tm_recmode_abort(x.mode); /* nothing ran: its files go too */
-        rec_unlock_base(base, O.lock_fd);
-        capture_close(cap_fd);
-        return orc == -2 ? 2 : 1;
+    const char *input = R->capture && R->cap_fd ? R->capture : NULL;
+    int orc = tm_rec_outs_begin(O, R->base, R->A->commit, log_sfx, input, R->errm, sizeof R->errm);
+    if (orc == TM_OK && (orc = tm_rec_conf_begin(x, input, R->errm, sizeof R->errm)) != TM_OK)
+        for (size_t q = 0; q < TM_REC_NOUTS; q++)
+            tm_out_abort(&O->o[q]);
+    if (orc != TM_OK) {
+        if (orc == TM_ERR_ARG)
+            tm_usage("record", "%s", R->errm);
+        else
+            tm_err("record", "%s", R->errm);
+        tm_recmode_abort(x->mode); /* nothing ran: its files go too */
+        tm_rec_unlock(R->base, O->lock_fd);
+        return capture_close(R->cap_fd), orc == TM_ERR_ARG ? 2 : 1;
     }
     /* the transport owns the capture's descriptor once it runs; until then
      * an early return leaves it to the process's end */
-    int rc;
-    if (!(x.mods = fopen(O.o[REC_MODULES].tmp, "we")))
-        return rec_abandon(&x, &O, "%s.modules: %s", base, strerror(errno));
-    int log_fd = -1;
-    if (!capture && !pin && (log_fd = open(O.o[REC_LOG].tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
-        return rec_abandon(&x, &O, "%s.valgrind.log: %s", base, strerror(errno));
+    if (!(x->mods = fopen(O->o[TM_REC_MODULES].tmp, "we")))
+        return rec_abandon(x, O, "%s.modules: %s", R->base, strerror(errno));
+    R->log_fd = -1;
+    if (!R->capture && !R->pin && (R->log_fd = open(O->o[TM_REC_LOG].tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
+        return rec_abandon(x, O, "%s.valgrind.log: %s", R->base, strerror(errno));
+    return -1;
+}
+
+/* The consumers of the capture: with --threads auto the spool, else the
+ * commit stream's writer and every configuration's model; the profiles;
+ * the descriptors' hook.  -1, or 1 after one line. */
+static int make_models(rec_run *R)
+{
+    tm_rec_ctx *x = &R->x;
+    tm_rec_outs *O = &R->O;
+    tm_rec_conf *conf = R->conf;
     char e[600];
-    tm_out spool;
-    memset(&spool, 0, sizeof spool);
-    if (autoth) {
+    int rc;
+    if (R->autoth) {
         char sp[PATH_MAX + 16];
-        snprintf(sp, sizeof sp, "%s.spool.tmc", base);
-        if (tm_out_begin("record", &spool, sp, NULL))
-            return rec_abandon(&x, &O, "%s: cannot create the spool", sp);
-        if ((rc = tmc_writer_open(spool.tmp, capth, 0, &x.w, e, sizeof e)) != TM_OK) {
-            tm_out_abort(&spool);
-            return rec_abandon(&x, &O, "%s.spool.tmc: %s", base, e);
+        snprintf(sp, sizeof sp, "%s.spool.tmc", R->base);
+        if (tm_out_begin("record", &R->spool, sp, NULL))
+            return rec_abandon(x, O, "%s: cannot create the spool", sp);
+        if ((rc = tmc_writer_open(R->spool.tmp, R->capth, 0, &x->w, e, sizeof e)) != TM_OK) {
+            tm_out_abort(&R->spool);
+            return rec_abandon(x, O, "%s.spool.tmc: %s", R->base, e);
         }
     } else {
-        if (commit && (rc = tmc_writer_open(O.o[REC_TMC].tmp, capth, 0, &x.w, e, sizeof e)) != TM_OK)
-            return rec_abandon(&x, &O, "%s.tmc: %s", base, e);
-        if (k > 1) { /* every configuration in one sweep */
-            static tm_model_cfg cfgs[REC_MAX_CONFS];
-            cfgs[0] = cfg;
-            for (size_t j = 1; j < k; j++)
-                cfgs[j] = conf[j].cfg;
-            if ((rc = tm_sweep_new(cfgs, k, &x.sw, e, sizeof e)) != TM_OK)
-                return rec_abandon(&x, &O, "cannot create the models: %s", e);
-            x.m = tm_sweep_model(x.sw, 0);
-            for (size_t j = 1; j < k; j++)
-                conf[j].m = tm_sweep_model(x.sw, j);
-        } else if ((rc = tm_model_new(&cfg, &x.m, e, sizeof e)) != TM_OK) {
-            return rec_abandon(&x, &O, "cannot create the model: %s", e);
-        }
-        conf[0].m = x.m;
-        conf[0].cfg = cfg;
+        if (R->A->commit && (rc = tmc_writer_open(O->o[TM_REC_TMC].tmp, R->capth, 0, &x->w, e, sizeof e)) != TM_OK)
+            return rec_abandon(x, O, "%s.tmc: %s", R->base, e);
+        static tm_model_cfg cfgs[TM_REC_MAX_CONFS];
+        cfgs[0] = R->cfg;
+        for (size_t j = 1; j < R->k; j++)
+            cfgs[j] = conf[j].cfg;
+        if (tm_rec_models_new(x, cfgs, R->errm, sizeof R->errm) != TM_OK)
+            return rec_abandon(x, O, "%s", R->errm);
     }
-    for (size_t j = 0; j < k; j++) {
-        if (!conf[j].profile)
-            continue;
-        if ((rc = tm_profile_new(window, &conf[j].prof)) != TM_OK)
-            return rec_abandon(&x, &O, "cannot create the profile: %s", tm_status_str(rc));
-        if (conf[j].m) /* --threads auto: when the model is made (replay_spool) */
-            tm_profile_attach(conf[j].prof, conf[j].m);
-    }
-    if (x.mode)
-        tm_model_set_hook(x.m, tm_recmode_hook, x.mode);
+    if (tm_rec_profiles_new(x, R->window, R->errm, sizeof R->errm) != TM_OK)
+        return rec_abandon(x, O, "%s", R->errm);
+    if (x->mode)
+        tm_model_set_hook(x->m, tm_recmode_hook, x->mode);
+    return -1;
+}
+
+/* The capture layer and its sink: -1, or 1 after one line. */
+static int make_capture(rec_run *R)
+{
+    tm_rec_ctx *x = &R->x;
+    const rec_args *A = R->A;
     /* TM_CAPTURE_SLOW=1 (tests): the capture layer's general path only;
      * the output must be the same. */
     const char *slow = getenv("TM_CAPTURE_SLOW");
-    tm_cap_cfg cc = {capth, skip, length, main_only, rtn, slow && *slow == '1', A.to.serial ? NULL : &A.to.cfg,
-                     commit || x.mode, /* a store's value is needed but by the model alone */
-                     A.to.no_caches};
-    int model_only = !x.w && !x.mode;
-    tm_cap_sink sink = {autoth       ? on_record_spool
-                        : model_only ? (x.sw ? on_record_sweep : on_record_model)
-                                     : on_record,
-                        rec_on_module, &x, model_only ? (x.sw ? on_group_sweep : on_group_model) : NULL};
-    tm_cap *cap = NULL;
-    if ((rc = tm_cap_new(&cc, &sink, &cap)) != TM_OK)
-        return rec_abandon(&x, &O, "cannot create the capture: %s", tm_status_str(rc));
-    x.cap = cap;
-    x.filtered = main_only || rtn;
-    if (capture && tm_cap_feed(cap, magic, sizeof magic) != TM_OK)
-        return rec_abandon(&x, &O, "%s: %s", capname, tm_cap_error(cap));
+    tm_cap_cfg cc = {R->capth, A->skip, A->length, A->main_only, A->rtn, slow && *slow == '1',
+                     A->to.serial ? NULL : &A->to.cfg,
+                     A->commit || x->mode, /* a store's value is needed but by the model alone */
+                     A->to.no_caches};
+    int rc;
+    tm_cap_sink sink;
+    tm_rec_sink(x, R->autoth, &sink);
+    if ((rc = tm_cap_new(&cc, &sink, &R->cap)) != TM_OK)
+        return rec_abandon(x, &R->O, "cannot create the capture: %s", tm_status_str(rc));
+    x->cap = R->cap;
+    x->filtered = A->main_only || A->rtn;
+    if (R->capture && tm_cap_feed(R->cap, R->magic, sizeof R->magic) != TM_OK)
+        return rec_abandon(x, &R->O, "%s: %s", R->capname, tm_cap_error(R->cap));
+    return -1;
+}
 
-    /* The frontend and its channel (docs/capture.md §1): SHM_SLOTS slots,
-     * 64 KB with a size limit so that tracing stops close to it; with
-     * TM_CAPTURE_PIPE=1 (or without memfd_create) the stream goes through
-     * the pipe, 64 KB or 1 MB at a time. */
+/* The frontend and its channel (docs/capture.md §1): SHM_SLOTS slots, 64 KB
+ * with a size limit so that tracing stops close to it; with
+ * TM_CAPTURE_PIPE=1 (or without memfd_create) the stream goes through the
+ * pipe, 64 KB or 1 MB at a time.  -1 with *TP, or 1 after one line. */
+static int start_transport(rec_run *R, int argc, char **argv, tm_transport **tp)
+{
+    tm_rec_ctx *x = &R->x;
+    const rec_args *A = R->A;
+    char e[600];
     if (rec_install_signals())
-        return rec_abandon(&x, &O, "pipe: %s", strerror(errno));
+        return rec_abandon(x, &R->O, "pipe: %s", strerror(errno));
     const char *force_pipe = getenv("TM_CAPTURE_PIPE");
-    int limited = trace_limit || mc.size_limit;
-    rec_stop rs = {&x, trace_limit, 0};
-    tm_transport_cfg tc = {SHM_SLOTS, limited ? (size_t)64 << 10 : SHM_SLOT, limited ? (size_t)64 << 10 : (size_t)1 << 20,
-                           force_pipe && *force_pipe == '1', record_check_stop, &rs};
-    int mem = cfg.enc.data || tm_recmode_needs_mem(&mc); /* any configuration's data tracing */
-    for (size_t j = 1; j < k; j++)
-        mem |= conf[j].cfg.enc.data != 0;
-    char **pargv = capture ? NULL : argv + argi; /* the program and its arguments */
-    int npargv = capture ? 0 : argc - argi;
+    int limited = R->trace_limit || R->mc.size_limit;
+    R->rs = (rec_stop){x, R->trace_limit, 0};
+    tm_transport_cfg tc = {SHM_SLOTS, limited ? (size_t)64 << 10 : SHM_SLOT,
+                           limited ? (size_t)64 << 10 : (size_t)1 << 20, force_pipe && *force_pipe == '1',
+                           record_check_stop, &R->rs};
+    int mem = R->cfg.enc.data || tm_recmode_needs_mem(&R->mc); /* any configuration's data tracing */
+    for (size_t j = 1; j < R->k; j++)
+        mem |= R->conf[j].cfg.enc.data != 0;
+    char **pargv = R->capture ? NULL : argv + A->argi; /* the program and its arguments */
+    int npargv = R->capture ? 0 : argc - A->argi, values = A->commit || x->mode != NULL;
     /* the timing model's data caches: without memory operands, their
      * addresses (docs/capture.md §3) */
-    int addr = !mem && !A.to.serial && !A.to.no_caches;
-    vg_launch vl = {vgpath, tdir, log_fd, mem, commit || x.mode != NULL, addr, !A.to.serial, pargv, npargv};
+    R->addr = !mem && !A->to.serial && !A->to.no_caches;
+    vg_launch vl = {R->vgpath, R->tdir, R->log_fd, mem, values, R->addr, !A->to.serial, pargv, npargv};
     /* Pin's files by absolute names: the tool may open its log after the
      * program changed its folder */
     static char pin_log[2][PATH_MAX + 64];
-    for (int q = 0; pin && q < 2; q++) {
-        const char *t = O.o[q ? REC_KITLOG : REC_LOG].tmp;
+    for (int q = 0; R->pin && q < 2; q++) {
+        const char *t = R->O.o[q ? TM_REC_KITLOG : TM_REC_LOG].tmp;
         char cwd[PATH_MAX];
         if (t[0] == '/' || !getcwd(cwd, sizeof cwd))
             snprintf(pin_log[q], sizeof pin_log[q], "%s", t);
         else
             snprintf(pin_log[q], sizeof pin_log[q], "%s/%s", cwd, t);
     }
-    pin_launch pl = {vgpath, tdir, pin_log[0], pin_log[1], mem, commit || x.mode != NULL, addr, pargv, npargv};
-    tm_transport *tp = NULL;
-    if (capture ? tm_transport_open_fd(&tc, cap_fd, &tp, e, sizeof e) != TM_OK
-                : tm_transport_start(&tc, pin ? rec_exec_pin : rec_exec_valgrind, pin ? (void *)&pl : (void *)&vl,
-                                     &tp, e, sizeof e) != TM_OK)
-        return rec_abandon(&x, &O, "%s", e);
-    pid_t pid = tm_transport_pid(tp);
-    if (log_fd >= 0)
-        close(log_fd);
+    pin_launch pl = {R->vgpath, R->tdir, pin_log[0], pin_log[1], mem, values, R->addr, pargv, npargv};
+    if (R->capture ? tm_transport_open_fd(&tc, R->cap_fd, tp, e, sizeof e) != TM_OK
+                   : tm_transport_start(&tc, R->pin ? rec_exec_pin : rec_exec_valgrind,
+                                        R->pin ? (void *)&pl : (void *)&vl, tp, e, sizeof e) != TM_OK)
+        return rec_abandon(x, &R->O, "%s", e);
+    if (R->log_fd >= 0)
+        close(R->log_fd);
+    return -1;
+}
 
-    /* The capture as it arrives.  A signal to tm ends the recording: the
-     * program is given the signal (after FORWARD_AFTER seconds if it has
-     * not ended by then), and killed KILL_AFTER seconds later, or at a
-     * second signal. */
-    int tty = tm_progress_tty(), ws = 0, killed = 0;
-    int reaped = run_capture(tp, cap, tty, &ws, &killed);
-    int cap_failed = tm_transport_failed(tp), consumer_failed = x.failed;
-    if (cap_failed && *tm_transport_error(tp) && !x.failed) {
-        snprintf(x.err, sizeof x.err, "%s", tm_transport_error(tp));
-        x.failed = 1;
+/* --capture, after reading: a capture stream that is not one, or ends
+ * inside an event, or whose reading failed gives one line naming it and no
+ * outputs (1); else -1, with *WS the program's end as the frontend's END
+ * event says (docs/capture.md §1). */
+static int capture_ended(rec_run *R, int cap_failed, int consumer_failed, int *ws)
+{
+    tm_rec_ctx *x = &R->x;
+    uint64_t off, left = rec_got_sig ? 0 : tm_cap_unfinished(R->cap, &off);
+    if ((cap_failed && !consumer_failed) || left) {
+        char m[800];
+        if (!cap_failed)
+            snprintf(m, sizeof m, "%.300s: capture: offset %" PRIu64 ": the stream ends inside an event (%" PRIu64
+                                  " bytes of it): a truncated capture",
+                     R->capname, off, left);
+        else
+            snprintf(m, sizeof m, "%.250s: %s", R->capname, x->failed ? x->err : tm_cap_error(R->cap));
+        return capture_refused(x, &R->O, &R->spool, R->cap, m);
+    }
+    tm_cap_info info0;
+    tm_cap_get_info(R->cap, &info0);
+    *ws = !info0.ended ? 0 : info0.signaled ? (info0.status & 0x7f) : (info0.status & 0xff) << 8;
+    return -1;
+}
+
+/* After the outputs: --demand's check, everything freed, and the exit
+ * status (the signal tm got, the outputs', or the program's). */
+static int record_done(rec_run *R, int status, const tm_rec_end *end)
+{
+    tm_rec_ctx *x = &R->x;
+    tm_rec_conf *conf = R->conf;
+    /* --demand: a configuration that dropped a message fails the run (its
+     * outputs are written and say so) */
+    for (size_t j = 0; R->A->demand && j < R->k; j++)
+        if (model_opts_demand_check("record", j ? conf[j].m : x->m, j ? &conf[j].cfg : &R->cfg, conf[j].base) &&
+            !status)
+            status = 1;
+    if (x->sw)
+        tm_sweep_free(x->sw);
+    else
+        tm_model_free(x->m);
+    for (size_t j = 0; j < R->k; j++)
+        tm_profile_free(conf[j].prof);
+    tm_cap_free(R->cap);
+    if (R->tty)
+        fprintf(stderr, "\n");
+    if (end->sig) {
+        tm_err("record", "stopped by signal %d (%s)%s; the recording up to there is written (%s.tmt, .stats)",
+               end->sig, tm_rec_signame(end->sig),
+               end->killed ? "; the program did not end on it and was killed" : "", R->base);
+        return 128 + end->sig;
+    }
+    if (status)
+        return status;
+    R->errm[0] = 0;
+    status = tm_rec_program_status(R->O.o[TM_REC_LOG].path[0] ? R->O.o[TM_REC_LOG].path : NULL, R->vgpath, R->prog,
+                                   end->ws, end->info->bytes != 0, end->ending, R->capture ? R->capname : NULL,
+                                   R->errm, sizeof R->errm);
+    if (*R->errm)
+        tm_err("record", "%s", R->errm);
+    return status;
+}
+
+/* The capture as it arrives, then the outputs: the exit status. */
+static int record_run(rec_run *R, tm_transport *tp)
+{
+    tm_rec_ctx *x = &R->x;
+    const rec_args *A = R->A;
+    pid_t pid = tm_transport_pid(tp);
+    int tty = tm_progress_tty(), ws = 0, killed = 0, status = 0, rc;
+    int reaped = run_capture(tp, R->cap, tty, &ws, &killed);
+    R->tty = tty;
+    int cap_failed = tm_transport_failed(tp), consumer_failed = x->failed;
+    if (cap_failed && *tm_transport_error(tp) && !x->failed) {
+        snprintf(x->err, sizeof x->err, "%s", tm_transport_error(tp));
+        x->failed = 1;
     }
     tm_transport_close(tp);
     while (pid > 0 && !reaped && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
-    int status = 0;
-    if (capture) {
-        /* a capture stream that is not one, or ends inside an event, or
-         * whose reading failed: one line naming it, no outputs */
-        uint64_t off, left = rec_got_sig ? 0 : tm_cap_unfinished(cap, &off);
-        if ((cap_failed && !consumer_failed) || left) {
-            char m[800];
-            if (!cap_failed)
-                snprintf(m, sizeof m, "%.300s: capture: offset %" PRIu64 ": the stream ends inside an event (%" PRIu64
-                                      " bytes of it): a truncated capture",
-                         capname, off, left);
-            else
-                snprintf(m, sizeof m, "%.250s: %s", capname, x.failed ? x.err : tm_cap_error(cap));
-            return capture_refused(&x, &O, &spool, cap, m);
-        }
-        /* the program's end as the frontend's END event says (docs/capture.md §1) */
-        tm_cap_info info0;
-        tm_cap_get_info(cap, &info0);
-        ws = !info0.ended ? 0 : info0.signaled ? (info0.status & 0x7f) : (info0.status & 0xff) << 8;
-    }
-    if (!cap_failed && tm_cap_finish(cap) != TM_OK)
+    if (R->capture && (rc = capture_ended(R, cap_failed, consumer_failed, &ws)) >= 0)
+        return rc;
+    if (!cap_failed && tm_cap_finish(R->cap) != TM_OK)
         cap_failed = 1;
     if (cap_failed) {
-        tm_err("record", "%s", x.failed ? tm_out_name(&O.o[REC_TMC], x.err) : tm_cap_error(cap));
+        tm_err("record", "%s", x->failed ? tm_out_name(&R->O.o[TM_REC_TMC], x->err) : tm_cap_error(R->cap));
         status = 1;
     }
     tm_cap_info info;
-    tm_cap_get_info(cap, &info);
-    static const model_opts *optv[REC_MAX_CONFS];
-    optv[0] = &o;
-    for (size_t j = 1; j < k; j++)
-        optv[j] = &A.more[j - 1].o;
-    if (autoth && replay_spool(&x, &O, &spool, optv, info.threads ? info.threads : 1, commit, &cfg, &status))
+    tm_cap_get_info(R->cap, &info);
+    static const model_opts *optv[TM_REC_MAX_CONFS];
+    optv[0] = &R->o;
+    for (size_t j = 1; j < R->k; j++)
+        optv[j] = &A->more[j - 1].o;
+    if (R->autoth && replay_spool(x, &R->O, &R->spool, optv, info.threads ? info.threads : 1, A->commit, &R->cfg,
+                                  &status))
         return 1;
     /* How the recording ended: cut by the signal tm got, cut short (the
      * channel closed before the program's end, or the capture failed), or
      * complete. */
     int sig = rec_got_sig;
-    rec_end end = {prog, ws, killed, &info,
+    tm_rec_end end = {R->prog, ws, killed, &info,
                    sig ? TMT_CUT_SIGNAL
                    : (!info.ended && !info.execd && info.bytes) || cap_failed ? TMT_CUT_SHORT
                                                                               : TMT_COMPLETE,
-                   sig, skip || length || main_only || rtn || trace_limit || mc.size_limit, rs.stopped, status,
-                   A.to.serial ? NULL : &A.to.cfg, {0}, cap, capture ? capname : NULL,
+                   sig, A->skip || A->length || A->main_only || A->rtn || R->trace_limit || R->mc.size_limit,
+                   R->rs.stopped, status, A->to.serial ? NULL : &A->to.cfg, {0}, R->cap,
+                   R->capture ? R->capname : NULL,
                    /* what the data caches saw: the operands' values, their addresses, nothing */
-                   info.mem ? 2 : (addr && !capture) || (info.addrs && !A.to.no_caches && !A.to.serial) ? 1 : 0};
-    tm_cap_timing_stats(cap, &end.tst);
-    status = rec_finish(&x, &O, &cfg, &end);
-    /* --demand: a configuration that dropped a message fails the run (its
-     * outputs are written and say so) */
-    for (size_t j = 0; A.demand && j < k; j++)
-        if (model_opts_demand_check("record", j ? conf[j].m : x.m, j ? &conf[j].cfg : &cfg, conf[j].base) && !status)
-            status = 1;
-    if (x.sw)
-        tm_sweep_free(x.sw);
-    else
-        tm_model_free(x.m);
-    for (size_t j = 0; j < k; j++)
-        tm_profile_free(conf[j].prof);
-    tm_cap_free(cap);
-    if (tty)
-        fprintf(stderr, "\n");
-    if (sig) {
-        tm_err("record", "stopped by signal %d (%s)%s; the recording up to there is written (%s.tmt, .stats)", sig,
-               rec_signame(sig), killed ? "; the program did not end on it and was killed" : "", base);
-        return 128 + sig;
-    }
-    if (status)
-        return status;
-    return rec_program_status(O.o[REC_LOG].path[0] ? O.o[REC_LOG].path : NULL, vgpath, prog, ws, info.bytes != 0,
-                              end.ending, capture ? capname : NULL);
+                   info.mem ? 2 : (R->addr && !R->capture) || (info.addrs && !A->to.no_caches && !A->to.serial) ? 1 : 0};
+    tm_cap_timing_stats(R->cap, &end.tst);
+    status = tm_rec_finish(x, &R->O, &R->cfg, &end);
+    return record_done(R, status, &end);
+}
+
+int cmd_record(int argc, char **argv)
+{
+    static rec_args A;
+    static rec_run R;
+    int rc = parse_args(argc, argv, &A);
+    if (rc >= 0)
+        return rc;
+    memset(&R, 0, sizeof R);
+    R.A = &A;
+    R.o = A.o;
+    R.mc = A.mc;
+    R.base = A.base;
+    R.capture = A.capture;
+    R.pin = A.frontend && !strcmp(A.frontend, "pin");
+    R.k = 1 + A.nmore;
+    R.cap_fd = -1;
+    R.log_fd = -1;
+    tm_transport *tp = NULL;
+    if ((rc = check_run(&A, argc, argv, R.pin)) >= 0 || (rc = check_profiles(&R)) >= 0 ||
+        (rc = make_confs(&R)) >= 0 || (rc = check_env(&R, argv)) >= 0 || (rc = open_outputs(&R)) >= 0 ||
+        (rc = make_models(&R)) >= 0 || (rc = make_capture(&R)) >= 0 || (rc = start_transport(&R, argc, argv, &tp)) >= 0)
+        return rc;
+    return record_run(&R, tp);
 }

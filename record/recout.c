@@ -1,7 +1,9 @@
-/* tm record's outputs: the module map as modules arrive, then, after the
- * run, the trace, statistics, descriptors and commit stream, each written
- * under a temporary name and renamed into place (docs/guide.md, "When
- * things go wrong"), and the exit status. */
+/* A recording's outputs (include/tm/record.h): the module map as modules
+ * arrive, then, after the run, the trace, statistics, descriptors and
+ * commit stream, each written under a temporary name and renamed into
+ * place (docs/guide.md, "When things go wrong").  Nothing here prints: the
+ * lines go into the caller's buffer or through the recording's
+ * diagnostics sink. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -11,10 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include "cmd.h"
-#include "record.h"
-#include "report.h"
+#include "tm/record.h"
+#include "tm/report.h"
 #include "tm/tmt.h"
+
+/* One line through X's diagnostics sink (none: nothing is said). */
+static void say(const tm_rec_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const tm_rec_ctx *x, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    if (!x->diag)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    x->diag(x->diag_arg, line);
+}
 
 /* A path in the module map (docs/capture.md §6): one line whatever it holds. */
 static void put_map_path(FILE *f, const char *s)
@@ -22,9 +37,9 @@ static void put_map_path(FILE *f, const char *s)
     tm_put_escaped(f, s, 1);
 }
 
-int rec_on_module(void *arg, const tm_cap_module *m)
+int tm_rec_on_module(void *arg, const tm_cap_module *m)
 {
-    rec_ctx *x = arg;
+    tm_rec_ctx *x = arg;
     if (tm_recmode_module(x->mode, m)) { /* -d: the descriptors' disassembly reads the modules */
         snprintf(x->err, sizeof x->err, "%s", tm_recmode_error(x->mode));
         x->failed = 1;
@@ -41,10 +56,10 @@ int rec_on_module(void *arg, const tm_cap_module *m)
     fputc('\n', x->mods);
     /* the vdso's bytes beside every configuration's module map (tm decode
      * --from-binary reads BASE.vdso beside BASE.tmt), into the temporary
-     * rec_conf_begin made: renamed into place with the other outputs at the
-     * end (rec_finish), removed with them if the recording is refused */
+     * tm_rec_conf_begin made: renamed into place with the other outputs at the
+     * end (tm_rec_finish), removed with them if the recording is refused */
     for (size_t j = 0; m->bytes && j < x->k; j++) {
-        rec_conf *c = &x->conf[j];
+        tm_rec_conf *c = &x->conf[j];
         FILE *f = fopen(c->vout.tmp, "wbe");
         if (!f || fwrite(m->bytes, 1, m->len, f) != m->len || fclose(f)) {
             snprintf(x->err, sizeof x->err, "%.400s: %s", c->vout.path, strerror(errno));
@@ -90,16 +105,19 @@ static int copy_file(const char *from, const char *to)
     return bad ? -1 : 0;
 }
 
-/* Commits (or with FAILED, removes) an output; one line for the first
- * error. */
-static void finish_out(tm_out *o, int ok, int *status)
+/* Moves an output into place (or with OK 0, removes it); one line for
+ * each that fails. */
+static void finish_out(const tm_rec_ctx *x, tm_out *o, int ok, int *status)
 {
+    char err[2048];
     if (!ok) {
         tm_out_abort(o);
         return;
     }
-    if (tm_out_commit("record", o))
+    if (tm_out_close(o, err, sizeof err) != TM_OK) {
+        say(x, "%s", err);
         *status = 1;
+    }
 }
 
 /* BASE.stats: how the program and the recording ended, the capture, the
@@ -150,7 +168,7 @@ static void write_timing(FILE *sf, const tm_timing_cfg *tc, const tm_timing_stat
 }
 
 static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm_cap_info *info, const char *recording,
-                        int windowed, int stopped, const tm_model_cfg *cfg, const tm_model *m, const rec_end *e)
+                        int windowed, int stopped, const tm_model_cfg *cfg, const tm_model *m, const tm_rec_end *e)
 {
     fputs("program: ", sf);
     if (e->capture) { /* --capture: no program ran here */
@@ -167,7 +185,7 @@ static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm
     else if (WIFEXITED(ws))
         fprintf(sf, "ended: exit status %d\n", WEXITSTATUS(ws));
     else if (WIFSIGNALED(ws))
-        fprintf(sf, "ended: killed by signal %d (%s)%s\n", WTERMSIG(ws), rec_signame(WTERMSIG(ws)),
+        fprintf(sf, "ended: killed by signal %d (%s)%s\n", WTERMSIG(ws), tm_rec_signame(WTERMSIG(ws)),
                 killed ? ", by tm record after it did not end on the signal tm record got" : "");
     if (info->execd)
         fprintf(sf, "exec: the program replaced itself (execve); tracing ends there\n");
@@ -180,80 +198,25 @@ static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm
         fprintf(sf, "window: %" PRIu64 " instructions skipped, %" PRIu64 " traced%s\n", info->skipped,
                 info->instructions, stopped ? " (stopped at the size limit)" : "");
     write_timing(sf, e->timing, &e->tst, info, e->cap, e->data);
-    report_text(sf, cfg, m);
+    tm_report_text(sf, cfg, m);
 }
 
-/* The exit status of a recording that wrote its outputs: the program's, or
- * after one line why there is less than a whole recording (the frontend did
- * not reach its tool: nothing CAPTURED; the capture was cut short; the
- * program was killed). */
-int rec_program_status(const char *log, const char *frontend, const char *prog, int ws, int captured,
-                       tmt_ending ending, const char *capture)
-{
-    if (!captured) {
-        /* the frontend did not get as far as the tool: say why, in one line */
-        FILE *lf = log ? fopen(log, "re") : NULL;
-        char line[512] = "";
-        while (lf && fgets(line, sizeof line, lf)) {
-            line[strcspn(line, "\n")] = 0;
-            if (*line)
-                break;
-        }
-        if (lf)
-            fclose(lf);
-        const char *fe = strrchr(frontend, '/') ? strrchr(frontend, '/') + 1 : frontend;
-        if (*line)
-            tm_err("record", "%s: %s (%s)", fe, line, log);
-        else
-            tm_err("record", "%s produced no trace (it %s %d)", frontend,
-                   WIFEXITED(ws) ? "exited with status" : "was killed by signal",
-                   WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
-        return WIFEXITED(ws) && WEXITSTATUS(ws) ? WEXITSTATUS(ws) : 1;
-    }
-    if (ending == TMT_CUT_SHORT && capture) {
-        tm_err("record", "the capture was cut short: %s ends without the frontend's end marker; the recording "
-                         "up to there is written and says so",
-               capture);
-        return 1;
-    }
-    if (ending == TMT_CUT_SHORT) {
-        if (WIFSIGNALED(ws)) {
-            tm_err("record", "the capture was cut short: %s was killed by signal %d (%s) before the frontend's end "
-                             "marker; the recording up to there is written and says so",
-                   prog, WTERMSIG(ws), rec_signame(WTERMSIG(ws)));
-            return 128 + WTERMSIG(ws);
-        }
-        tm_err("record", "the capture was cut short: the frontend's channel closed before the program's end "
-                         "(exit status %d); the recording up to there is written and says so",
-               WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
-        return 1;
-    }
-    if (WIFEXITED(ws))
-        return WEXITSTATUS(ws);
-    if (WIFSIGNALED(ws)) {
-        tm_err("record", "%s was killed by signal %d (%s); the trace up to there is written", prog,
-               WTERMSIG(ws), rec_signame(WTERMSIG(ws)));
-        return 128 + WTERMSIG(ws);
-    }
-    return 1;
-}
+static const char *const suffixes[TM_REC_NOUTS] = {".modules", ".tmc", NULL, ".tmt", ".json", ".stats", ".pin.log.kit"};
 
-
-static const char *const suffixes[REC_NOUTS] = {".modules", ".tmc", NULL, ".tmt", ".json", ".stats", ".pin.log.kit"};
-
-int rec_outs_begin(rec_outs *O, const char *base, int commit, const char *log_sfx, const char *input)
+int tm_rec_outs_begin(tm_rec_outs *O, const char *base, int commit, const char *log_sfx, const char *input, char *err,
+                      size_t errlen)
 {
     char p[PATH_MAX + 16];
     const char *inputs[] = {input, NULL};
     O->log_sfx = log_sfx;
-    for (size_t k = 0; k < REC_NOUTS; k++) {
+    for (size_t k = 0; k < TM_REC_NOUTS; k++) {
         memset(&O->o[k], 0, sizeof O->o[k]);
-        if ((k == REC_TMC && !commit) || (k == REC_LOG && !log_sfx) ||
-            (k == REC_KITLOG && (!log_sfx || strcmp(log_sfx, ".pin.log"))))
+        if ((k == TM_REC_TMC && !commit) || (k == TM_REC_LOG && !log_sfx) ||
+            (k == TM_REC_KITLOG && (!log_sfx || strcmp(log_sfx, ".pin.log"))))
             continue;
-        snprintf(p, sizeof p, "%s%s", base, k == REC_LOG ? log_sfx : suffixes[k]);
-        int rc = tm_out_begin("record", &O->o[k], p, inputs);
-        if (rc) {
+        snprintf(p, sizeof p, "%s%s", base, k == TM_REC_LOG ? log_sfx : suffixes[k]);
+        int rc = tm_out_open(&O->o[k], p, inputs, err, errlen);
+        if (rc != TM_OK) {
             for (size_t j = 0; j < k; j++)
                 tm_out_abort(&O->o[j]);
             return rc;
@@ -262,14 +225,14 @@ int rec_outs_begin(rec_outs *O, const char *base, int commit, const char *log_sf
     return 0;
 }
 
-int rec_conf_begin(rec_ctx *x, const char *input)
+int tm_rec_conf_begin(tm_rec_ctx *x, const char *input, char *err, size_t errlen)
 {
     char p[PATH_MAX + 16];
-    static const char *const sfx[RECX_NOUTS] = {".tmt", ".json", ".stats", ".modules"};
+    static const char *const sfx[TM_RECX_NOUTS] = {".tmt", ".json", ".stats", ".modules"};
     const char *inputs[] = {input, NULL};
-    int rc = -1;
+    int rc = TM_OK;
     for (size_t j = 0; j < x->k; j++) {
-        rec_conf *c = &x->conf[j];
+        tm_rec_conf *c = &x->conf[j];
         memset(c->out, 0, sizeof c->out);
         memset(&c->pout, 0, sizeof c->pout);
         memset(&c->vout, 0, sizeof c->vout);
@@ -277,54 +240,47 @@ int rec_conf_begin(rec_ctx *x, const char *input)
         c->lock_fd = -1;
     }
     for (size_t j = 0; j < x->k; j++) {
-        rec_conf *c = &x->conf[j];
-        if (j && rec_lock_base(c->base, &c->lock_fd))
+        tm_rec_conf *c = &x->conf[j];
+        if (j && (rc = tm_rec_lock(c->base, &c->lock_fd, err, errlen)) != TM_OK)
             goto fail;
-        for (size_t q = 0; j && q < RECX_NOUTS; q++) {
+        for (size_t q = 0; j && q < TM_RECX_NOUTS; q++) {
             snprintf(p, sizeof p, "%s%s", c->base, sfx[q]);
-            if ((rc = tm_out_begin("record", &c->out[q], p, inputs)) != 0)
+            if ((rc = tm_out_open(&c->out[q], p, inputs, err, errlen)) != TM_OK)
                 goto fail;
         }
         snprintf(p, sizeof p, "%s.vdso", c->base);
-        if ((rc = tm_out_begin("record", &c->vout, p, inputs)) != 0)
+        if ((rc = tm_out_open(&c->vout, p, inputs, err, errlen)) != TM_OK)
             goto fail;
-        if (c->profile && (rc = tm_out_begin("record", &c->pout, c->profile, inputs)) != 0)
+        if (c->profile && (rc = tm_out_open(&c->pout, c->profile, inputs, err, errlen)) != TM_OK)
             goto fail;
     }
-    return 0;
+    return TM_OK;
 fail:
-    rec_conf_abort(x);
-    return rc < 0 ? rc : -1;
+    tm_rec_conf_abort(x);
+    return rc;
 }
 
-void rec_conf_abort(rec_ctx *x)
+void tm_rec_conf_abort(tm_rec_ctx *x)
 {
     for (size_t j = 0; j < x->k; j++) {
-        rec_conf *c = &x->conf[j];
-        for (size_t q = 0; q < RECX_NOUTS; q++)
+        tm_rec_conf *c = &x->conf[j];
+        for (size_t q = 0; q < TM_RECX_NOUTS; q++)
             tm_out_abort(&c->out[q]);
         tm_out_abort(&c->pout);
         tm_out_abort(&c->vout);
-        rec_unlock_base(c->base, c->lock_fd);
+        tm_rec_unlock(c->base, c->lock_fd);
         c->lock_fd = -1;
     }
 }
 
-int rec_abandon(rec_ctx *x, rec_outs *O, const char *fmt, ...)
+void tm_rec_release(tm_rec_ctx *x, tm_rec_outs *O)
 {
-    va_list ap;
-    char msg[1024];
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    tm_err("record", "%s", msg);
-    for (size_t k = 0; k < REC_NOUTS; k++)
+    for (size_t k = 0; k < TM_REC_NOUTS; k++)
         tm_out_abort(&O->o[k]);
-    rec_conf_abort(x);
+    tm_rec_conf_abort(x);
     tm_recmode_abort(x->mode);
     x->mode = NULL;
-    rec_unlock_base(x->base, O->lock_fd);
-    return 1;
+    tm_rec_unlock(x->base, O->lock_fd);
 }
 
 /* After the capture, one line for the first output error only (a full disk
@@ -332,7 +288,7 @@ int rec_abandon(rec_ctx *x, rec_outs *O, const char *fmt, ...)
 #define OUT_ERR(...)                           \
     do {                                       \
         if (!status)                           \
-            tm_err("record", __VA_ARGS__);     \
+            say(x, __VA_ARGS__);               \
         status = 1;                            \
         wfail = 1;                             \
     } while (0)
@@ -359,7 +315,7 @@ static void json_rate(FILE *f, const char *name, int on, uint64_t hits, uint64_t
 /* The "machine" object of BASE.json (docs/capture.md §3, docs/guide.md):
  * the timing model the cycles come from, its caches and their hit rates,
  * IPC of all cores and per core.  A string to free, NULL without memory. */
-static char *machine_json(const rec_end *e, const tm_model *m)
+static char *machine_json(const tm_rec_end *e, const tm_model *m)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -407,7 +363,7 @@ static char *machine_json(const rec_end *e, const tm_model *m)
 /* How the program of a complete recording ended: it replaced itself
  * (execve), or its wait status (the frontend's END event's with --capture);
  * TMT_PROG_UNKNOWN for a cut recording or a capture without an end marker. */
-static void prog_ending(const rec_end *e, tmt_trailer *t)
+static void prog_ending(const tm_rec_end *e, tmt_trailer *t)
 {
     t->prog = TMT_PROG_UNKNOWN;
     t->prog_code = 0;
@@ -426,8 +382,8 @@ static void prog_ending(const rec_end *e, tmt_trailer *t)
 /* A configuration's trace, JSON and text statistics into the temporaries
  * of OT, OJ and OS (BASE: their final names without the suffix); *STATUS
  * and *WFAIL as OUT_ERR sets them. */
-static void model_outs(const rec_end *e, const tm_model_cfg *cfg, const tm_model *m, const char *base, tm_out *ot,
-                       tm_out *oj, tm_out *os, int *pstatus, int *pwfail)
+static void model_outs(const tm_rec_ctx *x, const tm_rec_end *e, const tm_model_cfg *cfg, const tm_model *m,
+                       const char *base, tm_out *ot, tm_out *oj, tm_out *os, int *pstatus, int *pwfail)
 {
     int status = *pstatus, wfail = *pwfail;
     char why[160], errm[512];
@@ -449,7 +405,7 @@ static void model_outs(const rec_end *e, const tm_model_cfg *cfg, const tm_model
     } else {
         tmt_trailer end = {0, NULL, e->ending, e->ending == TMT_CUT_SIGNAL ? (unsigned)e->sig : 0, TMT_PROG_UNKNOWN, 0};
         prog_ending(e, &end);
-        if (report_json(oj->tmp, cfg, m, &end, machine))
+        if (tm_report_json(oj->tmp, cfg, m, &end, machine))
             OUT_ERR("%s.json: cannot write statistics: %s", base, strerror(errno));
     }
     free(machine);
@@ -464,7 +420,7 @@ static void model_outs(const rec_end *e, const tm_model_cfg *cfg, const tm_model
     *pwfail = wfail;
 }
 
-int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *e)
+int tm_rec_finish(tm_rec_ctx *x, tm_rec_outs *O, const tm_model_cfg *cfg, const tm_rec_end *e)
 {
     const char *base = x->base;
     int status = e->status, wfail = 0, rc;
@@ -489,16 +445,16 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
     tm_model_finish(x->m);
     for (size_t j = 1; j < x->k; j++)
         tm_model_finish(x->conf[j].m);
-    model_outs(e, cfg, x->m, base, &O->o[REC_TMT], &O->o[REC_JSON], &O->o[REC_STATS], &status, &wfail);
+    model_outs(x, e, cfg, x->m, base, &O->o[TM_REC_TMT], &O->o[TM_REC_JSON], &O->o[TM_REC_STATS], &status, &wfail);
     /* the configurations after --and, then every profile */
     for (size_t j = 1; j < x->k; j++) {
-        rec_conf *c = &x->conf[j];
-        model_outs(e, &c->cfg, c->m, c->base, &c->out[RECX_TMT], &c->out[RECX_JSON], &c->out[RECX_STATS],
+        tm_rec_conf *c = &x->conf[j];
+        model_outs(x, e, &c->cfg, c->m, c->base, &c->out[TM_RECX_TMT], &c->out[TM_RECX_JSON], &c->out[TM_RECX_STATS],
                    &status, &wfail);
     }
     for (size_t j = 0; j < x->k; j++) {
-        rec_conf *c = &x->conf[j];
-        if (c->profile && report_profile(c->pout.tmp, c->profile, c->prof, j ? &c->cfg : cfg, errm, sizeof errm))
+        tm_rec_conf *c = &x->conf[j];
+        if (c->profile && tm_report_profile(c->pout.tmp, c->profile, c->prof, j ? &c->cfg : cfg, errm, sizeof errm))
             OUT_ERR("%s", errm);
     }
     if (x->mode) {
@@ -517,7 +473,7 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
             if (!x->failed)
                 OUT_ERR("%s.tmc: %s%s%s", base, tm_status_str(rc), errno ? ": " : "", errno ? strerror(errno) : "");
             else if (!status)
-                tm_out_name(&O->o[REC_TMC], x->err);
+                tm_out_name(&O->o[TM_REC_TMC], x->err);
         }
         x->w = NULL;
     }
@@ -528,14 +484,14 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
     /* every configuration after --and gets the module map too, so that tm
      * decode --from-binary finds it beside the configuration's trace */
     for (size_t j = 1; j < x->k && !wfail; j++) {
-        rec_conf *c = &x->conf[j];
-        if (copy_file(O->o[REC_MODULES].tmp, c->out[RECX_MODULES].tmp))
+        tm_rec_conf *c = &x->conf[j];
+        if (copy_file(O->o[TM_REC_MODULES].tmp, c->out[TM_RECX_MODULES].tmp))
             OUT_ERR("%s.modules: %s", c->base, strerror(errno));
     }
     /* Pin's own log (-logfile), if it wrote one, after the tool's lines in
      * BASE.pin.log. */
-    if (O->o[REC_KITLOG].active) {
-        FILE *in = fopen(O->o[REC_KITLOG].tmp, "re"), *out = in ? fopen(O->o[REC_LOG].tmp, "ae") : NULL;
+    if (O->o[TM_REC_KITLOG].active) {
+        FILE *in = fopen(O->o[TM_REC_KITLOG].tmp, "re"), *out = in ? fopen(O->o[TM_REC_LOG].tmp, "ae") : NULL;
         char buf[4096];
         size_t got;
         while (out && (got = fread(buf, 1, sizeof buf, in)) > 0)
@@ -545,23 +501,23 @@ int rec_finish(rec_ctx *x, rec_outs *O, const tm_model_cfg *cfg, const rec_end *
             OUT_ERR("%s%s: %s", base, O->log_sfx, strerror(errno));
         if (in)
             fclose(in);
-        tm_out_abort(&O->o[REC_KITLOG]);
+        tm_out_abort(&O->o[TM_REC_KITLOG]);
     }
     /* Every output is complete (a .tmc the writer refused is still the
      * stream up to the refusal): into place.  With several configurations
      * an output that failed removes every one (as tm model --and does). */
     int st_before = status, all = !(wfail && x->k > 1);
-    for (size_t k = 0; k < REC_NOUTS; k++)
-        finish_out(&O->o[k], all && (k != REC_TMC || tmc_ok || st_before), &status);
+    for (size_t k = 0; k < TM_REC_NOUTS; k++)
+        finish_out(x, &O->o[k], all && (k != TM_REC_TMC || tmc_ok || st_before), &status);
     for (size_t j = 0; j < x->k; j++) {
-        rec_conf *c = &x->conf[j];
-        for (size_t q = 0; j && q < RECX_NOUTS; q++)
-            finish_out(&c->out[q], all, &status);
+        tm_rec_conf *c = &x->conf[j];
+        for (size_t q = 0; j && q < TM_RECX_NOUTS; q++)
+            finish_out(x, &c->out[q], all, &status);
         if (c->profile)
-            finish_out(&c->pout, all, &status);
-        finish_out(&c->vout, all && c->vdso, &status); /* none captured: none written */
+            finish_out(x, &c->pout, all, &status);
+        finish_out(x, &c->vout, all && c->vdso, &status); /* none captured: none written */
     }
-    rec_conf_abort(x); /* the locks */
-    rec_unlock_base(base, O->lock_fd);
+    tm_rec_conf_abort(x); /* the locks */
+    tm_rec_unlock(base, O->lock_fd);
     return status;
 }
