@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/grow.h"
+#include "tm/bytemap.h"
 #include "tm/capture.h"
 #include "tm/elf.h"
 
@@ -49,15 +50,9 @@ typedef struct cthread {
     size_t nmem, capmem;
 } cthread;
 
-/* What the capture already knows of memory (issue 35): per 64-byte block,
- * the bytes the last load or store gave, in the capture's serial order. */
-typedef struct imblk {
-    uint64_t key;        /* address >> 6 */
-    uint64_t known;      /* bit i: byte i is known */
-    uint32_t gen;        /* the entry is live iff gen == the image's */
-    uint8_t b[64];
-} imblk;
-#define IMG_MAX_BLOCKS (1u << 20) /* 64 MB of program memory known (about 88 MB here), then it starts over */
+/* The memory image (img_*): 32 MB of the program's memory known (a table
+ * of at most 2^20 blocks of 88 bytes, 92 MB), then it starts over. */
+#define IMG_MAX_BLOCKS (1u << 19)
 
 struct tm_cap {
     tm_cap_cfg cfg;
@@ -109,10 +104,7 @@ struct tm_cap {
     /* modules seen (path + base) */
     struct { char *path; uint64_t base; } *mods;
     size_t nmods, modcap;
-    /* the memory image (img_*) */
-    imblk *img;
-    size_t imcap, imlive;
-    uint32_t imgen;
+    tm_bytemap img;      /* the memory image (img_access) */
 };
 
 static int fail(tm_cap *c, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -139,7 +131,7 @@ int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out)
         return TM_ERR_NOMEM;
     c->cfg = *cfg;
     c->sink = *sink;
-    c->imgen = 1; /* the image's entries of generation 0 (calloc's) are free */
+    tm_bytemap_init(&c->img);
     if (cfg->timing) {
         c->tcfg = *cfg->timing;
         c->cfg.timing = &c->tcfg;
@@ -168,7 +160,7 @@ void tm_cap_free(tm_cap *c)
 {
     if (!c)
         return;
-    free(c->img);
+    tm_bytemap_free(&c->img);
     free(c->w);
     free(c->blocks);
     free(c->ioffs);
@@ -733,67 +725,13 @@ static int resolve_exc(tm_cap *c, cthread *t, uint64_t target)
  * IMG_MAX_BLOCKS blocks the image starts over (fewer checks, never a false
  * one). */
 
-static size_t img_hash(uint64_t key)
+/* The block of KEY in the image (CREATE: made, the image started over
+ * when it is full); NULL if absent (CREATE: out of memory). */
+static tm_byteblk *img_find(tm_cap *c, uint64_t key, int create)
 {
-    return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 20);
-}
-
-static void img_clear(tm_cap *c)
-{
-    c->imlive = 0;
-    if (++c->imgen == 0) {
-        memset(c->img, 0, c->imcap * sizeof *c->img);
-        c->imgen = 1;
-    }
-}
-
-static int img_grow(tm_cap *c)
-{
-    size_t nc = c->imcap ? c->imcap * 2 : 4096;
-    imblk *nv = calloc(nc, sizeof *nv);
-    if (!nv)
-        return -1;
-    for (size_t i = 0; i < c->imcap; i++) {
-        const imblk *b = &c->img[i];
-        if (b->gen != c->imgen)
-            continue;
-        size_t j = img_hash(b->key) & (nc - 1);
-        while (nv[j].gen == c->imgen)
-            j = (j + 1) & (nc - 1);
-        nv[j] = *b;
-    }
-    free(c->img);
-    c->img = nv;
-    c->imcap = nc;
-    return 0;
-}
-
-/* The block of KEY; NULL if it is not known (CREATE: out of memory). */
-static imblk *img_find(tm_cap *c, uint64_t key, int create)
-{
-    if (create && (c->imlive + 1) * 2 > c->imcap) {
-        if (c->imlive >= IMG_MAX_BLOCKS)
-            img_clear(c);
-        else if (img_grow(c))
-            return NULL;
-    }
-    if (!c->imcap)
-        return NULL;
-    size_t mask = c->imcap - 1;
-    for (size_t i = img_hash(key) & mask;; i = (i + 1) & mask) {
-        imblk *b = &c->img[i];
-        if (b->gen != c->imgen) {
-            if (!create)
-                return NULL;
-            b->key = key;
-            b->gen = c->imgen;
-            b->known = 0;
-            c->imlive++;
-            return b;
-        }
-        if (b->key == key)
-            return b;
-    }
+    if (create && c->img.live >= IMG_MAX_BLOCKS && (c->img.live + 1) * 2 > c->img.cap)
+        tm_bytemap_clear(&c->img);
+    return tm_bytemap_block(&c->img, key, create);
 }
 
 /* The operand M of thread TID at stream offset OFF: a load is checked
@@ -806,7 +744,7 @@ static int img_access(tm_cap *c, uint32_t tid, const pmem *m, int novalue, uint6
         uint64_t a = m->addr + i;
         unsigned o = (unsigned)(a & 63), n = 64 - o < m->size - i ? 64 - o : m->size - i;
         uint64_t bits = n == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << n) - 1) << o;
-        imblk *b = img_find(c, a >> 6, !novalue);
+        tm_byteblk *b = img_find(c, a >> 6, !novalue);
         if (novalue) {
             if (b)
                 b->known &= ~bits;

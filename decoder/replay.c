@@ -89,7 +89,7 @@ int rp_init(rp_state *v, const tmt_file *tf, tm_verify_result *res, char *err, s
         v->th = NULL;
     }
     for (uint32_t i = 0; v->th && i < v->n; i++) {
-        v->th[i].known.gen = 1;
+        tm_bytemap_init(&v->th[i].known);
         tm_adapt_reset(&v->adapt[i]);
         tm_adapt_reset(&v->idx_adapt[i]);
     }
@@ -113,7 +113,7 @@ void rp_free(rp_state *v)
             tm_pred_free(v->th[i].pred);
             free(v->th[i].q.v);
             free(v->th[i].dq.v);
-            free(v->th[i].known.v);
+            tm_bytemap_free(&v->th[i].known);
         }
     free(v->th);
     v->th = NULL;
@@ -415,96 +415,6 @@ void rp_enter_lost_if(rp_state *v, rp_thread *d)
     v->res->gap_instructions += d->m.gap;
 }
 
-/* ---------------------------------------------------------------- copy */
-
-static size_t km_hash(uint64_t key)
-{
-    key *= UINT64_C(0x9E3779B97F4A7C15);
-    return (size_t)(key >> 17);
-}
-
-static int km_grow(rp_kmap *k)
-{
-    size_t nc = k->cap ? k->cap * 2 : 1024;
-    rp_kblock *nv = calloc(nc, sizeof *nv);
-    if (!nv)
-        return TM_ERR_NOMEM;
-    for (size_t i = 0; i < k->cap; i++) {
-        const rp_kblock *b = &k->v[i];
-        if (b->gen != k->gen)
-            continue;
-        size_t j = km_hash(b->key) & (nc - 1);
-        while (nv[j].gen)
-            j = (j + 1) & (nc - 1);
-        nv[j] = *b;
-    }
-    free(k->v);
-    k->v = nv;
-    k->cap = nc;
-    return TM_OK;
-}
-
-/* The block of KEY, or NULL (not present; CREATE: out of memory). */
-static rp_kblock *km_find(rp_kmap *k, uint64_t key, int create)
-{
-    if (create && (k->live + 1) * 2 > k->cap && km_grow(k) != TM_OK)
-        return NULL;
-    if (!k->cap)
-        return NULL;
-    size_t mask = k->cap - 1;
-    for (size_t i = km_hash(key) & mask;; i = (i + 1) & mask) {
-        rp_kblock *b = &k->v[i];
-        if (b->gen != k->gen) {
-            if (!create)
-                return NULL;
-            b->key = key;
-            b->gen = k->gen;
-            b->known = 0;
-            k->live++;
-            return b;
-        }
-        if (b->key == key)
-            return b;
-    }
-}
-
-static void km_clear(rp_kmap *k)
-{
-    k->live = 0;
-    if (++k->gen == 0) {
-        if (k->v)
-            memset(k->v, 0, k->cap * sizeof *k->v);
-        k->gen = 1;
-    }
-}
-
-static int km_put(rp_kmap *k, uint64_t addr, const uint8_t *val, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t a = addr + i;
-        rp_kblock *b = km_find(k, a >> 6, 1);
-        if (!b)
-            return TM_ERR_NOMEM;
-        b->b[a & 63] = val[i];
-        b->known |= UINT64_C(1) << (a & 63);
-    }
-    return TM_OK;
-}
-
-/* Fills VAL from the copy; returns -1 if every byte is known, else the
- * index of the first unknown byte. */
-static int km_get(rp_kmap *k, uint64_t addr, uint8_t *val, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t a = addr + i;
-        rp_kblock *b = km_find(k, a >> 6, 0);
-        if (!b || !(b->known >> (a & 63) & 1))
-            return (int)i;
-        val[i] = b->b[a & 63];
-    }
-    return -1;
-}
-
 void rp_gap_begin(rp_state *v, rp_thread *d)
 {
     if (d->gap_started)
@@ -521,7 +431,7 @@ void rp_gap_begin(rp_state *v, rp_thread *d)
     /* The module cleared the thread's FA flags when it resynchronized: the
      * loads after the gap are reported until their bytes are known again. */
     if (v->data)
-        km_clear(&d->known);
+        tm_bytemap_clear(&d->known);
 }
 
 /* ---------------------------------------------------------------- branches */
@@ -575,7 +485,7 @@ int rp_mem(rp_state *v, const tmc_record *r, int in_gap, uint64_t pc_hint)
     if (store) {
         if (!in_gap) {
             v->res->stores++;
-            if (km_put(&d->known, r->addr, r->value, r->size) != TM_OK)
+            if (tm_bytemap_put(&d->known, r->addr, r->value, r->size) != TM_OK)
                 return rp_fail(v, TM_ERR_NOMEM, "out of memory");
         }
         return TM_OK;
@@ -616,7 +526,7 @@ int rp_mem(rp_state *v, const tmc_record *r, int in_gap, uint64_t pc_hint)
         v->res->loads_reported++;
         v->res->messages++;
     } else {
-        int u = km_get(&d->known, r->addr, val, r->size);
+        int u = tm_bytemap_get(&d->known, r->addr, val, r->size);
         if (u >= 0) {
             snprintf(buf, sizeof buf,
                      "load %" PRIu64 " of %u bytes at 0x%" PRIx64 " has no DATA message, but the replay does not "
@@ -637,7 +547,7 @@ int rp_mem(rp_state *v, const tmc_record *r, int in_gap, uint64_t pc_hint)
                  k, (unsigned)r->size, r->addr, a, src, b);
         return mem_mismatch(v, t, r, pc_hint, buf);
     }
-    if (km_put(&d->known, r->addr, val, r->size) != TM_OK)
+    if (tm_bytemap_put(&d->known, r->addr, val, r->size) != TM_OK)
         return rp_fail(v, TM_ERR_NOMEM, "out of memory");
     return TM_OK;
 }

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "tm/bytemap.h"
 #include <stdio.h>
 #include "tm/decoder.h"
 #include "tm/msg.h"
@@ -32,20 +33,8 @@ typedef struct rp_msgq {
 } rp_msgq;
 
 /* The replay's copy of the bytes a thread loaded or stored since its last
- * gap (spec §6 step 7): 64-byte blocks in an open-addressing table whose
- * entries belong to generation GEN; emptying the copy is GEN++. */
-typedef struct rp_kblock {
-    uint64_t key;      /* address >> 6 */
-    uint32_t gen;      /* 0 = never used */
-    uint64_t known;    /* bit i: byte i is known */
-    uint8_t b[64];
-} rp_kblock;
-
-typedef struct rp_kmap {
-    rp_kblock *v;
-    size_t cap, live;  /* live: entries of generation gen */
-    uint32_t gen;
-} rp_kmap;
+ * gap (spec §6 step 7): a tm/bytemap.h map. */
+typedef tm_bytemap rp_kmap;
 
 typedef struct rp_thread {
     int mode;          /* D_* */
