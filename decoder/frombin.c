@@ -678,6 +678,27 @@ static int gen_wait(fb *f, uint32_t t, fb_event *ev)
     return 1;
 }
 
+/* The run of up to MAX instructions from the thread's pc in its current
+ * block: 1 (*EV the run), AGAIN (the block ends without a branch: the one
+ * that continues it is next), 0 (at the block's branch: the caller's), or
+ * an error. */
+static int gen_run_block(fb *f, uint32_t t, uint64_t max, fb_event *ev)
+{
+    fb_gen *g = &f->g[t];
+    int rc;
+    if ((rc = run_bounds(f, t)) != TM_OK || (rc = gen_block(f, t)) != TM_OK)
+        return rc;
+    if (gen_run(f, t, max, ev))
+        return 1;
+    if (g->blk->term == T_CONT) {
+        g->from = g->blk; /* its succ[0]: the block that continues it */
+        g->from_k = 0;
+        g->blk = NULL;
+        return AGAIN;
+    }
+    return 0;
+}
+
 /* D_ACTIVE: the run up to the pending message, then its branch,
  * exception or end.  As gen_step_slow, or AGAIN. */
 static int gen_active(fb *f, uint32_t t, fb_event *ev)
@@ -727,18 +748,8 @@ static int gen_active(fb *f, uint32_t t, fb_event *ev)
             return gen_fail(f, t, g->pc, "the message's stream length ends before the current instruction");
         rem = d->m.cnt - d->icnt - 1; /* plain instructions before the branch */
     }
-    if ((rc = run_bounds(f, t)) != TM_OK)
+    if ((rc = gen_run_block(f, t, rem, ev)) != 0)
         return rc;
-    if ((rc = gen_block(f, t)) != TM_OK)
-        return rc;
-    if (gen_run(f, t, rem, ev))
-        return 1;
-    if (g->blk->term == T_CONT) {
-        g->from = g->blk; /* its succ[0]: the block that continues it */
-        g->from_k = 0;
-        g->blk = NULL;
-        return AGAIN;
-    }
     if (v->nx && d->m.kind == TM_MSG_BRANCH && rem == 0 && g->blk->n != g->idx)
         return gen_fail(f, t, g->pc, "the message's stream length ends at a non-branch instruction");
     if ((rc = gen_branch(f, t, 0, ev)) != TM_OK)
@@ -750,25 +761,12 @@ static int gen_active(fb *f, uint32_t t, fb_event *ev)
  * gen_step_slow, or AGAIN. */
 static int gen_tail(fb *f, uint32_t t, fb_event *ev)
 {
-    rp_state *v = &f->v;
-    rp_thread *d = &v->th[t];
-    fb_gen *g = &f->g[t];
+    rp_thread *d = &f->v.th[t];
     int rc;
-    if ((rc = run_bounds(f, t)) != TM_OK)
-        return rc;
-    if ((rc = gen_block(f, t)) != TM_OK)
-        return rc;
-    if (gen_run(f, t, d->tail_left, ev)) {
-        d->tail_left -= ev->count;
-        if (!d->tail_left)
+    if ((rc = gen_run_block(f, t, d->tail_left, ev)) != 0) {
+        if (rc == 1 && !(d->tail_left -= ev->count))
             d->mode = D_GAP;
-        return 1;
-    }
-    if (g->blk->term == T_CONT) {
-        g->from = g->blk; /* its succ[0]: the block that continues it */
-        g->from_k = 0;
-        g->blk = NULL;
-        return AGAIN;
+        return rc;
     }
     if ((rc = gen_branch(f, t, 1, ev)) != TM_OK)
         return rc;
