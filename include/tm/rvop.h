@@ -47,7 +47,10 @@ enum {
     TM_RV_TRAP       /* always raises an exception in user mode instead of
                       * falling through: EBREAK, C.EBREAK, the all-zero 16-bit
                       * parcel (defined illegal, §16.5; objdump's c.unimp),
-                      * and MRET, SRET, illegal in U-mode */
+                      * UNIMP (CSRRW x0, cycle, x0: a write to a read-only
+                      * CSR, an illegal instruction by the privileged spec;
+                      * the assembler's unimp), and MRET, SRET, illegal in
+                      * U-mode */
 };
 
 /* X, an N-bit two's complement field (0 < N < 64, X < 2^N), sign-extended. */
@@ -162,8 +165,8 @@ static inline int tm_rv_op32(unsigned i, unsigned long long pc, unsigned long lo
     case 0x73: /* SYSTEM: funct12 = inst[31:20], rs1, funct3 PRIV (000), rd all 0 */
         if (i == 0x00000073u)
             return TM_RV_SYSCALL; /* ECALL */
-        if (i == 0x00100073u || i == 0x10200073u || i == 0x30200073u)
-            return TM_RV_TRAP; /* EBREAK, SRET, MRET */
+        if (i == 0x00100073u || i == 0x10200073u || i == 0x30200073u || i == 0xC0001073u)
+            return TM_RV_TRAP; /* EBREAK, SRET, MRET, UNIMP */
         return TM_RV_OTHER;
     default:
         return TM_RV_OTHER;

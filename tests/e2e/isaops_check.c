@@ -104,7 +104,7 @@ static int rv_ras(unsigned rd, unsigned rs1)
 static int rv_expect(const char *m, const char *ops, int *direct)
 {
     static const char *const cond[] = {"beq", "bne", "blt", "bge", "bltu", "bgeu", "c.beqz", "c.bnez", NULL};
-    static const char *const trap[] = {"ebreak", "c.ebreak", "c.unimp", "mret", "sret", NULL};
+    static const char *const trap[] = {"ebreak", "c.ebreak", "c.unimp", "unimp", "mret", "sret", NULL};
     *direct = 0;
     if (in(m, cond))
         return *direct = 1, TM_RV_COND;
@@ -208,7 +208,7 @@ static void gen_rv(void)
     for (unsigned f3 = 0; f3 < 8; f3++)
         sweep(0x63u | f3 << 12 | 10u << 15 | 11u << 20, 0xFE000F80u, 4);
     static const unsigned sys[] = {0x00000073u, 0x00100073u, 0x10200073u, 0x30200073u, 0x10500073u,
-                                   0x00200073u, 0x00000873u, 0x00008073u, 0x00101073u};
+                                   0x00200073u, 0x00000873u, 0x00008073u, 0x00101073u, 0xC0001073u, 0xC0002073u};
     for (unsigned k = 0; k < sizeof sys / sizeof sys[0]; k++)
         put(sys[k], 4);
     put_random(1ul << 19);
