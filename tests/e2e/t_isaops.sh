@@ -56,7 +56,7 @@ check() {
 for isa in "${isas[@]}"; do
     case $isa in
         a64) od=(aarch64-linux-gnu-objdump) libc=$A64_LIBC bin=(-b binary -m aarch64) ;;
-        rv) od=(riscv64-linux-gnu-objdump -M no-aliases,numeric) libc=$RV_LIBC bin=(-b binary -m riscv:rv64) ;;
+        rv) od=(riscv64-linux-gnu-objdump -M 'no-aliases,numeric') libc=$RV_LIBC bin=(-b binary -m riscv:rv64) ;;
     esac
     echo "== $isa: $libc"
     "${od[@]}" -d "$libc" > "$TMP/$isa.libc.dis" || die "${od[*]} -d $libc failed"
