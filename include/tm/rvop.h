@@ -5,11 +5,12 @@
  *
  * Field names and encodings: The RISC-V Instruction Set Manual, Volume I:
  * Unprivileged ISA (version 20191213): §1.5 (instruction lengths), chapter 2
- * (RV32I: the B-type and J-type immediates, §2.3; JAL and JALR, §2.5.1;
- * branches, §2.5.2; ECALL and EBREAK, §2.8), chapter 16 ("C": the CB and CJ
- * formats, §16.2; C.J, C.JR, C.JALR, C.BEQZ, C.BNEZ, §16.4; C.EBREAK,
- * §16.5) and the opcode maps of chapters 19 and 24.  Volume II (Privileged)
- * for MRET and SRET.
+ * (RV32I: the B-type and J-type immediates, §2.3; JAL, JALR and the
+ * branches, §2.5 "Control Transfer Instructions"; ECALL and EBREAK, §2.8),
+ * chapter 16 ("C": the CB and CJ formats, §16.2; C.J, C.JR, C.JALR, C.BEQZ,
+ * C.BNEZ, §16.4; C.EBREAK and the defined illegal instruction, §16.5) and
+ * the instruction listings (RVC's; RV32/64G's).  Volume II (Privileged) for
+ * MRET, SRET and the read-only CSRs.
  *
  * Lengths (§1.5): an instruction whose first 16-bit parcel has low bits
  * aa != 11 is 16 bits long (compressed); bbb11 with bbb != 111, 32 bits.  The
@@ -17,9 +18,10 @@
  * length is reported as 0 (invalid).
  *
  * Calls and returns: RISC-V has no call or return instruction; JAL and JALR
- * link into any rd, and the manual's return-address-stack hints (§2.5.1,
- * Table 2.1) say which of them a predictor should treat as calls and returns,
- * from rd and rs1, x1 (ra) and x5 (t0) being the "link" registers:
+ * link into any rd, and the manual's return-address-stack hints (§2.5,
+ * "Unconditional Jumps", Table 2.1) say which of them a predictor should
+ * treat as calls and returns, from rd and rs1, x1 (ra) and x5 (t0) being the
+ * "link" registers:
  *     rd       rs1      rs1 == rd   RAS action           kind here
  *     !link    !link    -           none                 IJUMP
  *     !link    link     -           pop                  RET

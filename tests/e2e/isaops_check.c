@@ -87,7 +87,7 @@ static unsigned rvreg(const char *s)
 
 static int rv_link(unsigned r) { return r == 1 || r == 5; }
 
-/* The RAS table of the unprivileged spec (§2.5.1), written again from the
+/* The RAS table of the unprivileged spec (§2.5, Table 2.1), written again from the
  * table rather than from tm/rvop.h. */
 static int rv_ras(unsigned rd, unsigned rs1)
 {

@@ -75,7 +75,7 @@ Test(rvop, direct_jumps_and_calls)
     one(0xBFFD, 2, 0, TM_RV_JUMP, 0xFFFFFFFFFFFFFFFEull);
 }
 
-/* Every row of the RAS hint table (unprivileged spec §2.5.1), JALR and the
+/* Every row of the RAS hint table (unprivileged spec §2.5, Table 2.1), JALR and the
  * compressed forms. */
 Test(rvop, ras_hints)
 {
