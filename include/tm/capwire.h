@@ -49,6 +49,9 @@
  *          running thread, its address only (the timing model's data
  *          caches, docs/capture.md §3); it belongs to the block left next
  *          and is not part of the commit stream.
+ *  ISA     w0 = 15 | isa << 8 (8 bits, TM_ISA_* of tm/isa.h): the program's
+ *          instruction set; the first event after the magic of a stream
+ *          whose program is not x86-64 (a stream without it is x86-64).
  */
 #ifndef TM_CAPWIRE_H
 #define TM_CAPWIRE_H
@@ -69,6 +72,7 @@
 #define TMCAP_EXECVE 12
 #define TMCAP_SYSCALL 13
 #define TMCAP_ADDR 14
+#define TMCAP_ISA 15
 
 /* MEM flags (in w0). */
 #define TMCAP_MEM_STORE (1u << 8)
