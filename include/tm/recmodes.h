@@ -66,6 +66,11 @@ typedef struct tm_recmode_cfg {
  * compressors. */
 int tm_recmode_known(const char *mode);
 int tm_recmode_compressor_known(const char *name);
+/* tm record's option NAME (--mode, -a, -c, -d, -f, --store; V unused
+ * for the flags) with its value V into C (recmodes/recmodeopt.c): TM_OK,
+ * or TM_ERR_ARG with the message (an unknown mode or compressor, -f 0 or
+ * not a whole number of megabytes; V NULL: the value is missing). */
+int tm_recmode_opt(tm_recmode_cfg *c, const char *name, const char *v, char *err, size_t errlen);
 
 /* What tm record must provide: MEM records (mlstrace, mlvcfiat: run the
  * frontend with memory operands); the model with CFiat data tracing

@@ -134,6 +134,30 @@ void tm_timing_get_stats(const tm_timing *t, tm_timing_stats *s);
 void tm_timing_thread(const tm_timing *t, uint32_t tid, uint64_t *cycles, uint64_t *insns);
 void tm_timing_free(tm_timing *t);
 
+/* ---- tm record's timing options (capture/timingopt.c) ---- */
+
+/* The timing model as the options give it. */
+typedef struct tm_timing_opts {
+    int serial;           /* --timing serial (-1 until tm_timing_opts_check: not given) */
+    tm_timing_cfg cfg;    /* --timing cores with --cpi, --l1i, --l1, --l2, --mem-latency, --timing-window */
+    int set;              /* a cores-only option was given */
+    int no_caches;        /* --no-caches: no instruction cache, no data addresses captured */
+    int no_icache;        /* --no-icache (or --no-caches) */
+    int l1i_given;        /* --l1i */
+} tm_timing_opts;
+/* Not given: the defaults (tm_timing_defaults), the model not chosen yet. */
+void tm_timing_opts_init(tm_timing_opts *o);
+/* Option NAME (--timing, --cpi, --l1i, --l1, --l2, --mem-latency,
+ * --timing-window; the flags --no-icache, --no-caches with V unused) with
+ * its value V: TM_OK, or TM_ERR_ARG with the message ("--cpi 0: allowed
+ * ..."). */
+int tm_timing_opt(tm_timing_opts *o, const char *name, const char *v, char *err, size_t errlen);
+/* After the options: decides the model if --timing was not given (cores;
+ * serial with MODE, tm record --mode, unless a cores option was given) and
+ * checks them together; TM_OK, or TM_ERR_ARG with the message (a cores
+ * option with serial, --l1i with --no-icache, a model out of range). */
+int tm_timing_opts_check(tm_timing_opts *o, int mode, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 /* tm record's options of the thesis tools' descriptor outputs (--mode, -a,
- * -c, -d, -f, --store): parsed here, written by the library (tm/recmodes.h). */
-#include <stdint.h>
+ * -c, -d, -f, --store): found in argv here, their values checked and
+ * written by the library (tm_recmode_opt, tm/recmodes.h). */
 #include <string.h>
 #include "cmd.h"
 #include "recmode_opts.h"
@@ -18,52 +18,22 @@ const char recmode_opts_help[] =
 
 int recmode_opts_parse(tm_recmode_cfg *c, int argc, char **argv, int *i)
 {
-    const char *a = argv[*i], *v = NULL;
-    int r;
-    if (!strcmp(a, "-a")) {
-        c->ascii = 1;
-        return 1;
+    static const char *const flags[] = {"-a", "-d", "--store"}, *const valued[] = {"--mode", "-c", "-f"};
+    const char *name = NULL, *v = NULL;
+    char err[512];
+    for (size_t k = 0; !name && k < 3; k++)
+        if (!strcmp(argv[*i], flags[k]))
+            name = flags[k];
+    for (size_t k = 0; !name && k < 3; k++) {
+        int r = tm_opt(argc, argv, i, valued[k], &v);
+        if (r)
+            name = valued[k];
+        if (r < 0)
+            v = NULL; /* the value is missing */
     }
-    if (!strcmp(a, "-d")) {
-        c->disasm = 1;
-        return 1;
-    }
-    if (!strcmp(a, "--store")) {
-        c->store = 1;
-        return 1;
-    }
-    if ((r = tm_opt(argc, argv, i, "--mode", &v)) != 0) {
-        if (r < 0 || !tm_recmode_known(v)) {
-            tm_usage("record", "--mode %s: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat", r < 0 ? "needs a value" : v);
-            return -1;
-        }
-        c->mode = v;
-        return 1;
-    }
-    if ((r = tm_opt(argc, argv, i, "-c", &v)) != 0) {
-        if (r < 0 || !tm_recmode_compressor_known(v)) {
-            tm_usage("record", "-c %s: allowed gzip, bzip2, pigz, pbzip2, zstd", r < 0 ? "needs a compressor" : v);
-            return -1;
-        }
-        c->compress = v;
-        return 1;
-    }
-    if ((r = tm_opt(argc, argv, i, "-f", &v)) != 0) {
-        uint64_t n = 0;
-        int ok = r > 0 && *v;
-        for (const char *p = v; ok && *p; p++) {
-            if (*p < '0' || *p > '9' || n > (UINT64_MAX >> 20) / 10)
-                ok = 0;
-            else
-                n = n * 10 + (uint64_t)(*p - '0');
-        }
-        if (!ok || n == 0 || n > (UINT64_MAX >> 20)) {
-            tm_usage("record", "-f %s: allowed a whole number of megabytes, at least 1", r < 0 ? "needs a value" : v);
-            return -1;
-        }
-        c->size_limit = n << 20;
-        return 1;
-    }
-    return 0;
+    if (!name)
+        return 0;
+    if (tm_recmode_opt(c, name, v, err, sizeof err) != TM_OK)
+        return tm_usage("record", "%s", err), -1;
+    return 1;
 }
-

@@ -1,42 +1,16 @@
-/* tm record: what it checks and sets up around the run (tools/tm/record.h). */
+/* tm record's frontends as children (Valgrind with the tool tmtrace, Pin
+ * with tm_pin.so; docs/capture.md §1) and the signals that end a recording
+ * (record/frontend.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
-#include "cmd.h"
-#include "record.h"
-#include "tm/record.h"
-
-/* ---- one recording per BASE at a time ---- */
-
-int rec_abandon(tm_rec_ctx *x, tm_rec_outs *O, const char *fmt, ...)
-{
-    va_list ap;
-    char msg[1024];
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    tm_err("record", "%s", msg);
-    tm_rec_release(x, O);
-    return 1;
-}
-
-int rec_lock_base(const char *base, int *fd_out)
-{
-    char err[2048];
-    if (tm_rec_lock(base, fd_out, err, sizeof err) == TM_OK)
-        return 0;
-    tm_err("record", "%s", err);
-    return -1;
-}
+#include "frontend.h"
 
 /* ---- signals ---- */
 
@@ -60,23 +34,24 @@ static void on_signal(int sig)
     errno = e;
 }
 
-int rec_install_signals(void)
+int rec_wake_pipe(void)
 {
-    if (pipe2(rec_wake_fd, O_CLOEXEC | O_NONBLOCK))
-        return -1;
-    struct sigaction sa;
+    return pipe2(rec_wake_fd, O_CLOEXEC | O_NONBLOCK) ? -1 : 0;
+}
+
+void rec_catch_signals(void)
+{
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     for (size_t k = 0; k < sizeof stop_sigs / sizeof stop_sigs[0]; k++)
-        if (!tm_sig_was_ignored(stop_sigs[k])) /* nohup: HUP stays ignored */
+        if (sigaction(stop_sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN) /* nohup: HUP stays ignored */
             sigaction(stop_sigs[k], &sa, NULL);
     sa.sa_flags = SA_NOCLDSTOP;
     sigaction(SIGCHLD, &sa, NULL);
-    return 0;
 }
 
-/* Seconds on a monotonic clock. */
 double rec_now_s(void)
 {
     struct timespec t;
@@ -84,16 +59,31 @@ double rec_now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* ---- the children ---- */
 
+/* In the child: the caller's setup (the program's signals as tm found
+ * them), SIGCHLD's default. */
+static void child_begin(const rec_child *c)
+{
+    if (c->setup)
+        c->setup(c->arg);
+    signal(SIGCHLD, SIG_DFL);
+}
 
-/* The transport's child: the program's signals as tm found them, then
- * valgrind --tool=tmtrace with the channel's descriptors (the tool moves
- * them out of the program's sight, docs/capture.md §1). */
+/* In the child, exec failed: its line. */
+static void child_failed(const rec_child *c, const char *launcher)
+{
+    char m[4200];
+    snprintf(m, sizeof m, "cannot run %s: %s", launcher, strerror(errno));
+    c->say(c->arg, 0, m);
+}
+
+/* The transport's child: valgrind --tool=tmtrace with the channel's
+ * descriptors (the tool moves them out of the program's sight). */
 void rec_exec_valgrind(void *arg, const tm_transport_child *ch)
 {
     const vg_launch *l = arg;
-    tm_restore_child_signals();
-    signal(SIGCHLD, SIG_DFL);
+    child_begin(&l->c);
     int lfd = fcntl(l->log_fd, F_DUPFD, 3);
     char shmopt[96], fdopt[32], logopt[32], logclose[32];
     if (ch->shm_fd >= 0)
@@ -129,21 +119,17 @@ void rec_exec_valgrind(void *arg, const tm_transport_child *ch)
         av[k++] = l->prog[j];
     av[k] = NULL;
     execv(l->vgpath, av);
-    fprintf(stderr, "tm record: cannot run %s: %s\n", l->vgpath, strerror(errno));
+    child_failed(&l->c, l->vgpath);
 }
 
-
-/* ---- the Pin frontend ---- */
-
-/* The transport's child: the program's signals as tm found them, then
+/* The transport's child:
  *   pin -logfile KITLOG -t TOOL -tm_fd N [-tm_shm FD,ACK,SLOTS,BYTES]
  *       -tm_mem 0|1 -tm_store_values 0|1 -tm_log LOG -- PROG ARGS
  * (the tool's knobs, docs/capture.md §1). */
 void rec_exec_pin(void *arg, const tm_transport_child *ch)
 {
     const pin_launch *l = arg;
-    tm_restore_child_signals();
-    signal(SIGCHLD, SIG_DFL);
+    child_begin(&l->c);
     char shmopt[96], fdopt[32];
     snprintf(fdopt, sizeof fdopt, "%d", ch->data_fd);
     if (ch->shm_fd >= 0)
@@ -179,5 +165,5 @@ void rec_exec_pin(void *arg, const tm_transport_child *ch)
         av[k++] = l->prog[j];
     av[k] = NULL;
     execv(l->pin, av);
-    fprintf(stderr, "tm record: cannot run %s: %s\n", l->pin, strerror(errno));
+    child_failed(&l->c, l->pin);
 }

@@ -1,0 +1,177 @@
+/* tm record's timing-model options (tm/timing.h, docs/capture.md §3): each
+ * option's value parsed and checked, and the options checked together; the
+ * messages go into the caller's buffer, worded as the usage errors of the
+ * command line. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "tm/timing.h"
+
+/* Decimal digits, then (SUFFIXES) an optional k/K, m/M or g/G (10^3, 10^6,
+ * 10^9): 0, or -1. */
+static int dec(const char *s, int suffixes, uint64_t *out)
+{
+    uint64_t v = 0, mul = 1;
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (suffixes && *s && strchr("kKmMgG", *s))
+        mul = (*s == 'k' || *s == 'K') ? 1000ULL : (*s == 'm' || *s == 'M') ? 1000000ULL : 1000000000ULL, s++;
+    if (*s || v > UINT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+/* A size in bytes, decimal, with K or M (KiB, MiB): 0, or -1. */
+static int size_bytes(const char *v, uint32_t *out)
+{
+    char num[32];
+    size_t n = strlen(v);
+    uint64_t mul = 1, x;
+    if (n && (v[n - 1] == 'K' || v[n - 1] == 'k'))
+        mul = 1024, n--;
+    else if (n && (v[n - 1] == 'M' || v[n - 1] == 'm'))
+        mul = 1024 * 1024, n--;
+    if (n == 0 || n >= sizeof num)
+        return -1;
+    memcpy(num, v, n);
+    num[n] = 0;
+    if (dec(num, 0, &x) || x > UINT32_MAX / mul)
+        return -1;
+    *out = (uint32_t)(x * mul);
+    return 0;
+}
+
+/* X with up to 3 decimals, into thousandths: 0, or -1. */
+static int parse_milli(const char *s, uint32_t *out)
+{
+    char ip[16];
+    const char *dot = strchr(s, '.');
+    size_t n = dot ? (size_t)(dot - s) : strlen(s);
+    uint64_t v, f = 0;
+    if (!n || n >= sizeof ip)
+        return -1;
+    memcpy(ip, s, n);
+    ip[n] = 0;
+    if (dec(ip, 0, &v) || v > 1000)
+        return -1;
+    if (dot) {
+        const char *d = dot + 1;
+        size_t k = strlen(d);
+        if (!k || k > 3 || dec(d, 0, &f))
+            return -1;
+        while (k++ < 3)
+            f *= 10;
+    }
+    *out = (uint32_t)(v * 1000 + f);
+    return 0;
+}
+
+/* SIZE[:WAYS[:LAT]]: 0, or -1. */
+static int parse_cache(const char *v, tm_timing_cache *c)
+{
+    char buf[64];
+    if (strlen(v) >= sizeof buf)
+        return -1;
+    strcpy(buf, v);
+    char *ways = strchr(buf, ':'), *lat = NULL;
+    if (ways) {
+        *ways++ = 0;
+        if ((lat = strchr(ways, ':')))
+            *lat++ = 0;
+    }
+    uint64_t x;
+    if (size_bytes(buf, &c->size))
+        return -1;
+    if (ways) {
+        if (dec(ways, 0, &x) || x > 64)
+            return -1;
+        c->ways = (uint32_t)x;
+    }
+    if (lat) {
+        if (dec(lat, 0, &x) || x > 100000)
+            return -1;
+        c->lat = (uint32_t)x;
+    }
+    return 0;
+}
+
+/* TM_ERR_ARG with the message. */
+static int bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && errlen)
+        vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return TM_ERR_ARG;
+}
+
+void tm_timing_opts_init(tm_timing_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->serial = -1; /* not given: tm_timing_opts_check decides */
+    tm_timing_defaults(&o->cfg);
+}
+
+int tm_timing_opt(tm_timing_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+    uint64_t x;
+    if (!strcmp(name, "--timing")) {
+        if (strcmp(v, "cores") && strcmp(v, "serial"))
+            return bad(err, errlen, "--timing %s: allowed cores, serial", v);
+        o->serial = !strcmp(v, "serial");
+        return TM_OK;
+    }
+    o->set = 1; /* the others are cores-only */
+    if (!strcmp(name, "--cpi")) {
+        if (parse_milli(v, &o->cfg.cpi_milli) || !o->cfg.cpi_milli)
+            return bad(err, errlen, "--cpi %s: allowed a number 0.001..1000 (up to 3 decimals)", v);
+    } else if (!strcmp(name, "--no-caches") || !strcmp(name, "--no-icache")) {
+        o->no_icache = 1;
+        o->no_caches |= !strcmp(name, "--no-caches");
+    } else if (!strcmp(name, "--l1i") || !strcmp(name, "--l1") || !strcmp(name, "--l2")) {
+        int l = !strcmp(name, "--l1i") ? 0 : !strcmp(name, "--l1") ? 1 : 2;
+        o->l1i_given |= l == 0;
+        if (parse_cache(v, l == 0 ? &o->cfg.l1i : l == 1 ? &o->cfg.l1 : &o->cfg.l2))
+            return bad(err, errlen, "%s %s: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)", name, v);
+    } else if (!strcmp(name, "--mem-latency")) {
+        if (dec(v, 0, &x) || x > 100000)
+            return bad(err, errlen, "--mem-latency %s: allowed 0..100000 cycles", v);
+        o->cfg.mem_lat = (uint32_t)x;
+    } else if (!strcmp(name, "--timing-window")) {
+        if (dec(v, 1, &x) || x < 1 || x > ((uint64_t)1 << 32))
+            return bad(err, errlen, "--timing-window %s: allowed 1..4294967296 groups", v);
+        o->cfg.window = x;
+    } else {
+        return bad(err, errlen, "%s: not a timing option", name);
+    }
+    return TM_OK;
+}
+
+int tm_timing_opts_check(tm_timing_opts *o, int mode, char *err, size_t errlen)
+{
+    char e[256];
+    if (o->serial < 0) /* cores, but the thesis tools' descriptors in the serial order */
+        o->serial = mode && !o->set;
+    if (o->serial && o->set)
+        return bad(err, errlen, "--cpi, --l1i, --l1, --l2, --mem-latency, --timing-window, --no-icache, --no-caches: "
+                                "only with --timing cores");
+    if (o->no_icache && o->l1i_given)
+        return bad(err, errlen, "--l1i: not with --%s (it has no instruction cache)",
+                   o->no_caches ? "no-caches" : "no-icache");
+    if (o->l1i_given && !o->cfg.l1i.size)
+        return bad(err, errlen, "--l1i: size 0: allowed a power of two up to 1G (no instruction cache: --no-icache)");
+    if (o->no_icache)
+        o->cfg.l1i.size = 0;
+    if (!o->serial && tm_timing_check(&o->cfg, e, sizeof e) != TM_OK)
+        return bad(err, errlen, "timing model: %s", e);
+    return TM_OK;
+}
