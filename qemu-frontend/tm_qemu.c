@@ -239,12 +239,14 @@ static void as_thread(vcpu *v)
     }
 }
 
+static void put_mem(uint64_t w0, uint64_t a, const uint64_t *val);
+
 static void put_load(vcpu *v)
 {
     if (!v->pl_valid)
         return;
     v->pl_valid = 0;
-    tmcap_em_mem_value(em, v->pl_w0, v->pl_a, v->pl_v);
+    put_mem(v->pl_w0, v->pl_a, v->pl_v);
 }
 
 static vcpu *vcpu_of(unsigned i)
@@ -263,10 +265,13 @@ static vcpu *vcpu_of(unsigned i)
     return v;
 }
 
-/* Under the lock: the executable file mappings QEMU made before the first
- * block (the program, its interpreter), from the host's /proc/self/maps:
- * files whose ELF machine is the guest's, at guest address = host - gbase.
- * The program first (the capture's first module), then the others. */
+/* Under the lock: the file mappings QEMU made before the first block (the
+ * program, its interpreter), from the host's /proc/self/maps: the readable
+ * mappings of files whose ELF machine is the guest's, at guest address =
+ * host - gbase (QEMU maps the guest's code pages without PROT_EXEC on the
+ * host: every readable segment is reported; the capture keys modules by
+ * path and load address).  The program first (the capture's first
+ * module), then the dynamic loader ("ld-*"). */
 static int elf_machine(const char *path)
 {
     unsigned char h[20];
@@ -286,23 +291,50 @@ static void scan_maps(void)
     FILE *f = fopen("/proc/self/maps", "re");
     if (!f)
         return;
-    char line[4096 + 256];
+    static char line[4096 + 256], path[4097], cur[4097];
     for (int pass = 0; pass < 2; pass++) {
         rewind(f);
-        while (fgets(line, sizeof line, f)) {
-            size_t n = strcspn(line, "\n");
+        /* one MAP per file image: from its mapping of file offset 0 to the
+         * end of the file's last mapping after it (the segments' offsets
+         * are not their addresses' distances: QEMU aligns them to 64 KB) */
+        tmcap_word lo = 0, hi = 0;
+        unsigned curl = 0;
+        int open_img = 0;
+        for (;;) {
+            int got = fgets(line, sizeof line, f) != NULL;
             tmcap_maps_line m;
-            if (!tmcap_parse_maps_line(line, (unsigned)n, &m) || !(m.perms & 4) || !m.pathlen || m.path[0] != '/')
+            unsigned pl = 0;
+            int ok = 0;
+            if (got) {
+                size_t n = strcspn(line, "\n");
+                ok = tmcap_parse_maps_line(line, (unsigned)n, &m) && m.pathlen && m.path[0] == '/';
+                if (ok) {
+                    pl = m.pathlen < 4096 ? m.pathlen : 4096;
+                    memcpy(path, m.path, pl);
+                    path[pl] = 0;
+                }
+            }
+            if (open_img && (!got || (ok && (pl != curl || memcmp(path, cur, pl) || m.off == 0)))) {
+                tmcap_em_map(em, lo - gbase, hi - lo, 0, cur, curl);
+                open_img = 0;
+            }
+            if (!got)
+                break;
+            if (!ok)
                 continue;
-            char path[4097];
-            unsigned pl = m.pathlen < 4096 ? m.pathlen : 4096;
-            memcpy(path, m.path, pl);
-            path[pl] = 0;
+            if (open_img) {
+                hi = m.hi;
+                continue;
+            }
             const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
             int interp = strncmp(base, "ld-", 3) == 0;
-            if (interp != pass || m.lo < gbase || elf_machine(path) != want)
+            if (m.off != 0 || interp != pass || m.lo < gbase || elf_machine(path) != want)
                 continue;
-            tmcap_em_map(em, m.lo - gbase, m.hi - m.lo, m.off, path, pl);
+            open_img = 1;
+            lo = m.lo;
+            hi = m.hi;
+            memcpy(cur, path, pl);
+            curl = pl;
         }
     }
     fclose(f);
@@ -335,6 +367,84 @@ static int is_mem(const unsigned char *p, unsigned len)
     return op == 0x03 || op == 0x07 || op == 0x23 || op == 0x27 || op == 0x2F;
 }
 
+/* ------------------------------------------------------------ the shadow
+ *
+ * The values the stream has given (every load's and store's bytes), 8-byte
+ * words in an open-addressed table: a load whose bytes differ from them
+ * was preceded by a write the plugin did not see (a signal frame QEMU
+ * wrote, DC ZVA, a system call's output the emitter's table does not
+ * know...): it is reported first as a write by the system (docs/qemu.md
+ * §4).  When the table is three-quarters full it starts over. */
+enum { SH_BITS = 21 };
+typedef struct shent {
+    uint64_t key; /* word address + 1 (0: empty) */
+    uint64_t val;
+    uint8_t known;
+} shent;
+static shent *shadow;
+static unsigned long sh_used;
+
+static shent *sh_find(uint64_t w, int add)
+{
+    unsigned long mask = (1ul << SH_BITS) - 1, i = (unsigned long)((w * 0x9E3779B97F4A7C15ull) >> (64 - SH_BITS));
+    for (;; i = (i + 1) & mask) {
+        shent *e = &shadow[i];
+        if (e->key == w + 1)
+            return e;
+        if (!e->key) {
+            if (!add)
+                return NULL;
+            if (sh_used >= (3ul << SH_BITS) / 4) {
+                memset(shadow, 0, sizeof *shadow << SH_BITS);
+                sh_used = 0;
+                return sh_find(w, 1);
+            }
+            sh_used++;
+            e->key = w + 1;
+            e->val = 0;
+            e->known = 0;
+            return e;
+        }
+    }
+}
+
+/* Whether the bytes V (SIZE at A) differ from what the stream gave; with
+ * SET the shadow takes them. */
+static int sh_access(uint64_t a, unsigned size, const unsigned char *v, int set)
+{
+    int differ = 0;
+    for (unsigned i = 0; i < size;) {
+        uint64_t w = (a + i) >> 3;
+        unsigned o = (unsigned)((a + i) & 7), k = 8 - o < size - i ? 8 - o : size - i;
+        shent *e = sh_find(w, set);
+        if (e) {
+            unsigned char cur[8];
+            memcpy(cur, &e->val, 8);
+            for (unsigned j = 0; j < k; j++) {
+                if ((e->known >> (o + j) & 1) && cur[o + j] != v[i + j])
+                    differ = 1;
+                if (set) {
+                    cur[o + j] = v[i + j];
+                    e->known |= (uint8_t)(1u << (o + j));
+                }
+            }
+            memcpy(&e->val, cur, 8);
+        }
+        i += k;
+    }
+    return differ;
+}
+
+/* A memory operand going out: the shadow follows, and a load that differs
+ * from it is preceded by a write by the system. */
+static void put_mem(uint64_t w0, uint64_t a, const uint64_t *val)
+{
+    unsigned size = (unsigned)(w0 >> 16) & 0xff;
+    if (shadow && sh_access(a, size, (const unsigned char *)val, 1) && !(w0 & TMCAP_MEM_STORE))
+        tmcap_em_mem_value(em, tmcap_sys_mem(size), a, val);
+    tmcap_em_mem_value(em, w0, a, val);
+}
+
 /* ------------------------------------------------------------ callbacks */
 
 static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
@@ -360,7 +470,7 @@ static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void
         } else {
             put_load(v);
         }
-        tmcap_em_mem_value(em, tmcap_mem(1, !clo_store_values, size, r->idx), vaddr, val);
+        put_mem(tmcap_mem(1, !clo_store_values, size, r->idx), vaddr, val);
         return;
     }
     put_load(v);
@@ -825,6 +935,10 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
     C.mem = clo_mem;
     C.store_values = clo_store_values;
     C.sys_from_syscalls = 1;
+    if (clo_mem && !(shadow = calloc(1ul << SH_BITS, sizeof *shadow))) {
+        fprintf(stderr, "tm_qemu: out of memory\n");
+        return -1;
+    }
     tmcap_platform P = {NULL, p_write, p_read, p_close, p_copy, p_readable, p_region, p_message, p_alloc};
     em = tmcap_em_new_isa(&P, &C, isa);
     if (!em) {
