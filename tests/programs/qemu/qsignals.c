@@ -46,7 +46,7 @@ int main(void)
     sigaction(SIGSEGV, &sa, NULL);
     for (int i = 0; i < 5; i++)
         raise(SIGUSR1);
-    for (int i = 0; i < 3; i++) {
+    for (volatile int i = 0; i < 3; i++) {
         if (!sigsetjmp(env, 1)) {
             volatile uint64_t *bad = (volatile uint64_t *)(uintptr_t)16;
             sink += *bad;
