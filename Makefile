@@ -112,6 +112,16 @@ $(VGTOOL): $(VG_OBJS)
 	for f in $(VG_EXECDIR)/vgpreload_core-amd64-linux.so $(VG_EXECDIR)/default.supp \
 		$(VG_EXECDIR)/none-amd64-linux $(VG_EXECDIR)/lackey-amd64-linux; do ln -sf $$f $(VGDIR)/; done
 
+# The QEMU user-mode frontend (qemu-frontend/, docs/qemu.md): a TCG plugin
+# over the frontends' emitter, for AArch64 and RISC-V programs.
+QEMUTOOL := $(BUILD)/lib/qemu/tm_qemu.so
+all: $(QEMUTOOL)
+QEMU_CFLAGS := -std=c11 -O2 -g $(WARN) -Iinclude -fPIC -fvisibility=hidden
+$(QEMUTOOL): qemu-frontend/tm_qemu.c qemu-frontend/qemu_api.h capture/capemit.c include/tm/capemit.h \
+		include/tm/capwire.h include/tm/a64op.h include/tm/rvop.h include/tm/isa.h include/tm/x86op.h
+	@mkdir -p $(dir $@)
+	$(CC) $(QEMU_CFLAGS) -shared -o $@ qemu-frontend/tm_qemu.c capture/capemit.c
+
 # The Pin frontend (pin-frontend/, docs/pin.md): built with the kit's own
 # configuration (its makefiles' flags, PinCRT).  Pin is not in Debian: the
 # user brings the kit.  pin-check compiles every object without linking.

@@ -33,6 +33,7 @@ struct tmcap_em {
     tmcap_word hole_lo[MAX_HOLES], hole_hi[MAX_HOLES];
     unsigned nholes;
     tmcap_word brk; /* sys_from_syscalls: the program break (0: not known yet) */
+    int isa;        /* TM_ISA_*: the system call numbers' table */
 };
 
 static void copy_bytes(void *dst, const void *src, unsigned long n)
@@ -143,6 +144,11 @@ static void switch_to(tmcap_em *em, unsigned tid)
 
 tmcap_em *tmcap_em_new(const tmcap_platform *p, const tmcap_em_cfg *cfg)
 {
+    return tmcap_em_new_isa(p, cfg, TM_ISA_X86_64);
+}
+
+tmcap_em *tmcap_em_new_isa(const tmcap_platform *p, const tmcap_em_cfg *cfg, int isa)
+{
     tmcap_em *em = p->alloc(p->ctx, sizeof *em);
     if (!em)
         return 0;
@@ -155,6 +161,7 @@ tmcap_em *tmcap_em_new(const tmcap_platform *p, const tmcap_em_cfg *cfg)
     em->mem = cfg->mem;
     em->store_values = cfg->store_values;
     em->sysc = cfg->sys_from_syscalls;
+    em->isa = isa;
     if (cfg->shm) {
         em->shm = cfg->shm;
         em->ack_fd = cfg->ack_fd;
@@ -169,6 +176,8 @@ tmcap_em *tmcap_em_new(const tmcap_platform *p, const tmcap_em_cfg *cfg)
     }
     em->buf_limit = em->buf_words - BUF_MARGIN;
     put(em, TMCAP_MAGIC);
+    if (em->isa != TM_ISA_X86_64)
+        put(em, TMCAP_ISA | (tmcap_word)(em->isa & 0xff) << 8);
     return em;
 }
 
@@ -539,6 +548,83 @@ enum {
     NR_prlimit64 = 302, NR_getrandom = 318, NR_execveat = 322, NR_statx = 332
 };
 
+/* Linux's generic system call numbers (asm-generic/unistd.h), which
+ * AArch64 and RISC-V (RV64) use, as their x86-64 counterparts above (the
+ * emitter works in x86-64 numbers); NR_none for the ones it has no use for. */
+enum { NR_none = 0xffff };
+static unsigned generic_to_x86(unsigned no)
+{
+    switch (no) {
+    case 17: return NR_getcwd;
+    case 22: return NR_epoll_pwait;
+    case 29: return NR_ioctl;
+    case 43: return NR_statfs;
+    case 44: return NR_fstatfs;
+    case 59: return NR_pipe2;
+    case 61: return NR_getdents64;
+    case 63: return NR_read;
+    case 65: return NR_readv;
+    case 67: return NR_pread64;
+    case 69: return NR_preadv;
+    case 72: return NR_pselect6;
+    case 78: return NR_readlinkat;
+    case 79: return NR_newfstatat;
+    case 80: return NR_fstat;
+    case 96: return NR_set_tid_address;
+    case 113: return NR_clock_gettime;
+    case 114: return NR_clock_getres;
+    case 123: return NR_sched_getaffinity;
+    case 132: return NR_sigaltstack;
+    case 134: return NR_rt_sigaction;
+    case 135: return NR_rt_sigprocmask;
+    case 153: return NR_times;
+    case 160: return NR_uname;
+    case 163: return NR_getrlimit;
+    case 165: return NR_getrusage;
+    case 169: return NR_gettimeofday;
+    case 179: return NR_sysinfo;
+    case 199: return NR_socketpair;
+    case 202: return NR_accept;
+    case 204: return NR_getsockname;
+    case 205: return NR_getpeername;
+    case 207: return NR_recvfrom;
+    case 209: return NR_getsockopt;
+    case 212: return NR_recvmsg;
+    case 214: return NR_brk;
+    case 215: return NR_munmap;
+    case 216: return NR_mremap;
+    case 220: return NR_clone;
+    case 221: return NR_execve;
+    case 222: return NR_mmap;
+    case 226: return NR_mprotect;
+    case 233: return NR_madvise;
+    case 242: return NR_accept4;
+    case 260: return NR_wait4;
+    case 261: return NR_prlimit64;
+    case 278: return NR_getrandom;
+    case 281: return NR_execveat;
+    case 291: return NR_statx;
+    default: return NR_none;
+    }
+}
+
+/* System call NO of ISA with ARGS as x86-64's number and arguments (CA:
+ * 6 words): the generic clone is clone(flags, sp, ptid, tls, ctid)
+ * (CONFIG_CLONE_BACKWARDS), x86-64's clone(flags, sp, ptid, ctid, tls). */
+static unsigned canon(int isa, unsigned no, const tmcap_word *args, tmcap_word *ca)
+{
+    for (unsigned i = 0; i < 6; i++)
+        ca[i] = args[i];
+    if (isa == TM_ISA_X86_64)
+        return no;
+    no = generic_to_x86(no);
+    if (no == NR_clone) {
+        ca[3] = args[4];
+        ca[4] = args[3];
+    }
+    return no;
+}
+
 static unsigned add_range(tmcap_word *a, tmcap_word *len, unsigned n, unsigned max, tmcap_word at, tmcap_word l)
 {
     if (at && l && n < max) {
@@ -575,11 +661,15 @@ static unsigned add_sockaddr(tmcap_word *a, tmcap_word *len, unsigned n, unsigne
     return add_range(a, len, n, max, addr, l > 128 ? 128 : l);
 }
 
-unsigned tmcap_syscall_writes(unsigned no, const tmcap_word *args, tmcap_word res,
-                              int (*read)(void *ctx, void *dst, tmcap_word a, unsigned long n), void *ctx,
-                              tmcap_word *a, tmcap_word *len, unsigned max)
+/* SYSCALL_WRITES with x86-64's numbers and arguments; GENERIC: the
+ * structures' sizes of Linux's generic ABI (struct stat 128 bytes, struct
+ * epoll_event 16). */
+static unsigned syscall_writes(int generic, unsigned no, const tmcap_word *args, tmcap_word res,
+                               int (*read)(void *ctx, void *dst, tmcap_word a, unsigned long n), void *ctx,
+                               tmcap_word *a, tmcap_word *len, unsigned max)
 {
     unsigned n = 0;
+    tmcap_word stat_size = generic ? 128 : 144, epoll_size = generic ? 16 : 12;
     long long r = (long long)res;
     switch (no) {
     case NR_read: case NR_pread64: case NR_getrandom:
@@ -609,9 +699,9 @@ unsigned tmcap_syscall_writes(unsigned no, const tmcap_word *args, tmcap_word re
         return add_range(a, len, n, max, args[3], l);
     }
     case NR_stat: case NR_fstat: case NR_lstat:
-        return add_range(a, len, n, max, args[1], 144);
+        return add_range(a, len, n, max, args[1], stat_size);
     case NR_newfstatat:
-        return add_range(a, len, n, max, args[2], 144);
+        return add_range(a, len, n, max, args[2], stat_size);
     case NR_statx:
         return add_range(a, len, n, max, args[4], 256);
     case NR_statfs: case NR_fstatfs:
@@ -667,7 +757,7 @@ unsigned tmcap_syscall_writes(unsigned no, const tmcap_word *args, tmcap_word re
         return no == NR_select ? add_range(a, len, n, max, args[4], 16) : n;
     }
     case NR_epoll_wait: case NR_epoll_pwait:
-        return r > 0 ? add_range(a, len, n, max, args[1], res * 12) : 0;
+        return r > 0 ? add_range(a, len, n, max, args[1], res * epoll_size) : 0;
     case NR_ioctl:
         switch (args[1]) {
         case 0x5401: /* TCGETS */
@@ -684,10 +774,29 @@ unsigned tmcap_syscall_writes(unsigned no, const tmcap_word *args, tmcap_word re
     }
 }
 
-void tmcap_em_syscall_pre(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word *args)
+unsigned tmcap_syscall_writes(unsigned no, const tmcap_word *args, tmcap_word res,
+                              int (*read)(void *ctx, void *dst, tmcap_word a, unsigned long n), void *ctx,
+                              tmcap_word *a, tmcap_word *len, unsigned max)
 {
+    return syscall_writes(0, no, args, res, read, ctx, a, len, max);
+}
+
+unsigned tmcap_syscall_writes_isa(int isa, unsigned no, const tmcap_word *args, tmcap_word res,
+                                  int (*read)(void *ctx, void *dst, tmcap_word a, unsigned long n), void *ctx,
+                                  tmcap_word *a, tmcap_word *len, unsigned max)
+{
+    tmcap_word ca[6];
+    unsigned cno = canon(isa, no, args, ca);
+    return syscall_writes(isa != TM_ISA_X86_64, cno, ca, res, read, ctx, a, len, max);
+}
+
+void tmcap_em_syscall_pre(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word *args_isa)
+{
+    tmcap_word args[6];
+    unsigned sno = no; /* the ISA's number: the stream's */
+    no = canon(em->isa, no, args_isa, args);
     room(em, 1);
-    put(em, tmcap_syscall(tid, no, 0));
+    put(em, tmcap_syscall(tid, sno, 0));
     if ((no == NR_execve || no == NR_execveat) && !em->fork_child && em->out_fd >= 0) {
         /* if it succeeds the new image runs natively and the channel
          * (close-on-exec) closes: say so first. */
@@ -712,7 +821,7 @@ void tmcap_em_syscall_pre(tmcap_em *em, unsigned tid, unsigned no, const tmcap_w
 static void sysc_post(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word *args, tmcap_word res)
 {
     tmcap_word ra[16], rl[16];
-    unsigned n = tmcap_syscall_writes(no, args, res, em->p.copy, em->p.ctx, ra, rl, 16);
+    unsigned n = syscall_writes(em->isa != TM_ISA_X86_64, no, args, res, em->p.copy, em->p.ctx, ra, rl, 16);
     for (unsigned i = 0; i < n; i++)
         tmcap_em_sys_write(em, tid, ra[i], rl[i]);
     switch (no) {
@@ -741,11 +850,14 @@ static void sysc_post(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word 
     }
 }
 
-void tmcap_em_syscall_post(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word *args, tmcap_word res,
+void tmcap_em_syscall_post(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word *args_isa, tmcap_word res,
                            int err)
 {
+    tmcap_word args[6];
+    unsigned sno = no;
+    no = canon(em->isa, no, args_isa, args);
     room(em, 1);
-    put(em, tmcap_syscall(tid, no, 1));
+    put(em, tmcap_syscall(tid, sno, 1));
     if (no == NR_clone && tid < MAX_TIDS) {
         if (err) { /* no thread: nothing will be written */
             unwatch_range(em, em->clone_ptid[tid], 1);

@@ -7,6 +7,7 @@
 #include "tm/bytemap.h"
 #include "tm/capture.h"
 #include "tm/elf.h"
+#include "tm/isa.h"
 
 typedef struct xit {
     uint8_t kind, dyn;
@@ -1183,9 +1184,9 @@ static long ev_syscall(tm_cap *c, const uint64_t *w)
     if (!(t = thread_of(c, tid)))
         return fail(c, c->off, "thread %u out of range", tid), -1;
     unsigned leave = (unsigned)((w0 >> 32) & 1), no = (unsigned)((w0 >> 40) & 0xffff);
-    /* rt_sigreturn (15) does not return to its caller: a frontend may
-     * not report its leave */
-    if (!leave && t->insys && t->sysno != 15)
+    /* rt_sigreturn (x86-64 15; AArch64, RISC-V 139) does not return to
+     * its caller: a frontend may not report its leave */
+    if (!leave && t->insys && t->sysno != (c->info.isa == TM_ISA_X86_64 ? 15 : 139))
         return fail(c, c->off, "thread %u enters system call %u while in system call %u", tid, no, t->sysno), -1;
     if (leave && !t->insys)
         return fail(c, c->off, "thread %u leaves system call %u without entering it", tid, no), -1;
@@ -1259,6 +1260,16 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         return 1;
     case TMCAP_SYSCALL:
         return ev_syscall(c, w);
+    case TMCAP_ISA: {
+        /* only as the first event after the magic */
+        unsigned isa = (unsigned)((w0 >> 8) & 0xff);
+        if (c->off != 8)
+            return fail(c, c->off, "an ISA event that is not the stream's first event"), -1;
+        if (isa >= TM_ISA_COUNT)
+            return fail(c, c->off, "unknown instruction set %u in the ISA event", isa), -1;
+        c->info.isa = (int)isa;
+        return 1;
+    }
     case TMCAP_END:
         c->info.ended = 1;
         c->end_off = c->off;

@@ -10,7 +10,10 @@
 #define TM_CAPEMIT_H
 
 #include "tm/capwire.h"
+#include "tm/isa.h"
 #include "tm/x86op.h"
+#include "tm/a64op.h"
+#include "tm/rvop.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -251,6 +254,98 @@ static inline unsigned tmcap_last_exits(unsigned k, tmcap_word a, unsigned len, 
     return 1;
 }
 
+/* ---- the exits of a block of another ISA (QEMU: AArch64, RISC-V) ----
+ *
+ * A control transfer's class, the same for every ISA that is not x86-64. */
+enum {
+    TMCAP_C_OTHER = 0, /* no control transfer */
+    TMCAP_C_COND,      /* direct, conditional */
+    TMCAP_C_JUMP,      /* direct jump */
+    TMCAP_C_CALL,      /* direct call */
+    TMCAP_C_IJUMP,     /* indirect jump */
+    TMCAP_C_ICALL,     /* indirect call (RISC-V's pop-then-push JALR too) */
+    TMCAP_C_RET,       /* return */
+    TMCAP_C_SYSCALL,   /* SVC, ECALL */
+    TMCAP_C_TRAP       /* always raises a synchronous exception (BRK, UDF, EBREAK...) */
+};
+
+/* Classifies the instruction of ISA (TM_ISA_AARCH64, TM_ISA_RV64) at P
+ * (AVAIL bytes readable), whose address is PC: a TMCAP_C_* class, its
+ * length in *LEN (0: not an instruction the classifiers know), the direct
+ * target in *TARGET (COND, JUMP, CALL). */
+static inline int tmcap_isa_op(int isa, const unsigned char *p, unsigned avail, tmcap_word pc, unsigned *len,
+                               tmcap_word *target)
+{
+    unsigned long long t = 0;
+    int c = TMCAP_C_OTHER;
+    *len = 0;
+    if (isa == TM_ISA_AARCH64) {
+        switch (tm_a64_op(p, avail, pc, len, &t)) {
+        case TM_A64_COND: c = TMCAP_C_COND; break;
+        case TM_A64_JUMP: c = TMCAP_C_JUMP; break;
+        case TM_A64_CALL: c = TMCAP_C_CALL; break;
+        case TM_A64_ICALL: c = TMCAP_C_ICALL; break;
+        case TM_A64_IJUMP: c = TMCAP_C_IJUMP; break;
+        case TM_A64_RET: c = TMCAP_C_RET; break;
+        case TM_A64_SYSCALL: c = TMCAP_C_SYSCALL; break;
+        case TM_A64_TRAP: c = TMCAP_C_TRAP; break;
+        default: break;
+        }
+    } else if (isa == TM_ISA_RV64) {
+        switch (tm_rv_op(p, avail, pc, len, &t)) {
+        case TM_RV_COND: c = TMCAP_C_COND; break;
+        case TM_RV_JUMP: c = TMCAP_C_JUMP; break;
+        case TM_RV_CALL: c = TMCAP_C_CALL; break;
+        case TM_RV_ICALL: case TM_RV_ICALL_RET: c = TMCAP_C_ICALL; break; /* pop-then-push: a call */
+        case TM_RV_IJUMP: c = TMCAP_C_IJUMP; break;
+        case TM_RV_RET: c = TMCAP_C_RET; break;
+        case TM_RV_SYSCALL: c = TMCAP_C_SYSCALL; break;
+        case TM_RV_TRAP: c = TMCAP_C_TRAP; break;
+        default: break;
+        }
+    }
+    *target = t;
+    return c;
+}
+
+/* The exits of a block of ISA whose last instruction K is at A (class CLS,
+ * LEN bytes, direct target TGT: tmcap_isa_op), as tmcap_last_exits gives
+ * them: COND: [0] taken (COND_T), [1] not taken (COND_N); JUMP, CALL: [0]
+ * with the target; IJUMP, ICALL, RET: [0] DYN; anything else (a system
+ * call, a trap, an instruction that ends the block without a transfer):
+ * [0] FALL to the next instruction.  The number of exits. */
+static inline unsigned tmcap_isa_exits(unsigned k, tmcap_word a, unsigned len, int cls, tmcap_word tgt,
+                                       tmcap_exit xs[2])
+{
+    int kind = cls == TMCAP_C_JUMP    ? TMCAP_X_JUMP
+               : cls == TMCAP_C_CALL  ? TMCAP_X_CALL
+               : cls == TMCAP_C_IJUMP ? TMCAP_X_IJUMP
+               : cls == TMCAP_C_ICALL ? TMCAP_X_ICALL
+                                      : TMCAP_X_RET;
+    xs[0].insn = xs[1].insn = k;
+    xs[0].flags = xs[1].flags = 0;
+    switch (cls) {
+    case TMCAP_C_COND:
+        xs[0].kind = TMCAP_X_COND_T;
+        xs[1].kind = TMCAP_X_COND_N;
+        xs[0].target = xs[1].target = tgt;
+        return 2;
+    case TMCAP_C_JUMP: case TMCAP_C_CALL:
+        xs[0].kind = kind;
+        xs[0].target = tgt;
+        return 1;
+    case TMCAP_C_IJUMP: case TMCAP_C_ICALL: case TMCAP_C_RET:
+        xs[0].kind = kind;
+        xs[0].flags = TMCAP_XF_DYN;
+        xs[0].target = 0;
+        return 1;
+    default:
+        xs[0].kind = TMCAP_X_FALL;
+        xs[0].target = a + len;
+        return 1;
+    }
+}
+
 /* How a rep-prefixed string instruction (BYTES, LEN) goes on after an
  * iteration that left its count nonzero: 0 always (movs, stos, lods, ins,
  * outs), 1 while ZF is set (repe cmps/scas), 2 while ZF is clear (repne). */
@@ -326,6 +421,11 @@ typedef struct tmcap_em tmcap_em;
 /* A new emitter (memory from P->alloc), which has written the stream's
  * magic word; NULL if there was no memory. */
 tmcap_em *tmcap_em_new(const tmcap_platform *p, const tmcap_em_cfg *cfg);
+/* The same for a program of instruction set ISA (TM_ISA_*, tm/isa.h): not
+ * x86-64, the stream opens with the ISA event, and the system call numbers
+ * the emitter is given (tmcap_em_syscall_pre/post) are that ISA's (AArch64
+ * and RISC-V: Linux's generic table, asm-generic/unistd.h). */
+tmcap_em *tmcap_em_new_isa(const tmcap_platform *p, const tmcap_em_cfg *cfg, int isa);
 /* Whether the channel is still open (a write failed: tracing stopped). */
 int tmcap_em_open(const tmcap_em *em);
 
@@ -395,6 +495,13 @@ void tmcap_em_flush(tmcap_em *em);
 unsigned tmcap_syscall_writes(unsigned no, const tmcap_word *args, tmcap_word res,
                               int (*read)(void *ctx, void *dst, tmcap_word a, unsigned long n), void *ctx,
                               tmcap_word *a, tmcap_word *len, unsigned max);
+
+/* The same for ISA's system call numbers and argument order (TM_ISA_*:
+ * x86-64 is tmcap_syscall_writes; AArch64 and RISC-V use Linux's generic
+ * table and structure sizes). */
+unsigned tmcap_syscall_writes_isa(int isa, unsigned no, const tmcap_word *args, tmcap_word res,
+                                  int (*read)(void *ctx, void *dst, tmcap_word a, unsigned long n), void *ctx,
+                                  tmcap_word *a, tmcap_word *len, unsigned max);
 
 /* A line of /proc/self/maps (N bytes, without its newline): its range,
  * permissions (bit 0 r, 1 w, 2 x), file offset and path (PATH, *PATHLEN

@@ -89,6 +89,8 @@ typedef struct tm_cap_info {
     uint32_t threads;     /* thread ids used */
     uint64_t cycles;      /* last cycle + 1 (after tm_cap_finish with a timing model) */
     uint64_t skipped;     /* instructions before the window began */
+    int isa;              /* the program's instruction set (TM_ISA_*, tm/isa.h):
+                             the stream's ISA event, else x86-64 (0) */
 } tm_cap_info;
 
 int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out);

@@ -1,0 +1,955 @@
+/* tm_qemu — the QEMU user-mode frontend of tm (docs/qemu.md): a TCG plugin
+ * (API version 1, QEMU 7.2) that records AArch64 and RISC-V (RV64GC) Linux
+ * programs as the capture stream (tm/capwire.h) through the frontends'
+ * shared emitter (tm/capemit.h, capture/capemit.c).
+ *
+ *   qemu-aarch64 -L SYSROOT -plugin build/lib/qemu/tm_qemu.so,out=FILE,mem=1 PROG ARGS
+ *   arguments: out=FILE | fd=N (the stream), mem=0|1 (memory operands and
+ *   their values), store_values=0|1, log=FILE (messages; default stderr)
+ *
+ * Blocks are QEMU's translation blocks.  Every guest thread runs under one
+ * big lock, taken at a block's start and kept until the thread's next
+ * block start (where the exit the block took is known and emitted) or its
+ * next system call: one serial order of every thread's events (docs/qemu.md
+ * §3). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include "qemu_api.h"
+#include "tm/capemit.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT int qemu_plugin_version = TM_QEMU_PLUGIN_VERSION;
+
+enum { MAX_VCPUS = 1024, NSIG_ = 65, HANDOFF_BLOCKS = 64, MAX_DEPTH = 16 };
+
+/* A translation block as translated once (a new id per translation). */
+typedef struct blk blk;
+typedef struct iref {
+    blk *b;
+    unsigned idx;
+} iref;
+struct blk {
+    uint64_t id;
+    unsigned ni, nx;
+    int cls;              /* TMCAP_C_* of the last instruction */
+    uint64_t fall, target; /* after the last instruction; its direct target */
+    tmcap_word *ia;
+    unsigned *il;
+    unsigned char *mayfault; /* 1: accesses memory, 2: a trap */
+    iref *refs;
+    tmcap_exit xs[2];
+    blk *next_pending;    /* descriptors waiting to be emitted */
+};
+
+typedef struct vcpu {
+    unsigned fid;         /* the stream's thread id: vcpu_index + 1 */
+    int created, hold;
+    blk *cur;             /* the block started last, its exit not yet emitted */
+    int last_done;        /* its last instruction whose memory access completed */
+    uint64_t expect;      /* where the thread goes after its last emitted exit (0: unknown) */
+    unsigned run;         /* blocks since it took the lock */
+    /* a load waiting: an atomic read-modify-write reports its store only */
+    int pl_valid;
+    unsigned pl_idx;
+    uint64_t pl_w0, pl_a, pl_v[8];
+    /* the system call in progress */
+    int64_t sysno;
+    tmcap_word sysargs[6];
+    uint64_t sigact_handler;
+    int sigact_valid, forking;
+    uint64_t svc_pc;
+    /* signal handlers running; the pc a guessed resume must reach */
+    int depth;
+    uint64_t guess[MAX_DEPTH];
+    int after_sigret;
+} vcpu;
+
+static vcpu *vcpus[MAX_VCPUS];
+static tmcap_em *em;
+static unsigned em_tid;
+static int isa, clo_mem = 0, clo_store_values = 1, log_fd = 2;
+static atomic_int off;            /* tracing stopped (a fork's child, a failure, the end) */
+static uint64_t gbase;            /* host = guest + gbase */
+static atomic_int gbase_known;
+static int maps_done;
+static uint64_t handlers[NSIG_];  /* guest addresses of the handlers (0: none) */
+static unsigned exit_status;
+static int exit_seen, last_kill_sig;
+static __thread int tls_vcpu = -1;
+
+/* the big lock: a ticket lock */
+static atomic_uint tk_next, tk_serve;
+/* descriptors translated but not yet emitted (their own small lock) */
+static atomic_flag pend_lock = ATOMIC_FLAG_INIT;
+static blk *pend_head, *pend_tail;
+static uint64_t next_id = 1;
+
+static void say(const char *msg)
+{
+    char line[600];
+    int n = snprintf(line, sizeof line, "tm_qemu: %s\n", msg);
+    if (n > (int)sizeof line - 1)
+        n = (int)sizeof line - 1;
+    ssize_t w = write(log_fd, line, (size_t)n);
+    (void)w;
+}
+
+/* ------------------------------------------------------------ platform */
+
+static long p_write(void *c, int fd, const void *p, unsigned long n)
+{
+    (void)c;
+    return (long)write(fd, p, n);
+}
+static long p_read(void *c, int fd, void *p, unsigned long n)
+{
+    (void)c;
+    return (long)read(fd, p, n);
+}
+static void p_close(void *c, int fd)
+{
+    (void)c;
+    close(fd);
+}
+/* The program's memory at guest address A, read safely (a range that is
+ * not mapped gives 0). */
+static int p_copy(void *c, void *dst, tmcap_word a, unsigned long n)
+{
+    (void)c;
+    struct iovec l = {dst, n}, r = {(void *)(uintptr_t)(a + gbase), n};
+    return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)n;
+}
+static int p_readable(void *c, tmcap_word a, unsigned long n)
+{
+    unsigned char b[64];
+    return n <= sizeof b && p_copy(c, b, a, n);
+}
+static tmcap_word p_region(void *c, tmcap_word a, tmcap_word hi, int *readable)
+{
+    unsigned char ch;
+    int r0 = p_copy(c, &ch, a, 1);
+    tmcap_word p = (a | 4095) + 1;
+    while (p < hi && p_copy(c, &ch, p, 1) == r0)
+        p += 4096;
+    *readable = r0;
+    return p < hi ? p : hi;
+}
+static void p_message(void *c, const char *msg)
+{
+    (void)c;
+    say(msg);
+}
+static void *p_alloc(void *c, unsigned long n)
+{
+    (void)c;
+    return calloc(1, n);
+}
+
+/* ------------------------------------------------------------ the big lock */
+
+/* Stops tracing with one line: the stream ends without END, and tm record
+ * says the capture was cut short. */
+static void fail_rec(const char *why)
+{
+    if (atomic_exchange(&off, 1))
+        return;
+    say(why);
+    say("the recording is incomplete; tracing stops");
+    tmcap_em_flush(em);
+}
+
+static void lock_take(vcpu *v)
+{
+    if (v->hold)
+        return;
+    unsigned t = atomic_fetch_add(&tk_next, 1);
+    unsigned spins = 0;
+    struct timespec t0 = {0, 0};
+    while (atomic_load_explicit(&tk_serve, memory_order_acquire) != t) {
+        if (++spins < 64) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        sched_yield();
+        if ((spins & 1023) == 0) {
+            /* a holder that waits for this vCPU outside cpu_exec (an
+             * exclusive section: fork of a threaded program, an exit):
+             * recording cannot go on (docs/qemu.md §3) */
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (!t0.tv_sec)
+                t0 = now;
+            else if (now.tv_sec - t0.tv_sec > 3 || atomic_load(&off)) {
+                fail_rec("a thread waited 3 s for the serializing lock (QEMU waits for every vCPU: "
+                         "an exclusive section)");
+                /* leave the ticket in the queue's order: taken, then passed on */
+                while (atomic_load_explicit(&tk_serve, memory_order_acquire) != t)
+                    sched_yield();
+                atomic_fetch_add(&tk_serve, 1);
+                return;
+            }
+        }
+    }
+    v->hold = 1;
+    v->run = 0;
+}
+
+static void lock_give(vcpu *v)
+{
+    if (!v->hold)
+        return;
+    v->hold = 0;
+    atomic_fetch_add_explicit(&tk_serve, 1, memory_order_release);
+}
+
+static int lock_wanted(void)
+{
+    return atomic_load_explicit(&tk_next, memory_order_relaxed) - atomic_load_explicit(&tk_serve, memory_order_relaxed) >
+           1;
+}
+
+/* ------------------------------------------------------------ emitting (under the lock) */
+
+static void drain_blocks(void)
+{
+    while (atomic_flag_test_and_set_explicit(&pend_lock, memory_order_acquire))
+        ;
+    blk *b = pend_head;
+    pend_head = pend_tail = NULL;
+    atomic_flag_clear_explicit(&pend_lock, memory_order_release);
+    for (; b; b = b->next_pending)
+        tmcap_em_block(em, b->id, b->ia, b->il, b->ni, b->xs, b->nx);
+}
+
+static void as_thread(vcpu *v)
+{
+    drain_blocks();
+    if (em_tid != v->fid) {
+        tmcap_em_resume(em, v->fid);
+        em_tid = v->fid;
+    }
+}
+
+static void put_mem(uint64_t w0, uint64_t a, const uint64_t *val);
+
+static void put_load(vcpu *v)
+{
+    if (!v->pl_valid)
+        return;
+    v->pl_valid = 0;
+    put_mem(v->pl_w0, v->pl_a, v->pl_v);
+}
+
+static vcpu *vcpu_of(unsigned i)
+{
+    if (i >= MAX_VCPUS)
+        return NULL;
+    vcpu *v = vcpus[i];
+    if (!v) {
+        v = calloc(1, sizeof *v);
+        if (!v)
+            return NULL;
+        v->fid = i + 1;
+        v->last_done = -1;
+        vcpus[i] = v;
+    }
+    return v;
+}
+
+/* Under the lock: the file mappings QEMU made before the first block (the
+ * program, its interpreter), from the host's /proc/self/maps: the readable
+ * mappings of files whose ELF machine is the guest's, at guest address =
+ * host - gbase (QEMU maps the guest's code pages without PROT_EXEC on the
+ * host: every readable segment is reported; the capture keys modules by
+ * path and load address).  The program first (the capture's first
+ * module), then the dynamic loader ("ld-*"). */
+static int elf_machine(const char *path)
+{
+    unsigned char h[20];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = pread(fd, h, sizeof h, 0);
+    close(fd);
+    if (n != (ssize_t)sizeof h || memcmp(h, "\177ELF", 4))
+        return -1;
+    return h[18] | h[19] << 8;
+}
+
+static void scan_maps(void)
+{
+    int want = isa == TM_ISA_AARCH64 ? 183 : 243; /* EM_AARCH64, EM_RISCV */
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return;
+    static char line[4096 + 256], path[4097], cur[4097];
+    for (int pass = 0; pass < 2; pass++) {
+        rewind(f);
+        /* one MAP per file image: from its mapping of file offset 0 to the
+         * end of the file's last mapping after it (the segments' offsets
+         * are not their addresses' distances: QEMU aligns them to 64 KB) */
+        tmcap_word lo = 0, hi = 0;
+        unsigned curl = 0;
+        int open_img = 0;
+        for (;;) {
+            int got = fgets(line, sizeof line, f) != NULL;
+            tmcap_maps_line m;
+            unsigned pl = 0;
+            int ok = 0;
+            if (got) {
+                size_t n = strcspn(line, "\n");
+                ok = tmcap_parse_maps_line(line, (unsigned)n, &m) && m.pathlen && m.path[0] == '/';
+                if (ok) {
+                    pl = m.pathlen < 4096 ? m.pathlen : 4096;
+                    memcpy(path, m.path, pl);
+                    path[pl] = 0;
+                }
+            }
+            if (open_img && (!got || (ok && (pl != curl || memcmp(path, cur, pl) || m.off == 0)))) {
+                tmcap_em_map(em, lo - gbase, hi - lo, 0, cur, curl);
+                open_img = 0;
+            }
+            if (!got)
+                break;
+            if (!ok)
+                continue;
+            if (open_img) {
+                hi = m.hi;
+                continue;
+            }
+            const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+            int interp = strncmp(base, "ld-", 3) == 0;
+            if (m.off != 0 || interp != pass || m.lo < gbase || elf_machine(path) != want)
+                continue;
+            open_img = 1;
+            lo = m.lo;
+            hi = m.hi;
+            memcpy(cur, path, pl);
+            curl = pl;
+        }
+    }
+    fclose(f);
+}
+
+/* ------------------------------------------------------------ classification */
+
+/* Whether the instruction at P (LEN bytes) accesses memory (a load or a
+ * store of the program; prefetches are not). */
+static int is_mem(const unsigned char *p, unsigned len)
+{
+    if (isa == TM_ISA_AARCH64) {
+        if (len < 4)
+            return 0;
+        unsigned w = (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 | (unsigned)p[3] << 24;
+        if ((w & 0x0A000000u) != 0x08000000u) /* op0 x1x0: loads and stores */
+            return 0;
+        if ((w & 0xFFC00000u) == 0xF9800000u || (w & 0xFF000000u) == 0xD8000000u ||
+            (w & 0xFFE00C00u) == 0xF8A00800u || (w & 0xFFE00C00u) == 0xF8800000u)
+            return 0; /* PRFM (immediate, literal, register), PRFUM */
+        return 1;
+    }
+    if (len == 2) {
+        unsigned c = (unsigned)p[0] | (unsigned)p[1] << 8, q = c & 3, f3 = c >> 13;
+        return (q == 0 || q == 2) && f3 != 0 && f3 != 4;
+    }
+    if (len < 4)
+        return 0;
+    unsigned op = p[0] & 0x7f;
+    return op == 0x03 || op == 0x07 || op == 0x23 || op == 0x27 || op == 0x2F;
+}
+
+/* ------------------------------------------------------------ the shadow
+ *
+ * The values the stream has given (every load's and store's bytes), 8-byte
+ * words in an open-addressed table: a load whose bytes differ from them
+ * was preceded by a write the plugin did not see (a signal frame QEMU
+ * wrote, DC ZVA, a system call's output the emitter's table does not
+ * know...): it is reported first as a write by the system (docs/qemu.md
+ * §4).  When the table is three-quarters full it starts over. */
+enum { SH_BITS = 21 };
+typedef struct shent {
+    uint64_t key; /* word address + 1 (0: empty) */
+    uint64_t val;
+    uint8_t known;
+} shent;
+static shent *shadow;
+static unsigned long sh_used;
+
+static shent *sh_find(uint64_t w, int add)
+{
+    unsigned long mask = (1ul << SH_BITS) - 1, i = (unsigned long)((w * 0x9E3779B97F4A7C15ull) >> (64 - SH_BITS));
+    for (;; i = (i + 1) & mask) {
+        shent *e = &shadow[i];
+        if (e->key == w + 1)
+            return e;
+        if (!e->key) {
+            if (!add)
+                return NULL;
+            if (sh_used >= (3ul << SH_BITS) / 4) {
+                memset(shadow, 0, sizeof *shadow << SH_BITS);
+                sh_used = 0;
+                return sh_find(w, 1);
+            }
+            sh_used++;
+            e->key = w + 1;
+            e->val = 0;
+            e->known = 0;
+            return e;
+        }
+    }
+}
+
+/* Whether the bytes V (SIZE at A) differ from what the stream gave; with
+ * SET the shadow takes them. */
+static int sh_access(uint64_t a, unsigned size, const unsigned char *v, int set)
+{
+    int differ = 0;
+    for (unsigned i = 0; i < size;) {
+        uint64_t w = (a + i) >> 3;
+        unsigned o = (unsigned)((a + i) & 7), k = 8 - o < size - i ? 8 - o : size - i;
+        shent *e = sh_find(w, set);
+        if (e) {
+            unsigned char cur[8];
+            memcpy(cur, &e->val, 8);
+            for (unsigned j = 0; j < k; j++) {
+                if ((e->known >> (o + j) & 1) && cur[o + j] != v[i + j])
+                    differ = 1;
+                if (set) {
+                    cur[o + j] = v[i + j];
+                    e->known |= (uint8_t)(1u << (o + j));
+                }
+            }
+            memcpy(&e->val, cur, 8);
+        }
+        i += k;
+    }
+    return differ;
+}
+
+/* A memory operand going out: the shadow follows, and a load that differs
+ * from it is preceded by a write by the system. */
+static void put_mem(uint64_t w0, uint64_t a, const uint64_t *val)
+{
+    unsigned size = (unsigned)(w0 >> 16) & 0xff;
+    if (shadow && sh_access(a, size, (const unsigned char *)val, 1) && !(w0 & TMCAP_MEM_STORE))
+        tmcap_em_mem_value(em, tmcap_sys_mem(size), a, val);
+    tmcap_em_mem_value(em, w0, a, val);
+}
+
+/* ------------------------------------------------------------ callbacks */
+
+static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
+{
+    iref *r = ud;
+    vcpu *v = vcpus[vi];
+    if (atomic_load_explicit(&off, memory_order_relaxed) || !v || !v->hold || v->cur != r->b)
+        return;
+    v->last_done = (int)r->idx;
+    if (!clo_mem)
+        return;
+    unsigned size = 1u << qemu_plugin_mem_size_shift(info);
+    int store = qemu_plugin_mem_is_store(info);
+    if (size > 64)
+        size = 64;
+    uint64_t val[8] = {0};
+    memcpy(val, (const void *)(uintptr_t)(vaddr + gbase), size); /* accessed just now: mapped */
+    if (store) {
+        if (v->pl_valid && v->pl_a == vaddr && v->pl_idx == r->idx) {
+            /* an atomic read-modify-write: QEMU reports its load after the
+             * store, when the old value is gone; the store only */
+            v->pl_valid = 0;
+        } else {
+            put_load(v);
+        }
+        put_mem(tmcap_mem(1, !clo_store_values, size, r->idx), vaddr, val);
+        return;
+    }
+    put_load(v);
+    v->pl_valid = 1;
+    v->pl_idx = r->idx;
+    v->pl_w0 = tmcap_mem(0, 0, size, r->idx);
+    v->pl_a = vaddr;
+    memcpy(v->pl_v, val, sizeof v->pl_v);
+}
+
+static int handler_sig(uint64_t pc, int prefer)
+{
+    if (prefer > 0 && prefer < NSIG_ && handlers[prefer] == pc)
+        return prefer;
+    for (int s = 1; s < NSIG_; s++)
+        if (handlers[s] && handlers[s] == pc)
+            return s;
+    return 0;
+}
+
+/* Under the lock, at the start of V's block at NEXT: the exit V's previous
+ * block took, or the signal that interrupted it. */
+static void resolve(vcpu *v, uint64_t next)
+{
+    blk *p = v->cur;
+    put_load(v);
+    if (v->after_sigret) { /* the handler returned: where the guessed exit led? */
+        v->after_sigret = 0;
+        if (v->depth < MAX_DEPTH && v->guess[v->depth] && v->guess[v->depth] != next) {
+            fail_rec("a signal interrupted a conditional branch whose outcome was guessed wrong");
+            return;
+        }
+    }
+    if (!p) { /* after a system call (its exit is out): a handler? */
+        if (v->expect && next != v->expect) {
+            int sig = handler_sig(next, 0);
+            if (sig) {
+                tmcap_em_signal(em, v->fid, sig, v->expect);
+                if (v->depth < MAX_DEPTH)
+                    v->guess[v->depth] = 0;
+                v->depth++;
+            }
+        }
+        v->expect = 0;
+        return;
+    }
+    v->cur = NULL;
+    int cut = -1;
+    for (unsigned i = (unsigned)(v->last_done + 1); i < p->ni; i++)
+        if (p->mayfault[i]) {
+            cut = (int)i;
+            break;
+        }
+    int sig = handler_sig(next, 0);
+    if (cut >= 0 && sig) {
+        /* a synchronous fault at instruction CUT: the ones before it
+         * retired (the capture layer runs them: a SIGNAL whose pc is in
+         * the block) */
+        sig = handler_sig(next, p->mayfault[cut] == 1 ? 11 : 5);
+        tmcap_em_signal(em, v->fid, sig, p->ia[cut]);
+        if (v->depth < MAX_DEPTH)
+            v->guess[v->depth] = 0;
+        v->depth++;
+        return;
+    }
+    uint64_t dest = 0;
+    unsigned x = 0;
+    int guessed = 0, dyn = 0;
+    switch (p->cls) {
+    case TMCAP_C_COND:
+        if (next == p->target) { /* both ways equal: taken */
+            x = 0;
+        } else if (next == p->fall) {
+            x = 1;
+        } else if (sig) { /* a signal: the outcome is not known: taken, checked at the return */
+            x = 0;
+            guessed = 1;
+        }
+        dest = x == 0 ? p->target : p->fall;
+        break;
+    case TMCAP_C_JUMP: case TMCAP_C_CALL:
+        dest = p->target;
+        break;
+    case TMCAP_C_IJUMP: case TMCAP_C_ICALL: case TMCAP_C_RET:
+        dyn = 1;
+        if (sig && p->cls != TMCAP_C_ICALL) {
+            fail_rec("a signal arrived right after an indirect branch: where it went is not known");
+            return;
+        }
+        dest = next;
+        break;
+    default:
+        dest = p->fall;
+        break;
+    }
+    if (dyn)
+        tmcap_em_exec_dyn(em, tmcap_exec(p->id, x), dest);
+    else
+        tmcap_em_exec(em, tmcap_exec(p->id, x));
+    if (next != dest && sig) {
+        tmcap_em_signal(em, v->fid, sig, dest);
+        if (v->depth < MAX_DEPTH)
+            v->guess[v->depth] = guessed ? dest : 0;
+        v->depth++;
+    }
+}
+
+static void tb_start(unsigned vi, void *ud)
+{
+    blk *b = ud;
+    if (atomic_load_explicit(&off, memory_order_relaxed))
+        return;
+    vcpu *v = vcpu_of(vi);
+    if (!v)
+        return;
+    lock_take(v);
+    if (atomic_load_explicit(&off, memory_order_relaxed))
+        return;
+    as_thread(v);
+    if (!v->created) { /* a vCPU whose init QEMU did not report */
+        v->created = 1;
+        tmcap_em_thread_create(em, 0, v->fid);
+    }
+    if (!maps_done) {
+        maps_done = 1;
+        scan_maps();
+    }
+    resolve(v, b->ia[0]);
+    v->cur = b;
+    v->last_done = -1;
+    if (++v->run >= HANDOFF_BLOCKS && lock_wanted()) { /* let the others run a while */
+        lock_give(v);
+        lock_take(v);
+        as_thread(v);
+    }
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+    (void)id;
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    if (n == 0 || n > TMCAP_MAX_INSNS)
+        return;
+    blk *b = calloc(1, sizeof *b);
+    if (b) {
+        b->ia = calloc(n, sizeof *b->ia);
+        b->il = calloc(n, sizeof *b->il);
+        b->mayfault = calloc(n, 1);
+        b->refs = calloc(n, sizeof *b->refs);
+    }
+    if (!b || !b->ia || !b->il || !b->mayfault || !b->refs) {
+        fail_rec("out of memory");
+        return;
+    }
+    b->ni = (unsigned)n;
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
+        const unsigned char *bytes = qemu_plugin_insn_data(in);
+        unsigned sz = (unsigned)qemu_plugin_insn_size(in), len = 0;
+        tmcap_word a = qemu_plugin_insn_vaddr(in), tgt = 0;
+        if (!atomic_load(&gbase_known)) {
+            gbase = (uint64_t)(uintptr_t)qemu_plugin_insn_haddr(in) - a;
+            atomic_store(&gbase_known, 1);
+        }
+        int cls = tmcap_isa_op(isa, bytes, sz, a, &len, &tgt);
+        if (len == 0)
+            len = sz;
+        b->ia[i] = a;
+        b->il[i] = len;
+        b->mayfault[i] = is_mem(bytes, sz) ? 1 : cls == TMCAP_C_TRAP ? 2 : 0;
+        b->refs[i].b = b;
+        b->refs[i].idx = (unsigned)i;
+        qemu_plugin_register_vcpu_mem_cb(in, mem_cb, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, &b->refs[i]);
+        if (i == n - 1) {
+            b->cls = cls;
+            b->fall = a + len;
+            b->target = tgt;
+            b->nx = tmcap_isa_exits((unsigned)i, a, len, cls, tgt, b->xs);
+        }
+    }
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_start, QEMU_PLUGIN_CB_NO_REGS, b);
+    /* the descriptor goes out with the next block start (this may run while
+     * another vCPU holds the big lock, and under QEMU's mmap lock) */
+    while (atomic_flag_test_and_set_explicit(&pend_lock, memory_order_acquire))
+        ;
+    b->id = next_id++;
+    if (pend_tail)
+        pend_tail->next_pending = b;
+    else
+        pend_head = b;
+    pend_tail = b;
+    atomic_flag_clear_explicit(&pend_lock, memory_order_release);
+}
+
+/* ------------------------------------------------------------ system calls */
+
+enum {
+    G_exit = 93, G_exit_group = 94, G_kill = 129, G_tkill = 130, G_tgkill = 131, G_rt_sigaction = 134,
+    G_rt_sigreturn = 139, G_clone = 220, G_mmap = 222, G_clone3 = 435
+};
+#define CLONE_VM_ 0x100u
+#define CLONE_VFORK_ 0x4000u
+
+static void sys_enter(qemu_plugin_id_t id, unsigned vi, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
+                      uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+{
+    (void)id, (void)a7, (void)a8;
+    tls_vcpu = (int)vi;
+    if (atomic_load(&off))
+        return;
+    vcpu *v = vcpu_of(vi);
+    if (!v)
+        return;
+    lock_take(v);
+    if (atomic_load(&off))
+        return;
+    as_thread(v);
+    put_load(v);
+    if (v->cur) { /* the block ends at the SVC / ECALL: it falls through */
+        blk *p = v->cur;
+        v->cur = NULL;
+        tmcap_em_exec(em, tmcap_exec(p->id, 0));
+        v->expect = p->fall;
+        v->svc_pc = p->ia[p->ni - 1];
+    }
+    tmcap_word args[6] = {a1, a2, a3, a4, a5, a6};
+    memcpy(v->sysargs, args, sizeof args);
+    v->sysno = num;
+    v->sigact_valid = 0;
+    v->forking = 0;
+    switch (num) {
+    case G_rt_sigreturn:
+        if (v->depth == 0) {
+            fail_rec("rt_sigreturn without a signal the plugin saw");
+            return;
+        }
+        tmcap_em_syscall_pre(em, v->fid, (unsigned)num, args);
+        tmcap_em_sigret(em, v->fid);
+        v->depth--;
+        v->after_sigret = 1;
+        v->expect = 0;
+        lock_give(v);
+        return;
+    case G_rt_sigaction:
+        if (a2 && a1 < NSIG_ && p_copy(NULL, &v->sigact_handler, a2, 8))
+            v->sigact_valid = 1;
+        break;
+    case G_exit: case G_exit_group:
+        exit_status = (unsigned)a1 & 0xff;
+        exit_seen = num == G_exit_group ? 2 : 1;
+        break;
+    case G_kill: case G_tkill:
+        last_kill_sig = (int)a2;
+        break;
+    case G_tgkill:
+        last_kill_sig = (int)a3;
+        break;
+    case G_clone:
+        v->forking = !(a1 & CLONE_VM_) || (a1 & CLONE_VFORK_);
+        break;
+    case G_clone3: {
+        uint64_t fl = 0;
+        if (p_copy(NULL, &fl, a1, 8))
+            v->forking = !(fl & CLONE_VM_) || (fl & CLONE_VFORK_);
+        break;
+    }
+    default:
+        break;
+    }
+    tmcap_em_syscall_pre(em, v->fid, (unsigned)num, args);
+    if (v->forking)
+        tmcap_em_fork_pre(em);
+    lock_give(v);
+}
+
+static void sys_ret(qemu_plugin_id_t id, unsigned vi, int64_t num, int64_t ret)
+{
+    (void)id;
+    tls_vcpu = (int)vi;
+    vcpu *v = vi < MAX_VCPUS ? vcpus[vi] : NULL;
+    if (!v || num == G_rt_sigreturn)
+        return;
+    if (v->forking && ret == 0) { /* the child of a fork: it runs untraced */
+        atomic_store(&off, 1);
+        tmcap_em_fork_child(em);
+        return;
+    }
+    if (atomic_load(&off))
+        return;
+    lock_take(v);
+    if (atomic_load(&off))
+        return;
+    as_thread(v);
+    int err = ret < 0 && ret > -4096;
+    tmcap_em_syscall_post(em, v->fid, (unsigned)num, v->sysargs, err ? (uint64_t)-ret : (uint64_t)ret, err);
+    if (num == G_rt_sigaction && !err && v->sigact_valid) {
+        uint64_t h = v->sigact_handler;
+        handlers[v->sysargs[0]] = h > 1 ? h : 0; /* SIG_DFL 0, SIG_IGN 1 */
+    }
+    if (ret == -512 || ret == -513 || ret == -514 || ret == -516) /* restarted: the SVC runs again */
+        v->expect = v->svc_pc;
+    if (num == G_mmap && !err && (v->sysargs[2] & 4) && (int64_t)v->sysargs[4] >= 0) { /* PROT_EXEC, a file */
+        char lk[64], path[4097];
+        snprintf(lk, sizeof lk, "/proc/self/fd/%d", (int)v->sysargs[4]);
+        ssize_t pl = readlink(lk, path, sizeof path - 1);
+        if (pl > 0)
+            tmcap_em_map(em, (uint64_t)ret, v->sysargs[1], v->sysargs[5], path, (unsigned)pl);
+    }
+    lock_give(v);
+}
+
+/* ------------------------------------------------------------ threads, end */
+
+static void vcpu_init(qemu_plugin_id_t id, unsigned vi)
+{
+    (void)id;
+    if (atomic_load(&off))
+        return;
+    vcpu *v = vcpu_of(vi);
+    if (!v)
+        return;
+    /* runs in the creating thread (its clone), not the new one */
+    vcpu *parent = tls_vcpu >= 0 && tls_vcpu < MAX_VCPUS ? vcpus[tls_vcpu] : NULL;
+    vcpu *me = parent ? parent : v;
+    int held = me->hold;
+    lock_take(me);
+    drain_blocks();
+    v->created = 1;
+    v->cur = NULL;
+    v->last_done = -1;
+    v->expect = 0;
+    v->depth = 0;
+    v->pl_valid = 0;
+    tmcap_em_thread_create(em, parent ? parent->fid : 0, v->fid);
+    if (!held)
+        lock_give(me);
+}
+
+static void vcpu_exit(qemu_plugin_id_t id, unsigned vi)
+{
+    (void)id;
+    vcpu *v = vi < MAX_VCPUS ? vcpus[vi] : NULL;
+    if (!v || atomic_load(&off))
+        return;
+    lock_take(v);
+    if (!atomic_load(&off)) {
+        as_thread(v);
+        put_load(v);
+        tmcap_em_thread_exit(em, v->fid);
+    }
+    v->created = 0;
+    v->cur = NULL;
+    lock_give(v);
+}
+
+/* The end (QEMU calls it once every other vCPU has stopped): exit_group's
+ * status, or, without one, a death by a signal: the one a block was cut by
+ * (SIGSEGV for an access, SIGTRAP or SIGILL for a trap), else the last one
+ * the program sent itself (abort), else SIGKILL (docs/qemu.md §8). */
+static void at_exit(qemu_plugin_id_t id, void *ud)
+{
+    (void)id, (void)ud;
+    if (atomic_load(&off) || !em)
+        return;
+    for (unsigned i = 0; i < MAX_VCPUS; i++) {
+        vcpu *v = vcpus[i];
+        if (v && v->pl_valid) {
+            as_thread(v);
+            put_load(v);
+        }
+    }
+    if (exit_seen) {
+        tmcap_em_end(em, exit_status, 0);
+        return;
+    }
+    int sig = last_kill_sig ? last_kill_sig : 9;
+    for (unsigned i = 0; i < MAX_VCPUS; i++) {
+        vcpu *v = vcpus[i];
+        if (!v || !v->cur)
+            continue;
+        for (unsigned k = (unsigned)(v->last_done + 1); k < v->cur->ni; k++)
+            if (v->cur->mayfault[k]) {
+                sig = v->cur->mayfault[k] == 1 ? 11 : 5;
+                break;
+            }
+    }
+    tmcap_em_end(em, (unsigned)sig, 1);
+}
+
+/* ------------------------------------------------------------ install */
+
+static int arg_val(const char *arg, const char *key, const char **val)
+{
+    size_t k = strlen(key);
+    if (strncmp(arg, key, k) || arg[k] != '=')
+        return 0;
+    *val = arg + k + 1;
+    return 1;
+}
+
+EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
+{
+    if (info->version.min > TM_QEMU_PLUGIN_VERSION || info->version.cur < TM_QEMU_PLUGIN_VERSION) {
+        fprintf(stderr, "tm_qemu: QEMU offers plugin API versions %d..%d, this plugin needs version %d\n",
+                info->version.min, info->version.cur, TM_QEMU_PLUGIN_VERSION);
+        return -1;
+    }
+    if (info->system_emulation) {
+        fprintf(stderr, "tm_qemu: user mode only (qemu-aarch64, qemu-riscv64)\n");
+        return -1;
+    }
+    if (!strcmp(info->target_name, "aarch64")) {
+        isa = TM_ISA_AARCH64;
+    } else if (!strcmp(info->target_name, "riscv64")) {
+        isa = TM_ISA_RV64;
+    } else {
+        fprintf(stderr, "tm_qemu: target %s is not supported (aarch64, riscv64)\n", info->target_name);
+        return -1;
+    }
+    int fd = -1;
+    const char *out = NULL, *logf = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if (arg_val(argv[i], "out", &v)) {
+            out = v;
+        } else if (arg_val(argv[i], "fd", &v)) {
+            fd = atoi(v);
+        } else if (arg_val(argv[i], "mem", &v)) {
+            clo_mem = atoi(v) != 0;
+        } else if (arg_val(argv[i], "store_values", &v)) {
+            clo_store_values = atoi(v) != 0;
+        } else if (arg_val(argv[i], "log", &v)) {
+            logf = v;
+        } else {
+            fprintf(stderr, "tm_qemu: unknown argument %s (out=FILE, fd=N, mem=0|1, store_values=0|1, log=FILE)\n",
+                    argv[i]);
+            return -1;
+        }
+    }
+    if (logf) {
+        log_fd = open(logf, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (log_fd < 0) {
+            fprintf(stderr, "tm_qemu: log=%s: cannot open it\n", logf);
+            return -1;
+        }
+    }
+    if (out) {
+        fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            fprintf(stderr, "tm_qemu: out=%s: cannot create it\n", out);
+            return -1;
+        }
+    }
+    if (fd < 0) {
+        fprintf(stderr, "tm_qemu: give out=FILE or fd=N\n");
+        return -1;
+    }
+    tmcap_em_cfg C;
+    memset(&C, 0, sizeof C);
+    C.fd = fd;
+    C.ack_fd = -1;
+    C.mem = clo_mem;
+    C.store_values = clo_store_values;
+    C.sys_from_syscalls = 1;
+    if (clo_mem && !(shadow = calloc(1ul << SH_BITS, sizeof *shadow))) {
+        fprintf(stderr, "tm_qemu: out of memory\n");
+        return -1;
+    }
+    tmcap_platform P = {NULL, p_write, p_read, p_close, p_copy, p_readable, p_region, p_message, p_alloc};
+    em = tmcap_em_new_isa(&P, &C, isa);
+    if (!em) {
+        fprintf(stderr, "tm_qemu: out of memory\n");
+        return -1;
+    }
+    qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
+    qemu_plugin_register_vcpu_exit_cb(id, vcpu_exit);
+    qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+    qemu_plugin_register_vcpu_syscall_cb(id, sys_enter);
+    qemu_plugin_register_vcpu_syscall_ret_cb(id, sys_ret);
+    qemu_plugin_register_atexit_cb(id, at_exit, NULL);
+    return 0;
+}
