@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tm/out.h"
+#include "tm/parse.h" /* tm_parse_u64 and the other number syntaxes */
 
 /* Each returns the process exit status: 0 success, 1 verification failure
  * or runtime error, 2 usage error (bad option or argument). */
@@ -38,20 +39,10 @@ void tm_err(const char *sub, const char *fmt, ...) __attribute__((format(printf,
 void tm_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* TEXT and a newline on F, control characters escaped as by tm_err. */
 void tm_put_line(FILE *f, const char *text);
-/* Parses an unsigned decimal integer (digits only: no sign, no 0x, no
- * blanks).  Returns 0 on success, -1 if S is not such a number or overflows. */
-int tm_parse_u64(const char *s, uint64_t *out);
-/* The same with an optional suffix k/K, m/M, g/G = 10^3, 10^6, 10^9: for
- * the options whose help says so (instruction counts). */
-int tm_parse_count(const char *s, uint64_t *out);
-/* A size in bytes, decimal, with K or M (KiB, MiB): 0, or -1. */
-int tm_parse_size(const char *v, uint32_t *out);
 /* Option matching for "--name VALUE" and "--name=VALUE": if ARGV[*I] is
  * option NAME, stores its value in *VAL (advancing *I past a separate value)
  * and returns 1; returns -1 if the value is missing; 0 if not this option. */
 int tm_opt(int argc, char **argv, int *i, const char *name, const char **val);
-/* Parses "A,B" chunk sizes (decimal). Returns 0 on success. */
-int tm_parse_pair(const char *s, unsigned *a, unsigned *b);
 /* Progress on stderr for long runs: returns 1 when stderr is a terminal. */
 int tm_progress_tty(void);
 
