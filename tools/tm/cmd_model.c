@@ -11,6 +11,7 @@
 #include "modelopts.h"
 #include "report.h"
 #include "tm/model.h"
+#include "tm/modelrun.h"
 #include "tm/profile.h"
 #include "tm/sweep.h"
 #include "tm/tmc.h"
@@ -25,9 +26,8 @@ typedef struct run_flags {
 /* One configuration of the run: its options, outputs and model. */
 typedef struct mseg {
     model_opts o;
-    const char *out, *stats, *profile;
+    tm_model_outs outs; /* -o, --stats, --profile */
     tm_model_cfg cfg;
-    tm_out oto, ost, opr;
     tm_profile *prof;
 } mseg;
 
@@ -59,7 +59,7 @@ static void usage(FILE *f)
 static void report(FILE *f, const mseg *g, tm_model *m, size_t k, const tmt_trailer *end)
 {
     if (k > 1)
-        fprintf(f, "== %s\n", g->out);
+        fprintf(f, "== %s\n", g->outs.trace);
     tm_report_text(f, &g->cfg, m);
     /* (how the program ended: in the trace and the statistics, not here,
      * so that this report is the end of tm record's BASE.stats) */
@@ -70,11 +70,8 @@ static void report(FILE *f, const mseg *g, tm_model *m, size_t k, const tmt_trai
 
 static void abort_outs(mseg *g, size_t k)
 {
-    for (size_t j = 0; j < k; j++) {
-        tm_out_abort(&g[j].oto);
-        tm_out_abort(&g[j].ost);
-        tm_out_abort(&g[j].opr);
-    }
+    for (size_t j = 0; j < k; j++)
+        tm_model_outs_abort(&g[j].outs);
 }
 
 /* The whole run: its configurations (K of them), the input and the flags. */
@@ -89,9 +86,9 @@ typedef struct mrun {
 
 enum { AND = 1 };
 static const tm_optdef seg_opts[] = {
-    {"--stats", NULL, TM_OPT_VALUE, offsetof(mseg, stats), 0, NULL},
-    {"--profile", NULL, TM_OPT_VALUE, offsetof(mseg, profile), 0, NULL},
-    {"-o", "--output", TM_OPT_VALUE, offsetof(mseg, out), 0, NULL},
+    {"--stats", NULL, TM_OPT_VALUE, offsetof(mseg, outs.stats), 0, NULL},
+    {"--profile", NULL, TM_OPT_VALUE, offsetof(mseg, outs.profile), 0, NULL},
+    {"-o", "--output", TM_OPT_VALUE, offsetof(mseg, outs.trace), 0, NULL},
     {"--and", NULL, TM_OPT_FLAG, TM_OPT_NOSTORE, AND, NULL}, {NULL, NULL, 0, 0, 0, NULL}};
 static const tm_optdef run_opts[] = {
     {"--quiet", "-q", TM_OPT_FLAG, offsetof(run_flags, quiet), 0, NULL},
@@ -145,14 +142,14 @@ static int model_check_outs(const mrun *R, size_t j)
 {
     const mseg *g = &R->seg[j];
     size_t k = R->k;
-    if (!g->out && !R->G.explain) {
+    if (!g->outs.trace && !R->G.explain) {
         if (k > 1)
             tm_usage("model", "configuration %zu (after --and number %zu): no output: give -o OUT.tmt", j + 1, j);
         else
             tm_err("model", "no output: give -o OUT.tmt");
         return 2;
     }
-    const char *mine[] = {g->out, g->stats, g->profile};
+    const char *mine[] = {g->outs.trace, g->outs.stats, g->outs.profile};
     static const char *const opt[] = {"-o", "--stats", "--profile"};
     for (int x = 0; x < 3; x++)
         for (int y = x + 1; y < 3; y++)
@@ -164,7 +161,8 @@ static int model_check_outs(const mrun *R, size_t j)
                 return 2;
             }
     for (size_t q = 0; q < j && k > 1; q++) {
-        const char *theirs[] = {R->seg[q].out, R->seg[q].stats, R->seg[q].profile};
+        const tm_model_outs *o = &R->seg[q].outs;
+        const char *theirs[] = {o->trace, o->stats, o->profile};
         for (int x = 0; x < 3; x++)
             for (int y = 0; y < 3; y++)
                 if (mine[x] && theirs[y] && !strcmp(mine[x], theirs[y]))
@@ -180,7 +178,7 @@ static int model_check(mrun *R)
     R->window = REPORT_PROFILE_WINDOW;
     int profiles = 0;
     for (size_t j = 0; j < R->k; j++)
-        profiles += R->seg[j].profile != NULL;
+        profiles += R->seg[j].outs.profile != NULL;
     if (R->G.pwin && report_profile_window("model", R->G.pwin, &R->window))
         return 2;
     if (R->G.pwin && !profiles)
@@ -217,88 +215,41 @@ static void model_explain(const tm_model_cfg *cfg)
 static int model_begin_outs(mrun *R)
 {
     const char *inputs[] = {R->in, NULL};
+    char err[2048];
     for (size_t j = 0; j < R->k; j++) {
-        mseg *g = &R->seg[j];
-        memset(&g->oto, 0, sizeof g->oto);
-        memset(&g->ost, 0, sizeof g->ost);
-        memset(&g->opr, 0, sizeof g->opr);
-        int orc = g->out ? tm_out_begin("model", &g->oto, g->out, inputs) : 0;
-        if (!orc && g->stats)
-            orc = tm_out_begin("model", &g->ost, g->stats, inputs);
-        if (!orc && g->profile)
-            orc = tm_out_begin("model", &g->opr, g->profile, inputs);
-        if (orc) {
-            abort_outs(R->seg, j + 1);
-            return orc == -2 ? 2 : 1;
-        }
+        int rc = tm_model_outs_begin(&R->seg[j].outs, inputs, err, sizeof err);
+        if (rc == TM_OK)
+            continue;
+        if (rc == TM_ERR_ARG)
+            tm_usage("model", "%s", err);
+        else
+            tm_err("model", "%s", err);
+        abort_outs(R->seg, j);
+        return rc == TM_ERR_ARG ? 2 : 1;
     }
     return 0;
+}
+
+/* Every 2^20 records: a line every 5 s or more. */
+static void model_progress(uint64_t nrec, void *arg)
+{
+    time_t *t = arg, now = time(NULL); /* t[0]: the start, t[1]: the last line */
+    if (now - t[1] >= 5) {
+        fprintf(stderr, "tm model: %" PRIu64 "M records, %lds\n", nrec >> 20, (long)(now - t[0]));
+        t[1] = now;
+    }
 }
 
 /* The stream RD through the sweep SW (one pass, every configuration); its
  * ENDING record into R->end.  0, or 1 after one line. */
 static int model_feed(mrun *R, tmc_reader *rd, tm_sweep *sw)
 {
-    tmc_record r;
-    uint64_t nrec = 0;
-    time_t t0 = time(NULL), last = t0;
-    int rc;
-    tmt_trailer end = {0, NULL, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
-    R->end = end;
-    while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (r.type == TMC_ENDING && (r.flags == TMC_CUT_SIGNAL || r.flags == TMC_CUT_SHORT)) {
-            R->end.ending = r.flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
-            R->end.signal = (unsigned)r.count;
-        } else if (r.type == TMC_ENDING) {
-            R->end.prog = tmt_prog_from_tmc(r.flags);
-            R->end.prog_code = (unsigned)r.count;
-        }
-        if ((rc = tm_sweep_put(sw, &r)) != TM_OK) {
-            size_t f = tm_sweep_failed(sw);
-            if (R->k > 1)
-                tm_err("model", "%s: offset %" PRIu64 ": configuration %zu (-o %s): %s", R->in,
-                       tmc_reader_offset(rd), f + 1, R->seg[f].out, tm_model_error(tm_sweep_model(sw, f)));
-            else
-                tm_err("model", "%s: offset %" PRIu64 ": %s", R->in, tmc_reader_offset(rd),
-                       tm_model_error(tm_sweep_model(sw, f)));
-            return 1;
-        }
-        if ((++nrec & 0xFFFFF) == 0) {
-            time_t now = time(NULL);
-            if (now - last >= 5) {
-                fprintf(stderr, "tm model: %" PRIu64 "M records, %lds\n", nrec >> 20, (long)(now - t0));
-                last = now;
-            }
-        }
-    }
-    if (rc < 0)
-        return tm_err("model", "%s", tmc_reader_error(rd)), 1;
-    tm_sweep_finish(sw);
-    return 0;
-}
-
-/* Configuration J's trace, statistics and profile into their temporaries:
- * 0, or 1 after one line. */
-static int model_write(const mrun *R, size_t j, tm_model *m)
-{
-    const mseg *g = &R->seg[j];
-    char err[512];
-    if (g->out) {
-        uint64_t *insns = calloc(g->cfg.enc.threads, sizeof *insns);
-        tmt_trailer tr;
-        if (!insns)
-            return tm_err("model", "out of memory"), 1;
-        tmt_trailer_of(&tr, m, insns, R->end.ending, R->end.signal);
-        tr.prog = R->end.prog;
-        tr.prog_code = R->end.prog_code;
-        int rc = tmt_write(g->oto.tmp, &g->cfg, tm_model_trace(m), &tr, err, sizeof err);
-        free(insns);
-        if (rc != TM_OK)
-            return tm_err("model", "%s", tm_out_name(&g->oto, err)), 1;
-    }
-    if (g->stats && tm_report_json(g->ost.tmp, &g->cfg, m, &R->end, NULL))
-        return tm_err("model", "%s: cannot write statistics: %s", g->stats, strerror(errno)), 1;
-    if (g->profile && tm_report_profile(g->opr.tmp, g->profile, g->prof, &g->cfg, err, sizeof err))
+    static const char *names[MAX_SEGS];
+    char err[2048];
+    for (size_t j = 0; j < R->k; j++)
+        names[j] = R->seg[j].outs.trace;
+    time_t t[2] = {time(NULL), time(NULL)};
+    if (tm_modelrun_feed(sw, rd, R->in, names, &R->end, model_progress, t, err, sizeof err) != TM_OK)
         return tm_err("model", "%s", err), 1;
     return 0;
 }
@@ -308,26 +259,25 @@ static int model_write(const mrun *R, size_t j, tm_model *m)
 static int model_finish(mrun *R, tm_sweep *sw)
 {
     size_t k = R->k;
+    char err[2048];
     for (size_t j = 0; j < k; j++)
-        if (model_write(R, j, tm_sweep_model(sw, j)))
-            return 1;
-    for (size_t j = 0; j < k; j++) {
-        mseg *g = &R->seg[j];
-        if ((g->out && tm_out_commit("model", &g->oto)) || (g->stats && tm_out_commit("model", &g->ost)) ||
-            (g->profile && tm_out_commit("model", &g->opr)))
-            return 1;
-    }
+        if (tm_model_outs_write(&R->seg[j].outs, &R->seg[j].cfg, tm_sweep_model(sw, j), R->seg[j].prof, &R->end,
+                                err, sizeof err) != TM_OK)
+            return tm_err("model", "%s", err), 1;
+    for (size_t j = 0; j < k; j++)
+        if (tm_model_outs_commit(&R->seg[j].outs, err, sizeof err) != TM_OK)
+            return tm_err("model", "%s", err), 1;
     /* --demand: a configuration that dropped a message fails the run (its
      * outputs are written and say so) */
     int status = 0;
     for (size_t j = 0; R->G.demand && j < k; j++)
         if (model_opts_demand_check("model", tm_sweep_model(sw, j), &R->seg[j].cfg,
-                                    R->seg[j].out ? R->seg[j].out : "the run"))
+                                    R->seg[j].outs.trace ? R->seg[j].outs.trace : "the run"))
             status = 1;
     if (!R->G.quiet) {
         int to_err = 0; /* a trace on stdout: the reports on stderr */
         for (size_t j = 0; j < k; j++)
-            to_err |= R->seg[j].out && !strcmp(R->seg[j].out, "-");
+            to_err |= R->seg[j].outs.trace && !strcmp(R->seg[j].outs.trace, "-");
         for (size_t j = 0; j < k; j++)
             report(to_err ? stderr : stdout, &R->seg[j], tm_sweep_model(sw, j), k, &R->end);
     }
@@ -347,7 +297,7 @@ static int model_setup(mrun *R, tmc_reader *rd, tm_sweep **sw)
     }
     if (R->G.explain) {
         model_explain(&R->seg[0].cfg);
-        if (!R->seg[0].out)
+        if (!R->seg[0].outs.trace)
             return -1; /* done: exit 0 */
     }
     int rc = model_begin_outs(R);
@@ -359,7 +309,7 @@ static int model_setup(mrun *R, tmc_reader *rd, tm_sweep **sw)
         return 1;
     }
     for (size_t j = 0; j < R->k; j++) {
-        if (!R->seg[j].profile)
+        if (!R->seg[j].outs.profile)
             continue;
         if ((rc = tm_profile_new(R->window, &R->seg[j].prof)) != TM_OK)
             return tm_err("model", "cannot create the profile: %s", tm_status_str(rc)), 1;
