@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "tm/out.h"
 #include "tm/parse.h" /* tm_parse_u64 and the other number syntaxes */
+#include "tm/sig.h"   /* tm_save_signals, tm_cleanup_on_signal, ... */
 
 /* Each returns the process exit status: 0 success, 1 verification failure
  * or runtime error, 2 usage error (bad option or argument). */
@@ -52,19 +53,6 @@ int tm_progress_tty(void);
  * tm_out_commit: 0, or -1 after one line. */
 int tm_out_begin(const char *sub, tm_out *o, const char *path, const char *const *inputs);
 int tm_out_commit(const char *sub, tm_out *o);
-/* Keeps the dispositions of SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT
- * that tm started with (call first); tm_restore_child_signals puts them
- * back (in a child before exec: the program gets what tm got);
- * tm_sig_was_ignored tells whether SIG was ignored (nohup). */
-void tm_save_signals(void);
-void tm_restore_child_signals(void);
-int tm_sig_was_ignored(int sig);
-/* SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the temporaries, then end the
- * process as the signal would have. */
-void tm_cleanup_on_signal(void);
-/* The repository root of this tm executable: the folder above its build
- * folder that holds rtl/tm_top.sv.  0, or -1 if there is none. */
-int tm_find_root(char *root, size_t n);
 /* Flushes standard output: a write error (a full disk) gives one line and
  * status 1; a reader that went away (EPIPE, `| head`) ends quietly with
  * STATUS.  The error is said once: it is cleared, and a later call (main's
@@ -75,4 +63,7 @@ int tm_finish_stdout(const char *sub, int status);
 void tm_stdout_errno(int e);
 /* 1 once a write to standard output failed (stop producing output). */
 int tm_stdout_failed(void);
+/* The repository root of this tm executable: the folder above its build
+ * folder that holds rtl/tm_top.sv.  0, or -1 if there is none. */
+int tm_find_root(char *root, size_t n);
 #endif

@@ -1,10 +1,8 @@
 /* tm command line: shared helpers. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,54 +95,6 @@ int tm_out_commit(const char *sub, tm_out *o)
     return -1;
 }
 
-/* The dispositions tm started with (tm_save_signals). */
-static const int saved_sigs[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-#define NSAVED (sizeof saved_sigs / sizeof saved_sigs[0])
-static struct sigaction saved[NSAVED];
-static int have_saved;
-
-void tm_save_signals(void)
-{
-    for (size_t k = 0; k < NSAVED; k++)
-        sigaction(saved_sigs[k], NULL, &saved[k]);
-    have_saved = 1;
-}
-
-int tm_sig_was_ignored(int sig)
-{
-    for (size_t k = 0; have_saved && k < NSAVED; k++)
-        if (saved_sigs[k] == sig)
-            return saved[k].sa_handler == SIG_IGN;
-    return 0;
-}
-
-void tm_restore_child_signals(void)
-{
-    for (size_t k = 0; have_saved && k < NSAVED; k++)
-        sigaction(saved_sigs[k], &saved[k], NULL);
-}
-
-static void on_fatal_signal(int sig)
-{
-    tm_out_cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-void tm_cleanup_on_signal(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
-        struct sigaction sa, old;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal_signal;
-        sigemptyset(&sa.sa_mask);
-        /* a signal ignored when tm started (nohup) stays ignored */
-        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[k], &sa, NULL);
-    }
-}
-
 /* Standard output is a pipe whose reader has gone. */
 static int stdout_reader_gone(void)
 {
@@ -209,4 +159,3 @@ int tm_find_root(char *root, size_t n)
     }
     return -1;
 }
-
