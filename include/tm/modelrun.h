@@ -9,21 +9,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "tm/model.h"
 #include "tm/out.h"
 #include "tm/profile.h"
 #include "tm/sweep.h"
 #include "tm/tmc.h"
 #include "tm/tmt.h"
-
-/* The commit stream RD (named IN in messages) through the sweep SW, then
- * tm_sweep_finish.  How the recording and its program ended (the stream's
- * ENDING record) into *END.  PROGRESS (may be NULL) is called every 2^20
- * records.  TM_OK; or the reader's error; or a model's error
- * ("IN: offset N: MESSAGE", with K > 1 configurations "IN: offset N:
- * configuration J (-o NAMES[J-1]): MESSAGE"). */
-int tm_modelrun_feed(tm_sweep *sw, tmc_reader *rd, const char *in, const char *const *names, tmt_trailer *end,
-                     void (*progress)(uint64_t records, void *arg), void *arg, char *err, size_t errlen);
 
 /* One configuration's outputs: the names given (NULL: not wanted) and
  * their temporaries. */
@@ -32,18 +24,45 @@ typedef struct tm_model_outs {
     tm_out otrace, ostats, oprofile;
 } tm_model_outs;
 
-/* The wanted outputs begun (tm_out_open; none of them may be one of
- * INPUTS): TM_OK, TM_ERR_ARG (an output is an input or a directory: a
- * usage error) or TM_ERR_IO; what was begun is aborted on failure. */
-int tm_model_outs_begin(tm_model_outs *o, const char *const *inputs, char *err, size_t errlen);
-/* The model M's trace (with END's ending and the program's), statistics
- * and profile PROF (NULL if none) written into the temporaries: TM_OK or
- * an error naming the output. */
-int tm_model_outs_write(tm_model_outs *o, const tm_model_cfg *cfg, tm_model *m, const tm_profile *prof,
-                        const tmt_trailer *end, char *err, size_t errlen);
-/* The temporaries renamed into place: TM_OK or TM_ERR_IO. */
-int tm_model_outs_commit(tm_model_outs *o, char *err, size_t errlen);
-/* The temporaries not renamed removed. */
-void tm_model_outs_abort(tm_model_outs *o);
+/* The run: K configurations with their outputs, the sweep that models
+ * them in one pass, the profiles, how the recording ended. */
+typedef struct tm_modelrun {
+    size_t k;
+    const tm_model_cfg *cfgs;   /* the caller's K configurations */
+    tm_model_outs *outs;        /* and outputs */
+    tm_profile **prof;          /* K; NULL where no profile is wanted */
+    tm_sweep *sw;
+    tmt_trailer end;            /* the stream's ENDING (after the feed) */
+} tm_modelrun;
+
+/* Every wanted output begun under a temporary name (none of them may be
+ * one of INPUTS), the sweep made, a profile of WINDOW cycles attached
+ * where one is wanted: TM_OK; TM_ERR_ARG (an output is an input or a
+ * directory: a usage error); or another error ("cannot create the model:
+ * ...").  tm_modelrun_free R in either case. */
+int tm_modelrun_start(tm_modelrun *r, const tm_model_cfg *cfgs, tm_model_outs *outs, size_t k, uint64_t window,
+                      const char *const *inputs, char *err, size_t errlen);
+/* The commit stream RD (named IN in messages) through the sweep, then
+ * tm_sweep_finish; the stream's ENDING into R->end.  PROGRESS (may be
+ * NULL) is called every 2^20 records.  TM_OK; or the reader's error; or a
+ * model's error ("IN: offset N: MESSAGE", with K > 1 configurations "IN:
+ * offset N: configuration J (-o TRACE): MESSAGE"). */
+int tm_modelrun_feed(tm_modelrun *r, tmc_reader *rd, const char *in, void (*progress)(uint64_t records, void *arg),
+                     void *arg, char *err, size_t errlen);
+/* Each configuration's trace (with how the recording and the program
+ * ended), statistics and profile written and renamed into place: TM_OK,
+ * or an error naming the output. */
+int tm_modelrun_write(tm_modelrun *r, char *err, size_t errlen);
+/* Configuration J's model. */
+tm_model *tm_modelrun_model(tm_modelrun *r, size_t j);
+/* Configuration J's text report on F (tm model's standard output): with
+ * several configurations under a line "== TRACE"; how the recording
+ * ended, if it was cut. */
+void tm_modelrun_report(FILE *f, tm_modelrun *r, size_t j);
+/* tm model --explain on F: the configuration CFG's fields, chunk sizes and
+ * longest messages. */
+void tm_modelrun_explain(FILE *f, const tm_model_cfg *cfg);
+/* The outputs not renamed removed; the sweep and profiles freed. */
+void tm_modelrun_free(tm_modelrun *r);
 
 #endif
