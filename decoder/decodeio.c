@@ -38,8 +38,9 @@ static void list_end(FILE *out, const tmt_file *tf, uint64_t n)
         fprintf(out, "# the program %s\n", tmt_prog_str(tf->prog, tf->prog_code, why, sizeof why));
 }
 
-int tm_list_messages(FILE *out, const char *path, const tmt_file *tf, tm_load_sizes *ls, int *out_errno, char *err,
-                     size_t errlen)
+/* tm_list_messages with the load sizes LS (NULL: none). */
+static int list_messages(FILE *out, const char *path, const tmt_file *tf, tm_load_sizes *ls, int *out_errno,
+                         char *err, size_t errlen)
 {
     tm_bitrd rd;
     tm_bitrd_init(&rd, tf->data, tf->bits);
@@ -84,6 +85,26 @@ int tm_list_messages(FILE *out, const char *path, const tmt_file *tf, tm_load_si
     if (status == TM_OK && !ferror(out))
         list_end(out, tf, n);
     return status;
+}
+
+int tm_list_messages(FILE *out, const char *path, const tmt_file *tf, const char *tmc, int *out_errno, char *err,
+                     size_t errlen)
+{
+    tm_load_sizes *ls = NULL;
+    *out_errno = 0;
+    if (tf->cfg.enc.data && !tmc)
+        return errf(TM_ERR_ARG, err, errlen, "%s: the trace has load values (data tracing %s), whose lengths are the "
+                    "loads' sizes: give the commit stream with --tmc F.tmc",
+                    path, tm_data_mode_name((tm_data_mode)tf->cfg.enc.data));
+    if (tf->cfg.enc.data) {
+        char e[600];
+        int rc = tm_load_sizes_open(tmc, tf->cfg.enc.threads, &ls, e, sizeof e);
+        if (rc != TM_OK)
+            return errf(rc, err, errlen, "%s", e);
+    }
+    int rc = list_messages(out, path, tf, ls, out_errno, err, errlen);
+    tm_load_sizes_close(ls);
+    return rc;
 }
 
 void tm_verify_print_file_check(FILE *f, const tmt_file *tf)
@@ -149,12 +170,29 @@ void tm_frombin_print_summary(FILE *f, const char *path, const tmt_file *tf, con
             res->resyncs, secs > 0 ? (double)res->v.checked / secs / 1e6 : 0.0, why);
 }
 
-void tm_frombin_beside(const char *tmt, const char *suffix, char *out, size_t n)
+/* BASE of BASE.tmt (or the path itself) + SUFFIX. */
+static void sibling(const char *tmt, const char *suffix, char *out, size_t n)
 {
     size_t len = strlen(tmt);
     if (len > 4 && !strcmp(tmt + len - 4, ".tmt"))
         len -= 4;
     snprintf(out, n, "%.*s%s", (int)len, tmt, suffix);
+}
+
+void tm_frombin_beside(const char *tmt, const char **modules, const char **vdso, char *mbuf, char *vbuf, size_t n)
+{
+    if (!*modules) {
+        sibling(tmt, ".modules", mbuf, n);
+        *modules = mbuf;
+    }
+    if (!*vdso) {
+        sibling(tmt, ".vdso", vbuf, n);
+        FILE *vf = fopen(vbuf, "rb");
+        if (vf) {
+            fclose(vf);
+            *vdso = vbuf;
+        }
+    }
 }
 
 int tm_frombin_run(const tmt_file *tf, tm_frombin_opts *o, const char *bin, const char *const *inputs,

@@ -14,12 +14,13 @@
 
 /* The messages of the trace TF (named PATH in the lines) on OUT: a header
  * line, one line a message ("%10 bit offset  message"), then the count
- * and how the recording and its program ended.  LS: the loads' sizes
- * (traces with load values) or NULL.  TM_OK; TM_ERR_IO when a write to
+ * and how the recording and its program ended.  A trace with load values
+ * needs the commit stream TMC for the loads' sizes.  TM_OK; TM_ERR_ARG
+ * (a usage error) for such a trace without TMC; TM_ERR_IO when a write to
  * OUT failed (*OUT_ERRNO its errno, no message: the caller says it); or an
  * error with "PATH: trace bit N: ..." (OUT flushed first) or the load
  * sizes' own. */
-int tm_list_messages(FILE *out, const char *path, const tmt_file *tf, tm_load_sizes *ls, int *out_errno, char *err,
+int tm_list_messages(FILE *out, const char *path, const tmt_file *tf, const char *tmc, int *out_errno, char *err,
                      size_t errlen);
 
 /* The end of a verdict line on F: the file's own fields checked
@@ -34,8 +35,10 @@ void tm_frombin_print_ok(FILE *f, const tmt_file *tf, const tm_frombin_result *r
 void tm_frombin_print_summary(FILE *f, const char *path, const tmt_file *tf, const tm_frombin_result *res,
                               double secs);
 
-/* BASE of BASE.tmt (or TMT itself) + SUFFIX into OUT. */
-void tm_frombin_beside(const char *tmt, const char *suffix, char *out, size_t n);
+/* The files beside the trace TMT (BASE.tmt, or BASE itself) where
+ * *MODULES or *VDSO is NULL: BASE.modules, and BASE.vdso if it exists
+ * (else *VDSO stays NULL); MBUF and VBUF (N bytes each) hold the names. */
+void tm_frombin_beside(const char *tmt, const char **modules, const char **vdso, char *mbuf, char *vbuf, size_t n);
 
 /* A from-binary replay of TF with O (and, with O->verify, tm_verify_file
  * of O->tmc), the compact binary output BIN (NULL: none; none of INPUTS)

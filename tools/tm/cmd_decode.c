@@ -70,24 +70,11 @@ static void progress(uint64_t records, void *arg)
 /* tm decode F.tmt [--tmc F.tmc]: the exit status. */
 static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
 {
-    tm_load_sizes *ls = NULL;
-    char e[600];
-    if (tf->cfg.enc.data) {
-        if (!tmc) {
-            tm_usage("decode", "%s: the trace has load values (data tracing %s), whose lengths are the loads' sizes: "
-                             "give the commit stream with --tmc F.tmc",
-                   path, tm_data_mode_name((tm_data_mode)tf->cfg.enc.data));
-            return 2;
-        }
-        if (tm_load_sizes_open(tmc, tf->cfg.enc.threads, &ls, e, sizeof e) != TM_OK) {
-            tm_err("decode", "%s", e);
-            return 1;
-        }
-    }
     char err[2048];
-    int out_errno, rc = tm_list_messages(stdout, path, tf, ls, &out_errno, err, sizeof err);
-    tm_load_sizes_close(ls);
-    if (rc == TM_ERR_IO)
+    int out_errno, rc = tm_list_messages(stdout, path, tf, tmc, &out_errno, err, sizeof err);
+    if (rc == TM_ERR_ARG)
+        return tm_usage("decode", "%s", err), 2;
+    if (rc == TM_ERR_IO && tm_stdout_failed())
         tm_stdout_errno(out_errno); /* a full disk or a reader gone: tm_finish_stdout says which */
     else if (rc != TM_OK)
         return tm_err("decode", "%s", err), 1;

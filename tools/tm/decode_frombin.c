@@ -121,18 +121,7 @@ int decode_from_binary(int argc, char **argv)
     if (verify)
         o.tmc = files[0];
     char mpath[4096], vpath[4096];
-    if (!modules) {
-        tm_frombin_beside(tmt_path, ".modules", mpath, sizeof mpath);
-        modules = mpath;
-    }
-    if (!vdso) {
-        tm_frombin_beside(tmt_path, ".vdso", vpath, sizeof vpath);
-        FILE *vf = fopen(vpath, "rb");
-        if (vf) {
-            fclose(vf);
-            vdso = vpath;
-        }
-    }
+    tm_frombin_beside(tmt_path, &modules, &vdso, mpath, vpath, sizeof mpath);
     o.modules = modules;
     o.vdso = vdso;
     tmt_file tf;
