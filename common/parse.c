@@ -1,5 +1,5 @@
-/* tm — the number syntaxes of the command line's option values
- * (tm/parse.h). */
+/* tm — the number syntaxes of the command line's option values, and the
+ * older option matching (tm/parse.h). */
 #include <ctype.h>
 #include <stdint.h>
 #include <string.h>
@@ -75,4 +75,22 @@ int tm_parse_pair(const char *s, unsigned *a, unsigned *b)
     *a = (unsigned)x;
     *b = (unsigned)y;
     return 0;
+}
+
+int tm_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n))
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *val = argv[++*i];
+    return 1;
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tm/out.h"
-#include "tm/parse.h" /* tm_parse_u64 and the other number syntaxes */
+#include "tm/parse.h" /* tm_parse_u64 and the other number syntaxes, tm_opt */
 #include "tm/sig.h"   /* tm_save_signals, tm_cleanup_on_signal, ... */
 
 /* Each returns the process exit status: 0 success, 1 verification failure
@@ -40,10 +40,6 @@ void tm_err(const char *sub, const char *fmt, ...) __attribute__((format(printf,
 void tm_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* TEXT and a newline on F, control characters escaped as by tm_err. */
 void tm_put_line(FILE *f, const char *text);
-/* Option matching for "--name VALUE" and "--name=VALUE": if ARGV[*I] is
- * option NAME, stores its value in *VAL (advancing *I past a separate value)
- * and returns 1; returns -1 if the value is missing; 0 if not this option. */
-int tm_opt(int argc, char **argv, int *i, const char *name, const char **val);
 /* Progress on stderr for long runs: returns 1 when stderr is a terminal. */
 int tm_progress_tty(void);
 

@@ -50,24 +50,6 @@ void tm_put_line(FILE *f, const char *text)
     fputc('\n', f);
 }
 
-int tm_opt(int argc, char **argv, int *i, const char *name, const char **val)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n))
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (a[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *val = argv[++*i];
-    return 1;
-}
-
 int tm_progress_tty(void)
 {
     return isatty(2);
