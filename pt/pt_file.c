@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "tm/ptfile.h"
 #include "tm/status.h"
@@ -138,9 +139,69 @@ int tm_pt_files_load(tm_pt_files *f, const char *base, uint32_t threads, int all
     return TM_OK;
 }
 
+int tm_pt_decode_files(const tm_pt_image *im, const char *base, uint32_t threads, int allow_empty, const char *tmc,
+                       int block, void (*progress)(uint64_t records, void *arg), void *arg,
+                       tm_pt_decode_result *res, double *secs, int *decoding, char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    *secs = 0;
+    *decoding = 0;
+    if (!threads && tmc) {
+        tmc_reader *r = NULL;
+        int rc = tmc_reader_open(tmc, &r, err, errlen);
+        if (rc != TM_OK)
+            return rc;
+        threads = tmc_reader_threads(r);
+        tmc_reader_close(r);
+    } else if (!threads) {
+        threads = TMC_MAX_THREADS;
+    }
+    tm_pt_files b;
+    int rc = tm_pt_files_load(&b, base, threads, allow_empty, err, errlen);
+    if (rc == TM_OK) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        rc = tmc ? tm_pt_verify(im, b.b, b.n, tmc, res, progress, arg, err, errlen)
+                 : tm_pt_decode(im, b.b, b.n, block, res, err, errlen);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        *decoding = rc != TM_OK;
+    }
+    tm_pt_files_free(&b);
+    return rc;
+}
+
+int tm_pt_outputs_check(const char *base, uint32_t threads, const char *in, const char *stats, char *err,
+                        size_t errlen)
+{
+    for (uint32_t t = 0; t < threads; t++) {
+        char name[PATH_MAX];
+        const char *clash = NULL;
+        if (!tm_pt_file_name(name, sizeof name, base, t))
+            clash = tm_same_file(name, in)                                          ? in
+                    : stats && (!strcmp(name, stats) || tm_same_file(name, stats)) ? stats
+                                                                                    : NULL;
+        if (clash)
+            return errf(TM_ERR_ARG, err, errlen, "%s: the output of core %" PRIu32 " is the %s %s (the same file): "
+                        "refused, it would destroy it", name, t, clash == in ? "input" : "statistics file", clash);
+    }
+    return TM_OK;
+}
+
 /* ---- writing ---- */
 
-int tm_pt_writer_init(tm_pt_writer *w, const char *base, uint32_t threads, char *err, size_t errlen)
+/* The encoder's outputs, each opened at its core's first packet. */
+typedef struct pt_writer {
+    const char *base;
+    uint32_t threads;
+    tm_out *outs;
+    FILE **f;
+    int failed;      /* the tm_status of the first failed write (TM_ERR_ARG: an output is a directory) */
+    char err[1024];  /* and its message */
+} pt_writer;
+
+/* For THREADS thread ids: TM_OK, or TM_ERR_NOMEM. */
+static int pt_writer_init(pt_writer *w, const char *base, uint32_t threads, char *err, size_t errlen)
 {
     memset(w, 0, sizeof *w);
     w->base = base;
@@ -152,9 +213,10 @@ int tm_pt_writer_init(tm_pt_writer *w, const char *base, uint32_t threads, char 
     return TM_OK;
 }
 
-int tm_pt_writer_write(void *arg, uint32_t tid, const uint8_t *p, size_t n)
+/* tm_pt_opts.write: 0, or -1 after w->failed is set. */
+static int pt_writer_write(void *arg, uint32_t tid, const uint8_t *p, size_t n)
 {
-    tm_pt_writer *w = arg;
+    pt_writer *w = arg;
     if (!w->f[tid]) {
         char name[PATH_MAX];
         if (tm_pt_file_name(name, sizeof name, w->base, tid)) {
@@ -179,7 +241,8 @@ int tm_pt_writer_write(void *arg, uint32_t tid, const uint8_t *p, size_t n)
     return 0;
 }
 
-int tm_pt_writer_finish(tm_pt_writer *w, char *err, size_t errlen)
+/* The outputs closed and renamed into place; the earlier ones removed. */
+static int pt_writer_finish(pt_writer *w, char *err, size_t errlen)
 {
     for (uint32_t t = 0; t < w->threads; t++) {
         if (!w->f[t])
@@ -209,7 +272,8 @@ int tm_pt_writer_finish(tm_pt_writer *w, char *err, size_t errlen)
     return TM_OK;
 }
 
-void tm_pt_writer_free(tm_pt_writer *w)
+/* Closes and removes what was not finished; frees. */
+static void pt_writer_free(pt_writer *w)
 {
     for (uint32_t t = 0; w->f && t < w->threads; t++)
         if (w->f[t])
@@ -221,6 +285,26 @@ void tm_pt_writer_free(tm_pt_writer *w)
     free(w->f);
     w->outs = NULL;
     w->f = NULL;
+}
+
+int tm_pt_encode_files(tm_pt_pass_opts *o, const char *base, uint32_t threads, tm_pt_pass_result *res, char *err,
+                       size_t errlen)
+{
+    pt_writer w;
+    int rc = pt_writer_init(&w, base, threads, err, errlen);
+    if (rc == TM_OK) {
+        o->pt.write = pt_writer_write;
+        o->pt.write_arg = &w;
+        rc = tm_pt_pass(o, res, err, errlen);
+        if (w.failed) {
+            rc = w.failed;
+            tm_err_set(err, errlen, w.err);
+        }
+    }
+    if (rc == TM_OK)
+        rc = pt_writer_finish(&w, err, errlen);
+    pt_writer_free(&w);
+    return rc;
 }
 
 int tm_pt_stats_write(tm_out *o, const char *name, const tm_pt_pass_result *res, const tm_pt_opts *po,

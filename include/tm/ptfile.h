@@ -34,26 +34,34 @@ int tm_pt_files_load(tm_pt_files *f, const char *base, uint32_t threads, int all
                      size_t errlen);
 void tm_pt_files_free(tm_pt_files *f);
 
-/* The encoder's outputs BASE.T<n>.pt, each opened at its core's first
- * packet under a temporary name (tm/out.h). */
-typedef struct tm_pt_writer {
-    const char *base;
-    uint32_t threads;
-    tm_out *outs;
-    FILE **f;
-    int failed;      /* the tm_status of the first failed write (TM_ERR_ARG: an output is a directory) */
-    char err[1024];  /* and its message */
-} tm_pt_writer;
-/* For THREADS thread ids: TM_OK or TM_ERR_NOMEM ("out of memory"). */
-int tm_pt_writer_init(tm_pt_writer *w, const char *base, uint32_t threads, char *err, size_t errlen);
-/* tm_pt_opts.write (ARG = the writer): 0, or -1 after w->failed is set. */
-int tm_pt_writer_write(void *arg, uint32_t tid, const uint8_t *p, size_t n);
-/* The outputs closed and renamed into place; the BASE.T<n>.pt of cores that
- * did not run this time (an earlier run's) removed, so that a decoder sees
- * only these: TM_OK or TM_ERR_IO. */
-int tm_pt_writer_finish(tm_pt_writer *w, char *err, size_t errlen);
-/* Closes and removes what was not finished; frees. */
-void tm_pt_writer_free(tm_pt_writer *w);
+/* The files BASE.T<n>.pt decoded with libipt over the image IM: with TMC
+ * NULL counted (tm_pt_decode; BLOCK: the block decoder), else compared
+ * with the commit stream TMC (tm_pt_verify, with PROGRESS and ARG).
+ * THREADS: the thread ids looked for (0: TMC's, or TMC_MAX_THREADS
+ * without TMC); ALLOW_EMPTY: no file at all is no error.  *SECS: the
+ * decoder's time.  TM_OK, or an error with *DECODING 1 if it is the
+ * decoder's (0: reading the files or TMC's header). */
+int tm_pt_decode_files(const tm_pt_image *im, const char *base, uint32_t threads, int allow_empty, const char *tmc,
+                       int block, void (*progress)(uint64_t records, void *arg), void *arg,
+                       tm_pt_decode_result *res, double *secs, int *decoding, char *err, size_t errlen);
+
+/* No output BASE.T<n>.pt of the THREADS cores may be the input IN or the
+ * statistics file STATS (NULL: none; issue 35): TM_OK, or TM_ERR_ARG (a
+ * usage error) naming the core and the file. */
+int tm_pt_outputs_check(const char *base, uint32_t threads, const char *in, const char *stats, char *err,
+                        size_t errlen);
+
+/* The pass O (tm_pt_pass; its write callback is set here) with the
+ * packets of each core that ran in BASE.T<n>.pt (THREADS: the stream's
+ * thread ids), each written under a temporary name (tm/out.h) from its
+ * core's first packet and renamed into place at the end; the
+ * BASE.T<n>.pt of cores that did not run this time (an earlier run's)
+ * removed, so that a decoder sees only these.  RES as tm_pt_pass's
+ * (tm_pt_pass_result_free it in either case).  TM_OK; TM_ERR_ARG (an
+ * output is a directory: a usage error); or an error (ERR empty for a
+ * name too long, which was never said). */
+int tm_pt_encode_files(tm_pt_pass_opts *o, const char *base, uint32_t threads, tm_pt_pass_result *res, char *err,
+                       size_t errlen);
 
 /* The statistics JSON (tm_pt_report_json's arguments) into the output O,
  * renamed into place: TM_OK or TM_ERR_IO naming NAME. */

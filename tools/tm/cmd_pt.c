@@ -170,27 +170,11 @@ static int pt_decode(const pt_args *A, tm_pt_image *im)
 {
     char err[1024];
     tm_pt_decode_result dres;
-    memset(&dres, 0, sizeof dres);
-    uint32_t threads = TMC_MAX_THREADS;
-    if (A->check) {
-        tmc_reader *r = NULL;
-        if (tmc_reader_open(A->in, &r, err, sizeof err) != TM_OK)
-            return tm_err("pt", "%s", err), 1;
-        threads = tmc_reader_threads(r);
-        tmc_reader_close(r);
-    }
-    tm_pt_files b;
-    if (tm_pt_files_load(&b, A->base, threads, 0, err, sizeof err) != TM_OK)
-        return tm_err("pt", "%s", err), tm_pt_files_free(&b), 1;
+    double s;
+    int decoding;
     time_t last = time(NULL);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = A->decode ? tm_pt_decode(im, b.b, b.n, A->block, &dres, err, sizeof err)
-                       : tm_pt_verify(im, b.b, b.n, A->in, &dres, progress, &last, err, sizeof err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-    tm_pt_files_free(&b);
-    if (rc != TM_OK)
+    if (tm_pt_decode_files(im, A->base, 0, 0, A->check ? A->in : NULL, A->block, progress, &last, &dres, &s,
+                           &decoding, err, sizeof err) != TM_OK)
         return tm_err("pt", "%s", err), tm_finish_stdout("pt", 1);
     if (!A->quiet && A->decode)
         printf("decoded %" PRIu64 " instructions on %" PRIu64 " cores with libipt's %s decoder in %.3f s"
@@ -203,43 +187,23 @@ static int pt_decode(const pt_args *A, tm_pt_image *im)
     return tm_finish_stdout("pt", 0);
 }
 
-/* No core's output may be the input or the statistics (issue 35): refused
- * before anything is written.  0, or 2 after the usage line. */
-static int pt_clash(const pt_args *A, uint32_t threads)
-{
-    for (uint32_t t = 0; t < threads; t++) {
-        char name[PATH_MAX];
-        const char *clash = NULL;
-        if (!tm_pt_file_name(name, sizeof name, A->base, t))
-            clash = tm_same_file(name, A->in) ? A->in
-                    : A->stats && (!strcmp(name, A->stats) || tm_same_file(name, A->stats)) ? A->stats : NULL;
-        if (clash)
-            return tm_usage("pt", "%s: the output of core %" PRIu32 " is the %s %s (the same file): refused, it "
-                                  "would destroy it", name, t, clash == A->in ? "input" : "statistics file", clash),
-                   2;
-    }
-    return 0;
-}
-
 /* --verify: the outputs just written decoded and compared with IN.tmc; 0,
  * or 1 after one line. */
 static int pt_verify(const pt_args *A, const tm_pt_image *im, uint32_t threads, tm_pt_decode_result *dres,
                      time_t *last)
 {
     char err[1024];
-    tm_pt_files b;
-    if (tm_pt_files_load(&b, A->base, threads, 1, err, sizeof err) != TM_OK)
-        return tm_err("pt", "%s", err), tm_pt_files_free(&b), 1;
-    int rc = tm_pt_verify(im, b.b, b.n, A->in, dres, progress, last, err, sizeof err);
-    tm_pt_files_free(&b);
-    if (rc != TM_OK)
-        return tm_err("pt", "--verify: %s", err), 1;
+    double s;
+    int decoding;
+    if (tm_pt_decode_files(im, A->base, threads, 1, A->in, 0, progress, last, dres, &s, &decoding, err,
+                           sizeof err) != TM_OK)
+        return tm_err("pt", "%s%s", decoding ? "--verify: " : "", err), 1;
     return 0;
 }
 
-/* The encoding pass over A->in into the writer W (and the statistics):
+/* The encoding pass over A->in into BASE.T<n>.pt (and the statistics):
  * the exit status. */
-static int pt_encode(const pt_args *A, tm_pt_opts *po, const tm_pt_image *im, tm_pt_writer *w, uint32_t threads)
+static int pt_encode(const pt_args *A, tm_pt_opts *po, const tm_pt_image *im, uint32_t threads)
 {
     char err[1024];
     tm_pt_decode_result dres;
@@ -253,21 +217,16 @@ static int pt_encode(const pt_args *A, tm_pt_opts *po, const tm_pt_image *im, tm
     int rc, status = 0;
     if (A->stats && (rc = tm_out_begin("pt", &ost, A->stats, inputs)) != 0)
         return rc == -2 ? 2 : 1; /* the output is the input: a usage error */
-    po->write = tm_pt_writer_write;
-    po->write_arg = w;
     if (im) {
         po->code = tm_pt_image_code;
         po->code_arg = (void *)im;
     }
     tm_pt_pass_opts pass = {A->in, *po, A->compare, A->variants, progress, &last};
-    if ((rc = tm_pt_pass(&pass, &res, err, sizeof err)) != TM_OK || w->failed) {
-        if (w->failed == TM_ERR_ARG)
-            tm_usage("pt", "%s", w->err);
-        else if (!w->failed || w->err[0])
-            tm_err("pt", "%s", w->failed ? w->err : err);
-        status = 1;
-    } else if (tm_pt_writer_finish(w, err, sizeof err) != TM_OK) {
-        tm_err("pt", "%s", err);
+    if ((rc = tm_pt_encode_files(&pass, A->base, threads, &res, err, sizeof err)) != TM_OK) {
+        if (rc == TM_ERR_ARG)
+            tm_usage("pt", "%s", err);
+        else if (err[0])
+            tm_err("pt", "%s", err);
         status = 1;
     } else {
         if (A->verify && pt_verify(A, im, threads, &dres, &last))
@@ -318,17 +277,13 @@ int cmd_pt(int argc, char **argv)
     }
     uint32_t threads = tmc_reader_threads(r);
     tmc_reader_close(r);
-    if (pt_clash(&A, threads)) {
+    char msg[2048];
+    if (tm_pt_outputs_check(A.base, threads, A.in, A.stats, msg, sizeof msg) != TM_OK) {
+        tm_usage("pt", "%s", msg);
         tm_pt_image_free(im);
         return 2;
     }
-    tm_pt_writer w;
-    int status = 1;
-    if (tm_pt_writer_init(&w, A.base, threads, err, sizeof err) != TM_OK)
-        tm_err("pt", "%s", err);
-    else
-        status = pt_encode(&A, &po, im, &w, threads);
-    tm_pt_writer_free(&w);
+    int status = pt_encode(&A, &po, im, threads);
     tm_pt_image_free(im);
     return tm_finish_stdout("pt", status);
 }
