@@ -202,7 +202,9 @@ int tm_cosim_build(const char *root, const tm_model_cfg *cfg, char *sim, size_t 
     return build_sim(root, dir, note, arg, err, errlen);
 }
 
-int tm_cosim_config_pipe(const tm_model_cfg *cfg, char *path, size_t n, char *err, size_t errlen)
+/* CFG written as a .tmt header into a pipe whose reading end stays open
+ * for the simulator to inherit; its name /dev/fd/N into PATH. */
+static int config_pipe(const tm_model_cfg *cfg, char *path, size_t n, char *err, size_t errlen)
 {
     int fds[2];
     if (pipe(fds))
@@ -218,4 +220,30 @@ int tm_cosim_config_pipe(const tm_model_cfg *cfg, char *path, size_t n, char *er
     close(fds[1]);
     pfmt(path, n, "/dev/fd/%d", fds[0]);
     return TM_OK;
+}
+
+int tm_cosim_exec(const char *sim, const tm_model_cfg *cfg, const tm_cosim_run *r, char *err, size_t errlen)
+{
+    char cfgpath[32];
+    int rc = config_pipe(cfg, cfgpath, sizeof cfgpath, err, errlen);
+    if (rc != TM_OK)
+        return rc;
+    char *sargv[16];
+    int n = 0;
+    sargv[n++] = (char *)sim;
+    sargv[n++] = "--config";
+    sargv[n++] = cfgpath;
+    const char *pass[3][2] = {{"--wave", r->wave}, {"--cov", r->cov}, {"--inject-fault", r->inject}};
+    for (int j = 0; j < 3; j++)
+        if (pass[j][1]) {
+            sargv[n++] = (char *)pass[j][0];
+            sargv[n++] = (char *)pass[j][1];
+        }
+    if (r->quiet)
+        sargv[n++] = "-q";
+    sargv[n++] = "--"; /* IN may begin with '-' (tm cosim -- -x.tmc) */
+    sargv[n++] = (char *)r->in;
+    sargv[n] = NULL;
+    execv(sim, sargv);
+    return errf(TM_ERR_IO, err, errlen, "cannot run %s: %s", sim, strerror(errno));
 }

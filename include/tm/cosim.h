@@ -30,9 +30,20 @@ typedef void (*tm_cosim_note)(void *arg, const char *line);
 int tm_cosim_build(const char *root, const tm_model_cfg *cfg, char *sim, size_t simlen, tm_cosim_note note,
                    void *arg, char *err, size_t errlen);
 
-/* CFG written as a .tmt header (no trace bits) into a pipe, whose reading
- * end stays open for a child to inherit; its name /dev/fd/N into PATH:
- * TM_OK or TM_ERR_IO. */
-int tm_cosim_config_pipe(const tm_model_cfg *cfg, char *path, size_t n, char *err, size_t errlen);
+/* What the simulator is asked for besides the commit stream IN (NULL:
+ * not wanted). */
+typedef struct tm_cosim_run {
+    const char *in;        /* the commit stream (may begin with '-') */
+    const char *wave;      /* --wave F.fst: a waveform around a mismatch */
+    const char *cov;       /* --cov F: the coverage bins */
+    const char *inject;    /* --inject-fault CYCLE (testing the testbench) */
+    int quiet;             /* -q: the verdict line only */
+} tm_cosim_run;
+
+/* Replaces this process by the simulator SIM over R->in, with CFG as a
+ * .tmt header (no trace bits) on a pipe that it reads with the library's
+ * tmt reader.  Returns only on failure: TM_ERR_IO with the reason (the
+ * caller flushes its own streams first). */
+int tm_cosim_exec(const char *sim, const tm_model_cfg *cfg, const tm_cosim_run *r, char *err, size_t errlen);
 
 #endif

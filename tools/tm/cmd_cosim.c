@@ -97,36 +97,6 @@ static int cosim_parse(int argc, char **argv, cosim_args *C)
     return 0;
 }
 
-/* Runs the simulator SIM over C->in (exec: returns only on failure, 1).
- * The resolved configuration reaches it as a .tmt header (no trace bits)
- * on a pipe, read with the library's tmt reader. */
-static int cosim_exec(const cosim_args *C, const tm_model_cfg *cfg, char *sim)
-{
-    char cfgpath[32], err[512];
-    if (tm_cosim_config_pipe(cfg, cfgpath, sizeof cfgpath, err, sizeof err) != TM_OK)
-        return tm_err("cosim", "%s", err), 1;
-    char *sargv[16];
-    int n = 0;
-    sargv[n++] = sim;
-    sargv[n++] = "--config";
-    sargv[n++] = cfgpath;
-    const char *pass[3][2] = {{"--wave", C->wave}, {"--cov", C->covf}, {"--inject-fault", C->inject}};
-    for (int j = 0; j < 3; j++)
-        if (pass[j][1]) {
-            sargv[n++] = (char *)pass[j][0];
-            sargv[n++] = (char *)pass[j][1];
-        }
-    if (C->quiet)
-        sargv[n++] = "-q";
-    sargv[n++] = "--"; /* IN may begin with '-' (tm cosim -- -x.tmc) */
-    sargv[n++] = (char *)C->in;
-    sargv[n] = NULL;
-    fflush(stdout);
-    execv(sim, sargv);
-    tm_err("cosim", "cannot run %s: %s", sim, strerror(errno));
-    return 1;
-}
-
 int cmd_cosim(int argc, char **argv)
 {
     cosim_args C;
@@ -151,5 +121,8 @@ int cmd_cosim(int argc, char **argv)
         return tm_err("cosim", "cannot find the RTL (rtl/tm_top.sv above the tm executable)"), 1;
     if (tm_cosim_build(root, &cfg, sim, sizeof sim, cosim_note, NULL, msg, sizeof msg) != TM_OK)
         return tm_err("cosim", "%s", msg), 1;
-    return cosim_exec(&C, &cfg, sim);
+    tm_cosim_run run = {C.in, C.wave, C.covf, C.inject, C.quiet};
+    fflush(stdout);
+    tm_cosim_exec(sim, &cfg, &run, msg, sizeof msg);
+    return tm_err("cosim", "%s", msg), 1;
 }
