@@ -17,6 +17,7 @@
 #include "tm/msg.h"
 #include "tm/pt.h"
 #include "tm/ptfile.h"
+#include "tm/ptopts.h"
 #include "tm/sweep.h"
 #include "tm/tmc.h"
 
@@ -96,9 +97,6 @@ static int pt_parse(int argc, char **argv, pt_args *A, tm_pt_opts *po)
     const char *pos[2] = {NULL, NULL};
     int npos = 0, r;
     memset(A, 0, sizeof *A);
-    memset(po, 0, sizeof *po);
-    po->psb_period = 4096;
-    po->mtc_shift = 8;
     tm_opt_parser p;
     tm_opt_init(&p, argc, argv);
     tm_opt_table t = {pt_opts, A};
@@ -115,21 +113,9 @@ static int pt_parse(int argc, char **argv, pt_args *A, tm_pt_opts *po)
     }
     if (r < 0)
         return tm_usage("pt", "%s", err), 2;
-    uint32_t b;
-    uint64_t k;
-    if (A->psb && (tm_parse_size(A->psb, &b) || b < 256 || b > (1u << 30)))
-        return tm_usage("pt", "--psb-period %s: allowed 256 .. 1G bytes (K, M)", A->psb), 2;
-    if (A->psb)
-        po->psb_period = b;
-    if (A->tnt && strcmp(A->tnt, "short") && strcmp(A->tnt, "long"))
-        return tm_usage("pt", "--tnt %s: allowed short, long", A->tnt), 2;
-    po->tnt_long = A->tnt && !strcmp(A->tnt, "long");
-    if (A->timing && tm_pt_timing_parse(A->timing, &po->timing))
-        return tm_usage("pt", "--timing %s: allowed a list of tsc, mtc, cyc; all; none", A->timing), 2;
-    if (A->mtc && (tm_parse_u64(A->mtc, &k) || k < 1 || k > 24))
-        return tm_usage("pt", "--mtc-period %s: allowed 1..24 (MTC every 2^K cycles)", A->mtc), 2;
-    if (A->mtc)
-        po->mtc_shift = (unsigned)k;
+    char msg[2048];
+    if (tm_pt_opts_parse(po, A->psb, A->tnt, A->timing, A->mtc, msg, sizeof msg) != TM_OK)
+        return tm_usage("pt", "%s", msg), 2;
     po->no_retcomp = A->no_retcomp;
     if (A->check + A->decode > 1 ||
         ((A->check || A->decode) && (A->verify || A->compare || A->variants || A->base || A->stats)))
