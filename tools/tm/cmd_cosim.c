@@ -4,8 +4,8 @@
  * configuration exactly as `tm model` does, has the library build the
  * simulator of its RTL parameter set when it is missing or out of date
  * (tm/cosim.h: BUILD/cosim/<parameters>/), and runs it with the
- * configuration as a .tmt header on a pipe.  The simulator (testbench/cosim/ + testbench/glue.cpp)
- * does the lockstep comparison. */
+ * configuration as a .tmt header on a pipe.  The simulator
+ * (testbench/cosim/ + testbench/glue.cpp) does the lockstep comparison. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
