@@ -18,7 +18,7 @@ SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 LIBS := -lzstd -lZydis -lipt -lz -lm
 
 # Component libraries, each a directory of C files; together they are libtm.
-LIBDIRS := common config tmc msg cmodel decoder pt gen capture record recmodes stats
+LIBDIRS := common config tmc msg cmodel decoder pt gen capture record recmodes stats cosim
 LIB_SRCS := $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c))
 TOOL_SRCS := $(wildcard tools/tm/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tm/out.h"
+#include "tm/parse.h" /* tm_parse_u64 and the other number syntaxes, tm_opt */
+#include "tm/sig.h"   /* tm_save_signals, tm_cleanup_on_signal, ... */
 
 /* Each returns the process exit status: 0 success, 1 verification failure
  * or runtime error, 2 usage error (bad option or argument). */
@@ -38,20 +40,6 @@ void tm_err(const char *sub, const char *fmt, ...) __attribute__((format(printf,
 void tm_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* TEXT and a newline on F, control characters escaped as by tm_err. */
 void tm_put_line(FILE *f, const char *text);
-/* Parses an unsigned decimal integer (digits only: no sign, no 0x, no
- * blanks).  Returns 0 on success, -1 if S is not such a number or overflows. */
-int tm_parse_u64(const char *s, uint64_t *out);
-/* The same with an optional suffix k/K, m/M, g/G = 10^3, 10^6, 10^9: for
- * the options whose help says so (instruction counts). */
-int tm_parse_count(const char *s, uint64_t *out);
-/* A size in bytes, decimal, with K or M (KiB, MiB): 0, or -1. */
-int tm_parse_size(const char *v, uint32_t *out);
-/* Option matching for "--name VALUE" and "--name=VALUE": if ARGV[*I] is
- * option NAME, stores its value in *VAL (advancing *I past a separate value)
- * and returns 1; returns -1 if the value is missing; 0 if not this option. */
-int tm_opt(int argc, char **argv, int *i, const char *name, const char **val);
-/* Parses "A,B" chunk sizes (decimal). Returns 0 on success. */
-int tm_parse_pair(const char *s, unsigned *a, unsigned *b);
 /* Progress on stderr for long runs: returns 1 when stderr is a terminal. */
 int tm_progress_tty(void);
 
@@ -61,19 +49,6 @@ int tm_progress_tty(void);
  * tm_out_commit: 0, or -1 after one line. */
 int tm_out_begin(const char *sub, tm_out *o, const char *path, const char *const *inputs);
 int tm_out_commit(const char *sub, tm_out *o);
-/* Keeps the dispositions of SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT
- * that tm started with (call first); tm_restore_child_signals puts them
- * back (in a child before exec: the program gets what tm got);
- * tm_sig_was_ignored tells whether SIG was ignored (nohup). */
-void tm_save_signals(void);
-void tm_restore_child_signals(void);
-int tm_sig_was_ignored(int sig);
-/* SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the temporaries, then end the
- * process as the signal would have. */
-void tm_cleanup_on_signal(void);
-/* The repository root of this tm executable: the folder above its build
- * folder that holds rtl/tm_top.sv.  0, or -1 if there is none. */
-int tm_find_root(char *root, size_t n);
 /* Flushes standard output: a write error (a full disk) gives one line and
  * status 1; a reader that went away (EPIPE, `| head`) ends quietly with
  * STATUS.  The error is said once: it is cleared, and a later call (main's
@@ -84,4 +59,7 @@ int tm_finish_stdout(const char *sub, int status);
 void tm_stdout_errno(int e);
 /* 1 once a write to standard output failed (stop producing output). */
 int tm_stdout_failed(void);
+/* The repository root of this tm executable: the folder above its build
+ * folder that holds rtl/tm_top.sv.  0, or -1 if there is none. */
+int tm_find_root(char *root, size_t n);
 #endif

@@ -9,7 +9,7 @@
 #include "cmd.h"
 #include "tm/opt.h"
 #include "decode.h"
-#include "tm/decoder.h"
+#include "tm/decodeio.h"
 #include "tm/msg.h"
 #include "tm/tmt.h"
 
@@ -67,90 +67,18 @@ static void progress(uint64_t records, void *arg)
     }
 }
 
+/* tm decode F.tmt [--tmc F.tmc]: the exit status. */
 static int list_messages(const char *path, const tmt_file *tf, const char *tmc)
 {
-    tm_load_sizes *ls = NULL;
-    if (tf->cfg.enc.data) {
-        if (!tmc) {
-            tm_usage("decode", "%s: the trace has load values (data tracing %s), whose lengths are the loads' sizes: "
-                             "give the commit stream with --tmc F.tmc",
-                   path, tm_data_mode_name((tm_data_mode)tf->cfg.enc.data));
-            return 2;
-        }
-        char e[600];
-        if (tm_load_sizes_open(tmc, tf->cfg.enc.threads, &ls, e, sizeof e) != TM_OK) {
-            tm_err("decode", "%s", e);
-            return 1;
-        }
-    }
-    int status = 0;
-    tm_bitrd rd;
-    tm_bitrd_init(&rd, tf->data, tf->bits);
-    char line[512];
-    uint64_t n = 0;
-    printf("# %s: %s, %u threads, %s%s, %" PRIu64 " bits, %" PRIu64 " cycles\n", path,
-           tm_encoding_name(tf->cfg.enc.enc), tf->cfg.enc.threads, tf->cfg.enc.timestamps ? "time-stamped, " : "",
-           tf->cfg.shared ? "shared" : "private", tf->bits, tf->cycles);
-    tm_adapt *ad = calloc(tf->cfg.enc.threads, sizeof *ad); /* tr_a's code states */
-    if (!ad) {
-        tm_err("decode", "out of memory");
-        return 1;
-    }
-    for (uint32_t i = 0; i < tf->cfg.enc.threads; i++)
-        tm_adapt_reset(&ad[i]);
-    while (rd.pos < rd.nbits) {
-        uint64_t pos = rd.pos;
-        tm_msg m;
-        int rc = tm_msg_decode_a(&tf->cfg.enc, ad, &rd, &m, ls ? tm_load_sizes_fn : NULL, ls);
-        if (rc == TM_OK)
-            tm_adapt_update(&tf->cfg.enc, ad, &m);
-        if (rc != TM_OK) {
-            fflush(stdout);
-            if (ls && tm_load_sizes_error(ls)[0])
-                tm_err("decode", "%s: trace bit %" PRIu64 ": %s", path, pos, tm_load_sizes_error(ls));
-            else
-                tm_err("decode", "%s: trace bit %" PRIu64 ": %s", path, pos,
-                       rc == TM_ERR_TRUNCATED ? "the trace ends inside a message" : "invalid message");
-            status = 1;
-            break;
-        }
-        if (m.kind == TM_MSG_DATA)
-            tm_load_sizes_split(ls);
-        tm_msg_format(&m, tf->cfg.enc.timestamps, line, sizeof line);
-        if (printf("%10" PRIu64 "  %s\n", pos, line) < 0) {
-            tm_stdout_errno(errno);
-            break; /* a full disk or a reader gone: tm_finish_stdout says which */
-        }
-        n++;
-    }
-    if (!status && ls && rd.pos >= rd.nbits && tm_load_sizes_finish(ls) != TM_OK) {
-        tm_err("decode", "%s", tm_load_sizes_error(ls));
-        status = 1;
-    }
-    if (!status && !tm_stdout_failed()) {
-        printf("# %" PRIu64 " messages\n", n);
-        char why[128];
-        if (tf->ending != TMT_COMPLETE)
-            printf("# recording %s\n", tmt_ending_str(tf->ending, tf->signal, why, sizeof why));
-        if (tf->prog != TMT_PROG_UNKNOWN)
-            printf("# the program %s\n", tmt_prog_str(tf->prog, tf->prog_code, why, sizeof why));
-    }
-    tm_load_sizes_close(ls);
-    free(ad);
-    return status;
-}
-
-/* The end of a verdict line: the file's own fields checked (tm_verify_file),
- * and how the recording ended. */
-void decode_print_file_check(const tmt_file *tf)
-{
-    printf("; the header's configuration reproduces the trace (%" PRIu64 " bits, %" PRIu64 " cycles%s)", tf->bits,
-           tf->cycles, tf->thread_insns ? ", instructions per thread" : "");
-    char why[128];
-    if (tf->ending != TMT_COMPLETE)
-        printf("; the recording was %s", tmt_ending_str(tf->ending, tf->signal, why, sizeof why));
-    if (tf->prog != TMT_PROG_UNKNOWN && (tf->prog != TMT_PROG_EXITED || tf->prog_code))
-        printf("; the program %s", tmt_prog_str(tf->prog, tf->prog_code, why, sizeof why));
+    char err[2048];
+    int out_errno, rc = tm_list_messages(stdout, path, tf, tmc, &out_errno, err, sizeof err);
+    if (rc == TM_ERR_ARG)
+        return tm_usage("decode", "%s", err), 2;
+    if (rc == TM_ERR_IO && tm_stdout_failed())
+        tm_stdout_errno(out_errno); /* a full disk or a reader gone: tm_finish_stdout says which */
+    else if (rc != TM_OK)
+        return tm_err("decode", "%s", err), 1;
+    return 0;
 }
 
 int cmd_decode(int argc, char **argv)
@@ -207,19 +135,7 @@ int cmd_decode(int argc, char **argv)
         if (rc == TM_OK && (rc = tm_verify_file(files[0], &tf, err, sizeof err)) != TM_OK)
             res.ok = 0;
         if (rc == TM_OK) {
-            printf("OK: %" PRIu64 " instructions replayed (%" PRIu64 " reconstructed, %" PRIu64 " in %" PRIu64
-                   " overflow gaps), %" PRIu64 " branches, %" PRIu64 " exceptions, %" PRIu64 " messages",
-                   res.instructions, res.checked, res.gap_instructions, res.gaps, res.branches, res.exceptions,
-                   res.messages);
-            if (tf.cfg.enc.timestamps)
-                printf(", %" PRIu64 " time stamps", res.cycles_checked);
-            if (tf.cfg.enc.data)
-                printf("; %" PRIu64 " load values replayed (%" PRIu64 " from DATA messages, %" PRIu64
-                       " from the replay's copy), %" PRIu64 " loads in gaps",
-                       res.loads_reported + res.loads_inferred, res.loads_reported, res.loads_inferred,
-                       res.loads - res.loads_reported - res.loads_inferred);
-            decode_print_file_check(&tf);
-            printf("\n");
+            tm_verify_print_ok(stdout, &tf, &res);
             status = 0;
         } else {
             status = decode_verify_failed(rc, err, quiet, 0, tmt_path, files[0]);

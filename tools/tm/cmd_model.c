@@ -1,8 +1,6 @@
 /* tm model — run the trace module model over a commit stream. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <stddef.h>
@@ -11,8 +9,7 @@
 #include "modelopts.h"
 #include "report.h"
 #include "tm/model.h"
-#include "tm/profile.h"
-#include "tm/sweep.h"
+#include "tm/modelrun.h"
 #include "tm/tmc.h"
 #include "tm/tmt.h"
 
@@ -21,15 +18,6 @@ typedef struct run_flags {
     int quiet, explain, demand;
     const char *pwin;
 } run_flags;
-
-/* One configuration of the run: its options, outputs and model. */
-typedef struct mseg {
-    model_opts o;
-    const char *out, *stats, *profile;
-    tm_model_cfg cfg;
-    tm_out oto, ost, opr;
-    tm_profile *prof;
-} mseg;
 
 #define MAX_SEGS 256
 
@@ -55,43 +43,23 @@ static void usage(FILE *f)
             "IN.tmc may be '-' (standard input).  See docs/guide.md.\n");
 }
 
-/* The configuration's text report (with several, under a line naming it). */
-static void report(FILE *f, const mseg *g, tm_model *m, size_t k, const tmt_trailer *end)
-{
-    if (k > 1)
-        fprintf(f, "== %s\n", g->out);
-    tm_report_text(f, &g->cfg, m);
-    /* (how the program ended: in the trace and the statistics, not here,
-     * so that this report is the end of tm record's BASE.stats) */
-    char why[128];
-    if (end->ending != TMT_COMPLETE)
-        fprintf(f, "recording: %s\n", tmt_ending_str(end->ending, end->signal, why, sizeof why));
-}
-
-static void abort_outs(mseg *g, size_t k)
-{
-    for (size_t j = 0; j < k; j++) {
-        tm_out_abort(&g[j].oto);
-        tm_out_abort(&g[j].ost);
-        tm_out_abort(&g[j].opr);
-    }
-}
-
 /* The whole run: its configurations (K of them), the input and the flags. */
 typedef struct mrun {
-    mseg seg[MAX_SEGS];
+    model_opts o[MAX_SEGS];
+    tm_model_outs outs[MAX_SEGS]; /* -o, --stats, --profile */
+    tm_model_cfg cfg[MAX_SEGS];
     size_t k;
     const char *in;
     run_flags G;
     uint64_t window;   /* --profile-window */
-    tmt_trailer end;   /* how the recording and its program ended (the stream's ENDING) */
+    tm_modelrun run;
 } mrun;
 
 enum { AND = 1 };
 static const tm_optdef seg_opts[] = {
-    {"--stats", NULL, TM_OPT_VALUE, offsetof(mseg, stats), 0, NULL},
-    {"--profile", NULL, TM_OPT_VALUE, offsetof(mseg, profile), 0, NULL},
-    {"-o", "--output", TM_OPT_VALUE, offsetof(mseg, out), 0, NULL},
+    {"--stats", NULL, TM_OPT_VALUE, offsetof(tm_model_outs, stats), 0, NULL},
+    {"--profile", NULL, TM_OPT_VALUE, offsetof(tm_model_outs, profile), 0, NULL},
+    {"-o", "--output", TM_OPT_VALUE, offsetof(tm_model_outs, trace), 0, NULL},
     {"--and", NULL, TM_OPT_FLAG, TM_OPT_NOSTORE, AND, NULL}, {NULL, NULL, 0, 0, 0, NULL}};
 static const tm_optdef run_opts[] = {
     {"--quiet", "-q", TM_OPT_FLAG, offsetof(run_flags, quiet), 0, NULL},
@@ -103,7 +71,8 @@ static const tm_optdef run_opts[] = {
 static int model_parse(int argc, char **argv, mrun *R)
 {
     R->k = 1;
-    memset(&R->seg[0], 0, sizeof R->seg[0]);
+    memset(&R->o[0], 0, sizeof R->o[0]);
+    memset(&R->outs[0], 0, sizeof R->outs[0]);
     R->in = NULL;
     memset(&R->G, 0, sizeof R->G);
     tm_opt_parser p;
@@ -113,8 +82,7 @@ static int model_parse(int argc, char **argv, mrun *R)
     char perr[256];
     int pr;
     for (;;) {
-        mseg *g = &R->seg[R->k - 1];
-        tm_opt_table t[3] = {{model_opts_table, &g->o}, {seg_opts, g}, {run_opts, &R->G}};
+        tm_opt_table t[3] = {{model_opts_table, &R->o[R->k - 1]}, {seg_opts, &R->outs[R->k - 1]}, {run_opts, &R->G}};
         if ((pr = tm_opt_next(&p, t, 3, &hit, &v, perr, sizeof perr)) <= 0)
             break;
         if (pr == TM_OPT_HELP)
@@ -126,7 +94,8 @@ static int model_parse(int argc, char **argv, mrun *R)
         if (pr == TM_OPT_MATCH && hit->id == AND) {
             if (R->k == MAX_SEGS)
                 return tm_usage("model", "--and: at most %d configurations in one pass", MAX_SEGS), 2;
-            memset(&R->seg[R->k++], 0, sizeof R->seg[0]);
+            memset(&R->o[R->k], 0, sizeof R->o[0]);
+            memset(&R->outs[R->k++], 0, sizeof R->outs[0]);
         }
     }
     if (pr < 0)
@@ -143,16 +112,16 @@ static int model_parse(int argc, char **argv, mrun *R)
  * usage line. */
 static int model_check_outs(const mrun *R, size_t j)
 {
-    const mseg *g = &R->seg[j];
+    const tm_model_outs *g = &R->outs[j];
     size_t k = R->k;
-    if (!g->out && !R->G.explain) {
+    if (!g->trace && !R->G.explain) {
         if (k > 1)
             tm_usage("model", "configuration %zu (after --and number %zu): no output: give -o OUT.tmt", j + 1, j);
         else
             tm_err("model", "no output: give -o OUT.tmt");
         return 2;
     }
-    const char *mine[] = {g->out, g->stats, g->profile};
+    const char *mine[] = {g->trace, g->stats, g->profile};
     static const char *const opt[] = {"-o", "--stats", "--profile"};
     for (int x = 0; x < 3; x++)
         for (int y = x + 1; y < 3; y++)
@@ -164,7 +133,8 @@ static int model_check_outs(const mrun *R, size_t j)
                 return 2;
             }
     for (size_t q = 0; q < j && k > 1; q++) {
-        const char *theirs[] = {R->seg[q].out, R->seg[q].stats, R->seg[q].profile};
+        const tm_model_outs *o = &R->outs[q];
+        const char *theirs[] = {o->trace, o->stats, o->profile};
         for (int x = 0; x < 3; x++)
             for (int y = 0; y < 3; y++)
                 if (mine[x] && theirs[y] && !strcmp(mine[x], theirs[y]))
@@ -180,192 +150,76 @@ static int model_check(mrun *R)
     R->window = REPORT_PROFILE_WINDOW;
     int profiles = 0;
     for (size_t j = 0; j < R->k; j++)
-        profiles += R->seg[j].profile != NULL;
+        profiles += R->outs[j].profile != NULL;
     if (R->G.pwin && report_profile_window("model", R->G.pwin, &R->window))
         return 2;
     if (R->G.pwin && !profiles)
         return tm_usage("model", "--profile-window: only with --profile"), 2;
     for (size_t j = 0; j < R->k; j++) {
-        mseg *g = &R->seg[j];
         char which[64] = "";
         if (R->k > 1)
             snprintf(which, sizeof which, "configuration %zu: ", j + 1);
-        if ((R->G.demand && model_opts_demand("model", &g->o, which)) || model_opts_cfg("model", &g->o, 1, &g->cfg) ||
+        if ((R->G.demand && model_opts_demand("model", &R->o[j], which)) || model_opts_cfg("model", &R->o[j], 1, &R->cfg[j]) ||
             model_check_outs(R, j))
             return 2;
     }
     return 0;
 }
 
-/* --explain: the configuration's fields and its longest messages. */
-static void model_explain(const tm_model_cfg *cfg)
+/* Every 2^20 records: a line every 5 s or more. */
+static void model_progress(uint64_t nrec, void *arg)
 {
-    char line[384];
-    tm_report_cfg_line(line, sizeof line, cfg);
-    printf("config: %s\nchunks: bcnt (%u,%u), ta (%u,%u), cc (%u,%u)", line, cfg->enc.cnt_a, cfg->enc.cnt_b,
-           cfg->enc.ta_a, cfg->enc.ta_b, cfg->enc.cc_a, cfg->enc.cc_b);
-    if (cfg->enc.data)
-        printf(", fah (%u,%u)", cfg->enc.fah_a, cfg->enc.fah_b);
-    printf("\nlongest message: %u bits%s; resynchronization reserve: %u bits\n", tm_msg_max_bits(&cfg->enc),
-           cfg->enc.data ? " (a bundle: DATA + control)" : "", tm_msg_reserve_bits(&cfg->enc));
-    if (cfg->enc.data)
-        printf("longest DATA message: %u bits (64-byte value)\n", tm_msg_data_max_bits(&cfg->enc));
+    time_t *t = arg, now = time(NULL); /* t[0]: the start, t[1]: the last line */
+    if (now - t[1] >= 5) {
+        fprintf(stderr, "tm model: %" PRIu64 "M records, %lds\n", nrec >> 20, (long)(now - t[0]));
+        t[1] = now;
+    }
 }
 
-/* Every configuration's outputs begun under temporary names: 0, or the
- * exit status (2: an output is the input). */
-static int model_begin_outs(mrun *R)
+/* The configurations for the stream's thread count, the run started, the
+ * stream fed, the outputs written: 0, -1 (--explain alone: done), or the
+ * exit status after one line. */
+static int model_pass(mrun *R, tmc_reader *rd)
 {
+    for (size_t j = 0; j < R->k; j++)
+        if (model_opts_cfg("model", &R->o[j], tmc_reader_threads(rd), &R->cfg[j]))
+            return 2;
+    if (R->G.explain) {
+        tm_modelrun_explain(stdout, &R->cfg[0]);
+        if (!R->outs[0].trace)
+            return -1; /* done: exit 0 */
+    }
     const char *inputs[] = {R->in, NULL};
-    for (size_t j = 0; j < R->k; j++) {
-        mseg *g = &R->seg[j];
-        memset(&g->oto, 0, sizeof g->oto);
-        memset(&g->ost, 0, sizeof g->ost);
-        memset(&g->opr, 0, sizeof g->opr);
-        int orc = g->out ? tm_out_begin("model", &g->oto, g->out, inputs) : 0;
-        if (!orc && g->stats)
-            orc = tm_out_begin("model", &g->ost, g->stats, inputs);
-        if (!orc && g->profile)
-            orc = tm_out_begin("model", &g->opr, g->profile, inputs);
-        if (orc) {
-            abort_outs(R->seg, j + 1);
-            return orc == -2 ? 2 : 1;
-        }
-    }
-    return 0;
-}
-
-/* The stream RD through the sweep SW (one pass, every configuration); its
- * ENDING record into R->end.  0, or 1 after one line. */
-static int model_feed(mrun *R, tmc_reader *rd, tm_sweep *sw)
-{
-    tmc_record r;
-    uint64_t nrec = 0;
-    time_t t0 = time(NULL), last = t0;
-    int rc;
-    tmt_trailer end = {0, NULL, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
-    R->end = end;
-    while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (r.type == TMC_ENDING && (r.flags == TMC_CUT_SIGNAL || r.flags == TMC_CUT_SHORT)) {
-            R->end.ending = r.flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
-            R->end.signal = (unsigned)r.count;
-        } else if (r.type == TMC_ENDING) {
-            R->end.prog = tmt_prog_from_tmc(r.flags);
-            R->end.prog_code = (unsigned)r.count;
-        }
-        if ((rc = tm_sweep_put(sw, &r)) != TM_OK) {
-            size_t f = tm_sweep_failed(sw);
-            if (R->k > 1)
-                tm_err("model", "%s: offset %" PRIu64 ": configuration %zu (-o %s): %s", R->in,
-                       tmc_reader_offset(rd), f + 1, R->seg[f].out, tm_model_error(tm_sweep_model(sw, f)));
-            else
-                tm_err("model", "%s: offset %" PRIu64 ": %s", R->in, tmc_reader_offset(rd),
-                       tm_model_error(tm_sweep_model(sw, f)));
-            return 1;
-        }
-        if ((++nrec & 0xFFFFF) == 0) {
-            time_t now = time(NULL);
-            if (now - last >= 5) {
-                fprintf(stderr, "tm model: %" PRIu64 "M records, %lds\n", nrec >> 20, (long)(now - t0));
-                last = now;
-            }
-        }
-    }
-    if (rc < 0)
-        return tm_err("model", "%s", tmc_reader_error(rd)), 1;
-    tm_sweep_finish(sw);
-    return 0;
-}
-
-/* Configuration J's trace, statistics and profile into their temporaries:
- * 0, or 1 after one line. */
-static int model_write(const mrun *R, size_t j, tm_model *m)
-{
-    const mseg *g = &R->seg[j];
-    char err[512];
-    if (g->out) {
-        uint64_t *insns = calloc(g->cfg.enc.threads, sizeof *insns);
-        tmt_trailer tr;
-        if (!insns)
-            return tm_err("model", "out of memory"), 1;
-        tmt_trailer_of(&tr, m, insns, R->end.ending, R->end.signal);
-        tr.prog = R->end.prog;
-        tr.prog_code = R->end.prog_code;
-        int rc = tmt_write(g->oto.tmp, &g->cfg, tm_model_trace(m), &tr, err, sizeof err);
-        free(insns);
-        if (rc != TM_OK)
-            return tm_err("model", "%s", tm_out_name(&g->oto, err)), 1;
-    }
-    if (g->stats && tm_report_json(g->ost.tmp, &g->cfg, m, &R->end, NULL))
-        return tm_err("model", "%s: cannot write statistics: %s", g->stats, strerror(errno)), 1;
-    if (g->profile && tm_report_profile(g->opr.tmp, g->profile, g->prof, &g->cfg, err, sizeof err))
+    char err[2048];
+    time_t t[2] = {time(NULL), time(NULL)};
+    int rc = tm_modelrun_start(&R->run, R->cfg, R->outs, R->k, R->window, inputs, err, sizeof err);
+    if (rc == TM_ERR_ARG)
+        return tm_usage("model", "%s", err), 2;
+    if (rc != TM_OK || (rc = tm_modelrun_feed(&R->run, rd, R->in, model_progress, t, err, sizeof err)) != TM_OK ||
+        (rc = tm_modelrun_write(&R->run, err, sizeof err)) != TM_OK)
         return tm_err("model", "%s", err), 1;
     return 0;
 }
 
-/* After the pass: the outputs written and renamed into place, --demand's
- * check, the reports.  The exit status. */
-static int model_finish(mrun *R, tm_sweep *sw)
+/* After the pass: --demand's check, the reports.  The exit status. */
+static int model_finish(mrun *R)
 {
     size_t k = R->k;
-    for (size_t j = 0; j < k; j++)
-        if (model_write(R, j, tm_sweep_model(sw, j)))
-            return 1;
-    for (size_t j = 0; j < k; j++) {
-        mseg *g = &R->seg[j];
-        if ((g->out && tm_out_commit("model", &g->oto)) || (g->stats && tm_out_commit("model", &g->ost)) ||
-            (g->profile && tm_out_commit("model", &g->opr)))
-            return 1;
-    }
     /* --demand: a configuration that dropped a message fails the run (its
      * outputs are written and say so) */
     int status = 0;
     for (size_t j = 0; R->G.demand && j < k; j++)
-        if (model_opts_demand_check("model", tm_sweep_model(sw, j), &R->seg[j].cfg,
-                                    R->seg[j].out ? R->seg[j].out : "the run"))
+        if (model_opts_demand_check("model", tm_modelrun_model(&R->run, j), &R->cfg[j],
+                                    R->outs[j].trace ? R->outs[j].trace : "the run"))
             status = 1;
     if (!R->G.quiet) {
         int to_err = 0; /* a trace on stdout: the reports on stderr */
         for (size_t j = 0; j < k; j++)
-            to_err |= R->seg[j].out && !strcmp(R->seg[j].out, "-");
+            to_err |= R->outs[j].trace && !strcmp(R->outs[j].trace, "-");
         for (size_t j = 0; j < k; j++)
-            report(to_err ? stderr : stdout, &R->seg[j], tm_sweep_model(sw, j), k, &R->end);
+            tm_modelrun_report(to_err ? stderr : stdout, &R->run, j);
     }
     return status;
-}
-
-/* The configurations for the stream's thread count, their outputs begun and
- * the sweep made (with the profiles attached): 0, or the exit status. */
-static int model_setup(mrun *R, tmc_reader *rd, tm_sweep **sw)
-{
-    static tm_model_cfg cfgs[MAX_SEGS];
-    char e[600];
-    for (size_t j = 0; j < R->k; j++) {
-        if (model_opts_cfg("model", &R->seg[j].o, tmc_reader_threads(rd), &R->seg[j].cfg))
-            return 2;
-        cfgs[j] = R->seg[j].cfg;
-    }
-    if (R->G.explain) {
-        model_explain(&R->seg[0].cfg);
-        if (!R->seg[0].out)
-            return -1; /* done: exit 0 */
-    }
-    int rc = model_begin_outs(R);
-    if (rc)
-        return rc;
-    if (tm_sweep_new(cfgs, R->k, sw, e, sizeof e) != TM_OK) {
-        tm_err("model", "cannot create the model: %s", e);
-        abort_outs(R->seg, R->k);
-        return 1;
-    }
-    for (size_t j = 0; j < R->k; j++) {
-        if (!R->seg[j].profile)
-            continue;
-        if ((rc = tm_profile_new(R->window, &R->seg[j].prof)) != TM_OK)
-            return tm_err("model", "cannot create the profile: %s", tm_status_str(rc)), 1;
-        tm_profile_attach(R->seg[j].prof, tm_sweep_model(*sw, j));
-    }
-    return 0;
 }
 
 int cmd_model(int argc, char **argv)
@@ -382,20 +236,10 @@ int cmd_model(int argc, char **argv)
         tm_err("model", "%s", e);
         return 1;
     }
-    tm_sweep *sw = NULL;
-    int status = model_setup(&R, rd, &sw);
-    if (status == -1) {
-        tmc_reader_close(rd);
-        return 0;
-    }
-    if (!status && !(status = model_feed(&R, rd, sw)))
-        status = model_finish(&R, sw);
-    abort_outs(R.seg, R.k);
-    for (size_t j = 0; j < R.k; j++) {
-        tm_profile_free(R.seg[j].prof);
-        R.seg[j].prof = NULL;
-    }
-    tm_sweep_free(sw);
+    int status = model_pass(&R, rd);
+    if (status == 0)
+        status = model_finish(&R);
+    tm_modelrun_free(&R.run);
     tmc_reader_close(rd);
-    return status;
+    return status == -1 ? 0 : status;
 }

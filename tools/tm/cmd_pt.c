@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <stddef.h>
@@ -17,6 +16,8 @@
 #include "tm/model.h"
 #include "tm/msg.h"
 #include "tm/pt.h"
+#include "tm/ptfile.h"
+#include "tm/ptopts.h"
 #include "tm/sweep.h"
 #include "tm/tmc.h"
 
@@ -59,128 +60,6 @@ static void usage(FILE *f)
             "Exit status: 0 ok; 1 a runtime error or, with --verify/--check, a mismatch; 2 usage.\n");
 }
 
-typedef struct ptout {
-    const char *base;
-    tm_out *outs;
-    FILE **f;
-    uint32_t n;
-    int failed;
-} ptout;
-
-static int out_name(char *buf, size_t n, const char *base, uint32_t tid)
-{
-    return snprintf(buf, n, "%s.T%" PRIu32 ".pt", base, tid) >= (int)n ? -1 : 0;
-}
-
-static int write_pt(void *arg, uint32_t tid, const uint8_t *p, size_t n)
-{
-    ptout *o = arg;
-    if (!o->f[tid]) {
-        char name[PATH_MAX];
-        if (out_name(name, sizeof name, o->base, tid) || tm_out_begin("pt", &o->outs[tid], name, NULL)) {
-            o->failed = 1;
-            return -1;
-        }
-        o->f[tid] = fopen(o->outs[tid].tmp, "wbe");
-        if (!o->f[tid]) {
-            tm_err("pt", "%s: %s", name, strerror(errno));
-            tm_out_abort(&o->outs[tid]);
-            o->failed = 1;
-            return -1;
-        }
-    }
-    if (fwrite(p, 1, n, o->f[tid]) != n) {
-        tm_err("pt", "%s: %s", o->outs[tid].path, strerror(errno));
-        o->failed = 1;
-        return -1;
-    }
-    return 0;
-}
-
-typedef struct bufs {
-    tm_pt_buffer *b;
-    char **names;
-    uint8_t **data;
-    size_t n;
-} bufs;
-
-static void bufs_free(bufs *b)
-{
-    for (size_t i = 0; i < b->n; i++) {
-        free(b->names[i]);
-        free(b->data[i]);
-    }
-    free(b->b);
-    free(b->names);
-    free(b->data);
-    memset(b, 0, sizeof *b);
-}
-
-static int read_file(const char *name, uint8_t **out, size_t *len)
-{
-    FILE *f = fopen(name, "rbe");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *p = malloc(cap);
-    size_t k;
-    while (p && (k = fread(p + n, 1, cap - n, f)) > 0) {
-        n += k;
-        if (n == cap) {
-            uint8_t *q = realloc(p, cap *= 2);
-            if (!q) {
-                free(p);
-                p = NULL;
-            }
-            p = q;
-        }
-    }
-    int bad = !p || ferror(f);
-    fclose(f);
-    if (bad) {
-        free(p);
-        return -1;
-    }
-    *out = p;
-    *len = n;
-    return 0;
-}
-
-static int bufs_load(bufs *b, const char *base, uint32_t threads, int allow_empty)
-{
-    memset(b, 0, sizeof *b);
-    b->b = calloc(threads ? threads : 1, sizeof *b->b);
-    b->names = calloc(threads ? threads : 1, sizeof *b->names);
-    b->data = calloc(threads ? threads : 1, sizeof *b->data);
-    if (!b->b || !b->names || !b->data) {
-        tm_err("pt", "out of memory");
-        return -1;
-    }
-    for (uint32_t t = 0; t < threads; t++) {
-        char name[PATH_MAX];
-        if (out_name(name, sizeof name, base, t)) {
-            tm_err("pt", "%s: name too long", base);
-            return -1;
-        }
-        struct stat st;
-        if (stat(name, &st) != 0)
-            continue;
-        size_t i = b->n;
-        if (!(b->names[i] = strdup(name)) || read_file(name, &b->data[i], &b->b[i].n)) {
-            tm_err("pt", "%s: %s", name, strerror(errno ? errno : ENOMEM));
-            free(b->names[i]);
-            return -1;
-        }
-        b->b[i] = (tm_pt_buffer){t, b->data[i], b->b[i].n, b->names[i]};
-        b->n++;
-    }
-    if (!b->n && !allow_empty) {
-        tm_err("pt", "%s.T0.pt: no PT buffer %s.T<n>.pt", base, base);
-        return -1;
-    }
-    return 0;
-}
-
 static void progress(uint64_t records, void *arg)
 {
     time_t *last = arg;
@@ -189,57 +68,6 @@ static void progress(uint64_t records, void *arg)
         fprintf(stderr, "tm pt: %" PRIu64 "M records\n", records >> 20);
         *last = now;
     }
-}
-
-/* The module map and vdso beside IN.tmc (IN without .tmc). */
-static int default_image_paths(const char *tmc, char *mods, char *vdso, size_t n)
-{
-    size_t l = strlen(tmc);
-    if (l > 4 && !strcmp(tmc + l - 4, ".tmc"))
-        l -= 4;
-    if (l + 9 > n)
-        return -1;
-    memcpy(mods, tmc, l);
-    strcpy(mods + l, ".modules");
-    memcpy(vdso, tmc, l);
-    strcpy(vdso + l, ".vdso");
-    return 0;
-}
-
-/* The encoder's outputs closed and renamed into place; the BASE.T<n>.pt of
- * cores that did not run this time (not this execution's) removed, so that
- * --verify and --check see only these.  0, or -1 after one line. */
-static int finish_outputs(ptout *out, const char *base, uint32_t threads)
-{
-    for (uint32_t t = 0; t < threads; t++) {
-        if (!out->f[t])
-            continue;
-        int bad = fflush(out->f[t]) != 0 || ferror(out->f[t]);
-        int e = errno;
-        if (fclose(out->f[t]) != 0 && !bad) {
-            bad = 1;
-            e = errno;
-        }
-        out->f[t] = NULL;
-        if (bad) {
-            tm_err("pt", "%s: %s", out->outs[t].path, strerror(e));
-            return -1;
-        }
-    }
-    for (uint32_t t = 0; t < threads; t++)
-        if (out->outs[t].active && tm_out_commit("pt", &out->outs[t]))
-            return -1;
-    for (uint32_t t = 0; t < TMC_MAX_THREADS; t++) {
-        char name[PATH_MAX];
-        struct stat sb;
-        if ((t < threads && out->outs[t].path[0]) || out_name(name, sizeof name, base, t) || stat(name, &sb) != 0)
-            continue;
-        if (S_ISREG(sb.st_mode) && unlink(name) != 0) {
-            tm_err("pt", "%s: cannot remove this earlier output: %s", name, strerror(errno));
-            return -1;
-        }
-    }
-    return 0;
 }
 
 /* tm pt's options. */
@@ -269,9 +97,6 @@ static int pt_parse(int argc, char **argv, pt_args *A, tm_pt_opts *po)
     const char *pos[2] = {NULL, NULL};
     int npos = 0, r;
     memset(A, 0, sizeof *A);
-    memset(po, 0, sizeof *po);
-    po->psb_period = 4096;
-    po->mtc_shift = 8;
     tm_opt_parser p;
     tm_opt_init(&p, argc, argv);
     tm_opt_table t = {pt_opts, A};
@@ -288,21 +113,9 @@ static int pt_parse(int argc, char **argv, pt_args *A, tm_pt_opts *po)
     }
     if (r < 0)
         return tm_usage("pt", "%s", err), 2;
-    uint32_t b;
-    uint64_t k;
-    if (A->psb && (tm_parse_size(A->psb, &b) || b < 256 || b > (1u << 30)))
-        return tm_usage("pt", "--psb-period %s: allowed 256 .. 1G bytes (K, M)", A->psb), 2;
-    if (A->psb)
-        po->psb_period = b;
-    if (A->tnt && strcmp(A->tnt, "short") && strcmp(A->tnt, "long"))
-        return tm_usage("pt", "--tnt %s: allowed short, long", A->tnt), 2;
-    po->tnt_long = A->tnt && !strcmp(A->tnt, "long");
-    if (A->timing && tm_pt_timing_parse(A->timing, &po->timing))
-        return tm_usage("pt", "--timing %s: allowed a list of tsc, mtc, cyc; all; none", A->timing), 2;
-    if (A->mtc && (tm_parse_u64(A->mtc, &k) || k < 1 || k > 24))
-        return tm_usage("pt", "--mtc-period %s: allowed 1..24 (MTC every 2^K cycles)", A->mtc), 2;
-    if (A->mtc)
-        po->mtc_shift = (unsigned)k;
+    char msg[2048];
+    if (tm_pt_opts_parse(po, A->psb, A->tnt, A->timing, A->mtc, msg, sizeof msg) != TM_OK)
+        return tm_usage("pt", "%s", msg), 2;
     po->no_retcomp = A->no_retcomp;
     if (A->check + A->decode > 1 ||
         ((A->check || A->decode) && (A->verify || A->compare || A->variants || A->base || A->stats)))
@@ -328,24 +141,13 @@ static int pt_parse(int argc, char **argv, pt_args *A, tm_pt_opts *po)
  * after one line. */
 static int pt_image(const pt_args *A, tm_pt_image **im)
 {
-    char dm[PATH_MAX], dv[PATH_MAX], err[1024];
-    const char *modules = A->modules, *vdso = A->vdso;
+    char err[1024];
     *im = NULL;
     if (A->no_image)
         return 0;
-    const char *src = A->in ? A->in : A->base;
-    if (default_image_paths(src, dm, dv, sizeof dm))
-        return tm_err("pt", "%s: name too long", src), 2;
-    if (!modules) {
-        if (access(dm, R_OK) != 0)
-            return tm_err("pt", "%s: no module map %s beside it (--modules FILE; --no-image for a stream without "
-                                "code)", src, dm), 1;
-        modules = dm;
-    }
-    if (!vdso && access(dv, R_OK) == 0)
-        vdso = dv;
-    if (tm_pt_image_load(modules, vdso, A->ignore_id, im, err, sizeof err) != TM_OK)
-        return tm_err("pt", "%s", err), 1;
+    int rc = tm_pt_image_beside(A->in ? A->in : A->base, A->modules, A->vdso, A->ignore_id, im, err, sizeof err);
+    if (rc != TM_OK)
+        return tm_err("pt", "%s", err), rc == TM_ERR_ARG ? 2 : 1;
     return 0;
 }
 
@@ -354,27 +156,11 @@ static int pt_decode(const pt_args *A, tm_pt_image *im)
 {
     char err[1024];
     tm_pt_decode_result dres;
-    memset(&dres, 0, sizeof dres);
-    uint32_t threads = TMC_MAX_THREADS;
-    if (A->check) {
-        tmc_reader *r = NULL;
-        if (tmc_reader_open(A->in, &r, err, sizeof err) != TM_OK)
-            return tm_err("pt", "%s", err), 1;
-        threads = tmc_reader_threads(r);
-        tmc_reader_close(r);
-    }
-    bufs b;
-    if (bufs_load(&b, A->base, threads, 0))
-        return bufs_free(&b), 1;
+    double s;
+    int decoding;
     time_t last = time(NULL);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = A->decode ? tm_pt_decode(im, b.b, b.n, A->block, &dres, err, sizeof err)
-                       : tm_pt_verify(im, b.b, b.n, A->in, &dres, progress, &last, err, sizeof err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-    bufs_free(&b);
-    if (rc != TM_OK)
+    if (tm_pt_decode_files(im, A->base, 0, 0, A->check ? A->in : NULL, A->block, progress, &last, &dres, &s,
+                           &decoding, err, sizeof err) != TM_OK)
         return tm_err("pt", "%s", err), tm_finish_stdout("pt", 1);
     if (!A->quiet && A->decode)
         printf("decoded %" PRIu64 " instructions on %" PRIu64 " cores with libipt's %s decoder in %.3f s"
@@ -387,52 +173,66 @@ static int pt_decode(const pt_args *A, tm_pt_image *im)
     return tm_finish_stdout("pt", 0);
 }
 
-/* No core's output may be the input or the statistics (issue 35): refused
- * before anything is written.  0, or 2 after the usage line. */
-static int pt_clash(const pt_args *A, uint32_t threads)
-{
-    for (uint32_t t = 0; t < threads; t++) {
-        char name[PATH_MAX];
-        const char *clash = NULL;
-        if (!out_name(name, sizeof name, A->base, t))
-            clash = tm_same_file(name, A->in) ? A->in
-                    : A->stats && (!strcmp(name, A->stats) || tm_same_file(name, A->stats)) ? A->stats : NULL;
-        if (clash)
-            return tm_usage("pt", "%s: the output of core %" PRIu32 " is the %s %s (the same file): refused, it "
-                                  "would destroy it", name, t, clash == A->in ? "input" : "statistics file", clash),
-                   2;
-    }
-    return 0;
-}
-
-/* tm pt's --stats: 0, or 1 after one line. */
-static int pt_stats(const pt_args *A, tm_out *ost, const tm_pt_pass_result *res, const tm_pt_opts *po,
-                    const tm_pt_image *im, const tm_pt_decode_result *dres, int status)
-{
-    FILE *f = fopen(ost->tmp, "we");
-    if (!f)
-        return tm_err("pt", "%s: %s", A->stats, strerror(errno)), 1;
-    tm_pt_report_json(f, res, po, A->in, im != NULL, A->verify ? dres : NULL, status == 0);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return tm_err("pt", "%s: %s", A->stats, strerror(errno)), 1;
-    return tm_out_commit("pt", ost) ? 1 : 0;
-}
-
 /* --verify: the outputs just written decoded and compared with IN.tmc; 0,
  * or 1 after one line. */
 static int pt_verify(const pt_args *A, const tm_pt_image *im, uint32_t threads, tm_pt_decode_result *dres,
                      time_t *last)
 {
     char err[1024];
-    bufs b;
-    if (bufs_load(&b, A->base, threads, 1))
-        return bufs_free(&b), 1;
-    int rc = tm_pt_verify(im, b.b, b.n, A->in, dres, progress, last, err, sizeof err);
-    bufs_free(&b);
-    if (rc != TM_OK)
-        return tm_err("pt", "--verify: %s", err), 1;
+    double s;
+    int decoding;
+    if (tm_pt_decode_files(im, A->base, threads, 1, A->in, 0, progress, last, dres, &s, &decoding, err,
+                           sizeof err) != TM_OK)
+        return tm_err("pt", "%s%s", decoding ? "--verify: " : "", err), 1;
     return 0;
+}
+
+/* The encoding pass over A->in into BASE.T<n>.pt (and the statistics):
+ * the exit status. */
+static int pt_encode(const pt_args *A, tm_pt_opts *po, const tm_pt_image *im, uint32_t threads)
+{
+    char err[1024];
+    tm_pt_decode_result dres;
+    memset(&dres, 0, sizeof dres);
+    tm_out ost;
+    memset(&ost, 0, sizeof ost);
+    const char *inputs[] = {A->in, NULL};
+    tm_pt_pass_result res;
+    memset(&res, 0, sizeof res);
+    time_t last = time(NULL);
+    int rc, status = 0;
+    if (A->stats && (rc = tm_out_begin("pt", &ost, A->stats, inputs)) != 0)
+        return rc == -2 ? 2 : 1; /* the output is the input: a usage error */
+    if (im) {
+        po->code = tm_pt_image_code;
+        po->code_arg = (void *)im;
+    }
+    tm_pt_pass_opts pass = {A->in, *po, A->compare, A->variants, progress, &last};
+    if ((rc = tm_pt_encode_files(&pass, A->base, threads, &res, err, sizeof err)) != TM_OK) {
+        if (rc == TM_ERR_ARG)
+            tm_usage("pt", "%s", err);
+        else if (err[0])
+            tm_err("pt", "%s", err);
+        status = 1;
+    } else {
+        if (A->verify && pt_verify(A, im, threads, &dres, &last))
+            status = 1;
+        if (!A->quiet) {
+            tm_pt_report_text(stdout, &res, po);
+            if (A->verify && status == 0)
+                printf("verify: ok, %" PRIu64 " instructions of %" PRIu64 " cores decoded by libipt match %s\n",
+                       dres.checked, dres.threads, A->in);
+        }
+        if (A->stats && tm_pt_stats_write(&ost, A->stats, &res, po, A->in, im != NULL, A->verify ? &dres : NULL,
+                                          status == 0, err, sizeof err) != TM_OK) {
+            tm_err("pt", "%s", err);
+            status = 1;
+        }
+    }
+    if (ost.active)
+        tm_out_abort(&ost);
+    tm_pt_pass_result_free(&res);
+    return status;
 }
 
 int cmd_pt(int argc, char **argv)
@@ -454,81 +254,22 @@ int cmd_pt(int argc, char **argv)
         tm_pt_image_free(im);
         return pr;
     }
-    const char *in = A.in, *base = A.base, *stats = A.stats;
-    int status = 0;
     char err[1024];
-    tm_pt_decode_result dres;
-    memset(&dres, 0, sizeof dres);
     tmc_reader *r = NULL;
-    if (tmc_reader_open(in, &r, err, sizeof err) != TM_OK) {
+    if (tmc_reader_open(A.in, &r, err, sizeof err) != TM_OK) {
         tm_err("pt", "%s", err);
         tm_pt_image_free(im);
         return 1;
     }
     uint32_t threads = tmc_reader_threads(r);
     tmc_reader_close(r);
-    if (pt_clash(&A, threads)) {
+    char msg[2048];
+    if (tm_pt_outputs_check(A.base, threads, A.in, A.stats, msg, sizeof msg) != TM_OK) {
+        tm_usage("pt", "%s", msg);
         tm_pt_image_free(im);
         return 2;
     }
-    ptout out = {base, calloc(threads, sizeof(tm_out)), calloc(threads, sizeof(FILE *)), threads, 0};
-    tm_out ost;
-    memset(&ost, 0, sizeof ost);
-    const char *inputs[] = {in, NULL};
-    tm_pt_pass_result res;
-    memset(&res, 0, sizeof res);
-    time_t last = time(NULL);
-    int rc;
-    if (!out.outs || !out.f) {
-        tm_err("pt", "out of memory");
-        status = 1;
-        goto done;
-    }
-    if (stats && (rc = tm_out_begin("pt", &ost, stats, inputs)) != 0) {
-        status = rc == -2 ? 2 : 1; /* the output is the input: a usage error */
-        goto done;
-    }
-    po.write = write_pt;
-    po.write_arg = &out;
-    if (im) {
-        po.code = tm_pt_image_code;
-        po.code_arg = im;
-    }
-    tm_pt_pass_opts pass = {in, po, A.compare, A.variants, progress, &last};
-    if ((rc = tm_pt_pass(&pass, &res, err, sizeof err)) != TM_OK || out.failed) {
-        if (!out.failed)
-            tm_err("pt", "%s", err);
-        status = 1;
-        goto done;
-    }
-    if (finish_outputs(&out, base, threads)) {
-        status = 1;
-        goto done;
-    }
-    if (A.verify && pt_verify(&A, im, threads, &dres, &last))
-        status = 1;
-    if (!A.quiet) {
-        tm_pt_report_text(stdout, &res, &po);
-        if (A.verify && status == 0)
-            printf("verify: ok, %" PRIu64 " instructions of %" PRIu64 " cores decoded by libipt match %s\n",
-                   dres.checked, dres.threads, in);
-    }
-    if (stats && pt_stats(&A, &ost, &res, &po, im, &dres, status))
-        status = 1;
-done:
-    if (out.f)
-        for (uint32_t t = 0; t < threads; t++)
-            if (out.f[t])
-                fclose(out.f[t]);
-    if (out.outs)
-        for (uint32_t t = 0; t < threads; t++)
-            if (out.outs[t].active)
-                tm_out_abort(&out.outs[t]);
-    if (ost.active)
-        tm_out_abort(&ost);
-    free(out.outs);
-    free(out.f);
-    tm_pt_pass_result_free(&res);
+    int status = pt_encode(&A, &po, im, threads);
     tm_pt_image_free(im);
     return tm_finish_stdout("pt", status);
 }

@@ -10,9 +10,6 @@ void decode_usage(FILE *f);
 /* A --verify that failed with RC: the divergence (MISMATCH on stdout, and
  * unless QUIET the files on stderr) or the error.  Returns exit status 1. */
 int decode_verify_failed(int rc, const char *err, int quiet, int frombin, const char *tmt, const char *tmc);
-/* The end of a verdict line: the file's own fields checked (tm_verify_file),
- * and how the recording ended. */
-void decode_print_file_check(const tmt_file *tf);
 /* tm decode --from-binary ...: the exit status. */
 int decode_from_binary(int argc, char **argv);
 

@@ -9,17 +9,8 @@
 #include "cmd.h"
 #include "tm/opt.h"
 #include "decode.h"
-#include "tm/decoder.h"
+#include "tm/decodeio.h"
 #include "tm/tmt.h"
-
-/* BASE of BASE.tmt (or the path itself) + SUFFIX. */
-static void sibling(const char *tmt, const char *suffix, char *out, size_t n)
-{
-    size_t len = strlen(tmt);
-    if (len > 4 && !strcmp(tmt + len - 4, ".tmt"))
-        len -= 4;
-    snprintf(out, n, "%.*s%s", (int)len, tmt, suffix);
-}
 
 static void fb_progress(uint64_t insns, void *arg)
 {
@@ -38,26 +29,6 @@ static void fb_diag_stderr(void *arg, const char *line)
     fprintf(stderr, "tm decode: %s\n", line);
 }
 
-/* --verify's OK line: 0. */
-static int fb_ok_line(const tmt_file *tf, const tm_frombin_result *res, double secs)
-{
-    printf("OK: %" PRIu64 " instructions replayed from the binaries (%" PRIu64 " reconstructed, %" PRIu64
-           " in %" PRIu64 " overflow gaps), %" PRIu64 " branches, %" PRIu64 " exceptions, %" PRIu64
-           " messages, %" PRIu64 " code blocks disassembled",
-           res->v.instructions, res->v.checked, res->v.gap_instructions, res->v.gaps, res->v.branches,
-           res->v.exceptions, res->v.messages, res->blocks);
-    if (tf->cfg.enc.timestamps)
-        printf(", %" PRIu64 " time stamps", res->v.cycles_checked);
-    if (tf->cfg.enc.data)
-        printf("; %" PRIu64 " load values replayed (%" PRIu64 " from DATA messages, %" PRIu64
-               " from the replay's copy)",
-               res->v.loads_reported + res->v.loads_inferred, res->v.loads_reported, res->v.loads_inferred);
-    printf("; %.2f M instructions/s", secs > 0 ? (double)res->v.checked / secs / 1e6 : 0.0);
-    decode_print_file_check(tf);
-    printf("\n");
-    return 0;
-}
-
 /* A listing's end (RC, ERR: the replay's): the summary line (on stdout
  * with --summary, else on stderr unless QUIET) and the exit status. */
 static int fb_summary(const tmt_file *tf, const tm_frombin_result *res, int rc, const char *err, double secs,
@@ -70,19 +41,8 @@ static int fb_summary(const tmt_file *tf, const tm_frombin_result *res, int rc, 
     }
     if (rc != TM_OK)
         return tm_err("decode", "%s", err), 1;
-    char why[256] = "", e[112], pe[112];
-    if (tf->ending != TMT_COMPLETE)
-        snprintf(why, sizeof why, "; the recording was %s", tmt_ending_str(tf->ending, tf->signal, e, sizeof e));
-    if (tf->prog != TMT_PROG_UNKNOWN)
-        snprintf(why + strlen(why), sizeof why - strlen(why), "; the program %s",
-                 tmt_prog_str(tf->prog, tf->prog_code, pe, sizeof pe));
     if (format == TM_FB_NONE || !quiet)
-        fprintf(format == TM_FB_NONE ? stdout : stderr,
-                "%s: %" PRIu64 " threads, %" PRIu64 " instructions replayed from the binaries, %" PRIu64
-                " branches, %" PRIu64 " exceptions, %" PRIu64 " gaps, %" PRIu64 " errors, %" PRIu64
-                " undecodable stretches; %.2f M instructions/s%s\n",
-                tmt_path, res->threads, res->v.checked, res->v.branches, res->v.exceptions, res->v.gaps, res->errors,
-                res->resyncs, secs > 0 ? (double)res->v.checked / secs / 1e6 : 0.0, why);
+        tm_frombin_print_summary(format == TM_FB_NONE ? stdout : stderr, tmt_path, tf, res, secs);
     return res->errors || res->resyncs ? 1 : 0;
 }
 
@@ -161,84 +121,38 @@ int decode_from_binary(int argc, char **argv)
     if (verify)
         o.tmc = files[0];
     char mpath[4096], vpath[4096];
-    if (!modules) {
-        sibling(tmt_path, ".modules", mpath, sizeof mpath);
-        modules = mpath;
-    }
-    if (!vdso) {
-        sibling(tmt_path, ".vdso", vpath, sizeof vpath);
-        FILE *vf = fopen(vpath, "rb");
-        if (vf) {
-            fclose(vf);
-            vdso = vpath;
-        }
-    }
+    tm_frombin_beside(tmt_path, &modules, &vdso, mpath, vpath, sizeof mpath);
     o.modules = modules;
     o.vdso = vdso;
     tmt_file tf;
-    char err[1024];
+    char err[2048];
     if (tmt_read(tmt_path, &tf, err, sizeof err) != TM_OK) {
         tm_err("decode", "%s", err);
         return 1;
     }
-    FILE *bf = NULL;
-    tm_out bo;
-    memset(&bo, 0, sizeof bo);
-    if (bin) {
-        const char *inputs[] = {tmt_path, modules, o.tmc ? o.tmc : tmt_path, vdso ? vdso : tmt_path, NULL};
-        int orc = tm_out_begin("decode", &bo, bin, inputs);
-        if (orc) {
-            tmt_free(&tf);
-            return orc == -2 ? 2 : 1;
-        }
-        bf = fopen(bo.tmp, "wbe");
-        if (!bf) {
-            tm_err("decode", "%s: cannot create: %s", bin, strerror(errno));
-            tm_out_abort(&bo);
-            tmt_free(&tf);
-            return 1;
-        }
-    }
     o.verify = verify;
     o.recover = !verify;
     o.out = verify ? NULL : stdout;
-    o.bin = bf;
     o.diag = fb_diag_stderr;
     time_t last = time(NULL);
     if (verify || o.format == TM_FB_NONE) {
         o.progress = fb_progress;
         o.arg = &last;
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const char *inputs[] = {tmt_path, modules, o.tmc ? o.tmc : tmt_path, vdso ? vdso : tmt_path, NULL};
     tm_frombin_result res;
-    int rc = tm_frombin(&tf, &o, &res, err, sizeof err);
-    if (verify && rc == TM_OK && (rc = tm_verify_file(files[0], &tf, err, sizeof err)) != TM_OK)
-        res.v.ok = 0;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    int status;
-    if (bf) {
-        int bad = ferror(bf) | fclose(bf);
-        if (bad && rc == TM_OK) {
-            rc = TM_ERR_IO;
-            snprintf(err, sizeof err, "%s: write error: %s", bin, strerror(errno));
-        }
-        if (rc == TM_OK || rc == TM_ERR_MISMATCH || (rc == TM_ERR_IO && tm_stdout_failed())) {
-            if (tm_out_commit("decode", &bo)) { /* said in one line */
-                tmt_free(&tf);
-                return 1;
-            }
-        } else {
-            tm_out_abort(&bo);
-        }
-    }
-    if (verify)
-        status = rc == TM_OK ? fb_ok_line(&tf, &res, secs)
-                             : decode_verify_failed(rc, err, quiet, 1, tmt_path, files[0]);
+    double secs;
+    int rc, status, orc = tm_frombin_run(&tf, &o, bin, inputs, &res, &rc, &secs, err, sizeof err);
+    if (orc == TM_ERR_ARG)
+        tm_usage("decode", "%s", err), status = 2;
+    else if (orc != TM_OK)
+        tm_err("decode", "%s", err), status = 1; /* the binary output's error, said in one line */
+    else if (verify && rc == TM_OK)
+        tm_frombin_print_ok(stdout, &tf, &res, secs), status = 0;
+    else if (verify)
+        status = decode_verify_failed(rc, err, quiet, 1, tmt_path, files[0]);
     else
         status = fb_summary(&tf, &res, rc, err, secs, tmt_path, o.format, quiet);
     tmt_free(&tf);
     return status;
 }
-

@@ -1,11 +1,8 @@
 /* tm command line: shared helpers. */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,96 +50,6 @@ void tm_put_line(FILE *f, const char *text)
     fputc('\n', f);
 }
 
-/* Decimal digits, then (SUFFIXES) an optional k/K, m/M or g/G for 10^3,
- * 10^6 or 10^9. */
-static int parse_dec(const char *s, int suffixes, uint64_t *out)
-{
-    if (!s || !isdigit((unsigned char)*s))
-        return -1;
-    uint64_t v = 0;
-    for (; isdigit((unsigned char)*s); s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    uint64_t mul = 1;
-    if (suffixes && (*s == 'k' || *s == 'K'))
-        mul = 1000ULL, s++;
-    else if (suffixes && (*s == 'm' || *s == 'M'))
-        mul = 1000000ULL, s++;
-    else if (suffixes && (*s == 'g' || *s == 'G'))
-        mul = 1000000000ULL, s++;
-    if (*s || (mul > 1 && v > UINT64_MAX / mul))
-        return -1;
-    *out = v * mul;
-    return 0;
-}
-
-int tm_parse_u64(const char *s, uint64_t *out)
-{
-    return parse_dec(s, 0, out);
-}
-
-int tm_parse_count(const char *s, uint64_t *out)
-{
-    return parse_dec(s, 1, out);
-}
-
-int tm_parse_size(const char *v, uint32_t *out)
-{
-    char num[32];
-    size_t n = strlen(v);
-    uint64_t mul = 1;
-    if (n && (v[n - 1] == 'K' || v[n - 1] == 'k'))
-        mul = 1024, n--;
-    else if (n && (v[n - 1] == 'M' || v[n - 1] == 'm'))
-        mul = 1024 * 1024, n--;
-    if (n == 0 || n >= sizeof num)
-        return -1;
-    memcpy(num, v, n);
-    num[n] = 0;
-    uint64_t x;
-    if (tm_parse_u64(num, &x) || x > UINT32_MAX / mul)
-        return -1;
-    *out = (uint32_t)(x * mul);
-    return 0;
-}
-
-int tm_opt(int argc, char **argv, int *i, const char *name, const char **val)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n))
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (a[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *val = argv[++*i];
-    return 1;
-}
-
-int tm_parse_pair(const char *s, unsigned *a, unsigned *b)
-{
-    uint64_t x, y;
-    const char *comma = s ? strchr(s, ',') : NULL;
-    char first[24];
-    if (!comma || (size_t)(comma - s) >= sizeof first)
-        return -1;
-    memcpy(first, s, (size_t)(comma - s));
-    first[comma - s] = 0;
-    if (parse_dec(first, 0, &x) || parse_dec(comma + 1, 0, &y) || x > 1000 || y > 1000)
-        return -1;
-    *a = (unsigned)x;
-    *b = (unsigned)y;
-    return 0;
-}
-
 int tm_progress_tty(void)
 {
     return isatty(2);
@@ -168,54 +75,6 @@ int tm_out_commit(const char *sub, tm_out *o)
         return 0;
     tm_err(sub, "%s", err);
     return -1;
-}
-
-/* The dispositions tm started with (tm_save_signals). */
-static const int saved_sigs[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-#define NSAVED (sizeof saved_sigs / sizeof saved_sigs[0])
-static struct sigaction saved[NSAVED];
-static int have_saved;
-
-void tm_save_signals(void)
-{
-    for (size_t k = 0; k < NSAVED; k++)
-        sigaction(saved_sigs[k], NULL, &saved[k]);
-    have_saved = 1;
-}
-
-int tm_sig_was_ignored(int sig)
-{
-    for (size_t k = 0; have_saved && k < NSAVED; k++)
-        if (saved_sigs[k] == sig)
-            return saved[k].sa_handler == SIG_IGN;
-    return 0;
-}
-
-void tm_restore_child_signals(void)
-{
-    for (size_t k = 0; have_saved && k < NSAVED; k++)
-        sigaction(saved_sigs[k], &saved[k], NULL);
-}
-
-static void on_fatal_signal(int sig)
-{
-    tm_out_cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-void tm_cleanup_on_signal(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
-        struct sigaction sa, old;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal_signal;
-        sigemptyset(&sa.sa_mask);
-        /* a signal ignored when tm started (nohup) stays ignored */
-        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[k], &sa, NULL);
-    }
 }
 
 /* Standard output is a pipe whose reader has gone. */
@@ -282,4 +141,3 @@ int tm_find_root(char *root, size_t n)
     }
     return -1;
 }
-
