@@ -110,11 +110,12 @@ typedef struct flow_run {
     uint64_t pc, n, bytes;
 } flow_run;
 
-struct tmc_flow {
-    flow_run *run; /* one per thread */
-};
+/* The flow view's state: one run per thread. */
+typedef struct tmc_flow {
+    flow_run *run;
+} tmc_flow;
 
-tmc_flow *tmc_flow_new(uint32_t threads)
+static tmc_flow *tmc_flow_new(uint32_t threads)
 {
     tmc_flow *f = calloc(1, sizeof *f);
     if (f && !(f->run = calloc(threads ? threads : 1, sizeof *f->run))) {
@@ -124,7 +125,7 @@ tmc_flow *tmc_flow_new(uint32_t threads)
     return f;
 }
 
-void tmc_flow_free(tmc_flow *f)
+static void tmc_flow_free(tmc_flow *f)
 {
     if (f)
         free(f->run);
@@ -141,7 +142,7 @@ static void flow_end_run(FILE *out, uint32_t t, flow_run *f)
 }
 
 /* One record of the flow view (its runs: FL). */
-void tmc_flow_record(FILE *out, tmc_flow *fl, const tmc_record *r)
+static void tmc_flow_record(FILE *out, tmc_flow *fl, const tmc_record *r)
 {
     flow_run *f = r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_ENDING ? NULL : &fl->run[r->tid];
     uint32_t t = r->tid;
@@ -255,4 +256,31 @@ void tmc_print_counts(FILE *out, const tmc_counts *k, uint32_t threads)
         fprintf(out, "program: killed by signal %u (%s)\n", k->cut_signal, strsignal((int)k->cut_signal));
     else if (k->cut == TMC_EXECVED)
         fprintf(out, "program: replaced itself by execve\n");
+}
+
+int tmc_print_stream(FILE *out, tmc_reader *r, int mode)
+{
+    if (mode == TMC_PRINT_COUNTS) {
+        tmc_counts k;
+        int rc = tmc_count_stream(r, &k);
+        if (rc == 0)
+            tmc_print_counts(out, &k, tmc_reader_threads(r));
+        return rc;
+    }
+    int flow = mode == TMC_PRINT_FLOW, rc;
+    fprintf(out, "# tmc v%u threads=%" PRIu32 "%s\n", TMC_VERSION, tmc_reader_threads(r), flow ? " flow" : "");
+    tmc_flow *f = flow ? tmc_flow_new(tmc_reader_threads(r)) : NULL;
+    if (flow && !f)
+        return TM_ERR_NOMEM;
+    tmc_record rec;
+    while ((rc = tmc_reader_next(r, &rec)) == 1) {
+        if (flow)
+            tmc_flow_record(out, f, &rec);
+        else
+            tmc_print_record(out, &rec);
+        if (ferror(out))
+            break;
+    }
+    tmc_flow_free(f);
+    return rc;
 }

@@ -19,16 +19,21 @@ extern "C" {
  * are written \xNN, so that a line stays one line. */
 void tmc_print_record(FILE *out, const tmc_record *r);
 
-/* The flow view: T<tid> run PC N (N instructions from PC, straight),
- * T<tid> branch PC CLASS T|N TARGET, T<tid> load|store PC+K SIZE VALUE
- * @ADDR, T<tid> exc PC HANDLER, T<tid> start PC [trace-on], T<tid> exit
- * [trace-off]; module ADDR PATH; cut ... and program ... lines. */
-typedef struct tmc_flow tmc_flow;
-/* The flow state of a stream of THREADS threads; NULL when out of memory. */
-tmc_flow *tmc_flow_new(uint32_t threads);
-/* Records R of the stream in order: the lines that R completes. */
-void tmc_flow_record(FILE *out, tmc_flow *f, const tmc_record *r);
-void tmc_flow_free(tmc_flow *f);
+/* What tmc_print_stream writes of a stream. */
+enum {
+    TMC_PRINT_RECORDS = 0, /* a header line "# tmc vV threads=N", then tmc_print_record's lines */
+    TMC_PRINT_FLOW = 1,    /* the header with " flow", then each thread's instruction flow without the
+                            * cycles and the grouping: T<tid> run PC N (N instructions from PC,
+                            * straight), T<tid> branch PC CLASS T|N TARGET, T<tid> load|store PC+K SIZE
+                            * VALUE @ADDR, T<tid> exc PC HANDLER, T<tid> start PC [trace-on], T<tid>
+                            * exit [trace-off]; module ADDR PATH; cut ... and program ... lines */
+    TMC_PRINT_COUNTS = 2   /* only the totals (tmc_count_stream, tmc_print_counts) */
+};
+/* The rest of R to OUT as MODE asks, up to its end or the first write error
+ * on OUT (ferror(OUT), errno as the write left it): the last result of
+ * tmc_reader_next (0 at the end; a negative status, tmc_reader_error's
+ * message, at a bad record), or TM_ERR_NOMEM. */
+int tmc_print_stream(FILE *out, tmc_reader *r, int mode);
 
 /* The totals of a stream. */
 typedef struct tmc_counts {

@@ -12,11 +12,8 @@
  * SIGPIPE is ignored and the resulting EPIPE ends the command quietly with
  * status 0. */
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <stddef.h>
 #include "tm/tmcprint.h"
 #include "cmd.h"
@@ -48,23 +45,6 @@ static int output_failed(void)
 {
     tm_stdout_errno(errno);
     return 0;
-}
-
-/* --count: the stream R's counts (R closed here); the exit status. */
-static int dump_counts(tmc_reader *r)
-{
-    tmc_counts k;
-    int status = 0;
-    if (tmc_count_stream(r, &k) < 0) {
-        tm_err("dump", "%s", tmc_reader_error(r));
-        tmc_reader_close(r);
-        return 1;
-    }
-    tmc_print_counts(stdout, &k, tmc_reader_threads(r));
-    if (fflush(stdout) || ferror(stdout))
-        status = output_failed();
-    tmc_reader_close(r);
-    return status;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -111,34 +91,14 @@ int cmd_dump(int argc, char **argv)
         return 1;
     }
 
-    if (count)
-        return dump_counts(r);
+    rc = tmc_print_stream(stdout, r, count ? TMC_PRINT_COUNTS : flow ? TMC_PRINT_FLOW : TMC_PRINT_RECORDS);
     int status = 0;
-    printf("# tmc v%u threads=%" PRIu32 "%s\n", TMC_VERSION, tmc_reader_threads(r), flow ? " flow" : "");
-    tmc_record rec;
-    tmc_flow *fr = flow ? tmc_flow_new(tmc_reader_threads(r)) : NULL;
-    if (flow && !fr) {
-        tm_err("dump", "out of memory");
-        tmc_reader_close(r);
-        return 1;
-    }
-    while ((rc = tmc_reader_next(r, &rec)) == 1) {
-        if (flow)
-            tmc_flow_record(stdout, fr, &rec);
-        else
-            tmc_print_record(stdout, &rec);
-        if (ferror(stdout)) {
-            tm_stdout_errno(errno);
-            break;
-        }
-    }
     if (ferror(stdout) || fflush(stdout)) {
         status = output_failed();
     } else if (rc < 0) {
-        tm_err("dump", "%s", tmc_reader_error(r));
+        tm_err("dump", "%s", rc == TM_ERR_NOMEM ? "out of memory" : tmc_reader_error(r));
         status = 1;
     }
-    tmc_flow_free(fr);
     tmc_reader_close(r);
     return status;
 }
