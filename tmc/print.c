@@ -111,13 +111,13 @@ typedef struct flow_run {
 } flow_run;
 
 /* The flow view's state: one run per thread. */
-typedef struct tmc_flow {
+typedef struct flow_state {
     flow_run *run;
-} tmc_flow;
+} flow_state;
 
-static tmc_flow *tmc_flow_new(uint32_t threads)
+static flow_state *flow_new(uint32_t threads)
 {
-    tmc_flow *f = calloc(1, sizeof *f);
+    flow_state *f = calloc(1, sizeof *f);
     if (f && !(f->run = calloc(threads ? threads : 1, sizeof *f->run))) {
         free(f);
         f = NULL;
@@ -125,7 +125,7 @@ static tmc_flow *tmc_flow_new(uint32_t threads)
     return f;
 }
 
-static void tmc_flow_free(tmc_flow *f)
+static void flow_free(flow_state *f)
 {
     if (f)
         free(f->run);
@@ -142,7 +142,7 @@ static void flow_end_run(FILE *out, uint32_t t, flow_run *f)
 }
 
 /* One record of the flow view (its runs: FL). */
-static void tmc_flow_record(FILE *out, tmc_flow *fl, const tmc_record *r)
+static void flow_record(FILE *out, flow_state *fl, const tmc_record *r)
 {
     flow_run *f = r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_ENDING ? NULL : &fl->run[r->tid];
     uint32_t t = r->tid;
@@ -269,18 +269,18 @@ int tmc_print_stream(FILE *out, tmc_reader *r, int mode)
     }
     int flow = mode == TMC_PRINT_FLOW, rc;
     fprintf(out, "# tmc v%u threads=%" PRIu32 "%s\n", TMC_VERSION, tmc_reader_threads(r), flow ? " flow" : "");
-    tmc_flow *f = flow ? tmc_flow_new(tmc_reader_threads(r)) : NULL;
+    flow_state *f = flow ? flow_new(tmc_reader_threads(r)) : NULL;
     if (flow && !f)
         return TM_ERR_NOMEM;
     tmc_record rec;
     while ((rc = tmc_reader_next(r, &rec)) == 1) {
         if (flow)
-            tmc_flow_record(out, f, &rec);
+            flow_record(out, f, &rec);
         else
             tmc_print_record(out, &rec);
         if (ferror(out))
             break;
     }
-    tmc_flow_free(f);
+    flow_free(f);
     return rc;
 }
