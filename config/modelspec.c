@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "tm/decimal.h"
 #include "tm/modelspec.h"
 #include "tm/msg.h"
 
@@ -50,19 +51,11 @@ int tm_model_spec_arg(const tm_optdef *table, void *dst, int argc, char **argv, 
     return 0;
 }
 
-/* Decimal digits only (no sign, no 0x, no blanks) up to MAX: 0, or -1. */
+/* Decimal digits only, up to MAX: 0, or -1. */
 static int dec(const char *v, uint64_t max, uint64_t *out)
 {
-    uint64_t x = 0;
-    if (!v || *v < '0' || *v > '9')
-        return -1;
-    for (; *v >= '0' && *v <= '9'; v++) {
-        unsigned d = (unsigned)(*v - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            return -1;
-        x = x * 10 + d;
-    }
-    if (*v || x > max)
+    uint64_t x;
+    if (tm_decimal(v, 0, &x) != TM_OK || x > max)
         return -1;
     *out = x;
     return 0;

@@ -6,28 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tm/decimal.h"
 #include "tm/gen.h"
-
-/* Decimal digits, then (SUFFIXES) an optional k/K, m/M or g/G for 10^3,
- * 10^6 or 10^9: 0, or -1. */
-static int dec(const char *s, int suffixes, uint64_t *out)
-{
-    if (*s < '0' || *s > '9')
-        return -1;
-    uint64_t v = 0, mul = 1;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    if (suffixes && *s && strchr("kKmMgG", *s))
-        mul = *s == 'k' || *s == 'K' ? 1000ULL : *s == 'm' || *s == 'M' ? 1000000ULL : 1000000000ULL, s++;
-    if (*s || (mul > 1 && v > UINT64_MAX / mul))
-        return -1;
-    *out = v * mul;
-    return 0;
-}
 
 int tm_gen_cfg_set(tm_gen_cfg *c, const char *name, const char *v, char *err, size_t errlen)
 {
@@ -48,7 +28,7 @@ int tm_gen_cfg_set(tm_gen_cfg *c, const char *name, const char *v, char *err, si
     errno = 0;
     if (k == 3 || k == 4)
         d = strtod(v, &end);
-    if (k == 3 || k == 4 ? !*v || errno || *end || !isfinite(d) : dec(v, k == 1, &x)) {
+    if (k == 3 || k == 4 ? !*v || errno || *end || !isfinite(d) : tm_decimal(v, k == 1, &x)) {
         snprintf(err, errlen, "%s %s: not a number; allowed %s", name, v, s[k].range);
         return TM_ERR_ARG;
     }
