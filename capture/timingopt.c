@@ -5,48 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "tm/parse.h"
 #include "tm/timing.h"
-
-/* Decimal digits, then (SUFFIXES) an optional k/K, m/M or g/G (10^3, 10^6,
- * 10^9): 0, or -1. */
-static int dec(const char *s, int suffixes, uint64_t *out)
-{
-    uint64_t v = 0, mul = 1;
-    if (!s || *s < '0' || *s > '9')
-        return -1;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    if (suffixes && *s && strchr("kKmMgG", *s))
-        mul = (*s == 'k' || *s == 'K') ? 1000ULL : (*s == 'm' || *s == 'M') ? 1000000ULL : 1000000000ULL, s++;
-    if (*s || v > UINT64_MAX / mul)
-        return -1;
-    *out = v * mul;
-    return 0;
-}
-
-/* A size in bytes, decimal, with K or M (KiB, MiB): 0, or -1. */
-static int size_bytes(const char *v, uint32_t *out)
-{
-    char num[32];
-    size_t n = strlen(v);
-    uint64_t mul = 1, x;
-    if (n && (v[n - 1] == 'K' || v[n - 1] == 'k'))
-        mul = 1024, n--;
-    else if (n && (v[n - 1] == 'M' || v[n - 1] == 'm'))
-        mul = 1024 * 1024, n--;
-    if (n == 0 || n >= sizeof num)
-        return -1;
-    memcpy(num, v, n);
-    num[n] = 0;
-    if (dec(num, 0, &x) || x > UINT32_MAX / mul)
-        return -1;
-    *out = (uint32_t)(x * mul);
-    return 0;
-}
 
 /* X with up to 3 decimals, into thousandths: 0, or -1. */
 static int parse_milli(const char *s, uint32_t *out)
@@ -59,12 +19,12 @@ static int parse_milli(const char *s, uint32_t *out)
         return -1;
     memcpy(ip, s, n);
     ip[n] = 0;
-    if (dec(ip, 0, &v) || v > 1000)
+    if (tm_parse_u64(ip, &v) || v > 1000)
         return -1;
     if (dot) {
         const char *d = dot + 1;
         size_t k = strlen(d);
-        if (!k || k > 3 || dec(d, 0, &f))
+        if (!k || k > 3 || tm_parse_u64(d, &f))
             return -1;
         while (k++ < 3)
             f *= 10;
@@ -87,15 +47,15 @@ static int parse_cache(const char *v, tm_timing_cache *c)
             *lat++ = 0;
     }
     uint64_t x;
-    if (size_bytes(buf, &c->size))
+    if (tm_parse_size(buf, &c->size))
         return -1;
     if (ways) {
-        if (dec(ways, 0, &x) || x > 64)
+        if (tm_parse_u64(ways, &x) || x > 64)
             return -1;
         c->ways = (uint32_t)x;
     }
     if (lat) {
-        if (dec(lat, 0, &x) || x > 100000)
+        if (tm_parse_u64(lat, &x) || x > 100000)
             return -1;
         c->lat = (uint32_t)x;
     }
@@ -143,11 +103,11 @@ int tm_timing_opt(tm_timing_opts *o, const char *name, const char *v, char *err,
         if (parse_cache(v, l == 0 ? &o->cfg.l1i : l == 1 ? &o->cfg.l1 : &o->cfg.l2))
             return bad(err, errlen, "%s %s: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)", name, v);
     } else if (!strcmp(name, "--mem-latency")) {
-        if (dec(v, 0, &x) || x > 100000)
+        if (tm_parse_u64(v, &x) || x > 100000)
             return bad(err, errlen, "--mem-latency %s: allowed 0..100000 cycles", v);
         o->cfg.mem_lat = (uint32_t)x;
     } else if (!strcmp(name, "--timing-window")) {
-        if (dec(v, 1, &x) || x < 1 || x > ((uint64_t)1 << 32))
+        if (tm_parse_count(v, &x) || x < 1 || x > ((uint64_t)1 << 32))
             return bad(err, errlen, "--timing-window %s: allowed 1..4294967296 groups", v);
         o->cfg.window = x;
     } else {

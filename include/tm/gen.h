@@ -9,6 +9,7 @@
 #define TM_GEN_H
 
 #include <stdint.h>
+#include "tm/out.h"
 #include "tm/status.h"
 #include "tm/tmc.h"
 
@@ -37,6 +38,30 @@ int tm_gen_run(const tm_gen_cfg *c, tmc_writer *w,
                void (*progress)(uint64_t done, uint64_t total, void *arg), void *arg,
                char *err, size_t errlen);
 
+/* The ranges tm_gen_cfg_check enforces, as the messages and tm gen's help
+ * write them. */
+#define TM_GEN_R_THREADS "1..1024"
+#define TM_GEN_R_INSNS "1..1000000000000"
+#define TM_GEN_R_SEED "0..18446744073709551615"
+#define TM_GEN_R_PRED "0..1"
+#define TM_GEN_R_EXC "0..0.1"
+#define TM_GEN_R_REC "0..10000"
+/* The setting NAME ("--threads", "--insns", "--seed", "--predictability",
+ * "--exc-rate", "--recursion": tm gen's options) of C from its text V
+ * (decimal; --insns also with K/M/G = 10^3/10^6/10^9; --predictability and
+ * --exc-rate real numbers): TM_OK, or TM_ERR_ARG with ERR "--insns x: not a
+ * number; allowed 1..1000000000000".  Values that are numbers are checked
+ * against the ranges by tm_gen_cfg_check. */
+int tm_gen_cfg_set(tm_gen_cfg *c, const char *name, const char *v, char *err, size_t errlen);
+
+/* The output of a generator: a commit-stream writer of THREADS threads on
+ * the temporary of O (tm_out_open'ed by the caller): TM_OK, or the status
+ * with ERR naming O's final name (O's temporary removed). */
+int tm_gen_open(tm_out *o, uint32_t threads, tmc_writer **w, char *err, size_t errlen);
+/* After the generator's run into W returned RC (its message in ERR): on
+ * TM_OK closes W and renames O into place (tm_out_close), else removes
+ * both.  TM_OK, or the status with ERR (RC's own message kept). */
+int tm_gen_close(tm_out *o, tmc_writer *w, int rc, char *err, size_t errlen);
 
 /* ---- directed streams (`tm gen --directed NAME`) ----
  *

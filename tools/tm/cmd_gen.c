@@ -11,15 +11,6 @@
 #include "tm/gen.h"
 #include "tm/tmc.h"
 
-/* The ranges tm_gen_cfg_check enforces, for the messages about values that
- * are not numbers at all (values that are numbers go through the check). */
-#define R_THREADS "1..1024"
-#define R_INSNS "1..1000000000000"
-#define R_SEED "0..18446744073709551615"
-#define R_PRED "0..1"
-#define R_EXC "0..0.1"
-#define R_REC "0..10000"
-
 /* Progress is shown for streams of at least this many instructions. */
 #define PROGRESS_MIN 10000000ULL
 
@@ -28,15 +19,15 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: tm gen [options] -o OUT.tmc\n"
             "       tm gen --directed NAME [--threads N] [--seed S] -o OUT.tmc\n"
-            "  --threads N           threads (" R_THREADS ", default 1)\n"
-            "  --insns N             instructions over all threads (" R_INSNS ", default 1M;\n"
+            "  --threads N           threads (" TM_GEN_R_THREADS ", default 1)\n"
+            "  --insns N             instructions over all threads (" TM_GEN_R_INSNS ", default 1M;\n"
             "                        K/M/G suffixes = 10^3/10^6/10^9)\n"
             "  --seed S              seed (default 1); same options and seed, same bytes\n"
             "  --mem                 memory operands (MEM records; loads see earlier stores)\n"
-            "  --predictability P    share of branches with learnable behaviour (" R_PRED
+            "  --predictability P    share of branches with learnable behaviour (" TM_GEN_R_PRED
             ", default 0.9)\n"
-            "  --exc-rate R          exceptions per instruction (" R_EXC ", default 0.0001)\n"
-            "  --recursion D         maximum depth of the recursive functions (" R_REC
+            "  --exc-rate R          exceptions per instruction (" TM_GEN_R_EXC ", default 0.0001)\n"
+            "  --recursion D         maximum depth of the recursive functions (" TM_GEN_R_REC
             ", default 40)\n"
             "  -o FILE               output commit stream ('-' = stdout)\n"
             "  --directed NAME       a deterministic stream aimed at one thing the RTL must\n"
@@ -72,111 +63,29 @@ static void on_progress(uint64_t done, uint64_t total, void *arg)
     }
 }
 
-/* Unsigned option VALUE (decimal; K/M/G only for --insns); range errors
- * come from tm_gen_cfg_check. */
-static int opt_u64(const char *opt, const char *v, const char *range, uint64_t *out)
-{
-    if (!strcmp(opt, "--insns") ? tm_parse_count(v, out) : tm_parse_u64(v, out)) {
-        tm_usage("gen", "%s %s: not a number; allowed %s", opt, v, range);
-        return -1;
-    }
-    return 0;
-}
-
-static int opt_u32(const char *opt, const char *v, const char *range, uint32_t *out)
-{
-    uint64_t x;
-    if (opt_u64(opt, v, range, &x))
-        return -1;
-    if (x > UINT32_MAX) {
-        tm_usage("gen", "%s %s: allowed %s", opt, v, range);
-        return -1;
-    }
-    *out = (uint32_t)x;
-    return 0;
-}
-
-static int opt_double(const char *opt, const char *v, const char *range, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (!*v || errno || *end || !isfinite(x)) {
-        tm_usage("gen", "%s %s: not a number; allowed %s", opt, v, range);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
-/* The writer of output O; 0, or 1 after one line. */
-static int open_writer(tm_out *o, uint32_t threads, tmc_writer **w)
-{
-    char m[600];
-    int rc = tmc_writer_open(o->tmp, threads, -1, w, m, sizeof m);
-    if (rc != TM_OK) {
-        tm_err("gen", "%s", tm_out_name(o, m));
-        tm_out_abort(o);
-        return 1;
-    }
-    return 0;
-}
-
-/* Closes W and moves O into place: 0, or 1 after one line. */
-static int close_writer(tm_out *o, tmc_writer *w)
-{
-    errno = 0;
-    int rc = tmc_writer_close(w);
-    if (rc != TM_OK) {
-        tm_err("gen", "%s: %s%s%s", strcmp(o->path, "-") ? o->path : "standard output", tm_status_str(rc),
-               errno ? ": " : "", errno ? strerror(errno) : "");
-        tm_out_abort(o);
-        return 1;
-    }
-    return tm_out_commit("gen", o) ? 1 : 0;
-}
-
-/* The output OUT as a commit stream of THREADS threads: 0, or the exit
- * status after one line. */
-static int begin_output(const char *out, uint32_t threads, tm_out *o, tmc_writer **w)
+/* The stream of CFG, or of the directed DC, to OUT: the exit status. */
+static int run(const tm_gen_cfg *cfg, const tm_gen_directed_cfg *dc, const char *out)
 {
     if (!out) {
         tm_usage("gen", "no output: give -o FILE.tmc ('-' = stdout)");
         return 2;
     }
-    int rc = tm_out_begin("gen", o, out, NULL);
-    if (rc)
-        return rc == -2 ? 2 : 1;
-    return open_writer(o, threads, w);
-}
-
-/* The generator ended with RC (ERR its message): the output is closed and
- * moved into place, or abandoned.  The exit status. */
-static int end_output(int rc, const char *err, tm_out *o, tmc_writer *w)
-{
-    if (rc != TM_OK) {
-        tm_err("gen", "%s", err);
-        tmc_writer_abort(w);
-        tm_out_abort(o);
-        return 1;
-    }
-    return close_writer(o, w);
-}
-
-/* tm gen --directed: writes the stream to OUT. */
-static int run_directed(const tm_gen_directed_cfg *dc, const char *out)
-{
-    char err[512];
-    if (tm_gen_directed_check(dc, err, sizeof err) != TM_OK) {
-        tm_usage("gen", "%s", err);
-        return 2;
-    }
     tm_out o;
     tmc_writer *w = NULL;
-    int rc = begin_output(out, dc->threads, &o, &w);
+    char err[4400];
+    int rc = tm_out_begin("gen", &o, out, NULL);
     if (rc)
-        return rc;
-    return end_output(tm_gen_directed_run(dc, w, err, sizeof err), err, &o, w);
+        return rc == -2 ? 2 : 1;
+    if (tm_gen_open(&o, dc ? dc->threads : cfg->threads, &w, err, sizeof err))
+        return tm_err("gen", "%s", err), 1;
+    prog_state ps = {tm_progress_tty(), 0};
+    int show = !dc && cfg->insns >= PROGRESS_MIN;
+    rc = dc ? tm_gen_directed_run(dc, w, err, sizeof err)
+            : tm_gen_run(cfg, w, show ? on_progress : NULL, &ps, err, sizeof err);
+    if (rc != TM_OK && show && ps.tty)
+        fputc('\n', stderr);
+    if (tm_gen_close(&o, w, rc, err, sizeof err))
+        return tm_err("gen", "%s", err), 1;
     return 0;
 }
 
@@ -211,13 +120,12 @@ int cmd_gen(int argc, char **argv)
     }
     if (pr < 0)
         return tm_usage("gen", "%s", perr), 2;
-    if ((G.threads && opt_u32("--threads", G.threads, R_THREADS, &cfg.threads)) ||
-        (G.insns && opt_u64("--insns", G.insns, R_INSNS, &cfg.insns)) ||
-        (G.seed && opt_u64("--seed", G.seed, R_SEED, &cfg.seed)) ||
-        (G.pred && opt_double("--predictability", G.pred, R_PRED, &cfg.predictability)) ||
-        (G.exc && opt_double("--exc-rate", G.exc, R_EXC, &cfg.exc_rate)) ||
-        (G.rec && opt_u32("--recursion", G.rec, R_REC, &cfg.recursion)))
-        return 2;
+    const char *const names[] = {"--threads", "--insns", "--seed", "--predictability", "--exc-rate", "--recursion"};
+    const char *const vals[] = {G.threads, G.insns, G.seed, G.pred, G.exc, G.rec};
+    char err[4400];
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (vals[k] && tm_gen_cfg_set(&cfg, names[k], vals[k], err, sizeof err))
+            return tm_usage("gen", "%s", err), 2;
     cfg.mem = G.mem;
     const char *out = G.out, *directed = G.directed;
     const char *random_only = G.mem ? "--mem" : G.rec ? "--recursion" : G.exc ? "--exc-rate"
@@ -241,22 +149,11 @@ int cmd_gen(int argc, char **argv)
         dc.seed = cfg.seed;
         if (threads_given)
             dc.threads = cfg.threads;
-        return run_directed(&dc, out);
+        if (tm_gen_directed_check(&dc, err, sizeof err) != TM_OK)
+            return tm_usage("gen", "%s", err), 2;
+        return run(NULL, &dc, out);
     }
-    char err[512];
-    if (tm_gen_cfg_check(&cfg, err, sizeof err) != TM_OK) {
-        tm_usage("gen", "%s", err);
-        return 2;
-    }
-    tm_out o;
-    tmc_writer *w = NULL;
-    int rc = begin_output(out, cfg.threads, &o, &w);
-    if (rc)
-        return rc;
-    prog_state ps = {tm_progress_tty(), 0};
-    int show = cfg.insns >= PROGRESS_MIN;
-    rc = tm_gen_run(&cfg, w, show ? on_progress : NULL, &ps, err, sizeof err);
-    if (rc != TM_OK && show && ps.tty)
-        fputc('\n', stderr);
-    return end_output(rc, err, &o, w);
+    if (tm_gen_cfg_check(&cfg, err, sizeof err) != TM_OK)
+        return tm_usage("gen", "%s", err), 2;
+    return run(&cfg, NULL, out);
 }

@@ -1,11 +1,14 @@
-/* tm command line: the model options shared by `tm model` and `tm cosim`. */
+/* tm command line: the model options shared by `tm model`, `tm cosim`,
+ * `tm record` and `tm config` (the library's tm/modelspec.h resolves them). */
 #ifndef TM_MODELOPTS_H
 #define TM_MODELOPTS_H
 
 #include <stdint.h>
 #include "tm/model.h"
+#include "tm/modelspec.h"
 #include "tm/opt.h"
 
+/* The options as given: the fields of tm_model_spec. */
 typedef struct model_opts {
     const char *config, *encoding;
     const char *gshare, *ras, *ibtb, *buffer, *port, *ts_bits;
@@ -26,19 +29,10 @@ int model_opts_cfg(const char *sub, const model_opts *o, uint32_t threads, tm_mo
 /* Help text of the options. */
 extern const char model_opts_help[];
 
-/* --demand (tm model, tm record): every configuration gets the widest port
- * the model has and its largest buffer.  A core offers at most one
- * message (a bundle with data tracing) per cycle and the port drains
- * first, so a configuration of N cores whose longest message (bundle) is
- * L bits never drops one when N x L <= TM_DEMAND_PORT_BITS; beyond that it
- * drops only if the messages outrun the port by the whole buffer
- * (TM_DEMAND_BUFFER_BITS, 2^24, the model's maximum), which the run then
- * reports as an error (model_opts_demand_check). */
-#define TM_DEMAND_PORT_BITS 1024u
-#define TM_DEMAND_BUFFER_BITS 16777216u
-/* Sets O's port and buffer for --demand; -1 after a usage error if the
- * configuration gives --port or --buffer itself (WHICH: "" for a run of one
- * configuration, else "configuration K: "). */
+/* --demand (tm model, tm record; TM_DEMAND_PORT_BITS, TM_DEMAND_BUFFER_BITS
+ * of tm/modelspec.h): sets O's port and buffer; -1 after a usage error if
+ * the configuration gives --port or --buffer itself (WHICH: "" for a run of
+ * one configuration, else "configuration K: "). */
 int model_opts_demand(const char *sub, model_opts *o, const char *which);
 /* After a --demand run: 0 if M dropped nothing, else -1 after one line
  * (NAME: the configuration's output, as the line names it). */
