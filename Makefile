@@ -139,7 +139,7 @@ pin-check:
 	$(MAKE) -C pin-frontend PIN_ROOT=$(abspath $(PIN_ROOT)) TM_ROOT=$(CURDIR) OUT=$(abspath $(PINDIR)) check
 
 # The unit tests also link the CLI's option parsers they test (tools/tm).
-UNIT_TOOL_OBJS := $(SOBJ)/tools/tm/recmode_opts.o $(SOBJ)/tools/tm/util.o
+UNIT_TOOL_OBJS := $(SOBJ)/tools/tm/util.o
 $(BUILD)/asan/bin/unit-tests: $(SUNIT_OBJS) $(UNIT_TOOL_OBJS) $(BUILD)/asan/lib/libtm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_CFLAGS) -o $@ $(SUNIT_OBJS) $(UNIT_TOOL_OBJS) $(BUILD)/asan/lib/libtm.a -lcriterion $(LIBS)

@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 #include "tm/manifest.h"
 #include "tm/tmc.h"
 
@@ -470,4 +472,24 @@ int tm_manifest_load(const char *path, tm_manifest **out, char *err, size_t errl
     }
     *out = m;
     return TM_OK;
+}
+
+int tm_mf_root(char *root, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return TM_ERR_IO;
+    exe[len] = '\0';
+    for (int up = 0; up < 6; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            return TM_ERR_IO;
+        *slash = '\0';
+        char probe[PATH_MAX + 32];
+        snprintf(probe, sizeof probe, "%s/rtl/tm_top.sv", exe);
+        if (access(probe, R_OK) == 0)
+            return (size_t)snprintf(root, n, "%s", exe) >= n ? TM_ERR_IO : TM_OK;
+    }
+    return TM_ERR_IO;
 }

@@ -1,7 +1,7 @@
 /* tm — the thesis tools' knobs as tm record's options (tm/knobs.h).  Only
  * <stdio.h>, <stdlib.h> and <string.h>, no globals, no allocation: the Pin
  * tool compiles this file against PinCRT.  The checks are tm record's
- * (tools/tm/recmode_opts.c, tools/tm/modelopts.c, cmodel/pred.c
+ * (recmodes/recmodeopt.c, config/modelspec.c, cmodel/pred.c
  * tm_pred_cfg_check, cmodel/dcache.c tm_cache_cfg_check), stated in the
  * knobs' names; tests/unit/test_knobs.c holds them against tm record's. */
 #include <stdio.h>

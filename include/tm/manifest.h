@@ -58,6 +58,11 @@ const tm_mf_entry *tm_manifest_entry(const tm_manifest *m, size_t i);
 const tm_mf_entry *tm_manifest_find(const tm_manifest *m, const char *name);
 /* 1 if the entry belongs to one of TIERS (comma-separated). */
 int tm_mf_in_tiers(const tm_mf_entry *e, const char *tiers);
+/* The source tree of this executable, where the manifest (rtl/configs.txt)
+ * and the RTL are: the nearest of the 6 folders above the executable
+ * (/proc/self/exe) that holds rtl/tm_top.sv, into ROOT.  TM_OK, or
+ * TM_ERR_IO if there is none (or it does not fit in N bytes). */
+int tm_mf_root(char *root, size_t n);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,7 @@
  * the branch (mcftrace), the load or store (mlstrace), the mispredicted
  * branch or the excepting instruction (mcftraptor), the load (mlvcfiat).
  *
- * Use from tm record (its options: tools/tm/recmode_opts.c):
+ * Use from tm record (its options: tm_recmode_opt below):
  *   tm_recmode_cfg c = {0};                       the options fill c
  *   tm_recmode_open(&c, &model_cfg, &m, err, n)   m is NULL when no --mode was given
  *   if (m) tm_model_set_hook(model, tm_recmode_hook, m);

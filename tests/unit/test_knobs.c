@@ -1,14 +1,14 @@
 /* tm — unit tests of the thesis tools' knobs as tm record's options
  * (recmodes/knobs.c, tm/knobs.h): every knob, flags and values, -cs in
  * kilobytes, unknown knobs, missing values, the checks against tm record's
- * own (its option parsers in tools/tm/recmode_opts.c and util.c, the
+ * own (its option parsers: tm_recmode_opt, over argv as in recmode_argv.h, and util.c, the
  * library's tm_pred_cfg_check and tm_cache_cfg_check), the usage lines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cmd.h"
-#include "recmode_opts.h"
+#include "recmode_argv.h"
 #include "tm/cache.h"
 #include "tm/knobs.h"
 #include "tm/pred.h"

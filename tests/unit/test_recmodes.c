@@ -1,5 +1,5 @@
 /* tm — unit tests of tm record --mode (recmodes/recmodes.c, its options in
- * tools/tm/recmode_opts.c): the descriptor
+ * recmodes/recmodeopt.c, read from argv as tm record does: recmode_argv.h): the descriptor
  * bytes and ASCII lines of mcfTrace, mlsTrace, mcfTRaptor and mlvCFiat
  * (seeds/000 Figs. 4.2, 4.13, 4.22, 4.36), their statistics files (Figs.
  * 4.3, 4.14, 4.23, 4.38), the -f limit, the compressors, option and open
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "recmode_opts.h"
+#include "recmode_argv.h"
 #include "tm/recmodes.h"
 
 #include <criterion/criterion.h>

@@ -59,7 +59,4 @@ int tm_finish_stdout(const char *sub, int status);
 void tm_stdout_errno(int e);
 /* 1 once a write to standard output failed (stop producing output). */
 int tm_stdout_failed(void);
-/* The repository root of this tm executable: the folder above its build
- * folder that holds rtl/tm_top.sv.  0, or -1 if there is none. */
-int tm_find_root(char *root, size_t n);
 #endif

@@ -203,7 +203,7 @@ int cmd_config(int argc, char **argv)
     const char *manifest = C.manifest;
     if (!manifest) {
         char root[4096];
-        if (tm_find_root(root, sizeof root)) {
+        if (tm_mf_root(root, sizeof root)) {
             tm_err("config", "cannot find the repository (rtl/configs.txt above the tm executable): give "
                              "--manifest F");
             return 1;

@@ -17,6 +17,7 @@
 #include "tm/opt.h"
 #include "tm/model.h"
 #include "tm/cosim.h"
+#include "tm/manifest.h"
 #include "tm/tmc.h"
 #include "tm/tmt.h"
 
@@ -117,7 +118,7 @@ int cmd_cosim(int argc, char **argv)
     if (tm_cosim_supported(&cfg, threads, C.in, msg, sizeof msg) != TM_OK)
         return tm_usage("cosim", "%s", msg), 2;
     char root[PATH_MAX], sim[PATH_MAX + 640];
-    if (tm_find_root(root, sizeof root))
+    if (tm_mf_root(root, sizeof root))
         return tm_err("cosim", "cannot find the RTL (rtl/tm_top.sv above the tm executable)"), 1;
     if (tm_cosim_build(root, &cfg, sim, sizeof sim, cosim_note, NULL, msg, sizeof msg) != TM_OK)
         return tm_err("cosim", "%s", msg), 1;

@@ -16,13 +16,23 @@
 #include <string.h>
 #include "cmd.h"
 #include "modelopts.h"
-#include "recmode_opts.h"
 #include "report.h"
 #include "tm/opt.h"
 #include "tm/recrun.h"
 #include "tm/timing.h"
 
 /* The timing model's options (tm/timing.h). */
+static const char recmode_opts_help[] =
+    "  --mode M                      also write the descriptors of the thesis's tool M: mcftrace,\n"
+    "                                mlstrace, mcftraptor, mlvcfiat (files BASE.bin or BASE.txt and\n"
+    "                                BASE.Statistics; without -o a time-stamped name)\n"
+    "  -a                            ASCII descriptors (default binary)\n"
+    "  -c C                          pipe the descriptors through C: gzip, bzip2, pigz, pbzip2, zstd\n"
+    "  -d                            with -a: each descriptor ends with its instruction's\n"
+    "                                disassembly (Intel syntax)\n"
+    "  -f N                          stop the descriptors (and the tracing) at N MB\n"
+    "  --store                       mlstrace: store descriptors too\n";
+
 static const char timing_opts_help[] =
     "  --timing cores|serial         cores (default; serial with --mode): each thread on its own\n"
     "                                core with its own clock, several cores retire in one cycle;\n"
@@ -110,8 +120,7 @@ typedef struct rec_args {
 /* The options of the recording as a whole (the capture, the timing model,
  * the descriptors): not after --and.  Those with id REC_OWN are tm
  * record's own (rec_whole); the others the timing model's and the
- * descriptors' (tm_timing_opt checks the value; recmode_opts_parse reads
- * the option again from its place in ARGV). */
+ * descriptors' (tm_timing_opt and tm_recmode_opt check the value). */
 enum { REC_AND = 1, REC_DEMAND, REC_OWN, REC_TIMING, REC_MODES };
 #define W(name, kind, id, hint) {name, NULL, kind, TM_OPT_NOSTORE, id, hint}
 #define TV TM_OPT_VALUE
@@ -215,7 +224,6 @@ static int parse_args(int argc, char **argv, rec_args *A)
         rec_more first = {A->o, A->base, A->profile};
         tm_opt_table t[4] = {{model_opts_table, g ? &g->o : &first.o}, {rec_conf_opts, g ? g : &first},
                              {rec_run_opts, A}, {rec_whole_opts, A}};
-        int at = p.i;
         pr = tm_opt_next(&p, t, 4, &hit, &v, perr, sizeof perr);
         if (!g) { /* the first configuration's fields live in A */
             A->o = first.o;
@@ -248,8 +256,8 @@ static int parse_args(int argc, char **argv, rec_args *A)
             return 2;
         } else if (hit->id == REC_TIMING && tm_timing_opt(&A->to, hit->name, v, perr, sizeof perr)) {
             return tm_usage("record", "%s", perr), 2;
-        } else if (hit->id == REC_MODES && recmode_opts_parse(&A->mc, argc, argv, &at) < 0) {
-            return 2;
+        } else if (hit->id == REC_MODES && tm_recmode_opt(&A->mc, hit->name, v, perr, sizeof perr)) {
+            return tm_usage("record", "%s", perr), 2;
         }
     }
     if (pr < 0)

@@ -117,27 +117,3 @@ int tm_finish_stdout(const char *sub, int status)
     tm_err(sub, "standard output: %s", e ? strerror(e) : "write error");
     return status ? status : 1;
 }
-
-/* The repository root: the directory above build/ that holds rtl/tm_top.sv. */
-int tm_find_root(char *root, size_t n)
-{
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return -1;
-    exe[len] = '\0';
-    for (int up = 0; up < 6; up++) {
-        char *slash = strrchr(exe, '/');
-        if (!slash)
-            return -1;
-        *slash = '\0';
-        char probe[PATH_MAX + 32];
-        snprintf(probe, sizeof probe, "%s/rtl/tm_top.sv", exe);
-        if (access(probe, R_OK) == 0) {
-            if ((size_t)snprintf(root, n, "%s", exe) >= n)
-                return -1;
-            return 0;
-        }
-    }
-    return -1;
-}
