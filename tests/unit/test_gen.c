@@ -189,6 +189,108 @@ typedef struct stats {
     tstate *t;
 } stats;
 
+/* A BRANCH record: the static conflicts, the predictor, the return
+ * addresses and the call stack. */
+static void on_branch(stats *s, tstate *t, const tmc_record *rec, kvmap *br, tm_pred *pred)
+{
+    int fresh;
+    s->insns++;
+    t->insns++;
+    s->branch[rec->bclass]++;
+    int direct = rec->bclass == TMC_COND || rec->bclass == TMC_JUMP || rec->bclass == TMC_CALL;
+    kv *e = kv_get(br, rec->pc, 1, &fresh);
+    uint64_t v1 = (uint64_t)rec->bclass << 8 | rec->len, v2 = direct ? rec->target : 0;
+    if (fresh) {
+        e->v1 = v1;
+        e->v2 = v2;
+    } else if (e->v1 != v1 || e->v2 != v2) {
+        s->static_conflicts++;
+    }
+    if (rec->bclass == TMC_COND) {
+        s->cond_total++;
+        s->cond_mispredict += tm_pred_cond_predict(pred, rec->pc) != rec->taken;
+        tm_pred_cond_update(pred, rec->pc, rec->taken);
+    }
+    if (t->gmem && (rec->bclass == TMC_CALL || rec->bclass == TMC_ICALL || rec->bclass == TMC_RET)) {
+        /* the group's MEM must be the branch's own: the store of the
+         * return address, or the ret's load of it */
+        const tmc_record *m = &t->lastmem;
+        int store = rec->bclass != TMC_RET;
+        uint64_t ra = store ? rec->pc + rec->len : rec->target, v = 0;
+        for (unsigned k = 0; k < 8; k++)
+            v |= (uint64_t)m->value[k] << (8 * k);
+        s->ra_groups++;
+        if (t->gmem != 1 || m->size != 8 || !(m->flags & TMC_MEM_STORE) != !store || v != ra)
+            s->ra_bad++;
+    }
+    if (rec->bclass == TMC_CALL || rec->bclass == TMC_ICALL) {
+        if (t->n == t->cap) {
+            t->cap = t->cap ? t->cap * 2 : 64;
+            t->st = realloc(t->st, t->cap * sizeof *t->st);
+        }
+        uint32_t run = t->n && t->st[t->n - 1].target == rec->target ? t->st[t->n - 1].run + 1 : 1;
+        t->st[t->n++] = (frame_){rec->pc + rec->len, rec->target, run};
+        if (run > s->max_rec)
+            s->max_rec = run;
+    } else if (rec->bclass == TMC_RET) {
+        if (!t->n || t->st[t->n - 1].ra != rec->target)
+            s->ret_mismatch++;
+        if (t->n)
+            t->n--;
+    }
+}
+
+/* A MEM record: the group's operands, sizes, line crossings and the
+ * values against memory as the stream gave it. */
+static void on_mem(stats *s, tstate *t, const tmc_record *rec, mmap_ *mem, uint32_t *mems_in_cycle)
+{
+    int st = (rec->flags & TMC_MEM_STORE) != 0;
+    if (++t->gmem == 1) {
+        s->mem_groups++;
+        (*mems_in_cycle)++;
+    }
+    else if (t->gmem == 2)
+        s->multi_mem_groups++;
+    if (t->gmem > s->max_group_mem)
+        s->max_group_mem = t->gmem;
+    t->lastmem = *rec;
+    s->size[rec->size]++;
+    (st ? s->size_st : s->size_ld)[rec->size]++;
+    if ((rec->addr & 63) + rec->size > 64) {
+        s->line_cross++;
+        *(st ? &s->line_cross_st : &s->line_cross_ld) += 1;
+    }
+    if (st)
+        s->stores++;
+    else
+        s->loads++;
+    int other = 0;
+    for (unsigned k = 0; k < rec->size; k++) {
+        uint64_t a = rec->addr + k;
+        mpage *pg = page(mem, a);
+        unsigned o = (unsigned)(a & 4095);
+        if (rec->flags & TMC_MEM_STORE) {
+            pg->val[o] = rec->value[k];
+            pg->known[o] = 2;
+            pg->writer[o] = (uint16_t)rec->tid;
+        } else if (pg->known[o]) {
+            s->load_bytes_checked++;
+            if (pg->val[o] != rec->value[k])
+                s->load_mismatch++;
+            if (pg->known[o] == 2 && pg->writer[o] != rec->tid)
+                other = 1;
+        } else {
+            pg->val[o] = rec->value[k];
+            pg->known[o] = 1;
+        }
+    }
+    s->cross_thread_loads += other;
+    if (other && rec->addr >= GEN_RING_BASE && rec->addr < GEN_RING_BASE + GEN_NRING * GEN_RING_SLOTS * 16)
+        s->cross_ring++;
+    if (other && rec->addr >= GEN_SHARED_BASE && rec->addr < GEN_SHARED_BASE + GEN_SHARED_SIZE + 64)
+        s->cross_shared++;
+}
+
 static void read_stream(const char *path, stats *s)
 {
     memset(s, 0, sizeof *s);
@@ -253,101 +355,12 @@ static void read_stream(const char *path, stats *s)
                 s->run_conflicts++;
             break;
         }
-        case TMC_BRANCH: {
-            s->insns++;
-            t->insns++;
-            s->branch[rec.bclass]++;
-            int direct = rec.bclass == TMC_COND || rec.bclass == TMC_JUMP || rec.bclass == TMC_CALL;
-            kv *e = kv_get(&br, rec.pc, 1, &fresh);
-            uint64_t v1 = (uint64_t)rec.bclass << 8 | rec.len, v2 = direct ? rec.target : 0;
-            if (fresh) {
-                e->v1 = v1;
-                e->v2 = v2;
-            } else if (e->v1 != v1 || e->v2 != v2) {
-                s->static_conflicts++;
-            }
-            if (rec.bclass == TMC_COND) {
-                s->cond_total++;
-                s->cond_mispredict += tm_pred_cond_predict(pred[rec.tid], rec.pc) != rec.taken;
-                tm_pred_cond_update(pred[rec.tid], rec.pc, rec.taken);
-            }
-            if (t->gmem && (rec.bclass == TMC_CALL || rec.bclass == TMC_ICALL || rec.bclass == TMC_RET)) {
-                /* the group's MEM must be the branch's own: the store of the
-                 * return address, or the ret's load of it */
-                const tmc_record *m = &t->lastmem;
-                int store = rec.bclass != TMC_RET;
-                uint64_t ra = store ? rec.pc + rec.len : rec.target, v = 0;
-                for (unsigned k = 0; k < 8; k++)
-                    v |= (uint64_t)m->value[k] << (8 * k);
-                s->ra_groups++;
-                if (t->gmem != 1 || m->size != 8 || !(m->flags & TMC_MEM_STORE) != !store || v != ra)
-                    s->ra_bad++;
-            }
-            if (rec.bclass == TMC_CALL || rec.bclass == TMC_ICALL) {
-                if (t->n == t->cap) {
-                    t->cap = t->cap ? t->cap * 2 : 64;
-                    t->st = realloc(t->st, t->cap * sizeof *t->st);
-                }
-                uint32_t run = t->n && t->st[t->n - 1].target == rec.target ? t->st[t->n - 1].run + 1 : 1;
-                t->st[t->n++] = (frame_){rec.pc + rec.len, rec.target, run};
-                if (run > s->max_rec)
-                    s->max_rec = run;
-            } else if (rec.bclass == TMC_RET) {
-                if (!t->n || t->st[t->n - 1].ra != rec.target)
-                    s->ret_mismatch++;
-                if (t->n)
-                    t->n--;
-            }
+        case TMC_BRANCH:
+            on_branch(s, t, &rec, &br, pred[rec.tid]);
             break;
-        }
-        case TMC_MEM: {
-            int st = (rec.flags & TMC_MEM_STORE) != 0;
-            if (++t->gmem == 1) {
-                s->mem_groups++;
-                mems_in_cycle++;
-            }
-            else if (t->gmem == 2)
-                s->multi_mem_groups++;
-            if (t->gmem > s->max_group_mem)
-                s->max_group_mem = t->gmem;
-            t->lastmem = rec;
-            s->size[rec.size]++;
-            (st ? s->size_st : s->size_ld)[rec.size]++;
-            if ((rec.addr & 63) + rec.size > 64) {
-                s->line_cross++;
-                *(st ? &s->line_cross_st : &s->line_cross_ld) += 1;
-            }
-            if (st)
-                s->stores++;
-            else
-                s->loads++;
-            int other = 0;
-            for (unsigned k = 0; k < rec.size; k++) {
-                uint64_t a = rec.addr + k;
-                mpage *pg = page(&mem, a);
-                unsigned o = (unsigned)(a & 4095);
-                if (rec.flags & TMC_MEM_STORE) {
-                    pg->val[o] = rec.value[k];
-                    pg->known[o] = 2;
-                    pg->writer[o] = (uint16_t)rec.tid;
-                } else if (pg->known[o]) {
-                    s->load_bytes_checked++;
-                    if (pg->val[o] != rec.value[k])
-                        s->load_mismatch++;
-                    if (pg->known[o] == 2 && pg->writer[o] != rec.tid)
-                        other = 1;
-                } else {
-                    pg->val[o] = rec.value[k];
-                    pg->known[o] = 1;
-                }
-            }
-            s->cross_thread_loads += other;
-            if (other && rec.addr >= GEN_RING_BASE && rec.addr < GEN_RING_BASE + GEN_NRING * GEN_RING_SLOTS * 16)
-                s->cross_ring++;
-            if (other && rec.addr >= GEN_SHARED_BASE && rec.addr < GEN_SHARED_BASE + GEN_SHARED_SIZE + 64)
-                s->cross_shared++;
+        case TMC_MEM:
+            on_mem(s, t, &rec, &mem, &mems_in_cycle);
             break;
-        }
         default:
             break;
         }
