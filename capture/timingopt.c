@@ -2,9 +2,9 @@
  * option's value parsed and checked, and the options checked together; the
  * messages go into the caller's buffer, worded as the usage errors of the
  * command line. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "tm/status.h"
 #include "tm/parse.h"
 #include "tm/timing.h"
 
@@ -62,18 +62,6 @@ static int parse_cache(const char *v, tm_timing_cache *c)
     return 0;
 }
 
-/* TM_ERR_ARG with the message. */
-static int bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return TM_ERR_ARG;
-}
-
 void tm_timing_opts_init(tm_timing_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -86,14 +74,14 @@ int tm_timing_opt(tm_timing_opts *o, const char *name, const char *v, char *err,
     uint64_t x;
     if (!strcmp(name, "--timing")) {
         if (strcmp(v, "cores") && strcmp(v, "serial"))
-            return bad(err, errlen, "--timing %s: allowed cores, serial", v);
+            return tm_errf(TM_ERR_ARG, err, errlen, "--timing %s: allowed cores, serial", v);
         o->serial = !strcmp(v, "serial");
         return TM_OK;
     }
     o->set = 1; /* the others are cores-only */
     if (!strcmp(name, "--cpi")) {
         if (parse_milli(v, &o->cfg.cpi_milli) || !o->cfg.cpi_milli)
-            return bad(err, errlen, "--cpi %s: allowed a number 0.001..1000 (up to 3 decimals)", v);
+            return tm_errf(TM_ERR_ARG, err, errlen, "--cpi %s: allowed a number 0.001..1000 (up to 3 decimals)", v);
     } else if (!strcmp(name, "--no-caches") || !strcmp(name, "--no-icache")) {
         o->no_icache = 1;
         o->no_caches |= !strcmp(name, "--no-caches");
@@ -101,17 +89,17 @@ int tm_timing_opt(tm_timing_opts *o, const char *name, const char *v, char *err,
         int l = !strcmp(name, "--l1i") ? 0 : !strcmp(name, "--l1") ? 1 : 2;
         o->l1i_given |= l == 0;
         if (parse_cache(v, l == 0 ? &o->cfg.l1i : l == 1 ? &o->cfg.l1 : &o->cfg.l2))
-            return bad(err, errlen, "%s %s: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)", name, v);
+            return tm_errf(TM_ERR_ARG, err, errlen, "%s %s: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)", name, v);
     } else if (!strcmp(name, "--mem-latency")) {
         if (tm_parse_u64(v, &x) || x > 100000)
-            return bad(err, errlen, "--mem-latency %s: allowed 0..100000 cycles", v);
+            return tm_errf(TM_ERR_ARG, err, errlen, "--mem-latency %s: allowed 0..100000 cycles", v);
         o->cfg.mem_lat = (uint32_t)x;
     } else if (!strcmp(name, "--timing-window")) {
         if (tm_parse_count(v, &x) || x < 1 || x > ((uint64_t)1 << 32))
-            return bad(err, errlen, "--timing-window %s: allowed 1..4294967296 groups", v);
+            return tm_errf(TM_ERR_ARG, err, errlen, "--timing-window %s: allowed 1..4294967296 groups", v);
         o->cfg.window = x;
     } else {
-        return bad(err, errlen, "%s: not a timing option", name);
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: not a timing option", name);
     }
     return TM_OK;
 }
@@ -122,16 +110,16 @@ int tm_timing_opts_check(tm_timing_opts *o, int mode, char *err, size_t errlen)
     if (o->serial < 0) /* cores, but the thesis tools' descriptors in the serial order */
         o->serial = mode && !o->set;
     if (o->serial && o->set)
-        return bad(err, errlen, "--cpi, --l1i, --l1, --l2, --mem-latency, --timing-window, --no-icache, --no-caches: "
+        return tm_errf(TM_ERR_ARG, err, errlen, "--cpi, --l1i, --l1, --l2, --mem-latency, --timing-window, --no-icache, --no-caches: "
                                 "only with --timing cores");
     if (o->no_icache && o->l1i_given)
-        return bad(err, errlen, "--l1i: not with --%s (it has no instruction cache)",
+        return tm_errf(TM_ERR_ARG, err, errlen, "--l1i: not with --%s (it has no instruction cache)",
                    o->no_caches ? "no-caches" : "no-icache");
     if (o->l1i_given && !o->cfg.l1i.size)
-        return bad(err, errlen, "--l1i: size 0: allowed a power of two up to 1G (no instruction cache: --no-icache)");
+        return tm_errf(TM_ERR_ARG, err, errlen, "--l1i: size 0: allowed a power of two up to 1G (no instruction cache: --no-icache)");
     if (o->no_icache)
         o->cfg.l1i.size = 0;
     if (!o->serial && tm_timing_check(&o->cfg, e, sizeof e) != TM_OK)
-        return bad(err, errlen, "timing model: %s", e);
+        return tm_errf(TM_ERR_ARG, err, errlen, "timing model: %s", e);
     return TM_OK;
 }

@@ -4,26 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "tm/status.h"
 #include "tm/out.h"
-
-/* The one-line message into ERR (NULL: none wanted); returns RC. */
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 void tm_put_escaped(FILE *f, const char *text, int map)
 {
@@ -71,7 +58,7 @@ int tm_out_open(tm_out *o, const char *path, const char *const *inputs, char *er
 {
     memset(o, 0, sizeof *o);
     if (!path || !*path)
-        return errf(TM_ERR_IO, err, errlen, "an output file name is empty");
+        return tm_errf(TM_ERR_IO, err, errlen, "an output file name is empty");
     if (!strcmp(path, "-")) {
         o->direct = 1;
         snprintf(o->path, sizeof o->path, "-");
@@ -79,17 +66,17 @@ int tm_out_open(tm_out *o, const char *path, const char *const *inputs, char *er
         return TM_OK;
     }
     if (strlen(path) >= sizeof o->path - 32)
-        return errf(TM_ERR_IO, err, errlen, "%s: file name too long", path);
+        return tm_errf(TM_ERR_IO, err, errlen, "%s: file name too long", path);
     for (const char *const *in = inputs; in && *in; in++)
         if (tm_same_file(path, *in))
-            return errf(TM_ERR_ARG, err, errlen,
+            return tm_errf(TM_ERR_ARG, err, errlen,
                         "%s: the output is the input %s (the same file): refused, it would destroy the input", path,
                         *in);
     snprintf(o->path, sizeof o->path, "%s", path);
     struct stat st;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
-            return errf(TM_ERR_ARG, err, errlen, "%s: is a directory", path);
+            return tm_errf(TM_ERR_ARG, err, errlen, "%s: is a directory", path);
         if (!S_ISREG(st.st_mode)) {
             /* a device or a FIFO (-o /dev/null): written in place */
             o->direct = 1;
@@ -108,7 +95,7 @@ int tm_out_open(tm_out *o, const char *path, const char *const *inputs, char *er
     snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.tmp.XXXXXX", dlen, o->path, o->path + dlen);
     int fd = mkostemp(o->tmp, O_CLOEXEC);
     if (fd < 0)
-        return errf(TM_ERR_IO, err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot create: %s", path, strerror(errno));
     mode_t mask = umask(0);
     umask(mask);
     if (fchmod(fd, 0666 & ~mask) != 0) {
@@ -129,7 +116,7 @@ int tm_out_close(tm_out *o, char *err, size_t errlen)
     if (rename(o->tmp, o->path) != 0) {
         int e = errno;
         unlink(o->tmp);
-        return errf(TM_ERR_IO, err, errlen, "%s: cannot move the finished output into place: %s", o->path,
+        return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot move the finished output into place: %s", o->path,
                     strerror(e));
     }
     return TM_OK;

@@ -1,4 +1,5 @@
-/* tm — names of status codes. */
+/* tm — names of status codes, and the caller's message buffer. */
+#include <stdarg.h>
 #include <stdio.h>
 #include "tm/status.h"
 
@@ -22,4 +23,15 @@ void tm_err_set(char *err, size_t errlen, const char *msg)
 {
     if (err && errlen)
         snprintf(err, errlen, "%s", msg);
+}
+
+int tm_errf(int rc, char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
 }

@@ -1,25 +1,13 @@
 /* tm — what `tm config` prints (tm/describe.h): a manifest entry or a
  * resolved configuration in one of --format's formats, from the RTL's
  * parameter table (tm/rtl_params.h), and the manifest's tiers. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tm/status.h"
 #include "tm/describe.h"
 #include "tm/modelspec.h"
 #include "tm/rtl_params.h"
-
-/* TM_ERR_ARG with the formatted message in ERR. */
-static int arg_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int arg_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return TM_ERR_ARG;
-}
 
 static void json_str(FILE *out, const char *s)
 {
@@ -115,7 +103,7 @@ int tm_describe_format_check(const char *format, char *err, size_t errlen)
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
         if (!strcmp(format, formats[i]))
             return TM_OK;
-    return arg_err(err, errlen, "--format %s: allowed opts, threads, stream, tiers, key, vflags, params, sizes, "
+    return tm_errf(TM_ERR_ARG, err, errlen, "--format %s: allowed opts, threads, stream, tiers, key, vflags, params, sizes, "
                                 "modules, module, json", format);
 }
 
@@ -126,7 +114,7 @@ int tm_describe_cfg(FILE *out, const tm_model_cfg *c, const tm_mf_entry *e, cons
 {
     if (!e && (!strcmp(format, "opts") || !strcmp(format, "stream") || !strcmp(format, "tiers") ||
                !strcmp(format, "threads") || !strcmp(format, "module")))
-        return arg_err(err, errlen, "--format %s: with model options, allowed key, vflags, params, sizes, modules, "
+        return tm_errf(TM_ERR_ARG, err, errlen, "--format %s: with model options, allowed key, vflags, params, sizes, modules, "
                                     "json", format);
     size_t np = tm_rtl_param_count();
     tm_rtl_param *p = calloc(np, sizeof *p);
@@ -206,13 +194,13 @@ int tm_describe_entry(FILE *out, const tm_mf_entry *e, uint32_t threads, const c
             }
             fprintf(out, "}}\n");
         } else {
-            return arg_err(err, errlen, "%s is a module entry: --format %s is for configurations (use module, "
+            return tm_errf(TM_ERR_ARG, err, errlen, "%s is a module entry: --format %s is for configurations (use module, "
                                         "params, vflags, tiers or json)", e->name, format);
         }
         return 1;
     }
     if (!strcmp(format, "module")) {
-        return arg_err(err, errlen, "%s is a configuration: --format module is for module entries", e->name);
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s is a configuration: --format module is for module entries", e->name);
     }
     if (!strcmp(format, "opts") || !strcmp(format, "threads") || !strcmp(format, "stream")) {
         if (!strcmp(format, "threads"))
@@ -225,7 +213,7 @@ int tm_describe_entry(FILE *out, const tm_mf_entry *e, uint32_t threads, const c
         return 1;
     }
     if (!threads && !e->threads)
-        return arg_err(err, errlen, "%s: its thread count is taken from the stream (N '-'): give --threads N",
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: its thread count is taken from the stream (N '-'): give --threads N",
                        e->name);
     return 0;
 }

@@ -2,26 +2,14 @@
  * the numbers, presets, predictor sizes, data tracing and chunk sizes that
  * the options give, checked with one message each, then resolved. */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "tm/status.h"
 #include "tm/parse.h"
 #include "tm/modelspec.h"
 #include "tm/msg.h"
 
 const tm_optdef tm_model_spec_opts[] = {TM_MODEL_SPEC_OPTS(tm_model_spec), {NULL, NULL, 0, 0, 0, NULL}};
-
-/* TM_ERR_ARG with the formatted message in ERR. */
-static int arg_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int arg_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return TM_ERR_ARG;
-}
 
 void tm_model_spec_load(tm_model_spec *s, const tm_optdef *table, const void *src)
 {
@@ -47,7 +35,7 @@ int tm_model_spec_arg(const tm_optdef *table, void *dst, int argc, char **argv, 
         return 1;
     }
     if (r < 0 && strncmp(e, "unknown option", 14))
-        return arg_err(err, errlen, "%s", e);
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s", e);
     return 0;
 }
 
@@ -65,7 +53,7 @@ static int u32_opt(const char *opt, const char *v, uint32_t max, uint32_t *out, 
 {
     uint64_t x;
     if (dec(v, max, &x))
-        return arg_err(err, errlen, "%s %s: not a number in 0..%u", opt, v, max);
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s %s: not a number in 0..%u", opt, v, max);
     *out = (uint32_t)x;
     return TM_OK;
 }
@@ -132,13 +120,13 @@ static int tage_opts(const char *opt, const char *const *v, const tm_tage_cfg *d
             continue;
         snprintf(name, sizeof name, "%s%s", opt, sfx[k]);
         if (!c->base)
-            return arg_err(err, errlen, "%s: only with %s N (a TAGE-class predictor turned on, or --config tage-*)",
+            return tm_errf(TM_ERR_ARG, err, errlen, "%s: only with %s N (a TAGE-class predictor turned on, or --config tage-*)",
                            name, opt);
         if (k == 4) {
             unsigned a, b;
             char tail;
             if (sscanf(v[k], "%u:%u%c", &a, &b, &tail) != 2)
-                return arg_err(err, errlen, "%s %s: expected MIN:MAX (history lengths, 1 <= MIN <= MAX <= 128)",
+                return tm_errf(TM_ERR_ARG, err, errlen, "%s %s: expected MIN:MAX (history lengths, 1 <= MIN <= MAX <= 128)",
                                name, v[k]);
             c->lmin = a;
             c->lmax = b;
@@ -158,25 +146,25 @@ static int data_cfg(const tm_model_spec *o, tm_model_cfg *cfg, char *err, size_t
 {
     int mode = TM_DATA_NONE;
     if (o->data && (mode = tm_data_mode_parse(o->data)) < 0)
-        return arg_err(err, errlen, "--data %s: allowed none, cfiat, all", o->data);
+        return tm_errf(TM_ERR_ARG, err, errlen, "--data %s: allowed none, cfiat, all", o->data);
     if (o->cfiat) {
         if (o->data && mode != TM_DATA_CFIAT)
-            return arg_err(err, errlen, "--cfiat contradicts --data %s", o->data);
+            return tm_errf(TM_ERR_ARG, err, errlen, "--cfiat contradicts --data %s", o->data);
         mode = TM_DATA_CFIAT;
     }
     cfg->enc.data = (uint8_t)mode;
     const char *cache_opt = o->cfiat_shared ? "--cfiat-shared" : o->cache ? "--cache" : o->assoc ? "--assoc"
                             : o->line ? "--line" : o->gran ? "--granularity" : NULL;
     if (cache_opt && mode != TM_DATA_CFIAT)
-        return arg_err(err, errlen, "%s: only with CFiat data tracing (add --cfiat)", cache_opt);
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: only with CFiat data tracing (add --cfiat)", cache_opt);
     if (o->chunks[3] && mode == TM_DATA_NONE)
-        return arg_err(err, errlen, "--chunks-fah: only with data tracing (--cfiat or --data)");
+        return tm_errf(TM_ERR_ARG, err, errlen, "--chunks-fah: only with data tracing (--cfiat or --data)");
     if (mode != TM_DATA_CFIAT)
         return TM_OK;
     cfg->cfiat_shared = o->cfiat_shared;
     tm_cache_preset(&cfg->cache, "tool");
     if (o->cache && tm_cache_preset(&cfg->cache, o->cache) != TM_OK && size_of(o->cache, &cfg->cache.size))
-        return arg_err(err, errlen, "--cache %s: allowed tool, study, or a size in bytes (suffix K or M), a power "
+        return tm_errf(TM_ERR_ARG, err, errlen, "--cache %s: allowed tool, study, or a size in bytes (suffix K or M), a power "
                                     "of two from 16 to 64M", o->cache);
     if ((o->assoc && u32_opt("--assoc", o->assoc, 1u << 16, &cfg->cache.assoc, err, errlen)) ||
         (o->line && u32_opt("--line", o->line, 1u << 16, &cfg->cache.line, err, errlen)) ||
@@ -194,7 +182,7 @@ static int base_cfg(const tm_model_spec *o, uint32_t threads, tm_model_cfg *cfg,
         for (unsigned k = 0; k < TM_ENCODINGS; k++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
                      tm_encoding_name((tm_encoding)k));
-        return arg_err(err, errlen, "--encoding %s: allowed %s", o->encoding, names);
+        return tm_errf(TM_ERR_ARG, err, errlen, "--encoding %s: allowed %s", o->encoding, names);
     }
     memset(cfg, 0, sizeof *cfg);
     tm_enc_cfg_default(&cfg->enc, (tm_encoding)enc, threads, o->timestamps);
@@ -202,7 +190,7 @@ static int base_cfg(const tm_model_spec *o, uint32_t threads, tm_model_cfg *cfg,
         for (unsigned k = 0; tm_model_preset_name(k); k++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
                      tm_model_preset_name(k));
-        return arg_err(err, errlen, "--config %s: allowed %s", o->config, names);
+        return tm_errf(TM_ERR_ARG, err, errlen, "--config %s: allowed %s", o->config, names);
     }
     cfg->shared = o->shared;
     if ((o->gshare && u32_opt("--gshare", o->gshare, 1u << 20, &cfg->pred.gshare, err, errlen)) ||
@@ -227,22 +215,22 @@ int tm_model_spec_cfg(const tm_model_spec *o, uint32_t threads, tm_model_cfg *cf
     if (base_cfg(o, threads, cfg, err, errlen) || data_cfg(o, cfg, err, errlen))
         return TM_ERR_ARG;
     if (o->buffer && strcmp(o->buffer, "min") && cfg->buffer_bits == 0)
-        return arg_err(err, errlen, "--buffer 0: the buffer must hold at least the longest message (see --explain)");
+        return tm_errf(TM_ERR_ARG, err, errlen, "--buffer 0: the buffer must hold at least the longest message (see --explain)");
     if (o->ts_bits && cfg->ts_bits == 0)
-        return arg_err(err, errlen, "--ts-bits 0: allowed 8..64");
+        return tm_errf(TM_ERR_ARG, err, errlen, "--ts-bits 0: allowed 8..64");
     if (o->port && cfg->port_bits == 0)
-        return arg_err(err, errlen, "--port 0: allowed 1..1024 bits per cycle");
+        return tm_errf(TM_ERR_ARG, err, errlen, "--port 0: allowed 1..1024 bits per cycle");
     static const char *const names[4] = {"--chunks-bcnt", "--chunks-ta", "--chunks-cc", "--chunks-fah"};
     uint8_t *dst[4][2] = {{&cfg->enc.cnt_a, &cfg->enc.cnt_b}, {&cfg->enc.ta_a, &cfg->enc.ta_b},
                           {&cfg->enc.cc_a, &cfg->enc.cc_b}, {&cfg->enc.fah_a, &cfg->enc.fah_b}};
     for (int k = 0; k < 4; k++)
         if (o->chunks[k] && chunk_pair(o->chunks[k], dst[k][0], dst[k][1]))
-            return arg_err(err, errlen, "%s %s: expected A,B with each chunk size in 1..32", names[k], o->chunks[k]);
+            return tm_errf(TM_ERR_ARG, err, errlen, "%s %s: expected A,B with each chunk size in 1..32", names[k], o->chunks[k]);
     if (o->buffer && !strcmp(o->buffer, "min") && tm_enc_cfg_check(&cfg->enc) == TM_OK)
         cfg->buffer_bits = tm_msg_max_bits(&cfg->enc);
     char e[256]; /* the resolver's message, at most one line of 255 bytes */
     if (tm_model_cfg_resolve(cfg, e, sizeof e) != TM_OK)
-        return arg_err(err, errlen, "%s", e);
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s", e);
     return TM_OK;
 }
 

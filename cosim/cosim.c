@@ -19,19 +19,6 @@
 #include "tm/status.h"
 #include "tm/tmt.h"
 
-/* The one-line message into ERR; returns RC. */
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
-
 /* snprintf for paths: a path that does not fit is an error, not a silently
  * truncated name. */
 static int pfmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -47,12 +34,12 @@ static int pfmt(char *buf, size_t n, const char *fmt, ...)
 int tm_cosim_supported(const tm_model_cfg *cfg, uint32_t threads, const char *in, char *err, size_t errlen)
 {
     if (cfg->port_bits > 64)
-        return errf(TM_ERR_ARG, err, errlen, "--port %u: co-simulation supports 1..64 bits per cycle",
+        return tm_errf(TM_ERR_ARG, err, errlen, "--port %u: co-simulation supports 1..64 bits per cycle",
                     cfg->port_bits);
     if (threads > 64)
-        return errf(TM_ERR_ARG, err, errlen, "%s: %u threads: co-simulation supports up to 64", in, threads);
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: %u threads: co-simulation supports up to 64", in, threads);
     if (cfg->cfiat_shared)
-        return errf(TM_ERR_ARG, err, errlen, "--cfiat-shared: the RTL builds private caches only (one per core); "
+        return tm_errf(TM_ERR_ARG, err, errlen, "--cfiat-shared: the RTL builds private caches only (one per core); "
                                              "co-simulate CFiat without it");
     if (cfg->enc.data == TM_DATA_CFIAT) {
         /* rtl/tm_dcache.sv looks up the lines of an operand in parallel,
@@ -60,7 +47,7 @@ int tm_cosim_supported(const tm_model_cfg *cfg, uint32_t threads, const char *in
         const tm_cache_cfg *cc = &cfg->cache;
         unsigned sets = cc->size / (cc->line * cc->assoc), lmax = (cc->line + 62) / cc->line + 1;
         if (sets < lmax)
-            return errf(TM_ERR_ARG, err, errlen, "--assoc %u (with --cache %u --line %u): %u set%s, but the RTL "
+            return tm_errf(TM_ERR_ARG, err, errlen, "--assoc %u (with --cache %u --line %u): %u set%s, but the RTL "
                                                  "cache needs at least %u: a 64-byte operand covers up to %u lines "
                                                  "of %u bytes, looked up in distinct sets",
                         cc->assoc, cc->size, cc->line, sets, sets == 1 ? "" : "s", lmax, lmax, cc->line);
@@ -142,7 +129,7 @@ static int build_sim_locked(const char *root, const char *dir, tm_cosim_note not
     char lib[PATH_MAX + 64], mk[PATH_MAX + 64], rootv[PATH_MAX + 16], outv[PATH_MAX + 400], libv[PATH_MAX + 80];
     pfmt(lib, sizeof lib, "%s/build/lib/libtm.a", root);
     if (access(lib, R_OK) != 0)
-        return errf(TM_ERR_IO, err, errlen, "%s is missing: run make first", lib);
+        return tm_errf(TM_ERR_IO, err, errlen, "%s is missing: run make first", lib);
     pfmt(mk, sizeof mk, "%s/testbench/sim.mk", root);
     pfmt(rootv, sizeof rootv, "ROOT=%s", root);
     pfmt(outv, sizeof outv, "OUT=%s", dir);
@@ -155,7 +142,7 @@ static int build_sim_locked(const char *root, const char *dir, tm_cosim_note not
     note(arg, line);
     char *argv[] = {"make", "-s", "-f", mk, rootv, outv, libv, NULL};
     if (run(argv, 1, note, arg) != 0)
-        return errf(TM_ERR_IO, err, errlen, "building the simulator with Verilator failed (see the messages above)");
+        return tm_errf(TM_ERR_IO, err, errlen, "building the simulator with Verilator failed (see the messages above)");
     return TM_OK;
 }
 
@@ -168,10 +155,10 @@ static int build_sim(const char *root, const char *dir, tm_cosim_note note, void
     pfmt(lk, sizeof lk, "%s/.lock", dir);
     int fd = open(lk, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0)
-        return errf(TM_ERR_IO, err, errlen, "%s: cannot open: %s", lk, strerror(errno));
+        return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot open: %s", lk, strerror(errno));
     while (flock(fd, LOCK_EX) != 0) {
         if (errno != EINTR) {
-            int rc = errf(TM_ERR_IO, err, errlen, "%s: cannot lock: %s", lk, strerror(errno));
+            int rc = tm_errf(TM_ERR_IO, err, errlen, "%s: cannot lock: %s", lk, strerror(errno));
             close(fd);
             return rc;
         }
@@ -186,10 +173,10 @@ int tm_cosim_build(const char *root, const tm_model_cfg *cfg, char *sim, size_t 
 {
     char key[512], vc[2048], hdr[2048], dir[PATH_MAX + 600], path[PATH_MAX + 640];
     if (tm_rtl_params_text(cfg, key, sizeof key, vc, sizeof vc, hdr, sizeof hdr) != TM_OK)
-        return errf(TM_ERR_ARG, err, errlen, "the RTL parameters of this configuration do not fit their buffers");
+        return tm_errf(TM_ERR_ARG, err, errlen, "the RTL parameters of this configuration do not fit their buffers");
     pfmt(dir, sizeof dir, "%s/build/cosim/%s", root, key);
     if (mkdirs(dir))
-        return errf(TM_ERR_IO, err, errlen, "%s: cannot create: %s", dir, strerror(errno));
+        return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot create: %s", dir, strerror(errno));
     pfmt(path, sizeof path, "%s/params.vc", dir);
     int werr = write_if_changed(path, vc);
     if (!werr) {
@@ -197,7 +184,7 @@ int tm_cosim_build(const char *root, const tm_model_cfg *cfg, char *sim, size_t 
         werr = write_if_changed(path, hdr);
     }
     if (werr)
-        return errf(TM_ERR_IO, err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot write: %s", path, strerror(errno));
     pfmt(sim, simlen, "%s/tm-cosim-sim", dir);
     return build_sim(root, dir, note, arg, err, errlen);
 }
@@ -208,7 +195,7 @@ static int config_pipe(const tm_model_cfg *cfg, char *path, size_t n, char *err,
 {
     int fds[2];
     if (pipe(fds))
-        return errf(TM_ERR_IO, err, errlen, "cannot create a pipe: %s", strerror(errno));
+        return tm_errf(TM_ERR_IO, err, errlen, "cannot create a pipe: %s", strerror(errno));
     char wpath[32], e[256];
     pfmt(wpath, sizeof wpath, "/dev/fd/%d", fds[1]);
     tm_bitbuf nobits;
@@ -216,7 +203,7 @@ static int config_pipe(const tm_model_cfg *cfg, char *path, size_t n, char *err,
     uint64_t zeros[64] = {0};
     tmt_trailer tr = {0, zeros, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
     if (tmt_write(wpath, cfg, &nobits, &tr, e, sizeof e) != TM_OK)
-        return errf(TM_ERR_IO, err, errlen, "passing the configuration to the simulator: %s", e);
+        return tm_errf(TM_ERR_IO, err, errlen, "passing the configuration to the simulator: %s", e);
     close(fds[1]);
     pfmt(path, n, "/dev/fd/%d", fds[0]);
     return TM_OK;
@@ -245,5 +232,5 @@ int tm_cosim_exec(const char *sim, const tm_model_cfg *cfg, const tm_cosim_run *
     sargv[n++] = (char *)r->in;
     sargv[n] = NULL;
     execv(sim, sargv);
-    return errf(TM_ERR_IO, err, errlen, "cannot run %s: %s", sim, strerror(errno));
+    return tm_errf(TM_ERR_IO, err, errlen, "cannot run %s: %s", sim, strerror(errno));
 }

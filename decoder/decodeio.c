@@ -3,7 +3,6 @@
  * is printed. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +11,6 @@
 #include "tm/msg.h"
 #include "tm/out.h"
 #include "tm/status.h"
-
-/* The one-line message into ERR; returns RC. */
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 /* The listing's last lines: the count, how the recording and the program
  * ended. */
@@ -52,7 +38,7 @@ static int list_messages(FILE *out, const char *path, const tmt_file *tf, tm_loa
             tf->cfg.shared ? "shared" : "private", tf->bits, tf->cycles);
     tm_adapt *ad = calloc(tf->cfg.enc.threads, sizeof *ad); /* tr_a's code states */
     if (!ad)
-        return errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
     for (uint32_t i = 0; i < tf->cfg.enc.threads; i++)
         tm_adapt_reset(&ad[i]);
     int status = TM_OK;
@@ -62,7 +48,7 @@ static int list_messages(FILE *out, const char *path, const tmt_file *tf, tm_loa
         int rc = tm_msg_decode_a(&tf->cfg.enc, ad, &rd, &m, ls ? tm_load_sizes_fn : NULL, ls);
         if (rc != TM_OK) {
             fflush(out);
-            status = errf(rc, err, errlen, "%s: trace bit %" PRIu64 ": %s", path, pos,
+            status = tm_errf(rc, err, errlen, "%s: trace bit %" PRIu64 ": %s", path, pos,
                           ls && tm_load_sizes_error(ls)[0] ? tm_load_sizes_error(ls)
                           : rc == TM_ERR_TRUNCATED       ? "the trace ends inside a message"
                                                          : "invalid message");
@@ -81,7 +67,7 @@ static int list_messages(FILE *out, const char *path, const tmt_file *tf, tm_loa
     }
     free(ad);
     if (status == TM_OK && ls && tm_load_sizes_finish(ls) != TM_OK)
-        return errf(TM_ERR_FORMAT, err, errlen, "%s", tm_load_sizes_error(ls));
+        return tm_errf(TM_ERR_FORMAT, err, errlen, "%s", tm_load_sizes_error(ls));
     if (status == TM_OK && !ferror(out))
         list_end(out, tf, n);
     return status;
@@ -93,14 +79,14 @@ int tm_list_messages(FILE *out, const char *path, const tmt_file *tf, const char
     tm_load_sizes *ls = NULL;
     *out_errno = 0;
     if (tf->cfg.enc.data && !tmc)
-        return errf(TM_ERR_ARG, err, errlen, "%s: the trace has load values (data tracing %s), whose lengths are the "
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: the trace has load values (data tracing %s), whose lengths are the "
                     "loads' sizes: give the commit stream with --tmc F.tmc",
                     path, tm_data_mode_name((tm_data_mode)tf->cfg.enc.data));
     if (tf->cfg.enc.data) {
         char e[600];
         int rc = tm_load_sizes_open(tmc, tf->cfg.enc.threads, &ls, e, sizeof e);
         if (rc != TM_OK)
-            return errf(rc, err, errlen, "%s", e);
+            return tm_errf(rc, err, errlen, "%s", e);
     }
     int rc = list_messages(out, path, tf, ls, out_errno, err, errlen);
     tm_load_sizes_close(ls);
@@ -206,7 +192,7 @@ int tm_frombin_run(const tmt_file *tf, tm_frombin_opts *o, const char *bin, cons
         if (orc != TM_OK)
             return orc;
         if (!(o->bin = fopen(bo.tmp, "wbe"))) {
-            orc = errf(TM_ERR_IO, err, errlen, "%s: cannot create: %s", bin, strerror(errno));
+            orc = tm_errf(TM_ERR_IO, err, errlen, "%s: cannot create: %s", bin, strerror(errno));
             tm_out_abort(&bo);
             return orc;
         }
@@ -223,7 +209,7 @@ int tm_frombin_run(const tmt_file *tf, tm_frombin_opts *o, const char *bin, cons
     int bad = ferror(o->bin) | fclose(o->bin);
     o->bin = NULL;
     if (bad && *rc == TM_OK)
-        *rc = errf(TM_ERR_IO, err, errlen, "%s: write error: %s", bin, strerror(errno));
+        *rc = tm_errf(TM_ERR_IO, err, errlen, "%s: write error: %s", bin, strerror(errno));
     if (*rc == TM_OK || *rc == TM_ERR_MISMATCH || (*rc == TM_ERR_IO && o->out && ferror(o->out)))
         return tm_out_close(&bo, err, errlen);
     tm_out_abort(&bo);

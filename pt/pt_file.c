@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,19 +13,6 @@
 #include "tm/ptfile.h"
 #include "tm/status.h"
 #include "tm/tmc.h"
-
-/* The one-line message into ERR; returns RC. */
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 int tm_pt_file_name(char *buf, size_t n, const char *base, uint32_t tid)
 {
@@ -54,10 +40,10 @@ int tm_pt_image_beside(const char *src, const char *modules, const char *vdso, i
     char dm[PATH_MAX], dv[PATH_MAX];
     *im = NULL;
     if (default_image_paths(src, dm, dv, sizeof dm))
-        return errf(TM_ERR_ARG, err, errlen, "%s: name too long", src);
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", src);
     if (!modules) {
         if (access(dm, R_OK) != 0)
-            return errf(TM_ERR_IO, err, errlen, "%s: no module map %s beside it (--modules FILE; --no-image for a "
+            return tm_errf(TM_ERR_IO, err, errlen, "%s: no module map %s beside it (--modules FILE; --no-image for a "
                                                 "stream without code)", src, dm);
         modules = dm;
     }
@@ -115,11 +101,11 @@ int tm_pt_files_load(tm_pt_files *f, const char *base, uint32_t threads, int all
     memset(f, 0, sizeof *f);
     f->b = calloc(threads ? threads : 1, sizeof *f->b);
     if (!f->b)
-        return errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
     for (uint32_t t = 0; t < threads; t++) {
         char name[PATH_MAX];
         if (tm_pt_file_name(name, sizeof name, base, t))
-            return errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
+            return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
         struct stat st;
         if (stat(name, &st) != 0)
             continue;
@@ -129,13 +115,13 @@ int tm_pt_files_load(tm_pt_files *f, const char *base, uint32_t threads, int all
         errno = 0;
         if (!copy || read_file(name, &data, &b->n)) {
             free(copy);
-            return errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno ? errno : ENOMEM));
+            return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno ? errno : ENOMEM));
         }
         *b = (tm_pt_buffer){t, data, b->n, copy};
         f->n++;
     }
     if (!f->n && !allow_empty)
-        return errf(TM_ERR_IO, err, errlen, "%s.T0.pt: no PT buffer %s.T<n>.pt", base, base);
+        return tm_errf(TM_ERR_IO, err, errlen, "%s.T0.pt: no PT buffer %s.T<n>.pt", base, base);
     return TM_OK;
 }
 
@@ -182,7 +168,7 @@ int tm_pt_outputs_check(const char *base, uint32_t threads, const char *in, cons
                     : stats && (!strcmp(name, stats) || tm_same_file(name, stats)) ? stats
                                                                                     : NULL;
         if (clash)
-            return errf(TM_ERR_ARG, err, errlen, "%s: the output of core %" PRIu32 " is the %s %s (the same file): "
+            return tm_errf(TM_ERR_ARG, err, errlen, "%s: the output of core %" PRIu32 " is the %s %s (the same file): "
                         "refused, it would destroy it", name, t, clash == in ? "input" : "statistics file", clash);
     }
     return TM_OK;
@@ -209,7 +195,7 @@ static int pt_writer_init(pt_writer *w, const char *base, uint32_t threads, char
     w->outs = calloc(threads ? threads : 1, sizeof *w->outs);
     w->f = calloc(threads ? threads : 1, sizeof *w->f);
     if (!w->outs || !w->f)
-        return errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
     return TM_OK;
 }
 
@@ -226,7 +212,7 @@ static int pt_writer_write(void *arg, uint32_t tid, const uint8_t *p, size_t n)
         }
         int rc = tm_out_open(&w->outs[tid], name, NULL, w->err, sizeof w->err);
         if (rc == TM_OK && !(w->f[tid] = fopen(w->outs[tid].tmp, "wbe"))) {
-            rc = errf(TM_ERR_IO, w->err, sizeof w->err, "%s: %s", name, strerror(errno));
+            rc = tm_errf(TM_ERR_IO, w->err, sizeof w->err, "%s: %s", name, strerror(errno));
             tm_out_abort(&w->outs[tid]);
         }
         if (rc != TM_OK) {
@@ -235,7 +221,7 @@ static int pt_writer_write(void *arg, uint32_t tid, const uint8_t *p, size_t n)
         }
     }
     if (fwrite(p, 1, n, w->f[tid]) != n) {
-        w->failed = errf(TM_ERR_IO, w->err, sizeof w->err, "%s: %s", w->outs[tid].path, strerror(errno));
+        w->failed = tm_errf(TM_ERR_IO, w->err, sizeof w->err, "%s: %s", w->outs[tid].path, strerror(errno));
         return -1;
     }
     return 0;
@@ -255,7 +241,7 @@ static int pt_writer_finish(pt_writer *w, char *err, size_t errlen)
         }
         w->f[t] = NULL;
         if (bad)
-            return errf(TM_ERR_IO, err, errlen, "%s: %s", w->outs[t].path, strerror(e));
+            return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", w->outs[t].path, strerror(e));
     }
     for (uint32_t t = 0; t < w->threads; t++)
         if (w->outs[t].active && tm_out_close(&w->outs[t], err, errlen) != TM_OK)
@@ -267,7 +253,7 @@ static int pt_writer_finish(pt_writer *w, char *err, size_t errlen)
             stat(name, &sb) != 0)
             continue;
         if (S_ISREG(sb.st_mode) && unlink(name) != 0)
-            return errf(TM_ERR_IO, err, errlen, "%s: cannot remove this earlier output: %s", name, strerror(errno));
+            return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot remove this earlier output: %s", name, strerror(errno));
     }
     return TM_OK;
 }
@@ -313,10 +299,10 @@ int tm_pt_stats_write(tm_out *o, const char *name, const tm_pt_pass_result *res,
 {
     FILE *f = fopen(o->tmp, "we");
     if (!f)
-        return errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno));
+        return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno));
     tm_pt_report_json(f, res, po, tmc, image, verify, verify_ok);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
-        return errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno));
+        return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno));
     return tm_out_close(o, err, errlen);
 }

@@ -1,25 +1,11 @@
 /* tm — tm pt's encoder option values as text (include/tm/ptopts.h).
  * Nothing here prints. */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "tm/parse.h"
 #include "tm/ptopts.h"
 #include "tm/status.h"
-
-/* The one-line message into ERR; returns TM_ERR_ARG. */
-static int bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return TM_ERR_ARG;
-}
 
 int tm_pt_opts_parse(tm_pt_opts *po, const char *psb, const char *tnt, const char *timing, const char *mtc,
                      char *err, size_t errlen)
@@ -30,16 +16,16 @@ int tm_pt_opts_parse(tm_pt_opts *po, const char *psb, const char *tnt, const cha
     uint32_t b;
     uint64_t k;
     if (psb && (tm_parse_size(psb, &b) || b < 256 || b > (1u << 30)))
-        return bad(err, errlen, "--psb-period %s: allowed 256 .. 1G bytes (K, M)", psb);
+        return tm_errf(TM_ERR_ARG, err, errlen, "--psb-period %s: allowed 256 .. 1G bytes (K, M)", psb);
     if (psb)
         po->psb_period = b;
     if (tnt && strcmp(tnt, "short") && strcmp(tnt, "long"))
-        return bad(err, errlen, "--tnt %s: allowed short, long", tnt);
+        return tm_errf(TM_ERR_ARG, err, errlen, "--tnt %s: allowed short, long", tnt);
     po->tnt_long = tnt && !strcmp(tnt, "long");
     if (timing && tm_pt_timing_parse(timing, &po->timing))
-        return bad(err, errlen, "--timing %s: allowed a list of tsc, mtc, cyc; all; none", timing);
+        return tm_errf(TM_ERR_ARG, err, errlen, "--timing %s: allowed a list of tsc, mtc, cyc; all; none", timing);
     if (mtc && (tm_parse_u64(mtc, &k) || k < 1 || k > 24))
-        return bad(err, errlen, "--mtc-period %s: allowed 1..24 (MTC every 2^K cycles)", mtc);
+        return tm_errf(TM_ERR_ARG, err, errlen, "--mtc-period %s: allowed 1..24 (MTC every 2^K cycles)", mtc);
     if (mtc)
         po->mtc_shift = (unsigned)k;
     return TM_OK;

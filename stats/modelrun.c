@@ -3,7 +3,6 @@
  * prints. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +10,6 @@
 #include "tm/msg.h"
 #include "tm/report.h"
 #include "tm/status.h"
-
-/* The one-line message into ERR; returns RC. */
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 static void outs_abort(tm_model_outs *o);
 
@@ -52,7 +38,7 @@ static int outs_write(tm_model_outs *o, const tm_model_cfg *cfg, tm_model *m, co
         uint64_t *insns = calloc(cfg->enc.threads, sizeof *insns);
         tmt_trailer tr;
         if (!insns)
-            return errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+            return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
         tmt_trailer_of(&tr, m, insns, end->ending, end->signal);
         tr.prog = end->prog;
         tr.prog_code = end->prog_code;
@@ -62,7 +48,7 @@ static int outs_write(tm_model_outs *o, const tm_model_cfg *cfg, tm_model *m, co
             return tm_out_name(&o->otrace, err), rc;
     }
     if (o->stats && tm_report_json(o->ostats.tmp, cfg, m, end, NULL))
-        return errf(TM_ERR_IO, err, errlen, "%s: cannot write statistics: %s", o->stats, strerror(errno));
+        return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot write statistics: %s", o->stats, strerror(errno));
     if (o->profile)
         return tm_report_profile(o->oprofile.tmp, o->profile, prof, cfg, err, errlen);
     return TM_OK;
@@ -101,14 +87,14 @@ int tm_modelrun_start(tm_modelrun *r, const tm_model_cfg *cfgs, tm_model_outs *o
     char e[600];
     int rc = tm_sweep_new(cfgs, k, &r->sw, e, sizeof e);
     if (rc != TM_OK)
-        return errf(rc, err, errlen, "cannot create the model: %s", e);
+        return tm_errf(rc, err, errlen, "cannot create the model: %s", e);
     if (!(r->prof = calloc(k, sizeof *r->prof)))
-        return errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
     for (size_t j = 0; j < k; j++) {
         if (!outs[j].profile)
             continue;
         if ((rc = tm_profile_new(window, &r->prof[j])) != TM_OK)
-            return errf(rc, err, errlen, "cannot create the profile: %s", tm_status_str(rc));
+            return tm_errf(rc, err, errlen, "cannot create the profile: %s", tm_status_str(rc));
         tm_profile_attach(r->prof[j], tm_sweep_model(r->sw, j));
     }
     return TM_OK;
@@ -134,16 +120,16 @@ int tm_modelrun_feed(tm_modelrun *r, tmc_reader *rd, const char *in, void (*prog
         if ((rc = tm_sweep_put(sw, &rec)) != TM_OK) {
             size_t f = tm_sweep_failed(sw);
             if (tm_sweep_count(sw) > 1)
-                return errf(rc, err, errlen, "%s: offset %" PRIu64 ": configuration %zu (-o %s): %s", in,
+                return tm_errf(rc, err, errlen, "%s: offset %" PRIu64 ": configuration %zu (-o %s): %s", in,
                             tmc_reader_offset(rd), f + 1, r->outs[f].trace, tm_model_error(tm_sweep_model(sw, f)));
-            return errf(rc, err, errlen, "%s: offset %" PRIu64 ": %s", in, tmc_reader_offset(rd),
+            return tm_errf(rc, err, errlen, "%s: offset %" PRIu64 ": %s", in, tmc_reader_offset(rd),
                         tm_model_error(tm_sweep_model(sw, f)));
         }
         if ((++nrec & 0xFFFFF) == 0 && progress)
             progress(nrec, arg);
     }
     if (rc < 0)
-        return errf(rc, err, errlen, "%s", tmc_reader_error(rd));
+        return tm_errf(rc, err, errlen, "%s", tmc_reader_error(rd));
     tm_sweep_finish(sw);
     return TM_OK;
 }

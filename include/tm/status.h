@@ -29,6 +29,10 @@ const char *tm_status_str(int status);
 /* Copies MSG into the caller's buffer ERR of ERRLEN bytes (truncated, always
  * terminated); nothing if ERR is NULL or ERRLEN 0. */
 void tm_err_set(char *err, size_t errlen, const char *msg);
+/* The formatted message into ERR (as tm_err_set) and returns RC: the one
+ * way a library call says why it fails, `return tm_errf(TM_ERR_ARG, err,
+ * errlen, "...", ...)`. */
+int tm_errf(int rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #ifdef __cplusplus
 }
