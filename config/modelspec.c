@@ -58,26 +58,6 @@ static int u32_opt(const char *opt, const char *v, uint32_t max, uint32_t *out, 
     return TM_OK;
 }
 
-/* A size in bytes, decimal, with K or M (KiB, MiB): 0, or -1. */
-static int size_of(const char *v, uint32_t *out)
-{
-    char num[32];
-    size_t n = strlen(v);
-    uint64_t mul = 1, x;
-    if (n && (v[n - 1] == 'K' || v[n - 1] == 'k'))
-        mul = 1024, n--;
-    else if (n && (v[n - 1] == 'M' || v[n - 1] == 'm'))
-        mul = 1024 * 1024, n--;
-    if (n == 0 || n >= sizeof num)
-        return -1;
-    memcpy(num, v, n);
-    num[n] = 0;
-    if (dec(num, UINT32_MAX / mul, &x))
-        return -1;
-    *out = (uint32_t)(x * mul);
-    return 0;
-}
-
 /* "A,B", each a chunk size in 1..32: 0, or -1. */
 static int chunk_pair(const char *s, uint8_t *a, uint8_t *b)
 {
@@ -163,7 +143,7 @@ static int data_cfg(const tm_model_spec *o, tm_model_cfg *cfg, char *err, size_t
         return TM_OK;
     cfg->cfiat_shared = o->cfiat_shared;
     tm_cache_preset(&cfg->cache, "tool");
-    if (o->cache && tm_cache_preset(&cfg->cache, o->cache) != TM_OK && size_of(o->cache, &cfg->cache.size))
+    if (o->cache && tm_cache_preset(&cfg->cache, o->cache) != TM_OK && tm_parse_size(o->cache, &cfg->cache.size))
         return tm_errf(TM_ERR_ARG, err, errlen, "--cache %s: allowed tool, study, or a size in bytes (suffix K or M), a power "
                                     "of two from 16 to 64M", o->cache);
     if ((o->assoc && u32_opt("--assoc", o->assoc, 1u << 16, &cfg->cache.assoc, err, errlen)) ||

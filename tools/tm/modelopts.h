@@ -8,15 +8,8 @@
 #include "tm/modelspec.h"
 #include "tm/opt.h"
 
-/* The options as given: the fields of tm_model_spec. */
-typedef struct model_opts {
-    const char *config, *encoding;
-    const char *gshare, *ras, *ibtb, *buffer, *port, *ts_bits;
-    const char *chunks[4];        /* bcnt, ta, cc, fah */
-    const char *data, *cache, *assoc, *line, *gran;
-    const char *tage[5], *ittage[5]; /* N, -tables, -entries, -tag, -hist */
-    int timestamps, shared, cfiat, cfiat_shared;
-} model_opts;
+/* The options as given (the library's tm_model_spec). */
+typedef tm_model_spec model_opts;
 
 /* The model options as a table of tm/opt.h (into a model_opts). */
 extern const tm_optdef model_opts_table[];
