@@ -678,51 +678,62 @@ def cfiat_tables(d, dcs):
 
 # ---------------------------------------------------------------- figures
 
-def figures(d, outdir, tables):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-    # sizes that stay readable at index.html's width (about 1,150 pixels for a 4-panel row)
-    plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "xtick.labelsize": 10,
-                         "ytick.labelsize": 10, "legend.fontsize": 10, "figure.titlesize": 13})
-    fd = os.path.join(outdir, "figures")
-    os.makedirs(fd, exist_ok=True)
-    figs = []
-    nmax = max(d.ns)
+class FigureSet:
+    """The report's figures as they are drawn: the study D, pyplot, the
+    figures/ directory of OUTDIR and FIGS, the (name, caption, how) of each
+    figure saved so far, in order.  One method per figure (or family)."""
 
-    def save(fig, name, caption, how):
-        path = os.path.join(fd, name + ".svg")
+    def __init__(self, d, outdir):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        # sizes that stay readable at index.html's width (about 1,150 pixels for a 4-panel row)
+        plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "xtick.labelsize": 10,
+                             "ytick.labelsize": 10, "legend.fontsize": 10, "figure.titlesize": 13})
+        self.d = d
+        self.plt = plt
+        self.fd = os.path.join(outdir, "figures")
+        os.makedirs(self.fd, exist_ok=True)
+        self.figs = []
+        self.nmax = max(d.ns)
+
+    def save(self, fig, name, caption, how):
+        """Writes FIG as figures/NAME.svg (through a temporary file) and closes
+        it; records it with its CAPTION (the machine and IPC added to a figure
+        in cycles) and HOW it was computed."""
+        d = self.d
+        path = os.path.join(self.fd, name + ".svg")
         fig.savefig(path + ".tmp.svg", format="svg", bbox_inches="tight")
         os.replace(path + ".tmp.svg", path)
-        plt.close(fig)
+        self.plt.close(fig)
         if "_bpc" in name or name in ("fig14_timeline", "loss_curve"):
             caption += f". Cycles from the machine: {d.machine_text()}; IPC per core: {d.ipc_text()}"
-        figs.append((name, caption, how))
+        self.figs.append((name, caption, how))
 
-    def grid(n, w=3.3, h=3.0):
+    def grid(self, n, w=3.3, h=3.0):
         """A figure of N panels, at most 4 a row, with no empty axes (removed)."""
         cols = min(4, n)
         rows = (n + cols - 1) // cols
-        fig, axs = plt.subplots(rows, cols, figsize=(w * cols, h * rows), squeeze=False)
+        fig, axs = self.plt.subplots(rows, cols, figsize=(w * cols, h * rows), squeeze=False)
         flat = [a for r in axs for a in r]
         for a in flat[n:]:
             fig.delaxes(a)
         return fig, flat[:n]
 
+    @staticmethod
     def legend_below(fig, handles, labels, ncol=None):
         """The legend under the panels, outside the data (savefig's tight box keeps it)."""
         fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol or min(len(labels), 6),
                    frameon=False)
 
-    # Fig. 9: CDFs of bCnt and of |diffTA| and diffCC lengths (only the fields the configuration has)
-    c9 = d.pick("ttr_e-large", "tr_e-large")
-    if c9:
-        panels = (("bCnt (instructions between reported branches; 65 = more than 64)", "bcnt", range(1, 66)),
-                  ("|diffTA| length (bits)", "diffta", range(65)), ("diffCC length (bits)", "diffcc", range(65)))
+    def fig9_curves(self, c9, panels):
+        """Fig. 9's curves: field key -> [(program, CDF)] of each program's
+        profile at the largest N in configuration C9 (a field without
+        values in a program: no curve)."""
+        d = self.d
         curves = {k: [] for _, k, _ in panels}
         for p in d.programs:
-            x = d.get(p, nmax, c9)
+            x = d.get(p, self.nmax, c9)
             if not x or not x.get("profile"):
                 continue
             pf = x["profile"]
@@ -737,40 +748,60 @@ def figures(d, outdir, tables):
                         acc += v
                         ys.append(acc / tot)
                     curves[k].append((p, ys))
-        panels = [pp for pp in panels if curves[pp[1]]]
-        if panels:
-            fig, axs = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.6), squeeze=False)
-            for ax, (t, k, xs) in zip(axs[0], panels):
-                for p, ys in curves[k]:
-                    ax.step(list(xs), ys, where="post", label=p)
-                ax.set_xlabel(t)
-                ax.set_ylabel("CDF")
-                ax.set_ylim(0, 1.02)
-                ax.grid(alpha=.3)
-                if k == "bcnt":
-                    ax.set_xscale("log")
-                else:
-                    last = max(max((i for i, y in enumerate(ys) if y < 1), default=0) for _, ys in curves[k])
-                    ax.set_xlim(0, min(64, last + 2))
-            legend_below(fig, *axs[0][0].get_legend_handles_labels())
-            fig.suptitle(f"Fig. 9: distributions of the fields ({c9}, N={nmax})")
-            fig.tight_layout()
-            save(fig, "fig9_cdf", f"Fig. 9: CDFs of {', '.join(t.split(' (')[0] for t, _, _ in panels)} "
-                 f"({c9}, N={nmax}, per program)", "profile histograms (tm record --profile) of each program at the "
-                 "largest N")
+        return curves
 
-    # Figs. 10-13: bpi and bpc stacked by field vs N; on Total, the paper's Total where it gives one
-    colors = {"ti": "#4c72b0", "cnt": "#dd8452", "diffta": "#55a868", "diffcc": "#c44e52", "sync": "#999999"}
-    pub = {10: (paper.TABLE5_TOTAL["tr_e-large"], "Table 5"), 11: (paper.FIG11_TOTAL["tr_e-large"], "Fig. 11"),
-           12: (paper.TABLE6_TOTAL["ttr_e-large"], "Table 6"), 13: (paper.FIG13_TOTAL["ttr_e-large"], "Fig. 13")}
-    for num, c, unit in ((10, "tr_e-large", "bpi"), (11, "tr_e-large", "bpc"), (12, "ttr_e-large", "bpi"),
-                         (13, "ttr_e-large", "bpc")):
-        if c not in d.cfgs:
-            continue
+    def fig9(self):
+        """Fig. 9: CDFs of bCnt and of |diffTA| and diffCC lengths (only the
+        fields the configuration has)."""
+        d, nmax = self.d, self.nmax
+        c9 = d.pick("ttr_e-large", "tr_e-large")
+        if not c9:
+            return
+        panels = (("bCnt (instructions between reported branches; 65 = more than 64)", "bcnt", range(1, 66)),
+                  ("|diffTA| length (bits)", "diffta", range(65)), ("diffCC length (bits)", "diffcc", range(65)))
+        curves = self.fig9_curves(c9, panels)
+        panels = [pp for pp in panels if curves[pp[1]]]
+        if not panels:
+            return
+        fig, axs = self.plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.6), squeeze=False)
+        for ax, (t, k, xs) in zip(axs[0], panels):
+            for p, ys in curves[k]:
+                ax.step(list(xs), ys, where="post", label=p)
+            ax.set_xlabel(t)
+            ax.set_ylabel("CDF")
+            ax.set_ylim(0, 1.02)
+            ax.grid(alpha=.3)
+            if k == "bcnt":
+                ax.set_xscale("log")
+            else:
+                last = max(max((i for i, y in enumerate(ys) if y < 1), default=0) for _, ys in curves[k])
+                ax.set_xlim(0, min(64, last + 2))
+        self.legend_below(fig, *axs[0][0].get_legend_handles_labels())
+        fig.suptitle(f"Fig. 9: distributions of the fields ({c9}, N={nmax})")
+        fig.tight_layout()
+        self.save(fig, "fig9_cdf", f"Fig. 9: CDFs of {', '.join(t.split(' (')[0] for t, _, _ in panels)} "
+                  f"({c9}, N={nmax}, per program)", "profile histograms (tm record --profile) of each program at the "
+                  "largest N")
+
+    def figs10_13(self):
+        """Figs. 10-13: bpi and bpc stacked by field vs N; on Total, the
+        paper's Total where it gives one."""
+        pub = {10: (paper.TABLE5_TOTAL["tr_e-large"], "Table 5"), 11: (paper.FIG11_TOTAL["tr_e-large"], "Fig. 11"),
+               12: (paper.TABLE6_TOTAL["ttr_e-large"], "Table 6"), 13: (paper.FIG13_TOTAL["ttr_e-large"], "Fig. 13")}
+        for num, c, unit in ((10, "tr_e-large", "bpi"), (11, "tr_e-large", "bpc"), (12, "ttr_e-large", "bpi"),
+                             (13, "ttr_e-large", "bpc")):
+            if c in self.d.cfgs:
+                self.field_bars(num, c, unit, *pub[num])
+
+    def field_bars(self, num, c, unit, pv, psrc):
+        """Fig. NUM: configuration C's bits per UNIT (bpi or bpc) stacked by
+        field vs N, a panel for Total and one per program; on Total, diamonds
+        for the paper's Total PV (from PSRC) at the N it gives."""
+        d = self.d
+        colors = {"ti": "#4c72b0", "cnt": "#dd8452", "diffta": "#55a868", "diffcc": "#c44e52", "sync": "#999999"}
         panels = ["Total"] + d.programs
-        fig, axs = grid(len(panels))
+        fig, axs = self.grid(len(panels))
         fields = [f for f in FIELDS + ("sync",) if any(d.agg(n, c)["fields"][f] for n in d.ns)]
-        pv, psrc = pub[num]
         pn = [n for n in d.ns if n in pv]
         for ax, p in zip(axs, panels):
             bottom = [0.0] * len(d.ns)
@@ -790,19 +821,25 @@ def figures(d, outdir, tables):
             ax.set_xlabel("N (threads asked for)")
             ax.set_ylabel(unit)
         h, lab = axs[0].get_legend_handles_labels()
-        legend_below(fig, h, lab)
+        self.legend_below(fig, h, lab)
         fig.suptitle(f"Fig. {num}: {c} bits per {'instruction' if unit == 'bpi' else 'cycle'} by field vs N")
         fig.tight_layout()
-        save(fig, f"fig{num}_{unit}_{c}", f"Fig. {num}: {c}, bits per {'instruction' if unit == 'bpi' else 'cycle'} "
-             f"stacked by field ({', '.join(FIELD_NAMES.get(f, 'sync/end') for f in fields)}) vs N; Total = all "
-             f"programs' bits / all programs' {'instructions' if unit == 'bpi' else 'cycles'}"
-             + (f"; diamonds: the paper's Total ({psrc}, N = {', '.join(map(str, pn))}; other programs, "
-                f"instruction set and timing: table paper)" if pn else ""),
-             "stats bits_by_field of each recording; study/paper.py")
+        self.save(fig, f"fig{num}_{unit}_{c}", f"Fig. {num}: {c}, bits per "
+                  f"{'instruction' if unit == 'bpi' else 'cycle'} stacked by field "
+                  f"({', '.join(FIELD_NAMES.get(f, 'sync/end') for f in fields)}) vs N; Total = all "
+                  f"programs' bits / all programs' {'instructions' if unit == 'bpi' else 'cycles'}"
+                  + (f"; diamonds: the paper's Total ({psrc}, N = {', '.join(map(str, pn))}; other programs, "
+                     f"instruction set and timing: table paper)" if pn else ""),
+                  "stats bits_by_field of each recording; study/paper.py")
 
-    # Fig. 14: bandwidth over time, the two most demanding programs at the largest N
-    c14 = d.pick("ttr_e-large", "tr_e-large")
-    if c14:
+    def fig14(self):
+        """Fig. 14: bandwidth over time, the two most demanding programs at
+        the largest N."""
+        d, nmax = self.d, self.nmax
+        c14 = d.pick("ttr_e-large", "tr_e-large")
+        if not c14:
+            return
+
         # the two most demanding programs that ran at least 5 windows (a curve), else the longest one
         def windows(p):
             x = d.get(p, nmax, c14)
@@ -811,7 +848,7 @@ def figures(d, outdir, tables):
         dem = sorted(((bpc(d.agg(nmax, c14, [p])), p) for p in long_), reverse=True)[:2] or \
             [(0, max(d.programs, key=windows))]
         lines = [c for c in ("tnx_b-large", c14) if c in d.cfgs]
-        fig, axs = plt.subplots(1, len(dem), figsize=(6 * len(dem), 3.6), squeeze=False)
+        fig, axs = self.plt.subplots(1, len(dem), figsize=(6 * len(dem), 3.6), squeeze=False)
         for ax, (_, p) in zip(axs[0], dem):
             for c in lines:
                 x = d.get(p, nmax, c)
@@ -828,106 +865,132 @@ def figures(d, outdir, tables):
             ax.set_ylabel("bits/cycle per window")
             ax.set_yscale("log", nonpositive="mask")   # a window without trace bits is a gap in its line
             ax.grid(alpha=.3)
-        legend_below(fig, *axs[0][0].get_legend_handles_labels())
+        self.legend_below(fig, *axs[0][0].get_legend_handles_labels())
         w = next((d.get(p, nmax, c14)["profile"]["window_cycles"] for _, p in dem if d.get(p, nmax, c14)), 0)
         fig.suptitle(f"Fig. 14: bandwidth over time (one point per {w:,} cycles)")
         fig.tight_layout()
-        save(fig, "fig14_timeline", f"Fig. 14: bits per cycle over time, one point per {w:,} cycles, " + (
-             f"for the {'two programs' if len(dem) > 1 else 'program'} with the highest {c14} bits per cycle at "
-             f"N={nmax} among those that ran at least 5 windows" if long_ else
-             f"for {dem[0][1]}, the longest program at N={nmax} (no program ran 5 windows: no curve to draw)")
-             + "; log scale, a gap in a line is a window without trace bits",
-             "profile timeline of each recording")
+        self.save(fig, "fig14_timeline", f"Fig. 14: bits per cycle over time, one point per {w:,} cycles, " + (
+                  f"for the {'two programs' if len(dem) > 1 else 'program'} with the highest {c14} bits per cycle "
+                  f"at N={nmax} among those that ran at least 5 windows" if long_ else
+                  f"for {dem[0][1]}, the longest program at N={nmax} (no program ran 5 windows: no curve to draw)")
+                  + "; log scale, a gap in a line is a window without trace bits",
+                  "profile timeline of each recording")
 
-    # the chunk-size exploration
-    ce = d.pick("ttr_e-large", "tr_e-large")
-    if ce:
+    def chunks(self):
+        """The chunk-size exploration: each field's bits per instruction over
+        (i0, i1), with the default and the best of the range marked."""
+        from matplotlib.lines import Line2D
+        d = self.d
+        ce = d.pick("ttr_e-large", "tr_e-large")
+        if not ce:
+            return
         n, cg = chunk_grid(d, ce)
         dflt = default_chunks(d, ce)
-        if cg:
-            edges = chunk_edges(d)
-            fig, axs = plt.subplots(1, len(cg), figsize=(4.6 * len(cg), 4.4), squeeze=False)
-            for ax, (f, g) in zip(axs[0], cg.items()):
-                im = ax.imshow(g, origin="lower", cmap="viridis", extent=(0.5, len(g) + .5, 0.5, len(g) + .5))
-                a0, b0 = dflt[f]
-                ax.plot([b0], [a0], "wo", ms=11, mfc="none", mew=2)
-                best = chunk_best(g)
-                ax.plot([best[2]], [best[1]], "r+", ms=14, mew=2.5)
-                ax.set_xticks(range(1, len(g) + 1))
-                ax.set_yticks(range(1, len(g) + 1))
-                ax.set_xlabel("i1 (further chunks)")
-                ax.set_ylabel("i0 (first chunk)")
-                edge = any(e[0] == FIELD_NAMES[f] for e in edges)
-                ax.set_title(f"{FIELD_NAMES[f]} bpi: default ({a0},{b0}), best ({best[1]},{best[2]})"
-                             + ("\nbest ON THE EDGE of the range" if edge else ""), color="#a00" if edge else "black",
-                             fontsize=10)
-                fig.colorbar(im, ax=ax, fraction=.046, label="bits per instruction")
-            legend_below(fig, [Line2D([], [], color="k", marker="o", mfc="none", ls="", ms=9, mew=2),
-                               Line2D([], [], color="r", marker="+", ls="", ms=11, mew=2.5)],
-                         ["default (i0, i1)", "best (i0, i1) of the range"])
-            fig.suptitle(f"TR_e chunk-size exploration ({ce}, N={n}, all programs; (i0, i1) in 1..{d.s.chunk_max})")
-            fig.tight_layout()
-            ew = edge_warning(edges)
-            save(fig, "chunks", f"TR_e chunk sizes: each field's bits per instruction over (i0, i1) in "
-                 f"1..{d.s.chunk_max}, computed from the field-length histograms ({ce}, N={n}); circle: the default, "
-                 f"cross: the best" + (f". {ew}" if ew else ""), "profile histograms bcnt_len, diffta_len, diffcc_len")
+        if not cg:
+            return
+        edges = chunk_edges(d)
+        fig, axs = self.plt.subplots(1, len(cg), figsize=(4.6 * len(cg), 4.4), squeeze=False)
+        for ax, (f, g) in zip(axs[0], cg.items()):
+            im = ax.imshow(g, origin="lower", cmap="viridis", extent=(0.5, len(g) + .5, 0.5, len(g) + .5))
+            a0, b0 = dflt[f]
+            ax.plot([b0], [a0], "wo", ms=11, mfc="none", mew=2)
+            best = chunk_best(g)
+            ax.plot([best[2]], [best[1]], "r+", ms=14, mew=2.5)
+            ax.set_xticks(range(1, len(g) + 1))
+            ax.set_yticks(range(1, len(g) + 1))
+            ax.set_xlabel("i1 (further chunks)")
+            ax.set_ylabel("i0 (first chunk)")
+            edge = any(e[0] == FIELD_NAMES[f] for e in edges)
+            ax.set_title(f"{FIELD_NAMES[f]} bpi: default ({a0},{b0}), best ({best[1]},{best[2]})"
+                         + ("\nbest ON THE EDGE of the range" if edge else ""), color="#a00" if edge else "black",
+                         fontsize=10)
+            fig.colorbar(im, ax=ax, fraction=.046, label="bits per instruction")
+        self.legend_below(fig, [Line2D([], [], color="k", marker="o", mfc="none", ls="", ms=9, mew=2),
+                                Line2D([], [], color="r", marker="+", ls="", ms=11, mew=2.5)],
+                          ["default (i0, i1)", "best (i0, i1) of the range"])
+        fig.suptitle(f"TR_e chunk-size exploration ({ce}, N={n}, all programs; (i0, i1) in 1..{d.s.chunk_max})")
+        fig.tight_layout()
+        ew = edge_warning(edges)
+        self.save(fig, "chunks", f"TR_e chunk sizes: each field's bits per instruction over (i0, i1) in "
+                  f"1..{d.s.chunk_max}, computed from the field-length histograms ({ce}, N={n}); circle: the "
+                  f"default, cross: the best" + (f". {ew}" if ew else ""),
+                  "profile histograms bcnt_len, diffta_len, diffcc_len")
 
-    # loss curves: % of instructions in overflow gaps, log scale; a port from which a buffer loses
-    # nothing is a triangle on the bottom edge, a buffer that loses nothing at any port is said so
-    if d.s.dl_configs:
-        fig, axs = plt.subplots(1, len(d.s.dl_configs), figsize=(5.6 * len(d.s.dl_configs), 4.0), squeeze=False)
+    def loss_curve(self):
+        """Loss curves: % of instructions in overflow gaps, log scale, a panel
+        per delivery configuration."""
+        from matplotlib.lines import Line2D
+        d = self.d
+        if not d.s.dl_configs:
+            return
+        fig, axs = self.plt.subplots(1, len(d.s.dl_configs), figsize=(5.6 * len(d.s.dl_configs), 4.0),
+                                     squeeze=False)
         handles = {}
         for ax, dc in zip(axs[0], d.s.dl_configs):
-            series = []
-            for k, b in enumerate(d.s.dl_buffers):
-                ys = [100 * (a := d.agg(nmax, f"{dc}@p{pt}b{b}"))["lost"] / max(1, a["insns"]) for pt in d.s.dl_ports]
-                series.append((b, ys, f"C{k}"))
-            nz = [y for _, ys, _ in series for y in ys if y > 0]
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(d.s.dl_ports, [str(p) for p in d.s.dl_ports])
-            ax.set_xlim(min(d.s.dl_ports) / 1.4, max(d.s.dl_ports) * 1.4)
-            ax.set_xlabel("port width (bits/cycle)")
-            ax.set_title(f"{dc}, N={nmax}")
-            ax.grid(alpha=.3)
-            if not nz:
-                ax.set_yticks([])
-                ax.text(0.5, 0.5, "nothing lost at any port width\nand buffer size of the study",
-                        transform=ax.transAxes, ha="center", va="center")
-                for b, _, col in series:
-                    handles.setdefault(b, Line2D([], [], color=col, marker="o", label=f"buffer {b:,} bits"))
-                continue
-            lo, hi = min(nz) / 3, min(100.0, max(nz)) * 3
-            ax.set_yscale("log")
-            ax.set_ylim(lo, hi)
-            ax.set_ylabel("% instructions in overflow gaps")
-            for b, ys, col in series:
-                pts = [(pt, y) for pt, y in zip(d.s.dl_ports, ys) if y > 0]
-                if pts:
-                    ax.plot(*zip(*pts), marker="o", color=col)
-                zs = [pt for pt, y in zip(d.s.dl_ports, ys) if y == 0]
-                if zs:   # side by side, not on top of each other
-                    k = [b2 for b2, _, _ in series].index(b)
-                    f = 2 ** (0.18 * (k - (len(series) - 1) / 2))
-                    ax.plot([z * f for z in zs], [lo] * len(zs), marker="v", ls="", color=col, ms=9, clip_on=False)
-                handles.setdefault(b, Line2D([], [], color=col, marker="o",
-                                             label=f"buffer {b:,} bits" + ("" if pts else " (nothing lost)")))
+            self.loss_panel(ax, dc, handles)
         hs = list(handles.values()) + [Line2D([], [], color="k", marker="v", ls="", ms=9,
                                               label="this port loses nothing (0 %)")]
-        legend_below(fig, hs, [h.get_label() for h in hs])
+        self.legend_below(fig, hs, [h.get_label() for h in hs])
         fig.suptitle("Delivery: what a port and buffer lose")
         fig.tight_layout()
-        save(fig, "loss_curve", f"Loss curves at N={nmax}: % of instructions in overflow gaps per port width and "
-             f"buffer size (all programs together; log scale, a triangle on the bottom edge: nothing lost at that "
-             f"port)", "stats buffer and lost_instructions of the delivery configurations")
+        self.save(fig, "loss_curve", f"Loss curves at N={self.nmax}: % of instructions in overflow gaps per port "
+                  f"width and buffer size (all programs together; log scale, a triangle on the bottom edge: nothing "
+                  f"lost at that port)", "stats buffer and lost_instructions of the delivery configurations")
 
-    # Intel PT against NX_b, TR_e and time-stamped TR_e (large predictors), per program
-    if d.pt:
+    def loss_panel(self, ax, dc, handles):
+        """The loss curves of delivery configuration DC on AX, a line per
+        buffer size: a port from which a buffer loses nothing is a triangle
+        on the bottom edge, a buffer that loses nothing at any port is said
+        so.  Adds each buffer's legend entry to HANDLES (buffer -> Line2D)
+        unless it has one."""
+        from matplotlib.lines import Line2D
+        d, nmax = self.d, self.nmax
+        series = []
+        for k, b in enumerate(d.s.dl_buffers):
+            ys = [100 * (a := d.agg(nmax, f"{dc}@p{pt}b{b}"))["lost"] / max(1, a["insns"]) for pt in d.s.dl_ports]
+            series.append((b, ys, f"C{k}"))
+        nz = [y for _, ys, _ in series for y in ys if y > 0]
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(d.s.dl_ports, [str(p) for p in d.s.dl_ports])
+        ax.set_xlim(min(d.s.dl_ports) / 1.4, max(d.s.dl_ports) * 1.4)
+        ax.set_xlabel("port width (bits/cycle)")
+        ax.set_title(f"{dc}, N={nmax}")
+        ax.grid(alpha=.3)
+        if not nz:
+            ax.set_yticks([])
+            ax.text(0.5, 0.5, "nothing lost at any port width\nand buffer size of the study",
+                    transform=ax.transAxes, ha="center", va="center")
+            for b, _, col in series:
+                handles.setdefault(b, Line2D([], [], color=col, marker="o", label=f"buffer {b:,} bits"))
+            return
+        lo, hi = min(nz) / 3, min(100.0, max(nz)) * 3
+        ax.set_yscale("log")
+        ax.set_ylim(lo, hi)
+        ax.set_ylabel("% instructions in overflow gaps")
+        for b, ys, col in series:
+            pts = [(pt, y) for pt, y in zip(d.s.dl_ports, ys) if y > 0]
+            if pts:
+                ax.plot(*zip(*pts), marker="o", color=col)
+            zs = [pt for pt, y in zip(d.s.dl_ports, ys) if y == 0]
+            if zs:   # side by side, not on top of each other
+                k = [b2 for b2, _, _ in series].index(b)
+                f = 2 ** (0.18 * (k - (len(series) - 1) / 2))
+                ax.plot([z * f for z in zs], [lo] * len(zs), marker="v", ls="", color=col, ms=9, clip_on=False)
+            handles.setdefault(b, Line2D([], [], color=col, marker="o",
+                                         label=f"buffer {b:,} bits" + ("" if pts else " (nothing lost)")))
+
+    def pt_bpi(self):
+        """Intel PT against NX_b, TR_e and time-stamped TR_e (large
+        predictors), per program."""
+        d = self.d
+        if not d.pt:
+            return
         bars = [(c, lab, col) for c, lab, col in (
             ("nx_b-large", "NX_b-L", "#8c8c8c"), ("tr_e-large", "TR_e-L", "#4c72b0"), ("PT", "PT (no timing)", "#dd8452"),
             ("ttr_e-large", "tTR_e-L (time stamps)", "#55a868"), ("PT+cyc", "PT+cyc (TSC+MTC+CYC)", "#c44e52"))
             if c in d.cfgs or c in PT_FORMATS]
         panels = ["Total"] + d.programs
-        fig, axs = grid(len(panels))
+        fig, axs = self.grid(len(panels))
         w = 0.8 / len(bars)
         for ax, p in zip(axs, panels):
             progs = None if p == "Total" else [p]
@@ -940,13 +1003,25 @@ def figures(d, outdir, tables):
             ax.set_ylabel("bpi")
         fig.suptitle("Intel PT against the trace module: bits per instruction vs N")
         fig.tight_layout()
-        legend_below(fig, *axs[0].get_legend_handles_labels())
-        save(fig, "pt_bpi", "Intel PT against the trace module: bits per instruction vs N of NX_b-L, TR_e-L, "
-             "tTR_e-L (time stamps), PT (user-only, no timing packets) and PT+cyc (TSC+MTC+CYC, cycle-accurate); "
-             "Total = all programs' bits / all programs' instructions",
-             "tm pt --timing-variants on each recording's commit stream (docs/pt.md); stats of nx_b-large, "
-             "tr_e-large, ttr_e-large")
-    return figs
+        self.legend_below(fig, *axs[0].get_legend_handles_labels())
+        self.save(fig, "pt_bpi", "Intel PT against the trace module: bits per instruction vs N of NX_b-L, TR_e-L, "
+                  "tTR_e-L (time stamps), PT (user-only, no timing packets) and PT+cyc (TSC+MTC+CYC, "
+                  "cycle-accurate); Total = all programs' bits / all programs' instructions",
+                  "tm pt --timing-variants on each recording's commit stream (docs/pt.md); stats of nx_b-large, "
+                  "tr_e-large, ttr_e-large")
+
+
+def figures(d, outdir, tables):
+    """Draws the report's figures into OUTDIR/figures (SVG) and returns
+    their (name, caption, how), in the order index.html shows them."""
+    fs = FigureSet(d, outdir)
+    fs.fig9()
+    fs.figs10_13()
+    fs.fig14()
+    fs.chunks()
+    fs.loss_curve()
+    fs.pt_bpi()
+    return fs.figs
 
 
 # ---------------------------------------------------------------- output

@@ -319,6 +319,22 @@ class Study:
             self.err(key, f"{v!r}: no such file (or text:SIZE, e.g. text:1M)", nth, section)
 
     def check(self):
+        """Checks the study file and sets the study's settings from it (the
+        first error raises StudyError: file, line and key)."""
+        self.check_keys()
+        self.check_study()
+        self.check_configs()
+        names = self.check_programs()
+        self.check_quick(names)
+        self.configs = self.make_configs()
+        for dc in self.dl_configs:
+            if dc not in {c["name"] for c in self.configs}:
+                self.err("configs", f"{dc!r}: not a configuration of the study "
+                         f"(e.g. {self.configs[0]['name']})", 0, "delivery")
+
+    def check_keys(self):
+        """The file's top-level keys and each section's keys are known, and
+        each section is a table or an array of tables as it should be."""
         r = self.raw
         for k in r:
             if k not in TOP_KEYS:
@@ -337,6 +353,11 @@ class Study:
                 for k in it:
                     if k not in keys:
                         self.err(k, f"unknown key (allowed: {', '.join(sorted(keys))})", n, sec)
+
+    def check_study(self):
+        """[study] (name, threads, verify, timing, cores, pt) and [demand]
+        (port, buffer)."""
+        r = self.raw
         st = r.get("study", {})
         self.name = self.want(st, "name", str, "study", default="study")
         self.threads = self.ints(st, "threads", "study", 1, 1024, [1, 2, 4, 8])
@@ -353,6 +374,11 @@ class Study:
             self.err("port", f"{self.port}: allowed 1..{1 << 20}", 0, "demand")
         if not 1 <= self.buffer <= 1 << 30:
             self.err("buffer", f"{self.buffer}: allowed 1..{1 << 30}", 0, "demand")
+
+    def check_configs(self):
+        """The configurations' sections: [configs] (the grid), [[data]],
+        [[config]], [delivery] and [chunks]."""
+        r = self.raw
         cf = r.get("configs", {})
         self.presets = self.choices(cf, "presets", "configs", self.all_presets, list(self.all_presets))
         self.encodings = self.choices(cf, "encodings", "configs", self.all_encodings, list(self.all_encodings))
@@ -375,85 +401,106 @@ class Study:
         self.chunk_max = self.want(ch, "max", int, "chunks", default=8)
         if not 1 <= self.chunk_max <= 16:
             self.err("max", f"{self.chunk_max}: allowed 1..16", 0, "chunks")
+
+    def check_programs(self):
+        """Each [[program]] into self.programs (at least one); returns the
+        set of their names."""
         self.programs = []
         names = set()
-        for n, p in enumerate(r.get("program", [])):
-            nm = self.want(p, "name", str, "program", n, required=True)
-            if not re.fullmatch(r"[A-Za-z0-9_.+-]+", nm):
-                self.err("name", f"{nm!r}: letters, digits and _.+- only", n, "program")
-            if nm in names:
-                self.err("name", f"{nm!r}: two programs with this name", n, "program")
-            names.add(nm)
-            cmd = self.want(p, "cmd", (str, list), "program", n)
-            gen = self.want(p, "gen", dict, "program", n)
-            if (cmd is None) == (gen is None):
-                raise StudyError(f"{self.path}:{self.line_of(None, n, 'program')}: program[{n}] ({nm}): "
-                                 f"give either 'cmd' (a program to record) or 'gen' (a synthetic stream)")
-            if isinstance(cmd, list) and not all(isinstance(a, str) for a in cmd):
-                self.err("cmd", "a list of strings", n, "program")
-            if isinstance(cmd, str):
-                try:
-                    cmd = shlex.split(cmd)
-                except ValueError as e:
-                    self.err("cmd", f"{p['cmd']!r}: {e} (shell words: close the quote)", n, "program")
-            if cmd is not None and (not cmd or not cmd[0]):
-                self.err("cmd", "empty: the program to record and its arguments", n, "program")
-            if gen is not None:
-                for k, v in gen.items():
-                    if k not in ("insns", "seed", "mem") or (k == "mem" and not isinstance(v, bool)) or (
-                            k != "mem" and (not isinstance(v, int) or isinstance(v, bool) or v < 1)):
-                        self.err("gen", f"{k} = {v!r}: allowed insns (>= 1), seed (>= 1), mem (true/false)", n, "program")
-                for k in ("cwd", "stdin", "setup", "expect", "input", "env"):
-                    if k in p:
-                        self.err(k, "only for a program to record ('cmd'), not a synthetic stream ('gen')", n, "program")
-            setup = self.want(p, "setup", str, "program", n)
-            if setup is not None and not setup.strip():
-                self.err("setup", "empty: a shell command, or leave the key out", n, "program")
-            inp = self.want(p, "input", str, "program", n)
-            if inp is not None:
-                self.input_spec(inp, "input", n, check=setup is None)
-            stdin = self.want(p, "stdin", str, "program", n)
-            if stdin is not None:
-                if stdin == "{input}":
-                    if inp is None:
-                        self.err("stdin", "'{input}' but the program has no 'input'", n, "program")
-                else:
-                    self.input_spec(stdin, "stdin", n, check=setup is None)
-            cwd = self.want(p, "cwd", str, "program", n)
-            if cwd is not None and not cwd:
-                self.err("cwd", "empty: a directory, or leave the key out", n, "program")
-            expect = self.want(p, "expect", str, "program", n)
-            if expect is not None:
-                try:
-                    re.compile(expect)
-                except re.error as e:
-                    self.err("expect", f"{expect!r}: not a regular expression: {e}", n, "program")
-            env = self.want(p, "env", dict, "program", n, default={})
-            for k, v in env.items():
-                if not isinstance(v, str):
-                    self.err("env", f"{k} = {v!r}: values are strings", n, "program")
-                if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
-                    self.err("env", f"{k!r}: not a variable name", n, "program")
-            th = self.want(p, "threads", list, "program", n)
-            if th is not None:
-                if not th or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 1024 for x in th):
-                    self.err("threads", "integers 1..1024 (at least one)", n, "program")
-                if len(set(th)) != len(th):
-                    self.err("threads", f"{th}: a thread count appears twice", n, "program")
-            cores = self.cores_value(p, "program", n, self.cores)
-            for k, v in (("cmd", " ".join(cmd or [])), ("setup", setup or ""), ("cwd", cwd or ""),
-                         ("stdin", stdin or "")):
-                for m in re.findall(r"\{([^{}]*)\}", v):
-                    if m not in ("N", "input", "programs"):
-                        self.err(k, f"{{{m}}}: allowed substitutions {{N}}, {{input}}, {{programs}}", n, "program")
-                if "{input}" in v and inp is None:
-                    self.err(k, "uses {input} but the program has no 'input'", n, "program")
-            self.programs.append({"name": nm, "cmd": cmd, "gen": gen, "input": inp, "env": env,
-                                  "threads": th, "cores": cores, "index": n, "cwd": cwd, "stdin": stdin,
-                                  "setup": setup, "expect": expect})
+        for n, p in enumerate(self.raw.get("program", [])):
+            self.programs.append(self.check_program(p, n, names))
         if not self.programs:
             raise StudyError(f"{self.path}:1: no [[program]]: a study needs at least one")
-        q = r.get("quick", {})
+        return names
+
+    def program_source(self, p, n, names):
+        """Program N's (P's) name (added to NAMES, which must not have it)
+        and what it runs: (name, cmd as a list of words or None, gen or
+        None), exactly one of cmd and gen."""
+        nm = self.want(p, "name", str, "program", n, required=True)
+        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", nm):
+            self.err("name", f"{nm!r}: letters, digits and _.+- only", n, "program")
+        if nm in names:
+            self.err("name", f"{nm!r}: two programs with this name", n, "program")
+        names.add(nm)
+        cmd = self.want(p, "cmd", (str, list), "program", n)
+        gen = self.want(p, "gen", dict, "program", n)
+        if (cmd is None) == (gen is None):
+            raise StudyError(f"{self.path}:{self.line_of(None, n, 'program')}: program[{n}] ({nm}): "
+                             f"give either 'cmd' (a program to record) or 'gen' (a synthetic stream)")
+        if isinstance(cmd, list) and not all(isinstance(a, str) for a in cmd):
+            self.err("cmd", "a list of strings", n, "program")
+        if isinstance(cmd, str):
+            try:
+                cmd = shlex.split(cmd)
+            except ValueError as e:
+                self.err("cmd", f"{p['cmd']!r}: {e} (shell words: close the quote)", n, "program")
+        if cmd is not None and (not cmd or not cmd[0]):
+            self.err("cmd", "empty: the program to record and its arguments", n, "program")
+        if gen is not None:
+            for k, v in gen.items():
+                if k not in ("insns", "seed", "mem") or (k == "mem" and not isinstance(v, bool)) or (
+                        k != "mem" and (not isinstance(v, int) or isinstance(v, bool) or v < 1)):
+                    self.err("gen", f"{k} = {v!r}: allowed insns (>= 1), seed (>= 1), mem (true/false)", n, "program")
+            for k in ("cwd", "stdin", "setup", "expect", "input", "env"):
+                if k in p:
+                    self.err(k, "only for a program to record ('cmd'), not a synthetic stream ('gen')", n, "program")
+        return nm, cmd, gen
+
+    def check_program(self, p, n, names):
+        """Program N of the file (P, a [[program]] table) as the study keeps
+        it (a dict); its name is added to NAMES."""
+        nm, cmd, gen = self.program_source(p, n, names)
+        setup = self.want(p, "setup", str, "program", n)
+        if setup is not None and not setup.strip():
+            self.err("setup", "empty: a shell command, or leave the key out", n, "program")
+        inp = self.want(p, "input", str, "program", n)
+        if inp is not None:
+            self.input_spec(inp, "input", n, check=setup is None)
+        stdin = self.want(p, "stdin", str, "program", n)
+        if stdin is not None:
+            if stdin == "{input}":
+                if inp is None:
+                    self.err("stdin", "'{input}' but the program has no 'input'", n, "program")
+            else:
+                self.input_spec(stdin, "stdin", n, check=setup is None)
+        cwd = self.want(p, "cwd", str, "program", n)
+        if cwd is not None and not cwd:
+            self.err("cwd", "empty: a directory, or leave the key out", n, "program")
+        expect = self.want(p, "expect", str, "program", n)
+        if expect is not None:
+            try:
+                re.compile(expect)
+            except re.error as e:
+                self.err("expect", f"{expect!r}: not a regular expression: {e}", n, "program")
+        env = self.want(p, "env", dict, "program", n, default={})
+        for k, v in env.items():
+            if not isinstance(v, str):
+                self.err("env", f"{k} = {v!r}: values are strings", n, "program")
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
+                self.err("env", f"{k!r}: not a variable name", n, "program")
+        th = self.want(p, "threads", list, "program", n)
+        if th is not None:
+            if not th or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 1024 for x in th):
+                self.err("threads", "integers 1..1024 (at least one)", n, "program")
+            if len(set(th)) != len(th):
+                self.err("threads", f"{th}: a thread count appears twice", n, "program")
+        cores = self.cores_value(p, "program", n, self.cores)
+        for k, v in (("cmd", " ".join(cmd or [])), ("setup", setup or ""), ("cwd", cwd or ""),
+                     ("stdin", stdin or "")):
+            for m in re.findall(r"\{([^{}]*)\}", v):
+                if m not in ("N", "input", "programs"):
+                    self.err(k, f"{{{m}}}: allowed substitutions {{N}}, {{input}}, {{programs}}", n, "program")
+            if "{input}" in v and inp is None:
+                self.err(k, "uses {input} but the program has no 'input'", n, "program")
+        return {"name": nm, "cmd": cmd, "gen": gen, "input": inp, "env": env,
+                "threads": th, "cores": cores, "index": n, "cwd": cwd, "stdin": stdin,
+                "setup": setup, "expect": expect}
+
+    def check_quick(self, names):
+        """[quick] (threads, programs, inputs), against NAMES, the programs'
+        names."""
+        q = self.raw.get("quick", {})
         self.quick = {"threads": self.ints(q, "threads", "quick", 1, 1024, [1, 2]) if "threads" in q else None,
                       "programs": self.want(q, "programs", list, "quick", default=None),
                       "inputs": self.want(q, "inputs", dict, "quick", default={})}
@@ -466,11 +513,6 @@ class Study:
             if pn not in names:
                 self.err("programs" if pn in (self.quick["programs"] or []) else "inputs",
                          f"{pn!r}: no such program", 0, "quick")
-        self.configs = self.make_configs()
-        for dc in self.dl_configs:
-            if dc not in {c["name"] for c in self.configs}:
-                self.err("configs", f"{dc!r}: not a configuration of the study "
-                         f"(e.g. {self.configs[0]['name']})", 0, "delivery")
 
     def make_configs(self):
         """The demand configurations, then the delivery ones."""
