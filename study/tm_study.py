@@ -225,6 +225,8 @@ class Study:
                         if key is None:
                             return i + 1
                         break
+        if key is None:  # a section that is not there as one
+            return "?"
         for i in range(start, len(lines)):
             if re.match(rf"\s*{re.escape(key)}\s*=", lines[i]):
                 return i + 1
@@ -344,7 +346,8 @@ class Study:
             items = r.get(sec, [] if sec in ("data", "config", "program") else {})
             if sec in ("data", "config", "program"):
                 if not isinstance(items, list):
-                    raise StudyError(f"{self.path}:{self.line_of(None, 0, sec)}: '{sec}' must be an array of tables ([[{sec}]])")
+                    line = self.line_of(None, 0, sec) if isinstance(items, dict) else self.line_of(sec)
+                    raise StudyError(f"{self.path}:{line}: '{sec}' must be an array of tables ([[{sec}]])")
             else:
                 if not isinstance(items, dict):
                     raise StudyError(f"{self.path}:{self.line_of(sec)}: '{sec}' must be a table ([{sec}])")

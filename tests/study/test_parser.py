@@ -281,6 +281,14 @@ class Errors(TmpCase):
         self.assertTrue(msg.startswith(p + ":"), msg)
         return msg[len(p) + 1:]                     # LINE: ...
 
+    def test_section_as_a_value(self):
+        # `program = 3` was a TypeError traceback (line_of had no line for a
+        # section that is not there as one)
+        self.assertEqual(self.error("program = 3\n"),
+                         "1: 'program' must be an array of tables ([[program]])")
+        self.assertEqual(self.error('[study]\nthreads = [1]\n[program]\nname = "x"\n'),
+                         "3: 'program' must be an array of tables ([[program]])")
+
     def test_minimal_is_valid(self):
         s = self.study(MIN)
         self.assertEqual([p["name"] for p in s.programs], ["p"])
