@@ -133,6 +133,14 @@ static int replay_spool(run *R, uint32_t n, int *status)
         tm_out_abort(spool);
         return abandon(R, "%s.spool.tmc: %s", x->base, e);
     }
+    /* the program's instruction set, as the spool's header says */
+    int isa = tmc_reader_isa(r);
+    if ((x->sw ? tm_sweep_set_isa(x->sw, isa) : tm_model_set_isa(x->m, isa)) != TM_OK ||
+        (x->w && tmc_writer_set_isa(x->w, isa) != TM_OK)) {
+        tmc_reader_close(r);
+        tm_out_abort(spool);
+        return abandon(R, "%s.tmc: cannot record the instruction set %d", x->base, isa);
+    }
     /* What was spooled before a signal that stopped the program is fed
      * whole, as --threads N feeds it while the program runs (the recording
      * is then cut at the signal, as there).  A signal that comes while the
