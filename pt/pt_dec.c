@@ -50,7 +50,7 @@ int tm_pt_image_load(const char *modules, const char *vdso, int ignore_build_id,
         snprintf(err, errlen, "out of memory");
         return TM_ERR_NOMEM;
     }
-    tm_image_opts o = {modules, vdso, ignore_build_id};
+    tm_image_opts o = {modules, vdso, ignore_build_id, 0}; /* Intel PT: x86-64 */
     int rc = tm_image_load(&o, &p->im, err, errlen);
     if (rc != TM_OK) {
         free(p);

@@ -5,7 +5,9 @@
  *
  *   qemu-aarch64 -L SYSROOT -plugin build/lib/qemu/tm_qemu.so,out=FILE,mem=1 PROG ARGS
  *   arguments: out=FILE | fd=N (the stream), mem=0|1 (memory operands and
- *   their values), store_values=0|1, log=FILE (messages; default stderr)
+ *   their values), store_values=0|1, addr=0|1 (without mem=1: the operands'
+ *   addresses only, for the timing model's caches), log=FILE (messages;
+ *   default stderr)
  *
  * Blocks are QEMU's translation blocks.  Every guest thread runs under one
  * big lock, taken at a block's start and kept until the thread's next
@@ -15,6 +17,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +79,7 @@ typedef struct vcpu {
 static vcpu *vcpus[MAX_VCPUS];
 static tmcap_em *em;
 static unsigned em_tid;
-static int isa, clo_mem = 0, clo_store_values = 1, log_fd = 2;
+static int isa, clo_mem = 0, clo_store_values = 1, clo_addr = 0, log_fd = 2;
 static atomic_int off;            /* tracing stopped (a fork's child, a failure, the end) */
 static uint64_t gbase;            /* host = guest + gbase */
 static atomic_int gbase_known;
@@ -454,12 +457,16 @@ static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void
     if (atomic_load_explicit(&off, memory_order_relaxed) || !v || !v->hold || v->cur != r->b)
         return;
     v->last_done = (int)r->idx;
-    if (!clo_mem)
+    if (!clo_mem && !clo_addr)
         return;
     unsigned size = 1u << qemu_plugin_mem_size_shift(info);
     int store = qemu_plugin_mem_is_store(info);
     if (size > 64)
         size = 64;
+    if (!clo_mem) { /* addr=1: the operand's address only (the timing model's data caches) */
+        tmcap_em_addr(em, tmcap_addr(store, size, vaddr));
+        return;
+    }
     uint64_t val[8] = {0};
     memcpy(val, (const void *)(uintptr_t)(vaddr + gbase), size); /* accessed just now: mapped */
     if (store) {
@@ -862,6 +869,22 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 
 /* ------------------------------------------------------------ install */
 
+/* FD moved to the top of the descriptor table: the program shares QEMU's
+ * descriptors, and its own then number as they would without the plugin. */
+static int high_fd(int fd)
+{
+    struct rlimit rl;
+    int top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= 65536
+                  ? (int)rl.rlim_cur - 1
+                  : 1023;
+    for (int t = top; t > fd && t > top - 64; t--)
+        if (fcntl(t, F_GETFD) < 0 && dup3(fd, t, O_CLOEXEC) == t) {
+            close(fd);
+            return t;
+        }
+    return fd;
+}
+
 static int arg_val(const char *arg, const char *key, const char **val)
 {
     size_t k = strlen(key);
@@ -902,10 +925,12 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
             clo_mem = atoi(v) != 0;
         } else if (arg_val(argv[i], "store_values", &v)) {
             clo_store_values = atoi(v) != 0;
+        } else if (arg_val(argv[i], "addr", &v)) {
+            clo_addr = atoi(v) != 0;
         } else if (arg_val(argv[i], "log", &v)) {
             logf = v;
         } else {
-            fprintf(stderr, "tm_qemu: unknown argument %s (out=FILE, fd=N, mem=0|1, store_values=0|1, log=FILE)\n",
+            fprintf(stderr, "tm_qemu: unknown argument %s (out=FILE, fd=N, mem=0|1, store_values=0|1, addr=0|1, log=FILE)\n",
                     argv[i]);
             return -1;
         }
@@ -916,6 +941,7 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
             fprintf(stderr, "tm_qemu: log=%s: cannot open it\n", logf);
             return -1;
         }
+        log_fd = high_fd(log_fd);
     }
     if (out) {
         fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -923,11 +949,14 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
             fprintf(stderr, "tm_qemu: out=%s: cannot create it\n", out);
             return -1;
         }
+        fd = high_fd(fd);
     }
     if (fd < 0) {
         fprintf(stderr, "tm_qemu: give out=FILE or fd=N\n");
         return -1;
     }
+    /* not for a program the guest execs (QEMU runs it in this process) */
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
     tmcap_em_cfg C;
     memset(&C, 0, sizeof C);
     C.fd = fd;
