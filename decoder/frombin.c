@@ -1376,7 +1376,7 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
         fprintf(o->out, "# from binaries: %s, %u threads, %" PRIu64 " bits", tm_encoding_name(tf->cfg.enc.enc),
                 tf->cfg.enc.threads, tf->bits);
         if (tf->isa != TM_ISA_X86_64)
-            fprintf(o->out, "; an %s program", tm_isa_name(tf->isa));
+            fprintf(o->out, "; isa %s", tm_isa_name(tf->isa));
         if (tf->ending != TMT_COMPLETE)
             fprintf(o->out, "; the recording was %s", tmt_ending_str(tf->ending, tf->signal, why, sizeof why));
         if (tf->prog != TMT_PROG_UNKNOWN)

@@ -169,11 +169,11 @@ static int load_module(tm_image *im, size_t idx, const char *want_id, int ignore
     img_file *m = &im->files[md->file];
     tm_elf e;
     if (tm_elf_from_bytes(&e, m->map, m->len) != TM_OK) {
-        snprintf(err, n, "%s: %s is not an %s ELF file", where, m->path, tm_isa_name(isa));
+        snprintf(err, n, "%s: %s is not an ELF file for %s", where, m->path, tm_isa_name(isa));
         return TM_ERR_FORMAT;
     }
     if (tm_elf_isa(&e) != isa) { /* the module map of another program, or a file replaced */
-        snprintf(err, n, "%s: %s is an %s ELF file, but the trace is of an %s program", where, m->path,
+        snprintf(err, n, "%s: %s is an ELF file for %s, but the trace's program is for %s", where, m->path,
                  tm_isa_name(tm_elf_isa(&e)), tm_isa_name(isa));
         return TM_ERR_FORMAT;
     }

@@ -116,7 +116,7 @@ static int program_kind(const char *what, const char *file, const char *fe, int 
                     h[EI_CLASS] == ELFCLASS32 ? "32-bit" : machine == EM_X86_64 || machine == EM_AARCH64 ||
                     machine == EM_RISCV ? "big-endian" : "non-x86-64, non-AArch64, non-RISC-V");
     if (!qemu && k != TM_ISA_X86_64)
-        return errf(-2, err, errlen, "%s%s: an %s program; --frontend %s traces x86-64 programs: give --frontend qemu",
+        return errf(-2, err, errlen, "%s%s: a program for %s; --frontend %s traces x86-64 programs: give --frontend qemu",
                     what, file, tm_isa_name(k), fe);
     if (qemu && k == TM_ISA_X86_64)
         return errf(-2, err, errlen, "%s%s: an x86-64 program; --frontend qemu traces AArch64 and RISC-V programs: "
@@ -171,7 +171,7 @@ int tm_rec_qemu(const char *opt, int isa, char *path, size_t n, char *err, size_
     if (opt)
         return errf(TM_ERR_ARG, err, errlen, "--qemu %s: no such program%s", opt,
                     strchr(opt, '/') ? " (or not an executable file)" : " on PATH");
-    return errf(TM_ERR_ARG, err, errlen, "--frontend qemu: %s (for an %s program) is not on PATH (install qemu-user, "
+    return errf(TM_ERR_ARG, err, errlen, "--frontend qemu: %s (for a program for %s) is not on PATH (install qemu-user, "
                 "or give --qemu PATH)", name, tm_isa_name(isa));
 }
 
