@@ -15,6 +15,7 @@
  * next system call: one serial order of every thread's events (docs/qemu.md
  * §3). */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -50,6 +51,7 @@ struct blk {
     unsigned char *mayfault; /* 1: accesses memory, 2: a trap */
     iref *refs;
     tmcap_exit xs[2];
+    int tramp;            /* QEMU's signal-return trampoline (an anonymous page) */
     blk *next_pending;    /* descriptors waiting to be emitted */
 };
 
@@ -83,7 +85,7 @@ static int isa, clo_mem = 0, clo_store_values = 1, clo_addr = 0, log_fd = 2;
 static atomic_int off;            /* tracing stopped (a fork's child, a failure, the end) */
 static uint64_t gbase;            /* host = guest + gbase */
 static atomic_int gbase_known;
-static int maps_done;
+static int maps_done, tramp_done;
 static uint64_t handlers[NSIG_];  /* guest addresses of the handlers (0: none) */
 static unsigned exit_status;
 static int exit_seen, last_kill_sig;
@@ -585,6 +587,65 @@ static void resolve(vcpu *v, uint64_t next)
     }
 }
 
+/* QEMU's signal-return trampoline: QEMU 7.2 gives these guests no vdso and
+ * writes its own rt_sigreturn code (AArch64: MOV X8, #139; SVC #0; RISC-V:
+ * LI A7, 139; ECALL) on an anonymous page, where a handler returns.  Whether
+ * the block of NI instructions at A (host bytes P) is that code on a page
+ * mapped from no file. */
+static int is_tramp(tmcap_word a, const unsigned char *p, unsigned ni, unsigned len0)
+{
+    static const unsigned char a64[8] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
+    static const unsigned char rv[8] = {0x93, 0x08, 0xb0, 0x08, 0x73, 0x00, 0x00, 0x00};
+    if (ni != 2 || len0 != 4 || memcmp(p, isa == TM_ISA_AARCH64 ? a64 : rv, 4))
+        return 0;
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return 0;
+    char line[4096 + 256];
+    int anon = 0;
+    uint64_t h = a + gbase;
+    while (fgets(line, sizeof line, f)) {
+        tmcap_maps_line m;
+        if (tmcap_parse_maps_line(line, (unsigned)strcspn(line, "\n"), &m) && m.lo <= h && h < m.hi) {
+            anon = m.pathlen == 0;
+            break;
+        }
+    }
+    fclose(f);
+    return anon;
+}
+
+/* Under the lock: the trampoline's page as the recording's vdso (the
+ * module map's "[vdso]", BASE.vdso), a minimal ELF image of the guest's
+ * machine whose one executable segment is the page: file offset 0 at the
+ * page's address - 4096, the page's bytes at offset 4096 (docs/qemu.md §7). */
+static void put_tramp(tmcap_word a)
+{
+    static unsigned char img[8192];
+    tmcap_word page = a & ~(tmcap_word)4095;
+    memset(img, 0, sizeof img);
+    Elf64_Ehdr *e = (Elf64_Ehdr *)img;
+    memcpy(e->e_ident, ELFMAG, SELFMAG);
+    e->e_ident[EI_CLASS] = ELFCLASS64;
+    e->e_ident[EI_DATA] = ELFDATA2LSB;
+    e->e_ident[EI_VERSION] = EV_CURRENT;
+    e->e_type = ET_DYN;
+    e->e_machine = isa == TM_ISA_AARCH64 ? 183 : 243; /* EM_AARCH64, EM_RISCV */
+    e->e_version = EV_CURRENT;
+    e->e_phoff = sizeof *e;
+    e->e_ehsize = sizeof *e;
+    e->e_phentsize = sizeof(Elf64_Phdr);
+    e->e_phnum = 1;
+    Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof *e);
+    ph->p_type = PT_LOAD;
+    ph->p_flags = PF_R | PF_X;
+    ph->p_offset = ph->p_vaddr = ph->p_paddr = 4096;
+    ph->p_filesz = ph->p_memsz = 4096;
+    ph->p_align = 4096;
+    memcpy(img + 4096, (const void *)(uintptr_t)(page + gbase), 4096);
+    tmcap_em_vdso_bytes(em, page - 4096, img, sizeof img);
+}
+
 static void tb_start(unsigned vi, void *ud)
 {
     blk *b = ud;
@@ -604,6 +665,10 @@ static void tb_start(unsigned vi, void *ud)
     if (!maps_done) {
         maps_done = 1;
         scan_maps();
+    }
+    if (b->tramp && !tramp_done) {
+        tramp_done = 1;
+        put_tramp(b->ia[0]);
     }
     resolve(v, b->ia[0]);
     v->cur = b;
@@ -651,6 +716,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         b->refs[i].b = b;
         b->refs[i].idx = (unsigned)i;
         qemu_plugin_register_vcpu_mem_cb(in, mem_cb, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, &b->refs[i]);
+        if (i == 0 && !tramp_done && is_tramp(a, bytes, (unsigned)n, sz))
+            b->tramp = 1;
         if (i == n - 1) {
             b->cls = cls;
             b->fall = a + len;
