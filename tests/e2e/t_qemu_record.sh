@@ -15,6 +15,8 @@
 #   qsignals        handled signals, SIGSEGVs caught, a thread sent SIGUSR2
 #   forkwork 2 2000 children forked (untraced)
 #   qexec           a failed execve, then one that succeeds
+#   qtrap           three traps (BRK, EBREAK / UNIMP) caught: exceptions
+#                   at the trapping instruction (SVC / ECALL are plain)
 # each: tm record --frontend qemu --cfiat --commit; the program's output
 # and exit status equal those under qemu without tracing; tm decode
 # --verify and tm decode --from-binary --verify OK; the ISA in .stats, the
@@ -65,7 +67,7 @@ for isa in "${isas[@]}"; do
     for p in mt_pthread forkwork; do
         $cc -std=gnu11 -O1 -o "$isa/$p" "$ROOT/tests/programs/$p.c" -lpthread || die "$isa: $p does not build"
     done
-    for p in qsignals qexec; do
+    for p in qsignals qexec qtrap; do
         $cc -std=gnu11 -O1 -Wall -Wextra -Werror -o "$isa/$p" "$ROOT/tests/programs/qemu/$p.c" -lpthread ||
             die "$isa: $p does not build"
     done
@@ -99,6 +101,7 @@ for isa in "${isas[@]}"; do
     rec qsignals 4 "$isa/qsignals"
     rec forkwork 1 "$isa/forkwork" 2 2000
     rec qexec 1 "$isa/qexec" /bin/echo done
+    rec qtrap 1 "$isa/qtrap"
     b=$TMP/$isa
     grep -q '^capture: .* [1-9][0-9]* signals' "$b/qsignals.stats" || fail "$isa qsignals: the capture has no signals"
     grep -q '^exec: the program replaced itself' "$b/qexec.stats" || fail "$isa qexec: the recording does not end at the execve"
@@ -127,7 +130,7 @@ for isa in "${isas[@]}"; do
         grep -q "\"isa\": \"$isa\"" "$b/m.json" && verify "$isa" "$b/m" "$b/mt_pthread.tmc"; then
         ok "$isa: tm model carries the ISA"
     else
-        fail "$isa: tm model does not carry the ISA: $(head -2 "$b/m.out") $(grep -o '"recording": {[^}]*}' "$b/m.json")"
+        fail "$isa: tm model does not carry the ISA (tools/tm/cmd_model.c: tm_sweep_set_isa, tmt_write_isa): $(head -2 "$b/m.out") $(grep -o '"recording": {[^}]*}' "$b/m.json")"
     fi
 done
 
