@@ -100,7 +100,7 @@ for isa in "${isas[@]}"; do
     rec mt_pthread 5 "$isa/mt_pthread" 4
     rec qsignals 4 "$isa/qsignals"
     rec forkwork 1 "$isa/forkwork" 2 2000
-    rec qexec 1 "$isa/qexec" /bin/echo done
+    rec qexec 1 "$isa/qexec" /bin/echo 'done'
     rec qtrap 1 "$isa/qtrap"
     b=$TMP/$isa
     grep -q '^capture: .* [1-9][0-9]* signals' "$b/qsignals.stats" || fail "$isa qsignals: the capture has no signals"
@@ -179,7 +179,7 @@ refused "a .tmc whose ISA flags are 15" 1 "bad12.tmc: offset 12: header flags 0x
     "$TMFAST" decode --verify bad12.tmc "$isa/forkwork.tmt"
 # the module map names an ELF file of another ISA
 other=$([ "$isa" = aarch64 ] && echo riscv64 || echo aarch64)
-$other-linux-gnu-gcc -O1 -o other "$ROOT/tests/programs/forkwork.c" 2>/dev/null ||
+"$other"-linux-gnu-gcc -O1 -o other "$ROOT/tests/programs/forkwork.c" 2>/dev/null ||
     cp /bin/true other # no cross compiler for the other ISA: an x86-64 file
 prog=$(cd "$isa" && pwd)/forkwork
 sed "s|$prog\$|$TMP/other|" "$isa/forkwork.modules" >wrong.modules
