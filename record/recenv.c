@@ -161,6 +161,37 @@ int tm_rec_check_program(const char *prog, char *err, size_t errlen)
     return tm_rec_check_program_fe(prog, "valgrind", NULL, NULL, err, errlen);
 }
 
+int tm_rec_script(const char *prog, char *interp, size_t n, char *arg, size_t an)
+{
+    char path[PATH_MAX];
+    char h[256];
+    if (tm_rec_find_program(prog, path, sizeof path))
+        return 0;
+    FILE *f = fopen(path, "rbe");
+    size_t got = f ? fread(h, 1, sizeof h - 1, f) : 0;
+    if (f)
+        fclose(f);
+    h[got] = 0;
+    if (got < 2 || h[0] != '#' || h[1] != '!')
+        return 0;
+    /* as the kernel reads the line: the interpreter, then one optional
+     * argument (the rest of the line, trailing blanks removed) */
+    char *p = h + 2;
+    p[strcspn(p, "\n")] = 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t k = strcspn(p, " \t");
+    snprintf(interp, n, "%.*s", (int)k, p);
+    p += k;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t e = strlen(p);
+    while (e && (p[e - 1] == ' ' || p[e - 1] == '\t'))
+        e--;
+    snprintf(arg, an, "%.*s", (int)e, p);
+    return 1;
+}
+
 int tm_rec_qemu(const char *opt, int isa, char *path, size_t n, char *err, size_t errlen)
 {
     const char *name = opt ? opt : isa == TM_ISA_AARCH64 ? "qemu-aarch64" : "qemu-riscv64";

@@ -47,6 +47,8 @@ typedef struct run {
     const char *base, *prog;
     int autoth, addr, log_fd, cap_fd;
     int isa, dynamic;       /* the program's instruction set (tm/isa.h), and whether it is dynamic */
+    char **qprog;           /* --frontend qemu, a #! script: its interpreter's command line */
+    int nqprog;
     uint32_t capth;         /* the capture's threads */
     uint8_t magic[8];       /* --capture: the stream's first word */
     char vgpath[PATH_MAX], tdir[PATH_MAX], capname[PATH_MAX + 64], progdesc[PATH_MAX + 64], dbase[PATH_MAX];
@@ -292,6 +294,21 @@ static int check_env(run *R)
             return say(R, 0, "%s", R->errm), 2;
         if ((rc = tm_rec_qemu_plugin(R->tdir, sizeof R->tdir, R->errm, sizeof R->errm)) != TM_OK)
             return say(R, 0, "%s", R->errm), rc == TM_ERR_ARG ? 2 : 1;
+        /* a #! script: QEMU runs its interpreter, as the kernel would
+         * (INTERP [ARG] SCRIPT ARGS) */
+        static char interp[PATH_MAX], iarg[256];
+        if (tm_rec_script(d->prog[0], interp, sizeof interp, iarg, sizeof iarg)) {
+            R->qprog = calloc((size_t)d->nprog + 3, sizeof *R->qprog);
+            if (!R->qprog)
+                return say(R, 0, "out of memory"), 1;
+            int k = 0;
+            R->qprog[k++] = interp;
+            if (*iarg)
+                R->qprog[k++] = iarg;
+            for (int j = 0; j < d->nprog; j++)
+                R->qprog[k++] = d->prog[j];
+            R->nqprog = k;
+        }
         return -1;
     }
     if (d->pin ? tm_rec_pin_kit(d->pin_opt, R->vgpath, sizeof R->vgpath, R->errm, sizeof R->errm)
@@ -491,7 +508,7 @@ static int start_transport(run *R, tm_transport **tp)
                            R->base);
     }
     qemu_launch ql = {c, R->vgpath, R->tdir, tm_rec_qemu_prefix(R->isa, R->dynamic), qemu_log, mem, values, R->addr,
-                      d->prog, d->nprog};
+                      R->qprog ? R->qprog : d->prog, R->qprog ? R->nqprog : d->nprog};
     tm_transport_exec_fn fn = d->qemu ? rec_exec_qemu : d->pin ? rec_exec_pin : rec_exec_valgrind;
     void *fa = d->qemu ? (void *)&ql : d->pin ? (void *)&pl : (void *)&vl;
     if (d->capture ? tm_transport_open_fd(&tc, R->cap_fd, tp, e, sizeof e) != TM_OK

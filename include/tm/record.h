@@ -42,6 +42,12 @@ int tm_rec_check_program(const char *prog, char *err, size_t errlen);
  * loader (PT_INTERP). */
 int tm_rec_check_program_fe(const char *prog, const char *fe, int *isa, int *dynamic, char *err, size_t errlen);
 
+/* PROG (as execvp finds it) is a #! script: 1, with its interpreter in
+ * INTERP and the line's optional argument in ARG ("" if none), as the
+ * kernel reads them; else 0.  (QEMU's user mode runs no script itself: tm
+ * record gives it the interpreter, the argument and the script.) */
+int tm_rec_script(const char *prog, char *interp, size_t n, char *arg, size_t an);
+
 /* --frontend qemu: the launcher OPT (--qemu: a path or a name on PATH),
  * else qemu-aarch64 or qemu-riscv64 on PATH for ISA, into PATH; TM_OK, or
  * TM_ERR_ARG with the message (none: a usage error). */

@@ -17,6 +17,7 @@
 #   qexec           a failed execve, then one that succeeds
 #   qtrap           three traps (BRK, EBREAK / UNIMP) caught: exceptions
 #                   at the trapping instruction (SVC / ECALL are plain)
+#   s.sh            a #! script whose interpreter is qtrap
 # each: tm record --frontend qemu --cfiat --commit; the program's output
 # and exit status equal those under qemu without tracing; tm decode
 # --verify and tm decode --from-binary --verify OK; the ISA in .stats, the
@@ -103,6 +104,15 @@ for isa in "${isas[@]}"; do
     rec qexec 1 "$isa/qexec" /bin/echo 'done'
     rec qtrap 1 "$isa/qtrap"
     b=$TMP/$isa
+    # a #! script whose interpreter is the ISA's program: QEMU is given the
+    # interpreter, then the script, as the kernel would
+    printf '#!%s\n' "$b/qtrap" >"$b/s.sh" && chmod +x "$b/s.sh"
+    if "$TMFAST" record --frontend qemu --commit --threads 1 -o "$b/s" -- "$b/s.sh" >"$b/s.out" 2>&1 &&
+        [ "$(cat "$b/s.out")" = "traps 3" ] && verify "$isa" "$b/s"; then
+        ok "$isa: a #! script whose interpreter is a program for $isa"
+    else
+        fail "$isa: a #! script: $(head -3 "$b/s.out")"
+    fi
     grep -q '^capture: .* [1-9][0-9]* signals' "$b/qsignals.stats" || fail "$isa qsignals: the capture has no signals"
     grep -q '^exec: the program replaced itself' "$b/qexec.stats" || fail "$isa qexec: the recording does not end at the execve"
     # the from-binary listing says the ISA
