@@ -413,6 +413,16 @@ void tmcap_em_map(tmcap_em *em, tmcap_word a, tmcap_word len, tmcap_word off, co
     put_bytes(em, path, 0, pathlen, 0);
 }
 
+void tmcap_em_vdso_bytes(tmcap_em *em, tmcap_word a, const void *bytes, tmcap_word len)
+{
+    if (len == 0 || len > TMCAP_MAX_VDSO)
+        return;
+    room(em, 2);
+    put(em, tmcap_vdso((unsigned)len));
+    put(em, a);
+    put_bytes(em, bytes, a, len, 0);
+}
+
 void tmcap_em_vdso(tmcap_em *em, tmcap_word a, tmcap_word len)
 {
     if (len == 0 || len > TMCAP_MAX_VDSO)

@@ -1268,6 +1268,8 @@ static long event(tm_cap *c, const uint64_t *w, size_t n)
         if (isa >= TM_ISA_COUNT)
             return fail(c, c->off, "unknown instruction set %u in the ISA event", isa), -1;
         c->info.isa = (int)isa;
+        if (c->sink.isa && c->sink.isa(c->sink.arg, (int)isa))
+            return fail(c, c->off, "the consumer refused the instruction set %s", tm_isa_name((int)isa)), -1;
         return 1;
     }
     case TMCAP_END:

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model_int.h"
+#include "tm/isa.h"
 
 /* ---------------------------------------------------------------- life */
 
@@ -119,6 +120,16 @@ void tm_model_set_hook(tm_model *m, tm_model_msg_hook hook, void *arg)
     m->hook = hook;
     m->hook_arg = arg;
 }
+
+int tm_model_set_isa(tm_model *m, int isa)
+{
+    if (isa < 0 || isa >= TM_ISA_COUNT)
+        return TM_ERR_ARG;
+    m->isa = isa;
+    return TM_OK;
+}
+
+int tm_model_isa(const tm_model *m) { return m->isa; }
 
 const tm_bitbuf *tm_model_trace(const tm_model *m) { return &m->buf.trace; }
 const char *tm_model_error(const tm_model *m) { return m->err; }

@@ -137,6 +137,7 @@ typedef struct cls_count {
 
 struct tm_model {
     tm_model_cfg cfg;
+    int isa;               /* the program's instruction set (tm/isa.h): recorded, not used */
     const tm_enc_cfg *enc;
     tm_enc_cfg enc_nots;   /* the same encoding without time stamps */
     tm_msg_lens lens;      /* the encoder's message lengths of this configuration */

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tm/elf.h"
+#include "tm/isa.h"
 #include "tm/status.h"
 
 static int in_file(const tm_elf *e, uint64_t off, uint64_t len)
@@ -20,6 +21,12 @@ static const Elf64_Ehdr *ehdr(const tm_elf *e)
     return (const Elf64_Ehdr *)e->p;
 }
 
+int tm_elf_isa(const tm_elf *e)
+{
+    unsigned m = ehdr(e)->e_machine;
+    return m == EM_X86_64 ? TM_ISA_X86_64 : m == EM_AARCH64 ? TM_ISA_AARCH64 : m == EM_RISCV ? TM_ISA_RV64 : -1;
+}
+
 int tm_elf_from_bytes(tm_elf *e, const uint8_t *p, size_t len)
 {
     memset(e, 0, sizeof *e);
@@ -28,7 +35,7 @@ int tm_elf_from_bytes(tm_elf *e, const uint8_t *p, size_t len)
     if (len < sizeof(Elf64_Ehdr) || memcmp(p, ELFMAG, SELFMAG))
         return TM_ERR_FORMAT;
     const Elf64_Ehdr *eh = ehdr(e);
-    if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
+    if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB || tm_elf_isa(e) < 0)
         return TM_ERR_FORMAT;
     if (eh->e_phentsize != sizeof(Elf64_Phdr) || !in_file(e, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
         return TM_ERR_FORMAT;
@@ -65,7 +72,7 @@ int tm_elf_map(tm_elf *e, const char *path, char *err, size_t errlen)
     if (rc != TM_OK) {
         tm_elf_unmap(e);
         if (err && errlen)
-            snprintf(err, errlen, "%s is not an x86-64 ELF file", path);
+            snprintf(err, errlen, "%s is not a 64-bit little-endian ELF file of x86-64, AArch64 or RISC-V", path);
     }
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "tm/decodeio.h"
+#include "tm/isa.h"
 #include "tm/msg.h"
 #include "tm/out.h"
 #include "tm/status.h"
@@ -33,9 +34,12 @@ static int list_messages(FILE *out, const char *path, const tmt_file *tf, tm_loa
     char line[512];
     uint64_t n = 0;
     *out_errno = 0;
-    fprintf(out, "# %s: %s, %u threads, %s%s, %" PRIu64 " bits, %" PRIu64 " cycles\n", path,
+    fprintf(out, "# %s: %s, %u threads, %s%s, %" PRIu64 " bits, %" PRIu64 " cycles", path,
             tm_encoding_name(tf->cfg.enc.enc), tf->cfg.enc.threads, tf->cfg.enc.timestamps ? "time-stamped, " : "",
             tf->cfg.shared ? "shared" : "private", tf->bits, tf->cycles);
+    if (tf->isa != TM_ISA_X86_64) /* x86-64's listings are as before the other ISAs */
+        fprintf(out, ", isa %s", tm_isa_name(tf->isa));
+    fputc('\n', out);
     tm_adapt *ad = calloc(tf->cfg.enc.threads, sizeof *ad); /* tr_a's code states */
     if (!ad)
         return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");

@@ -22,6 +22,9 @@
 #include "tm/image.h"
 #include "tm/grow.h"
 #include "tm/x86op.h"
+#include "tm/a64op.h"
+#include "tm/isa.h"
+#include "tm/rvop.h"
 #include "replay.h"
 
 /* ---------------------------------------------------------------- code blocks */
@@ -46,6 +49,7 @@ typedef struct fb_block {
 
 typedef struct fb_code {
     tm_image *im;
+    int isa;             /* the trace's instruction set (tm/isa.h): which classifier */
     ZydisDecoder dec;
     fb_block **tab;      /* open addressing by pc */
     size_t cap, used;
@@ -87,6 +91,40 @@ static int code_put(fb_code *c, fb_block *b)
 static const uint8_t vg_preamble[16] = {0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d,
                                         0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33};
 
+/* AArch64 and RISC-V: the instruction at P (AVAIL bytes) classified by
+ * tm/a64op.h or tm/rvop.h, as the QEMU frontend classifies it (docs/qemu.md
+ * §1): conditional, direct and indirect transfers are branches (RISC-V's
+ * JALR that pops then pushes an indirect call, as recorded); SVC / ECALL,
+ * the traps and everything else are plain.  Its length, or 0 (*BAD). */
+static unsigned classify_other(int isa, uint64_t pc, const uint8_t *p, size_t avail, int *cls, uint64_t *dtarget,
+                               const char **bad)
+{
+    unsigned len = 0;
+    unsigned long long target = 0;
+    unsigned av = avail > 16 ? 16u : (unsigned)avail;
+    if (isa == TM_ISA_AARCH64) {
+        static const int a64_cls[] = {[TM_A64_OTHER] = -1,       [TM_A64_COND] = TMC_COND,  [TM_A64_JUMP] = TMC_JUMP,
+                                      [TM_A64_CALL] = TMC_CALL,  [TM_A64_ICALL] = TMC_ICALL, [TM_A64_IJUMP] = TMC_IJUMP,
+                                      [TM_A64_RET] = TMC_RET,    [TM_A64_SYSCALL] = -1,      [TM_A64_TRAP] = -1};
+        *cls = a64_cls[tm_a64_op(p, av, pc, &len, &target)];
+    } else {
+        static const int rv_cls[] = {[TM_RV_OTHER] = -1,      [TM_RV_COND] = TMC_COND,   [TM_RV_JUMP] = TMC_JUMP,
+                                     [TM_RV_CALL] = TMC_CALL, [TM_RV_ICALL] = TMC_ICALL, [TM_RV_IJUMP] = TMC_IJUMP,
+                                     [TM_RV_RET] = TMC_RET,   [TM_RV_ICALL_RET] = TMC_ICALL,
+                                     [TM_RV_SYSCALL] = -1,    [TM_RV_TRAP] = -1};
+        *cls = rv_cls[tm_rv_op(p, av, pc, &len, &target)];
+    }
+    if (!len) {
+        *bad = isa == TM_ISA_AARCH64 ? "an instruction that runs past the end of the code segment"
+                                     : "an instruction longer than 32 bits, or one that runs past the end of the "
+                                       "code segment";
+        return 0;
+    }
+    if (*cls == TMC_COND || *cls == TMC_JUMP || *cls == TMC_CALL)
+        *dtarget = target;
+    return len;
+}
+
 /* Classifies the instruction at P (AVAIL bytes readable) exactly as the
  * recording does (docs/capture.md §2).  Returns its length (0: cannot be
  * replayed, *BAD says why); *CLS = -1 for a plain instruction. */
@@ -94,6 +132,8 @@ static unsigned classify(fb_code *c, uint64_t pc, const uint8_t *p, size_t avail
                          const char **bad)
 {
     *cls = -1;
+    if (c->isa != TM_ISA_X86_64)
+        return classify_other(c->isa, pc, p, avail, cls, dtarget, bad);
     /* Valgrind's client request: the magic preamble and the request's xchg
      * are one 19-byte instruction (capture.md §7). */
     if (avail >= 19 && !memcmp(p, vg_preamble, 16) && p[16] == 0x48 && p[17] == 0x87) {
@@ -900,6 +940,7 @@ static int fb_open(fb *f, const tmt_file *tf, tm_image *im, const char *tmc, int
     f->res = res;
     f->recover = recover;
     f->code.im = im;
+    f->code.isa = tf->isa;
     ZydisDecoderInit(&f->code.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
     int rc = rp_init(&f->v, tf, res, err, errlen, tmc);
     if (rc != TM_OK)
@@ -1087,7 +1128,14 @@ static void print_insn(out_state *s, uint32_t t, uint64_t pc)
         ZydisDecodedInstruction ins;
         ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
         char txt[256] = "(bad)";
-        if (p && ZYAN_SUCCESS(ZydisDecoderDecodeFull(&s->dec, p, avail > 15 ? 15 : avail, &ins, ops))) {
+        if (s->tf->isa != TM_ISA_X86_64) { /* no disassembler here: the instruction's word */
+            unsigned len = !p ? 0 : s->tf->isa == TM_ISA_RV64 && avail >= 2 && (p[0] & 3) != 3 ? 2 : 4;
+            if (len == 4 && avail >= 4)
+                snprintf(txt, sizeof txt, "%s 0x%08x", s->tf->isa == TM_ISA_AARCH64 ? ".inst" : ".insn",
+                         (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 | (unsigned)p[3] << 24);
+            else if (len == 2)
+                snprintf(txt, sizeof txt, ".insn 0x%04x", (unsigned)p[0] | (unsigned)p[1] << 8);
+        } else if (p && ZYAN_SUCCESS(ZydisDecoderDecodeFull(&s->dec, p, avail > 15 ? 15 : avail, &ins, ops))) {
             if (avail >= 19 && !memcmp(p, vg_preamble, 16))
                 snprintf(txt, sizeof txt, "(valgrind client request)");
             else
@@ -1327,6 +1375,8 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
         char why[128];
         fprintf(o->out, "# from binaries: %s, %u threads, %" PRIu64 " bits", tm_encoding_name(tf->cfg.enc.enc),
                 tf->cfg.enc.threads, tf->bits);
+        if (tf->isa != TM_ISA_X86_64)
+            fprintf(o->out, "; isa %s", tm_isa_name(tf->isa));
         if (tf->ending != TMT_COMPLETE)
             fprintf(o->out, "; the recording was %s", tmt_ending_str(tf->ending, tf->signal, why, sizeof why));
         if (tf->prog != TMT_PROG_UNKNOWN)
@@ -1868,7 +1918,7 @@ int tm_frombin(const tmt_file *tf, const tm_frombin_opts *o, tm_frombin_result *
         res->v.ok = 0;
         return TM_ERR_ARG;
     }
-    tm_image_opts io = {o->modules, o->vdso, o->ignore_build_id};
+    tm_image_opts io = {o->modules, o->vdso, o->ignore_build_id, tf->isa};
     tm_image *im = NULL;
     int rc = tm_image_load(&io, &im, err, errlen);
     if (rc != TM_OK) {

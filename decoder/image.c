@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tm/image.h"
+#include "tm/isa.h"
 #include "tm/grow.h"
 #include "tm/elf.h"
 #include "tm/status.h"
@@ -161,14 +162,19 @@ static int add_seg(tm_image *im, uint64_t lo, uint64_t hi, const uint8_t *bytes,
 
 /* Module IDX (its file mapped): checks the build-id, places the executable
  * segments. */
-static int load_module(tm_image *im, size_t idx, const char *want_id, int ignore_id, const char *where, char *err,
-                       size_t n)
+static int load_module(tm_image *im, size_t idx, const char *want_id, int ignore_id, int isa, const char *where,
+                       char *err, size_t n)
 {
     img_mod *md = &im->mods[idx];
     img_file *m = &im->files[md->file];
     tm_elf e;
     if (tm_elf_from_bytes(&e, m->map, m->len) != TM_OK) {
-        snprintf(err, n, "%s: %s is not an x86-64 ELF file", where, m->path);
+        snprintf(err, n, "%s: %s is not an ELF file for %s", where, m->path, tm_isa_name(isa));
+        return TM_ERR_FORMAT;
+    }
+    if (tm_elf_isa(&e) != isa) { /* the module map of another program, or a file replaced */
+        snprintf(err, n, "%s: %s is an ELF file for %s, but the trace's program is for %s", where, m->path,
+                 tm_isa_name(tm_elf_isa(&e)), tm_isa_name(isa));
         return TM_ERR_FORMAT;
     }
     if (!m->parsed)
@@ -382,7 +388,7 @@ int tm_image_load(const tm_image_opts *o, tm_image **out, char *err, size_t n)
         const char *slash = strrchr(fp, '/');
         m->base = vdso ? "[vdso]" : slash ? slash + 1 : fp;
         m->load = load;
-        rc = load_module(im, im->nmods - 1, vdso ? NULL : id, o->ignore_build_id, where, err, n);
+        rc = load_module(im, im->nmods - 1, vdso ? NULL : id, o->ignore_build_id, o->isa, where, err, n);
     }
     if (rc == TM_OK && ferror(f)) {
         snprintf(err, n, "%s: read error", o->modules);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/decoder.h"
+#include "tm/isa.h"
 #include "tm/model.h"
 #include "tm/tmc.h"
 
@@ -37,6 +38,12 @@ int tm_verify_file(const char *tmc_path, const tmt_file *tf, char *err, size_t e
     if (tmc_reader_threads(rd) != tf->cfg.enc.threads) {
         snprintf(err, errlen, "the trace's header says %u threads, the commit stream %s declares %u",
                  tf->cfg.enc.threads, tmc_path, tmc_reader_threads(rd));
+        rc = TM_ERR_MISMATCH;
+        goto out;
+    }
+    if (tmc_reader_isa(rd) != tf->isa) {
+        snprintf(err, errlen, "the trace's header says the program is %s (offset 37), the commit stream %s says %s",
+                 tm_isa_name(tf->isa), tmc_path, tm_isa_name(tmc_reader_isa(rd)));
         rc = TM_ERR_MISMATCH;
         goto out;
     }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "tm/model.h"
 #include "tm/msg.h"
+#include "tm/isa.h"
 #include "tm/pt.h"
 #include "tm/status.h"
 #include "tm/sweep.h"
@@ -191,6 +192,12 @@ int tm_pt_pass(const tm_pt_pass_opts *o, tm_pt_pass_result *res, char *err, size
     int rc = tmc_reader_open(o->tmc, &r, err, errlen);
     if (rc != TM_OK)
         return rc;
+    if (tmc_reader_isa(r) != TM_ISA_X86_64) { /* Intel PT traces x86-64 code */
+        snprintf(err, errlen, "%s: the commit stream is of a program for %s: Intel PT is x86-64's", o->tmc,
+                 tm_isa_name(tmc_reader_isa(r)));
+        tmc_reader_close(r);
+        return TM_ERR_ARG;
+    }
     uint32_t threads = tmc_reader_threads(r);
     tm_pt_encoder *e = NULL;
     side c;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <intel-pt.h>
 #include "tm/image.h"
+#include "tm/isa.h"
 #include "tm/pt.h"
 #include "tm/status.h"
 #include "tm/tmc.h"
@@ -50,7 +51,7 @@ int tm_pt_image_load(const char *modules, const char *vdso, int ignore_build_id,
         snprintf(err, errlen, "out of memory");
         return TM_ERR_NOMEM;
     }
-    tm_image_opts o = {modules, vdso, ignore_build_id};
+    tm_image_opts o = {modules, vdso, ignore_build_id, 0}; /* Intel PT: x86-64 */
     int rc = tm_image_load(&o, &p->im, err, errlen);
     if (rc != TM_OK) {
         free(p);
@@ -321,6 +322,12 @@ int tm_pt_verify(const tm_pt_image *im, const tm_pt_buffer *bufs, size_t n, cons
     int rc = tmc_reader_open(tmc, &r, err, errlen);
     if (rc != TM_OK)
         return rc;
+    if (tmc_reader_isa(r) != TM_ISA_X86_64) { /* Intel PT traces x86-64 code */
+        snprintf(err, errlen, "%s: the commit stream is of a program for %s: Intel PT is x86-64's", tmc,
+                 tm_isa_name(tmc_reader_isa(r)));
+        tmc_reader_close(r);
+        return TM_ERR_ARG;
+    }
     uint32_t nthr = tmc_reader_threads(r);
     dthr *ts = calloc(nthr, sizeof *ts);
     int *have = calloc(nthr, sizeof *have);

@@ -5,7 +5,9 @@
  *
  *   qemu-aarch64 -L SYSROOT -plugin build/lib/qemu/tm_qemu.so,out=FILE,mem=1 PROG ARGS
  *   arguments: out=FILE | fd=N (the stream), mem=0|1 (memory operands and
- *   their values), store_values=0|1, log=FILE (messages; default stderr)
+ *   their values), store_values=0|1, addr=0|1 (without mem=1: the operands'
+ *   addresses only, for the timing model's caches), log=FILE (messages;
+ *   default stderr)
  *
  * Blocks are QEMU's translation blocks.  Every guest thread runs under one
  * big lock, taken at a block's start and kept until the thread's next
@@ -13,8 +15,10 @@
  * next system call: one serial order of every thread's events (docs/qemu.md
  * §3). */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +51,7 @@ struct blk {
     unsigned char *mayfault; /* 1: accesses memory, 2: a trap */
     iref *refs;
     tmcap_exit xs[2];
+    int tramp;            /* QEMU's signal-return trampoline (an anonymous page) */
     blk *next_pending;    /* descriptors waiting to be emitted */
 };
 
@@ -76,11 +81,11 @@ typedef struct vcpu {
 static vcpu *vcpus[MAX_VCPUS];
 static tmcap_em *em;
 static unsigned em_tid;
-static int isa, clo_mem = 0, clo_store_values = 1, log_fd = 2;
+static int isa, clo_mem = 0, clo_store_values = 1, clo_addr = 0, log_fd = 2;
 static atomic_int off;            /* tracing stopped (a fork's child, a failure, the end) */
 static uint64_t gbase;            /* host = guest + gbase */
 static atomic_int gbase_known;
-static int maps_done;
+static int maps_done, tramp_done;
 static uint64_t handlers[NSIG_];  /* guest addresses of the handlers (0: none) */
 static unsigned exit_status;
 static int exit_seen, last_kill_sig;
@@ -454,12 +459,16 @@ static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void
     if (atomic_load_explicit(&off, memory_order_relaxed) || !v || !v->hold || v->cur != r->b)
         return;
     v->last_done = (int)r->idx;
-    if (!clo_mem)
+    if (!clo_mem && !clo_addr)
         return;
     unsigned size = 1u << qemu_plugin_mem_size_shift(info);
     int store = qemu_plugin_mem_is_store(info);
     if (size > 64)
         size = 64;
+    if (!clo_mem) { /* addr=1: the operand's address only (the timing model's data caches) */
+        tmcap_em_addr(em, tmcap_addr(store, size, vaddr));
+        return;
+    }
     uint64_t val[8] = {0};
     memcpy(val, (const void *)(uintptr_t)(vaddr + gbase), size); /* accessed just now: mapped */
     if (store) {
@@ -578,6 +587,65 @@ static void resolve(vcpu *v, uint64_t next)
     }
 }
 
+/* QEMU's signal-return trampoline: QEMU 7.2 gives these guests no vdso and
+ * writes its own rt_sigreturn code (AArch64: MOV X8, #139; SVC #0; RISC-V:
+ * LI A7, 139; ECALL) on an anonymous page, where a handler returns.  Whether
+ * the block of NI instructions at A (host bytes P) is that code on a page
+ * mapped from no file. */
+static int is_tramp(tmcap_word a, const unsigned char *p, unsigned ni, unsigned len0)
+{
+    static const unsigned char a64[8] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
+    static const unsigned char rv[8] = {0x93, 0x08, 0xb0, 0x08, 0x73, 0x00, 0x00, 0x00};
+    if (ni != 2 || len0 != 4 || memcmp(p, isa == TM_ISA_AARCH64 ? a64 : rv, 4))
+        return 0;
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return 0;
+    char line[4096 + 256];
+    int anon = 0;
+    uint64_t h = a + gbase;
+    while (fgets(line, sizeof line, f)) {
+        tmcap_maps_line m;
+        if (tmcap_parse_maps_line(line, (unsigned)strcspn(line, "\n"), &m) && m.lo <= h && h < m.hi) {
+            anon = m.pathlen == 0;
+            break;
+        }
+    }
+    fclose(f);
+    return anon;
+}
+
+/* Under the lock: the trampoline's page as the recording's vdso (the
+ * module map's "[vdso]", BASE.vdso), a minimal ELF image of the guest's
+ * machine whose one executable segment is the page: file offset 0 at the
+ * page's address - 4096, the page's bytes at offset 4096 (docs/qemu.md §7). */
+static void put_tramp(tmcap_word a)
+{
+    static unsigned char img[8192];
+    tmcap_word page = a & ~(tmcap_word)4095;
+    memset(img, 0, sizeof img);
+    Elf64_Ehdr *e = (Elf64_Ehdr *)img;
+    memcpy(e->e_ident, ELFMAG, SELFMAG);
+    e->e_ident[EI_CLASS] = ELFCLASS64;
+    e->e_ident[EI_DATA] = ELFDATA2LSB;
+    e->e_ident[EI_VERSION] = EV_CURRENT;
+    e->e_type = ET_DYN;
+    e->e_machine = isa == TM_ISA_AARCH64 ? 183 : 243; /* EM_AARCH64, EM_RISCV */
+    e->e_version = EV_CURRENT;
+    e->e_phoff = sizeof *e;
+    e->e_ehsize = sizeof *e;
+    e->e_phentsize = sizeof(Elf64_Phdr);
+    e->e_phnum = 1;
+    Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof *e);
+    ph->p_type = PT_LOAD;
+    ph->p_flags = PF_R | PF_X;
+    ph->p_offset = ph->p_vaddr = ph->p_paddr = 4096;
+    ph->p_filesz = ph->p_memsz = 4096;
+    ph->p_align = 4096;
+    memcpy(img + 4096, (const void *)(uintptr_t)(page + gbase), 4096);
+    tmcap_em_vdso_bytes(em, page - 4096, img, sizeof img);
+}
+
 static void tb_start(unsigned vi, void *ud)
 {
     blk *b = ud;
@@ -597,6 +665,10 @@ static void tb_start(unsigned vi, void *ud)
     if (!maps_done) {
         maps_done = 1;
         scan_maps();
+    }
+    if (b->tramp && !tramp_done) {
+        tramp_done = 1;
+        put_tramp(b->ia[0]);
     }
     resolve(v, b->ia[0]);
     v->cur = b;
@@ -644,6 +716,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         b->refs[i].b = b;
         b->refs[i].idx = (unsigned)i;
         qemu_plugin_register_vcpu_mem_cb(in, mem_cb, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, &b->refs[i]);
+        if (i == 0 && !tramp_done && is_tramp(a, bytes, (unsigned)n, sz))
+            b->tramp = 1;
         if (i == n - 1) {
             b->cls = cls;
             b->fall = a + len;
@@ -862,6 +936,22 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 
 /* ------------------------------------------------------------ install */
 
+/* FD moved to the top of the descriptor table: the program shares QEMU's
+ * descriptors, and its own then number as they would without the plugin. */
+static int high_fd(int fd)
+{
+    struct rlimit rl;
+    int top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= 65536
+                  ? (int)rl.rlim_cur - 1
+                  : 1023;
+    for (int t = top; t > fd && t > top - 64; t--)
+        if (fcntl(t, F_GETFD) < 0 && dup3(fd, t, O_CLOEXEC) == t) {
+            close(fd);
+            return t;
+        }
+    return fd;
+}
+
 static int arg_val(const char *arg, const char *key, const char **val)
 {
     size_t k = strlen(key);
@@ -902,10 +992,12 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
             clo_mem = atoi(v) != 0;
         } else if (arg_val(argv[i], "store_values", &v)) {
             clo_store_values = atoi(v) != 0;
+        } else if (arg_val(argv[i], "addr", &v)) {
+            clo_addr = atoi(v) != 0;
         } else if (arg_val(argv[i], "log", &v)) {
             logf = v;
         } else {
-            fprintf(stderr, "tm_qemu: unknown argument %s (out=FILE, fd=N, mem=0|1, store_values=0|1, log=FILE)\n",
+            fprintf(stderr, "tm_qemu: unknown argument %s (out=FILE, fd=N, mem=0|1, store_values=0|1, addr=0|1, log=FILE)\n",
                     argv[i]);
             return -1;
         }
@@ -916,6 +1008,7 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
             fprintf(stderr, "tm_qemu: log=%s: cannot open it\n", logf);
             return -1;
         }
+        log_fd = high_fd(log_fd);
     }
     if (out) {
         fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -923,11 +1016,14 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
             fprintf(stderr, "tm_qemu: out=%s: cannot create it\n", out);
             return -1;
         }
+        fd = high_fd(fd);
     }
     if (fd < 0) {
         fprintf(stderr, "tm_qemu: give out=FILE or fd=N\n");
         return -1;
     }
+    /* not for a program the guest execs (QEMU runs it in this process) */
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
     tmcap_em_cfg C;
     memset(&C, 0, sizeof C);
     C.fd = fd;

@@ -7,6 +7,7 @@
 #include <Zydis/Zydis.h>
 #include "recmode_dis.h"
 #include "tm/elf.h"
+#include "tm/isa.h"
 #include "tm/grow.h"
 
 /* An executable segment: [lo, hi) at run time, its bytes at lo. */
@@ -96,6 +97,13 @@ int rm_dis_module(rm_dis *d, const tm_cap_module *mod)
             return 0;
         }
     } else if (!mod->path || tm_elf_map(&im->elf, mod->path, NULL, 0) != TM_OK) {
+        return 0;
+    }
+    if (tm_elf_isa(&im->elf) != TM_ISA_X86_64) { /* -d disassembles x86-64 (Zydis) */
+        if (im->copy)
+            free(im->copy);
+        else
+            tm_elf_unmap(&im->elf);
         return 0;
     }
     d->nimgs++;

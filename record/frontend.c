@@ -1,5 +1,5 @@
 /* tm record's frontends as children (Valgrind with the tool tmtrace, Pin
- * with tm_pin.so; docs/capture.md §1) and the signals that end a recording
+ * with tm_pin.so, QEMU with tm_qemu.so; docs/capture.md §1, docs/qemu.md) and the signals that end a recording
  * (record/frontend.h). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include "frontend.h"
@@ -166,4 +167,48 @@ void rec_exec_pin(void *arg, const tm_transport_child *ch)
     av[k] = NULL;
     execv(l->pin, av);
     child_failed(&l->c, l->pin);
+}
+
+/* FD moved to the top of the descriptor table (the program under QEMU
+ * shares it: its own descriptors then number as without the plugin). */
+static int high_fd(int fd)
+{
+    struct rlimit rl;
+    int top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= 65536
+                  ? (int)rl.rlim_cur - 1
+                  : 1023;
+    for (int t = top; t > fd && t > top - 64; t--)
+        if (fcntl(t, F_GETFD) < 0 && dup2(fd, t) == t) {
+            close(fd);
+            return t;
+        }
+    return fd;
+}
+
+void rec_exec_qemu(void *arg, const tm_transport_child *ch)
+{
+    const qemu_launch *l = arg;
+    child_begin(&l->c);
+    int fd = high_fd(ch->data_fd);
+    size_t pn = strlen(l->plugin) + strlen(l->log) + 128;
+    char *plug = malloc(pn);
+    /* qemu, 4 words at most (below), the program's arguments, NULL */
+    char **av = calloc((size_t)l->nprog + 8, sizeof *av);
+    if (!av || !plug)
+        return;
+    snprintf(plug, pn, "%s,fd=%d,mem=%d,store_values=%d%s,log=%s", l->plugin, fd, l->mem ? 1 : 0,
+             l->store_values ? 1 : 0, !l->mem && l->addr ? ",addr=1" : "", l->log);
+    int k = 0;
+    av[k++] = (char *)l->qemu;
+    if (l->prefix) {
+        av[k++] = "-L";
+        av[k++] = (char *)l->prefix;
+    }
+    av[k++] = "-plugin";
+    av[k++] = plug;
+    for (int j = 0; j < l->nprog; j++)
+        av[k++] = l->prog[j];
+    av[k] = NULL;
+    execv(l->qemu, av);
+    child_failed(&l->c, l->qemu);
 }

@@ -47,6 +47,25 @@ typedef struct pin_launch {
  * runs the threads as the system schedules them). */
 void rec_exec_pin(void *arg, const tm_transport_child *ch);
 
+/* What the child needs to run QEMU with the plugin (--frontend qemu;
+ * docs/qemu.md). */
+typedef struct qemu_launch {
+    rec_child c;
+    const char *qemu;      /* the launcher (qemu-aarch64, qemu-riscv64) */
+    const char *plugin;    /* tm_qemu.so (no comma in its path) */
+    const char *prefix;    /* -L: the guest's library prefix, or NULL */
+    const char *log;       /* log=: the plugin's messages (BASE.qemu.log's temporary, absolute) */
+    int mem;               /* mem=1: memory operands */
+    int store_values;      /* store_values= */
+    int addr;              /* addr=1: without mem, the operands' addresses */
+    char **prog;           /* the program and its arguments */
+    int nprog;
+} qemu_launch;
+/* The transport's child (pipe mode: the stream through the data
+ * descriptor, moved out of the program's way):
+ *   qemu [-L PREFIX] -plugin PLUGIN,fd=N,mem=0|1,store_values=0|1[,addr=1],log=LOG PROG ARGS */
+void rec_exec_qemu(void *arg, const tm_transport_child *ch);
+
 /* INT, QUIT, TERM and HUP end the recording: the first one is kept in
  * rec_got_sig, their count in rec_nsigs; they and SIGCHLD write to
  * rec_wake_fd[1] to wake the loop.  rec_wake_pipe makes the pipe (0, or -1

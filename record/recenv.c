@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "tm/capwire.h"
+#include "tm/isa.h"
 #include "tm/record.h"
 
 /* The one-line message into ERR (NULL: none wanted); returns RC. */
@@ -53,44 +54,92 @@ int tm_rec_find_program(const char *name, char *path, size_t n)
     return -1;
 }
 
-/* What FILE is: 0 an x86-64 ELF executable, 1 a #! script (its interpreter
- * in INTERP), or with the message -1 (not an executable at all) or -2 (an
- * ELF file of another class or machine). */
-static int program_kind(const char *what, const char *file, char *interp, size_t n, char *err, size_t errlen)
+/* The ISA of an ELF header H (a 64-bit little-endian file): TM_ISA_*, or
+ * -1 for one tm traces with no frontend. */
+static int elf_isa(const unsigned char *h)
+{
+    unsigned machine = (unsigned)h[18] | (unsigned)h[19] << 8;
+    if (h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB)
+        return -1;
+    return machine == EM_X86_64 ? TM_ISA_X86_64 : machine == EM_AARCH64 ? TM_ISA_AARCH64
+         : machine == EM_RISCV ? TM_ISA_RV64 : -1;
+}
+
+/* Whether the ELF file F (header H) has a PT_INTERP: a dynamic program. */
+static int elf_dynamic(FILE *f, const unsigned char *h)
+{
+    Elf64_Ehdr e;
+    memcpy(&e, h, sizeof e);
+    for (unsigned i = 0; i < e.e_phnum && i < 4096; i++) {
+        Elf64_Phdr ph;
+        if (fseeko(f, (off_t)(e.e_phoff + (uint64_t)i * e.e_phentsize), SEEK_SET) || fread(&ph, sizeof ph, 1, f) != 1)
+            return 0;
+        if (ph.p_type == PT_INTERP)
+            return 1;
+    }
+    return 0;
+}
+
+/* What FILE is: 0 an ELF executable that FE's frontend runs (*ISA its
+ * instruction set, *DYN whether it is dynamic), 1 a #! script (its
+ * interpreter in INTERP), or with the message -1 (not an executable at
+ * all) or -2 (an ELF file of another class or machine). */
+static int program_kind(const char *what, const char *file, const char *fe, int *isa, int *dyn, char *interp,
+                        size_t n, char *err, size_t errlen)
 {
     unsigned char h[256];
     memset(h, 0, sizeof h);
     FILE *f = fopen(file, "rbe");
     size_t got = f ? fread(h, 1, sizeof h - 1, f) : 0;
-    if (f)
-        fclose(f);
     if (got >= 2 && h[0] == '#' && h[1] == '!') {
         const char *p = (const char *)h + 2;
         while (*p == ' ' || *p == '\t')
             p++;
         size_t k = strcspn(p, " \t\n");
         snprintf(interp, n, "%.*s", (int)k, p);
+        fclose(f);
         return 1;
     }
-    if (got < sizeof(Elf64_Ehdr) || memcmp(h, ELFMAG, SELFMAG))
+    if (got < sizeof(Elf64_Ehdr) || memcmp(h, ELFMAG, SELFMAG)) {
+        if (f)
+            fclose(f);
         return errf(-1, err, errlen, "%s: not an ELF executable (nor a #! script)", file);
+    }
+    int qemu = !strcmp(fe, "qemu");
+    int k = elf_isa(h);
+    *dyn = k >= 0 && elf_dynamic(f, h);
+    fclose(f);
     unsigned machine = (unsigned)h[18] | (unsigned)h[19] << 8;
-    if (h[EI_CLASS] != ELFCLASS64 || machine != EM_X86_64)
-        return errf(-2, err, errlen, "%s%s: a %s program; tm record traces x86-64 (64-bit) programs only", what, file,
-                    h[EI_CLASS] == ELFCLASS32 ? "32-bit" : machine == EM_X86_64 ? "non-64-bit" : "non-x86-64");
+    if (k < 0)
+        return errf(-2, err, errlen, "%s%s: a %s program; tm record traces 64-bit x86-64 (--frontend valgrind, pin), "
+                    "AArch64 and RISC-V (--frontend qemu) programs only", what, file,
+                    h[EI_CLASS] == ELFCLASS32 ? "32-bit" : machine == EM_X86_64 || machine == EM_AARCH64 ||
+                    machine == EM_RISCV ? "big-endian" : "non-x86-64, non-AArch64, non-RISC-V");
+    if (!qemu && k != TM_ISA_X86_64)
+        return errf(-2, err, errlen, "%s%s: a program for %s; --frontend %s traces x86-64 programs: give --frontend qemu",
+                    what, file, tm_isa_name(k), fe);
+    if (qemu && k == TM_ISA_X86_64)
+        return errf(-2, err, errlen, "%s%s: an x86-64 program; --frontend qemu traces AArch64 and RISC-V programs: "
+                    "give --frontend valgrind or pin", what, file);
+    *isa = k;
     return 0;
 }
 
-int tm_rec_check_program(const char *prog, char *err, size_t errlen)
+int tm_rec_check_program_fe(const char *prog, const char *fe, int *isa, int *dynamic, char *err, size_t errlen)
 {
     char path[PATH_MAX];
     struct stat st;
+    int isa0 = 0, dyn0 = 0;
+    if (!isa)
+        isa = &isa0;
+    if (!dynamic)
+        dynamic = &dyn0;
     if (tm_rec_find_program(prog, path, sizeof path) || stat(path, &st) != 0)
         return errf(TM_ERR_ARG, err, errlen, "%s: no such program%s", prog, strchr(prog, '/') ? "" : " on PATH");
     if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
         return errf(TM_ERR_ARG, err, errlen, "%s: not an executable file", path);
     char interp[256];
-    int k = program_kind("", path, interp, sizeof interp, err, errlen);
+    int k = program_kind("", path, fe, isa, dynamic, interp, sizeof interp, err, errlen);
     if (k < 0)
         return k == -1 ? TM_ERR_ARG : TM_ERR_FORMAT;
     if (k == 1 && interp[0] == '/') { /* a script: its interpreter runs under the frontend */
@@ -98,10 +147,74 @@ int tm_rec_check_program(const char *prog, char *err, size_t errlen)
         snprintf(why, sizeof why, "%.*s: its interpreter ", PATH_MAX, path);
         if (stat(interp, &st) != 0)
             return errf(TM_ERR_FORMAT, err, errlen, "%s%s: no such file", why, interp);
-        if (program_kind(why, interp, interp, sizeof interp, err, errlen) != 0)
+        if (program_kind(why, interp, fe, isa, dynamic, interp, sizeof interp, err, errlen) != 0)
             return TM_ERR_FORMAT;
+    } else if (k == 1 && !strcmp(fe, "qemu")) {
+        return errf(TM_ERR_FORMAT, err, errlen, "%s: a #! script whose interpreter %s is not a path: --frontend qemu "
+                    "needs to know its instruction set", path, interp);
     }
     return TM_OK;
+}
+
+int tm_rec_check_program(const char *prog, char *err, size_t errlen)
+{
+    return tm_rec_check_program_fe(prog, "valgrind", NULL, NULL, err, errlen);
+}
+
+int tm_rec_script(const char *prog, char *interp, size_t n, char *arg, size_t an)
+{
+    char path[PATH_MAX];
+    char h[256];
+    if (tm_rec_find_program(prog, path, sizeof path))
+        return 0;
+    FILE *f = fopen(path, "rbe");
+    size_t got = f ? fread(h, 1, sizeof h - 1, f) : 0;
+    if (f)
+        fclose(f);
+    h[got] = 0;
+    if (got < 2 || h[0] != '#' || h[1] != '!')
+        return 0;
+    /* as the kernel reads the line: the interpreter, then one optional
+     * argument (the rest of the line, trailing blanks removed) */
+    char *p = h + 2;
+    p[strcspn(p, "\n")] = 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t k = strcspn(p, " \t");
+    snprintf(interp, n, "%.*s", (int)k, p);
+    p += k;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t e = strlen(p);
+    while (e && (p[e - 1] == ' ' || p[e - 1] == '\t'))
+        e--;
+    snprintf(arg, an, "%.*s", (int)e, p);
+    return 1;
+}
+
+int tm_rec_qemu(const char *opt, int isa, char *path, size_t n, char *err, size_t errlen)
+{
+    const char *name = opt ? opt : isa == TM_ISA_AARCH64 ? "qemu-aarch64" : "qemu-riscv64";
+    struct stat st;
+    if (tm_rec_find_program(name, path, n) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        access(path, X_OK) == 0)
+        return TM_OK;
+    if (opt)
+        return errf(TM_ERR_ARG, err, errlen, "--qemu %s: no such program%s", opt,
+                    strchr(opt, '/') ? " (or not an executable file)" : " on PATH");
+    return errf(TM_ERR_ARG, err, errlen, "--frontend qemu: %s (for a program for %s) is not on PATH (install qemu-user, "
+                "or give --qemu PATH)", name, tm_isa_name(isa));
+}
+
+const char *tm_rec_qemu_prefix(int isa, int dynamic)
+{
+    const char *env = getenv("QEMU_LD_PREFIX");
+    if ((env && *env) || !dynamic)
+        return NULL; /* QEMU reads it itself; a static program needs none */
+    const char *dir = isa == TM_ISA_AARCH64 ? "/usr/aarch64-linux-gnu" : isa == TM_ISA_RV64 ? "/usr/riscv64-linux-gnu"
+                                                                                              : NULL;
+    struct stat st;
+    return dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
 }
 
 /* An executable regular file: 1, else 0. */
@@ -175,6 +288,21 @@ int tm_rec_pin_kit(const char *opt, char *out, size_t n, char *err, size_t errle
         return TM_OK;
     return errf(TM_ERR_ARG, err, errlen, "--frontend pin: PIN_ROOT=%s has no pin launcher (%s/pin); %s", root, root,
                 how);
+}
+
+int tm_rec_qemu_plugin(char *out, size_t n, char *err, size_t errlen)
+{
+    const char *env = getenv("TM_QEMU_PLUGIN");
+    if (env && *env)
+        snprintf(out, n, "%s", env);
+    else if (lib_dir("qemu/tm_qemu.so", out, n))
+        snprintf(out, n, "build/lib/qemu/tm_qemu.so");
+    if (strchr(out, ','))
+        return errf(TM_ERR_ARG, err, errlen, "the QEMU plugin's path %s has a comma (QEMU's -plugin splits there)",
+                    out);
+    if (access(out, R_OK) == 0)
+        return TM_OK;
+    return errf(TM_ERR_IO, err, errlen, "the QEMU plugin %s is not built (run make; or set TM_QEMU_PLUGIN)", out);
 }
 
 int tm_rec_pin_tool(char *out, size_t n, char *err, size_t errlen)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "tm/isa.h"
 #include "tm/record.h"
 #include "tm/report.h"
 #include "tm/tmt.h"
@@ -179,6 +180,8 @@ static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm
         put_map_path(sf, prog);
         fputc('\n', sf);
     }
+    if (info->isa != TM_ISA_X86_64) /* a program that is not x86-64 (the QEMU frontend) */
+        fprintf(sf, "isa: %s\n", tm_isa_name(info->isa));
     if (e->capture && !info->ended)
         fprintf(sf, "ended: unknown (%s)\n", info->execd ? "the program replaced itself; the capture ends there"
                                                          : "the capture stream has no end marker");
@@ -395,7 +398,7 @@ static void model_outs(const tm_rec_ctx *x, const tm_rec_end *e, const tm_model_
     } else {
         tmt_trailer_of(&tr, m, insns, e->ending, (unsigned)e->sig);
         prog_ending(e, &tr);
-        if (tmt_write(ot->tmp, cfg, tm_model_trace(m), &tr, errm, sizeof errm) != TM_OK)
+        if (tmt_write_isa(ot->tmp, tm_model_isa(m), cfg, tm_model_trace(m), &tr, errm, sizeof errm) != TM_OK)
             OUT_ERR("%s", tm_out_name(ot, errm));
         free(insns);
     }

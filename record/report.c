@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "tm/isa.h"
 #include "tm/report.h"
 #include "tm/tmc.h"
 
@@ -220,8 +221,12 @@ int tm_report_json(const char *path, const tm_model_cfg *cfg, const tm_model *m,
     else
         snprintf(prog, sizeof prog, "{\"ended\": \"%s\"}", end->prog == TMT_PROG_EXECVED ? "execve" : "unknown");
     tmt_ending ending = end->ending;
-    fprintf(f, "  \"recording\": {\"ending\": \"%s\", \"signal\": %u, \"program\": %s},\n",
-            endings[ending <= TMT_CUT_SIGNAL ? ending : 0], ending == TMT_CUT_SIGNAL ? end->signal : 0, prog);
+    /* the program's instruction set, for a program that is not x86-64 */
+    char isa[40] = "";
+    if (tm_model_isa(m) != TM_ISA_X86_64)
+        snprintf(isa, sizeof isa, ", \"isa\": \"%s\"", tm_isa_name(tm_model_isa(m)));
+    fprintf(f, "  \"recording\": {\"ending\": \"%s\", \"signal\": %u, \"program\": %s%s},\n",
+            endings[ending <= TMT_CUT_SIGNAL ? ending : 0], ending == TMT_CUT_SIGNAL ? end->signal : 0, prog, isa);
     fprintf(f, "  \"machine\": %s,\n", machine ? machine : "null");
     char tj[320] = "", ij[128] = "";
     const tm_tage_cfg *tg = &cfg->pred.tage, *it = &cfg->pred.ittage;

@@ -46,6 +46,9 @@ typedef struct run {
     tm_model_cfg cfg;       /* the first configuration's model */
     const char *base, *prog;
     int autoth, addr, log_fd, cap_fd;
+    int isa, dynamic;       /* the program's instruction set (tm/isa.h), and whether it is dynamic */
+    char **qprog;           /* --frontend qemu, a #! script: its interpreter's command line */
+    int nqprog;
     uint32_t capth;         /* the capture's threads */
     uint8_t magic[8];       /* --capture: the stream's first word */
     char vgpath[PATH_MAX], tdir[PATH_MAX], capname[PATH_MAX + 64], progdesc[PATH_MAX + 64], dbase[PATH_MAX];
@@ -132,6 +135,14 @@ static int replay_spool(run *R, uint32_t n, int *status)
     if (tmc_reader_open(spool->tmp, &r, e, sizeof e) != TM_OK) {
         tm_out_abort(spool);
         return abandon(R, "%s.spool.tmc: %s", x->base, e);
+    }
+    /* the program's instruction set, as the spool's header says */
+    int isa = tmc_reader_isa(r);
+    if ((x->sw ? tm_sweep_set_isa(x->sw, isa) : tm_model_set_isa(x->m, isa)) != TM_OK ||
+        (x->w && tmc_writer_set_isa(x->w, isa) != TM_OK)) {
+        tmc_reader_close(r);
+        tm_out_abort(spool);
+        return abandon(R, "%s.tmc: cannot record the instruction set %d", x->base, isa);
     }
     /* What was spooled before a signal that stopped the program is fed
      * whole, as --threads N feeds it while the program runs (the recording
@@ -271,11 +282,40 @@ static int check_env(run *R)
             return say(R, 0, "%s", R->errm), rc == TM_ERR_ARG ? 2 : 1;
         return -1;
     }
+    const char *fe = d->qemu ? "qemu" : d->pin ? "pin" : "valgrind";
+    if (d->qemu) { /* the launcher follows from the program's machine */
+        R->errm[0] = 0;
+        if ((rc = tm_rec_check_program_fe(d->prog[0], fe, &R->isa, &R->dynamic, R->errm, sizeof R->errm)) != TM_OK) {
+            if (*R->errm)
+                say(R, 0, "%s", R->errm);
+            return rc == TM_ERR_ARG ? 2 : 1;
+        }
+        if (tm_rec_qemu(d->qemu_opt, R->isa, R->vgpath, sizeof R->vgpath, R->errm, sizeof R->errm))
+            return say(R, 0, "%s", R->errm), 2;
+        if ((rc = tm_rec_qemu_plugin(R->tdir, sizeof R->tdir, R->errm, sizeof R->errm)) != TM_OK)
+            return say(R, 0, "%s", R->errm), rc == TM_ERR_ARG ? 2 : 1;
+        /* a #! script: QEMU runs its interpreter, as the kernel would
+         * (INTERP [ARG] SCRIPT ARGS) */
+        static char interp[PATH_MAX], iarg[256];
+        if (tm_rec_script(d->prog[0], interp, sizeof interp, iarg, sizeof iarg)) {
+            R->qprog = calloc((size_t)d->nprog + 3, sizeof *R->qprog);
+            if (!R->qprog)
+                return say(R, 0, "out of memory"), 1;
+            int k = 0;
+            R->qprog[k++] = interp;
+            if (*iarg)
+                R->qprog[k++] = iarg;
+            for (int j = 0; j < d->nprog; j++)
+                R->qprog[k++] = d->prog[j];
+            R->nqprog = k;
+        }
+        return -1;
+    }
     if (d->pin ? tm_rec_pin_kit(d->pin_opt, R->vgpath, sizeof R->vgpath, R->errm, sizeof R->errm)
                : tm_rec_valgrind(d->valgrind, R->vgpath, sizeof R->vgpath, R->errm, sizeof R->errm))
         return say(R, 0, "%s", R->errm), 2;
     R->errm[0] = 0;
-    if ((rc = tm_rec_check_program(d->prog[0], R->errm, sizeof R->errm)) != TM_OK) {
+    if ((rc = tm_rec_check_program_fe(d->prog[0], fe, &R->isa, &R->dynamic, R->errm, sizeof R->errm)) != TM_OK) {
         if (*R->errm)
             say(R, 0, "%s", R->errm);
         return rc == TM_ERR_ARG ? 2 : 1;
@@ -324,7 +364,7 @@ static int open_outputs(run *R)
     }
     x->base = R->base;
     d->conf[0].base = R->base;
-    const char *log_sfx = d->capture ? NULL : d->pin ? ".pin.log" : ".valgrind.log";
+    const char *log_sfx = d->capture ? NULL : d->pin ? ".pin.log" : d->qemu ? ".qemu.log" : ".valgrind.log";
     /* an output that is the capture it reads, or a directory: a usage
      * error (2), as tm model's -o IN */
     const char *input = d->capture && R->cap_fd ? d->capture : NULL;
@@ -339,7 +379,8 @@ static int open_outputs(run *R)
     if (!(x->mods = fopen(O->o[TM_REC_MODULES].tmp, "we")))
         return abandon(R, "%s.modules: %s", R->base, strerror(errno));
     R->log_fd = -1;
-    if (!d->capture && !d->pin && (R->log_fd = open(O->o[TM_REC_LOG].tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
+    if (!d->capture && !d->pin && !d->qemu &&
+        (R->log_fd = open(O->o[TM_REC_LOG].tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
         return abandon(R, "%s.valgrind.log: %s", R->base, strerror(errno));
     return -1;
 }
@@ -373,7 +414,13 @@ static int make_models(run *R)
             cfgs[j] = d->conf[j].cfg;
         if (tm_rec_models_new(x, cfgs, R->errm, sizeof R->errm) != TM_OK)
             return abandon(R, "%s", R->errm);
+        /* the program's ISA as its ELF says (with --capture the stream's ISA
+         * event says it, through the sink, before any record) */
+        if ((x->sw ? tm_sweep_set_isa(x->sw, R->isa) : tm_model_set_isa(x->m, R->isa)) != TM_OK)
+            return abandon(R, "unknown instruction set %d", R->isa);
     }
+    if (x->w && tmc_writer_set_isa(x->w, R->isa) != TM_OK)
+        return abandon(R, "%s", tmc_writer_error(x->w));
     if (tm_rec_profiles_new(x, d->window, R->errm, sizeof R->errm) != TM_OK)
         return abandon(R, "%s", R->errm);
     if (x->mode)
@@ -418,6 +465,9 @@ static int start_transport(run *R, tm_transport **tp)
     if (d->catch_signals)
         rec_catch_signals();
     const char *force_pipe = getenv("TM_CAPTURE_PIPE");
+    /* QEMU's plugin writes the stream itself (pipe mode, docs/qemu.md) */
+    if (d->qemu)
+        force_pipe = "1";
     int limited = d->trace_limit || d->mc.size_limit;
     R->rs = (rec_stop){x, d->trace_limit, 0};
     tm_transport_cfg tc = {SHM_SLOTS, limited ? (size_t)64 << 10 : SHM_SLOT,
@@ -444,9 +494,25 @@ static int start_transport(run *R, tm_transport **tp)
             snprintf(pin_log[q], sizeof pin_log[q], "%s/%s", cwd, t);
     }
     pin_launch pl = {c, R->vgpath, R->tdir, pin_log[0], pin_log[1], mem, values, R->addr, d->prog, d->nprog};
+    /* QEMU's plugin log, by its absolute name too */
+    static char qemu_log[2 * PATH_MAX + 96];
+    if (d->qemu) {
+        const char *t = R->O.o[TM_REC_LOG].tmp;
+        char cwd[PATH_MAX];
+        if (t[0] == '/' || !getcwd(cwd, sizeof cwd))
+            snprintf(qemu_log, sizeof qemu_log, "%s", t);
+        else
+            snprintf(qemu_log, sizeof qemu_log, "%s/%s", cwd, t);
+        if (strchr(qemu_log, ','))
+            return abandon(R, "%s.qemu.log: its path has a comma (QEMU's -plugin splits there): give -o elsewhere",
+                           R->base);
+    }
+    qemu_launch ql = {c, R->vgpath, R->tdir, tm_rec_qemu_prefix(R->isa, R->dynamic), qemu_log, mem, values, R->addr,
+                      R->qprog ? R->qprog : d->prog, R->qprog ? R->nqprog : d->nprog};
+    tm_transport_exec_fn fn = d->qemu ? rec_exec_qemu : d->pin ? rec_exec_pin : rec_exec_valgrind;
+    void *fa = d->qemu ? (void *)&ql : d->pin ? (void *)&pl : (void *)&vl;
     if (d->capture ? tm_transport_open_fd(&tc, R->cap_fd, tp, e, sizeof e) != TM_OK
-                   : tm_transport_start(&tc, d->pin ? rec_exec_pin : rec_exec_valgrind,
-                                        d->pin ? (void *)&pl : (void *)&vl, tp, e, sizeof e) != TM_OK)
+                   : tm_transport_start(&tc, fn, fa, tp, e, sizeof e) != TM_OK)
         return abandon(R, "%s", e);
     if (R->log_fd >= 0)
         close(R->log_fd);
@@ -586,7 +652,8 @@ int tm_rec_check_collisions(const tm_rec_conf *conf, size_t k, char *err, size_t
 {
     /* every configuration's (the first 6), then the recording's own */
     static const char *const sfx[] = {".tmt", ".json",      ".stats",   ".lock",        ".modules",     ".vdso",
-                                      ".tmc", ".spool.tmc", ".pin.log", ".pin.log.kit", ".valgrind.log"};
+                                      ".tmc", ".spool.tmc", ".pin.log", ".pin.log.kit", ".valgrind.log",
+                                      ".qemu.log"};
     for (size_t j = 1; j < k; j++)
         for (size_t q = 0; q < j; q++)
             if (conf[q].base && !strcmp(conf[q].base, conf[j].base))

@@ -81,6 +81,24 @@ static int on_record_spool(void *arg, const tmc_record *r)
     return 0;
 }
 
+/* The capture's ISA event, before any record: the commit stream's header
+ * (or the spool's) and the models say it. */
+static int on_isa(void *arg, int isa)
+{
+    tm_rec_ctx *x = arg;
+    if (x->w && tmc_writer_set_isa(x->w, isa) != TM_OK) {
+        snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
+        x->failed = 1;
+        return 1;
+    }
+    if (x->sw ? tm_sweep_set_isa(x->sw, isa) != TM_OK : x->m && tm_model_set_isa(x->m, isa) != TM_OK) {
+        snprintf(x->err, sizeof x->err, "model: unknown instruction set %d", isa);
+        x->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
 void tm_rec_sink(tm_rec_ctx *x, int spool, tm_cap_sink *sink)
 {
     int model_only = !x->w && !x->mode;
@@ -91,6 +109,7 @@ void tm_rec_sink(tm_rec_ctx *x, int spool, tm_cap_sink *sink)
     sink->module = tm_rec_on_module;
     sink->arg = x;
     sink->group = model_only ? (x->sw ? on_group_sweep : on_group_model) : NULL;
+    sink->isa = on_isa;
 }
 
 int tm_rec_models_new(tm_rec_ctx *x, const tm_model_cfg *cfgs, char *err, size_t errlen)

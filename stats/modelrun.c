@@ -42,7 +42,7 @@ static int outs_write(tm_model_outs *o, const tm_model_cfg *cfg, tm_model *m, co
         tmt_trailer_of(&tr, m, insns, end->ending, end->signal);
         tr.prog = end->prog;
         tr.prog_code = end->prog_code;
-        int rc = tmt_write(o->otrace.tmp, cfg, tm_model_trace(m), &tr, err, errlen);
+        int rc = tmt_write_isa(o->otrace.tmp, tm_model_isa(m), cfg, tm_model_trace(m), &tr, err, errlen);
         free(insns);
         if (rc != TM_OK)
             return tm_out_name(&o->otrace, err), rc;
@@ -109,6 +109,8 @@ int tm_modelrun_feed(tm_modelrun *r, tmc_reader *rd, const char *in, void (*prog
     uint64_t nrec = 0;
     int rc;
     *end = (tmt_trailer){0, NULL, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
+    if ((rc = tm_sweep_set_isa(sw, tmc_reader_isa(rd))) != TM_OK)
+        return tm_errf(rc, err, errlen, "%s: the models cannot take the commit stream's instruction set", in);
     while ((rc = tmc_reader_next(rd, &rec)) == 1) {
         if (rec.type == TMC_ENDING && (rec.flags == TMC_CUT_SIGNAL || rec.flags == TMC_CUT_SHORT)) {
             end->ending = rec.flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;

@@ -39,6 +39,16 @@ tm_model *tm_sweep_model(tm_sweep *s, size_t i) { return i < s->k ? s->m[i] : NU
 
 size_t tm_sweep_failed(const tm_sweep *s) { return s->failed; }
 
+int tm_sweep_set_isa(tm_sweep *s, int isa)
+{
+    for (size_t i = 0; i < s->k; i++) {
+        int rc = tm_model_set_isa(s->m[i], isa);
+        if (rc != TM_OK)
+            return rc;
+    }
+    return TM_OK;
+}
+
 /* R, else G, else the end, to every model in turn; the first refusal stops. */
 static int each(tm_sweep *s, const tmc_record *r, const tmc_group *g)
 {

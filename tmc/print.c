@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tm/isa.h"
 #include "tm/tmcprint.h"
 
 /* Bytes of a MODULE path, with backslash, blanks and anything not printable
@@ -263,12 +264,17 @@ int tmc_print_stream(FILE *out, tmc_reader *r, int mode)
     if (mode == TMC_PRINT_COUNTS) {
         tmc_counts k;
         int rc = tmc_count_stream(r, &k);
+        if (rc == 0 && tmc_reader_isa(r) != TM_ISA_X86_64) /* x86-64's counts are as before the other ISAs */
+            fprintf(out, "isa: %s\n", tm_isa_name(tmc_reader_isa(r)));
         if (rc == 0)
             tmc_print_counts(out, &k, tmc_reader_threads(r));
         return rc;
     }
     int flow = mode == TMC_PRINT_FLOW, rc;
-    fprintf(out, "# tmc v%u threads=%" PRIu32 "%s\n", TMC_VERSION, tmc_reader_threads(r), flow ? " flow" : "");
+    fprintf(out, "# tmc v%u threads=%" PRIu32, TMC_VERSION, tmc_reader_threads(r));
+    if (tmc_reader_isa(r) != TM_ISA_X86_64)
+        fprintf(out, " isa=%s", tm_isa_name(tmc_reader_isa(r)));
+    fprintf(out, "%s\n", flow ? " flow" : "");
     flow_state *f = flow ? flow_new(tmc_reader_threads(r)) : NULL;
     if (flow && !f)
         return TM_ERR_NOMEM;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+#include "tm/isa.h"
 #include "tmc_int.h"
 
 #define BUF_CAP (256u * 1024u)
@@ -65,6 +66,7 @@ struct tmc_reader {
     uint64_t base;       /* stream offset of buf[0] */
 
     uint32_t threads;
+    unsigned isa;        /* the header's flags, bits 3..0 (tm/isa.h) */
     uint64_t nrec;       /* records before the current one */
     tmc_check chk;
     char path[TMC_MAX_PATH + 1];          /* MODULE path, NUL-terminated */
@@ -214,9 +216,14 @@ static int read_header(tmc_reader *r)
     if (threads < 1 || threads > TMC_MAX_THREADS)
         return failf(r, TM_ERR_FORMAT, 8, "threads %" PRIu32 " out of range 1..%u",
                      threads, TMC_MAX_THREADS);
-    if (flags)
-        return failf(r, TM_ERR_FORMAT, 12, "header flags 0x%" PRIx32 ": reserved, must be 0",
+    /* bits 3..0: the instruction set (tm/isa.h); the others reserved */
+    if (flags & ~(uint32_t)TMC_FLAGS_ISA_MASK)
+        return failf(r, TM_ERR_FORMAT, 12, "header flags 0x%" PRIx32 ": bits 31..4 are reserved, must be 0",
                      flags);
+    if ((flags & TMC_FLAGS_ISA_MASK) >= TM_ISA_COUNT)
+        return failf(r, TM_ERR_FORMAT, 12, "header flags 0x%" PRIx32 ": unknown instruction set %" PRIu32
+                     " (known: 0 x86-64, 1 aarch64, 2 riscv64)", flags, flags & TMC_FLAGS_ISA_MASK);
+    r->isa = flags & TMC_FLAGS_ISA_MASK;
     if (tmc_check_init(&r->chk, threads))
         return fail_at(r, TM_ERR_NOMEM, 0, "out of memory");
     r->threads = threads;
@@ -270,6 +277,11 @@ static int reader_open(const char *path, tmc_reader **out)
 uint32_t tmc_reader_threads(const tmc_reader *r)
 {
     return r->threads;
+}
+
+int tmc_reader_isa(const tmc_reader *r)
+{
+    return (int)r->isa;
 }
 
 const char *tmc_reader_error(const tmc_reader *r)

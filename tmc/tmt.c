@@ -8,6 +8,7 @@
 #include "tm/tmc.h"
 #include "tm/bits.h"
 #include "tm/grow.h"
+#include "tm/isa.h"
 #include "tm/tmt.h"
 
 static void put16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
@@ -117,11 +118,21 @@ const char *tmt_ending_str(tmt_ending e, unsigned signal, char *buf, size_t n)
 int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, const tmt_trailer *tr,
               char *err, size_t errlen)
 {
+    return tmt_write_isa(path, TM_ISA_X86_64, cfg, bits, tr, err, errlen);
+}
+
+int tmt_write_isa(const char *path, int isa, const tm_model_cfg *cfg, const tm_bitbuf *bits, const tmt_trailer *tr,
+                  char *err, size_t errlen)
+{
     uint32_t nth = cfg->enc.threads;
     if (tr->ending > TMT_CUT_SIGNAL || (tr->ending == TMT_CUT_SIGNAL) != (tr->signal != 0) || tr->signal > 127 ||
         tmt_prog_check(tr->prog, tr->prog_code) || (tr->prog != TMT_PROG_UNKNOWN && tr->ending != TMT_COMPLETE)) {
         snprintf(err, errlen, "%s: invalid ending %u / signal %u / program's ending %u, %u", path,
                  (unsigned)tr->ending, tr->signal, (unsigned)tr->prog, tr->prog_code);
+        return TM_ERR_ARG;
+    }
+    if (isa < 0 || isa >= TM_ISA_COUNT) {
+        snprintf(err, errlen, "%s: unknown instruction set %d", path, isa);
         return TM_ERR_ARG;
     }
     uint8_t h[TMT_HEADER_BYTES];
@@ -151,6 +162,7 @@ int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, 
     h[34] = (uint8_t)(cfg->cfiat_shared ? 1 : 0);
     h[35] = cfg->enc.fah_a;
     h[36] = cfg->enc.fah_b;
+    h[37] = (uint8_t)isa;
     if (cfg->enc.data == TM_DATA_CFIAT) {
         put32(h + 40, cfg->cache.size);
         put16(h + 44, cfg->cache.assoc);
@@ -259,7 +271,13 @@ static int check_header(const uint8_t *buf, size_t len, const char *name, unsign
                               "(the header is damaged)", name, get32(buf + 60), crc(buf, 60));
         return rc;
     }
-    for (size_t k = 37; k < (version >= 2 ? 60u : 64u); k++)
+    /* version 2: byte 37 the instruction set (tm/isa.h) */
+    if (version >= 2 && buf[37] >= TM_ISA_COUNT) {
+        snprintf(err, errlen, "%s: offset 37: unknown instruction set %u (known: 0 x86-64, 1 aarch64, 2 riscv64)",
+                 name, buf[37]);
+        return rc;
+    }
+    for (size_t k = version >= 2 ? 38 : 37; k < (version >= 2 ? 60u : 64u); k++)
         if ((k < 40 || k >= (version >= 2 ? 60u : 50u)) && buf[k]) {
             snprintf(err, errlen, "%s: offset %zu: reserved byte is 0x%02x (must be 0)", name, k, buf[k]);
             return rc;
@@ -437,6 +455,7 @@ int tmt_read(const char *path, tmt_file *out, char *err, size_t errlen)
     out->bits = bits;
     out->cycles = get64(t + 8);
     out->version = version;
+    out->isa = version >= 2 ? buf[37] : TM_ISA_X86_64;
     if (version >= 2) {
         out->ending = (tmt_ending)e[0];
         out->signal = e[1];

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include "tm/isa.h"
 #include "tmc_int.h"
 
 #define WBUF_CAP (128u * 1024u)
@@ -175,6 +176,21 @@ static int writer_open(const char *path, uint32_t threads, int level, tmc_writer
     memset(h + 12, 0, 4);
     w->len = TMC_HEADER_SIZE;
     return 0;
+}
+
+int tmc_writer_set_isa(tmc_writer *w, int isa)
+{
+    if (w->status)
+        return w->status;
+    if (isa < 0 || isa >= TM_ISA_COUNT) {
+        char what[96];
+        snprintf(what, sizeof what, "unknown instruction set %d (known: 0 x86-64, 1 aarch64, 2 riscv64)", isa);
+        return fail_plain(w, TM_ERR_ARG, what);
+    }
+    if (w->offset || w->nrec || w->len != TMC_HEADER_SIZE)
+        return fail_plain(w, TM_ERR_ARG, "the instruction set is set before the first record");
+    w->buf[12] = (uint8_t)((w->buf[12] & ~TMC_FLAGS_ISA_MASK) | (unsigned)isa);
+    return TM_OK;
 }
 
 const char *tmc_writer_error(const tmc_writer *w)

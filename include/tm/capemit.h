@@ -459,6 +459,9 @@ void tmcap_em_sigret(tmcap_em *em, unsigned tid);
  * OFF), and the vdso (LEN bytes at A, read from memory). */
 void tmcap_em_map(tmcap_em *em, tmcap_word a, tmcap_word len, tmcap_word off, const char *path, unsigned pathlen);
 void tmcap_em_vdso(tmcap_em *em, tmcap_word a, tmcap_word len);
+/* The same with the image's bytes given (LEN at BYTES; the QEMU frontend's
+ * image of its signal trampoline, docs/qemu.md §7) instead of read at A. */
+void tmcap_em_vdso_bytes(tmcap_em *em, tmcap_word a, const void *bytes, tmcap_word len);
 
 /* The system wrote LEN bytes at A for TID (0: the running thread). */
 void tmcap_em_sys_write(tmcap_em *em, unsigned tid, tmcap_word a, tmcap_word len);

@@ -70,6 +70,10 @@ typedef struct tm_cap_sink {
      * a consumer that needs no record on its own (the model:
      * tm_model_put_group); MEM records' .pc is not given this way. */
     int (*group)(void *arg, const tmc_group *g);
+    /* Optional: the program's instruction set (TM_ISA_*, tm/isa.h), from
+     * the stream's ISA event, before any record or module (nonzero stops).
+     * Not called for a stream without one (x86-64). */
+    int (*isa)(void *arg, int isa);
 } tm_cap_sink;
 
 /* How the capture ended. */

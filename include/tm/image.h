@@ -15,6 +15,7 @@ typedef struct tm_image_opts {
     const char *modules;   /* the module map (BASE.modules) */
     const char *vdso;      /* the vdso bytes (BASE.vdso), or NULL */
     int ignore_build_id;   /* load a file whose GNU build-id differs from the map's */
+    int isa;               /* the trace's instruction set (tm/isa.h): every file's machine must be it */
 } tm_image_opts;
 
 /* Loads every module of the map.  On failure returns an error and ERR holds

@@ -135,6 +135,12 @@ typedef struct tm_model tm_model;
 int tm_model_new(const tm_model_cfg *cfg, tm_model **out, char *err, size_t errlen);
 void tm_model_free(tm_model *m);
 void tm_model_set_hook(tm_model *m, tm_model_msg_hook hook, void *arg);
+/* The instruction set of the program whose commit stream the model runs
+ * (TM_ISA_*, tm/isa.h; x86-64 unless set): the trace module does not
+ * depend on it, its trace file records it (tmt_trailer_of, docs/spec.md §5)
+ * and its statistics name it.  TM_ERR_ARG for an unknown ISA. */
+int tm_model_set_isa(tm_model *m, int isa);
+int tm_model_isa(const tm_model *m);
 /* Feeds one record; records must come in commit-stream order (the tmc
  * reader guarantees it).  MODULE and END records are ignored. */
 int tm_model_put(tm_model *m, const tmc_record *r);

@@ -34,6 +34,33 @@ int tm_rec_find_program(const char *name, char *path, size_t n);
  * executable file: a usage error) or TM_ERR_FORMAT (a program of another
  * kind), with the message. */
 int tm_rec_check_program(const char *prog, char *err, size_t errlen);
+/* The same for frontend FE ("valgrind", "pin": x86-64 programs; "qemu":
+ * AArch64 and RISC-V 64-bit little-endian ones): a program of another ISA
+ * is TM_ERR_FORMAT with a line that names the frontend to use.  *ISA (if
+ * not NULL) the program's instruction set (TM_ISA_*, tm/isa.h; a script's:
+ * its interpreter's), *DYNAMIC (if not NULL) whether it has a dynamic
+ * loader (PT_INTERP). */
+int tm_rec_check_program_fe(const char *prog, const char *fe, int *isa, int *dynamic, char *err, size_t errlen);
+
+/* PROG (as execvp finds it) is a #! script: 1, with its interpreter in
+ * INTERP and the line's optional argument in ARG ("" if none), as the
+ * kernel reads them; else 0.  (QEMU's user mode runs no script itself: tm
+ * record gives it the interpreter, the argument and the script.) */
+int tm_rec_script(const char *prog, char *interp, size_t n, char *arg, size_t an);
+
+/* --frontend qemu: the launcher OPT (--qemu: a path or a name on PATH),
+ * else qemu-aarch64 or qemu-riscv64 on PATH for ISA, into PATH; TM_OK, or
+ * TM_ERR_ARG with the message (none: a usage error). */
+int tm_rec_qemu(const char *opt, int isa, char *path, size_t n, char *err, size_t errlen);
+/* The QEMU plugin: $TM_QEMU_PLUGIN, else <dir of tm>/../lib/qemu/tm_qemu.so,
+ * into OUT; TM_OK, or TM_ERR_IO (not built) / TM_ERR_ARG (a comma in its
+ * path) with the message. */
+int tm_rec_qemu_plugin(char *out, size_t n, char *err, size_t errlen);
+/* The guest's library prefix QEMU gets as -L for a program of ISA: NULL if
+ * QEMU_LD_PREFIX is set (QEMU reads it) or the program is static, else
+ * /usr/aarch64-linux-gnu or /usr/riscv64-linux-gnu if that folder exists
+ * (NULL if not). */
+const char *tm_rec_qemu_prefix(int isa, int dynamic);
 
 /* The valgrind launcher NAME (a path, or a name on PATH) into PATH:
  * TM_OK, or TM_ERR_ARG with the message (no such program). */

@@ -32,6 +32,8 @@ typedef struct tm_rec_run {
     int no_caches;             /* --no-caches */
     const char *capture;       /* --capture FILE ("-": standard input): no frontend */
     int pin;                   /* --frontend pin */
+    int qemu;                  /* --frontend qemu (AArch64, RISC-V programs; docs/qemu.md) */
+    const char *qemu_opt;      /* --qemu, or NULL (qemu-aarch64 / qemu-riscv64 on PATH) */
     const char *valgrind;      /* --valgrind (default "valgrind") */
     const char *pin_opt;       /* --pin, or NULL */
     char **prog;               /* the program and its arguments (not with --capture) */

@@ -28,6 +28,8 @@ int tm_sweep_new(const tm_model_cfg *cfgs, size_t k, tm_sweep **out, char *err, 
 size_t tm_sweep_count(const tm_sweep *s);
 /* Model I (its trace, statistics, hook); owned by the sweep. */
 tm_model *tm_sweep_model(tm_sweep *s, size_t i);
+/* Every model's instruction set (tm_model_set_isa), before any record. */
+int tm_sweep_set_isa(tm_sweep *s, int isa);
 /* Record R, or group G, to every model in turn. */
 int tm_sweep_put(tm_sweep *s, const tmc_record *r);
 int tm_sweep_put_group(tm_sweep *s, const tmc_group *g);

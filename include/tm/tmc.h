@@ -24,6 +24,9 @@ extern "C" {
 #define TMC_MAX_THREADS 1024u
 #define TMC_MAX_RETIRE_PER_CYCLE 65535u /* plain instructions per thread per cycle */
 #define TMC_MAX_OPERAND 64u
+/* The header's flags (offset 12): bits 3..0 the instruction set (tm/isa.h),
+ * bits 31..4 reserved (0). */
+#define TMC_FLAGS_ISA_MASK 0xFu
 
 typedef enum tmc_type {
     TMC_START = 1,  /* thread starts (or tracing starts) at pc */
@@ -128,6 +131,10 @@ typedef struct tmc_reader tmc_reader;
 int tmc_reader_open(const char *path, tmc_reader **out, char *err, size_t errlen);
 /* Threads declared by the header (thread ids are 0 .. threads-1). */
 uint32_t tmc_reader_threads(const tmc_reader *r);
+/* The instruction set of the recorded program (TM_ISA_*, tm/isa.h): the
+ * header's flags, bits 3..0 (docs/spec.md §2.1); 0 (x86-64) for every
+ * stream written before issue 37. */
+int tmc_reader_isa(const tmc_reader *r);
 /* 1 = *rec filled, 0 = clean end, <0 = tm_status (the message is then in
  * tmc_reader_error(); errors are sticky).  The END record itself is delivered
  * (type TMC_END, count) once the whole stream has been verified (count,
@@ -148,7 +155,10 @@ typedef struct tmc_writer tmc_writer;
  * LEVEL is the zstd level (0 = default 3).  Output is deterministic.  On
  * failure *out is NULL and ERR (if not NULL) receives the message. */
 int tmc_writer_open(const char *path, uint32_t threads, int level, tmc_writer **out, char *err, size_t errlen);
-/* Appends one record (END is written by tmc_writer_close).  The writer checks
+/* The stream's instruction set (TM_ISA_*, tm/isa.h; the header's flags,
+ * bits 3..0), x86-64 (0) unless set: before the first record only (then,
+ * or an unknown ISA: TM_ERR_ARG, sticky as tmc_writer_put's refusals). */
+int tmc_writer_set_isa(tmc_writer *w, int isa);/* Appends one record (END is written by tmc_writer_close).  The writer checks
  * the same rules as the reader and refuses a record that breaks them with
  * TM_ERR_ARG; the refusal is sticky (later calls and close return it, and
  * close then ends the zstd frame without END so the records before the error

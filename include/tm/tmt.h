@@ -48,6 +48,8 @@ typedef struct tmt_file {
     unsigned signal;    /* TMT_CUT_SIGNAL: the signal number */
     tmt_prog prog;      /* how the program ended (TMT_COMPLETE only) */
     unsigned prog_code; /* its exit status or signal */
+    int isa;            /* the recorded program's instruction set (TM_ISA_*, tm/isa.h):
+                           the header's byte 37; 0 (x86-64) in version 1 */
 } tmt_file;
 
 /* What the trailer records besides the bit count. */
@@ -60,7 +62,12 @@ typedef struct tmt_trailer {
     unsigned prog_code;             /* as tmt_file's */
 } tmt_trailer;
 
-/* Writes PATH ("-" = stdout).  ERR receives one line on failure. */
+/* Writes PATH ("-" = stdout) for a program of instruction set ISA
+ * (TM_ISA_*, tm/isa.h: the header's byte 37; a model's is tm_model_isa).
+ * ERR receives one line on failure. */
+int tmt_write_isa(const char *path, int isa, const tm_model_cfg *cfg, const tm_bitbuf *bits, const tmt_trailer *t,
+                  char *err, size_t errlen);
+/* The same for an x86-64 program (ISA 0). */
 int tmt_write(const char *path, const tm_model_cfg *cfg, const tm_bitbuf *bits, const tmt_trailer *t,
               char *err, size_t errlen);
 /* The trailer of a model's run: its cycles and per-thread instructions

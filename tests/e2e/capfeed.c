@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     tm_timing_cfg tc;
     tm_timing_defaults(&tc);
     tm_cap_cfg cc = {.threads = 8, .slow = !strcmp(argv[2], "slow"), .timing = cores ? &tc : NULL};
-    tm_cap_sink sink = {put_record, NULL, m, strcmp(argv[2], "groups") ? NULL : put_group};
+    tm_cap_sink sink = {put_record, NULL, m, strcmp(argv[2], "groups") ? NULL : put_group, NULL};
     tm_cap *cap = NULL;
     if (tm_cap_new(&cc, &sink, &cap) != TM_OK)
         return 1;

@@ -234,7 +234,7 @@ d[4] = 1   # EI_CLASS = ELFCLASS32
 open(sys.argv[2], 'wb').write(d)
 PY
 chmod +x p32
-one 1 "p32: a 32-bit program; tm record traces x86-64 \(64-bit\) programs only" "$TMFAST" record -o v5 -- ./p32 && ok "$(cat one.err)"
+one 1 "p32: a 32-bit program; tm record traces 64-bit x86-64 \(--frontend valgrind, pin\), AArch64 and RISC-V \(--frontend qemu\) programs only" "$TMFAST" record -o v5 -- ./p32 && ok "$(cat one.err)"
 printf '#!%s/p32\n' "$TMP" > s32 && chmod +x s32
 one 1 "s32: its interpreter .*p32: a 32-bit program" "$TMFAST" record -o v5 -- ./s32 && ok "$(cat one.err)"
 ls v5.* 2> /dev/null && fail "outputs created for a refused run"

@@ -214,7 +214,7 @@ one_line 2 "no program to run" x --capture bt.cap -o x "$P/branchtest"
 one_line 2 "^tm record: --frontend: not with --capture" x --capture bt.cap --frontend valgrind -o x
 one_line 2 "^tm record: --valgrind: not with --capture" x --capture bt.cap --valgrind valgrind -o x
 one_line 2 "^tm record: --capture after --and" x -o x --and -o y --capture bt.cap
-one_line 2 "^tm record: --frontend bogus: allowed valgrind or pin (see tm record --help)$" x --frontend bogus -o x -- "$P/branchtest"
+one_line 2 "^tm record: --frontend bogus: allowed valgrind, pin or qemu (see tm record --help)$" x --frontend bogus -o x -- "$P/branchtest"
 ( unset PIN_ROOT; one_line 2 "^tm record: --frontend pin: no Pin kit (give --pin PATH or set PIN_ROOT to a Pin 3.x kit folder)$" x \
     --frontend pin -o x -- "$P/branchtest" ) || exit 1
 ( export PIN_ROOT=$TMP/nokit; one_line 2 "^tm record: --frontend pin: PIN_ROOT=$TMP/nokit has no pin launcher ($TMP/nokit/pin); give --pin PATH" x \

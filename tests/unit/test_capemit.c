@@ -414,7 +414,7 @@ static int rlog_on(void *arg, const tmc_record *r)
 static void capture_of(rlog *l)
 {
     tm_cap_cfg cfg = {.threads = 2};
-    tm_cap_sink sink = {rlog_on, NULL, l, NULL};
+    tm_cap_sink sink = {rlog_on, NULL, l, NULL, NULL};
     tm_cap *c = NULL;
     memset(l, 0, sizeof *l);
     cr_assert_eq(tm_cap_new(&cfg, &sink, &c), TM_OK);

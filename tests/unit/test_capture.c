@@ -56,7 +56,7 @@ static int on_record(void *arg, const tmc_record *r)
 static tm_cap *new_cap(log_t *l)
 {
     tm_cap_cfg cfg = {.threads = 4};
-    tm_cap_sink sink = {on_record, NULL, l, NULL};
+    tm_cap_sink sink = {on_record, NULL, l, NULL, NULL};
     tm_cap *c = NULL;
     cr_assert_eq(tm_cap_new(&cfg, &sink, &c), TM_OK);
     return c;
@@ -308,10 +308,56 @@ Test(capture, need_values_refuses_stores_without_values)
     static log_t got;
     memset(&got, 0, sizeof got);
     tm_cap_cfg cfg = {.threads = 4, .need_values = 1};
-    tm_cap_sink sink = {on_record, NULL, &got, NULL};
+    tm_cap_sink sink = {on_record, NULL, &got, NULL, NULL};
     tm_cap *c = NULL;
     cr_assert_eq(tm_cap_new(&cfg, &sink, &c), TM_OK);
     cr_assert_eq(tm_cap_feed(c, wn, nn * 8), TM_ERR_FORMAT);
     cr_assert(strstr(tm_cap_error(c), "offset 88: a store without its value"), "%s", tm_cap_error(c));
     tm_cap_free(c);
+}
+
+/* The ISA event (issue 37) reaches the sink's isa callback before any
+ * record, and tm_cap_info says it; a consumer that refuses it stops the
+ * capture with one line naming the offset. */
+static int isa_seen = -1, isa_records_before = -1;
+static int on_isa(void *arg, int isa)
+{
+    log_t *l = arg;
+    isa_seen = isa;
+    isa_records_before = (int)l->n;
+    return isa == 2; /* RISC-V refused */
+}
+
+Test(capture, isa_event_to_the_sink)
+{
+    for (int isa = 1; isa <= 2; isa++) {
+        static uint64_t w[1024];
+        w[0] = TMCAP_MAGIC;
+        w[1] = TMCAP_ISA | (uint64_t)isa << 8;
+        size_t n = 2 + make_stream(w + 2, 2) - 1; /* the stream's own magic dropped */
+        memmove(w + 2, w + 3, (n - 2) * sizeof w[0]);
+        static log_t l;
+        l.n = 0;
+        isa_seen = isa_records_before = -1;
+        tm_cap_cfg cfg = {.threads = 4};
+        tm_cap_sink sink = {on_record, NULL, &l, NULL, on_isa};
+        tm_cap *c = NULL;
+        cr_assert_eq(tm_cap_new(&cfg, &sink, &c), TM_OK);
+        int rc = tm_cap_feed(c, w, n * sizeof w[0]);
+        cr_assert_eq(isa_seen, isa);
+        cr_assert_eq(isa_records_before, 0);
+        if (isa == 1) {
+            cr_assert_eq(rc, TM_OK, "%s", tm_cap_error(c));
+            cr_assert_eq(tm_cap_finish(c), TM_OK);
+            tm_cap_info in;
+            tm_cap_get_info(c, &in);
+            cr_assert_eq(in.isa, 1);
+            cr_assert_gt(l.n, 0);
+        } else {
+            cr_assert_neq(rc, TM_OK);
+            cr_assert(strstr(tm_cap_error(c), "offset 8") && strstr(tm_cap_error(c), "riscv64"), "%s",
+                      tm_cap_error(c));
+        }
+        tm_cap_free(c);
+    }
 }

@@ -111,7 +111,7 @@ static void write_map(const char *path, const char *line, unsigned times)
 
 static int load_map(const char *path, char *err, size_t n)
 {
-    tm_image_opts o = {path, NULL, 1};
+    tm_image_opts o = {path, NULL, 1, 0};
     tm_image *im = NULL;
     int rc = tm_image_load(&o, &im, err, n);
     tm_image_free(im);

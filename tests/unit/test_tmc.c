@@ -989,6 +989,82 @@ Test(tmc, bad_header_length)
     expect_bad(&r, TM_ERR_FORMAT, 6, "header length 24");
 }
 
+/* The header's flags (docs/spec.md §2.1): bits 3..0 the ISA (tm/isa.h),
+ * 0..2 read back by tmc_reader_isa; an unknown ISA and any other bit are
+ * refused at offset 12. */
+Test(tmc, header_isa)
+{
+    for (uint32_t isa = 0; isa < 3; isa++) {
+        raw r;
+        hdr_full(&r, MAGIC, 1, 16, 1, isa);
+        r_end(&r, 0);
+        tdir d;
+        tdir_make(&d);
+        const char *p = tdir_path(&d, "isa.tmc");
+        write_zst(p, r.b, r.n);
+        tmc_reader *rd = NULL;
+        char msg[256];
+        cr_assert_eq(tmc_reader_open(p, &rd, msg, sizeof msg), TM_OK, "%s", msg);
+        cr_assert_eq(tmc_reader_isa(rd), (int)isa);
+        tmc_reader_close(rd);
+        tdir_clean(&d);
+    }
+    raw r;
+    hdr_full(&r, MAGIC, 1, 16, 1, 3);
+    r_end(&r, 0);
+    expect_bad(&r, TM_ERR_FORMAT, 12, "unknown instruction set 3");
+    hdr_full(&r, MAGIC, 1, 16, 1, 15);
+    r_end(&r, 0);
+    expect_bad(&r, TM_ERR_FORMAT, 12, "unknown instruction set 15");
+    hdr_full(&r, MAGIC, 1, 16, 1, 0x10);
+    r_end(&r, 0);
+    expect_bad(&r, TM_ERR_FORMAT, 12, "bits 31..4 are reserved");
+    hdr_full(&r, MAGIC, 1, 16, 1, 0x80000001u);
+    r_end(&r, 0);
+    expect_bad(&r, TM_ERR_FORMAT, 12, "bits 31..4 are reserved");
+}
+
+/* tmc_writer_set_isa: the header says it; only before the first record;
+ * an unknown ISA refused. */
+Test(tmc, writer_isa)
+{
+    tdir d;
+    tdir_make(&d);
+    const char *p = tdir_path(&d, "w.tmc");
+    tmc_writer *w = NULL;
+    char e[600] = "";
+    cr_assert_eq(tmc_writer_open(p, 2, 0, &w, e, sizeof e), TM_OK, "%s", e);
+    cr_assert_eq(tmc_writer_set_isa(w, 1), TM_OK);
+    cr_assert_eq(tmc_writer_set_isa(w, 2), TM_OK); /* again, still before any record */
+    put_ok(w, start_at(0, 1, 0x1000));
+    cr_assert_eq(tmc_writer_close(w), TM_OK);
+    tmc_reader *rd = NULL;
+    cr_assert_eq(tmc_reader_open(p, &rd, e, sizeof e), TM_OK, "%s", e);
+    cr_assert_eq(tmc_reader_isa(rd), 2);
+    tmc_record rec;
+    cr_assert_eq(tmc_reader_next(rd, &rec), 1);
+    cr_assert_eq(rec.type, TMC_START);
+    tmc_reader_close(rd);
+    /* after a record: refused, sticky */
+    cr_assert_eq(tmc_writer_open(p, 2, 0, &w, e, sizeof e), TM_OK, "%s", e);
+    put_ok(w, start_at(0, 1, 0x1000));
+    cr_assert_eq(tmc_writer_set_isa(w, 1), TM_ERR_ARG);
+    cr_assert(strstr(tmc_writer_error(w), "before the first record"), "%s", tmc_writer_error(w));
+    cr_assert_eq(tmc_writer_close(w), TM_ERR_ARG);
+    /* unknown */
+    cr_assert_eq(tmc_writer_open(p, 2, 0, &w, e, sizeof e), TM_OK, "%s", e);
+    cr_assert_eq(tmc_writer_set_isa(w, 3), TM_ERR_ARG);
+    cr_assert(strstr(tmc_writer_error(w), "unknown instruction set 3"), "%s", tmc_writer_error(w));
+    tmc_writer_abort(w);
+    /* not set: x86-64 */
+    cr_assert_eq(tmc_writer_open(p, 1, 0, &w, e, sizeof e), TM_OK, "%s", e);
+    cr_assert_eq(tmc_writer_close(w), TM_OK);
+    cr_assert_eq(tmc_reader_open(p, &rd, e, sizeof e), TM_OK, "%s", e);
+    cr_assert_eq(tmc_reader_isa(rd), 0);
+    tmc_reader_close(rd);
+    tdir_clean(&d);
+}
+
 Test(tmc, bad_threads)
 {
     raw r;

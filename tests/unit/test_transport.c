@@ -46,7 +46,7 @@ static size_t make_stream(uint64_t *w, int rounds)
 static tm_cap *new_cap(count_t *k)
 {
     tm_cap_cfg cfg = {.threads = 2};
-    tm_cap_sink sink = {on_record, NULL, k, NULL};
+    tm_cap_sink sink = {on_record, NULL, k, NULL, NULL};
     tm_cap *c = NULL;
     cr_assert_eq(tm_cap_new(&cfg, &sink, &c), TM_OK);
     return c;

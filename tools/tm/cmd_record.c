@@ -1,5 +1,6 @@
 /* tm record — run a program under a frontend (the Valgrind tool in
- * vg-frontend/, or with --frontend pin the Pin tool in pin-frontend/) and
+ * vg-frontend/, with --frontend pin the Pin tool in pin-frontend/, with --frontend
+ * qemu QEMU user mode with the plugin in qemu-frontend/) and
  * feed the trace module model on the fly (docs/capture.md, docs/guide.md).
  *
  *   tm record [model options] [--commit] [--threads N] -o BASE -- PROG ARGS
@@ -85,12 +86,19 @@ static void usage(FILE *f)
             "  --threads N|auto              cores of the trace module = most threads the program\n"
             "                                may run (1..1024, default 8); auto: as many as it ran\n"
             "                                (the model runs after the program; not with --mode, -f)\n"
-            "  --frontend valgrind|pin       what runs the program and captures it (default valgrind:\n"
+            "  --frontend valgrind|pin|qemu  what runs the program and captures it (default valgrind:\n"
             "                                the tool tmtrace; pin: the Pin tool tm_pin.so, built by\n"
-            "                                make pin PIN_ROOT=DIR; TM_PIN_TOOL names another)\n"
+            "                                make pin PIN_ROOT=DIR; TM_PIN_TOOL names another; qemu:\n"
+            "                                AArch64 and RISC-V programs under qemu-aarch64 or\n"
+            "                                qemu-riscv64 with the plugin tm_qemu.so, docs/qemu.md;\n"
+            "                                TM_QEMU_PLUGIN names another)\n"
             "  --valgrind PATH               the valgrind launcher (default: valgrind on PATH)\n"
             "  --pin PATH                    with --frontend pin: the pin launcher, or a Pin 3.x kit\n"
             "                                folder holding it (default: $PIN_ROOT/pin)\n"
+            "  --qemu PATH                   with --frontend qemu: the QEMU user-mode launcher (default:\n"
+            "                                qemu-aarch64 or qemu-riscv64 on PATH, from the program's\n"
+            "                                ELF machine; the guest's libraries: QEMU_LD_PREFIX, else\n"
+            "                                /usr/aarch64-linux-gnu or /usr/riscv64-linux-gnu)\n"
             "  --capture FILE|-              start no frontend: read the capture stream a frontend wrote\n"
             "                                (docs/capture.md) from FILE, or - standard input; no PROG\n"
             "The program runs under the frontend; its stdin, stdout, stderr and exit status pass\n"
@@ -111,6 +119,7 @@ typedef struct rec_args {
     tm_timing_opts to;
     const char *base, *valgrind, *rtn, *profile, *pwin;
     const char *frontend, *pin, *capture; /* --frontend (NULL: valgrind), --pin, --capture */
+    const char *qemu;                     /* --qemu */
     uint64_t nthreads, skip, length;
     int commit, argi, main_only, vg_given, demand;
     rec_more more[TM_REC_MAX_CONFS - 1];
@@ -143,7 +152,8 @@ static const tm_optdef rec_whole_opts[] = {
     W("-l", TV, REC_OWN, "a value: allowed a number of instructions (at least 1)"),
     W("--no-shared-libs", TF, REC_OWN, NULL), W("--filter-rtn", TV, REC_OWN, "a function name"),
     W("--threads", TV, REC_OWN, "a value: allowed 1..1024 or auto"), W("--valgrind", TV, REC_OWN, "a path"),
-    W("--commit", TF, REC_OWN, NULL), W("--frontend", TV, REC_OWN, "a value: allowed valgrind or pin"),
+    W("--commit", TF, REC_OWN, NULL), W("--frontend", TV, REC_OWN, "a value: allowed valgrind, pin or qemu"),
+    W("--qemu", TV, REC_OWN, "a path: the qemu-aarch64 or qemu-riscv64 launcher"),
     W("--pin", TV, REC_OWN, "a path: the pin launcher or a Pin kit folder"),
     W("--capture", TV, REC_OWN, "a file: a capture stream, or - for standard input"), {NULL, NULL, 0, 0, 0, NULL}};
 /* Each configuration's outputs (after --and: that configuration's). */
@@ -186,9 +196,13 @@ static int rec_whole(rec_args *A, const char *name, const char *v)
         A->valgrind = v;
         A->vg_given = 1;
     } else if (!strcmp(name, "--frontend")) {
-        if (strcmp(v, "valgrind") && strcmp(v, "pin"))
-            return tm_usage("record", "--frontend %s: allowed valgrind or pin", v), 2;
+        if (strcmp(v, "valgrind") && strcmp(v, "pin") && strcmp(v, "qemu"))
+            return tm_usage("record", "--frontend %s: allowed valgrind, pin or qemu", v), 2;
         A->frontend = v;
+    } else if (!strcmp(name, "--qemu")) {
+        if (!*v)
+            return tm_usage("record", "--qemu needs a path: the qemu-aarch64 or qemu-riscv64 launcher"), 2;
+        A->qemu = v;
     } else if (!strcmp(name, "--pin")) {
         if (!*v)
             return tm_usage("record", "--pin needs a path: the pin launcher or a Pin kit folder"), 2;
@@ -283,7 +297,8 @@ static int check_run(const rec_args *A, int argc, char **argv, int pin)
 {
     if (A->capture) {
         /* no frontend: the capture stream is the program's run */
-        const char *fe = A->frontend ? "--frontend" : A->pin ? "--pin" : A->vg_given ? "--valgrind" : NULL;
+        const char *fe = A->frontend ? "--frontend" : A->pin ? "--pin" : A->vg_given ? "--valgrind"
+                       : A->qemu ? "--qemu" : NULL;
         if (fe)
             return tm_usage("record", "%s: not with --capture (no frontend is started: the capture stream is read "
                                       "from %s)", fe, A->capture), 2;
@@ -296,8 +311,13 @@ static int check_run(const rec_args *A, int argc, char **argv, int pin)
                                       "FILE"), 2;
         if (A->pin && !pin)
             return tm_usage("record", "--pin %s: only with --frontend pin", A->pin), 2;
+        int qemu = A->frontend && !strcmp(A->frontend, "qemu");
         if (pin && A->vg_given)
             return tm_usage("record", "--valgrind: an option of the Valgrind frontend, not with --frontend pin"), 2;
+        if (qemu && A->vg_given)
+            return tm_usage("record", "--valgrind: an option of the Valgrind frontend, not with --frontend qemu"), 2;
+        if (A->qemu && !qemu)
+            return tm_usage("record", "--qemu %s: only with --frontend qemu", A->qemu), 2;
     }
     if ((!A->base && !A->mc.mode) || (A->base && !*A->base))
         return tm_usage("record", "no output: give -o BASE"), 2;
@@ -424,6 +444,8 @@ int cmd_record(int argc, char **argv)
         return rc;
     memset(&D, 0, sizeof D);
     D.pin = A.frontend && !strcmp(A.frontend, "pin");
+    D.qemu = A.frontend && !strcmp(A.frontend, "qemu");
+    D.qemu_opt = A.qemu;
     D.k = 1 + A.nmore;
     if ((rc = check_run(&A, argc, argv, D.pin)) >= 0 || (rc = check_profiles(&A, &D)) >= 0 ||
         (rc = make_confs(&A, &D)) >= 0)
