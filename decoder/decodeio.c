@@ -89,8 +89,8 @@ int tm_list_messages(FILE *out, const char *path, const tmt_file *tf, const char
     if (tf->cfg.enc.data) {
         char e[600];
         int rc = tm_load_sizes_open(tmc, tf->cfg.enc.threads, &ls, e, sizeof e);
-        if (rc != TM_OK)
-            return tm_errf(rc, err, errlen, "%s", e);
+        if (rc != TM_OK) /* a file that cannot serve: a runtime error, not the command line's (TM_ERR_ARG) */
+            return tm_errf(rc == TM_ERR_ARG ? TM_ERR_IO : rc, err, errlen, "%s", e);
     }
     int rc = list_messages(out, path, tf, ls, out_errno, err, errlen);
     tm_load_sizes_close(ls);
