@@ -155,13 +155,15 @@ asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests $(BUILD)/asan/bin/capfee
 # Otherwise the exact command is printed.
 DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3 verilator yosys \
 	valgrind pigz xz-utils bzip2 pbzip2 gzip libzydis-dev zlib1g-dev clang \
-	python3-matplotlib chromium slurm-wlm munge binutils coreutils libipt-dev ccache
+	python3-matplotlib chromium slurm-wlm munge binutils coreutils libipt-dev ccache \
+	qemu-user gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-riscv64-cross dpkg-dev
 # `make deps` always checks; the targets that need the packages (test, lint,
 # run, bench, gates) check once per build folder and say so afterwards (the
 # stamp names the packages checked; a changed list checks again).
 DEPS_STAMP := $(BUILD)/.deps-checked
 deps:
 	@bash scripts/deps.sh $(DEB_PKGS)
+	@bash scripts/isa-deps.sh
 	@mkdir -p $(BUILD) && echo "$(DEB_PKGS)" > $(DEPS_STAMP)
 $(DEPS_STAMP).want:
 	@mkdir -p $(BUILD)
@@ -294,3 +296,5 @@ clean:
 
 # The programs tm record's end-to-end tests run (make programs).
 include tests/programs/programs.mk
+# The QEMU frontend's programs, both ISAs (make isa-programs, isa-own).
+include tests/programs/isa.mk

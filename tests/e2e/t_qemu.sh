@@ -9,7 +9,8 @@
 # Per ISA (each needs qemu-<isa> and the cross compiler <triplet>-gcc with
 # its C library; an ISA whose tools are missing is left out, and without
 # either the script prints one line and exits 77, "not run"), the programs
-# cross-compiled here (dynamic, run with -L /usr/<triplet>):
+# cross-compiled by make isa-own-<isa> (tests/programs/isa.mk, into
+# build/isa/<isa>; dynamic, run with -L /usr/<triplet>):
 #   mt_pthread 4       4 worker threads and main (tests/programs)
 #   qwork 4 20         4 threads, loads and stores (tests/programs/qemu)
 #   qsignals           raise() handled 5 times, 3 SIGSEGVs caught
@@ -43,15 +44,13 @@ fi
 cd "$TMP" || exit 1
 
 for isa in "${isas[@]}"; do
-    cc=$isa-linux-gnu-gcc
     Q=("qemu-$isa" -L "/usr/$isa-linux-gnu")
     mkdir -p "$isa"
-    for p in mt_pthread forkwork crash; do
-        $cc -std=gnu11 -O1 -o "$isa/$p" "$ROOT/tests/programs/$p.c" -lpthread || die "$isa: $p does not build"
-    done
-    for p in qwork qsignals qexec; do
-        $cc -std=gnu11 -O1 -Wall -Wextra -Werror -o "$isa/$p" "$ROOT/tests/programs/qemu/$p.c" -lpthread ||
-            die "$isa: $p does not build"
+    # built by make isa-own (tests/programs/isa.mk) into $B/isa/$isa
+    make -s -C "$ROOT" BUILD="$B" "isa-own-$isa" >"$isa/make.log" 2>&1 ||
+        die "$isa: make isa-own-$isa: $(grep -m1 -E 'error|not found' "$isa/make.log")"
+    for p in mt_pthread forkwork crash qwork qsignals qexec; do
+        cp "$B/isa/$isa/$p" "$isa/$p" || die "$isa: $p is not built"
     done
     # name threads want_status record_status program args...
     run() {
