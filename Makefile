@@ -276,6 +276,7 @@ bench: $(DEPS_STAMP).want
 	bash bench/run.sh $(BUILD)
 	bash bench/sweep.sh $(BUILD)
 	bash bench/record.sh $(BUILD)
+	bash bench/record_qemu.sh $(BUILD)
 	bash bench/decode_bench.sh $(BUILD)
 
 # libFuzzer target for the message parser and the replay from binaries
