@@ -77,6 +77,8 @@ class Data:
         self.pt = {(x["program"], x["N"]): x for x in pt.get("results", [])}
         self.pt_rows = {k: {r["format"]: r for r in x["stats"]["compare"]} for k, x in self.pt.items()}
         self.programs = [p["name"] for p in study.programs]
+        # the (program, ISA) pairs without Intel PT because they are not x86-64 recordings
+        self.not_x86 = [tuple(x) for x in pt.get("not_x86", [])]
         self.ns = sorted({x["N"] for x in results})
         self.cfgs = {c["name"]: c for c in study.configs}
 
@@ -222,6 +224,76 @@ class Data:
         return a
 
 
+# the ISAs in the order the report shows them (tm record's statistics name a
+# non-x86-64 recording's: recording.isa)
+ISA_ORDER = ("x86-64", "aarch64", "riscv64")
+# the configurations the table isa compares (those the study has; none: every demand configuration)
+ISA_CONFIGS = ("nx_b-large", "tr_e-large", "tr_a-tage-l")
+
+
+def result_isa(x):
+    """The ISA of a result: what its recording says (absent: x86-64)."""
+    return x.get("isa") or (x["stats"].get("recording") or {}).get("isa") or "x86-64"
+
+
+def isa_groups(d):
+    """The programs present on several ISAs: [(compare_as, {isa: program})] in the study's
+    order, and the ISAs they have (ISA_ORDER first).  A program's ISA is its recordings'."""
+    isa_of = {}
+    for (p, _, _), x in d.r.items():
+        isa_of.setdefault(p, result_isa(x))
+    groups = {}
+    for pr in d.s.programs:
+        p = pr["name"]
+        if p in isa_of:
+            groups.setdefault(pr.get("compare_as", p), {}).setdefault(isa_of[p], p)
+    gs = [(g, m) for g, m in groups.items() if len(m) > 1]
+    isas = {i for _, m in gs for i in m}
+    return gs, [i for i in ISA_ORDER if i in isas] + sorted(isas - set(ISA_ORDER))
+
+
+def isa_table(d):
+    """Bits per instruction of the same work on several ISAs: per program (compare_as) and
+    N and configuration, each ISA's bpi, its ratio to the first ISA's, and instructions;
+    Total = the bits of the programs / their instructions, per ISA; a ratio's Total
+    over the programs both ISAs have."""
+    gs, isas = isa_groups(d)
+    if not gs:
+        return None
+    cfgs = [c for c in ISA_CONFIGS if c in d.cfgs] or [c for c, v in d.cfgs.items() if v["kind"] == "demand"]
+    ref = isas[0]
+    t = Table("isa", f"The same work on several ISAs ({', '.join(isas)}): bits per instruction per program, N and "
+              f"configuration (lossless, demand), the ratio to {ref}'s, and the instructions each ISA executed; "
+              f"Total = the programs' bits / their instructions on that ISA (a ratio's Total: over the programs both "
+              f"ISAs have)",
+              ["program", "N", "configuration"] + [f"{i} bpi" for i in isas] + [f"{i} / {ref}" for i in isas[1:]]
+              + [f"{i} instructions" for i in isas] + ["threads ran (" + " / ".join(isas) + ")", "programs"])
+    t.extra["isas"] = isas
+    t.extra["programs"] = {g: m for g, m in gs}
+    for g, m in gs + [("Total", None)]:
+        for n in d.ns:
+            for c in cfgs:
+                aa, ratio = {}, {}
+                for i in isas:
+                    progs = ([m[i]] if i in m else []) if m else [mm[i] for _, mm in gs if i in mm]
+                    aa[i] = d.agg(n, c, progs) if progs else None
+                for i in isas[1:]:
+                    both = [(mm[i], mm[ref]) for _, mm in (gs if not m else [(g, m)]) if i in mm and ref in mm]
+                    if both:
+                        a, b = d.agg(n, c, [x for x, _ in both]), d.agg(n, c, [y for _, y in both])
+                        if a["progs"] == len(both) and b["progs"] == len(both) and bpi(b):
+                            ratio[i] = round(bpi(a) / bpi(b), 3)
+                vals = {i: (round(bpi(a), 5) if a and a["progs"] else None) for i, a in aa.items()}
+                if all(v is None for v in vals.values()):
+                    continue
+                ran = " / ".join("-" if not m or i not in m or d.ran(m[i], n) is None else str(d.ran(m[i], n))
+                                 for i in isas) if m else ""
+                t.add(g, n, c, *[vals[i] for i in isas], *[ratio.get(i) for i in isas[1:]],
+                      *[(aa[i]["insns"] if aa[i] and aa[i]["progs"] else None) for i in isas], ran,
+                      ", ".join(m.values()) if m else "")
+    return t
+
+
 def kb(v):
     return f"{v // 1024} KB" if v % 1024 == 0 else f"{v} B"
 
@@ -361,6 +433,9 @@ def build_tables(d):
             T.append(t)
     if d.pt:
         T.append(pt_table(d))
+    it = isa_table(d)
+    if it:
+        T.append(it)
     # the machine the cycles come from, and IPC per core, beside every table with bits per cycle
     for t in T:
         if t.name in ("table1", "table2", "table5_bpc", "table6_bpc", "pt"):
@@ -979,6 +1054,31 @@ class FigureSet:
             handles.setdefault(b, Line2D([], [], color=col, marker="o",
                                          label=f"buffer {b:,} bits" + ("" if pts else " (nothing lost)")))
 
+    def isa_bpi(self, t):
+        """The same work on several ISAs: per configuration, a bar group per (program, N), a bar per ISA."""
+        if not t:
+            return
+        bars = isa_bars(t)
+        isas = t.extra["isas"]
+        cols = {"x86-64": "#4c72b0", "aarch64": "#dd8452", "riscv64": "#55a868"}
+        fig, axs = self.grid(len(bars), w=max(3.3, 0.45 * len(isas) * max(len(x) for x, _ in bars.values())), h=3.2)
+        w = 0.8 / len(isas)
+        for ax, (c, (xs, ys)) in zip(axs, bars.items()):
+            for k, i in enumerate(isas):
+                ax.bar([j + (k - (len(isas) - 1) / 2) * w for j in range(len(xs))], ys[i], w,
+                       color=cols.get(i, f"C{k + 3}"), label=i)
+            ax.set_xticks(range(len(xs)), [f"{p}\nN={n}" for p, n in xs], rotation=90 if len(xs) > 6 else 0,
+                          fontsize=9)
+            ax.set_title(c)
+            ax.set_ylabel("bpi")
+        fig.suptitle("The same work on several ISAs: bits per instruction")
+        fig.tight_layout()
+        self.legend_below(fig, *axs[0].get_legend_handles_labels())
+        self.save(fig, "isa_bpi", "The same work on several ISAs: bits per instruction per program and N, a bar per "
+                  f"ISA ({', '.join(isas)}), one panel per configuration (lossless demand); a missing bar: the "
+                  "program has no build for that ISA",
+                  "the table isa (each recording's statistics; its ISA: tm record's recording.isa)")
+
     def pt_bpi(self):
         """Intel PT against NX_b, TR_e and time-stamped TR_e (large
         predictors), per program."""
@@ -1011,6 +1111,20 @@ class FigureSet:
                   "tr_e-large, ttr_e-large")
 
 
+def isa_bars(t):
+    """The table isa's bars: {configuration: ([(program, N)], {isa: [bpi]})}, the Total rows left out."""
+    isas = t.extra["isas"]
+    out = {}
+    for r in t.rows:
+        if r[0] == "Total":
+            continue
+        xs, ys = out.setdefault(r[2], ([], {i: [] for i in isas}))
+        xs.append((r[0], r[1]))
+        for k, i in enumerate(isas):
+            ys[i].append(r[3 + k] or 0.0)
+    return out
+
+
 def figures(d, outdir, tables):
     """Draws the report's figures into OUTDIR/figures (SVG) and returns
     their (name, caption, how), in the order index.html shows them."""
@@ -1021,6 +1135,7 @@ def figures(d, outdir, tables):
     fs.chunks()
     fs.loss_curve()
     fs.pt_bpi()
+    fs.isa_bpi(next((t for t in tables if t.name == "isa"), None))
     return fs.figs
 
 
@@ -1175,12 +1290,35 @@ def summary(d, tables):
                        + ", ".join(rs))
     if d.pt_skipped:
         out.append(f"\nIntel PT (tm pt): not computed: {d.pt_skipped}")
+    elif d.not_x86:
+        out.append("\n" + wrap(pt_isa_note(d), 110, "  "))
+    t = byname.get("isa")
+    if t:
+        out.append("\n" + wrap(t.title, 110) + "\n")
+        out += isa_text(t)
     out += paper_summary(d)
     ew = edge_warning(chunk_edges(d))
     if ew:
         out.append("\n" + wrap("Chunk-size exploration (table chunks): " + ew, 110, "  "))
     body = "\n".join(out) + "\n"
     return wrap(glossary_text(body)) + "\n" + body
+
+
+def pt_isa_note(d):
+    """Which recordings have no Intel PT because they are not x86-64."""
+    return ("Intel PT (tm pt) is computed for the x86-64 recordings only (it models Intel PT of x86-64): not for "
+            + ", ".join(f"{p} ({i})" for p, i in d.not_x86) + "; the PT rows and Totals are those of the x86-64 "
+            "programs.")
+
+
+def isa_text(t):
+    """The table isa as text lines (every column but the programs' names)."""
+    cols = t.columns[:-1]
+    rows = [[fmt(v) if not isinstance(v, float) else (f"{v:.3f}" if " / " in cols[k] else f"{v:.5f}")
+             for k, v in enumerate(r[:-1])] for r in t.rows]
+    w = [max(len(c), *(len(r[k]) for r in rows)) for k, c in enumerate(cols)]
+    line = lambda r: "  ".join((f"{v:<{w[k]}}" if k in (0, 2) else f"{v:>{w[k]}}") for k, v in enumerate(r)).rstrip()
+    return [line(cols)] + [line(r) for r in rows]
 
 
 def paper_summary(d):
@@ -1237,6 +1375,7 @@ def pt_doc(pt):
     """results.json's "pt": tm pt's rows (PT, PT+mtc, PT+cyc) per recording, or why there are none."""
     pt = pt or {}
     return {"skipped": pt.get("skipped", "no Intel PT results given"), "options": pt.get("options"),
+            "not_x86": [{"program": p, "isa": i} for p, i in pt.get("not_x86", [])],
             "options_synthetic": pt.get("options_gen"),
             "recordings": [{"program": x["program"], "N": x["N"], "verified": x["verified"],
                             "verify": x["stats"].get("verify"), "pt_seconds": x.get("pt_seconds"),
@@ -1312,6 +1451,7 @@ def write(outdir, study, results, version, run, pt=None):
             f"{pt_verified} of its {len(d.pt)} recordings verified by libipt's decoder against the commit stream"
             f"{' (synthetic streams have no code to decode)' if pt_verified < len(d.pt) else ''}. " if d.pt else
             f"Intel PT: not computed ({html.escape(d.pt_skipped or 'no results')}). ") +
+         (html.escape(pt_isa_note(d)) + " " if d.not_x86 and d.pt else "") +
          f"Bandwidth demand is measured with a {study.port}-bit port and a {study.buffer:,}-bit buffer that drop "
          f"nothing; any row with losses says so. Generated {doc['generated']}; this run took {run['seconds']} s, "
          f"the recordings {rec_s:,.0f} s of recording time in all (each pass of all its configurations).</p>",

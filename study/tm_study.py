@@ -62,6 +62,10 @@ options = "--cfiat --cache study"
 name = "all"
 options = "--data all"
 
+[[config]]                   # TAGE-class predictors with the adaptive encoding (study/tra.toml), for the ISAs' table
+name = "tr_a-tage-l"
+options = "--config tage-l --encoding tr_a"
+
 [delivery]                   # the port/buffer axis: drops, lost instructions, peak occupancy
 configs = @DELIVERY@
 ports = [1, 2, 4, 8, 16, 32]
@@ -98,6 +102,49 @@ name = "mt_omp"
 cmd = "{programs}/mt_omp {N}"
 env = { OMP_NUM_THREADS = "{N}" }
 
+# The same work on AArch64 and RISC-V, under QEMU (tm record --frontend qemu;
+# make isa-programs builds {isa} = build/isa): Debian's arm64 pigz, xz and zstd,
+# zstd and xz built from Debian's sources for riscv64, mt_pthread
+# cross-compiled; the same commands and inputs as the x86-64 programs above
+# (the report's table isa compares them: compare_as, by default the name
+# without -a64 / -rv64).
+[[program]]
+name = "pigz-a64"
+cmd = "{isa}/arm64-root/usr/bin/pigz -p {N} -c {input}"
+input = "text:1M"
+frontend = "qemu"
+env = { LD_LIBRARY_PATH = "{isa}/arm64-root/lib/aarch64-linux-gnu:{isa}/arm64-root/usr/lib/aarch64-linux-gnu" }
+[[program]]
+name = "xz-a64"
+cmd = "{isa}/arm64-root/usr/bin/xz -T {N} -3 --block-size=32KiB -c {input}"
+input = "text:512K"
+frontend = "qemu"
+env = { LD_LIBRARY_PATH = "{isa}/arm64-root/lib/aarch64-linux-gnu:{isa}/arm64-root/usr/lib/aarch64-linux-gnu" }
+[[program]]
+name = "zstd-a64"
+cmd = "{isa}/arm64-root/usr/bin/zstd -T{N} -3 -B512K -c {input}"
+input = "text:2M"
+frontend = "qemu"
+env = { LD_LIBRARY_PATH = "{isa}/arm64-root/lib/aarch64-linux-gnu:{isa}/arm64-root/usr/lib/aarch64-linux-gnu" }
+[[program]]
+name = "mt_pthread-a64"
+cmd = "{isa}/aarch64/mt_pthread {N}"
+frontend = "qemu"
+[[program]]
+name = "xz-rv64"
+cmd = "{isa}/riscv64/xz -T {N} -3 --block-size=32KiB -c {input}"
+input = "text:512K"
+frontend = "qemu"
+[[program]]
+name = "zstd-rv64"
+cmd = "{isa}/riscv64/zstd -T{N} -3 -B512K -c {input}"
+input = "text:2M"
+frontend = "qemu"
+[[program]]
+name = "mt_pthread-rv64"
+cmd = "{isa}/riscv64/mt_pthread {N}"
+frontend = "qemu"
+
 [quick]                      # --quick: a few minutes on 2 cores (make run)
 threads = [1, 2, 4]
 programs = ["pigz", "xz", "mt_pthread"]
@@ -113,7 +160,8 @@ SECTION_KEYS = {
     "config": {"name", "options"},
     "delivery": {"configs", "ports", "buffers"},
     "chunks": {"max"},
-    "program": {"name", "cmd", "input", "env", "threads", "gen", "cores", "cwd", "stdin", "setup", "expect"},
+    "program": {"name", "cmd", "input", "env", "threads", "gen", "cores", "cwd", "stdin", "setup", "expect",
+                "frontend", "isa", "compare_as"},
     "quick": {"threads", "programs", "inputs"},
 }
 # tm pt's options for each recording's Intel PT (docs/pt.md): PT without
@@ -125,6 +173,17 @@ PT_ARGS = ["--timing-variants", "--verify"]
 PT_ARGS_GEN = ["--timing-variants", "--no-image"]
 PT_FORMATS = ("PT", "PT+mtc", "PT+cyc")
 
+
+# [[program]] frontend: what runs the program under tm record (--frontend), and
+# the ISAs each records; ISA names as the recordings' statistics give them
+# ("isa", absent for x86-64) and the ELF machine numbers they have.
+FRONTENDS = {"valgrind": ("x86-64",), "pin": ("x86-64",), "qemu": ("aarch64", "riscv64")}
+ISAS = ("x86-64", "aarch64", "riscv64")
+ELF_ISA = {62: "x86-64", 183: "aarch64", 243: "riscv64"}
+# a program's name without its ISA suffix: what it is compared as across ISAs (compare_as)
+ISA_SUFFIX = r"-(a64|aarch64|arm64|rv64|riscv64|x86|x64|x86_64|x86-64)$"
+# the substitutions of a [[program]]'s strings
+SUBSTS = ("N", "input", "programs", "isa")
 
 # Options that name outputs: tm study sets them for each configuration itself.
 OUTPUT_OPTIONS = ("-o", "--stats", "--profile", "--commit", "--and", "--mode", "--capture", "--threads", "-q", "--")
@@ -315,8 +374,8 @@ class Study:
                 self.err(key, f"{v!r}: text:SIZE allows 1 byte to {TEXT_MAX >> 20}M", nth, section)
             return
         for m in re.findall(r"\{([^{}]*)\}", v):
-            if m not in ("N", "programs"):
-                self.err(key, f"{{{m}}}: allowed substitutions {{N}}, {{programs}}", nth, section)
+            if m not in ("N", "programs", "isa"):
+                self.err(key, f"{{{m}}}: allowed substitutions {{N}}, {{programs}}, {{isa}}", nth, section)
         if check and "{" not in v and not os.path.isfile(os.path.join(self.dir, v)):
             self.err(key, f"{v!r}: no such file (or text:SIZE, e.g. text:1M)", nth, section)
 
@@ -445,7 +504,7 @@ class Study:
                 if k not in ("insns", "seed", "mem") or (k == "mem" and not isinstance(v, bool)) or (
                         k != "mem" and (not isinstance(v, int) or isinstance(v, bool) or v < 1)):
                     self.err("gen", f"{k} = {v!r}: allowed insns (>= 1), seed (>= 1), mem (true/false)", n, "program")
-            for k in ("cwd", "stdin", "setup", "expect", "input", "env"):
+            for k in ("cwd", "stdin", "setup", "expect", "input", "env", "frontend", "isa"):
                 if k in p:
                     self.err(k, "only for a program to record ('cmd'), not a synthetic stream ('gen')", n, "program")
         return nm, cmd, gen
@@ -492,13 +551,26 @@ class Study:
         for k, v in (("cmd", " ".join(cmd or [])), ("setup", setup or ""), ("cwd", cwd or ""),
                      ("stdin", stdin or "")):
             for m in re.findall(r"\{([^{}]*)\}", v):
-                if m not in ("N", "input", "programs"):
-                    self.err(k, f"{{{m}}}: allowed substitutions {{N}}, {{input}}, {{programs}}", n, "program")
+                if m not in SUBSTS:
+                    self.err(k, f"{{{m}}}: allowed substitutions {{N}}, {{input}}, {{programs}}, {{isa}}", n,
+                             "program")
             if "{input}" in v and inp is None:
                 self.err(k, "uses {input} but the program has no 'input'", n, "program")
+        fe = self.want(p, "frontend", str, "program", n, default="valgrind")
+        if fe not in FRONTENDS:
+            self.err("frontend", f"{fe!r}: allowed {', '.join(FRONTENDS)}", n, "program")
+        isa = self.want(p, "isa", str, "program", n)
+        if isa is not None and isa not in ISAS:
+            self.err("isa", f"{isa!r}: allowed {', '.join(ISAS)}", n, "program")
+        if isa is not None and gen is None and isa not in FRONTENDS[fe]:
+            self.err("isa", f"{isa!r}: frontend {fe} records {', '.join(FRONTENDS[fe])} programs"
+                     + (' (frontend = "qemu" records aarch64 and riscv64)' if fe != "qemu" else ""), n, "program")
+        cmp_as = self.want(p, "compare_as", str, "program", n, default=re.sub(ISA_SUFFIX, "", nm) or nm)
+        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", cmp_as):
+            self.err("compare_as", f"{cmp_as!r}: letters, digits and _.+- only", n, "program")
         return {"name": nm, "cmd": cmd, "gen": gen, "input": inp, "env": env,
                 "threads": th, "cores": cores, "index": n, "cwd": cwd, "stdin": stdin,
-                "setup": setup, "expect": expect}
+                "setup": setup, "expect": expect, "frontend": fe, "isa": isa, "compare_as": cmp_as}
 
     def check_quick(self, names):
         """[quick] (threads, programs, inputs), against NAMES, the programs'
@@ -573,8 +645,8 @@ class Study:
 # ---------------------------------------------------------------- units
 
 def fmt_subst(a, subst):
-    """A with {N}, {input} and {programs} substituted (those SUBST has)."""
-    return re.sub(r"\{(N|input|programs)\}", lambda m: subst.get(m.group(1), m.group(0)), a)
+    """A with {N}, {input}, {programs} and {isa} substituted (those SUBST has)."""
+    return re.sub(r"\{(N|input|programs|isa)\}", lambda m: subst.get(m.group(1), m.group(0)), a)
 
 
 def shown(path):
@@ -599,12 +671,17 @@ def elf_machine(path):
     return True, int.from_bytes(h[18:20], "little" if h[5] == 1 else "big")
 
 
-def exe_problem(exe, name, progs_dir):
+def exe_problem(exe, name, progs_dir, frontend="valgrind", isa_dir=None):
     """Why EXE (argv[0] NAME resolved) cannot be recorded, or None: it must exist,
-    be executable, and be an x86-64 ELF or a script whose interpreter is one."""
+    be executable, and be an ELF of an ISA FRONTEND records (valgrind, pin:
+    x86-64; qemu: aarch64, riscv64), or (not with qemu) a script whose
+    interpreter is an x86-64 ELF."""
     hint = ""
     if exe and os.path.abspath(exe).startswith(os.path.abspath(progs_dir) + os.sep):
         hint = " (make programs builds it)"
+    if exe and isa_dir and os.path.abspath(exe).startswith(os.path.abspath(isa_dir) + os.sep):
+        hint = " (make isa-programs builds it)"
+    want = FRONTENDS.get(frontend, ("x86-64",))
     if not exe:
         return f"{name}: not found on PATH (make deps installs the default study's programs)"
     if not os.path.exists(exe):
@@ -614,11 +691,18 @@ def exe_problem(exe, name, progs_dir):
     try:
         is_elf, mach = elf_machine(exe)
         if is_elf:
-            return None if mach == 62 else f"{shown(exe)}: an ELF file for machine {mach}, not x86-64"
+            isa = ELF_ISA.get(mach, f"machine {mach}")
+            if isa in want:
+                return None
+            fix = next((f' (frontend = "{f}" records {isa})' for f, xs in FRONTENDS.items() if isa in xs), "")
+            return (f"{shown(exe)}: {an(isa)} {isa} ELF file; frontend {frontend} records "
+                    f"{' and '.join(want)} programs{fix}")
         with open(exe, "rb") as f:
             first = f.readline(512)
     except OSError as e:
         return f"{shown(exe)}: {e.strerror}"
+    if frontend == "qemu":
+        return f"{shown(exe)}: not an ELF executable (frontend qemu records aarch64 and riscv64 ELF programs)"
     if not first.startswith(b"#!"):
         return f"{shown(exe)}: neither an ELF executable nor a script (#!)"
     words = first[2:].decode(errors="replace").split()
@@ -631,6 +715,41 @@ def exe_problem(exe, name, progs_dir):
         return f"{shown(exe)}: its interpreter {interp}: {e.strerror}"
     if not is_elf or mach != 62:
         return f"{shown(exe)}: its interpreter {interp} is not an x86-64 ELF executable"
+    return None
+
+
+def an(word):
+    """The article before WORD (an x86-64, an aarch64, a riscv64)."""
+    return "an" if word[:1] in "aeiox" else "a"
+
+
+def exe_isa(exe):
+    """The ISA of executable EXE (an ELF's machine; a script's, its #! interpreter's), or None."""
+    try:
+        is_elf, mach = elf_machine(exe)
+        if not is_elf:
+            with open(exe, "rb") as f:
+                first = f.readline(512)
+            words = first[2:].decode(errors="replace").split() if first.startswith(b"#!") else []
+            if not words:
+                return None
+            is_elf, mach = elf_machine(words[0])
+        return ELF_ISA.get(mach) if is_elf else None
+    except (OSError, TypeError):
+        return None
+
+
+def recording_isa(stats):
+    """The ISA a recording's statistics (tm record's JSON) name: recording.isa, absent for x86-64."""
+    return (stats.get("recording") or {}).get("isa") or "x86-64"
+
+
+def qemu_problem(isa, plugin):
+    """Why tm record --frontend qemu cannot run an ISA program here, or None."""
+    if not shutil.which(f"qemu-{isa}"):
+        return f"qemu-{isa} not found on PATH (make deps installs qemu-user)"
+    if not os.path.isfile(plugin):
+        return f"{shown(plugin)}: no such file (make builds the QEMU plugin)"
     return None
 
 
@@ -719,6 +838,8 @@ class Runner:
         self.pt_on = study.pt_skipped() is None
         self.work = os.path.join(outdir, "work")
         self.progs_dir = os.path.join(ROOT, "build", "programs")
+        self.isa_dir = os.path.join(ROOT, "build", "isa")
+        self.qemu_plugin = os.path.join(os.path.dirname(tm), "..", "lib", "qemu", "tm_qemu.so")
         self.lock = threading.Lock()
         self.procs = set()
         self.stopping = False
@@ -754,8 +875,9 @@ class Runner:
         return us
 
     def unit(self, p, n):
-        u = {"program": p["name"], "N": n, "id": f"{p['name']}-N{n}", "problems": [], "input_path": None}
-        subst = {"N": str(n), "programs": self.progs_dir}
+        u = {"program": p["name"], "N": n, "id": f"{p['name']}-N{n}", "problems": [], "input_path": None,
+             "frontend": p.get("frontend", "valgrind"), "isa": "x86-64"}
+        subst = {"N": str(n), "programs": self.progs_dir, "isa": self.isa_dir}
         if p["gen"] is not None:
             g = p["gen"]
             u["gen"] = ["--threads", str(n), "--insns", str(g.get("insns", 1000000)), "--seed", str(g.get("seed", 7))] + (
@@ -842,16 +964,28 @@ class Runner:
                     and "--no-caches" not in timing:
                 timing += ["--l2", f"{64 << (n.bit_length() - 1)}K"]
             u["timing"] = timing
-            problem = exe_problem(exe, argv[0], self.progs_dir) if cwd is None or os.path.isdir(cwd) else None
+            problem = exe_problem(exe, argv[0], self.progs_dir, u["frontend"], self.isa_dir) \
+                if cwd is None or os.path.isdir(cwd) else None
+            # the ISA the recording will say (tm record's statistics "isa"): the ELF's; the file's isa key
+            # must agree with it (and is checked against the recording after it)
+            u["isa"] = (exe_isa(exe) if exe and os.path.isfile(exe) else None) or p.get("isa") or "x86-64"
+            if not problem and p.get("isa") and p["isa"] != u["isa"]:
+                problem = f"{shown(exe)}: {an(u['isa'])} {u['isa']} program, but the study file says isa = \"{p['isa']}\""
+            if not problem and u["frontend"] == "qemu":
+                problem = qemu_problem(u["isa"], self.qemu_plugin)
             if problem:
                 u["problems"].insert(0, problem)
             ident = {"exe": os.path.basename(argv[0]),
                      "build_id": build_id(exe) if exe and os.path.isfile(exe) else None,
                      "args": ["{input}" if inp and a == inp else a for a in argv[1:]], "env": u["env"],
                      "cores": u["cores"], "timing": u["timing"], "files": files,
-                     "cwd": p["cwd"] and fmt_subst(p["cwd"], {"N": str(n), "programs": "{programs}"}),
-                     "stdin": p["stdin"] and fmt_subst(p["stdin"], {"N": str(n), "programs": "{programs}"}),
-                     "setup": p["setup"], "expect": p["expect"]}
+                     "cwd": p["cwd"] and fmt_subst(p["cwd"], {"N": str(n), "programs": "{programs}",
+                                                              "isa": "{isa}"}),
+                     "stdin": p["stdin"] and fmt_subst(p["stdin"], {"N": str(n), "programs": "{programs}",
+                                                                  "isa": "{isa}"}),
+                     "setup": p["setup"], "expect": p["expect"], "frontend": u["frontend"]}
+            if u["frontend"] == "qemu":
+                ident["qemu_tool"] = build_id(self.qemu_plugin) if os.path.isfile(self.qemu_plugin) else None
         u["ident"] = ident
         u["keys"] = {}
         for c in self.s.configs:
@@ -859,6 +993,7 @@ class Runner:
                            sort_keys=True)
             u["keys"][c["name"]] = hashlib.sha256(k.encode()).hexdigest()[:24]
         u["pt_args"] = PT_ARGS_GEN if "gen" in u else PT_ARGS
+        u["pt"] = u["isa"] == "x86-64"          # tm pt models Intel PT: x86-64 recordings only
         k = json.dumps({"v": self.version, "unit": ident, "N": n, "pt": u["pt_args"], "verify": self.s.verify},
                        sort_keys=True)
         u["pt_key"] = hashlib.sha256(k.encode()).hexdigest()[:24]
@@ -919,7 +1054,7 @@ class Runner:
         return os.path.join(self.pt_cache, f"{u['id']}.{u['pt_key']}.json")
 
     def pt_missing(self, u):
-        return self.pt_on and self.entry(self.pt_cached(u)) is None
+        return self.pt_on and u.get("pt", True) and self.entry(self.pt_cached(u)) is None
 
     def work_line(self, u):
         """What U's recording still has to make, for the progress lines."""
@@ -1004,7 +1139,8 @@ class Runner:
             pt_in, pt_how = tmc, "not verified: a synthetic stream has no code to decode (tm pt --no-image)"
         else:
             base = os.path.join(wd, "c0")
-            argv = [self.tm, "record", "--threads", u["cores"]] + u["timing"] + (
+            argv = [self.tm, "record", "--threads", u["cores"]] + (
+                ["--frontend", u["frontend"]] if u["frontend"] != "valgrind" else []) + u["timing"] + (
                 ["--commit"] if self.s.verify == "commit" else [])
             for i, seg in enumerate(segs):
                 argv += (["--and"] if i else []) + seg
@@ -1058,6 +1194,11 @@ class Runner:
                 self.fail(u, "replay does not verify", log)
         with open(log, errors="replace") as f:
             verdict = [l.strip() for l in f if l.startswith(("verified", "OK", "ok"))]
+        # the ISA the recording says (tm record's statistics: "isa", absent for x86-64) is the program's
+        st0 = json.load(open(os.path.join(wd, "c0.json")))
+        rec_isa = recording_isa(st0)
+        if rec_isa != u["isa"]:
+            self.fail(u, f"the recording says isa {rec_isa}, the program is {u['isa']}", log, tail="")
         if need_pt:
             # the same execution as the trace module's: instructions and cycles agree
             st0 = json.load(open(os.path.join(wd, "c0.json")))
@@ -1070,6 +1211,7 @@ class Runner:
                 prof = json.load(open(os.path.join(wd, f"c{i}.prof.json")))
             res = {"program": u["program"], "N": u["N"], "config": c["name"], "options": c["opts"],
                    "unit": u["ident"], "version": self.version, "recorded_with": len(to_record),
+                   "isa": rec_isa, "frontend": u["frontend"],
                    "record_seconds": round(t_rec, 2), "verified": how if i == 0 else f"same recording as {to_record[0]['name']} ({how})",
                    "verdict": verdict[-1] if verdict else None, "stats": stats, "profile": prof}
             self.store(self.cached(u, c["name"]), res)
@@ -1198,7 +1340,7 @@ def load_pt(runner, units):
     """The Intel PT results (tm pt's statistics per recording) and the missing ones."""
     if not runner.pt_on:
         return [], []
-    return load_cached(runner, ((runner.pt_cached(u), f"{u['id']}/Intel PT") for u in units))
+    return load_cached(runner, ((runner.pt_cached(u), f"{u['id']}/Intel PT") for u in units if u.get("pt", True)))
 
 
 # ---------------------------------------------------------------- slurm
@@ -1484,7 +1626,8 @@ def main():
             + ("" if args.report_only else "; fix the failure and run again (what is done is cached)"), 1)
     sys.path.insert(0, HERE)
     import report  # noqa: E402 - needs matplotlib only here
-    pt = {"skipped": s.pt_skipped(), "options": PT_ARGS, "options_gen": PT_ARGS_GEN, "results": pts}
+    pt = {"skipped": s.pt_skipped(), "options": PT_ARGS, "options_gen": PT_ARGS_GEN, "results": pts,
+          "not_x86": sorted({(u["program"], u["isa"]) for u in units if not u.get("pt", True)})}
     summary = report.write(args.o, s, results, runner.version, {"seconds": round(time.time() - t0, 1),
                                                                  "quick": args.quick, "file": path}, pt)
     quiet_stdout(lambda: sys.stdout.write(summary))

@@ -339,8 +339,8 @@ class Errors(TmpCase):
 
     def test_unknown_key(self):
         self.assertEqual(self.error(MIN + 'frob = 1\n'),
-                         "7: key 'program[0].frob': unknown key (allowed: cmd, cores, cwd, env, expect, gen, input, "
-                         "name, setup, stdin, threads)")
+                         "7: key 'program[0].frob': unknown key (allowed: cmd, compare_as, cores, cwd, env, expect, "
+                         "frontend, gen, input, isa, name, setup, stdin, threads)")
 
     def test_unknown_section(self):
         self.assertEqual(self.error(MIN + '[frob]\nx = 1\n'),
@@ -376,7 +376,7 @@ class Errors(TmpCase):
 
     def test_substitutions(self):
         self.assertEqual(self.error(MIN.replace('cmd = "true"', 'cmd = "run {M}"')),
-                         "6: key 'program[0].cmd': {M}: allowed substitutions {N}, {input}, {programs}")
+                         "6: key 'program[0].cmd': {M}: allowed substitutions {N}, {input}, {programs}, {isa}")
         self.assertEqual(self.error(MIN.replace('cmd = "true"', 'cmd = "run {input}"')),
                          "6: key 'program[0].cmd': uses {input} but the program has no 'input'")
         self.assertEqual(self.error(MIN + 'stdin = "{input}"\n'),
