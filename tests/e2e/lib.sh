@@ -126,5 +126,8 @@ record_rejects() {
 # record that starts one) through it, so that a hang is a failed check of
 # one line (hung STATUS: 124 or 137), never a stuck run.
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
-tmo() { timeout -k 5 "$QEMU_TIMEOUT" "$@"; }
+# (A subshell waits for it, its stderr elsewhere: the shell's "Segmentation
+# fault" line about a program killed by a signal stays out of the command's
+# output; the status is the same, 128 + the signal.)
+tmo() { (timeout -k 5 "$QEMU_TIMEOUT" "$@" 2>&3 3>&-; exit $?) 3>&2 2>/dev/null; }
 hung() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; }
