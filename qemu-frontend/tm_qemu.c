@@ -1065,7 +1065,8 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned vi)
     lock_give(v);
 }
 
-/* The end (QEMU calls it once every other vCPU has stopped): exit_group's
+/* The end (QEMU 7.2 calls it after its exclusive section: the other vCPUs
+ * may run again; under the lock, nothing after END): exit_group's
  * status, or, without one, a death by a signal: the one a block was cut by
  * (SIGSEGV for an access, SIGTRAP or SIGILL for a trap), else the last one
  * the program sent itself (abort), else SIGKILL (docs/qemu.md §8). */
