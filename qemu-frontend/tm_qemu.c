@@ -9,11 +9,14 @@
  *   addresses only, for the timing model's caches), log=FILE (messages;
  *   default stderr)
  *
- * Blocks are QEMU's translation blocks.  Every guest thread runs under one
- * big lock, taken at a block's start and kept until the thread's next
- * block start (where the exit the block took is known and emitted) or its
- * next system call: one serial order of every thread's events (docs/qemu.md
- * §3). */
+ * Blocks are QEMU's translation blocks.  Guest code runs under one big
+ * lock, taken at a block's start (where the previous block's exit is known
+ * and emitted) and released at the block's end (its last instruction's
+ * exec or memory callback), so that a vCPU that leaves cpu_exec between
+ * blocks holds nothing; a waiter takes the lock over from a holder that
+ * made no progress for 500 ms (a block cut by a fault): one serial order
+ * of every thread's events, and no wait inside cpu_exec for a thread
+ * parked outside it (docs/qemu.md §3). */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
@@ -33,7 +36,8 @@
 
 EXPORT int qemu_plugin_version = TM_QEMU_PLUGIN_VERSION;
 
-enum { MAX_VCPUS = 1024, NSIG_ = 65, HANDOFF_BLOCKS = 64, MAX_DEPTH = 16 };
+enum { MAX_VCPUS = 1024, NSIG_ = 65, MAX_DEPTH = 16 };
+#define STALL_NS 500000000ull /* a holder without progress this long loses the lock */
 
 /* A translation block as translated once (a new id per translation). */
 typedef struct blk blk;
@@ -51,17 +55,21 @@ struct blk {
     unsigned char *mayfault; /* 1: accesses memory, 2: a trap */
     iref *refs;
     tmcap_exit xs[2];
+    int endrel;           /* where the lock is released: 0 the last instruction's exec
+                           * callback, 1 its (only) memory callback, 2 not in the block */
     int tramp;            /* QEMU's signal-return trampoline (an anonymous page) */
     blk *next_pending;    /* descriptors waiting to be emitted */
 };
 
 typedef struct vcpu {
     unsigned fid;         /* the stream's thread id: vcpu_index + 1 */
-    int created, hold;
+    int created;
+    int hold;             /* it took the big lock (a waiter may have taken it over since) */
+    unsigned long long ticket;
+    atomic_ullong st;     /* ticket << 2 | S_*: its hold, as waiters see it */
     blk *cur;             /* the block started last, its exit not yet emitted */
     int last_done;        /* its last instruction whose memory access completed */
     uint64_t expect;      /* where the thread goes after its last emitted exit (0: unknown) */
-    unsigned run;         /* blocks since it took the lock */
     /* a load waiting: an atomic read-modify-write reports its store only */
     int pl_valid;
     unsigned pl_idx;
@@ -91,8 +99,11 @@ static unsigned exit_status;
 static int exit_seen, last_kill_sig;
 static __thread int tls_vcpu = -1;
 
-/* the big lock: a ticket lock */
-static atomic_uint tk_next, tk_serve;
+/* the big lock: a ticket lock whose holder a waiter may take over */
+static atomic_ullong tk_next, tk_serve;
+static atomic_ullong lk_prog;     /* bumped by the holder at each of its callbacks */
+static _Atomic(vcpu *) lk_holder; /* the last vCPU that got its turn */
+static vcpu exit_v;               /* the atexit callback's hold */
 /* descriptors translated but not yet emitted (their own small lock) */
 static atomic_flag pend_lock = ATOMIC_FLAG_INIT;
 static blk *pend_head, *pend_tail;
@@ -172,54 +183,116 @@ static void fail_rec(const char *why)
     tmcap_em_flush(em);
 }
 
-static void lock_take(vcpu *v)
+/* A vCPU's hold (vcpu.st, low 2 bits; the ticket above them):
+ * S_BUSY in a callback under the lock (emitting), S_IDLE holding it outside
+ * any callback (running its block's guest code), S_REVOKED taken over by a
+ * waiter while S_IDLE (only a waiter's compare-and-swap sets it; only S_BUSY
+ * gives the lock on: the two never both advance tk_serve). */
+enum { S_FREE = 0, S_BUSY = 1, S_IDLE = 2, S_REVOKED = 3 };
+
+static unsigned long long now_ns(void)
 {
-    if (v->hold)
-        return;
-    unsigned t = atomic_fetch_add(&tk_next, 1);
-    unsigned spins = 0;
-    struct timespec t0 = {0, 0};
-    while (atomic_load_explicit(&tk_serve, memory_order_acquire) != t) {
-        if (++spins < 64) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+/* V held the lock when it left its last callback and enters another: 1 it
+ * still holds it (S_BUSY), 0 a waiter took it over (V holds nothing). */
+static int lock_resume(vcpu *v)
+{
+    unsigned long long e = v->ticket << 2 | S_IDLE;
+    if (atomic_compare_exchange_strong(&v->st, &e, v->ticket << 2 | S_BUSY)) {
+        atomic_fetch_add_explicit(&lk_prog, 1, memory_order_relaxed);
+        return 1;
+    }
+    v->hold = 0;
+    atomic_store(&v->st, S_FREE);
+    return 0;
+}
+
+/* In a callback: V takes the lock (FIFO), or keeps the one it holds.  0:
+ * tracing stopped while it waited (nothing taken; no one needs the lock
+ * any more).  A waiter that sees the lock served to the same ticket and no
+ * callback of its holder for STALL_NS takes it over if the holder is
+ * outside its callbacks (S_IDLE): a holder cannot be waited for from inside
+ * cpu_exec when it may be parked outside it (a block cut by a fault, QEMU's
+ * exclusive sections: docs/qemu.md §3). */
+static int lock_take(vcpu *v)
+{
+    if (v->hold && lock_resume(v))
+        return 1;
+    unsigned long long t = atomic_fetch_add(&tk_next, 1), ls = ~0ull, lp = 0, t0 = 0;
+    for (unsigned spins = 0;; spins++) {
+        unsigned long long s = atomic_load_explicit(&tk_serve, memory_order_acquire);
+        if (s == t)
+            break;
+        if (atomic_load_explicit(&off, memory_order_relaxed))
+            return 0;
+        if (spins < 64) {
             __builtin_ia32_pause();
             continue;
         }
         sched_yield();
-        if ((spins & 1023) == 0) {
-            /* a holder that waits for this vCPU outside cpu_exec (an
-             * exclusive section: fork of a threaded program, an exit):
-             * recording cannot go on (docs/qemu.md §3) */
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if (!t0.tv_sec)
-                t0 = now;
-            else if (now.tv_sec - t0.tv_sec > 3 || atomic_load(&off)) {
-                fail_rec("a thread waited 3 s for the serializing lock (QEMU waits for every vCPU: "
-                         "an exclusive section)");
-                /* leave the ticket in the queue's order: taken, then passed on */
-                while (atomic_load_explicit(&tk_serve, memory_order_acquire) != t)
-                    sched_yield();
-                atomic_fetch_add(&tk_serve, 1);
-                return;
-            }
+        if (spins & 63)
+            continue;
+        unsigned long long p = atomic_load_explicit(&lk_prog, memory_order_relaxed), now = now_ns();
+        if (s != ls || p != lp) {
+            ls = s;
+            lp = p;
+            t0 = now;
+            continue;
         }
+        if (now - t0 < STALL_NS)
+            continue;
+        vcpu *h = atomic_load(&lk_holder);
+        unsigned long long e = s << 2 | S_IDLE;
+        if (h && atomic_compare_exchange_strong(&h->st, &e, s << 2 | S_REVOKED))
+            atomic_store_explicit(&tk_serve, s + 1, memory_order_release);
+        t0 = now;
     }
+    v->ticket = t;
+    atomic_store(&v->st, t << 2 | S_BUSY);
+    atomic_store(&lk_holder, v);
     v->hold = 1;
-    v->run = 0;
+    atomic_fetch_add_explicit(&lk_prog, 1, memory_order_relaxed);
+    return 1;
 }
 
+/* In a callback (S_BUSY): the lock goes to the next ticket. */
 static void lock_give(vcpu *v)
 {
     if (!v->hold)
         return;
     v->hold = 0;
-    atomic_fetch_add_explicit(&tk_serve, 1, memory_order_release);
+    atomic_store(&v->st, S_FREE);
+    atomic_store_explicit(&tk_serve, v->ticket + 1, memory_order_release);
 }
 
-static int lock_wanted(void)
+/* Leaving a callback holding the lock: a waiter may take it over. */
+static void lock_leave(vcpu *v)
 {
-    return atomic_load_explicit(&tk_next, memory_order_relaxed) - atomic_load_explicit(&tk_serve, memory_order_relaxed) >
-           1;
+    if (v->hold)
+        atomic_store(&v->st, v->ticket << 2 | S_IDLE);
+}
+
+/* Tracing stopped: V gives up a lock it holds. */
+static void lock_drop(vcpu *v)
+{
+    if (v->hold && lock_resume(v))
+        lock_give(v);
+}
+
+/* V lost the lock inside its block (stalled STALL_NS by the host, or in a
+ * QEMU slow path): other threads ran meanwhile, the order of their memory
+ * accesses and V's is not known: the recording stops rather than be wrong. */
+static void revoked_inside(vcpu *v)
+{
+    if (!lock_take(v))
+        return;
+    fail_rec("a thread stalled 0.5 s inside a block, and a waiting thread took the serializing lock over: "
+             "the order of their memory accesses is not known (docs/qemu.md §3)");
+    lock_give(v);
 }
 
 /* ------------------------------------------------------------ emitting (under the lock) */
@@ -348,7 +421,10 @@ static void scan_maps(void)
 /* ------------------------------------------------------------ classification */
 
 /* Whether the instruction at P (LEN bytes) accesses memory (a load or a
- * store of the program; prefetches are not). */
+ * store of the program; prefetches are not): 0 no, 1 exactly one access
+ * (QEMU calls one memory callback for it, unless it faults), 2 maybe more
+ * (pairs, atomics, exclusives, SIMD, vector: the big lock is then kept
+ * across the block's end, docs/qemu.md §3). */
 static int is_mem(const unsigned char *p, unsigned len)
 {
     if (isa == TM_ISA_AARCH64) {
@@ -360,7 +436,16 @@ static int is_mem(const unsigned char *p, unsigned len)
         if ((w & 0xFFC00000u) == 0xF9800000u || (w & 0xFF000000u) == 0xD8000000u ||
             (w & 0xFFE00C00u) == 0xF8A00800u || (w & 0xFFE00C00u) == 0xF8800000u)
             return 0; /* PRFM (immediate, literal, register), PRFUM */
-        return 1;
+        if (w & 0x04000000u) /* SIMD & FP (a 128-bit one is two accesses in QEMU 7.2) */
+            return 2;
+        unsigned op = (w >> 27) & 7, o2524 = (w >> 24) & 3;
+        if (op == 7 && o2524 == 1) /* LDR / STR (unsigned immediate) */
+            return 1;
+        if (op == 7 && o2524 == 0) /* unscaled, pre/post-indexed, unprivileged; register offset */
+            return !(w & 0x00200000u) || ((w >> 10) & 3) == 2 ? 1 : 2;
+        if (op == 3 && o2524 == 0) /* LDR (literal) */
+            return 1;
+        return 2;
     }
     if (len == 2) {
         unsigned c = (unsigned)p[0] | (unsigned)p[1] << 8, q = c & 3, f3 = c >> 13;
@@ -368,8 +453,12 @@ static int is_mem(const unsigned char *p, unsigned len)
     }
     if (len < 4)
         return 0;
-    unsigned op = p[0] & 0x7f;
-    return op == 0x03 || op == 0x07 || op == 0x23 || op == 0x27 || op == 0x2F;
+    unsigned op = p[0] & 0x7f, f3 = (p[1] >> 4) & 7;
+    if (op == 0x03 || op == 0x23)
+        return 1;
+    if (op == 0x07 || op == 0x27) /* FLH..FLQ, FSH..FSQ: one; the vector widths: more */
+        return f3 >= 1 && f3 <= 4 ? 1 : 2;
+    return op == 0x2F ? 2 : 0; /* AMO, LR / SC */
 }
 
 /* ------------------------------------------------------------ the shadow
@@ -452,12 +541,50 @@ static void put_mem(uint64_t w0, uint64_t a, const uint64_t *val)
 
 /* ------------------------------------------------------------ callbacks */
 
+static void mem_put(vcpu *v, const iref *r, qemu_plugin_meminfo_t info, uint64_t vaddr);
+
 static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
 {
     iref *r = ud;
-    vcpu *v = vcpus[vi];
-    if (atomic_load_explicit(&off, memory_order_relaxed) || !v || !v->hold || v->cur != r->b)
+    vcpu *v = vi < MAX_VCPUS ? vcpus[vi] : NULL;
+    if (!v)
         return;
+    if (!v->hold) {
+        /* an access after the block's end released the lock (an instruction
+         * is_mem misjudged): reported under the lock rather than dropped */
+        if (v->cur == r->b && r->idx + 1 == r->b->ni && !atomic_load_explicit(&off, memory_order_relaxed) &&
+            lock_take(v)) {
+            if (!atomic_load_explicit(&off, memory_order_relaxed)) {
+                as_thread(v);
+                mem_put(v, r, info, vaddr);
+                put_load(v);
+            }
+            lock_give(v);
+        }
+        return;
+    }
+    if (atomic_load_explicit(&off, memory_order_relaxed)) {
+        lock_drop(v);
+        return;
+    }
+    if (!lock_resume(v)) {
+        revoked_inside(v);
+        return;
+    }
+    int last = r->idx + 1 == r->b->ni && r->b->endrel == 1;
+    if (v->cur == r->b)
+        mem_put(v, r, info, vaddr);
+    if (last) { /* the block's end: the lock goes (a pending load first) */
+        put_load(v);
+        lock_give(v);
+    } else {
+        lock_leave(v);
+    }
+}
+
+/* Under the lock: the memory access of V's instruction R at VADDR. */
+static void mem_put(vcpu *v, const iref *r, qemu_plugin_meminfo_t info, uint64_t vaddr)
+{
     v->last_done = (int)r->idx;
     if (!clo_mem && !clo_addr)
         return;
@@ -649,14 +776,21 @@ static void put_tramp(tmcap_word a)
 static void tb_start(unsigned vi, void *ud)
 {
     blk *b = ud;
-    if (atomic_load_explicit(&off, memory_order_relaxed))
-        return;
     vcpu *v = vcpu_of(vi);
     if (!v)
         return;
-    lock_take(v);
-    if (atomic_load_explicit(&off, memory_order_relaxed))
+    if (atomic_load_explicit(&off, memory_order_relaxed)) {
+        lock_drop(v);
         return;
+    }
+    /* a takeover here (the last block cut by a fault, or kept past its end)
+     * found the thread between blocks: nothing of it ran unseen */
+    if (!lock_take(v))
+        return;
+    if (atomic_load_explicit(&off, memory_order_relaxed)) {
+        lock_give(v);
+        return;
+    }
     as_thread(v);
     if (!v->created) { /* a vCPU whose init QEMU did not report */
         v->created = 1;
@@ -673,11 +807,31 @@ static void tb_start(unsigned vi, void *ud)
     resolve(v, b->ia[0]);
     v->cur = b;
     v->last_done = -1;
-    if (++v->run >= HANDOFF_BLOCKS && lock_wanted()) { /* let the others run a while */
+    if (atomic_load_explicit(&off, memory_order_relaxed))
         lock_give(v);
-        lock_take(v);
-        as_thread(v);
+    else
+        lock_leave(v); /* held while the block's guest code runs */
+}
+
+/* The exec callback of a block's last instruction when it accesses no
+ * memory (QEMU runs it before the instruction: a control transfer, SVC /
+ * ECALL, a trap...): the block's memory operands are out, the lock goes. */
+static void tb_end(unsigned vi, void *ud)
+{
+    (void)ud;
+    vcpu *v = vi < MAX_VCPUS ? vcpus[vi] : NULL;
+    if (!v || !v->hold)
+        return;
+    if (atomic_load_explicit(&off, memory_order_relaxed)) {
+        lock_drop(v);
+        return;
     }
+    if (!lock_resume(v)) {
+        revoked_inside(v);
+        return;
+    }
+    put_load(v);
+    lock_give(v);
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -712,7 +866,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             len = sz;
         b->ia[i] = a;
         b->il[i] = len;
-        b->mayfault[i] = is_mem(bytes, sz) ? 1 : cls == TMCAP_C_TRAP ? 2 : 0;
+        int mem = is_mem(bytes, sz);
+        b->mayfault[i] = mem ? 1 : cls == TMCAP_C_TRAP ? 2 : 0;
         b->refs[i].b = b;
         b->refs[i].idx = (unsigned)i;
         qemu_plugin_register_vcpu_mem_cb(in, mem_cb, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, &b->refs[i]);
@@ -723,6 +878,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             b->fall = a + len;
             b->target = tgt;
             b->nx = tmcap_isa_exits((unsigned)i, a, len, cls, tgt, b->xs);
+            b->endrel = mem;
+            if (mem == 0) /* registered after the memory callback: runs before the instruction */
+                qemu_plugin_register_vcpu_insn_exec_cb(in, tb_end, QEMU_PLUGIN_CB_NO_REGS, b);
         }
     }
     qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_start, QEMU_PLUGIN_CB_NO_REGS, b);
@@ -758,9 +916,12 @@ static void sys_enter(qemu_plugin_id_t id, unsigned vi, int64_t num, uint64_t a1
     vcpu *v = vcpu_of(vi);
     if (!v)
         return;
-    lock_take(v);
-    if (atomic_load(&off))
+    if (!lock_take(v))
         return;
+    if (atomic_load(&off)) {
+        lock_give(v);
+        return;
+    }
     as_thread(v);
     put_load(v);
     if (v->cur) { /* the block ends at the SVC / ECALL: it falls through */
@@ -779,6 +940,7 @@ static void sys_enter(qemu_plugin_id_t id, unsigned vi, int64_t num, uint64_t a1
     case G_rt_sigreturn:
         if (v->depth == 0) {
             fail_rec("rt_sigreturn without a signal the plugin saw");
+            lock_give(v);
             return;
         }
         tmcap_em_syscall_pre(em, v->fid, (unsigned)num, args);
@@ -832,11 +994,12 @@ static void sys_ret(qemu_plugin_id_t id, unsigned vi, int64_t num, int64_t ret)
         tmcap_em_fork_child(em);
         return;
     }
-    if (atomic_load(&off))
+    if (atomic_load(&off) || !lock_take(v))
         return;
-    lock_take(v);
-    if (atomic_load(&off))
+    if (atomic_load(&off)) {
+        lock_give(v);
         return;
+    }
     as_thread(v);
     int err = ret < 0 && ret > -4096;
     tmcap_em_syscall_post(em, v->fid, (unsigned)num, v->sysargs, err ? (uint64_t)-ret : (uint64_t)ret, err);
@@ -870,7 +1033,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned vi)
     vcpu *parent = tls_vcpu >= 0 && tls_vcpu < MAX_VCPUS ? vcpus[tls_vcpu] : NULL;
     vcpu *me = parent ? parent : v;
     int held = me->hold;
-    lock_take(me);
+    if (!lock_take(me))
+        return;
     drain_blocks();
     v->created = 1;
     v->cur = NULL;
@@ -879,7 +1043,9 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned vi)
     v->depth = 0;
     v->pl_valid = 0;
     tmcap_em_thread_create(em, parent ? parent->fid : 0, v->fid);
-    if (!held)
+    if (held)
+        lock_leave(me);
+    else
         lock_give(me);
 }
 
@@ -887,9 +1053,8 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned vi)
 {
     (void)id;
     vcpu *v = vi < MAX_VCPUS ? vcpus[vi] : NULL;
-    if (!v || atomic_load(&off))
+    if (!v || atomic_load(&off) || !lock_take(v))
         return;
-    lock_take(v);
     if (!atomic_load(&off)) {
         as_thread(v);
         put_load(v);
@@ -900,15 +1065,29 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned vi)
     lock_give(v);
 }
 
-/* The end (QEMU calls it once every other vCPU has stopped): exit_group's
+/* The end (QEMU 7.2 calls it after its exclusive section: the other vCPUs
+ * may run again; under the lock, nothing after END): exit_group's
  * status, or, without one, a death by a signal: the one a block was cut by
  * (SIGSEGV for an access, SIGTRAP or SIGILL for a trap), else the last one
  * the program sent itself (abort), else SIGKILL (docs/qemu.md §8). */
+static void at_exit_locked(void);
+
 static void at_exit(qemu_plugin_id_t id, void *ud)
 {
     (void)id, (void)ud;
-    if (atomic_load(&off) || !em)
+    /* QEMU 7.2 runs it after its exclusive section: the other threads may
+     * run blocks again (their callbacks stay): under the lock (a holder
+     * parked outside cpu_exec is taken over), and nothing after END */
+    if (atomic_load(&off) || !em || !lock_take(&exit_v))
         return;
+    at_exit_locked();
+    atomic_store(&off, 1);
+    tmcap_em_flush(em);
+    lock_give(&exit_v);
+}
+
+static void at_exit_locked(void)
+{
     for (unsigned i = 0; i < MAX_VCPUS; i++) {
         vcpu *v = vcpus[i];
         if (v && v->pl_valid) {

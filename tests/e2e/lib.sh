@@ -120,3 +120,14 @@ record_rejects() {
         ok "$bad: $(cat o.err)"
     done
 }
+
+# tmo CMD...: CMD under `timeout` (QEMU_TIMEOUT seconds, default 120; then
+# SIGTERM, SIGKILL 5 s later): the QEMU scripts run every qemu (and every tm
+# record that starts one) through it, so that a hang is a failed check of
+# one line (hung STATUS: 124 or 137), never a stuck run.
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
+# (A subshell waits for it, its stderr elsewhere: the shell's "Segmentation
+# fault" line about a program killed by a signal stays out of the command's
+# output; the status is the same, 128 + the signal.)
+tmo() { (timeout -k 5 "$QEMU_TIMEOUT" "$@" 2>&3 3>&-; exit $?) 3>&2 2>/dev/null; }
+hung() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; }

@@ -19,6 +19,12 @@
 #   qexec /bin/echo    a failed execve, then an execve that succeeds
 #   crash segv         killed by SIGSEGV: QEMU 7.2 tells the plugin nothing,
 #                      the capture is cut short (tm record exits 1)
+#   qexitrun 4 5       main calls exit() while 4 threads compute (QEMU's
+#                      exclusive section at exit_group, docs/qemu.md §3);
+#                      then 5 runs more of it and 5 of "qexitrun 4 5 segv"
+#                      (main dies by SIGSEGV while they compute): no hang
+#                      (t_qemu_stress.sh, regress tier: 30 runs of each)
+# every qemu under `timeout` (lib.sh tmo: a hang is one failed line)
 # each: the program's output and exit status under the plugin equal those
 # without it; tm record --capture ... --cfiat --commit complete (exec: ends
 # at the execve; crash: cut short); tm decode --verify OK.  And the refusals: an unknown plugin argument (one line, QEMU stops),
@@ -49,17 +55,21 @@ for isa in "${isas[@]}"; do
     # built by make isa-own (tests/programs/isa.mk) into $B/isa/$isa
     make -s -C "$ROOT" BUILD="$B" "isa-own-$isa" >"$isa/make.log" 2>&1 ||
         die "$isa: make isa-own-$isa: $(grep -m1 -E 'error|not found' "$isa/make.log")"
-    for p in mt_pthread forkwork crash qwork qsignals qexec; do
+    for p in mt_pthread forkwork crash qwork qsignals qexec qexitrun; do
         cp "$B/isa/$isa/$p" "$isa/$p" || die "$isa: $p is not built"
     done
     # name threads want_status record_status program args...
     run() {
         local name=$1 threads=$2 want=$3 want_rec=$4 base=$TMP/$isa/$1.rec
         shift 4
-        "${Q[@]}" "$@" >"$base.native" 2>&1
+        tmo "${Q[@]}" "$@" >"$base.native" 2>&1
         local st0=$?
-        "${Q[@]}" -plugin "$PLUGIN,out=$base.cap,mem=1,log=$base.log" "$@" >"$base.out" 2>&1
+        tmo "${Q[@]}" -plugin "$PLUGIN,out=$base.cap,mem=1,log=$base.log" "$@" >"$base.out" 2>&1
         local st1=$?
+        if hung $st0 || hung $st1; then
+            fail "$isa $name: hung (killed after $QEMU_TIMEOUT s; status $st1 under the plugin, $st0 without it)"
+            return
+        fi
         if [ $st0 -ne "$want" ] || [ $st1 -ne "$want" ]; then
             fail "$isa $name: exit status $st1 under the plugin, $st0 without it (want $want)"
             cat "$base.log" 2>/dev/null
@@ -92,7 +102,25 @@ for isa in "${isas[@]}"; do
     # QEMU 7.2 calls no plugin callback when a signal kills the program
     # (docs/qemu.md §8): the capture ends without END, cut short (exit 1)
     run crash 1 139 1 "$isa/crash" segv
+    run qexitrun 5 0 0 "$isa/qexitrun" 4 5
     b=$TMP/$isa
+    # threads still running when QEMU enters an exclusive section (exit_group;
+    # a fatal signal's stop_all_tasks): no vCPU waits inside cpu_exec for a
+    # lock held by a thread parked outside it (docs/qemu.md §3)
+    hangs=0
+    for ((k = 1; k <= 5; k++)); do
+        for a in "4 5" "4 5 segv"; do
+            # shellcheck disable=SC2086
+            (tmo "${Q[@]}" -plugin "$PLUGIN,out=$b/ex.cap,mem=1,log=$b/ex.log" "$isa/qexitrun" $a >"$b/ex.out" 2>&1
+                exit $?) 2>/dev/null
+            st=$?
+            if hung $st; then
+                fail "$isa qexitrun $a: hung (killed after $QEMU_TIMEOUT s)"
+                hangs=$((hangs + 1))
+            fi
+        done
+    done
+    [ $hangs -eq 0 ] && ok "$isa qexitrun: 10 runs with threads computing at exit() or at a fatal SIGSEGV, no hang"
     grep -q '^exec: the program replaced itself' "$b/qexec.rec.stats" || fail "$isa qexec: the recording does not end at the execve"
     grep -q 'cut short' "$b/crash.rec.rec.out" || fail "$isa crash: tm record does not say the capture was cut short"
     [ "$(grep -c . "$b/qsignals.rec.native")" -ge 1 ] || fail "$isa qsignals: no output"
@@ -103,7 +131,7 @@ done
 
 # refusals
 isa=${isas[0]}
-"qemu-$isa" -L "/usr/$isa-linux-gnu" -plugin "$PLUGIN,out=x.cap,bogus=1" "$isa/qwork" 1 1 >bad.out 2>&1 &&
+tmo "qemu-$isa" -L "/usr/$isa-linux-gnu" -plugin "$PLUGIN,out=x.cap,bogus=1" "$isa/qwork" 1 1 >bad.out 2>&1 &&
     fail "the plugin accepted an unknown argument"
 if grep -q 'tm_qemu: unknown argument bogus=1' bad.out; then
     ok "an unknown plugin argument: refused"

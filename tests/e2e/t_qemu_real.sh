@@ -63,12 +63,16 @@ real() {
     while [ "$1" != -- ]; do q+=("$1"); shift; done
     shift
     t0=$(now)
-    "${q[@]}" "$@" >"$base.native" 2>"$base.native.err"
+    tmo "${q[@]}" "$@" >"$base.native" 2>"$base.native.err"
     local st0=$?
     t1=$(now)
-    "${q[@]}" -plugin "$PLUGIN,out=$base.cap,mem=1,log=$base.log" "$@" >"$base.out" 2>"$base.err"
+    tmo "${q[@]}" -plugin "$PLUGIN,out=$base.cap,mem=1,log=$base.log" "$@" >"$base.out" 2>"$base.err"
     local st1=$?
     t2=$(now)
+    if hung $st0 || hung $st1; then
+        fail "$name: hung (killed after $QEMU_TIMEOUT s; status $st1 under the plugin, $st0 without it)"
+        return
+    fi
     if [ $st0 -ne 0 ] || [ $st1 -ne 0 ]; then
         fail "$name: exit status $st1 under the plugin, $st0 without it"
         cat "$base.native.err" "$base.err" "$base.log" 2>/dev/null | head -5

@@ -76,11 +76,15 @@ for isa in "${isas[@]}"; do
     rec() {
         local name=$1 threads=$2 base=$TMP/$isa/$1
         shift 2
-        "qemu-$isa" -L "/usr/$isa-linux-gnu" "$@" >"$base.nat.out" 2>"$base.nat.err"
+        tmo "qemu-$isa" -L "/usr/$isa-linux-gnu" "$@" >"$base.nat.out" 2>"$base.nat.err"
         local st0=$?
-        "$TMFAST" record --frontend qemu --cfiat --commit --threads "$threads" -o "$base" -- "$@" \
+        tmo "$TMFAST" record --frontend qemu --cfiat --commit --threads "$threads" -o "$base" -- "$@" \
             >"$base.out" 2>"$base.err"
         local st=$?
+        if hung $st0 || hung $st; then
+            fail "$isa $name: hung (killed after $QEMU_TIMEOUT s; tm record status $st, qemu alone $st0)"
+            return
+        fi
         if [ $st -ne $st0 ]; then
             fail "$isa $name: tm record exit status $st, $st0 under qemu alone: $(head -3 "$base.err")"
             return
@@ -107,7 +111,7 @@ for isa in "${isas[@]}"; do
     # a #! script whose interpreter is the ISA's program: QEMU is given the
     # interpreter, then the script, as the kernel would
     printf '#!%s\n' "$b/qtrap" >"$b/s.sh" && chmod +x "$b/s.sh"
-    if "$TMFAST" record --frontend qemu --commit --threads 1 -o "$b/s" -- "$b/s.sh" >"$b/s.out" 2>&1 &&
+    if tmo "$TMFAST" record --frontend qemu --commit --threads 1 -o "$b/s" -- "$b/s.sh" >"$b/s.out" 2>&1 &&
         [ "$(cat "$b/s.out")" = "traps 3" ] && verify "$isa" "$b/s"; then
         ok "$isa: a #! script whose interpreter is a program for $isa"
     else
@@ -124,7 +128,7 @@ for isa in "${isas[@]}"; do
     fi
 
     # --threads auto, --and, the timing model's caches on addresses only
-    "$TMFAST" record --frontend qemu --threads auto --commit -o "$b/auto" --and --encoding nx_b -o "$b/auto2" \
+    tmo "$TMFAST" record --frontend qemu --threads auto --commit -o "$b/auto" --and --encoding nx_b -o "$b/auto2" \
         -- "$isa/mt_pthread" 4 >"$b/auto.out" 2>"$b/auto.err" || fail "$isa --threads auto --and: $(head -3 "$b/auto.err")"
     if verify "$isa" "$b/auto" && verify "$isa" "$b/auto2" "$b/auto.tmc" && cmp -s "$b/auto.out" "$b/mt_pthread.nat.out" &&
         grep -q 'data addresses: addresses' "$b/auto.stats"; then
@@ -156,7 +160,7 @@ fi
 refused() { # WHAT WANT_STATUS WANT_TEXT command...
     local what=$1 want=$2 text=$3
     shift 3
-    "$@" >ref.out 2>ref.err
+    tmo "$@" >ref.out 2>ref.err
     local st=$?
     if [ $st -eq "$want" ] && [ "$(wc -l <ref.err)" -eq 1 ] && grep -q -- "$text" ref.err; then
         ok "$what: refused ($(cut -c1-110 ref.err))"

@@ -19,7 +19,7 @@ ISA_DIR := $(BUILD)/isa
 ISA_ARCHES := aarch64 riscv64
 # tests/programs/*.c and tests/programs/qemu/*.c without x86 code
 # (signals.c edits x86 registers; mlstest is x86 assembly and AVX)
-ISA_PROGS := mt_pthread mt_omp spin cleartid forkwork fdlist crash qwork qsignals qexec
+ISA_PROGS := mt_pthread mt_omp spin cleartid forkwork fdlist crash qwork qsignals qexec qexitrun
 ISA_OWN := $(foreach a,$(ISA_ARCHES),$(addprefix $(ISA_DIR)/$(a)/,$(ISA_PROGS)))
 ISA_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread
 ISA_STAMPS := $(ISA_DIR)/.arm64-root.stamp $(ISA_DIR)/.riscv64-zstd.stamp $(ISA_DIR)/.riscv64-xz.stamp
