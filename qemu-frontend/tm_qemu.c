@@ -11,12 +11,13 @@
  *
  * Blocks are QEMU's translation blocks.  Guest code runs under one big
  * lock, taken at a block's start (where the previous block's exit is known
- * and emitted) and released at the block's end (its last instruction's
- * exec or memory callback), so that a vCPU that leaves cpu_exec between
- * blocks holds nothing; a waiter takes the lock over from a holder that
- * made no progress for 500 ms (a block cut by a fault): one serial order
- * of every thread's events, and no wait inside cpu_exec for a thread
- * parked outside it (docs/qemu.md §3). */
+ * and emitted) and kept until the thread's next block start (handed on
+ * every 64 blocks, given up at a system call), so that a block's memory
+ * operands and its exit go out together; a waiter takes the lock over from
+ * a holder that made no progress for 200 ms (one parked outside cpu_exec
+ * in one of QEMU's exclusive sections, or cut by a fault): one serial
+ * order of every thread's events, and no endless wait inside cpu_exec for
+ * a thread parked outside it (docs/qemu.md §3). */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
@@ -37,7 +38,8 @@
 EXPORT int qemu_plugin_version = TM_QEMU_PLUGIN_VERSION;
 
 enum { MAX_VCPUS = 1024, NSIG_ = 65, MAX_DEPTH = 16 };
-#define STALL_NS 500000000ull /* a holder without progress this long loses the lock */
+#define STALL_NS 200000000ull /* a holder without progress this long loses the lock */
+#define HANDOFF_BLOCKS 64     /* blocks a holder runs before it lets a waiter in */
 
 /* A translation block as translated once (a new id per translation). */
 typedef struct blk blk;
@@ -68,6 +70,7 @@ typedef struct vcpu {
     unsigned long long ticket;
     atomic_ullong st;     /* ticket << 2 | S_*: its hold, as waiters see it */
     blk *cur;             /* the block started last, its exit not yet emitted */
+    unsigned run;         /* blocks run since it took the lock (HANDOFF_BLOCKS) */
     int last_done;        /* its last instruction whose memory access completed */
     uint64_t expect;      /* where the thread goes after its last emitted exit (0: unknown) */
     /* a load waiting: an atomic read-modify-write reports its store only */
@@ -260,6 +263,12 @@ static int lock_take(vcpu *v)
 }
 
 /* In a callback (S_BUSY): the lock goes to the next ticket. */
+static int lock_wanted(void)
+{
+    return atomic_load_explicit(&tk_next, memory_order_relaxed) - atomic_load_explicit(&tk_serve, memory_order_relaxed) >
+           1;
+}
+
 static void lock_give(vcpu *v)
 {
     if (!v->hold)
@@ -290,7 +299,7 @@ static void revoked_inside(vcpu *v)
 {
     if (!lock_take(v))
         return;
-    fail_rec("a thread stalled 0.5 s inside a block, and a waiting thread took the serializing lock over: "
+    fail_rec("a thread stalled 0.2 s inside a block, and a waiting thread took the serializing lock over: "
              "the order of their memory accesses is not known (docs/qemu.md §3)");
     lock_give(v);
 }
@@ -574,12 +583,9 @@ static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void
     int last = r->idx + 1 == r->b->ni && r->b->endrel == 1;
     if (v->cur == r->b)
         mem_put(v, r, info, vaddr);
-    if (last) { /* the block's end: the lock goes (a pending load first) */
+    if (last) /* the block's end: a held-back load goes out; the lock stays (tb_end) */
         put_load(v);
-        lock_give(v);
-    } else {
-        lock_leave(v);
-    }
+    lock_leave(v);
 }
 
 /* Under the lock: the memory access of V's instruction R at VADDR. */
@@ -805,6 +811,13 @@ static void tb_start(unsigned vi, void *ud)
         put_tramp(b->ia[0]);
     }
     resolve(v, b->ia[0]);
+    if (++v->run >= HANDOFF_BLOCKS && lock_wanted()) { /* the previous block is out: let the others run */
+        v->run = 0;
+        lock_give(v);
+        if (!lock_take(v))
+            return;
+        as_thread(v);
+    }
     v->cur = b;
     v->last_done = -1;
     if (atomic_load_explicit(&off, memory_order_relaxed))
@@ -831,7 +844,7 @@ static void tb_end(unsigned vi, void *ud)
         return;
     }
     put_load(v);
-    lock_give(v);
+    lock_leave(v); /* kept until the next block start, which emits this block's exit (tb_start) */
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
