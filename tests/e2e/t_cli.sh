@@ -38,7 +38,7 @@ done
 ok "tm SUB --version for ${subs[*]}"
 # outside a git checkout the version is "unknown" (the Makefile's rule alone)
 mkdir -p nogit/tests/programs
-cp "$ROOT/Makefile" nogit/ && cp "$ROOT/tests/programs/programs.mk" nogit/tests/programs/
+cp "$ROOT/Makefile" nogit/ && cp "$ROOT/tests/programs/programs.mk" "$ROOT/tests/programs/isa.mk" nogit/tests/programs/
 make -s -C nogit BUILD="$TMP/nogit/b" "$TMP/nogit/b/gen/tm_version.h" > mk.out 2>&1 || die "make tm_version.h: $(cat mk.out)"
 grep -qx '#define TM_VERSION "unknown"' nogit/b/gen/tm_version.h && ok "outside a git checkout: unknown" ||
     fail "outside a git checkout: $(cat nogit/b/gen/tm_version.h)"
