@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,19 +18,6 @@
 #include "tm/capwire.h"
 #include "tm/isa.h"
 #include "tm/record.h"
-
-/* The one-line message into ERR (NULL: none wanted); returns RC. */
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int errf(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 int tm_rec_find_program(const char *name, char *path, size_t n)
 {
@@ -103,7 +89,7 @@ static int program_kind(const char *what, const char *file, const char *fe, int 
     if (got < sizeof(Elf64_Ehdr) || memcmp(h, ELFMAG, SELFMAG)) {
         if (f)
             fclose(f);
-        return errf(-1, err, errlen, "%s: not an ELF executable (nor a #! script)", file);
+        return tm_errf(-1, err, errlen, "%s: not an ELF executable (nor a #! script)", file);
     }
     int qemu = !strcmp(fe, "qemu");
     int k = elf_isa(h);
@@ -111,15 +97,15 @@ static int program_kind(const char *what, const char *file, const char *fe, int 
     fclose(f);
     unsigned machine = (unsigned)h[18] | (unsigned)h[19] << 8;
     if (k < 0)
-        return errf(-2, err, errlen, "%s%s: a %s program; tm record traces 64-bit x86-64 (--frontend valgrind, pin), "
+        return tm_errf(-2, err, errlen, "%s%s: a %s program; tm record traces 64-bit x86-64 (--frontend valgrind, pin), "
                     "AArch64 and RISC-V (--frontend qemu) programs only", what, file,
                     h[EI_CLASS] == ELFCLASS32 ? "32-bit" : machine == EM_X86_64 || machine == EM_AARCH64 ||
                     machine == EM_RISCV ? "big-endian" : "non-x86-64, non-AArch64, non-RISC-V");
     if (!qemu && k != TM_ISA_X86_64)
-        return errf(-2, err, errlen, "%s%s: a program for %s; --frontend %s traces x86-64 programs: give --frontend qemu",
+        return tm_errf(-2, err, errlen, "%s%s: a program for %s; --frontend %s traces x86-64 programs: give --frontend qemu",
                     what, file, tm_isa_name(k), fe);
     if (qemu && k == TM_ISA_X86_64)
-        return errf(-2, err, errlen, "%s%s: an x86-64 program; --frontend qemu traces AArch64 and RISC-V programs: "
+        return tm_errf(-2, err, errlen, "%s%s: an x86-64 program; --frontend qemu traces AArch64 and RISC-V programs: "
                     "give --frontend valgrind or pin", what, file);
     *isa = k;
     return 0;
@@ -135,9 +121,9 @@ int tm_rec_check_program_fe(const char *prog, const char *fe, int *isa, int *dyn
     if (!dynamic)
         dynamic = &dyn0;
     if (tm_rec_find_program(prog, path, sizeof path) || stat(path, &st) != 0)
-        return errf(TM_ERR_ARG, err, errlen, "%s: no such program%s", prog, strchr(prog, '/') ? "" : " on PATH");
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: no such program%s", prog, strchr(prog, '/') ? "" : " on PATH");
     if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
-        return errf(TM_ERR_ARG, err, errlen, "%s: not an executable file", path);
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: not an executable file", path);
     char interp[256];
     int k = program_kind("", path, fe, isa, dynamic, interp, sizeof interp, err, errlen);
     if (k < 0)
@@ -146,11 +132,11 @@ int tm_rec_check_program_fe(const char *prog, const char *fe, int *isa, int *dyn
         char why[PATH_MAX + 32];
         snprintf(why, sizeof why, "%.*s: its interpreter ", PATH_MAX, path);
         if (stat(interp, &st) != 0)
-            return errf(TM_ERR_FORMAT, err, errlen, "%s%s: no such file", why, interp);
+            return tm_errf(TM_ERR_FORMAT, err, errlen, "%s%s: no such file", why, interp);
         if (program_kind(why, interp, fe, isa, dynamic, interp, sizeof interp, err, errlen) != 0)
             return TM_ERR_FORMAT;
     } else if (k == 1 && !strcmp(fe, "qemu")) {
-        return errf(TM_ERR_FORMAT, err, errlen, "%s: a #! script whose interpreter %s is not a path: --frontend qemu "
+        return tm_errf(TM_ERR_FORMAT, err, errlen, "%s: a #! script whose interpreter %s is not a path: --frontend qemu "
                     "needs to know its instruction set", path, interp);
     }
     return TM_OK;
@@ -200,9 +186,9 @@ int tm_rec_qemu(const char *opt, int isa, char *path, size_t n, char *err, size_
         access(path, X_OK) == 0)
         return TM_OK;
     if (opt)
-        return errf(TM_ERR_ARG, err, errlen, "--qemu %s: no such program%s", opt,
+        return tm_errf(TM_ERR_ARG, err, errlen, "--qemu %s: no such program%s", opt,
                     strchr(opt, '/') ? " (or not an executable file)" : " on PATH");
-    return errf(TM_ERR_ARG, err, errlen, "--frontend qemu: %s (for a program for %s) is not on PATH (install qemu-user, "
+    return tm_errf(TM_ERR_ARG, err, errlen, "--frontend qemu: %s (for a program for %s) is not on PATH (install qemu-user, "
                 "or give --qemu PATH)", name, tm_isa_name(isa));
 }
 
@@ -228,7 +214,7 @@ int tm_rec_valgrind(const char *name, char *path, size_t n, char *err, size_t er
 {
     if (tm_rec_find_program(name, path, n) == 0 && is_exec_file(path))
         return TM_OK;
-    return errf(TM_ERR_ARG, err, errlen, "--valgrind %s: no such program%s", name,
+    return tm_errf(TM_ERR_ARG, err, errlen, "--valgrind %s: no such program%s", name,
                 strchr(name, '/') ? " (or not an executable file)" : " on PATH (install valgrind: make deps)");
 }
 
@@ -261,7 +247,7 @@ int tm_rec_tool_dir(char *out, size_t n, char *err, size_t errlen)
     found = out && access(tool, X_OK) == 0;
     if (found)
         return TM_OK;
-    return errf(TM_ERR_IO, err, errlen,
+    return tm_errf(TM_ERR_IO, err, errlen,
                 "the Valgrind tool tmtrace-amd64-linux is not built (run make; or set TM_VALGRIND_LIB)");
 }
 
@@ -273,20 +259,20 @@ int tm_rec_pin_kit(const char *opt, char *out, size_t n, char *err, size_t errle
         if (stat(opt, &st) == 0 && S_ISDIR(st.st_mode)) {
             if (snprintf(out, n, "%s/pin", opt) < (int)n && is_exec_file(out))
                 return TM_OK;
-            return errf(TM_ERR_ARG, err, errlen, "--pin %s: a folder without the pin launcher (%s/pin); give a Pin "
+            return tm_errf(TM_ERR_ARG, err, errlen, "--pin %s: a folder without the pin launcher (%s/pin); give a Pin "
                                                  "3.x kit folder or its pin", opt, opt);
         }
         if (tm_rec_find_program(opt, out, n) == 0 && is_exec_file(out))
             return TM_OK;
-        return errf(TM_ERR_ARG, err, errlen, "--pin %s: no such program%s; give a Pin 3.x kit folder or its pin", opt,
+        return tm_errf(TM_ERR_ARG, err, errlen, "--pin %s: no such program%s; give a Pin 3.x kit folder or its pin", opt,
                     strchr(opt, '/') ? " (or not an executable file)" : " on PATH");
     }
     const char *root = getenv("PIN_ROOT");
     if (!root || !*root)
-        return errf(TM_ERR_ARG, err, errlen, "--frontend pin: no Pin kit (%s)", how);
+        return tm_errf(TM_ERR_ARG, err, errlen, "--frontend pin: no Pin kit (%s)", how);
     if (snprintf(out, n, "%s/pin", root) < (int)n && is_exec_file(out))
         return TM_OK;
-    return errf(TM_ERR_ARG, err, errlen, "--frontend pin: PIN_ROOT=%s has no pin launcher (%s/pin); %s", root, root,
+    return tm_errf(TM_ERR_ARG, err, errlen, "--frontend pin: PIN_ROOT=%s has no pin launcher (%s/pin); %s", root, root,
                 how);
 }
 
@@ -298,11 +284,11 @@ int tm_rec_qemu_plugin(char *out, size_t n, char *err, size_t errlen)
     else if (lib_dir("qemu/tm_qemu.so", out, n))
         snprintf(out, n, "build/lib/qemu/tm_qemu.so");
     if (strchr(out, ','))
-        return errf(TM_ERR_ARG, err, errlen, "the QEMU plugin's path %s has a comma (QEMU's -plugin splits there)",
+        return tm_errf(TM_ERR_ARG, err, errlen, "the QEMU plugin's path %s has a comma (QEMU's -plugin splits there)",
                     out);
     if (access(out, R_OK) == 0)
         return TM_OK;
-    return errf(TM_ERR_IO, err, errlen, "the QEMU plugin %s is not built (run make; or set TM_QEMU_PLUGIN)", out);
+    return tm_errf(TM_ERR_IO, err, errlen, "the QEMU plugin %s is not built (run make; or set TM_QEMU_PLUGIN)", out);
 }
 
 int tm_rec_pin_tool(char *out, size_t n, char *err, size_t errlen)
@@ -314,7 +300,7 @@ int tm_rec_pin_tool(char *out, size_t n, char *err, size_t errlen)
         snprintf(out, n, "build/lib/pin/tm_pin.so");
     if (access(out, R_OK) == 0)
         return TM_OK;
-    return errf(TM_ERR_IO, err, errlen,
+    return tm_errf(TM_ERR_IO, err, errlen,
                 "the Pin tool %s is not built (run make pin PIN_ROOT=DIR; or set TM_PIN_TOOL)", out);
 }
 
@@ -333,14 +319,14 @@ int tm_rec_lock(const char *base, int *fd_out, char *err, size_t errlen)
     for (int tries = 0; tries < 100; tries++) {
         int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
         if (fd < 0)
-            return errf(TM_ERR_IO, err, errlen, "%s: cannot create the lock: %s", p, strerror(errno));
+            return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot create the lock: %s", p, strerror(errno));
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
             char pid[32] = "";
             ssize_t k = pread(fd, pid, sizeof pid - 1, 0);
             pid[k > 0 ? k : 0] = 0;
             pid[strcspn(pid, "\n")] = 0;
             close(fd);
-            return errf(TM_ERR_STATE, err, errlen,
+            return tm_errf(TM_ERR_STATE, err, errlen,
                         "%s: another tm record%s%s%s is writing these outputs (lock %s); refused", base,
                         *pid ? " (pid " : "", pid, *pid ? ")" : "", p);
         }
@@ -356,7 +342,7 @@ int tm_rec_lock(const char *base, int *fd_out, char *err, size_t errlen)
         }
         close(fd); /* the file was replaced while we waited: again */
     }
-    return errf(TM_ERR_STATE, err, errlen, "%s.lock: cannot take the lock", base);
+    return tm_errf(TM_ERR_STATE, err, errlen, "%s.lock: cannot take the lock", base);
 }
 
 void tm_rec_unlock(const char *base, int fd)
@@ -375,15 +361,15 @@ int tm_rec_capture_open(const char *file, const char *name, uint8_t magic[8], in
     *fdp = -1;
     if (!strcmp(file, "-")) {
         if (isatty(0))
-            return errf(TM_ERR_ARG, err, errlen, "--capture -: standard input is a terminal; give it a capture "
+            return tm_errf(TM_ERR_ARG, err, errlen, "--capture -: standard input is a terminal; give it a capture "
                                                  "stream (a file or a pipe)");
     } else if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0) {
-        return errf(TM_ERR_IO, err, errlen, "--capture %s: %s", file, strerror(errno));
+        return tm_errf(TM_ERR_IO, err, errlen, "--capture %s: %s", file, strerror(errno));
     }
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         close(fd);
-        return errf(TM_ERR_IO, err, errlen, "--capture %s: is a directory", file);
+        return tm_errf(TM_ERR_IO, err, errlen, "--capture %s: is a directory", file);
     }
     size_t got = 0;
     ssize_t n = 0;
@@ -393,14 +379,14 @@ int tm_rec_capture_open(const char *file, const char *name, uint8_t magic[8], in
     for (int i = 7; i >= 0; i--)
         w = w << 8 | magic[i];
     if (n < 0)
-        rc = errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno));
+        rc = tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno));
     else if (got == 0)
-        errf(rc, err, errlen, "%s: empty: not a tm capture stream", name);
+        tm_errf(rc, err, errlen, "%s: empty: not a tm capture stream", name);
     else if (got < 8)
-        errf(rc, err, errlen, "%s: capture: offset 0: not a tm capture stream (%zu bytes, shorter than its magic)",
+        tm_errf(rc, err, errlen, "%s: capture: offset 0: not a tm capture stream (%zu bytes, shorter than its magic)",
              name, got);
     else if (w != TMCAP_MAGIC)
-        errf(rc, err, errlen, "%s: capture: offset 0: not a tm capture stream (bad magic)", name);
+        tm_errf(rc, err, errlen, "%s: capture: offset 0: not a tm capture stream (bad magic)", name);
     else
         return *fdp = fd, TM_OK;
     if (fd)
@@ -423,9 +409,9 @@ static int not_captured(const char *log, const char *frontend, int ws, char *msg
         fclose(lf);
     const char *fe = strrchr(frontend, '/') ? strrchr(frontend, '/') + 1 : frontend;
     if (*line)
-        errf(0, msg, msglen, "%s: %s (%s)", fe, line, log);
+        tm_errf(0, msg, msglen, "%s: %s (%s)", fe, line, log);
     else
-        errf(0, msg, msglen, "%s produced no trace (it %s %d)", frontend,
+        tm_errf(0, msg, msglen, "%s produced no trace (it %s %d)", frontend,
              WIFEXITED(ws) ? "exited with status" : "was killed by signal", WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
     return WIFEXITED(ws) && WEXITSTATUS(ws) ? WEXITSTATUS(ws) : 1;
 }
@@ -433,24 +419,24 @@ static int not_captured(const char *log, const char *frontend, int ws, char *msg
 int tm_rec_program_status(const char *log, const char *frontend, const char *prog, int ws, int captured,
                           tmt_ending ending, const char *capture, char *msg, size_t msglen)
 {
-    errf(0, msg, msglen, "%s", "");
+    tm_errf(0, msg, msglen, "%s", "");
     if (!captured)
         return not_captured(log, frontend, ws, msg, msglen);
     if (ending == TMT_CUT_SHORT && capture)
-        return errf(1, msg, msglen, "the capture was cut short: %s ends without the frontend's end marker; the "
+        return tm_errf(1, msg, msglen, "the capture was cut short: %s ends without the frontend's end marker; the "
                                     "recording up to there is written and says so", capture);
     if (ending == TMT_CUT_SHORT && WIFSIGNALED(ws))
-        return errf(128 + WTERMSIG(ws), msg, msglen, "the capture was cut short: %s was killed by signal %d (%s) "
+        return tm_errf(128 + WTERMSIG(ws), msg, msglen, "the capture was cut short: %s was killed by signal %d (%s) "
                     "before the frontend's end marker; the recording up to there is written and says so",
                     prog, WTERMSIG(ws), tm_rec_signame(WTERMSIG(ws)));
     if (ending == TMT_CUT_SHORT)
-        return errf(1, msg, msglen, "the capture was cut short: the frontend's channel closed before the program's "
+        return tm_errf(1, msg, msglen, "the capture was cut short: the frontend's channel closed before the program's "
                     "end (exit status %d); the recording up to there is written and says so",
                     WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
     if (WIFEXITED(ws))
         return WEXITSTATUS(ws);
     if (WIFSIGNALED(ws))
-        return errf(128 + WTERMSIG(ws), msg, msglen, "%s was killed by signal %d (%s); the trace up to there is "
+        return tm_errf(128 + WTERMSIG(ws), msg, msglen, "%s was killed by signal %d (%s); the trace up to there is "
                     "written", prog, WTERMSIG(ws), tm_rec_signame(WTERMSIG(ws)));
     return 1;
 }

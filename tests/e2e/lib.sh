@@ -131,3 +131,24 @@ QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
 # output; the status is the same, 128 + the signal.)
 tmo() { (timeout -k 5 "$QEMU_TIMEOUT" "$@" 2>&3 3>&-; exit $?) 3>&2 2>/dev/null; }
 hung() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; }
+
+# qemu_isas NAME [ISA...]: the ISAs (default aarch64 riscv64) whose
+# qemu-<isa>, cross compiler and C library are here, into the array isas;
+# none: NAME says so in one line and the script exits 77 (not run).
+qemu_isas() {
+    local name=$1 isa list
+    shift
+    list=("$@")
+    [ ${#list[@]} -gt 0 ] || list=(aarch64 riscv64)
+    isas=()
+    for isa in "${list[@]}"; do
+        if command -v "qemu-$isa" >/dev/null && command -v "$isa-linux-gnu-gcc" >/dev/null &&
+            [ -d "/usr/$isa-linux-gnu/lib" ]; then
+            isas+=("$isa")
+        fi
+    done
+    if [ ${#isas[@]} -eq 0 ]; then
+        echo "$name: needs qemu-user (qemu-aarch64, qemu-riscv64) and a cross compiler (aarch64-linux-gnu-gcc, riscv64-linux-gnu-gcc); not run"
+        exit 77
+    fi
+}

@@ -35,17 +35,8 @@ source "$(dirname "$0")/lib.sh"
 : "${TMFAST:?}" "${TMP:?}" "${ROOT:?}"
 B=$(cd "$(dirname "$TMFAST")/.." && pwd)
 PLUGIN=${TM_QEMU_PLUGIN:-$B/lib/qemu/tm_qemu.so}
-isas=()
-for isa in aarch64 riscv64; do
-    if command -v "qemu-$isa" >/dev/null && command -v "$isa-linux-gnu-gcc" >/dev/null &&
-        [ -d "/usr/$isa-linux-gnu/lib" ]; then
-        isas+=("$isa")
-    fi
-done
-if [ ${#isas[@]} -eq 0 ]; then
-    echo "t_qemu: needs qemu-user (qemu-aarch64, qemu-riscv64) and a cross compiler (aarch64-linux-gnu-gcc, riscv64-linux-gnu-gcc); not run"
-    exit 77
-fi
+isas=() # set by qemu_isas (lib.sh)
+qemu_isas t_qemu
 [ -f "$PLUGIN" ] || die "$PLUGIN is not built (make)"
 cd "$TMP" || exit 1
 

@@ -20,17 +20,8 @@ PLUGIN=${TM_QEMU_PLUGIN:-$B/lib/qemu/tm_qemu.so}
 if full_size; then runs=30; else runs=5; fi
 runs=${TM_QEMU_STRESS_RUNS:-$runs}
 limit=${TM_QEMU_STRESS_TIMEOUT:-60}
-isas=()
-for isa in riscv64 aarch64; do
-    if command -v "qemu-$isa" >/dev/null && command -v "$isa-linux-gnu-gcc" >/dev/null &&
-        [ -d "/usr/$isa-linux-gnu/lib" ]; then
-        isas+=("$isa")
-    fi
-done
-if [ ${#isas[@]} -eq 0 ]; then
-    echo "t_qemu_stress: needs qemu-user and a cross compiler (aarch64 or riscv64); not run"
-    exit 77
-fi
+isas=() # set by qemu_isas (lib.sh)
+qemu_isas t_qemu_stress riscv64 aarch64
 [ -f "$PLUGIN" ] || die "$PLUGIN is not built (make)"
 cd "$TMP" || exit 1
 
