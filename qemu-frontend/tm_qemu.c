@@ -57,8 +57,9 @@ struct blk {
     unsigned char *mayfault; /* 1: accesses memory, 2: a trap */
     iref *refs;
     tmcap_exit xs[2];
-    int endrel;           /* where the lock is released: 0 the last instruction's exec
-                           * callback, 1 its (only) memory callback, 2 not in the block */
+    int endrel;           /* where the block's end is seen (a held-back load goes out):
+                           * 0 the last instruction's exec callback, 1 its (only)
+                           * memory callback, 2 not in the block */
     int tramp;            /* QEMU's signal-return trampoline (an anonymous page) */
     blk *next_pending;    /* descriptors waiting to be emitted */
 };
@@ -550,6 +551,22 @@ static void put_mem(uint64_t w0, uint64_t a, const uint64_t *val)
 
 /* ------------------------------------------------------------ callbacks */
 
+/* A callback inside V's block, V holding the lock: 1 it may emit (its hold
+ * resumed); 0 nothing to do (tracing stopped: the lock given up; or a
+ * waiter took the lock over meanwhile: revoked_inside has said so). */
+static int enter_in_block(vcpu *v)
+{
+    if (atomic_load_explicit(&off, memory_order_relaxed)) {
+        lock_drop(v);
+        return 0;
+    }
+    if (!lock_resume(v)) {
+        revoked_inside(v);
+        return 0;
+    }
+    return 1;
+}
+
 static void mem_put(vcpu *v, const iref *r, qemu_plugin_meminfo_t info, uint64_t vaddr);
 
 static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
@@ -559,8 +576,9 @@ static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void
     if (!v)
         return;
     if (!v->hold) {
-        /* an access after the block's end released the lock (an instruction
-         * is_mem misjudged): reported under the lock rather than dropped */
+        /* V gave the lock up inside its block (not expected: the lock is
+         * kept to the next block start): reported under the lock rather
+         * than dropped */
         if (v->cur == r->b && r->idx + 1 == r->b->ni && !atomic_load_explicit(&off, memory_order_relaxed) &&
             lock_take(v)) {
             if (!atomic_load_explicit(&off, memory_order_relaxed)) {
@@ -572,14 +590,8 @@ static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void
         }
         return;
     }
-    if (atomic_load_explicit(&off, memory_order_relaxed)) {
-        lock_drop(v);
+    if (!enter_in_block(v))
         return;
-    }
-    if (!lock_resume(v)) {
-        revoked_inside(v);
-        return;
-    }
     int last = r->idx + 1 == r->b->ni && r->b->endrel == 1;
     if (v->cur == r->b)
         mem_put(v, r, info, vaddr);
@@ -828,21 +840,14 @@ static void tb_start(unsigned vi, void *ud)
 
 /* The exec callback of a block's last instruction when it accesses no
  * memory (QEMU runs it before the instruction: a control transfer, SVC /
- * ECALL, a trap...): the block's memory operands are out, the lock goes. */
+ * ECALL, a trap...): the block's memory operands are out, a held-back
+ * load follows them (the lock stays to the next block start). */
 static void tb_end(unsigned vi, void *ud)
 {
     (void)ud;
     vcpu *v = vi < MAX_VCPUS ? vcpus[vi] : NULL;
-    if (!v || !v->hold)
+    if (!v || !v->hold || !enter_in_block(v))
         return;
-    if (atomic_load_explicit(&off, memory_order_relaxed)) {
-        lock_drop(v);
-        return;
-    }
-    if (!lock_resume(v)) {
-        revoked_inside(v);
-        return;
-    }
     put_load(v);
     lock_leave(v); /* kept until the next block start, which emits this block's exit (tb_start) */
 }
