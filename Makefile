@@ -15,10 +15,10 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude $(WARN) -g
 OPT_CFLAGS := -O2
 SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-LIBS := -lzstd -lZydis -lipt -lz -lm
+LIBS := -lzstd -lZydis -lipt -lopencsd_c_api -lopencsd -lz -lm
 
 # Component libraries, each a directory of C files; together they are libtm.
-LIBDIRS := common config tmc msg cmodel decoder pt gen capture record recmodes stats cosim
+LIBDIRS := common config tmc msg cmodel decoder pt std gen capture record recmodes stats cosim
 LIB_SRCS := $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c))
 TOOL_SRCS := $(wildcard tools/tm/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -155,7 +155,7 @@ asan: $(BUILD)/asan/bin/tm $(BUILD)/asan/bin/unit-tests $(BUILD)/asan/bin/capfee
 # Otherwise the exact command is printed.
 DEB_PKGS := build-essential pkg-config libzstd-dev zstd libcriterion-dev python3 verilator yosys \
 	valgrind pigz xz-utils bzip2 pbzip2 gzip libzydis-dev zlib1g-dev clang \
-	python3-matplotlib chromium slurm-wlm munge binutils coreutils libipt-dev ccache \
+	python3-matplotlib chromium slurm-wlm munge binutils coreutils libipt-dev libopencsd-dev ccache \
 	qemu-user gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-riscv64-cross dpkg-dev
 # `make deps` always checks; the targets that need the packages (test, lint,
 # run, bench, gates) check once per build folder and say so afterwards (the
