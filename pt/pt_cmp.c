@@ -11,6 +11,7 @@
 #include "tm/msg.h"
 #include "tm/isa.h"
 #include "tm/pt.h"
+#include "tm/stdcmp.h"
 #include "tm/status.h"
 #include "tm/sweep.h"
 #include "tm/tmc.h"
@@ -72,23 +73,6 @@ typedef struct side {
     tm_pt_encoder *alt[3];        /* PT without timing, with TSC+MTC, with TSC+MTC+CYC */
     int on;
 } side;
-
-/* The trace module's Ti field has floor(log2 N) bits for the N cores that
- * ran (thread ids are given in order of first entry): a first pass over
- * TMC finds N; THREADS if it cannot. */
-static uint32_t cores_that_ran(const char *tmc, uint32_t threads)
-{
-    tmc_reader *r = NULL;
-    tmc_record rr;
-    uint32_t top = 0;
-    char err[256];
-    int g = tmc_reader_open(tmc, &r, err, sizeof err);
-    while (g == TM_OK && (g = tmc_reader_next(r, &rr)) == 1)
-        if (rr.type == TMC_START && rr.tid + 1 > top)
-            top = rr.tid + 1;
-    tmc_reader_close(r);
-    return top && g == 0 ? top : threads;
-}
 
 static int side_new(side *c, uint32_t threads, const tm_pt_opts *po, int models, char *err, size_t errlen)
 {
@@ -213,7 +197,7 @@ int tm_pt_pass(const tm_pt_pass_opts *o, tm_pt_pass_result *res, char *err, size
     if ((rc = tm_pt_encoder_new(&o->pt, threads, &e, err, errlen)) != TM_OK)
         goto out;
     if ((o->compare || o->variants) &&
-        (rc = side_new(&c, o->compare ? cores_that_ran(o->tmc, threads) : threads, &o->pt, o->compare, err,
+        (rc = side_new(&c, o->compare ? tm_stdcmp_cores(o->tmc, threads) : threads, &o->pt, o->compare, err,
                        errlen)) != TM_OK)
         goto out;
     char e2[1024];

@@ -39,6 +39,8 @@ typedef struct tm_stdcmp tm_stdcmp;
  * which CORES ran (the Ti field has floor(log2 CORES) bits).  TM_OK, or an
  * error with ERR. */
 int tm_stdcmp_new(uint32_t threads, uint32_t cores, tm_stdcmp **out, char *err, size_t errlen);
+/* The stream's instruction set (tmc_reader_isa), before any record. */
+int tm_stdcmp_set_isa(tm_stdcmp *c, int isa);
 /* One record, in the stream's order (every type: the model takes what it
  * needs). */
 int tm_stdcmp_put(tm_stdcmp *c, const tmc_record *r, char *err, size_t errlen);
