@@ -10,6 +10,7 @@
 #include "tm/model.h"
 #include "tm/msg.h"
 #include "tm/isa.h"
+#include "tm/out.h"
 #include "tm/pt.h"
 #include "tm/stdcmp.h"
 #include "tm/status.h"
@@ -276,21 +277,6 @@ void tm_pt_report_text(FILE *f, const tm_pt_pass_result *res, const tm_pt_opts *
     }
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    putc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            putc(ch, f);
-    }
-    putc('"', f);
-}
-
 /* The counts and options of the pass. */
 static void json_counts(FILE *f, const tm_pt_pass_result *res, const tm_pt_opts *po, int image)
 {
@@ -325,7 +311,7 @@ void tm_pt_report_json(FILE *f, const tm_pt_pass_result *res, const tm_pt_opts *
     const tm_pt_stats *st = &res->st;
     double insns = (double)st->instructions, cyc = (double)st->cycles;
     fprintf(f, "{\n  \"tmc\": ");
-    json_str(f, tmc);
+    tm_json_str(f, tmc);
     json_counts(f, res, po, image);
     fprintf(f, "  \"per_core_bytes\": [");
     for (uint32_t t = 0, k = 0; t < res->threads; t++)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "tm/model.h"
 #include "tm/msg.h"
+#include "tm/out.h"
 #include "tm/pred.h"
 #include "tm/stdcmp.h"
 #include "tm/status.h"
@@ -15,7 +16,7 @@
 static const char *const paper_presets[] = {"small", "medium", "large"};
 static const char *const tage_presets[] = {"tage-s", "tage-m", "tage-l"};
 static const tm_encoding tage_encs[] = {TM_ENC_TR_E, TM_ENC_TR_A};
-#define NPAPER (4 * 3)
+#define NPAPER (1 + 3 * 3) /* nx_b predicts nothing: one row */
 #define NTAGE (3 * 2)
 #define NROWS (NPAPER + NTAGE)
 
@@ -28,9 +29,13 @@ struct tm_stdcmp {
 /* Configuration I: its encoding, preset and row name. */
 static void cfg_of(size_t i, tm_encoding *enc, const char **preset, char *name, size_t n)
 {
-    if (i < NPAPER) {
-        *enc = (tm_encoding)(i / 3);
-        *preset = paper_presets[i % 3];
+    if (i == 0) {
+        *enc = TM_ENC_NX_B;
+        *preset = "large";
+        snprintf(name, n, "%s", tm_encoding_name(*enc));
+    } else if (i < NPAPER) {
+        *enc = (tm_encoding)(1 + (i - 1) / 3);
+        *preset = paper_presets[(i - 1) % 3];
         snprintf(name, n, "%s-%s", tm_encoding_name(*enc), *preset);
     } else {
         size_t j = i - NPAPER;
@@ -179,28 +184,15 @@ void tm_std_table(FILE *f, const tm_std_row *rows, size_t n, size_t ref, uint64_
     }
 }
 
-static void json_name(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, f);
-    fputc('"', f);
-}
-
 void tm_std_rows_json(FILE *f, const tm_std_row *rows, size_t n, uint64_t instructions, uint64_t cycles)
 {
     fputc('[', f);
     for (size_t i = 0; i < n; i++) {
         const tm_std_row *w = &rows[i];
         fprintf(f, "%s{\"name\": ", i ? ", " : "");
-        json_name(f, w->name);
+        tm_json_str(f, w->name);
         fprintf(f, ", \"kind\": ");
-        json_name(f, w->kind);
+        tm_json_str(f, w->kind);
         fprintf(f,
                 ", \"bits\": %.0f, \"bpi\": %.6f, \"bpc\": %.6f, \"dropped\": %" PRIu64
                 ", \"storage_bits\": %" PRIu64 ", \"verified\": %s}",
