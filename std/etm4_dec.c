@@ -56,13 +56,19 @@ void tm_etm4_image_free(tm_etm4_image *p)
     free(p);
 }
 
+typedef struct codesrc {
+    tm_etm4_code_fn code;
+    void *arg;
+} codesrc;
+
 /* OpenCSD's memory accessor: up to REQ bytes of code at ADDR. */
 static uint32_t mem_cb(const void *ctx, const ocsd_vaddr_t addr, const ocsd_mem_space_acc_t space, const uint32_t req,
                        uint8_t *buf)
 {
     (void)space;
     size_t avail = 0;
-    const uint8_t *p = tm_image_code(((const tm_etm4_image *)ctx)->im, addr, &avail);
+    const codesrc *c = ctx;
+    const uint8_t *p = c->code(c->arg, addr, &avail);
     if (!p)
         return 0;
     uint32_t n = avail < req ? (uint32_t)avail : req;
@@ -147,7 +153,7 @@ static void dthr_close(dthr *t)
     t->q = NULL;
 }
 
-static int dthr_open(dthr *t, const tm_etm4_buffer *b, const tm_etm4_image *im, uint32_t configr, char *err,
+static int dthr_open(dthr *t, const tm_etm4_buffer *b, const codesrc *im, uint32_t configr, char *err,
                      size_t errlen)
 {
     memset(t, 0, sizeof *t);
@@ -174,7 +180,7 @@ static int dthr_open(dthr *t, const tm_etm4_buffer *b, const tm_etm4_image *im, 
     if (!e)
         e = ocsd_dt_set_gen_elem_outfn(t->tree, elem_cb, t);
     if (!e)
-        e = ocsd_dt_add_callback_mem_acc(t->tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY, mem_cb, im);
+        e = ocsd_dt_add_callback_mem_acc(t->tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY, mem_cb, (const void *)im);
     if (e) {
         char m[128];
         ocsd_err_str(e, m, sizeof m);
@@ -303,28 +309,20 @@ static int check_one(dthr *t, uint64_t pc, int bclass, int taken, uint64_t at, t
     return TM_OK;
 }
 
-int tm_etm4_verify(const tm_etm4_image *im, const tm_etm4_buffer *bufs, size_t n, uint32_t configr, const char *tmc,
-                   tm_etm4_decode_result *res, char *err, size_t errlen)
+int tm_etm4_verify_records(tm_etm4_code_fn code, void *code_arg, const tm_etm4_buffer *bufs, size_t n,
+                           uint32_t configr, uint32_t nthr, tm_etm4_next_fn next, void *next_arg, const char *tmc,
+                           tm_etm4_decode_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
-    tmc_reader *r = NULL;
-    int rc = tmc_reader_open(tmc, &r, err, errlen);
-    if (rc != TM_OK)
-        return rc;
-    if (tmc_reader_isa(r) != TM_ISA_AARCH64) {
-        rc = tm_errf(TM_ERR_ARG, err, errlen, "%s: the commit stream is of a program for %s: ETMv4 here is AArch64's",
-                     tmc, tm_isa_name(tmc_reader_isa(r)));
-        tmc_reader_close(r);
-        return rc;
-    }
+    int rc = TM_OK;
+    codesrc cs = {code, code_arg};
+    const codesrc *im = &cs;
     ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0); /* errors kept for ocsd_get_last_err, never printed */
-    uint32_t nthr = tmc_reader_threads(r);
-    dthr *ts = calloc(nthr, sizeof *ts);
-    int *have = calloc(nthr, sizeof *have);
+    dthr *ts = calloc(nthr ? nthr : 1, sizeof *ts);
+    int *have = calloc(nthr ? nthr : 1, sizeof *have);
     if (!ts || !have) {
         free(ts);
         free(have);
-        tmc_reader_close(r);
         return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
     }
     for (size_t i = 0; i < n && rc == TM_OK; i++) {
@@ -339,13 +337,13 @@ int tm_etm4_verify(const tm_etm4_image *im, const tm_etm4_buffer *bufs, size_t n
     }
     tmc_record rec;
     int got = 0;
-    while (rc == TM_OK && (got = tmc_reader_next(r, &rec)) == 1) {
-        uint64_t at = tmc_reader_offset(r);
+    uint64_t at = 0;
+    while (rc == TM_OK && (got = next(next_arg, &rec, &at, err, errlen)) == 1) {
         if (rec.type == TMC_MODULE || rec.type == TMC_MEM)
             continue;
         if (rec.type == TMC_END || rec.type == TMC_ENDING)
             break;
-        if (!have[rec.tid]) {
+        if (rec.tid >= nthr || !have[rec.tid]) {
             rc = tm_errf(TM_ERR_MISMATCH, err, errlen, "%s: thread %" PRIu32 " ran, but there is no ETMv4 stream for "
                          "core %" PRIu32, tmc, rec.tid, rec.tid);
             break;
@@ -363,7 +361,7 @@ int tm_etm4_verify(const tm_etm4_image *im, const tm_etm4_buffer *bufs, size_t n
         }
     }
     if (rc == TM_OK && got < 0)
-        rc = tm_errf(got, err, errlen, "%s", tmc_reader_error(r));
+        rc = got;
     /* Nothing may follow the commit stream's last instruction of a core. */
     for (uint32_t i = 0; i < nthr && rc == TM_OK; i++) {
         if (!have[i])
@@ -385,6 +383,33 @@ int tm_etm4_verify(const tm_etm4_image *im, const tm_etm4_buffer *bufs, size_t n
     }
     free(ts);
     free(have);
+    return rc;
+}
+
+static int reader_next(void *arg, tmc_record *rec, uint64_t *at, char *err, size_t errlen)
+{
+    tmc_reader *r = arg;
+    int got = tmc_reader_next(r, rec);
+    *at = tmc_reader_offset(r);
+    if (got < 0)
+        return tm_errf(got, err, errlen, "%s", tmc_reader_error(r));
+    return got;
+}
+
+int tm_etm4_verify(const tm_etm4_image *im, const tm_etm4_buffer *bufs, size_t n, uint32_t configr, const char *tmc,
+                   tm_etm4_decode_result *res, char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    tmc_reader *r = NULL;
+    int rc = tmc_reader_open(tmc, &r, err, errlen);
+    if (rc != TM_OK)
+        return rc;
+    if (tmc_reader_isa(r) != TM_ISA_AARCH64)
+        rc = tm_errf(TM_ERR_ARG, err, errlen, "%s: the commit stream is of a program for %s: ETMv4 here is AArch64's",
+                     tmc, tm_isa_name(tmc_reader_isa(r)));
+    else
+        rc = tm_etm4_verify_records(tm_etm4_image_code, (void *)im, bufs, n, configr, tmc_reader_threads(r),
+                                    reader_next, r, tmc, res, err, errlen);
     tmc_reader_close(r);
     return rc;
 }

@@ -179,7 +179,6 @@ static const uint8_t f5_pat[4] = {0x1E, 0x00, 0x0A, 0x15};
 
 /* One atom packet for the oldest of the N atoms A (bit 0 oldest): its
  * header byte in *B, and the atoms it takes. */
-unsigned tm_etm4_atom_packet(uint64_t a, unsigned n, uint8_t *b, unsigned *kind);
 unsigned tm_etm4_atom_packet(uint64_t a, unsigned n, uint8_t *b, unsigned *kind)
 {
     unsigned run = 0;
@@ -301,7 +300,6 @@ static int put_cc(tm_etm4_encoder *e, uint32_t tid)
 /* Timestamp 00000010 + the low bits of the cycle that changed, 7 a byte
  * (bit 7: more follow); after Trace Info the bits not sent are 0, and 7 or
  * more bytes replace all 64 bits (the 9th byte ends the field). */
-size_t tm_etm4_ts_packet(uint64_t ts, uint64_t prev, int fresh, uint8_t *p);
 size_t tm_etm4_ts_packet(uint64_t ts, uint64_t prev, int fresh, uint8_t *p)
 {
     unsigned nb = 0;
@@ -344,7 +342,6 @@ static void hist_push(e4_thr *t, uint64_t a)
 
 /* The shortest address packet for A (IS0: A64, 4-byte aligned) against the
  * history H (NH valid entries, H[0] the most recent): its bytes in P. */
-size_t tm_etm4_addr_packet(uint64_t a, const uint64_t *h, unsigned nh, uint8_t *p, unsigned *kind);
 size_t tm_etm4_addr_packet(uint64_t a, const uint64_t *h, unsigned nh, uint8_t *p, unsigned *kind)
 {
     for (unsigned i = 0; i < nh; i++)
@@ -395,7 +392,6 @@ static int put_addr(tm_etm4_encoder *e, uint32_t tid, uint64_t a)
  * address packet, then the context info byte: EL[1:0] = 0 (EL0), SF (bit 4)
  * = 1 (AArch64), NS (bit 5) = 1 (Non-secure), V = C = 0 (no VMID, no
  * context ID). */
-size_t tm_etm4_addr_ctxt_packet(uint64_t a, uint8_t *p);
 size_t tm_etm4_addr_ctxt_packet(uint64_t a, uint8_t *p)
 {
     p[0] = 0x85;

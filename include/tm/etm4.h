@@ -136,6 +136,28 @@ typedef struct tm_etm4_decode_result {
 int tm_etm4_verify(const tm_etm4_image *im, const tm_etm4_buffer *bufs, size_t n, uint32_t configr, const char *tmc,
                    tm_etm4_decode_result *res, char *err, size_t errlen);
 
+/* The same over any code and records: CODE as tm_etm4_opts.code; NEXT
+ * gives the records of a stream of NTHR thread ids (1, 0 at the end, or an
+ * error with ERR) and *AT, the offset messages name; TMC names the stream. */
+typedef const uint8_t *(*tm_etm4_code_fn)(void *arg, uint64_t addr, size_t *avail);
+typedef int (*tm_etm4_next_fn)(void *arg, tmc_record *rec, uint64_t *at, char *err, size_t errlen);
+int tm_etm4_verify_records(tm_etm4_code_fn code, void *code_arg, const tm_etm4_buffer *bufs, size_t n,
+                           uint32_t configr, uint32_t nthr, tm_etm4_next_fn next, void *next_arg, const char *tmc,
+                           tm_etm4_decode_result *res, char *err, size_t errlen);
+
+/* ---- single packets (std/etm4_enc.c; for the unit tests) ---- */
+/* One atom packet for the oldest of the N pending atoms A (bit 0 the
+ * oldest, 1 = E): its byte in *B, its kind, and the atoms it carries. */
+unsigned tm_etm4_atom_packet(uint64_t a, unsigned n, uint8_t *b, unsigned *kind);
+/* The timestamp packet of TS when the decoder has PREV (FRESH: just after
+ * a Trace Info): its bytes in P (up to 10), the length. */
+size_t tm_etm4_ts_packet(uint64_t ts, uint64_t prev, int fresh, uint8_t *p);
+/* The shortest address packet for A against the address history H (NH
+ * valid entries, H[0] the most recent): its bytes in P (up to 9). */
+size_t tm_etm4_addr_packet(uint64_t a, const uint64_t *h, unsigned nh, uint8_t *p, unsigned *kind);
+/* Address with Context (long 64-bit IS0, EL0, AArch64, Non-secure): 10 bytes. */
+size_t tm_etm4_addr_ctxt_packet(uint64_t a, uint8_t *p);
+
 /* ---- files BASE.T<n>.etm ---- */
 int tm_etm4_file_name(char *buf, size_t n, const char *base, uint32_t tid);
 typedef struct tm_etm4_files {
