@@ -662,9 +662,9 @@ int tm_etm4_encoder_put(tm_etm4_encoder *e, const tmc_record *r, char *err, size
             uint64_t next = r->pc + 4 * (k + 1);
             e->st.syscalls++;
             rc = put_exception(e, tid, EXC_CALL, next);
-            t->tail = r->count - (k + 1);
             if (!rc && k + 1 < r->count)
                 rc = trace_on(e, tid, next);
+            t->tail = r->count - (k + 1); /* the instructions after the svc wait for a P0 element */
         }
         t->next_ip = r->pc + r->bytes;
         return rc;
