@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/pt.h"
-#include "tm/ptfile.h"
 #include "tm/status.h"
 #include "stdvar.h"
 
@@ -13,8 +12,8 @@ static const char *const names[3] = {"PT", "PT+mtc", "PT+cyc"};
 
 static int pt_image(const tm_std_opts *o, void **image, char *err, size_t errlen)
 {
-    tm_pt_image *im = NULL;
-    int rc = tm_pt_image_beside(o->tmc, o->modules, o->vdso, o->ignore_build_id, &im, err, errlen);
+    tm_pt_image *im = NULL; /* o->modules and o->vdso are resolved (std/stdpass.c) */
+    int rc = tm_pt_image_load(o->modules, o->vdso, o->ignore_build_id, &im, err, errlen);
     *image = im;
     return rc;
 }

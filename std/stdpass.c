@@ -120,6 +120,19 @@ static int write_files(const std_variant *v, const char *base, const char *ext, 
     return TM_OK;
 }
 
+/* No output BASE.T<n>.EXT of THREADS cores may be the input TMC: checked
+ * before the pass, so that nothing is written. */
+static int outputs_check(const char *base, const char *ext, uint32_t threads, const char *tmc, char *err,
+                         size_t errlen)
+{
+    char name[PATH_MAX];
+    for (uint32_t t = 0; t < threads; t++)
+        if (!file_name(name, sizeof name, base, t, ext) && tm_same_file(name, tmc))
+            return tm_errf(TM_ERR_ARG, err, errlen, "%s: the output of core %" PRIu32 " is the input %s (the same "
+                           "file): refused, it would destroy it", name, t, tmc);
+    return TM_OK;
+}
+
 /* ---- the pass ---- */
 
 typedef struct pass {
@@ -240,11 +253,40 @@ static int pass_run(const tm_std_opts *o, tmc_reader *r, pass *p, void *image, t
     return o->verify ? verify_all(p, image, o, res, err, errlen) : TM_OK;
 }
 
-int tm_std_pass(const tm_std_opts *o, tm_std_result *res, char *err, size_t errlen)
+/* The module map and vdso beside the stream unless given (TMC without
+ * .tmc + .modules, .vdso; the vdso only if it exists) into *Q. */
+static int image_paths(const tm_std_opts *o, tm_std_opts *q, char *mods, char *vdso, size_t n, char *err,
+                       size_t errlen)
 {
+    *q = *o;
+    size_t l = strlen(o->tmc);
+    if (l > 4 && !strcmp(o->tmc + l - 4, ".tmc"))
+        l -= 4;
+    if (snprintf(mods, n, "%.*s.modules", (int)l, o->tmc) >= (int)n ||
+        snprintf(vdso, n, "%.*s.vdso", (int)l, o->tmc) >= (int)n)
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", o->tmc);
+    if (!q->modules) {
+        if (access(mods, R_OK) != 0)
+            return tm_errf(TM_ERR_IO, err, errlen, "%s: no module map %s beside it (--modules FILE): the standards "
+                           "are encoded and decoded from the program's code", o->tmc, mods);
+        q->modules = mods;
+    }
+    if (!q->vdso && access(vdso, R_OK) == 0)
+        q->vdso = vdso;
+    return TM_OK;
+}
+
+int tm_std_pass(const tm_std_opts *o0, tm_std_result *res, char *err, size_t errlen)
+{
+    char mods[PATH_MAX], vdso[PATH_MAX];
+    tm_std_opts oo;
+    const tm_std_opts *o = &oo;
+    int rc = image_paths(o0, &oo, mods, vdso, sizeof mods, err, errlen);
+    if (rc != TM_OK)
+        return memset(res, 0, sizeof *res), rc;
     memset(res, 0, sizeof *res);
     tmc_reader *r = NULL;
-    int rc = tmc_reader_open(o->tmc, &r, err, errlen);
+    rc = tmc_reader_open(o->tmc, &r, err, errlen);
     if (rc != TM_OK)
         return rc;
     res->isa = tmc_reader_isa(r);
@@ -261,6 +303,8 @@ int tm_std_pass(const tm_std_opts *o, tm_std_result *res, char *err, size_t errl
     res->standard = p.ops->standard;
     res->ext = p.ops->ext;
     res->cores = tm_stdcmp_cores(o->tmc, res->threads);
+    if (o->base && (rc = outputs_check(o->base, p.ops->ext, res->threads, o->tmc, err, errlen)) != TM_OK)
+        goto out;
     if ((rc = p.ops->image(o, &image, err, errlen)) == TM_OK)
         rc = pass_run(o, r, &p, image, res, err, errlen);
 out:

@@ -44,7 +44,7 @@ struct std_ops {
     const char *standard;  /* "Intel PT" */
     const char *ext;       /* "pt" */
     size_t nvariants;
-    /* The code image of the recording (o->modules or beside o->tmc). */
+    /* The code image of the recording: o->modules, o->vdso (NULL: none). */
     int (*image)(const tm_std_opts *o, void **image, char *err, size_t errlen);
     void (*image_free)(void *image);
     /* Variant V->index: its name, storage, options and encoder (writing
