@@ -18,6 +18,9 @@
 # 4. Damaged streams (sanitizer build): 8 bytes overwritten at several
 #    offsets of the largest stream, the stream cut to half, a core's stream
 #    deleted: --check exits 1 with one line, never a crash or a hang.
+#    tm std --verify on the same stream: its four ETMv4 rows (std/std_etm4.c)
+#    are verified and have tm etm4 --compare's bits; tm std -o writes the
+#    plain streams tm etm4 writes.
 # 5. Refusals: bad options (exit 2, one line), an x86-64 stream (tm gen;
 #    exit 2, one line), no module map (exit 1, one line).
 # 6. A second run with the same BASE and fewer cores leaves no stale
@@ -111,6 +114,22 @@ assert sum(p["bytes"] for p in d["packets"].values()) == d["bytes"]
 PY
 else
     fail "--compare: $(head -n 1 cmp.err)"
+fi
+
+# tm std on the same stream: its ETMv4 rows (std/std_etm4.c) are tm etm4 --compare's, each verified
+if "$TM" std mt.tmc --verify -o Estd --stats std.json -q 2>std.err; then
+    python3 - std.json cmp.json <<'PY' && ok "tm std: the four ETMv4 rows verified, bits equal to tm etm4's" ||
+import json, sys
+s, c = (json.load(open(f)) for f in sys.argv[1:3])
+rs, rc = s["rows"][:4], c["rows"][:4]
+assert [r["name"] for r in rs] == [r["name"] for r in rc], (rs, rc)
+assert all(a["bits"] == b["bits"] for a, b in zip(rs, rc)), (rs, rc)
+assert all(r["verified"] == 1 for r in rs), rs
+PY
+        fail "tm std's ETMv4 rows"
+    cmp -s Estd.T0.etm Ecmp.T0.etm && ok "tm std -o writes tm etm4's plain streams" || fail "tm std's Estd.T0.etm"
+else
+    fail "tm std --verify: $(head -n 1 std.err)"
 fi
 
 # 4. damaged streams
