@@ -513,3 +513,77 @@ Test(etm4, missing_core_and_bad_options)
     cr_assert(strstr(err, "sync period"), "%s", err);
     free(s.r);
 }
+
+/* Timestamps and cycle counts: records every 3 cycles from 0 (seq.cycle). */
+Test(etm4, timestamps_and_cycle_counts)
+{
+    code_init();
+    seq s = {0};
+    add(&s, TMC_START, 0, C + 0x80);               /* cycle 0 */
+    run(&s, 0, C + 0x80, 4);                       /* cycle 3: nop, svc, nop, nop */
+    br(&s, 0, C + 0x90, TMC_JUMP, 1, C);           /* cycle 6 */
+    add(&s, TMC_EXIT, 0, 0);                       /* cycle 9 */
+    outbuf out;
+    tm_etm4_opts o = {0};
+    o.code = code_at;
+    o.timestamps = 1;
+    o.cycle_counts = 1;
+    encode(o, &s, 1, &out, NULL);
+    const uint8_t want[] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80,
+        0x01, 0x09, 0x01, 0x04, /* Trace Info: PLCTL INFO (bit 0) + CYCT (bit 3); INFO cc_enabled; CYCT 4 */
+        0x04,                   /* Trace On */
+        0x02, 0x00,             /* Timestamp 0: one 7-bit group */
+        0x85, 0x20, 0x00, 0x40, 0x00, 0x55, 0x00, 0x00, 0x00, 0x30,
+        0x06, 0x05, 0x95, 0x22, /* the svc at cycle 3; 3 cycles < the threshold 4: no cycle count */
+        0x04, 0x02, 0x03,       /* Trace On, Timestamp 3 (the low group changed) */
+        0x80, 0x90,             /* Context same, exact match [0] */
+        0xF7,                   /* b: E, packed at EXIT (cycle 9) */
+        0x0E, 0x05,             /* Cycle Count format 1: 9 cycles since the count at 0, minus 4 */
+    };
+    cr_assert_eq(out.n[0], sizeof want, "%zu bytes", out.n[0]);
+    expect_bytes(out.p[0], out.n[0], want, sizeof want, "stream");
+    outbuf_free(&out);
+    free(s.r);
+}
+
+/* A periodic sync waits for a P0 element: with a 64-byte period it comes
+ * right after an atom packet or an address, never after a run alone. */
+Test(etm4, periodic_sync_after_p0_element)
+{
+    code_init();
+    seq s = {0};
+    add(&s, TMC_START, 0, C);
+    for (int i = 0; i < 40; i++)
+        loop_once(&s, 0, i & 1, 0);
+    add(&s, TMC_EXIT, 0, 0);
+    outbuf out;
+    tm_etm4_opts o = {0};
+    o.code = code_at;
+    o.sync_period = 64;
+    tm_etm4_stats st;
+    encode(o, &s, 1, &out, &st);
+    cr_assert_gt(st.syncs_periodic, 3);
+    /* Every A-sync after the first is followed by Trace Info, maybe Trace
+     * On, and an Address with Context; OpenCSD, which restarts its
+     * instruction walk at each, must still see every instruction. */
+    size_t syncs = 0;
+    for (size_t i = 12; i + 26 <= out.n[0]; i++) {
+        if (memcmp(out.p[0] + i, "\0\0\0\0\0\0\0\0\0\0\0\x80", 12) || out.p[0][i + 12] != 0x01)
+            continue;
+        const uint8_t *a = out.p[0] + i + 14;
+        if (a[0] == 0x04) /* a sync due when trace comes back on: Trace On first */
+            a++;
+        cr_assert_eq(a[0], 0x85);
+        uint64_t addr = ((uint64_t)(a[1] & 0x7F) << 2) | ((uint64_t)(a[2] & 0x7F) << 9) | ((uint64_t)a[3] << 16);
+        cr_assert_eq(addr & 3, 0);
+        syncs++;
+    }
+    cr_assert_eq(syncs, st.syncs_periodic);
+    tm_etm4_decode_result res;
+    char err[512] = "";
+    cr_assert_eq(verify(&o, &s, 1, &out, &res, err, sizeof err), TM_OK, "%s", err);
+    cr_assert_eq(res.checked, s.insns);
+    outbuf_free(&out);
+    free(s.r);
+}
