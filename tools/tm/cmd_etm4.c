@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "tm/etm4.h"
 #include "tm/isa.h"
+#include "tm/stdcmp.h"
 #include "tm/opt.h"
 #include "tm/tmc.h"
 
@@ -137,6 +138,12 @@ static int e4_encode(const e4_args *A, tm_etm4_opts *eo, tm_etm4_image *im)
             tm_err("etm4", "--verify: %s", err);
             status = 1;
         }
+        /* the --compare row of the options written, now checked */
+        int row = !eo->timestamps && !eo->cycle_counts ? (eo->return_stack ? 1 : 0)
+                  : eo->return_stack && eo->timestamps ? (eo->cycle_counts ? 3 : 2)
+                                                       : -1;
+        if (A->verify && row >= 0 && (size_t)row < res.nrows)
+            res.rows[row].verified = status == 0;
         if (!A->quiet) {
             tm_etm4_report_text(stdout, &res, eo);
             if (A->verify && !status)
