@@ -114,6 +114,7 @@ typedef struct dthr {
     int bad;            /* the callback's error: TM_ERR_* */
     char msg[200];
     int seen, ended;
+    unsigned stalls;    /* calls in a row that took no byte */
     uint64_t index;     /* the last element's packet offset */
 } dthr;
 
@@ -231,8 +232,14 @@ static int feed(dthr *t, char *err, size_t errlen)
         if (t->pos < t->b->n) {
             uint32_t len = (uint32_t)(t->b->n - t->pos < FEED ? t->b->n - t->pos : FEED), used = 0;
             r = ocsd_dt_process_data(t->tree, OCSD_OP_DATA, (ocsd_trc_index_t)t->pos, len, t->b->p + t->pos, &used);
-            if (!used && !OCSD_DATA_RESP_IS_FATAL(r))
+            if (!used && !OCSD_DATA_RESP_IS_FATAL(r)) {
                 r = ocsd_dt_process_data(t->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
+                if (++t->stalls > 4) /* never seen: the callbacks never ask to wait */
+                    return tm_errf(TM_ERR_FORMAT, err, errlen, "%s: core %" PRIu32 ": OpenCSD takes no more bytes at "
+                                   "packet offset 0x%zx", t->b->name, t->b->tid, t->pos);
+            } else {
+                t->stalls = 0;
+            }
             t->pos += used;
         } else {
             r = ocsd_dt_process_data(t->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);

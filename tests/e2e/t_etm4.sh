@@ -17,7 +17,9 @@
 #    module's, and its instruction count is the verified one.
 # 4. Damaged streams (sanitizer build): 8 bytes overwritten at several
 #    offsets of the largest stream, the stream cut to half, a core's stream
-#    deleted: --check exits 1 with one line, never a crash or a hang.
+#    deleted: --check exits 1 with one line, never a crash or a hang; 20
+#    random damages of 1..8 bytes to mt's streams: exit 0 or 1, at most one
+#    line.
 #    tm std --verify on the same stream: its four ETMv4 rows (std/std_etm4.c)
 #    are verified and have tm etm4 --compare's bits; tm std -o writes the
 #    plain streams tm etm4 writes.
@@ -162,6 +164,28 @@ cp saved "$big"
 rm -f D.T2.etm
 tmo "$TM" etm4 --check qwork.tmc D >dmg.out 2>&1
 one_line $? 1 "core 2's stream deleted"
+
+# random damage to mt's streams: exit 0 or 1, at most one line, never a crash or a hang
+"$TM" etm4 mt.tmc -o R -q 2>/dev/null || die "tm etm4 mt"
+mkdir -p rsave && cp R.T*.etm rsave/
+RANDOM=38
+bad=0
+for i in $(seq 1 20); do
+    cp rsave/R.T*.etm .
+    files=(R.T*.etm)
+    f=${files[$((RANDOM % ${#files[@]}))]}
+    n=$(stat -c %s "$f")
+    off=$((RANDOM % n))
+    head -c $((1 + RANDOM % 8)) /dev/urandom | dd of="$f" bs=1 seek="$off" conv=notrunc 2>/dev/null
+    tmo "$TM" etm4 --check -q mt.tmc R >rnd.out 2>rnd.err
+    st=$?
+    if hung $st || { [ $st -ne 0 ] && [ $st -ne 1 ]; } || [ "$(wc -l <rnd.err)" -gt 1 ] ||
+        grep -qE 'Sanitizer|runtime error' rnd.err; then
+        bad=$((bad + 1))
+        echo "random damage $i ($f at $off): status $st: $(head -n 2 rnd.err)"
+    fi
+done
+[ $bad -eq 0 ] && ok "20 random damages: exit 0 or 1, one line at most, no crash" || fail "$bad random damages"
 
 # 5. refusals
 for args in "--sync-period 10" "--bogus" "" "--check -o X"; do
