@@ -33,7 +33,8 @@ source "$(dirname "$0")/lib.sh"
 : "${TM:?}" "${TMFAST:?}" "${TMP:?}" "${ROOT:?}"
 B=$(cd "$(dirname "$TMFAST")/.." && pwd)
 PLUGIN=${TM_QEMU_PLUGIN:-$B/lib/qemu/tm_qemu.so}
-isas=()
+# shellcheck disable=SC2034
+isas=() # set by qemu_isas (lib.sh)
 qemu_isas t_etm4 aarch64
 [ -f "$PLUGIN" ] || die "$PLUGIN is not built (make)"
 fails=0
@@ -189,7 +190,7 @@ done
 
 # 5. refusals
 for args in "--sync-period 10" "--bogus" "" "--check -o X"; do
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2086,SC2046
     "$TM" etm4 mt.tmc $args $([ -z "$args" ] || echo -o Ebad) >dmg.out 2>&1
     one_line $? 2 "bad options '${args:-no -o}'"
 done
