@@ -587,3 +587,61 @@ Test(etm4, periodic_sync_after_p0_element)
     outbuf_free(&out);
     free(s.r);
 }
+
+/* A signal while trace is on: Exception (IRQ) at the interrupted
+ * instruction; Trace On at the handler; the handler's svc. */
+Test(etm4, signal_exception_bytes)
+{
+    code_init();
+    seq s = {0};
+    add(&s, TMC_START, 0, C);
+    run(&s, 0, C, 1);
+    tmc_record *e = add(&s, TMC_EXC, 0, C + 0x04); /* before the b.ne */
+    e->target = C + 0x80;
+    run(&s, 0, C + 0x80, 2); /* nop, svc */
+    add(&s, TMC_EXIT, 0, 0);
+    outbuf out;
+    tm_etm4_opts o = {0};
+    o.code = code_at;
+    tm_etm4_stats st;
+    encode(o, &s, 1, &out, &st);
+    /* Exception 0x06, info 0x1D = IRQ (0xE) << 1 | E0; C+4 against C:
+     * short, (0x04 >> 2) = 0x01.  Trace On, Context same, C+0x80 (history
+     * C+4, C: short, 0x80 >> 2 = 0x20).  The svc: Exception Call + C+0x88
+     * (short 0x22); it ends the run: trace stays off. */
+    const uint8_t want[] = {0x06, 0x1D, 0x95, 0x01, 0x04, 0x80, 0x95, 0x20, 0x06, 0x05, 0x95, 0x22};
+    cr_assert_eq(out.n[0], 25 + sizeof want, "%zu bytes", out.n[0]);
+    expect_bytes(out.p[0] + 25, out.n[0] - 25, want, sizeof want, "stream");
+    cr_assert_eq(st.exceptions, 1);
+    cr_assert_eq(st.syscalls, 1);
+    cr_assert_eq(st.untraced, 0);
+    tm_etm4_decode_result res;
+    char err[512] = "";
+    cr_assert_eq(verify(&o, &s, 1, &out, &res, err, sizeof err), TM_OK, "%s", err);
+    cr_assert_eq(res.checked, s.insns);
+    outbuf_free(&out);
+    free(s.r);
+}
+
+/* Cycle count format 3: 6 cycles since the last count, threshold 4:
+ * 0001 CC cc with cc = 6 - 4 = 2 (the commit bits CC are 0: COMMOPT 1). */
+Test(etm4, cycle_count_format3)
+{
+    code_init();
+    seq s = {0};
+    add(&s, TMC_START, 0, C);                  /* cycle 0 */
+    run(&s, 0, C, 1);                          /* cycle 3 */
+    br(&s, 0, C + 0x04, TMC_COND, 1, C + 0x10); /* cycle 6 */
+    s.cycle = 6;
+    add(&s, TMC_EXIT, 0, 0);                   /* cycle 6: the atom packed, then the count */
+    outbuf out;
+    tm_etm4_opts o = {0};
+    o.code = code_at;
+    o.cycle_counts = 1;
+    encode(o, &s, 1, &out, NULL);
+    const uint8_t want[] = {0xF7, 0x12};
+    cr_assert_eq(out.n[0], 27 + sizeof want, "%zu bytes", out.n[0]); /* the sync: Trace Info is 4 bytes */
+    expect_bytes(out.p[0] + 27, out.n[0] - 27, want, sizeof want, "stream");
+    outbuf_free(&out);
+    free(s.r);
+}
