@@ -22,12 +22,13 @@
 #define FEED 64u /* bytes fed at a time */
 
 /* LeakSanitizer (the sanitizer builds; the runtime calls this if it is
- * there): OpenCSD 1.3.3's C API never frees the callback object that
- * ocsd_dt_set_gen_elem_outfn allocates (32 bytes a decode tree). */
+ * there): OpenCSD 1.3.3's C API never frees the callback objects that
+ * ocsd_dt_set_gen_elem_outfn and ocsd_dt_attach_packet_callback allocate
+ * (32 bytes a decode tree). */
 const char *__lsan_default_suppressions(void);
 __attribute__((used)) const char *__lsan_default_suppressions(void)
 {
-    return "leak:ocsd_dt_set_gen_elem_outfn\n";
+    return "leak:ocsd_dt_set_gen_elem_outfn\nleak:ocsd_dt_attach_packet_callback\n";
 }
 /* ... without the table of suppressions used at exit (messages stay one line). */
 const char *__lsan_default_options(void);
@@ -103,8 +104,10 @@ typedef struct range {
 typedef struct dthr {
     const tm_etm4_buffer *b;
     dcd_tree_handle_t tree;
+    dcd_tree_handle_t pkts; /* OpenCSD's packet processor alone: the packets' kinds, before the decoder sees them */
     size_t pos;
-    int eot, done;
+    int done;
+    unsigned nosync;    /* NO_SYNC elements */
     range *q;           /* pending ranges, from qh */
     size_t qh, qn, qcap;
     range cur;          /* the range being read */
@@ -115,8 +118,63 @@ typedef struct dthr {
     char msg[200];
     int seen, ended;
     unsigned stalls;    /* calls in a row that took no byte */
-    uint64_t index;     /* the last element's packet offset */
 } dthr;
+
+/* The packets the encoder writes (and the decoder's A-sync); any other kind
+ * (speculation, data, events, a bad or reserved header) is refused before
+ * the decoder sees it: OpenCSD 1.3.3 can crash on a Mispredict packet that
+ * has no atom before it (mispredictAtom), which damage can make. */
+static int known_packet(ocsd_etmv4_i_pkt_type k)
+{
+    switch (k) {
+    case ETM4_PKT_I_ASYNC: case ETM4_PKT_I_TRACE_INFO: case ETM4_PKT_I_TIMESTAMP: case ETM4_PKT_I_TRACE_ON:
+    case ETM4_PKT_I_EXCEPT: case ETM4_PKT_I_CCNT_F1: case ETM4_PKT_I_CCNT_F2: case ETM4_PKT_I_CCNT_F3:
+    case ETM4_PKT_I_CTXT: case ETM4_PKT_I_ADDR_CTXT_L_64IS0: case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
+    case ETM4_PKT_I_ADDR_CTXT_L_32IS0: case ETM4_PKT_I_ADDR_CTXT_L_32IS1: case ETM4_PKT_I_ADDR_MATCH:
+    case ETM4_PKT_I_ADDR_S_IS0: case ETM4_PKT_I_ADDR_S_IS1: case ETM4_PKT_I_ADDR_L_32IS0: case ETM4_PKT_I_ADDR_L_32IS1:
+    case ETM4_PKT_I_ADDR_L_64IS0: case ETM4_PKT_I_ADDR_L_64IS1: case ETM4_PKT_I_ATOM_F1: case ETM4_PKT_I_ATOM_F2:
+    case ETM4_PKT_I_ATOM_F3: case ETM4_PKT_I_ATOM_F4: case ETM4_PKT_I_ATOM_F5: case ETM4_PKT_I_ATOM_F6:
+    case ETM4_PKT_I_NOTSYNC: case ETM4_PKT_I_INCOMPLETE_EOT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static const char *refused_name(ocsd_etmv4_i_pkt_type k)
+{
+    switch (k) {
+    case ETM4_PKT_I_COMMIT: return "Commit";
+    case ETM4_PKT_I_CANCEL_F1: case ETM4_PKT_I_CANCEL_F1_MISPRED: case ETM4_PKT_I_CANCEL_F2:
+    case ETM4_PKT_I_CANCEL_F3: return "Cancel";
+    case ETM4_PKT_I_MISPREDICT: return "Mispredict";
+    case ETM4_PKT_I_EXCEPT_RTN: return "Exception Return";
+    case ETM4_PKT_I_EVENT: return "Event";
+    case ETM4_PKT_I_Q: return "Q";
+    case ETM4_PKT_I_DISCARD: return "Discard";
+    case ETM4_PKT_I_OVERFLOW: return "Overflow";
+    case ETM4_PKT_I_BAD_SEQUENCE: return "a bad byte sequence";
+    case ETM4_PKT_I_RESERVED: case ETM4_PKT_I_RESERVED_CFG: return "a reserved header";
+    default: return k >= ETM4_PKT_I_BAD_SEQUENCE ? "a bad packet" : "data or conditional trace, or another";
+    }
+}
+
+static ocsd_datapath_resp_t pkt_cb(const void *ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t idx,
+                                   const void *pkt)
+{
+    dthr *t = (dthr *)(uintptr_t)ctx;
+    if (op != OCSD_OP_DATA || !pkt)
+        return OCSD_RESP_CONT;
+    ocsd_etmv4_i_pkt_type k = ((const ocsd_etmv4_i_pkt *)pkt)->type;
+    if (known_packet(k))
+        return OCSD_RESP_CONT;
+    if (!t->bad) {
+        t->bad = TM_ERR_FORMAT;
+        snprintf(t->msg, sizeof t->msg, "OpenCSD reads a packet tm etm4 never writes (%s) at packet offset 0x%"
+                 PRIx64, refused_name(k), (uint64_t)idx);
+    }
+    return OCSD_RESP_FATAL_INVALID_DATA;
+}
 
 static ocsd_datapath_resp_t elem_cb(const void *ctx, const ocsd_trc_index_t idx, const uint8_t chan,
                                     const ocsd_generic_trace_elem *el)
@@ -124,7 +182,6 @@ static ocsd_datapath_resp_t elem_cb(const void *ctx, const ocsd_trc_index_t idx,
     (void)chan;
     dthr *t = (dthr *)(uintptr_t)ctx;
     t->elements++;
-    t->index = idx;
     switch (el->elem_type) {
     case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
         if (el->isa != ocsd_isa_aarch64 && !t->bad) {
@@ -147,6 +204,16 @@ static ocsd_datapath_resp_t elem_cb(const void *ctx, const ocsd_trc_index_t idx,
         t->q[t->qh + t->qn++] = (range){el->st_addr, el->num_instr_range, idx, (int)el->last_i_type,
                                         (int)el->last_i_subtype, (int)el->last_instr_exec};
         break;
+    case OCSD_GEN_TRC_ELEM_NO_SYNC:
+        /* the first is the stream's start; another: a bad packet made the
+         * decoder drop everything up to the next A-sync */
+        if (t->nosync++ && !t->bad) {
+            t->bad = TM_ERR_FORMAT;
+            snprintf(t->msg, sizeof t->msg, "OpenCSD finds a bad packet at packet offset 0x%" PRIx64
+                     " and loses synchronization", (uint64_t)idx);
+            return OCSD_RESP_FATAL_INVALID_DATA;
+        }
+        break;
     case OCSD_GEN_TRC_ELEM_ADDR_NACC:
         if (!t->bad) {
             t->bad = TM_ERR_MISMATCH;
@@ -164,7 +231,9 @@ static void dthr_close(dthr *t)
 {
     if (t->tree)
         ocsd_destroy_dcd_tree(t->tree);
-    t->tree = NULL;
+    if (t->pkts)
+        ocsd_destroy_dcd_tree(t->pkts);
+    t->tree = t->pkts = NULL;
     free(t->q);
     t->q = NULL;
 }
@@ -195,6 +264,13 @@ static int dthr_open(dthr *t, const tm_etm4_buffer *b, const codesrc *im, uint32
                                           &csid);
     if (!e)
         e = ocsd_dt_set_gen_elem_outfn(t->tree, elem_cb, t);
+    unsigned char csid2 = 0;
+    if (!e && !(t->pkts = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0)))
+        e = OCSD_ERR_MEM;
+    if (!e)
+        e = ocsd_dt_create_decoder(t->pkts, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC, &cfg, &csid2);
+    if (!e)
+        e = ocsd_dt_attach_packet_callback(t->pkts, csid2, OCSD_C_API_CB_PKT_SINK, pkt_cb, t);
     if (!e)
         e = ocsd_dt_add_callback_mem_acc(t->tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY, mem_cb, (const void *)im);
     if (e) {
@@ -230,7 +306,14 @@ static int feed(dthr *t, char *err, size_t errlen)
     while (!t->qn && !t->done) {
         ocsd_datapath_resp_t r;
         if (t->pos < t->b->n) {
-            uint32_t len = (uint32_t)(t->b->n - t->pos < FEED ? t->b->n - t->pos : FEED), used = 0;
+            uint32_t len = (uint32_t)(t->b->n - t->pos < FEED ? t->b->n - t->pos : FEED), used = 0, seen = 0;
+            /* the packets' kinds first: the decoder gets only bytes whose packets passed */
+            r = ocsd_dt_process_data(t->pkts, OCSD_OP_DATA, (ocsd_trc_index_t)t->pos, len, t->b->p + t->pos, &seen);
+            if (OCSD_DATA_RESP_IS_FATAL(r) || t->bad)
+                return dec_error(t, err, errlen);
+            if (seen < len) /* never seen: the sink never asks to wait */
+                return tm_errf(TM_ERR_FORMAT, err, errlen, "%s: core %" PRIu32 ": OpenCSD's packet processor "
+                               "stops at packet offset 0x%zx", t->b->name, t->b->tid, t->pos + seen);
             r = ocsd_dt_process_data(t->tree, OCSD_OP_DATA, (ocsd_trc_index_t)t->pos, len, t->b->p + t->pos, &used);
             if (!used && !OCSD_DATA_RESP_IS_FATAL(r)) {
                 r = ocsd_dt_process_data(t->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
