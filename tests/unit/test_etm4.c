@@ -645,3 +645,30 @@ Test(etm4, cycle_count_format3)
     outbuf_free(&out);
     free(s.r);
 }
+
+/* A packet the encoder never writes (here a Mispredict, 0x30, in place of
+ * the first atom packet) is refused before OpenCSD's decoder sees it:
+ * OpenCSD 1.3.3 crashes on some of them.  And a reserved header (0x08)
+ * makes OpenCSD's packet processor report a bad packet: refused too. */
+Test(etm4, refused_packets)
+{
+    code_init();
+    seq s = {0};
+    build_mixed(&s, 20);
+    tm_etm4_opts o = {0};
+    o.code = code_at;
+    const uint8_t bad[2] = {0x30, 0x08};
+    const char *what[2] = {"(Mispredict) at packet offset 0x19", "(a reserved header) at packet offset 0x19"};
+    for (int k = 0; k < 2; k++) {
+        outbuf out;
+        encode(o, &s, 2, &out, NULL);
+        cr_assert_eq(out.p[0][25] & 0xC0, 0xC0, "an atom packet after the 25 bytes of sync");
+        out.p[0][25] = bad[k];
+        tm_etm4_decode_result res;
+        char err[512] = "";
+        cr_assert_eq(verify(&o, &s, 2, &out, &res, err, sizeof err), TM_ERR_FORMAT, "%s", err);
+        cr_assert(strstr(err, what[k]), "%s", err);
+        outbuf_free(&out);
+    }
+    free(s.r);
+}
