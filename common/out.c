@@ -149,3 +149,18 @@ void tm_out_cleanup(void)
             unlink(outs[k]->tmp); /* async-signal-safe */
 }
 
+
+void tm_json_str(FILE *f, const char *s)
+{
+    putc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            putc(ch, f);
+    }
+    putc('"', f);
+}

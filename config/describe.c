@@ -7,21 +7,8 @@
 #include "tm/status.h"
 #include "tm/describe.h"
 #include "tm/modelspec.h"
+#include "tm/out.h"
 #include "tm/rtl_params.h"
-
-static void json_str(FILE *out, const char *s)
-{
-    putc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(out, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(out, "\\u%04x", (unsigned char)*s);
-        else
-            putc(*s, out);
-    }
-    putc('"', out);
-}
 
 static const char *param_of(const tm_rtl_param *p, size_t np, const char *name, unsigned *v)
 {
@@ -74,7 +61,7 @@ static void print_modules(FILE *out, const tm_model_cfg *c, const tm_rtl_param *
     for (int i = 0; i < n; i++) {
         if (json) {
             fprintf(out, "%s", i ? ", " : "");
-            json_str(out, line[i]);
+            tm_json_str(out, line[i]);
         } else {
             fprintf(out, "%s\n", line[i]);
         }
@@ -138,20 +125,20 @@ int tm_describe_cfg(FILE *out, const tm_model_cfg *c, const tm_mf_entry *e, cons
         print_modules(out, c, p, np, 0);
     } else { /* json */
         fprintf(out, "{\"name\": ");
-        json_str(out, e ? e->name : "");
+        tm_json_str(out, e ? e->name : "");
         fprintf(out, ", \"kind\": \"config\", \"tiers\": ");
-        json_str(out, e ? e->tiers : "");
+        tm_json_str(out, e ? e->tiers : "");
         fprintf(out, ", \"threads\": %u, \"stream\": ", c->enc.threads);
-        json_str(out, e ? e->stream : "-");
+        tm_json_str(out, e ? e->stream : "-");
         fprintf(out, ", \"options\": [");
         for (int i = 0; e && i < e->argc; i++) {
             fprintf(out, "%s", i ? ", " : "");
-            json_str(out, e->argv[i]);
+            tm_json_str(out, e->argv[i]);
         }
         fprintf(out, "], \"encoding\": ");
-        json_str(out, tm_encoding_name(c->enc.enc));
+        tm_json_str(out, tm_encoding_name(c->enc.enc));
         fprintf(out, ", \"key\": ");
-        json_str(out, key);
+        tm_json_str(out, key);
         fprintf(out, ", \"params\": {");
         for (size_t i = 0; i < np; i++)
             fprintf(out, "%s\"%s\": %u", i ? ", " : "", p[i].name, p[i].value);
@@ -181,16 +168,16 @@ int tm_describe_entry(FILE *out, const tm_mf_entry *e, uint32_t threads, const c
                 fprintf(out, "%s%s\n", !strcmp(format, "vflags") ? "-G" : "", e->argv[i]);
         } else if (json) {
             fprintf(out, "{\"name\": ");
-            json_str(out, e->name);
+            tm_json_str(out, e->name);
             fprintf(out, ", \"kind\": \"module\", \"tiers\": ");
-            json_str(out, e->tiers);
+            tm_json_str(out, e->tiers);
             fprintf(out, ", \"module\": ");
-            json_str(out, e->module);
+            tm_json_str(out, e->module);
             fprintf(out, ", \"params\": {");
             for (int i = 0; i < e->argc; i++) {
                 const char *eq = strchr(e->argv[i], '=');
                 fprintf(out, "%s\"%.*s\": ", i ? ", " : "", (int)(eq - e->argv[i]), e->argv[i]);
-                json_str(out, eq + 1);
+                tm_json_str(out, eq + 1);
             }
             fprintf(out, "}}\n");
         } else {

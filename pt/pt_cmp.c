@@ -10,7 +10,9 @@
 #include "tm/model.h"
 #include "tm/msg.h"
 #include "tm/isa.h"
+#include "tm/out.h"
 #include "tm/pt.h"
+#include "tm/stdcmp.h"
 #include "tm/status.h"
 #include "tm/sweep.h"
 #include "tm/tmc.h"
@@ -72,23 +74,6 @@ typedef struct side {
     tm_pt_encoder *alt[3];        /* PT without timing, with TSC+MTC, with TSC+MTC+CYC */
     int on;
 } side;
-
-/* The trace module's Ti field has floor(log2 N) bits for the N cores that
- * ran (thread ids are given in order of first entry): a first pass over
- * TMC finds N; THREADS if it cannot. */
-static uint32_t cores_that_ran(const char *tmc, uint32_t threads)
-{
-    tmc_reader *r = NULL;
-    tmc_record rr;
-    uint32_t top = 0;
-    char err[256];
-    int g = tmc_reader_open(tmc, &r, err, sizeof err);
-    while (g == TM_OK && (g = tmc_reader_next(r, &rr)) == 1)
-        if (rr.type == TMC_START && rr.tid + 1 > top)
-            top = rr.tid + 1;
-    tmc_reader_close(r);
-    return top && g == 0 ? top : threads;
-}
 
 static int side_new(side *c, uint32_t threads, const tm_pt_opts *po, int models, char *err, size_t errlen)
 {
@@ -213,7 +198,7 @@ int tm_pt_pass(const tm_pt_pass_opts *o, tm_pt_pass_result *res, char *err, size
     if ((rc = tm_pt_encoder_new(&o->pt, threads, &e, err, errlen)) != TM_OK)
         goto out;
     if ((o->compare || o->variants) &&
-        (rc = side_new(&c, o->compare ? cores_that_ran(o->tmc, threads) : threads, &o->pt, o->compare, err,
+        (rc = side_new(&c, o->compare ? tm_stdcmp_cores(o->tmc, threads) : threads, &o->pt, o->compare, err,
                        errlen)) != TM_OK)
         goto out;
     char e2[1024];
@@ -292,21 +277,6 @@ void tm_pt_report_text(FILE *f, const tm_pt_pass_result *res, const tm_pt_opts *
     }
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    putc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            putc(ch, f);
-    }
-    putc('"', f);
-}
-
 /* The counts and options of the pass. */
 static void json_counts(FILE *f, const tm_pt_pass_result *res, const tm_pt_opts *po, int image)
 {
@@ -341,7 +311,7 @@ void tm_pt_report_json(FILE *f, const tm_pt_pass_result *res, const tm_pt_opts *
     const tm_pt_stats *st = &res->st;
     double insns = (double)st->instructions, cyc = (double)st->cycles;
     fprintf(f, "{\n  \"tmc\": ");
-    json_str(f, tmc);
+    tm_json_str(f, tmc);
     json_counts(f, res, po, image);
     fprintf(f, "  \"per_core_bytes\": [");
     for (uint32_t t = 0, k = 0; t < res->threads; t++)

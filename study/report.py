@@ -68,8 +68,12 @@ def fmt(v):
 class Data:
     """The results indexed by (program, N, configuration)."""
 
-    def __init__(self, study, results, pt=None):
+    def __init__(self, study, results, pt=None, std=None):
         self.s = study
+        std = std or {}
+        self.std_skipped = std.get("skipped")
+        # (program, N) -> tm std's result (its statistics: the standard's rows and the trace module's)
+        self.std = {(x["program"], x["N"]): x for x in std.get("results", [])}
         self.r = {(x["program"], x["N"], x["config"]): x for x in results}
         pt = pt or {}
         self.pt_skipped = pt.get("skipped")
@@ -433,6 +437,7 @@ def build_tables(d):
             T.append(t)
     if d.pt:
         T.append(pt_table(d))
+    T.extend(std_tables(d))
     it = isa_table(d)
     if it:
         T.append(it)
@@ -590,6 +595,78 @@ def pt_table(d):
                   round(pt_bpi / m["tr_e-large"], 3) if m["tr_e-large"] else None,
                   round(cyc_bpi / m["ttr_e-large"], 3) if m["ttr_e-large"] else None, ver)
     return t
+
+
+# the trace module's rows of tm std that the standards' tables show (tm/stdcmp.h names)
+STD_TM_ROWS = ("nx_b", "tr_e-large", "tage-l+tr_a")
+
+
+def std_isas(d):
+    """The ISAs of the recordings with a trace standard, in ISA order."""
+    have = {x["isa"] for x in d.std.values()}
+    return [i for i in ("x86-64", "aarch64", "riscv64") if i in have] + sorted(have - {"x86-64", "aarch64", "riscv64"})
+
+
+def std_sum(d, isa, n, progs):
+    """tm std's rows summed over PROGS (None: every program of ISA) at N:
+    ({row: bits}, instructions, cycles, [program], [row names in order], {row: storage}, verified, dropped)."""
+    bits, ins, cyc, ps, names, store, ver, drop = {}, 0, 0, [], [], {}, True, 0
+    for (p, nn), x in d.std.items():
+        if nn != n or x["isa"] != isa or (progs is not None and p not in progs):
+            continue
+        st = x["stats"]
+        ps.append(p)
+        ins += st["instructions"]
+        cyc += st["cycles"]
+        for r in st["rows"]:
+            if r["name"] not in bits:
+                names.append(r["name"])
+            bits[r["name"]] = bits.get(r["name"], 0) + r["bits"]
+            store[r["name"]] = r["storage_bits"]
+            drop += r["dropped"]
+            if r["kind"] == "standard" and r["verified"] is not True:
+                ver = False
+    return bits, ins, cyc, ps, names, store, ver, drop
+
+
+def std_tables(d):
+    """Per ISA: its own trace standard (tm std) in each variant beside the trace
+    module, per program and N (and Total): bits per instruction and per cycle."""
+    out = []
+    for isa in std_isas(d):
+        xs = [x for x in d.std.values() if x["isa"] == isa]
+        std_rows = [r["name"] for r in xs[0]["stats"]["rows"] if r["kind"] == "standard"]
+        standard = xs[0]["stats"]["standard"]
+        progs = [p for p in d.programs if any(x["program"] == p for x in xs)]
+        first, tm_ref = std_rows[0], "tage-l+tr_a"
+        t = Table(f"std_{isa}", f"{standard}, the trace standard of {isa}, beside the trace module on the same "
+                  f"executions (tm std, docs/standards.md): bits per instruction of each variant, every variant "
+                  f"decoded and compared with the commit stream; the trace module with a buffer and port that drop "
+                  f"nothing; Total = all programs' bits / all programs' instructions",
+                  ["program", "N", "instructions", "cycles"] + [f"{r} bpi" for r in std_rows] +
+                  [f"{r} bpi" for r in STD_TM_ROWS] + [f"{first} bpc", f"{tm_ref} bpc",
+                                                      f"{first} / {tm_ref}", f"best {standard} / {tm_ref}",
+                                                      "verified"])
+        t.extra["isa"] = isa
+        t.extra["standard"] = standard
+        t.extra["state_bits"] = {}
+        for p in progs + ["Total"]:
+            for n in d.ns:
+                bits, ins, cyc, ps, names, store, ver, drop = std_sum(d, isa, n, None if p == "Total" else [p])
+                if not ps or not ins:
+                    continue
+                t.extra["state_bits"].update(store)
+                b = {k: v / ins for k, v in bits.items()}
+                best = min(b[r] for r in std_rows if r in b)
+                ref = b.get(tm_ref)
+                t.add(p, n, ins, cyc, *[round(b[r], 5) if r in b else None for r in std_rows],
+                      *[round(b[r], 5) if r in b else None for r in STD_TM_ROWS],
+                      round(bits[first] / cyc, 5) if cyc else None,
+                      round(bits[tm_ref] / cyc, 5) if cyc and tm_ref in bits else None,
+                      round(b[first] / ref, 3) if ref else None, round(best / ref, 3) if ref else None,
+                      ("yes" if ver else "NO") + (f"; {drop:,} messages dropped" if drop else ""))
+        out.append(t)
+    return out
 
 
 def field_bits(h, a, b):
@@ -1079,6 +1156,32 @@ class FigureSet:
                   "program has no build for that ISA",
                   "the table isa (each recording's statistics; its ISA: tm record's recording.isa)")
 
+    def std_bpi(self, t):
+        """An ISA's trace standard in each variant beside the trace module: a bar
+        group per (program, N), a bar per row of the table std_ISA."""
+        if not t or not t.rows:
+            return
+        cols = [c for c in t.columns if c.endswith(" bpi")]
+        rows = [r for r in t.rows if r[0] != "Total"] or t.rows
+        fig, ax = self.plt.subplots(figsize=(max(6.0, 0.35 * len(cols) * len(rows)), 3.6))
+        w = 0.8 / len(cols)
+        cmap = self.plt.get_cmap("tab20")
+        for k, c in enumerate(cols):
+            j = t.columns.index(c)
+            ax.bar([i + (k - (len(cols) - 1) / 2) * w for i in range(len(rows))], [r[j] or 0.0 for r in rows], w,
+                   color=cmap(k % 20), label=c[:-4])
+        ax.set_xticks(range(len(rows)), [f"{r[0]}\nN={r[1]}" for r in rows], rotation=90 if len(rows) > 8 else 0,
+                      fontsize=9)
+        ax.set_ylabel("bpi")
+        isa, std = t.extra["isa"], t.extra["standard"]
+        ax.set_title(f"{std} ({isa}) beside the trace module: bits per instruction")
+        fig.tight_layout()
+        self.legend_below(fig, *ax.get_legend_handles_labels(), ncol=4)
+        self.save(fig, f"std_bpi_{isa}", f"{std}, the trace standard of {isa}, in each variant beside the trace "
+                  f"module (nx_b, tr_e-large, tage-l+tr_a): bits per instruction per program and N, lossless, "
+                  f"every variant verified by its decoder",
+                  f"tm std --verify on each recording's commit stream (docs/standards.md); the table std_{isa}")
+
     def pt_bpi(self):
         """Intel PT against NX_b, TR_e and time-stamped TR_e (large
         predictors), per program."""
@@ -1136,6 +1239,9 @@ def figures(d, outdir, tables):
     fs.loss_curve()
     fs.pt_bpi()
     fs.isa_bpi(next((t for t in tables if t.name == "isa"), None))
+    for t in tables:
+        if t.name.startswith("std_"):
+            fs.std_bpi(t)
     return fs.figs
 
 
@@ -1296,12 +1402,32 @@ def summary(d, tables):
     if t:
         out.append("\n" + wrap(t.title, 110) + "\n")
         out += isa_text(t)
+    out += std_summary(tables, d)
     out += paper_summary(d)
     ew = edge_warning(chunk_edges(d))
     if ew:
         out.append("\n" + wrap("Chunk-size exploration (table chunks): " + ew, 110, "  "))
     body = "\n".join(out) + "\n"
     return wrap(glossary_text(body)) + "\n" + body
+
+
+def std_summary(tables, d):
+    """Each ISA's standard against the trace module, Totals per N, as text lines."""
+    if d.std_skipped:
+        return [f"\nThe ISAs' trace standards (tm std): not computed: {d.std_skipped}"]
+    out = []
+    for t in tables:
+        if not t.name.startswith("std_"):
+            continue
+        cols = [c for c in t.columns if c.endswith(" bpi")]
+        out.append("\n" + wrap(f"{t.extra['standard']} ({t.extra['isa']}), Total bits per instruction by N "
+                                f"(table {t.name}; state bits per core: " + ", ".join(
+                                    f"{k} {v:,}" for k, v in t.extra["state_bits"].items() if v) + ")", 110))
+        for r in t.rows:
+            if r[0] == "Total":
+                out.append(f"  N={r[1]:<3}" + "".join(f"{c[:-4]}={fmt(r[t.columns.index(c)])}  " for c in cols)
+                           + f"verified: {r[-1]}")
+    return out
 
 
 def pt_isa_note(d):
@@ -1386,6 +1512,15 @@ def pt_doc(pt):
                            for x in pt.get("results", [])]}
 
 
+def std_doc(d):
+    """results.json's "standards": tm std's rows per recording, or why there are none."""
+    return {"skipped": d.std_skipped,
+            "recordings": [{"program": x["program"], "N": x["N"], "isa": x["isa"], "standard": x["stats"]["standard"],
+                            "std_seconds": x.get("std_seconds"), "instructions": x["stats"]["instructions"],
+                            "cycles": x["stats"]["cycles"], "cores": x["stats"]["cores"], "rows": x["stats"]["rows"]}
+                           for x in d.std.values()]}
+
+
 def paper_doc(d):
     """results.json's "paper": the published numbers (study/paper.py) and, for each quantity and N
     this study has too, the measured total and measured / paper."""
@@ -1393,8 +1528,8 @@ def paper_doc(d):
             "comparison": paper_compare(d)}
 
 
-def write(outdir, study, results, version, run, pt=None):
-    d = Data(study, results, pt)
+def write(outdir, study, results, version, run, pt=None, std=None):
+    d = Data(study, results, pt, std)
     tables = build_tables(d)
     td = os.path.join(outdir, "tables")
     os.makedirs(td, exist_ok=True)
@@ -1417,6 +1552,7 @@ def write(outdir, study, results, version, run, pt=None):
                            "execution_cycles": x["stats"]["execution_cycles"], "lossless": x["stats"]["lossless"]}
                           for x in results],
            "pt": pt_doc(pt),
+           "standards": std_doc(d),
            "threads_ran": {f"N={n}": d.ran_all(n) for n in d.ns},
            "machine": {"description": d.machine_text(),
                        "ipc_per_core": {f"N={n}": d.ipc_core(n) for n in d.ns},

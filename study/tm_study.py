@@ -153,7 +153,7 @@ inputs = { pigz = "text:256K", xz = "text:128K" }
 
 TOP_KEYS = {"study", "demand", "configs", "data", "config", "delivery", "chunks", "program", "quick"}
 SECTION_KEYS = {
-    "study": {"name", "threads", "verify", "timing", "cores", "pt"},
+    "study": {"name", "threads", "verify", "timing", "cores", "pt", "standards"},
     "demand": {"port", "buffer"},
     "configs": {"presets", "encodings", "timestamps", "sharing", "options"},
     "data": {"name", "options"},
@@ -172,6 +172,11 @@ SECTION_KEYS = {
 PT_ARGS = ["--timing-variants", "--verify"]
 PT_ARGS_GEN = ["--timing-variants", "--no-image"]
 PT_FORMATS = ("PT", "PT+mtc", "PT+cyc")
+# tm std's options for each recording's ISA's own trace standard
+# (docs/standards.md): Intel PT, ARM ETMv4 or RISC-V E-Trace in each of its
+# variants beside the trace module, each variant verified by its decoder.
+# Part of the standards' cache key.
+STD_ARGS = ["--verify"]
 
 
 # [[program]] frontend: what runs the program under tm record (--frontend), and
@@ -429,6 +434,7 @@ class Study:
         self.timing = self.options(st, "timing", "study", 0, default="")
         self.cores = self.cores_value(st, "study", 0, "auto")
         self.pt = self.want(st, "pt", bool, "study", default=True)
+        self.standards = self.want(st, "standards", bool, "study", default=True)
         dm = r.get("demand", {})
         self.port = self.want(dm, "port", int, "demand", default=1024)
         self.buffer = self.want(dm, "buffer", int, "demand", default=65536)
@@ -629,6 +635,14 @@ class Study:
             return "pt = false in the study file"
         if self.verify != "commit":
             return f'verify = "{self.verify}" keeps no commit stream (tm pt needs one: verify = "commit")'
+        return None
+
+    def std_skipped(self):
+        """Why the study has no results of the ISAs' trace standards (None: it has them)."""
+        if not self.standards:
+            return "standards = false in the study file"
+        if self.verify != "commit":
+            return f'verify = "{self.verify}" keeps no commit stream (tm std needs one: verify = "commit")'
         return None
 
     def apply_quick(self):
@@ -836,6 +850,8 @@ class Runner:
         self.cache = os.path.join(outdir, "cache")
         self.pt_cache = os.path.join(self.cache, "pt")
         self.pt_on = study.pt_skipped() is None
+        self.std_cache = os.path.join(self.cache, "std")
+        self.std_on = study.std_skipped() is None
         self.work = os.path.join(outdir, "work")
         self.progs_dir = os.path.join(ROOT, "build", "programs")
         self.isa_dir = os.path.join(ROOT, "build", "isa")
@@ -997,6 +1013,10 @@ class Runner:
         k = json.dumps({"v": self.version, "unit": ident, "N": n, "pt": u["pt_args"], "verify": self.s.verify},
                        sort_keys=True)
         u["pt_key"] = hashlib.sha256(k.encode()).hexdigest()[:24]
+        u["std"] = "gen" not in u            # tm std: the ISA's standard, decoded over the ELF images
+        k = json.dumps({"v": self.version, "unit": ident, "N": n, "std": STD_ARGS, "verify": self.s.verify},
+                       sort_keys=True)
+        u["std_key"] = hashlib.sha256(k.encode()).hexdigest()[:24]
         return u
 
     def ensure_inputs(self, u):
@@ -1056,15 +1076,24 @@ class Runner:
     def pt_missing(self, u):
         return self.pt_on and u.get("pt", True) and self.entry(self.pt_cached(u)) is None
 
+    def std_cached(self, u):
+        """U's trace-standard result (tm std's statistics): DIR/cache/std/ID.KEY.json."""
+        return os.path.join(self.std_cache, f"{u['id']}.{u['std_key']}.json")
+
+    def std_missing(self, u):
+        return self.std_on and u.get("std", False) and self.entry(self.std_cached(u)) is None
+
     def work_line(self, u):
         """What U's recording still has to make, for the progress lines."""
         k = len(self.missing(u))
-        if not self.pt_missing(u):
+        extra = " and ".join(w for w, m in (("Intel PT", self.pt_missing(u)), ("its trace standard",
+                                                                                self.std_missing(u))) if m)
+        if not extra:
             return f"recording {k} configurations"
         if k == len(self.s.configs):
-            return f"recording {k} configurations and Intel PT"
+            return f"recording {k} configurations and {extra}"
         return (f"recording {len(self.s.configs)} configurations ({len(self.s.configs) - k} of them cached, "
-                f"kept) and Intel PT")
+                f"kept) and {extra}")
 
     def run_cmd(self, argv, log, env=None, stdout=None, stdin=None, cwd=None, shell_note=None):
         """ARGV (its output to LOG) as a process of its own session, which stop() ends;
@@ -1102,14 +1131,15 @@ class Runner:
             raise RuntimeError(f"{u['id']}: not started (the study is stopping)")
         pending = self.missing(u)
         need_pt = self.pt_missing(u)
-        if not pending and not need_pt:
+        need_std = self.std_missing(u)
+        if not pending and not need_pt and not need_std:
             return 0
         # The Intel PT needs the commit stream of a pass with every
         # configuration: the timing model's cycles depend on whether memory
         # operands are captured (docs/capture.md §3), so a pass with fewer
         # configurations could time the program differently.  Results of
         # configurations cached already are kept as they are.
-        to_record = list(self.s.configs) if need_pt else pending
+        to_record = list(self.s.configs) if need_pt or need_std else pending
         os.makedirs(self.cache, exist_ok=True)
         wd = os.path.join(self.work, u["id"])
         shutil.rmtree(wd, ignore_errors=True)
@@ -1203,6 +1233,8 @@ class Runner:
             # the same execution as the trace module's: instructions and cycles agree
             st0 = json.load(open(os.path.join(wd, "c0.json")))
             self.run_pt(u, wd, log, pt_in, pt_how, (st0["total"]["instructions"], st0["execution_cycles"]))
+        if need_std:
+            self.run_std(u, wd, log, pt_in, (st0["total"]["instructions"], st0["execution_cycles"]))
         for c in pending:
             i = to_record.index(c)
             stats = json.load(open(os.path.join(wd, f"c{i}.json")))
@@ -1253,9 +1285,37 @@ class Runner:
                 if n.startswith("pt.T") and n.endswith(".pt"):
                     os.unlink(os.path.join(wd, n))
 
+    def run_std(self, u, wd, log, tmc, want):
+        """tm std on U's commit stream TMC: the recording's ISA's trace standard
+        in each of its variants, decoded over the ELF images and compared with
+        the commit stream, beside the trace module; its statistics cached
+        (DIR/cache/std).  A variant that does not verify, or instructions and
+        cycles that are not WANT (the trace module's), are an error of the unit."""
+        stats = os.path.join(wd, "std.json")
+        t0 = time.time()
+        rc = self.run_cmd([self.tm, "std", tmc] + STD_ARGS + ["--stats", stats, "-q"], log)
+        secs = time.time() - t0
+        if rc:
+            self.fail(u, f"tm std exited {rc} (its trace standard does not verify, or failed)", log)
+        try:
+            with open(stats) as f:
+                st = json.load(f)
+        except (OSError, ValueError):
+            self.fail(u, "tm std wrote no statistics", log)
+        if (st.get("instructions"), st.get("cycles")) != want:
+            self.fail(u, f"tm std saw {st.get('instructions')} instructions in {st.get('cycles')} cycles, the "
+                      f"trace module {want[0]} in {want[1]}", log)
+        bad = [r["name"] for r in st["rows"] if r["kind"] == "standard" and r["verified"] is not True]
+        if bad:
+            self.fail(u, f"tm std: {', '.join(bad)} not verified", log)
+        res = {"program": u["program"], "N": u["N"], "unit": u["ident"], "version": self.version,
+               "options": STD_ARGS, "std_seconds": round(secs, 2), "isa": u["isa"], "stats": st}
+        os.makedirs(self.std_cache, exist_ok=True)
+        self.store(self.std_cached(u), res)
+
     def run_all(self, units):
         os.makedirs(self.cache, exist_ok=True)
-        pending = [u for u in units if self.missing(u) or self.pt_missing(u)]
+        pending = [u for u in units if self.missing(u) or self.pt_missing(u) or self.std_missing(u)]
         done_before = len(units) - len(pending)
         if done_before:
             print(f"{PROG}: {done_before} of {len(units)} recordings cached already (resuming)", file=sys.stderr)
@@ -1334,6 +1394,14 @@ def load_cached(runner, items):
 def load_results(runner, units):
     return load_cached(runner, ((runner.cached(u, c["name"]), f"{u['id']}/{c['name']}")
                                 for u in units for c in runner.s.configs))
+
+
+def load_std(runner, units):
+    """The trace-standard results (tm std's statistics per recording) and the missing ones."""
+    if not runner.std_on:
+        return [], []
+    return load_cached(runner, ((runner.std_cached(u), f"{u['id']}/trace standard")
+                                for u in units if u.get("std", False)))
 
 
 def load_pt(runner, units):
@@ -1577,7 +1645,8 @@ def main():
             for u in units:
                 print(f"{u['id']}: {' '.join(u.get('argv') or ['tm gen'] + u['gen'])}  "
                       f"[{len(runner.missing(u))} of {len(s.configs)} configurations to run"
-                      f"{', and its Intel PT' if runner.pt_missing(u) else ''}]")
+                      f"{', and its Intel PT' if runner.pt_missing(u) else ''}"
+                      f"{', and its trace standard' if runner.std_missing(u) else ''}]")
         quiet_stdout(show)
         return 0
     os.makedirs(args.o, exist_ok=True)
@@ -1619,6 +1688,8 @@ def main():
     results, missing = load_results(runner, units)
     pts, pt_missing = load_pt(runner, units)
     missing += pt_missing
+    stds, std_missing = load_std(runner, units)
+    missing += std_missing
     if missing:
         for e in errors:
             print(f"{PROG}: failed: {e}", file=sys.stderr)
@@ -1629,7 +1700,8 @@ def main():
     pt = {"skipped": s.pt_skipped(), "options": PT_ARGS, "options_gen": PT_ARGS_GEN, "results": pts,
           "not_x86": sorted({(u["program"], u["isa"]) for u in units if not u.get("pt", True)})}
     summary = report.write(args.o, s, results, runner.version, {"seconds": round(time.time() - t0, 1),
-                                                                 "quick": args.quick, "file": path}, pt)
+                                                                 "quick": args.quick, "file": path}, pt,
+                           {"skipped": s.std_skipped(), "options": STD_ARGS, "results": stds})
     quiet_stdout(lambda: sys.stdout.write(summary))
     print(f"{PROG}: report: {os.path.join(args.o, 'index.html')}", file=sys.stderr)
     return 0

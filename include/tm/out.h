@@ -40,6 +40,8 @@ int tm_same_file(const char *a, const char *b);
 /* TEXT on F with control characters as C escapes (\n, \t, \r, \xNN), so
  * that it stays one line; MAP: the module map's form (docs/capture.md §6:
  * also the backslash, \\; only \n and \xNN). */
+/* S as a JSON string, quoted and escaped. */
+void tm_json_str(FILE *f, const char *s);
 void tm_put_escaped(FILE *f, const char *text, int map);
 
 #endif

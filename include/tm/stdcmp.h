@@ -5,8 +5,9 @@
  * E-Trace, tm/etrace.h) is fed the records of a commit stream; the same
  * records go to a tm_stdcmp, which runs the trace module's configurations
  * (tm_sweep) with a buffer and port that drop nothing: every encoding
- * (nx_b, tr_b, tr_e, tr_a) with the paper's presets small, medium and large,
- * and tr_e and tr_a with the TAGE-class presets tage-s, tage-m and tage-l.
+ * (nx_b, which predicts nothing; tr_b, tr_e, tr_a with the paper's presets
+ * small, medium and large), and tr_e and tr_a with the TAGE-class presets
+ * tage-s, tage-m and tage-l.
  * Each becomes a tm_std_row beside the standard's own rows, in bits of
  * every message, with its predictor storage (docs/spec.md §3.3.3). */
 #ifndef TM_STDCMP_H
@@ -39,13 +40,15 @@ typedef struct tm_stdcmp tm_stdcmp;
  * which CORES ran (the Ti field has floor(log2 CORES) bits).  TM_OK, or an
  * error with ERR. */
 int tm_stdcmp_new(uint32_t threads, uint32_t cores, tm_stdcmp **out, char *err, size_t errlen);
+/* The stream's instruction set (tmc_reader_isa), before any record. */
+int tm_stdcmp_set_isa(tm_stdcmp *c, int isa);
 /* One record, in the stream's order (every type: the model takes what it
  * needs). */
 int tm_stdcmp_put(tm_stdcmp *c, const tmc_record *r, char *err, size_t errlen);
 int tm_stdcmp_finish(tm_stdcmp *c, char *err, size_t errlen);
-/* The rows (at most tm_stdcmp_nrows), in a fixed order: nx_b, tr_b, tr_e,
- * tr_a with small, medium, large ("ENC-PRESET"), then "tage-X+tr_e" and
- * "tage-X+tr_a". */
+/* The rows (tm_stdcmp_nrows of them), in a fixed order: "nx_b", then
+ * tr_b, tr_e, tr_a with small, medium, large ("ENC-PRESET"), then
+ * "tage-X+tr_e" and "tage-X+tr_a" for tage-s, tage-m, tage-l. */
 size_t tm_stdcmp_nrows(const tm_stdcmp *c);
 void tm_stdcmp_rows(const tm_stdcmp *c, tm_std_row *rows);
 /* Instructions retired and cycles (last cycle stamp + 1) of the stream, as

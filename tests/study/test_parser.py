@@ -93,6 +93,9 @@ class ValidFile(TmpCase):
         self.assertEqual(s.cores, "{N}")
         self.assertIs(s.pt, False)
         self.assertEqual(s.pt_skipped(), "pt = false in the study file")
+        # standards (tm std) default on, but verify = "binary" keeps no commit stream
+        self.assertIs(s.standards, True)
+        self.assertIn('tm std needs one: verify = "commit"', s.std_skipped())
         self.assertEqual((s.port, s.buffer), (512, 4096))
         self.assertEqual(s.presets, ["small", "large"])
         self.assertEqual(s.encodings, ["nx_b", "tr_e"])

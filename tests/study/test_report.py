@@ -217,6 +217,38 @@ class Arithmetic(TmpCase):
         self.assertEqual(r[("Total", 2)][14], 2.727)          # 0.3 / 0.11
         self.assertEqual(r[("A", 2)][-1], "ok")
 
+    def test_std_tables(self):
+        # tm std of A and B at N=1 on aarch64: ETMv4 and ETMv4+rs beside nx_b, tr_e-large, tage-l+tr_a
+        def std(p, n, etm, rs, tg, ins, cyc, ok=True):
+            rows = [{"name": "ETMv4", "kind": "standard", "bits": etm, "dropped": 0, "storage_bits": 0,
+                     "verified": ok},
+                    {"name": "ETMv4+rs", "kind": "standard", "bits": rs, "dropped": 0, "storage_bits": 1024,
+                     "verified": ok},
+                    {"name": "nx_b", "kind": "tm", "bits": 4 * tg, "dropped": 0, "storage_bits": 0, "verified": None},
+                    {"name": "tr_e-large", "kind": "tm", "bits": 2 * tg, "dropped": 0, "storage_bits": 14980,
+                     "verified": None},
+                    {"name": "tage-l+tr_a", "kind": "tm", "bits": tg, "dropped": 0, "storage_bits": 13582,
+                     "verified": None}]
+            return {"program": p, "N": n, "isa": "aarch64", "stats": {
+                "standard": "ARM ETMv4", "instructions": ins, "cycles": cyc, "cores": n, "rows": rows}}
+        d = report.Data(self.s, self.results, self.pt, {"skipped": None, "results": [
+            std("A", 1, 800, 600, 100, 1000, 2000), std("B", 1, 1200, 1000, 300, 3000, 1000, ok=False)]})
+        ts = self.tables(d)
+        t = ts["std_aarch64"]
+        r = self.rows(t)
+        # A: ETMv4 800 / 1000 = 0.8 bpi, +rs 0.6, nx_b 0.4, tr_e-L 0.2, tage-l+tr_a 0.1; 800 / 2000 = 0.4 bpc,
+        # 100 / 2000 = 0.05 bpc; ETMv4 / tage-l+tr_a = 8.0, the best (+rs) 6.0
+        self.assertEqual(r[("A", 1)], ["A", 1, 1000, 2000, 0.8, 0.6, 0.4, 0.2, 0.1, 0.4, 0.05, 8.0, 6.0, "yes"])
+        # Total: (800 + 1200) / 4000 = 0.5, (600 + 1000) / 4000 = 0.4, tage-l+tr_a 400 / 4000 = 0.1;
+        # 2000 / 3000 cycles; B did not verify
+        self.assertEqual(r[("Total", 1)], ["Total", 1, 4000, 3000, 0.5, 0.4, 0.4, 0.2, 0.1, 0.66667, 0.13333,
+                                           5.0, 4.0, "NO"])
+        self.assertEqual(t.extra["state_bits"]["ETMv4+rs"], 1024)
+        text = report.summary(d, list(ts.values()))
+        self.assertIn("ARM ETMv4 (aarch64), Total bits per instruction by N", text)
+        self.assertIn("ETMv4=0.5000  ETMv4+rs=0.4000", text)
+        self.assertNotIn("std_x86-64", ts)                    # no x86-64 results given
+
     def test_no_pt(self):
         d = self.data(pt={"skipped": "pt = false in the study file", "results": []})
         ts = self.tables(d)
