@@ -19,6 +19,7 @@ int cmd_cosim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_study(int argc, char **argv);
 int cmd_pt(int argc, char **argv);
+int cmd_etrace(int argc, char **argv);
 int cmd_std(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 
