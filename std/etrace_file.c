@@ -117,21 +117,26 @@ static void mem_free(memset_ *m)
 }
 
 int tm_et_verify_buffers(const tm_et_opts *o, uint32_t threads, const uint8_t *const *p, const size_t *n,
-                         const char *tmc, uint64_t *checked, uint64_t *harts, char *err, size_t errlen)
+                         const char *const *names, const char *tmc, uint64_t *checked, uint64_t *harts, char *err, size_t errlen)
 {
     tm_et_verifier *v = NULL;
     tmc_reader *r = NULL;
+    char (*nm)[24] = calloc(threads, sizeof *nm);
+    if (!nm)
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
     int rc = tm_et_verifier_new(o, threads, &v, err, errlen);
-    if (rc != TM_OK)
+    if (rc != TM_OK) {
+        free(nm);
         return rc;
+    }
     for (uint32_t t = 0; t < threads; t++)
         if (p[t]) {
-            char name[32];
-            snprintf(name, sizeof name, "T%" PRIu32, t);
-            tm_et_verifier_set(v, t, p[t], n[t], "stream");
+            snprintf(nm[t], sizeof nm[t], "T%" PRIu32, t);
+            tm_et_verifier_set(v, t, p[t], n[t], names ? names[t] : nm[t]);
         }
     if ((rc = tmc_reader_open(tmc, &r, err, errlen)) != TM_OK) {
         tm_et_verifier_free(v);
+        free(nm);
         return rc;
     }
     tmc_record rec;
@@ -146,6 +151,7 @@ int tm_et_verify_buffers(const tm_et_opts *o, uint32_t threads, const uint8_t *c
     *harts = tm_et_verifier_threads(v);
     tmc_reader_close(r);
     tm_et_verifier_free(v);
+    free(nm);
     return rc;
 }
 
@@ -291,7 +297,7 @@ int tm_et_pass(const tm_et_pass_opts *o, tm_et_pass_result *res, char *err, size
             rc = tm_et_verifier_new(opt[i], threads, &all[i]->v, err, errlen);
             for (uint32_t t = 0; t < threads && rc == TM_OK; t++)
                 if (all[i]->m.b[t].n)
-                    tm_et_verifier_set(all[i]->v, t, all[i]->m.b[t].p, all[i]->m.b[t].n, "stream");
+                    tm_et_verifier_set(all[i]->v, t, all[i]->m.b[t].p, all[i]->m.b[t].n, "its stream");
         }
         if (rc == TM_OK)
             rc = tmc_reader_open(o->tmc, &r, err, errlen);
@@ -380,9 +386,11 @@ int tm_et_check(const char *tmc, const char *base, const tm_et_opts *o, uint64_t
                        tmc, tm_isa_name(isa));
     uint8_t **p = calloc(nt, sizeof *p);
     size_t *n = calloc(nt, sizeof *n);
-    if (!p || !n) {
+    char **names = calloc(nt, sizeof *names);
+    if (!p || !n || !names) {
         free(p);
         free(n);
+        free(names);
         return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
     }
     char name[PATH_MAX];
@@ -411,11 +419,16 @@ int tm_et_check(const char *tmc, const char *base, const tm_et_opts *o, uint64_t
         fclose(f);
         p[t] = b.p ? b.p : (uint8_t *)calloc(1, 1);
         n[t] = b.n;
+        names[t] = strdup(name);
     }
     if (rc == TM_OK)
-        rc = tm_et_verify_buffers(o, nt, (const uint8_t *const *)p, n, tmc, checked, threads, err, errlen);
-    for (uint32_t t = 0; t < nt; t++)
+        rc = tm_et_verify_buffers(o, nt, (const uint8_t *const *)p, n, (const char *const *)names, tmc, checked,
+                                  threads, err, errlen);
+    for (uint32_t t = 0; t < nt; t++) {
         free(p[t]);
+        free(names[t]);
+    }
+    free(names);
     free(p);
     free(n);
     return rc;

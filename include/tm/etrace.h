@@ -188,12 +188,13 @@ uint64_t tm_et_verifier_checked(const tm_et_verifier *v);
 uint64_t tm_et_verifier_threads(const tm_et_verifier *v);
 void tm_et_verifier_free(tm_et_verifier *v);
 
-/* Hart t's bytes P[t] (N[t]; P[t] NULL: no stream) of THREADS harts decoded
+/* Hart t's bytes P[t] (N[t]; P[t] NULL: no stream; NAMES[t] for messages,
+ * NAMES NULL: "T<t>") of THREADS harts decoded
  * with O and compared with the commit stream TMC in one read of it: TM_OK
  * with *CHECKED instructions of *HARTS harts, or TM_ERR_MISMATCH / an
  * error with ERR. */
 int tm_et_verify_buffers(const tm_et_opts *o, uint32_t threads, const uint8_t *const *p, const size_t *n,
-                         const char *tmc, uint64_t *checked, uint64_t *harts, char *err, size_t errlen);
+                         const char *const *names, const char *tmc, uint64_t *checked, uint64_t *harts, char *err, size_t errlen);
 
 /* ---- files and the pass (std/etrace_file.c) ---- */
 typedef struct tm_et_image tm_et_image;
