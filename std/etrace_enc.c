@@ -24,7 +24,10 @@
  *   - leaving U-mode (ecall, a signal, the thread's end): the last
  *     instruction's address (format 0/1/2) unless a packet reported it,
  *     then a support packet with qual_status ended_rep or ended_ntr;
- *   - a thread's start: a support packet announcing the options. */
+ *   - a thread's start: a support packet announcing the options;
+ *   - the resync timer (bytes sent since the last synchronisation): the
+ *     last instruction's address (format 0/1/2) if no packet reported it,
+ *     then format 3 subformat 0 at the next instruction. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +67,7 @@ typedef struct et_hart {
     int last_rep;       /* the last instruction ends the decoder's walk already */
     uint64_t last_pc;   /* the last instruction retired */
     uint64_t irmask;    /* depths of implicit returns since the walk began */
+    uint64_t since_sync; /* bytes sent since the last synchronisation */
     tm_et_pred pr;
     uint8_t *out;
     size_t nout, cap;
@@ -118,6 +122,8 @@ int tm_et_encoder_new(const tm_et_opts *o, uint32_t threads, tm_et_encoder **out
         return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
     }
     e->o = *o;
+    if (!e->o.resync)
+        e->o.resync = 4096;
     e->cfg.ir = o->implicit_return != 0;
     e->cfg.bp_log2 = o->bp_log2;
     e->cfg.jtc_log2 = o->jtc_log2;
@@ -184,6 +190,7 @@ static int emit(tm_et_encoder *e, uint32_t tid, const tm_et_packet *p)
     memcpy(h->out + h->nout, b, n);
     h->nout += n;
     h->bytes += n;
+    h->since_sync += n;
     e->st.total_bytes += n;
     e->st.packets[p->kind]++;
     e->st.bytes[p->kind] += n;
@@ -372,6 +379,7 @@ static int retire(tm_et_encoder *e, uint32_t tid, uint64_t pc, int k, int taken,
         h->last_addr = pc;
         h->tracing = 1;
         h->last_rep = 1;
+        h->since_sync = 0;
         rc = emit(e, tid, &p);
     } else {
         if (h->have_def && (rc = flush_def(e, tid, 0)) != TM_OK)
@@ -444,6 +452,20 @@ static int retire(tm_et_encoder *e, uint32_t tid, uint64_t pc, int k, int taken,
     default:
         break;
     }
+    return rc;
+}
+
+/* Before the first instruction of a record: the resync timer ends the walk
+ * at the last instruction (whose address is known there) and the next
+ * instruction gets a start packet. */
+static int resync(tm_et_encoder *e, uint32_t tid)
+{
+    et_hart *h = &e->h[tid];
+    if (!h->tracing || h->since_sync < e->o.resync)
+        return TM_OK;
+    int rc = stop(e, tid, 0);
+    h->reentry = TM_ET_F3_START;
+    e->st.resyncs++;
     return rc;
 }
 
@@ -557,7 +579,8 @@ int tm_et_encoder_put(tm_et_encoder *e, const tmc_record *r, char *err, size_t e
         e->st.instructions++;
         if (r->bclass >= TMC_NCLASSES)
             return fail(e, TM_ERR_FORMAT, "branch class out of range at 0x%" PRIx64, tid, r->pc);
-        rc = retire(e, tid, r->pc, km[r->bclass], r->taken, r->target, r->len);
+        if ((rc = resync(e, tid)) == TM_OK)
+            rc = retire(e, tid, r->pc, km[r->bclass], r->taken, r->target, r->len);
         break;
     }
     case TMC_RUN: {
@@ -566,6 +589,7 @@ int tm_et_encoder_put(tm_et_encoder *e, const tmc_record *r, char *err, size_t e
         if (!s)
             return e->failed;
         uint64_t seg = r->pc, end = r->pc + r->bytes;
+        rc = resync(e, tid);
         for (uint32_t i = 0; i < s->n && rc == TM_OK; i++) {
             uint64_t x = e->ecalls[s->first + i];
             if ((rc = retire(e, tid, seg, K_OTHER, 0, 0, 0)) != TM_OK)

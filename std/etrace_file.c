@@ -468,9 +468,9 @@ void tm_et_report_text(FILE *f, const tm_et_pass_result *r, const tm_et_opts *o)
             tm_et_storage_bits(o));
     fprintf(f, "events: %" PRIu64 " branches (%" PRIu64 " predicted), %" PRIu64 " uninferable targets sent (%"
                PRIu64 " as cache index), %" PRIu64 " implicit returns, %" PRIu64 " failed returns, %" PRIu64
-               " system calls, %" PRIu64 " signals\n",
+               " system calls, %" PRIu64 " signals, %" PRIu64 " resynchronisations\n",
             s->branches, s->predicted, s->updiscons, s->jtc_hits, s->implicit_returns, s->failed_returns,
-            s->syscalls, s->exceptions);
+            s->syscalls, s->exceptions, s->resyncs);
     if (r->nvar && !r->nrows) {
         fprintf(f, "%-28s %12s %10s %12s  %s\n", "variant", "bytes", "bits/insn", "storage", "verify");
         for (size_t i = 0; i < r->nvar; i++) {

@@ -32,6 +32,10 @@ typedef struct tm_et_opts {
     /* Receives hart TID's bytes, in order; nonzero stops the encoder with TM_ERR_IO. */
     int (*write)(void *arg, uint32_t tid, const uint8_t *p, size_t n);
     void *write_arg;
+    /* Resynchronisation (the spec's resync timer, counted in a hart's output
+     * bytes): a format 3 start packet once this many bytes were sent since
+     * the last one; 0: 4096; UINT32_MAX: never. */
+    uint32_t resync;
 } tm_et_opts;
 
 /* Packet kinds (tm_et_stats.packets/bytes): te_inst formats and subformats. */
@@ -61,6 +65,7 @@ typedef struct tm_et_stats {
     uint64_t jtc_hits;        /* targets sent as a jump target cache index */
     uint64_t syscalls;        /* ecall: end of qualification, start again after it */
     uint64_t exceptions;      /* EXC records: trap packets at the handler */
+    uint64_t resyncs;         /* synchronisations by the resync timer */
 } tm_et_stats;
 
 /* Name of a packet kind ("f0_bc", ...). */

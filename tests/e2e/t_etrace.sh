@@ -8,7 +8,8 @@
 #    qsignals (signals: trap packets), qwork 4 20, forkwork 2 2000; and zstd
 #    -T4 of 256 KB when make isa-debian has built it into $B/isa/riscv64:
 #    tm etrace IN.tmc -o BASE --verify --variants exits 0 with "verify: ok"
-#    and all 8 combinations of the extensions verified.
+#    and all 8 combinations of the extensions verified; qwork again with
+#    the resync timer at 64 bytes (a synchronisation every few packets).
 # 2. The sanitizer build (TM) on qsignals and mt_pthread with --compare and
 #    --stats (valid JSON with the 8 variants and the trace module's rows).
 # 3. Damaged streams (sanitizer build): 8 bytes overwritten in the middle
@@ -91,6 +92,9 @@ rec qs "$I/qsignals"
 rec qw "$I/qwork" 4 20
 rec fw "$I/forkwork" 2 2000
 for n in mt qs qw fw; do verified "$TMFAST" $n; done
+cp qw.tmc qwr.tmc
+cp qw.modules qwr.modules
+verified "$TMFAST" qwr --resync 64
 grep -qE '^f3_trap +[1-9]' qs.v.out && ok "qsignals: trap packets at the signal handlers" ||
     fail "qsignals: no trap packets: $(grep f3_trap qs.v.out)"
 if [ -x "$I/zstd" ]; then

@@ -218,7 +218,7 @@ Test(etrace_pred, predictor_cache_stack)
     tm_et_pred_reset(&p);
     cr_assert(!tm_et_jtc_hit(&p, 0x1008));
     cr_assert_eq(tm_et_bp_predict(&p, 0x100), 0);
-    tm_et_opts o = {1, 3, 2, NULL, NULL, NULL, NULL};
+    tm_et_opts o = {.implicit_return = 1, .bp_log2 = 3, .jtc_log2 = 2};
     cr_assert_eq(tm_et_storage_bits(&o), 32 * 63 + 6 + 2 * 8 + 64 * 4);
     tm_et_pred_free(&p);
 }
@@ -472,12 +472,13 @@ Test(etrace_enc, round_trip_every_combination)
     recs s = {NULL, 0, 0};
     simulate(&s, 0, 0x1234567, 20000);
     simulate(&s, 1, 0x7654321, 5000);
-    for (unsigned i = 0; i < 8; i++) {
+    for (unsigned i = 0; i < 16; i++) { /* the extensions, each with the resync timer at 4096 and 64 bytes */
         tm_et_opts o;
         memset(&o, 0, sizeof o);
         o.implicit_return = i & 1;
         o.bp_log2 = i & 2 ? 6 : 0;
         o.jtc_log2 = i & 4 ? 3 : 0;
+        o.resync = i & 8 ? 64 : 0;
         out2 out;
         tm_et_stats st;
         char err[512] = "";
@@ -486,6 +487,7 @@ Test(etrace_enc, round_trip_every_combination)
         cr_assert_gt(st.packets[TM_ET_F3_START], 0);
         cr_assert_gt(st.packets[TM_ET_F3_TRAP], 0);
         cr_assert_gt(st.syscalls, 0);
+        cr_assert_gt(st.resyncs, 0);
         if (o.implicit_return) {
             cr_assert_gt(st.implicit_returns, 0);
             cr_assert_gt(st.failed_returns, 0);

@@ -29,6 +29,8 @@ static void usage(FILE *f)
             "  --implicit-return    returns the return-address stack predicts are not sent\n"
             "  --bp K               branch predictor of 2^K entries (1..20; 0 off, the default)\n"
             "  --jtc K              jump target cache of 2^K entries (1..16; 0 off, the default)\n"
+            "  --resync BYTES       a synchronisation (format 3) after BYTES of a hart's output (64..2^30,\n"
+            "                       default 4096; 0: never)\n"
             "  --verify             after writing, decode every stream over the module map's code and\n"
             "                       compare with IN.tmc, instruction by instruction\n"
             "  --variants           in the same pass: every combination of implicit return, branch\n"
@@ -44,7 +46,7 @@ static void usage(FILE *f)
 }
 
 typedef struct et_args {
-    const char *in, *base, *modules, *vdso, *stats, *bp, *jtc;
+    const char *in, *base, *modules, *vdso, *stats, *bp, *jtc, *resync;
     int verify, check, quiet, compare, variants, ir;
 } et_args;
 
@@ -53,6 +55,7 @@ typedef struct et_args {
 static const tm_optdef et_optdefs[] = {
     V("-o", NULL, base),           V("--bp", NULL, bp),         V("--jtc", NULL, jtc),
     V("--modules", NULL, modules), V("--vdso", NULL, vdso),     V("--stats", NULL, stats),
+    V("--resync", NULL, resync),
     F("--implicit-return", NULL, ir), F("--verify", NULL, verify), F("--check", NULL, check),
     F("--compare", NULL, compare), F("--variants", NULL, variants), F("--quiet", "-q", quiet),
     {NULL, NULL, 0, 0, 0, NULL}};
@@ -96,6 +99,12 @@ static int et_parse(int argc, char **argv, et_args *A, tm_et_opts *o)
     if (size_opt("--bp", A->bp, 20, &o->bp_log2) || size_opt("--jtc", A->jtc, 16, &o->jtc_log2))
         return 2;
     o->implicit_return = A->ir;
+    if (A->resync) {
+        uint64_t b = 0;
+        if (tm_parse_u64(A->resync, &b) != 0 || (b && (b < 64 || b > (1u << 30))))
+            return tm_usage("etrace", "--resync %s: not a number of bytes 64..2^30 (or 0: never)", A->resync), 2;
+        o->resync = b ? (uint32_t)b : UINT32_MAX;
+    }
     if (A->check && (A->verify || A->compare || A->variants || A->base || A->stats))
         return tm_usage("etrace", "--check takes no -o, --verify, --variants, --compare or --stats"), 2;
     if (A->check ? npos != 2 : (npos != 1 || !A->base))
