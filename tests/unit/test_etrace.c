@@ -529,3 +529,51 @@ Test(etrace_enc, damage_is_caught)
         }
     free(s.r);
 }
+
+/* The packets of a short hart by hand (no extensions), over the program:
+ *   START 0x10000; RUN 0x10000 (nop, c.nop); beq 0x10006 taken; beq
+ *   0x1000e taken (to 0x10016); jalr x0,a0 at 0x10016 to 0x10040; RUN
+ *   0x10040 (nop); bne 0x10044 not taken; RUN 0x10048 (nop); EXIT.
+ * 1. support, no options, qual no_change: 01 1F (see etrace_pkt.support);
+ * 2. format 3 start at 0x10000, branch 1: 03 13 00 40 (etrace_pkt.format3_start);
+ * 3. the jump's target 0x10040 with the two taken branches: format 1,
+ *    branches 2 (bit 3), map 000 (bits 7..9), address (0x10040 - 0x10000)
+ *    >> 1 = 0x20 from bit 10: bit 15; 0x8009, 17 bits kept: 03 09 80 00;
+ * 4. the exit after 0x10048: format 1, branches 1 (bit 2), map 1 bit (bit
+ *    7: not taken), address (0x10048 - 0x10040) >> 1 = 4 from bit 8: bit 10;
+ *    0x485: 02 85 04;
+ * 5. support, qual_status ended_rep (01: bit 6): 0x5F: 01 5F. */
+Test(etrace_enc, packets_by_hand)
+{
+    program();
+    static const tmc_record in[] = {
+        {.type = TMC_START, .pc = 0x10000, .cycle = 1},
+        {.type = TMC_RUN, .pc = 0x10000, .count = 2, .bytes = 6, .cycle = 2},
+        {.type = TMC_BRANCH, .pc = 0x10006, .target = 0x1000e, .bclass = TMC_COND, .taken = 1, .len = 4, .cycle = 3},
+        {.type = TMC_BRANCH, .pc = 0x1000e, .target = 0x10016, .bclass = TMC_COND, .taken = 1, .len = 4, .cycle = 4},
+        {.type = TMC_BRANCH, .pc = 0x10016, .target = 0x10040, .bclass = TMC_IJUMP, .taken = 1, .len = 4, .cycle = 5},
+        {.type = TMC_RUN, .pc = 0x10040, .count = 1, .bytes = 4, .cycle = 6},
+        {.type = TMC_BRANCH, .pc = 0x10044, .target = 0x10040, .bclass = TMC_COND, .taken = 0, .len = 4, .cycle = 7},
+        {.type = TMC_RUN, .pc = 0x10048, .count = 1, .bytes = 4, .cycle = 8},
+        {.type = TMC_EXIT, .cycle = 9},
+    };
+    static const uint8_t want[] = {0x01, 0x1F, 0x03, 0x13, 0x00, 0x40, 0x03, 0x09, 0x80,
+                                   0x00, 0x02, 0x85, 0x04, 0x01, 0x5F};
+    recs s = {NULL, 0, 0};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+        add(&s, &in[i]);
+    tm_et_opts o;
+    memset(&o, 0, sizeof o);
+    out2 out;
+    tm_et_stats st;
+    char err[512] = "";
+    cr_assert_eq(round_trip(&s, o, &out, &st, 0, err, sizeof err), TM_OK, "%s", err);
+    cr_assert_eq(out.n[0], sizeof want);
+    for (size_t i = 0; i < sizeof want; i++)
+        cr_assert_eq(out.p[0][i], want[i], "byte %zu: 0x%02x, want 0x%02x", i, out.p[0][i], want[i]);
+    cr_assert_eq(st.instructions, 8);
+    cr_assert_eq(st.packets[TM_ET_F1_ADDR], 2);
+    cr_assert_eq(st.packets[TM_ET_F3_SUPPORT], 2);
+    free(out.p[0]);
+    free(s.r);
+}
