@@ -110,6 +110,9 @@ static int et_parse(int argc, char **argv, et_args *A, tm_et_opts *o)
     if (A->check ? npos != 2 : (npos != 1 || !A->base))
         return tm_usage("etrace", A->check ? "--check needs IN.tmc and BASE" : "needs IN.tmc and -o BASE"), 2;
     A->in = pos[0];
+    if (!strcmp(A->in, "-"))
+        return tm_usage("etrace", "IN.tmc must be a file: it is read twice (to encode, then to verify) and its "
+                                  "module map is beside it"), 2;
     if (A->check)
         A->base = pos[1];
     return 0;
@@ -122,7 +125,7 @@ int cmd_etrace(int argc, char **argv)
     int pr = et_parse(argc, argv, &A, &o);
     if (pr)
         return pr == 1 ? 0 : pr;
-    if (strcmp(A.in, "-") && access(A.in, R_OK) != 0) {
+    if (access(A.in, R_OK) != 0) {
         tm_err("etrace", "%s: %s", A.in, strerror(errno));
         return 1;
     }
