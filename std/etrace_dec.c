@@ -9,6 +9,7 @@
  * Every loop is bounded by the stream: each step consumes a packet or
  * decodes one instruction the commit stream asks for. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,11 +105,16 @@ uint64_t tm_et_verifier_threads(const tm_et_verifier *v)
 }
 
 /* A damaged stream: the message, TM_ERR_FORMAT. */
-static int bad(tm_et_verifier *v, uint32_t tid, size_t off, const char *what, uint64_t a)
+static int bad(tm_et_verifier *v, uint32_t tid, size_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int bad(tm_et_verifier *v, uint32_t tid, size_t off, const char *fmt, ...)
 {
     dh *d = &v->h[tid];
     char w[160];
-    snprintf(w, sizeof w, what, a);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w, sizeof w, fmt, ap);
+    va_end(ap);
     snprintf(v->msg, sizeof v->msg, "hart %" PRIu32 ": %s: byte offset %zu: %s (after %" PRIu64 " instructions)",
              tid, d->name, off, w, d->count);
     return TM_ERR_FORMAT;
@@ -208,9 +214,9 @@ static int dnext(tm_et_verifier *v, uint32_t tid, uint64_t *out, unsigned *olen)
             size_t off = d->off;
             int r = tm_et_unpack(&v->cfg, d->p + off, d->n - off, &d->pk);
             if (r == -1)
-                return bad(v, tid, off, "the packet runs past the end of the stream%.0" PRIx64, 0);
+                return bad(v, tid, off, "the packet runs past the end of the stream");
             if (r < 0)
-                return bad(v, tid, off, "not a te_inst packet of this encoder (byte 0x%02" PRIx64 ")", d->p[off]);
+                return bad(v, tid, off, "not a te_inst packet of this encoder (byte 0x%02x)", d->p[off]);
             d->off += (size_t)r;
             d->pk_off = off;
             tm_et_packet *p = &d->pk;
@@ -218,8 +224,7 @@ static int dnext(tm_et_verifier *v, uint32_t tid, uint64_t *out, unsigned *olen)
                 unsigned want = (v->cfg.ir ? TM_ET_IOPT_IR : 0) | (v->cfg.bp_log2 ? TM_ET_IOPT_BP : 0) |
                                 (v->cfg.jtc_log2 ? TM_ET_IOPT_JTC : 0);
                 if (p->ioptions != want || !p->ienable || p->encoder_mode)
-                    return bad(v, tid, off, "the support packet announces options 0x%" PRIx64 " (not these)",
-                               p->ioptions);
+                    return bad(v, tid, off, "the support packet announces options 0x%x (not these)", p->ioptions);
                 if (p->qual_status == TM_ET_QUAL_ENDED_REP || p->qual_status == TM_ET_QUAL_ENDED_NTR)
                     d->synced = 0;
                 continue;
@@ -243,7 +248,7 @@ static int dnext(tm_et_verifier *v, uint32_t tid, uint64_t *out, unsigned *olen)
                 return 1;
             }
             if (!d->synced)
-                return bad(v, tid, off, "a te_inst packet before synchronisation%.0" PRIx64, 0);
+                return bad(v, tid, off, "a te_inst packet before synchronisation");
             d->cmode = 0;
             d->nbits = d->used = 0;
             d->map = p->branch_map;
@@ -272,7 +277,7 @@ static int dnext(tm_et_verifier *v, uint32_t tid, uint64_t *out, unsigned *olen)
             if (p->kind == TM_ET_F0_JTC) {
                 d->A = tm_et_jtc_get(&d->pr, p->index);
                 if (!d->A)
-                    return bad(v, tid, off, "jump target cache entry %" PRIu64 " is empty", p->index);
+                    return bad(v, tid, off, "jump target cache entry %" PRIu32 " is empty", p->index);
                 d->jtc = 1;
                 d->last_addr = d->A;
             } else if (d->has_addr) {
@@ -283,7 +288,7 @@ static int dnext(tm_et_verifier *v, uint32_t tid, uint64_t *out, unsigned *olen)
             d->at_target = 0;
             d->active = 1;
             if (!d->pc_known && !d->has_addr)
-                return bad(v, tid, off, "an uninferable jump and a packet without address%.0" PRIx64, 0);
+                return bad(v, tid, off, "an uninferable jump and a packet without address");
             continue;
         }
         if (!d->pc_known) {

@@ -29,6 +29,7 @@
  *     last instruction's address (format 0/1/2) if no packet reported it,
  *     then format 3 subformat 0 at the next instruction. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,12 +96,19 @@ struct tm_et_encoder {
     size_t errlen;
 };
 
-static int fail(tm_et_encoder *e, int rc, const char *fmt, uint32_t tid, uint64_t pc)
+/* The encoder's first error (RC, about hart TID) into the caller's buffer;
+ * the encoder is unusable after it. */
+static int fail(tm_et_encoder *e, int rc, uint32_t tid, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(tm_et_encoder *e, int rc, uint32_t tid, const char *fmt, ...)
 {
     if (!e->failed) {
         e->failed = rc;
-        char m[160];
-        snprintf(m, sizeof m, fmt, pc);
+        char m[200];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(m, sizeof m, fmt, ap);
+        va_end(ap);
         tm_errf(rc, e->err, e->errlen, "hart %" PRIu32 ": %s", tid, m);
     }
     return e->failed;
@@ -166,7 +174,7 @@ static int flush_out(tm_et_encoder *e, uint32_t tid)
 {
     et_hart *h = &e->h[tid];
     if (h->nout && e->o.write(e->o.write_arg, tid, h->out, h->nout))
-        return fail(e, TM_ERR_IO, "cannot write the E-Trace output%.0" PRIx64, tid, 0);
+        return fail(e, TM_ERR_IO, tid, "cannot write the E-Trace output");
     h->nout = 0;
     return TM_OK;
 }
@@ -177,13 +185,13 @@ static int emit(tm_et_encoder *e, uint32_t tid, const tm_et_packet *p)
     uint8_t b[1 + TM_ET_MAX_PAYLOAD];
     size_t n = tm_et_pack(&e->cfg, p, b, sizeof b, NULL);
     if (!n)
-        return fail(e, TM_ERR_STATE, "a packet does not fit the encapsulation (at 0x%" PRIx64 ")", tid,
+        return fail(e, TM_ERR_STATE, tid, "a packet does not fit the encapsulation (address field 0x%" PRIx64 ")",
                     p->address);
     if (h->nout + n > h->cap) {
         size_t c = h->cap ? h->cap * 2 : OUT_FLUSH + 64;
         uint8_t *q = realloc(h->out, c);
         if (!q)
-            return fail(e, TM_ERR_NOMEM, "out of memory%.0" PRIx64, tid, 0);
+            return fail(e, TM_ERR_NOMEM, tid, "out of memory");
         h->out = q;
         h->cap = c;
     }
@@ -241,7 +249,7 @@ static int emit_walkend(tm_et_encoder *e, uint32_t tid, const walkend *w, int u)
         e->st.updiscons++;
     if (w->pbc >= 31) {
         if (w->pbc - 31 >= 0xFFFFFFFFull)
-            return fail(e, TM_ERR_STATE, "2^32 correctly predicted branches in a row (at 0x%" PRIx64 ")", tid,
+            return fail(e, TM_ERR_STATE, tid, "2^32 correctly predicted branches in a row (at 0x%" PRIx64 ")",
                         w->addr);
         p.kind = TM_ET_F0_BC;
         p.branch_count = (uint32_t)(w->pbc - 31);
@@ -321,7 +329,7 @@ static int branch(tm_et_encoder *e, uint32_t tid, uint64_t pc, int taken)
         memset(&p, 0, sizeof p);
         p.kind = TM_ET_F0_BC;
         if (h->pbc - 31 >= 0xFFFFFFFFull)
-            return fail(e, TM_ERR_STATE, "2^32 correctly predicted branches in a row (at 0x%" PRIx64 ")", tid, pc);
+            return fail(e, TM_ERR_STATE, tid, "2^32 correctly predicted branches in a row (at 0x%" PRIx64 ")", pc);
         p.branch_count = (uint32_t)(h->pbc - 31);
         walk_reset(h);
         h->last_rep = 1;
@@ -492,8 +500,8 @@ static const scan_ent *scan_run(tm_et_encoder *e, uint32_t tid, const tmc_record
                 else if (r->bytes == 4 * r->count || r->bytes == 2 * r->count)
                     n.last = r->pc + r->bytes - r->bytes / r->count;
                 else {
-                    fail(e, TM_ERR_ARG, "a run at 0x%" PRIx64 " of instructions of different lengths needs the "
-                         "code", tid, r->pc);
+                    fail(e, TM_ERR_ARG, tid, "a run at 0x%" PRIx64 " of instructions of different lengths needs the "
+                         "code", r->pc);
                     return NULL;
                 }
             } else {
@@ -505,7 +513,7 @@ static const scan_ent *scan_run(tm_et_encoder *e, uint32_t tid, const tmc_record
                     unsigned long long t = 0;
                     int kind = c ? tm_rv_op(c, avail > 4 ? 4 : (unsigned)avail, a, &len, &t) : TM_RV_OTHER;
                     if (!c || !len) {
-                        fail(e, TM_ERR_FORMAT, "no code for the instruction at 0x%" PRIx64, tid, a);
+                        fail(e, TM_ERR_FORMAT, tid, "no code for the instruction at 0x%" PRIx64, a);
                         return NULL;
                     }
                     if (kind == TM_RV_SYSCALL) {
@@ -513,7 +521,7 @@ static const scan_ent *scan_run(tm_et_encoder *e, uint32_t tid, const tmc_record
                             size_t cap = e->ecap ? e->ecap * 2 : 1024;
                             uint64_t *q = realloc(e->ecalls, cap * sizeof *q);
                             if (!q) {
-                                fail(e, TM_ERR_NOMEM, "out of memory%.0" PRIx64, tid, 0);
+                                fail(e, TM_ERR_NOMEM, tid, "out of memory");
                                 return NULL;
                             }
                             e->ecalls = q;
@@ -526,7 +534,7 @@ static const scan_ent *scan_run(tm_et_encoder *e, uint32_t tid, const tmc_record
                     a += len;
                 }
                 if (a != r->pc + r->bytes) {
-                    fail(e, TM_ERR_FORMAT, "the code of the run at 0x%" PRIx64 " does not have its length", tid,
+                    fail(e, TM_ERR_FORMAT, tid, "the code of the run at 0x%" PRIx64 " does not have its length",
                          r->pc);
                     return NULL;
                 }
@@ -550,7 +558,7 @@ int tm_et_encoder_put(tm_et_encoder *e, const tmc_record *r, char *err, size_t e
     if (r->type == TMC_MODULE || r->type == TMC_MEM)
         return TM_OK;
     if (r->tid >= e->threads)
-        return fail(e, TM_ERR_FORMAT, "thread id out of range%.0" PRIx64, r->tid, 0);
+        return fail(e, TM_ERR_FORMAT, r->tid, "thread id out of range");
     if (r->cycle + 1 > e->st.cycles)
         e->st.cycles = r->cycle + 1;
     uint32_t tid = r->tid;
@@ -578,7 +586,7 @@ int tm_et_encoder_put(tm_et_encoder *e, const tmc_record *r, char *err, size_t e
         static const int km[TMC_NCLASSES] = {K_COND, K_JUMP, K_CALL, K_IJUMP, K_ICALL, K_RET};
         e->st.instructions++;
         if (r->bclass >= TMC_NCLASSES)
-            return fail(e, TM_ERR_FORMAT, "branch class out of range at 0x%" PRIx64, tid, r->pc);
+            return fail(e, TM_ERR_FORMAT, tid, "branch class out of range at 0x%" PRIx64, r->pc);
         if ((rc = resync(e, tid)) == TM_OK)
             rc = retire(e, tid, r->pc, km[r->bclass], r->taken, r->target, r->len);
         break;

@@ -117,7 +117,8 @@ static void mem_free(memset_ *m)
 }
 
 int tm_et_verify_buffers(const tm_et_opts *o, uint32_t threads, const uint8_t *const *p, const size_t *n,
-                         const char *const *names, const char *tmc, uint64_t *checked, uint64_t *harts, char *err, size_t errlen)
+                         const char *const *names, const char *tmc, uint64_t *checked, uint64_t *harts, char *err,
+                         size_t errlen)
 {
     tm_et_verifier *v = NULL;
     tmc_reader *r = NULL;

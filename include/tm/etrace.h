@@ -199,7 +199,8 @@ void tm_et_verifier_free(tm_et_verifier *v);
  * with *CHECKED instructions of *HARTS harts, or TM_ERR_MISMATCH / an
  * error with ERR. */
 int tm_et_verify_buffers(const tm_et_opts *o, uint32_t threads, const uint8_t *const *p, const size_t *n,
-                         const char *const *names, const char *tmc, uint64_t *checked, uint64_t *harts, char *err, size_t errlen);
+                         const char *const *names, const char *tmc, uint64_t *checked, uint64_t *harts, char *err,
+                         size_t errlen);
 
 /* ---- files and the pass (std/etrace_file.c) ---- */
 typedef struct tm_et_image tm_et_image;
