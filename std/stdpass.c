@@ -63,6 +63,8 @@ static const std_ops *standard_of(int isa)
     switch (isa) {
     case TM_ISA_X86_64:
         return &std_pt_ops;
+    case TM_ISA_RV64:
+        return &std_etrace_ops;
     default:
         return NULL;
     }
