@@ -154,9 +154,12 @@ uint32_t tm_stdcmp_cores(const char *tmc, uint32_t threads)
     uint32_t top = 0;
     char err[256];
     int g = tmc_reader_open(tmc, &r, err, sizeof err);
-    while (g == TM_OK && (g = tmc_reader_next(r, &rr)) == 1)
-        if (rr.type == TMC_START && rr.tid + 1 > top)
-            top = rr.tid + 1;
+    /* (the loop once tested g == TM_OK, which the first record's 1 ended:
+     * every stream counted as THREADS cores) */
+    if (g == TM_OK)
+        while ((g = tmc_reader_next(r, &rr)) == 1)
+            if (rr.type == TMC_START && rr.tid + 1 > top)
+                top = rr.tid + 1;
     tmc_reader_close(r);
     return top && g == 0 ? top : threads;
 }

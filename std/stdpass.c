@@ -65,6 +65,8 @@ static const std_ops *standard_of(int isa)
         return &std_pt_ops;
     case TM_ISA_AARCH64:
         return &std_etm4_ops;
+    case TM_ISA_RV64:
+        return &std_etrace_ops;
     default:
         return NULL;
     }

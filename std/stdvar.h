@@ -65,5 +65,6 @@ int std_write_cb(void *arg, uint32_t tid, const uint8_t *p, size_t n);
 
 extern const std_ops std_pt_ops;
 extern const std_ops std_etm4_ops;
+extern const std_ops std_etrace_ops;
 
 #endif

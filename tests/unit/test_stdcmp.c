@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "genstream.h"
+#include "tm/gen.h"
 #include "tm/model.h"
 #include "tm/pred.h"
 #include "tm/stdcmp.h"
@@ -106,4 +108,28 @@ Test(stdcmp, lossy_row_says_so)
     cr_assert_not_null(strstr(buf, "verified"));
     cr_assert_not_null(strstr(buf, "  2.00x"), "%s", buf);
     free(buf);
+}
+
+/* The cores that ran: one more than the highest thread id that started,
+ * not the header's thread count (the bug this caught: the loop stopped at
+ * the first record and every stream counted as its header's threads, so
+ * tm pt --compare's and tm std's Ti fields had log2 of that). */
+Test(stdcmp, cores_that_ran)
+{
+    char path[64] = "/tmp/tm-stdcmp-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    tm_gen_cfg g;
+    tm_gen_cfg_default(&g);
+    g.threads = 3;
+    g.insns = 5000;
+    char err[256];
+    tmc_writer *w = NULL;
+    cr_assert_eq(tmc_writer_open(path, 8, 0, &w, NULL, 0), TM_OK); /* a header of 8 thread ids */
+    cr_assert_eq(tm_gen_run(&g, w, NULL, NULL, err, sizeof err), TM_OK, "%s", err);
+    cr_assert_eq(tmc_writer_close(w), TM_OK);
+    cr_assert_eq(tm_stdcmp_cores(path, 8), 3);
+    cr_assert_eq(tm_stdcmp_cores("/nonexistent.tmc", 8), 8); /* unreadable: the header's count */
+    unlink(path);
 }

@@ -20,6 +20,7 @@ int cmd_record(int argc, char **argv);
 int cmd_study(int argc, char **argv);
 int cmd_pt(int argc, char **argv);
 int cmd_etm4(int argc, char **argv);
+int cmd_etrace(int argc, char **argv);
 int cmd_std(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 

@@ -17,6 +17,7 @@ static const struct {
     {"record", cmd_record, "run a program under Valgrind and trace it: -> .tmt (+ .tmc)"},
     {"pt", cmd_pt, "Intel PT on the same execution (libipt): encode, verify, compare the bits"},
     {"etm4", cmd_etm4, "ARM ETMv4 on the same AArch64 execution (OpenCSD): encode, verify, compare the bits"},
+    {"etrace", cmd_etrace, "RISC-V E-Trace on the same execution: encode, verify, the extensions' bits"},
     {"std", cmd_std, "the ISA's trace standard (PT, ETMv4, E-Trace) beside the trace module, verified"},
     {"config", cmd_config, "the manifest of named configurations: tiers, options, RTL parameters"},
     {"study", cmd_study, "a bandwidth study: programs x thread counts x configurations -> report"},

@@ -1,0 +1,517 @@
+/* tm — E-Trace streams as files BASE.T<n>.ete, the module map's code, and
+ * tm etrace's pass: the main encoding, every combination of the extensions
+ * and the trace module's rows in one read of the commit stream, then their
+ * verification in one more (include/tm/etrace.h).  Nothing here prints
+ * except the report functions, to the FILE they are given. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tm/etrace.h"
+#include "tm/image.h"
+#include "tm/isa.h"
+#include "tm/out.h"
+#include "tm/status.h"
+#include "tm/stdcmp.h"
+#include "tm/tmc.h"
+
+struct tm_et_image {
+    tm_image *im;
+};
+
+int tm_et_image_beside(const char *src, const char *modules, const char *vdso, tm_et_image **out, char *err,
+                       size_t errlen)
+{
+    char dm[PATH_MAX], dv[PATH_MAX];
+    *out = NULL;
+    size_t l = strlen(src);
+    if (l > 4 && !strcmp(src + l - 4, ".tmc"))
+        l -= 4;
+    if (l + 9 > sizeof dm)
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", src);
+    memcpy(dm, src, l);
+    strcpy(dm + l, ".modules");
+    memcpy(dv, src, l);
+    strcpy(dv + l, ".vdso");
+    if (!modules) {
+        if (access(dm, R_OK) != 0)
+            return tm_errf(TM_ERR_IO, err, errlen, "%s: no module map %s beside it (--modules FILE)", src, dm);
+        modules = dm;
+    }
+    if (!vdso && access(dv, R_OK) == 0)
+        vdso = dv;
+    tm_et_image *p = calloc(1, sizeof *p);
+    if (!p)
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+    tm_image_opts o = {modules, vdso, 0, TM_ISA_RV64};
+    int rc = tm_image_load(&o, &p->im, err, errlen);
+    if (rc != TM_OK) {
+        free(p);
+        return rc;
+    }
+    *out = p;
+    return TM_OK;
+}
+
+const uint8_t *tm_et_image_code(void *arg, uint64_t addr, size_t *avail)
+{
+    return tm_image_code(((tm_et_image *)arg)->im, addr, avail);
+}
+
+void tm_et_image_free(tm_et_image *im)
+{
+    if (!im)
+        return;
+    tm_image_free(im->im);
+    free(im);
+}
+
+int tm_et_file_name(char *buf, size_t n, const char *base, uint32_t tid)
+{
+    return snprintf(buf, n, "%s.T%" PRIu32 ".ete", base, tid) >= (int)n ? -1 : 0;
+}
+
+/* ---- in-memory streams ---- */
+typedef struct membuf {
+    uint8_t *p;
+    size_t n, cap;
+} membuf;
+
+typedef struct memset_ {
+    membuf *b;
+    uint32_t threads;
+} memset_;
+
+static int mem_write(void *arg, uint32_t tid, const uint8_t *p, size_t n)
+{
+    memset_ *m = arg;
+    if (tid >= m->threads)
+        return -1;
+    membuf *b = &m->b[tid];
+    if (b->n + n > b->cap) {
+        size_t c = b->cap ? b->cap : 65536;
+        while (c < b->n + n)
+            c *= 2;
+        uint8_t *q = realloc(b->p, c);
+        if (!q)
+            return -1;
+        b->p = q;
+        b->cap = c;
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+    return 0;
+}
+
+static void mem_free(memset_ *m)
+{
+    if (!m->b)
+        return;
+    for (uint32_t t = 0; t < m->threads; t++)
+        free(m->b[t].p);
+    free(m->b);
+    m->b = NULL;
+}
+
+int tm_et_verify_buffers(const tm_et_opts *o, uint32_t threads, const uint8_t *const *p, const size_t *n,
+                         const char *const *names, const char *tmc, uint64_t *checked, uint64_t *harts, char *err,
+                         size_t errlen)
+{
+    tm_et_verifier *v = NULL;
+    tmc_reader *r = NULL;
+    char (*nm)[24] = calloc(threads, sizeof *nm);
+    if (!nm)
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+    int rc = tm_et_verifier_new(o, threads, &v, err, errlen);
+    if (rc != TM_OK) {
+        free(nm);
+        return rc;
+    }
+    for (uint32_t t = 0; t < threads; t++)
+        if (p[t]) {
+            snprintf(nm[t], sizeof nm[t], "T%" PRIu32, t);
+            tm_et_verifier_set(v, t, p[t], n[t], names ? names[t] : nm[t]);
+        }
+    if ((rc = tmc_reader_open(tmc, &r, err, errlen)) != TM_OK) {
+        tm_et_verifier_free(v);
+        free(nm);
+        return rc;
+    }
+    tmc_record rec;
+    int k;
+    while (rc == TM_OK && (k = tmc_reader_next(r, &rec)) > 0)
+        rc = tm_et_verifier_put(v, &rec, err, errlen);
+    if (rc == TM_OK && k < 0)
+        rc = tm_errf(k, err, errlen, "%s", tmc_reader_error(r));
+    if (rc == TM_OK)
+        rc = tm_et_verifier_finish(v, err, errlen);
+    *checked = tm_et_verifier_checked(v);
+    *harts = tm_et_verifier_threads(v);
+    tmc_reader_close(r);
+    tm_et_verifier_free(v);
+    free(nm);
+    return rc;
+}
+
+/* ---- the pass ---- */
+
+static void variant_name(char *buf, size_t n, const tm_et_opts *o)
+{
+    int k = snprintf(buf, n, "E-Trace");
+    if (o->implicit_return)
+        k += snprintf(buf + k, n - (size_t)k, " ir");
+    if (o->bp_log2)
+        k += snprintf(buf + k, n - (size_t)k, " bp%u", o->bp_log2);
+    if (o->jtc_log2)
+        snprintf(buf + k, n - (size_t)k, " jtc%u", o->jtc_log2);
+}
+
+typedef struct enc_slot {
+    tm_et_encoder *e;
+    memset_ m;
+    tm_et_verifier *v;
+    int failed;
+} enc_slot;
+
+static int slot_new(enc_slot *s, const tm_et_opts *o, uint32_t threads, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->m.threads = threads;
+    if (!(s->m.b = calloc(threads, sizeof *s->m.b)))
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+    tm_et_opts eo = *o;
+    eo.write = mem_write;
+    eo.write_arg = &s->m;
+    return tm_et_encoder_new(&eo, threads, &s->e, err, errlen);
+}
+
+static void slot_free(enc_slot *s)
+{
+    tm_et_encoder_free(s->e);
+    tm_et_verifier_free(s->v);
+    mem_free(&s->m);
+}
+
+static int write_files(const char *base, const memset_ *m, char *err, size_t errlen)
+{
+    char name[PATH_MAX];
+    for (uint32_t t = 0; t < m->threads; t++) {
+        if (tm_et_file_name(name, sizeof name, base, t))
+            return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
+        if (!m->b[t].n) {
+            unlink(name); /* a stale stream of an earlier run */
+            continue;
+        }
+        FILE *f = fopen(name, "wbe");
+        if (!f)
+            return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno));
+        size_t w = fwrite(m->b[t].p, 1, m->b[t].n, f);
+        int bad = w != m->b[t].n || ferror(f);
+        if (fclose(f) || bad)
+            return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno ? errno : EIO));
+    }
+    return TM_OK;
+}
+
+int tm_et_pass(const tm_et_pass_opts *o, tm_et_pass_result *res, char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    tmc_reader *r = NULL;
+    int rc = tmc_reader_open(o->tmc, &r, err, errlen);
+    if (rc != TM_OK)
+        return rc;
+    if (tmc_reader_isa(r) != TM_ISA_RV64) {
+        int isa = tmc_reader_isa(r);
+        tmc_reader_close(r);
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: the commit stream is of a program for %s: E-Trace is RISC-V's",
+                       o->tmc, tm_isa_name(isa));
+    }
+    uint32_t threads = tmc_reader_threads(r);
+    res->threads = threads;
+    enc_slot main_s, var[TM_ET_VARIANTS];
+    size_t nvar = 0;
+    tm_stdcmp *cmp = NULL;
+    memset(&main_s, 0, sizeof main_s);
+    memset(var, 0, sizeof var);
+    rc = slot_new(&main_s, &o->et, threads, err, errlen);
+    if (o->variants || o->compare) {
+        for (unsigned i = 0; i < TM_ET_VARIANTS && rc == TM_OK; i++) {
+            tm_et_variant *vv = &res->var[i];
+            vv->o = o->et;
+            vv->o.implicit_return = (i >> 2) & 1;
+            vv->o.bp_log2 = (i >> 1) & 1 ? o->var_bp_log2 : 0;
+            vv->o.jtc_log2 = i & 1 ? o->var_jtc_log2 : 0;
+            vv->o.write = NULL;
+            vv->verified = -1;
+            variant_name(vv->name, sizeof vv->name, &vv->o);
+            vv->storage_bits = tm_et_storage_bits(&vv->o);
+            rc = slot_new(&var[i], &vv->o, threads, err, errlen);
+            nvar++;
+        }
+    }
+    res->nvar = nvar;
+    if (rc == TM_OK && o->compare)
+        rc = tm_stdcmp_new(threads, tm_stdcmp_cores(o->tmc, threads), &cmp, err, errlen);
+    tmc_record rec;
+    int k = 0;
+    while (rc == TM_OK && (k = tmc_reader_next(r, &rec)) > 0) {
+        rc = tm_et_encoder_put(main_s.e, &rec, err, errlen);
+        for (size_t i = 0; i < nvar && rc == TM_OK; i++)
+            rc = tm_et_encoder_put(var[i].e, &rec, err, errlen);
+        if (rc == TM_OK && cmp)
+            rc = tm_stdcmp_put(cmp, &rec, err, errlen);
+    }
+    if (rc == TM_OK && k < 0)
+        rc = tm_errf(k, err, errlen, "%s", tmc_reader_error(r));
+    tmc_reader_close(r);
+    r = NULL;
+    if (rc == TM_OK)
+        rc = tm_et_encoder_finish(main_s.e, err, errlen);
+    for (size_t i = 0; i < nvar && rc == TM_OK; i++)
+        rc = tm_et_encoder_finish(var[i].e, err, errlen);
+    if (rc == TM_OK && cmp)
+        rc = tm_stdcmp_finish(cmp, err, errlen);
+    if (rc == TM_OK) {
+        res->st = *tm_et_encoder_stats(main_s.e);
+        for (size_t i = 0; i < nvar; i++)
+            res->var[i].st = *tm_et_encoder_stats(var[i].e);
+    }
+    if (rc == TM_OK && o->base)
+        rc = write_files(o->base, &main_s.m, err, errlen);
+    /* verification: one more read, every verifier fed each record */
+    if (rc == TM_OK && (o->verify || nvar)) {
+        enc_slot *all[TM_ET_VARIANTS + 1];
+        const tm_et_opts *opt[TM_ET_VARIANTS + 1];
+        size_t na = 0;
+        if (o->verify) {
+            all[na] = &main_s;
+            opt[na++] = &o->et;
+        }
+        for (size_t i = 0; i < nvar; i++) {
+            all[na] = &var[i];
+            opt[na++] = &res->var[i].o;
+        }
+        for (size_t i = 0; i < na && rc == TM_OK; i++) {
+            rc = tm_et_verifier_new(opt[i], threads, &all[i]->v, err, errlen);
+            for (uint32_t t = 0; t < threads && rc == TM_OK; t++)
+                if (all[i]->m.b[t].n)
+                    tm_et_verifier_set(all[i]->v, t, all[i]->m.b[t].p, all[i]->m.b[t].n, "its stream");
+        }
+        if (rc == TM_OK)
+            rc = tmc_reader_open(o->tmc, &r, err, errlen);
+        char why[256];
+        while (rc == TM_OK && (k = tmc_reader_next(r, &rec)) > 0) {
+            for (size_t i = 0; i < na; i++) {
+                if (all[i]->failed)
+                    continue;
+                int vr = tm_et_verifier_put(all[i]->v, &rec, why, sizeof why);
+                if (vr != TM_OK) {
+                    all[i]->failed = 1;
+                    if (all[i] == &main_s)
+                        rc = tm_errf(vr, err, errlen, "%s", why);
+                    else
+                        tm_err_set(res->var[all[i] - var].why, sizeof res->var[0].why, why);
+                }
+            }
+        }
+        if (rc == TM_OK && k < 0)
+            rc = tm_errf(k, err, errlen, "%s", tmc_reader_error(r));
+        for (size_t i = 0; i < na && rc == TM_OK; i++) {
+            if (!all[i]->failed) {
+                int vr = tm_et_verifier_finish(all[i]->v, why, sizeof why);
+                if (vr != TM_OK) {
+                    all[i]->failed = 1;
+                    if (all[i] == &main_s)
+                        rc = tm_errf(vr, err, errlen, "%s", why);
+                    else
+                        tm_err_set(res->var[all[i] - var].why, sizeof res->var[0].why, why);
+                }
+            }
+            if (all[i] == &main_s) {
+                res->verified = tm_et_verifier_checked(main_s.v);
+                res->vthreads = tm_et_verifier_threads(main_s.v);
+            } else {
+                res->var[all[i] - var].verified = !all[i]->failed;
+            }
+        }
+        tmc_reader_close(r);
+    }
+    if (rc == TM_OK && cmp) {
+        size_t nm = tm_stdcmp_nrows(cmp);
+        tm_std_row *rows = calloc(nvar + nm, sizeof *rows);
+        if (!rows) {
+            rc = tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+        } else {
+            for (size_t i = 0; i < nvar; i++) {
+                snprintf(rows[i].name, sizeof rows[i].name, "%s", res->var[i].name);
+                snprintf(rows[i].kind, sizeof rows[i].kind, "standard");
+                rows[i].bits = (double)res->var[i].st.total_bytes * 8;
+                rows[i].storage_bits = res->var[i].storage_bits;
+                rows[i].verified = res->var[i].verified;
+            }
+            tm_stdcmp_rows(cmp, rows + nvar);
+            res->rows = rows;
+            res->nrows = nvar + nm;
+        }
+    }
+    tm_stdcmp_free(cmp);
+    slot_free(&main_s);
+    for (size_t i = 0; i < nvar; i++)
+        slot_free(&var[i]);
+    return rc;
+}
+
+void tm_et_pass_result_free(tm_et_pass_result *r)
+{
+    free(r->rows);
+    r->rows = NULL;
+    r->nrows = 0;
+}
+
+int tm_et_check(const char *tmc, const char *base, const tm_et_opts *o, uint64_t *checked, uint64_t *threads,
+                char *err, size_t errlen)
+{
+    *checked = *threads = 0;
+    tmc_reader *r = NULL;
+    int rc = tmc_reader_open(tmc, &r, err, errlen);
+    if (rc != TM_OK)
+        return rc;
+    int isa = tmc_reader_isa(r);
+    uint32_t nt = tmc_reader_threads(r);
+    tmc_reader_close(r);
+    if (isa != TM_ISA_RV64)
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: the commit stream is of a program for %s: E-Trace is RISC-V's",
+                       tmc, tm_isa_name(isa));
+    uint8_t **p = calloc(nt, sizeof *p);
+    size_t *n = calloc(nt, sizeof *n);
+    char **names = calloc(nt, sizeof *names);
+    if (!p || !n || !names) {
+        free(p);
+        free(n);
+        free(names);
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+    }
+    char name[PATH_MAX];
+    for (uint32_t t = 0; t < nt && rc == TM_OK; t++) {
+        if (tm_et_file_name(name, sizeof name, base, t)) {
+            rc = tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
+            break;
+        }
+        FILE *f = fopen(name, "rbe");
+        if (!f) {
+            if (errno != ENOENT)
+                rc = tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno));
+            continue;
+        }
+        membuf b = {NULL, 0, 0};
+        uint8_t chunk[65536];
+        size_t k;
+        memset_ m = {&b, 1};
+        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+            if (mem_write(&m, 0, chunk, k)) {
+                rc = tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+                break;
+            }
+        if (ferror(f) && rc == TM_OK)
+            rc = tm_errf(TM_ERR_IO, err, errlen, "%s: read error", name);
+        fclose(f);
+        p[t] = b.p ? b.p : (uint8_t *)calloc(1, 1);
+        n[t] = b.n;
+        names[t] = strdup(name);
+    }
+    if (rc == TM_OK)
+        rc = tm_et_verify_buffers(o, nt, (const uint8_t *const *)p, n, (const char *const *)names, tmc, checked,
+                                  threads, err, errlen);
+    for (uint32_t t = 0; t < nt; t++) {
+        free(p[t]);
+        free(names[t]);
+    }
+    free(names);
+    free(p);
+    free(n);
+    return rc;
+}
+
+/* ---- reports ---- */
+
+static double per(uint64_t bits, uint64_t n)
+{
+    return n ? (double)bits / (double)n : 0.0;
+}
+
+static void opts_str(char *buf, size_t n, const tm_et_opts *o)
+{
+    char bp[32], jtc[32];
+    snprintf(bp, sizeof bp, o->bp_log2 ? "2^%u entries" : "off", o->bp_log2);
+    snprintf(jtc, sizeof jtc, o->jtc_log2 ? "2^%u entries" : "off", o->jtc_log2);
+    snprintf(buf, n, "implicit return %s, branch prediction %s, jump target cache %s",
+             o->implicit_return ? "on" : "off", bp, jtc);
+}
+
+void tm_et_report_text(FILE *f, const tm_et_pass_result *r, const tm_et_opts *o)
+{
+    const tm_et_stats *s = &r->st;
+    char ob[160];
+    opts_str(ob, sizeof ob, o);
+    fprintf(f, "E-Trace (RISC-V Efficient Trace 2.0, branch trace, U-mode): %s\n", ob);
+    fprintf(f, "%" PRIu64 " instructions on %" PRIu64 " harts, %" PRIu64 " cycles\n", s->instructions, s->threads,
+            s->cycles);
+    fprintf(f, "%-12s %12s %12s %10s\n", "packet", "count", "bytes", "bits/insn");
+    for (unsigned k = 0; k < TM_ET_NKINDS; k++)
+        fprintf(f, "%-12s %12" PRIu64 " %12" PRIu64 " %10.4f\n", tm_et_kind_name(k), s->packets[k], s->bytes[k],
+                per(s->bytes[k] * 8, s->instructions));
+    fprintf(f, "total: %" PRIu64 " bytes, %.4f bits per instruction, %.4f bits per cycle\n", s->total_bytes,
+            per(s->total_bytes * 8, s->instructions), per(s->total_bytes * 8, s->cycles));
+    fprintf(f, "storage: %" PRIu64 " bits of return stack, branch predictor and jump target cache per hart\n",
+            tm_et_storage_bits(o));
+    fprintf(f, "events: %" PRIu64 " branches (%" PRIu64 " predicted), %" PRIu64 " uninferable targets sent (%"
+               PRIu64 " as cache index), %" PRIu64 " implicit returns, %" PRIu64 " failed returns, %" PRIu64
+               " system calls, %" PRIu64 " signals, %" PRIu64 " resynchronisations\n",
+            s->branches, s->predicted, s->updiscons, s->jtc_hits, s->implicit_returns, s->failed_returns,
+            s->syscalls, s->exceptions, s->resyncs);
+    if (r->nvar && !r->nrows) {
+        fprintf(f, "%-28s %12s %10s %12s  %s\n", "variant", "bytes", "bits/insn", "storage", "verify");
+        for (size_t i = 0; i < r->nvar; i++) {
+            const tm_et_variant *v = &r->var[i];
+            fprintf(f, "%-28s %12" PRIu64 " %10.4f %12" PRIu64 "  %s\n", v->name, v->st.total_bytes,
+                    per(v->st.total_bytes * 8, v->st.instructions), v->storage_bits,
+                    v->verified == 1 ? "ok" : v->verified == 0 ? "FAILED" : "-");
+            if (v->verified == 0)
+                fprintf(f, "  %s\n", v->why);
+        }
+    }
+    if (r->nrows)
+        tm_std_table(f, (const tm_std_row *)r->rows, r->nrows, 0, s->instructions, s->cycles);
+}
+
+void tm_et_report_json(FILE *f, const tm_et_pass_result *r, const tm_et_opts *o, const char *tmc)
+{
+    const tm_et_stats *s = &r->st;
+    fprintf(f, "{\"tmc\": ");
+    tm_json_str(f, tmc);
+    fprintf(f, ", \"implicit_return\": %d, \"bp_log2\": %u, \"jtc_log2\": %u, \"storage_bits\": %" PRIu64
+               ", \"instructions\": %" PRIu64 ", \"harts\": %" PRIu64 ", \"cycles\": %" PRIu64
+               ", \"bytes\": %" PRIu64 ", \"bits_per_instruction\": %.6f, \"packets\": {",
+            o->implicit_return != 0, o->bp_log2, o->jtc_log2, tm_et_storage_bits(o), s->instructions, s->threads,
+            s->cycles, s->total_bytes, per(s->total_bytes * 8, s->instructions));
+    for (unsigned k = 0; k < TM_ET_NKINDS; k++)
+        fprintf(f, "%s\"%s\": {\"count\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", k ? ", " : "",
+                tm_et_kind_name(k), s->packets[k], s->bytes[k]);
+    fprintf(f, "}, \"verified\": %" PRIu64 ", \"variants\": [", r->verified);
+    for (size_t i = 0; i < r->nvar; i++) {
+        const tm_et_variant *v = &r->var[i];
+        fprintf(f, "%s{\"name\": \"%s\", \"bytes\": %" PRIu64 ", \"bits_per_instruction\": %.6f, "
+                   "\"storage_bits\": %" PRIu64 ", \"verified\": %d}",
+                i ? ", " : "", v->name, v->st.total_bytes, per(v->st.total_bytes * 8, v->st.instructions),
+                v->storage_bits, v->verified);
+    }
+    fprintf(f, "]");
+    if (r->nrows) {
+        fprintf(f, ", \"rows\": ");
+        tm_std_rows_json(f, (const tm_std_row *)r->rows, r->nrows, s->instructions, s->cycles);
+    }
+    fprintf(f, "}\n");
+}
