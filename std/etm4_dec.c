@@ -1,6 +1,6 @@
 /* tm — ETMv4 streams decoded by OpenCSD's full ETMv4 decoder over the
  * recording's ELF images, compared with the commit stream instruction by
- * instruction (tm/etm4.h, docs/std-etm4.md §3).
+ * instruction (tm/etm4.h, docs/standards.md §3.3).
  *
  * One OpenCSD decode tree per core (a single-source raw ETMv4 stream, no
  * formatter), memory read through a callback from tm_image (AArch64).  The

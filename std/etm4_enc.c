@@ -1,6 +1,6 @@
 /* tm — ARM ETMv4 encoder: the bytes each core's ETMv4 trace unit would
  * have written for the execution an AArch64 commit stream describes
- * (tm/etm4.h, docs/std-etm4.md).  Packet layouts: ARM IHI 0064 (ETMv4
+ * (tm/etm4.h, docs/standards.md §3).  Packet layouts: ARM IHI 0064 (ETMv4
  * architecture specification), chapter "Trace packets"; every choice that
  * the decoder has to mirror (address history, return stack) is kept as
  * OpenCSD's ETMv4 decoder keeps it, since that decoder checks the output

@@ -4,7 +4,7 @@
  * and implicit returns from the code, and the reported address at an
  * uninferable discontinuity or where the walk ends), over the recording's
  * code, compared with the commit stream instruction by instruction
- * (include/tm/etrace.h, docs/std-etrace.md).
+ * (include/tm/etrace.h, docs/standards.md §4).
  *
  * Every loop is bounded by the stream: each step consumes a packet or
  * decodes one instruction the commit stream asks for. */

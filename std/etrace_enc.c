@@ -1,6 +1,6 @@
 /* tm — RISC-V E-Trace encoder: the te_inst packets each hart's encoder
  * (branch trace, filtering to U-mode) sends for the execution a commit
- * stream describes (include/tm/etrace.h, docs/std-etrace.md).
+ * stream describes (include/tm/etrace.h, docs/standards.md §4).
  *
  * The spec's reference algorithm ("Reference Compressed Branch Trace
  * Algorithm") is applied instruction by instruction; only the

@@ -5,7 +5,7 @@
  * header byte = length 5 bits, flow 2 bits, extend 1 bit; chapter 3: E-Trace
  * with instruction trace only has no type field; one stream per hart: no
  * srcID).  One source of truth for the encoder and the decoder
- * (include/tm/etrace.h, docs/std-etrace.md). */
+ * (include/tm/etrace.h, docs/standards.md §4). */
 #include <string.h>
 #include "tm/etrace.h"
 

@@ -1,6 +1,6 @@
 /* tm — ARM ETMv4 in tm std's pass (std/stdpass.c): plain, with the return
  * stack, with timestamps and with cycle counts, as tm etm4 --compare's rows;
- * checked by OpenCSD's ETMv4 decoder (std/etm4_dec.c, docs/std-etm4.md). */
+ * checked by OpenCSD's ETMv4 decoder (std/etm4_dec.c, docs/standards.md §3). */
 #include <stdlib.h>
 #include <string.h>
 #include "tm/etm4.h"

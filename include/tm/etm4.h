@@ -1,4 +1,4 @@
-/* tm — ARM ETMv4 instruction trace on the same executions (docs/std-etm4.md).
+/* tm — ARM ETMv4 instruction trace on the same executions (docs/standards.md §3).
  *
  * The encoder turns an AArch64 commit stream into the byte stream each
  * core's ETMv4 trace unit would have written for that execution (ARM IHI
@@ -8,7 +8,7 @@
  * ETMv4 decoder over the recording's ELF images and compares the
  * instructions with the commit stream.
  *
- * What is modelled (docs/std-etm4.md §1): A-sync + Trace Info + Address with
+ * What is modelled (docs/standards.md §3.1): A-sync + Trace Info + Address with
  * Context at each core's start and every sync_period bytes; Trace On after
  * trace left the traced region (a system call, a signal); Exception packets
  * (SVC: Call; a signal's kernel entry: IRQ) with the preferred return

@@ -74,7 +74,7 @@ const char *tm_et_kind_name(unsigned k);
 /* ---- packets (std/etrace_pkt.c): the field tables of the spec, one source
  * of truth for the encoder and the decoder ---- */
 
-/* Static parameters of the modelled encoder (docs/std-etrace.md). */
+/* Static parameters of the modelled encoder (docs/standards.md §4). */
 #define TM_ET_IADDR_BITS 63u   /* iaddress_width_p 64 - iaddress_lsb_p 1 */
 #define TM_ET_PRIV_BITS 2u     /* privilege_width_p */
 #define TM_ET_ECAUSE_BITS 6u   /* ecause_width_p */

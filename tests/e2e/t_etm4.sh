@@ -2,7 +2,7 @@
 # tier: test
 # tm etm4 end to end: ARM ETMv4 instruction trace written from AArch64
 # recordings made under QEMU, proved by OpenCSD's full ETMv4 decoder against
-# the commit stream (docs/std-etm4.md).
+# the commit stream (docs/standards.md §3).
 # 1. The project's AArch64 programs (make isa-own-aarch64: mt_pthread 4,
 #    qsignals, forkwork 2 2000, qwork 4 20) recorded with tm record
 #    --frontend qemu --threads 8 --commit; tm etm4 IN.tmc -o BASE --verify

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tier: test
-# tm etrace end to end: RISC-V E-Trace (docs/std-etrace.md) written from
+# tm etrace end to end: RISC-V E-Trace (docs/standards.md §4) written from
 # real RISC-V recordings and proved by the decoder against the commit
 # stream.
 # 1. The project's RISC-V programs (make isa-own-riscv64) under QEMU with

@@ -1,7 +1,7 @@
 /* tm etm4 — ARM ETMv4 on the same execution: encode an AArch64 commit
  * stream into one raw ETMv4 stream per core, decode them with OpenCSD and
  * compare with the commit stream, and compare the bits with the trace
- * module's in the same pass (tm/etm4.h, docs/std-etm4.md). */
+ * module's in the same pass (tm/etm4.h, docs/standards.md §3). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -24,7 +24,7 @@ static void usage(FILE *f)
             "\n"
             "The ARM ETMv4 instruction trace each core's trace unit would have written for the\n"
             "execution of IN.tmc (an AArch64 recording; user-only tracing, as perf's cs_etm//u):\n"
-            "one raw ETMv4 stream per core, no formatter frames (docs/std-etm4.md).\n"
+            "one raw ETMv4 stream per core, no formatter frames (docs/standards.md §3).\n"
             "\n"
             "  -o BASE              the outputs BASE.T<n>.etm\n"
             "  --return-stack       TRCCONFIGR.RS: returns the return stack predicts carry no address\n"

@@ -2,7 +2,7 @@
  * encode a RISC-V commit stream into one te_inst stream per hart, decode it
  * over the recording's code and compare with the commit stream, every
  * combination of the efficiency extensions in one pass, and the trace
- * module's encodings beside them (tm/etrace.h, docs/std-etrace.md). */
+ * module's encodings beside them (tm/etrace.h, docs/standards.md §4). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -23,7 +23,7 @@ static void usage(FILE *f)
             "\n"
             "The RISC-V Efficient Trace (E-Trace 2.0 branch trace, filtering to U-mode) each hart's encoder\n"
             "would send for the execution of IN.tmc (a RISC-V recording), te_inst packets with sign-based\n"
-            "compression in the E-Trace encapsulation (docs/std-etrace.md).\n"
+            "compression in the E-Trace encapsulation (docs/standards.md §4).\n"
             "\n"
             "  -o BASE              the outputs BASE.T<n>.ete (one stream per hart)\n"
             "  --implicit-return    returns the return-address stack predicts are not sent\n"
