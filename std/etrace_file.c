@@ -62,35 +62,15 @@ int tm_et_file_name(char *buf, size_t n, const char *base, uint32_t tid)
 }
 
 /* ---- in-memory streams ---- */
-typedef struct membuf {
-    uint8_t *p;
-    size_t n, cap;
-} membuf;
-
 typedef struct memset_ {
-    membuf *b;
+    tm_stdfile_mem *b;
     uint32_t threads;
 } memset_;
 
 static int mem_write(void *arg, uint32_t tid, const uint8_t *p, size_t n)
 {
     memset_ *m = arg;
-    if (tid >= m->threads)
-        return -1;
-    membuf *b = &m->b[tid];
-    if (b->n + n > b->cap) {
-        size_t c = b->cap ? b->cap : 65536;
-        while (c < b->n + n)
-            c *= 2;
-        uint8_t *q = realloc(b->p, c);
-        if (!q)
-            return -1;
-        b->p = q;
-        b->cap = c;
-    }
-    memcpy(b->p + b->n, p, n);
-    b->n += n;
-    return 0;
+    return tid < m->threads ? tm_stdfile_mem_put(&m->b[tid], p, n) : -1;
 }
 
 static void mem_free(memset_ *m)

@@ -20,6 +20,24 @@ int tm_stdfile_name(char *buf, size_t n, const char *base, uint32_t tid, const c
     return snprintf(buf, n, "%s.T%" PRIu32 ".%s", base, tid, ext) >= (int)n ? -1 : 0;
 }
 
+int tm_stdfile_mem_put(tm_stdfile_mem *b, const uint8_t *p, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n)
+            cap *= 2;
+        uint8_t *q = realloc(b->p, cap);
+        if (!q)
+            return -1;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+    b->used = 1;
+    return 0;
+}
+
 int tm_stdfile_beside(const char *src, const char **modules, const char **vdso, char *mods, char *vdso_buf,
                       size_t n, const char *hint, char *err, size_t errlen)
 {

@@ -17,31 +17,10 @@
 
 /* ---- the variants' packets, per core ---- */
 
-static int keep(void *arg, uint32_t tid, const uint8_t *p, size_t n)
-{
-    std_variant *v = arg;
-    if (tid >= v->threads)
-        return -1;
-    std_buf *b = &v->buf[tid];
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n)
-            cap *= 2;
-        uint8_t *q = realloc(b->p, cap);
-        if (!q)
-            return -1;
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, p, n);
-    b->n += n;
-    b->used = 1;
-    return 0;
-}
-
 int std_write_cb(void *arg, uint32_t tid, const uint8_t *p, size_t n)
 {
-    return keep(arg, tid, p, n);
+    std_variant *v = arg;
+    return tid < v->threads ? tm_stdfile_mem_put(&v->buf[tid], p, n) : -1;
 }
 
 static void variant_free(std_variant *v)

@@ -155,7 +155,7 @@ size_t tm_etm4_addr_packet(uint64_t a, const uint64_t *h, unsigned nh, uint8_t *
 /* Address with Context (long 64-bit IS0, EL0, AArch64, Non-secure): 10 bytes. */
 size_t tm_etm4_addr_ctxt_packet(uint64_t a, uint8_t *p);
 
-/* ---- files BASE.T<n>.etm ---- */
+/* ---- files BASE.T<n>.etm (tm/stdfile.h with "etm") ---- */
 int tm_etm4_file_name(char *buf, size_t n, const char *base, uint32_t tid);
 typedef tm_stdfile_files tm_etm4_files;
 /* Loads BASE.T<n>.etm for n < THREADS (those that exist); none is an error

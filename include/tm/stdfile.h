@@ -22,6 +22,15 @@ typedef struct tm_stdfile_buf {
     const char *name;    /* for messages (the file) */
 } tm_stdfile_buf;
 
+/* One core's stream kept in memory (tm std's variants, tm etrace's). */
+typedef struct tm_stdfile_mem {
+    uint8_t *p;
+    size_t n, cap;
+    int used;            /* the core wrote at least once */
+} tm_stdfile_mem;
+/* N bytes at P appended to B: 0, or -1 out of memory. */
+int tm_stdfile_mem_put(tm_stdfile_mem *b, const uint8_t *p, size_t n);
+
 /* BASE.T<TID>.EXT into BUF: 0, or -1 if it does not fit. */
 int tm_stdfile_name(char *buf, size_t n, const char *base, uint32_t tid, const char *ext);
 
