@@ -162,22 +162,14 @@ static void slot_free(enc_slot *s)
     mem_free(&s->m);
 }
 
-/* BASE.T<n>.ete of every hart that sent packets (tm/stdfile.h's writer);
- * those of an earlier run's other harts removed. */
+/* BASE.T<n>.ete of every hart that sent packets (the encoder writes none
+ * empty); those of an earlier run's other harts removed. */
 static int write_files(const char *base, const memset_ *m, char *err, size_t errlen)
 {
     char name[PATH_MAX];
     if (m->threads && tm_et_file_name(name, sizeof name, base, m->threads - 1))
         return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
-    tm_stdfile_writer *w = NULL;
-    int rc = tm_stdfile_writer_new(base, "ete", m->threads, NULL, &w, err, errlen);
-    for (uint32_t t = 0; t < m->threads && rc == TM_OK; t++)
-        if (m->b[t].n)
-            rc = tm_stdfile_write_core(w, t, m->b[t].p, m->b[t].n, err, errlen);
-    if (rc == TM_OK)
-        rc = tm_stdfile_writer_finish(w, err, errlen);
-    tm_stdfile_writer_free(w);
-    return rc;
+    return tm_stdfile_write_mem(base, "ete", m->threads, m->b, NULL, err, errlen);
 }
 
 /* The verifier of S failed with VR, WHY: the main encoding's failure is

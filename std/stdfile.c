@@ -211,11 +211,6 @@ int tm_stdfile_writer_failed(const tm_stdfile_writer *w, char *err, size_t errle
     return w->failed;
 }
 
-int tm_stdfile_write_core(tm_stdfile_writer *w, uint32_t tid, const uint8_t *p, size_t n, char *err, size_t errlen)
-{
-    return tm_stdfile_write(w, tid, p, n) ? tm_stdfile_writer_failed(w, err, errlen) : TM_OK;
-}
-
 int tm_stdfile_writer_finish(tm_stdfile_writer *w, char *err, size_t errlen)
 {
     for (uint32_t t = 0; t < w->threads; t++) {
@@ -244,6 +239,20 @@ int tm_stdfile_writer_finish(tm_stdfile_writer *w, char *err, size_t errlen)
             return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot remove this earlier output: %s", name, strerror(errno));
     }
     return TM_OK;
+}
+
+int tm_stdfile_write_mem(const char *base, const char *ext, uint32_t threads, const tm_stdfile_mem *b,
+                         const char *const *inputs, char *err, size_t errlen)
+{
+    tm_stdfile_writer *w = NULL;
+    int rc = tm_stdfile_writer_new(base, ext, threads, inputs, &w, err, errlen);
+    for (uint32_t t = 0; t < threads && rc == TM_OK; t++)
+        if (b[t].used && tm_stdfile_write(w, t, b[t].p, b[t].n))
+            rc = tm_stdfile_writer_failed(w, err, errlen);
+    if (rc == TM_OK)
+        rc = tm_stdfile_writer_finish(w, err, errlen);
+    tm_stdfile_writer_free(w);
+    return rc;
 }
 
 void tm_stdfile_writer_free(tm_stdfile_writer *w)

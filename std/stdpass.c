@@ -60,15 +60,7 @@ static int write_files(const std_variant *v, const char *base, const char *ext, 
     const char *inputs[] = {tmc, NULL};
     if (tm_stdfile_name(name, sizeof name, base, TMC_MAX_THREADS - 1, ext))
         return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
-    tm_stdfile_writer *w = NULL;
-    int rc = tm_stdfile_writer_new(base, ext, v->threads, inputs, &w, err, errlen);
-    for (uint32_t t = 0; t < v->threads && rc == TM_OK; t++)
-        if (v->buf[t].used)
-            rc = tm_stdfile_write_core(w, t, v->buf[t].p, v->buf[t].n, err, errlen);
-    if (rc == TM_OK)
-        rc = tm_stdfile_writer_finish(w, err, errlen);
-    tm_stdfile_writer_free(w);
-    return rc;
+    return tm_stdfile_write_mem(base, ext, v->threads, v->buf, inputs, err, errlen);
 }
 
 /* ---- the pass ---- */

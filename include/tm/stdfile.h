@@ -73,9 +73,6 @@ int tm_stdfile_writer_new(const char *base, const char *ext, uint32_t threads, c
 /* The encoders' write callback (ARG: the writer): 0, or -1 after the
  * failure is kept (the first one only matters: the encoder stops). */
 int tm_stdfile_write(void *arg, uint32_t tid, const uint8_t *p, size_t n);
-/* One core's whole stream written (for streams kept in memory): TM_OK, or
- * the failure as tm_stdfile_writer_failed gives it. */
-int tm_stdfile_write_core(tm_stdfile_writer *w, uint32_t tid, const uint8_t *p, size_t n, char *err, size_t errlen);
 /* The tm_status of the first failed write (TM_ERR_ARG: an output is a
  * directory or an input) with its message into ERR, or 0 (ERR untouched). */
 int tm_stdfile_writer_failed(const tm_stdfile_writer *w, char *err, size_t errlen);
@@ -84,6 +81,12 @@ int tm_stdfile_writer_failed(const tm_stdfile_writer *w, char *err, size_t errle
 int tm_stdfile_writer_finish(tm_stdfile_writer *w, char *err, size_t errlen);
 /* Closes and removes what was not finished; frees (NULL: nothing). */
 void tm_stdfile_writer_free(tm_stdfile_writer *w);
+
+/* The streams B[0 .. THREADS-1] kept in memory through the writer: each
+ * core's that was written to (B[t].used) in BASE.T<t>.EXT, the earlier
+ * ones removed.  TM_OK, or the writer's error. */
+int tm_stdfile_write_mem(const char *base, const char *ext, uint32_t threads, const tm_stdfile_mem *b,
+                         const char *const *inputs, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }
