@@ -1,25 +1,23 @@
-/* tm — ETMv4 streams as files BASE.T<n>.etm, the encoding pass over a
- * commit stream (with --compare: ETMv4's variants and the trace module in
- * the same pass), the reports (tm/etm4.h).  Nothing here prints to the
- * terminal: messages go to the caller's ERR. */
-#include <errno.h>
+/* tm — ETMv4 streams as files BASE.T<n>.etm (through std/stdfile.c), the
+ * encoding pass over a commit stream (with --compare: ETMv4's variants and
+ * the trace module in the same pass), the reports (tm/etm4.h).  Nothing
+ * here prints to the terminal: messages go to the caller's ERR. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "tm/etm4.h"
 #include "tm/isa.h"
 #include "tm/out.h"
 #include "tm/status.h"
+#include "tm/stdfile.h"
 #include "tm/stdcmp.h"
 #include "tm/tmc.h"
 
 int tm_etm4_file_name(char *buf, size_t n, const char *base, uint32_t tid)
 {
-    return snprintf(buf, n, "%s.T%" PRIu32 ".etm", base, tid) >= (int)n ? -1 : 0;
+    return tm_stdfile_name(buf, n, base, tid, "etm");
 }
 
 int tm_etm4_image_beside(const char *src, const char *modules, const char *vdso, int ignore_build_id,
@@ -27,93 +25,21 @@ int tm_etm4_image_beside(const char *src, const char *modules, const char *vdso,
 {
     char dm[PATH_MAX], dv[PATH_MAX];
     *im = NULL;
-    size_t l = strlen(src);
-    if (l > 4 && !strcmp(src + l - 4, ".tmc"))
-        l -= 4;
-    if (l + 9 > sizeof dm)
-        return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", src);
-    memcpy(dm, src, l);
-    strcpy(dm + l, ".modules");
-    memcpy(dv, src, l);
-    strcpy(dv + l, ".vdso");
-    if (!modules) {
-        if (access(dm, R_OK) != 0)
-            return tm_errf(TM_ERR_IO, err, errlen, "%s: no module map %s beside it (--modules FILE)", src, dm);
-        modules = dm;
-    }
-    if (!vdso && access(dv, R_OK) == 0)
-        vdso = dv;
-    return tm_etm4_image_load(modules, vdso, ignore_build_id, im, err, errlen);
+    int rc = tm_stdfile_beside(src, &modules, &vdso, dm, dv, sizeof dm, "(--modules FILE)", err, errlen);
+    return rc != TM_OK ? rc : tm_etm4_image_load(modules, vdso, ignore_build_id, im, err, errlen);
 }
 
 /* ---- reading ---- */
 
-static int read_all(const char *name, uint8_t **out, size_t *len)
-{
-    FILE *f = fopen(name, "rbe");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 16, n = 0, k;
-    uint8_t *p = malloc(cap);
-    while (p && (k = fread(p + n, 1, cap - n, f)) > 0) {
-        n += k;
-        if (n == cap) {
-            uint8_t *q = realloc(p, cap *= 2);
-            if (!q)
-                free(p);
-            p = q;
-        }
-    }
-    int bad = !p || ferror(f);
-    fclose(f);
-    if (bad) {
-        free(p);
-        return -1;
-    }
-    *out = p;
-    *len = n;
-    return 0;
-}
-
 void tm_etm4_files_free(tm_etm4_files *f)
 {
-    for (size_t i = 0; f->b && i < f->n; i++) {
-        free((void *)f->b[i].name);
-        free((void *)f->b[i].p);
-    }
-    free(f->b);
-    memset(f, 0, sizeof *f);
+    tm_stdfile_files_free(f);
 }
 
 int tm_etm4_files_load(tm_etm4_files *f, const char *base, uint32_t threads, int allow_empty, char *err,
                        size_t errlen)
 {
-    memset(f, 0, sizeof *f);
-    f->b = calloc(threads ? threads : 1, sizeof *f->b);
-    if (!f->b)
-        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
-    for (uint32_t t = 0; t < threads; t++) {
-        char name[PATH_MAX];
-        struct stat st;
-        if (tm_etm4_file_name(name, sizeof name, base, t))
-            return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
-        if (stat(name, &st) != 0)
-            continue;
-        tm_etm4_buffer *b = &f->b[f->n];
-        char *copy = strdup(name);
-        uint8_t *data = NULL;
-        size_t len = 0;
-        errno = 0;
-        if (!copy || read_all(name, &data, &len)) {
-            free(copy);
-            return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno ? errno : ENOMEM));
-        }
-        *b = (tm_etm4_buffer){t, data, len, copy};
-        f->n++;
-    }
-    if (!f->n && !allow_empty)
-        return tm_errf(TM_ERR_IO, err, errlen, "%s.T0.etm: no ETMv4 stream %s.T<n>.etm", base, base);
-    return TM_OK;
+    return tm_stdfile_files_load(f, base, "etm", "ETMv4 stream", threads, allow_empty, err, errlen);
 }
 
 int tm_etm4_verify_files(const tm_etm4_image *im, const char *base, uint32_t configr, const char *tmc,
@@ -137,99 +63,7 @@ int tm_etm4_verify_files(const tm_etm4_image *im, const char *base, uint32_t con
 int tm_etm4_outputs_check(const char *base, uint32_t threads, const char *in, const char *stats, char *err,
                           size_t errlen)
 {
-    for (uint32_t t = 0; t < threads; t++) {
-        char name[PATH_MAX];
-        const char *clash = NULL;
-        if (!tm_etm4_file_name(name, sizeof name, base, t))
-            clash = tm_same_file(name, in) ? in
-                    : stats && (!strcmp(name, stats) || tm_same_file(name, stats)) ? stats : NULL;
-        if (clash)
-            return tm_errf(TM_ERR_ARG, err, errlen, "%s: the output of core %" PRIu32 " is the %s %s (the same "
-                           "file): refused, it would destroy it", name, t, clash == in ? "input" : "statistics file",
-                           clash);
-    }
-    return TM_OK;
-}
-
-/* ---- writing ---- */
-
-typedef struct e4_writer {
-    const char *base;
-    uint32_t threads;
-    tm_out *outs;
-    FILE **f;
-    int failed;
-    char err[1024];
-} e4_writer;
-
-static int writer_write(void *arg, uint32_t tid, const uint8_t *p, size_t n)
-{
-    e4_writer *w = arg;
-    if (!w->f[tid]) {
-        char name[PATH_MAX];
-        if (tm_etm4_file_name(name, sizeof name, w->base, tid)) {
-            w->failed = tm_errf(TM_ERR_IO, w->err, sizeof w->err, "%s: name too long", w->base);
-            return -1;
-        }
-        int rc = tm_out_open(&w->outs[tid], name, NULL, w->err, sizeof w->err);
-        if (rc == TM_OK && !(w->f[tid] = fopen(w->outs[tid].tmp, "wbe"))) {
-            rc = tm_errf(TM_ERR_IO, w->err, sizeof w->err, "%s: %s", name, strerror(errno));
-            tm_out_abort(&w->outs[tid]);
-        }
-        if (rc != TM_OK) {
-            w->failed = rc;
-            return -1;
-        }
-    }
-    if (fwrite(p, 1, n, w->f[tid]) != n) {
-        w->failed = tm_errf(TM_ERR_IO, w->err, sizeof w->err, "%s: %s", w->outs[tid].path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-/* The outputs closed and renamed into place; earlier BASE.T<n>.etm of
- * cores that did not run now removed. */
-static int writer_finish(e4_writer *w, char *err, size_t errlen)
-{
-    for (uint32_t t = 0; t < w->threads; t++) {
-        if (!w->f[t])
-            continue;
-        int bad = fflush(w->f[t]) != 0 || ferror(w->f[t]);
-        int e = errno;
-        if (fclose(w->f[t]) != 0 && !bad) {
-            bad = 1;
-            e = errno;
-        }
-        w->f[t] = NULL;
-        if (bad)
-            return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", w->outs[t].path, strerror(e));
-    }
-    for (uint32_t t = 0; t < w->threads; t++)
-        if (w->outs[t].active && tm_out_close(&w->outs[t], err, errlen) != TM_OK)
-            return TM_ERR_IO;
-    for (uint32_t t = 0; t < TMC_MAX_THREADS; t++) {
-        char name[PATH_MAX];
-        struct stat sb;
-        if ((t < w->threads && w->outs[t].path[0]) || tm_etm4_file_name(name, sizeof name, w->base, t) ||
-            stat(name, &sb) != 0)
-            continue;
-        if (S_ISREG(sb.st_mode) && unlink(name) != 0)
-            return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot remove this earlier output: %s", name, strerror(errno));
-    }
-    return TM_OK;
-}
-
-static void writer_free(e4_writer *w)
-{
-    for (uint32_t t = 0; w->f && t < w->threads; t++)
-        if (w->f[t])
-            fclose(w->f[t]);
-    for (uint32_t t = 0; w->outs && t < w->threads; t++)
-        if (w->outs[t].active)
-            tm_out_abort(&w->outs[t]);
-    free(w->outs);
-    free(w->f);
+    return tm_stdfile_outputs_check(base, "etm", threads, in, stats, err, errlen);
 }
 
 /* The variants' write callback: the bytes are only counted (the encoder
@@ -264,23 +98,20 @@ int tm_etm4_encode_files(const tm_etm4_pass_opts *o, const char *base, tm_etm4_p
         return rc;
     }
     uint32_t threads = tmc_reader_threads(r);
-    e4_writer w;
-    memset(&w, 0, sizeof w);
-    w.base = base;
-    w.threads = threads;
-    w.outs = calloc(threads, sizeof *w.outs);
-    w.f = calloc(threads, sizeof *w.f);
+    tm_stdfile_writer *w = NULL;
     tm_etm4_encoder *enc = NULL, *var[TM_ETM4_VARIANTS] = {NULL};
     tm_stdcmp *cmp = NULL;
     res->threads = threads;
     res->thread_bytes = calloc(threads, sizeof *res->thread_bytes);
-    if (!w.outs || !w.f || !res->thread_bytes) {
+    if ((rc = tm_stdfile_writer_new(base, "etm", threads, NULL, &w, err, errlen)) != TM_OK)
+        goto out;
+    if (!res->thread_bytes) {
         rc = tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
         goto out;
     }
     tm_etm4_opts eo = o->etm;
-    eo.write = writer_write;
-    eo.write_arg = &w;
+    eo.write = tm_stdfile_write;
+    eo.write_arg = w;
     if ((rc = tm_etm4_encoder_new(&eo, threads, &enc, err, errlen)) != TM_OK)
         goto out;
     if (o->compare) {
@@ -318,9 +149,10 @@ int tm_etm4_encode_files(const tm_etm4_pass_opts *o, const char *base, tm_etm4_p
         rc = tm_etm4_encoder_finish(var[i], err, errlen);
     if (rc == TM_OK && cmp)
         rc = tm_stdcmp_finish(cmp, err, errlen);
-    if (w.failed && (rc == TM_OK || rc == TM_ERR_IO)) {
-        rc = w.failed;
-        tm_err_set(err, errlen, w.err);
+    if (rc == TM_OK || rc == TM_ERR_IO) {
+        int failed = tm_stdfile_writer_failed(w, err, errlen);
+        if (failed)
+            rc = failed;
     }
     if (rc != TM_OK)
         goto out;
@@ -345,9 +177,9 @@ int tm_etm4_encode_files(const tm_etm4_pass_opts *o, const char *base, tm_etm4_p
         tm_stdcmp_rows(cmp, res->rows + TM_ETM4_VARIANTS);
         res->nrows = TM_ETM4_VARIANTS + nm;
     }
-    rc = writer_finish(&w, err, errlen);
+    rc = tm_stdfile_writer_finish(w, err, errlen);
 out:
-    writer_free(&w);
+    tm_stdfile_writer_free(w);
     tm_etm4_encoder_free(enc);
     for (int i = 0; i < TM_ETM4_VARIANTS; i++)
         tm_etm4_encoder_free(var[i]);

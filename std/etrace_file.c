@@ -1,20 +1,20 @@
-/* tm — E-Trace streams as files BASE.T<n>.ete, the module map's code, and
- * tm etrace's pass: the main encoding, every combination of the extensions
- * and the trace module's rows in one read of the commit stream, then their
- * verification in one more (include/tm/etrace.h).  Nothing here prints
- * except the report functions, to the FILE they are given. */
-#include <errno.h>
+/* tm — E-Trace streams as files BASE.T<n>.ete (through std/stdfile.c), the
+ * module map's code, and tm etrace's pass: the main encoding, every
+ * combination of the extensions and the trace module's rows in one read of
+ * the commit stream, then their verification in one more
+ * (include/tm/etrace.h).  Nothing here prints except the report functions,
+ * to the FILE they are given. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "tm/etrace.h"
 #include "tm/image.h"
 #include "tm/isa.h"
 #include "tm/out.h"
 #include "tm/status.h"
+#include "tm/stdfile.h"
 #include "tm/stdcmp.h"
 #include "tm/tmc.h"
 
@@ -27,27 +27,14 @@ int tm_et_image_beside(const char *src, const char *modules, const char *vdso, t
 {
     char dm[PATH_MAX], dv[PATH_MAX];
     *out = NULL;
-    size_t l = strlen(src);
-    if (l > 4 && !strcmp(src + l - 4, ".tmc"))
-        l -= 4;
-    if (l + 9 > sizeof dm)
-        return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", src);
-    memcpy(dm, src, l);
-    strcpy(dm + l, ".modules");
-    memcpy(dv, src, l);
-    strcpy(dv + l, ".vdso");
-    if (!modules) {
-        if (access(dm, R_OK) != 0)
-            return tm_errf(TM_ERR_IO, err, errlen, "%s: no module map %s beside it (--modules FILE)", src, dm);
-        modules = dm;
-    }
-    if (!vdso && access(dv, R_OK) == 0)
-        vdso = dv;
+    int rc = tm_stdfile_beside(src, &modules, &vdso, dm, dv, sizeof dm, "(--modules FILE)", err, errlen);
+    if (rc != TM_OK)
+        return rc;
     tm_et_image *p = calloc(1, sizeof *p);
     if (!p)
         return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
     tm_image_opts o = {modules, vdso, 0, TM_ISA_RV64};
-    int rc = tm_image_load(&o, &p->im, err, errlen);
+    rc = tm_image_load(&o, &p->im, err, errlen);
     if (rc != TM_OK) {
         free(p);
         return rc;
@@ -71,39 +58,19 @@ void tm_et_image_free(tm_et_image *im)
 
 int tm_et_file_name(char *buf, size_t n, const char *base, uint32_t tid)
 {
-    return snprintf(buf, n, "%s.T%" PRIu32 ".ete", base, tid) >= (int)n ? -1 : 0;
+    return tm_stdfile_name(buf, n, base, tid, "ete");
 }
 
 /* ---- in-memory streams ---- */
-typedef struct membuf {
-    uint8_t *p;
-    size_t n, cap;
-} membuf;
-
 typedef struct memset_ {
-    membuf *b;
+    tm_stdfile_mem *b;
     uint32_t threads;
 } memset_;
 
 static int mem_write(void *arg, uint32_t tid, const uint8_t *p, size_t n)
 {
     memset_ *m = arg;
-    if (tid >= m->threads)
-        return -1;
-    membuf *b = &m->b[tid];
-    if (b->n + n > b->cap) {
-        size_t c = b->cap ? b->cap : 65536;
-        while (c < b->n + n)
-            c *= 2;
-        uint8_t *q = realloc(b->p, c);
-        if (!q)
-            return -1;
-        b->p = q;
-        b->cap = c;
-    }
-    memcpy(b->p + b->n, p, n);
-    b->n += n;
-    return 0;
+    return tid < m->threads ? tm_stdfile_mem_put(&m->b[tid], p, n) : -1;
 }
 
 static void mem_free(memset_ *m)
@@ -195,24 +162,25 @@ static void slot_free(enc_slot *s)
     mem_free(&s->m);
 }
 
+/* BASE.T<n>.ete of every hart that sent packets (the encoder writes none
+ * empty); those of an earlier run's other harts removed. */
 static int write_files(const char *base, const memset_ *m, char *err, size_t errlen)
 {
     char name[PATH_MAX];
-    for (uint32_t t = 0; t < m->threads; t++) {
-        if (tm_et_file_name(name, sizeof name, base, t))
-            return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
-        if (!m->b[t].n) {
-            unlink(name); /* a stale stream of an earlier run */
-            continue;
-        }
-        FILE *f = fopen(name, "wbe");
-        if (!f)
-            return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno));
-        size_t w = fwrite(m->b[t].p, 1, m->b[t].n, f);
-        int bad = w != m->b[t].n || ferror(f);
-        if (fclose(f) || bad)
-            return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno ? errno : EIO));
-    }
+    if (m->threads && tm_et_file_name(name, sizeof name, base, m->threads - 1))
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
+    return tm_stdfile_write_mem(base, "ete", m->threads, m->b, NULL, err, errlen);
+}
+
+/* The verifier of S failed with VR, WHY: the main encoding's failure is
+ * the pass's (returned), a variant's is kept in its row (TM_OK). */
+static int slot_failed(enc_slot *s, int vr, const char *why, const enc_slot *main_s, const enc_slot *var,
+                       tm_et_pass_result *res, char *err, size_t errlen)
+{
+    s->failed = 1;
+    if (s == main_s)
+        return tm_errf(vr, err, errlen, "%s", why);
+    tm_err_set(res->var[s - var].why, sizeof res->var[0].why, why);
     return TM_OK;
 }
 
@@ -308,13 +276,8 @@ int tm_et_pass(const tm_et_pass_opts *o, tm_et_pass_result *res, char *err, size
                 if (all[i]->failed)
                     continue;
                 int vr = tm_et_verifier_put(all[i]->v, &rec, why, sizeof why);
-                if (vr != TM_OK) {
-                    all[i]->failed = 1;
-                    if (all[i] == &main_s)
-                        rc = tm_errf(vr, err, errlen, "%s", why);
-                    else
-                        tm_err_set(res->var[all[i] - var].why, sizeof res->var[0].why, why);
-                }
+                if (vr != TM_OK && (vr = slot_failed(all[i], vr, why, &main_s, var, res, err, errlen)) != TM_OK)
+                    rc = vr;
             }
         }
         if (rc == TM_OK && k < 0)
@@ -322,13 +285,8 @@ int tm_et_pass(const tm_et_pass_opts *o, tm_et_pass_result *res, char *err, size
         for (size_t i = 0; i < na && rc == TM_OK; i++) {
             if (!all[i]->failed) {
                 int vr = tm_et_verifier_finish(all[i]->v, why, sizeof why);
-                if (vr != TM_OK) {
-                    all[i]->failed = 1;
-                    if (all[i] == &main_s)
-                        rc = tm_errf(vr, err, errlen, "%s", why);
-                    else
-                        tm_err_set(res->var[all[i] - var].why, sizeof res->var[0].why, why);
-                }
+                if (vr != TM_OK && (vr = slot_failed(all[i], vr, why, &main_s, var, res, err, errlen)) != TM_OK)
+                    rc = vr;
             }
             if (all[i] == &main_s) {
                 res->verified = tm_et_verifier_checked(main_s.v);
@@ -385,50 +343,23 @@ int tm_et_check(const char *tmc, const char *base, const tm_et_opts *o, uint64_t
     if (isa != TM_ISA_RV64)
         return tm_errf(TM_ERR_ARG, err, errlen, "%s: the commit stream is of a program for %s: E-Trace is RISC-V's",
                        tmc, tm_isa_name(isa));
-    uint8_t **p = calloc(nt, sizeof *p);
-    size_t *n = calloc(nt, sizeof *n);
-    char **names = calloc(nt, sizeof *names);
-    if (!p || !n || !names) {
-        free(p);
-        free(n);
-        free(names);
-        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
-    }
-    char name[PATH_MAX];
-    for (uint32_t t = 0; t < nt && rc == TM_OK; t++) {
-        if (tm_et_file_name(name, sizeof name, base, t)) {
-            rc = tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
-            break;
-        }
-        FILE *f = fopen(name, "rbe");
-        if (!f) {
-            if (errno != ENOENT)
-                rc = tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(errno));
-            continue;
-        }
-        membuf b = {NULL, 0, 0};
-        uint8_t chunk[65536];
-        size_t k;
-        memset_ m = {&b, 1};
-        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-            if (mem_write(&m, 0, chunk, k)) {
-                rc = tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
-                break;
-            }
-        if (ferror(f) && rc == TM_OK)
-            rc = tm_errf(TM_ERR_IO, err, errlen, "%s: read error", name);
-        fclose(f);
-        p[t] = b.p ? b.p : (uint8_t *)calloc(1, 1);
-        n[t] = b.n;
-        names[t] = strdup(name);
+    tm_stdfile_files f;
+    const uint8_t **p = calloc(nt ? nt : 1, sizeof *p);
+    size_t *n = calloc(nt ? nt : 1, sizeof *n);
+    const char **names = calloc(nt ? nt : 1, sizeof *names);
+    if (!p || !n || !names)
+        rc = tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+    else
+        rc = tm_stdfile_files_load(&f, base, "ete", "E-Trace stream", nt, 1, err, errlen);
+    for (size_t i = 0; rc == TM_OK && i < f.n; i++) {
+        p[f.b[i].tid] = f.b[i].p;
+        n[f.b[i].tid] = f.b[i].n;
+        names[f.b[i].tid] = f.b[i].name;
     }
     if (rc == TM_OK)
-        rc = tm_et_verify_buffers(o, nt, (const uint8_t *const *)p, n, (const char *const *)names, tmc, checked,
-                                  threads, err, errlen);
-    for (uint32_t t = 0; t < nt; t++) {
-        free(p[t]);
-        free(names[t]);
-    }
+        rc = tm_et_verify_buffers(o, nt, p, n, names, tmc, checked, threads, err, errlen);
+    if (p && n && names)
+        tm_stdfile_files_free(&f);
     free(names);
     free(p);
     free(n);

@@ -1,49 +1,26 @@
 /* tm — each ISA's trace standard beside the trace module in one pass
  * (tm/std.h, docs/standards.md).  Every variant's packets are kept in
- * memory per core; the first variant's are written to BASE.T<n>.EXT. */
-#include <errno.h>
+ * memory per core; the first variant's are written to BASE.T<n>.EXT
+ * (tm/stdfile.h). */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "tm/isa.h"
 #include "tm/out.h"
 #include "tm/pt.h"
-#include "tm/ptfile.h"
 #include "tm/status.h"
 #include "tm/std.h"
+#include "tm/stdfile.h"
 #include "tm/tmc.h"
 #include "stdvar.h"
 
 /* ---- the variants' packets, per core ---- */
 
-static int keep(void *arg, uint32_t tid, const uint8_t *p, size_t n)
-{
-    std_variant *v = arg;
-    if (tid >= v->threads)
-        return -1;
-    std_buf *b = &v->buf[tid];
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n)
-            cap *= 2;
-        uint8_t *q = realloc(b->p, cap);
-        if (!q)
-            return -1;
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, p, n);
-    b->n += n;
-    b->used = 1;
-    return 0;
-}
-
 int std_write_cb(void *arg, uint32_t tid, const uint8_t *p, size_t n)
 {
-    return keep(arg, tid, p, n);
+    std_variant *v = arg;
+    return tid < v->threads ? tm_stdfile_mem_put(&v->buf[tid], p, n) : -1;
 }
 
 static void variant_free(std_variant *v)
@@ -74,32 +51,6 @@ static const std_ops *standard_of(int isa)
 
 /* ---- the files of the first variant ---- */
 
-static int file_name(char *buf, size_t n, const char *base, uint32_t tid, const char *ext)
-{
-    return snprintf(buf, n, "%s.T%" PRIu32 ".%s", base, tid, ext) >= (int)n ? -1 : 0;
-}
-
-static int write_one(const char *name, const std_buf *b, const char *const *inputs, char *err, size_t errlen)
-{
-    tm_out o;
-    memset(&o, 0, sizeof o);
-    int rc = tm_out_open(&o, name, inputs, err, errlen);
-    if (rc != TM_OK)
-        return rc;
-    FILE *f = fopen(o.tmp, "wbe");
-    int bad = !f || fwrite(b->p, 1, b->n, f) != b->n;
-    int e = errno;
-    if (f && fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        tm_out_abort(&o);
-        return tm_errf(TM_ERR_IO, err, errlen, "%s: %s", name, strerror(e));
-    }
-    return tm_out_close(&o, err, errlen);
-}
-
 /* BASE.T<n>.EXT of every core that ran; those of an earlier run's other
  * cores removed (a decoder reads every BASE.T<n>.EXT there is). */
 static int write_files(const std_variant *v, const char *base, const char *ext, const char *tmc, char *err,
@@ -107,34 +58,9 @@ static int write_files(const std_variant *v, const char *base, const char *ext, 
 {
     char name[PATH_MAX];
     const char *inputs[] = {tmc, NULL};
-    for (uint32_t t = 0; t < TMC_MAX_THREADS; t++) {
-        if (file_name(name, sizeof name, base, t, ext))
-            return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
-        if (t < v->threads && v->buf[t].used) {
-            int rc = write_one(name, &v->buf[t], inputs, err, errlen);
-            if (rc != TM_OK)
-                return rc;
-            continue;
-        }
-        struct stat sb;
-        if (stat(name, &sb) == 0 && S_ISREG(sb.st_mode) && unlink(name) != 0)
-            return tm_errf(TM_ERR_IO, err, errlen, "%s: cannot remove this earlier output: %s", name,
-                           strerror(errno));
-    }
-    return TM_OK;
-}
-
-/* No output BASE.T<n>.EXT of THREADS cores may be the input TMC: checked
- * before the pass, so that nothing is written. */
-static int outputs_check(const char *base, const char *ext, uint32_t threads, const char *tmc, char *err,
-                         size_t errlen)
-{
-    char name[PATH_MAX];
-    for (uint32_t t = 0; t < threads; t++)
-        if (!file_name(name, sizeof name, base, t, ext) && tm_same_file(name, tmc))
-            return tm_errf(TM_ERR_ARG, err, errlen, "%s: the output of core %" PRIu32 " is the input %s (the same "
-                           "file): refused, it would destroy it", name, t, tmc);
-    return TM_OK;
+    if (tm_stdfile_name(name, sizeof name, base, TMC_MAX_THREADS - 1, ext))
+        return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", base);
+    return tm_stdfile_write_mem(base, ext, v->threads, v->buf, inputs, err, errlen);
 }
 
 /* ---- the pass ---- */
@@ -257,35 +183,14 @@ static int pass_run(const tm_std_opts *o, tmc_reader *r, pass *p, void *image, t
     return o->verify ? verify_all(p, image, o, res, err, errlen) : TM_OK;
 }
 
-/* The module map and vdso beside the stream unless given (TMC without
- * .tmc + .modules, .vdso; the vdso only if it exists) into *Q. */
-static int image_paths(const tm_std_opts *o, tm_std_opts *q, char *mods, char *vdso, size_t n, char *err,
-                       size_t errlen)
-{
-    *q = *o;
-    size_t l = strlen(o->tmc);
-    if (l > 4 && !strcmp(o->tmc + l - 4, ".tmc"))
-        l -= 4;
-    if (snprintf(mods, n, "%.*s.modules", (int)l, o->tmc) >= (int)n ||
-        snprintf(vdso, n, "%.*s.vdso", (int)l, o->tmc) >= (int)n)
-        return tm_errf(TM_ERR_ARG, err, errlen, "%s: name too long", o->tmc);
-    if (!q->modules) {
-        if (access(mods, R_OK) != 0)
-            return tm_errf(TM_ERR_IO, err, errlen, "%s: no module map %s beside it (--modules FILE): the standards "
-                           "are encoded and decoded from the program's code", o->tmc, mods);
-        q->modules = mods;
-    }
-    if (!q->vdso && access(vdso, R_OK) == 0)
-        q->vdso = vdso;
-    return TM_OK;
-}
-
 int tm_std_pass(const tm_std_opts *o0, tm_std_result *res, char *err, size_t errlen)
 {
     char mods[PATH_MAX], vdso[PATH_MAX];
-    tm_std_opts oo;
+    tm_std_opts oo = *o0;
     const tm_std_opts *o = &oo;
-    int rc = image_paths(o0, &oo, mods, vdso, sizeof mods, err, errlen);
+    int rc = tm_stdfile_beside(o->tmc, &oo.modules, &oo.vdso, mods, vdso, sizeof mods,
+                               "(--modules FILE): the standards are encoded and decoded from the program's code", err,
+                               errlen);
     if (rc != TM_OK)
         return memset(res, 0, sizeof *res), rc;
     memset(res, 0, sizeof *res);
@@ -307,7 +212,8 @@ int tm_std_pass(const tm_std_opts *o0, tm_std_result *res, char *err, size_t err
     res->standard = p.ops->standard;
     res->ext = p.ops->ext;
     res->cores = tm_stdcmp_cores(o->tmc, res->threads);
-    if (o->base && (rc = outputs_check(o->base, p.ops->ext, res->threads, o->tmc, err, errlen)) != TM_OK)
+    if (o->base &&
+        (rc = tm_stdfile_outputs_check(o->base, p.ops->ext, res->threads, o->tmc, NULL, err, errlen)) != TM_OK)
         goto out;
     if ((rc = p.ops->image(o, &image, err, errlen)) == TM_OK)
         rc = pass_run(o, r, &p, image, res, err, errlen);

@@ -9,14 +9,11 @@
 #include "tm/etrace.h"
 #include "tm/pt.h"
 #include "tm/std.h"
+#include "tm/stdfile.h"
 #include "tm/tmc.h"
 
 /* A core's packets. */
-typedef struct std_buf {
-    uint8_t *p;
-    size_t n, cap;
-    int used;          /* the core wrote at least once */
-} std_buf;
+typedef tm_stdfile_mem std_buf;
 
 typedef struct std_ops std_ops;
 

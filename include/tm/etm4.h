@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "tm/stdfile.h"
 #include "tm/tmc.h"
 
 #ifdef __cplusplus
@@ -113,12 +114,8 @@ int tm_etm4_image_beside(const char *src, const char *modules, const char *vdso,
 const uint8_t *tm_etm4_image_code(void *arg, uint64_t addr, size_t *avail);
 void tm_etm4_image_free(tm_etm4_image *im);
 
-typedef struct tm_etm4_buffer {
-    uint32_t tid;
-    const uint8_t *p;    /* the raw ETMv4 stream */
-    size_t n;
-    const char *name;    /* for messages (the file) */
-} tm_etm4_buffer;
+/* A raw ETMv4 stream: tid, p, n, name (for messages: the file). */
+typedef tm_stdfile_buf tm_etm4_buffer;
 
 typedef struct tm_etm4_decode_result {
     uint64_t instructions; /* instructions OpenCSD decoded (all buffers) */
@@ -158,12 +155,9 @@ size_t tm_etm4_addr_packet(uint64_t a, const uint64_t *h, unsigned nh, uint8_t *
 /* Address with Context (long 64-bit IS0, EL0, AArch64, Non-secure): 10 bytes. */
 size_t tm_etm4_addr_ctxt_packet(uint64_t a, uint8_t *p);
 
-/* ---- files BASE.T<n>.etm ---- */
+/* ---- files BASE.T<n>.etm (tm/stdfile.h with "etm") ---- */
 int tm_etm4_file_name(char *buf, size_t n, const char *base, uint32_t tid);
-typedef struct tm_etm4_files {
-    tm_etm4_buffer *b;
-    size_t n;
-} tm_etm4_files;
+typedef tm_stdfile_files tm_etm4_files;
 /* Loads BASE.T<n>.etm for n < THREADS (those that exist); none is an error
  * unless ALLOW_EMPTY. */
 int tm_etm4_files_load(tm_etm4_files *f, const char *base, uint32_t threads, int allow_empty, char *err,

@@ -212,7 +212,7 @@ int tm_et_image_beside(const char *src, const char *modules, const char *vdso, t
 const uint8_t *tm_et_image_code(void *arg, uint64_t addr, size_t *avail);
 void tm_et_image_free(tm_et_image *im);
 
-/* BASE.T<tid>.ete into BUF: 0, or -1 if it does not fit. */
+/* BASE.T<tid>.ete into BUF (tm/stdfile.h): 0, or -1 if it does not fit. */
 int tm_et_file_name(char *buf, size_t n, const char *base, uint32_t tid);
 
 #define TM_ET_VARIANTS 8

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "tm/stdfile.h"
 #include "tm/tmc.h"
 
 #ifdef __cplusplus
@@ -120,12 +121,8 @@ void tm_pt_image_free(tm_pt_image *im);
 
 /* ---- decoder (libipt) ---- */
 
-typedef struct tm_pt_buffer {
-    uint32_t tid;
-    const uint8_t *p;    /* the raw PT buffer */
-    size_t n;
-    const char *name;    /* for messages (the file) */
-} tm_pt_buffer;
+/* A raw PT buffer: tid, p, n, name (for messages: the file). */
+typedef tm_stdfile_buf tm_pt_buffer;
 
 typedef struct tm_pt_decode_result {
     uint64_t instructions; /* instructions decoded (all buffers) */

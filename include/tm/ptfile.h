@@ -1,6 +1,7 @@
 /* tm — Intel PT buffers as files BASE.T<n>.pt, one raw PT buffer per core
- * (pt/pt_file.c; tm pt's outputs and inputs, docs/pt.md).  Nothing here
- * prints: a failure is a tm_status with one line in the caller's buffer. */
+ * (pt/pt_file.c over std/stdfile.c; tm pt's outputs and inputs,
+ * docs/pt.md).  Nothing here prints: a failure is a tm_status with one
+ * line in the caller's buffer. */
 #ifndef TM_PTFILE_H
 #define TM_PTFILE_H
 
@@ -23,10 +24,7 @@ int tm_pt_image_beside(const char *src, const char *modules, const char *vdso, i
 
 /* The files BASE.T<n>.pt of thread ids 0 .. THREADS-1 that exist, read
  * whole, in thread order. */
-typedef struct tm_pt_files {
-    tm_pt_buffer *b;
-    size_t n;
-} tm_pt_files;
+typedef tm_stdfile_files tm_pt_files;
 /* TM_OK, or an error naming the file; no file at all is an error
  * ("BASE.T0.pt: no PT buffer BASE.T<n>.pt") unless ALLOW_EMPTY.
  * tm_pt_files_free F in either case. */
@@ -58,8 +56,8 @@ int tm_pt_outputs_check(const char *base, uint32_t threads, const char *in, cons
  * BASE.T<n>.pt of cores that did not run this time (an earlier run's)
  * removed, so that a decoder sees only these.  RES as tm_pt_pass's
  * (tm_pt_pass_result_free it in either case).  TM_OK; TM_ERR_ARG (an
- * output is a directory: a usage error); or an error (ERR empty for a
- * name too long, which was never said). */
+ * output is a directory: a usage error); or an error ("BASE: name too
+ * long" among them). */
 int tm_pt_encode_files(tm_pt_pass_opts *o, const char *base, uint32_t threads, tm_pt_pass_result *res, char *err,
                        size_t errlen);
 
