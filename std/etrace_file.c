@@ -184,6 +184,143 @@ static int slot_failed(enc_slot *s, int vr, const char *why, const enc_slot *mai
     return TM_OK;
 }
 
+/* The pass's encoders: the main one, the variants, the trace module. */
+typedef struct et_pass {
+    enc_slot main_s, var[TM_ET_VARIANTS];
+    size_t nvar;
+    tm_stdcmp *cmp;
+    uint32_t threads;
+} et_pass;
+
+/* The encoders of O (the variants with o->variants or o->compare, their
+ * options and names into RES). */
+static int pass_new(et_pass *P, const tm_et_pass_opts *o, tm_et_pass_result *res, char *err, size_t errlen)
+{
+    int rc = slot_new(&P->main_s, &o->et, P->threads, err, errlen);
+    if (o->variants || o->compare) {
+        for (unsigned i = 0; i < TM_ET_VARIANTS && rc == TM_OK; i++) {
+            tm_et_variant *vv = &res->var[i];
+            vv->o = o->et;
+            vv->o.implicit_return = (i >> 2) & 1;
+            vv->o.bp_log2 = (i >> 1) & 1 ? o->var_bp_log2 : 0;
+            vv->o.jtc_log2 = i & 1 ? o->var_jtc_log2 : 0;
+            vv->o.write = NULL;
+            vv->verified = -1;
+            variant_name(vv->name, sizeof vv->name, &vv->o);
+            vv->storage_bits = tm_et_storage_bits(&vv->o);
+            rc = slot_new(&P->var[i], &vv->o, P->threads, err, errlen);
+            P->nvar++;
+        }
+    }
+    res->nvar = P->nvar;
+    if (rc == TM_OK && o->compare)
+        rc = tm_stdcmp_new(P->threads, tm_stdcmp_cores(o->tmc, P->threads), &P->cmp, err, errlen);
+    return rc;
+}
+
+/* The first read: every record to every encoder (R is closed here). */
+static int pass_encode(et_pass *P, tmc_reader *r, tm_et_pass_result *res, char *err, size_t errlen)
+{
+    tmc_record rec;
+    int k = 0, rc = TM_OK;
+    while (rc == TM_OK && (k = tmc_reader_next(r, &rec)) > 0) {
+        rc = tm_et_encoder_put(P->main_s.e, &rec, err, errlen);
+        for (size_t i = 0; i < P->nvar && rc == TM_OK; i++)
+            rc = tm_et_encoder_put(P->var[i].e, &rec, err, errlen);
+        if (rc == TM_OK && P->cmp)
+            rc = tm_stdcmp_put(P->cmp, &rec, err, errlen);
+    }
+    if (rc == TM_OK && k < 0)
+        rc = tm_errf(k, err, errlen, "%s", tmc_reader_error(r));
+    tmc_reader_close(r);
+    if (rc == TM_OK)
+        rc = tm_et_encoder_finish(P->main_s.e, err, errlen);
+    for (size_t i = 0; i < P->nvar && rc == TM_OK; i++)
+        rc = tm_et_encoder_finish(P->var[i].e, err, errlen);
+    if (rc == TM_OK && P->cmp)
+        rc = tm_stdcmp_finish(P->cmp, err, errlen);
+    if (rc == TM_OK) {
+        res->st = *tm_et_encoder_stats(P->main_s.e);
+        for (size_t i = 0; i < P->nvar; i++)
+            res->var[i].st = *tm_et_encoder_stats(P->var[i].e);
+    }
+    return rc;
+}
+
+/* The second read: the main encoding (with o->verify) and every variant
+ * decoded, each verifier fed each record. */
+static int pass_verify(et_pass *P, const tm_et_pass_opts *o, tm_et_pass_result *res, char *err, size_t errlen)
+{
+    enc_slot *all[TM_ET_VARIANTS + 1];
+    const tm_et_opts *opt[TM_ET_VARIANTS + 1];
+    size_t na = 0;
+    int rc = TM_OK, k = 0;
+    if (o->verify) {
+        all[na] = &P->main_s;
+        opt[na++] = &o->et;
+    }
+    for (size_t i = 0; i < P->nvar; i++) {
+        all[na] = &P->var[i];
+        opt[na++] = &res->var[i].o;
+    }
+    for (size_t i = 0; i < na && rc == TM_OK; i++) {
+        rc = tm_et_verifier_new(opt[i], P->threads, &all[i]->v, err, errlen);
+        for (uint32_t t = 0; t < P->threads && rc == TM_OK; t++)
+            if (all[i]->m.b[t].n)
+                tm_et_verifier_set(all[i]->v, t, all[i]->m.b[t].p, all[i]->m.b[t].n, "its stream");
+    }
+    tmc_reader *r = NULL;
+    if (rc == TM_OK)
+        rc = tmc_reader_open(o->tmc, &r, err, errlen);
+    char why[256];
+    tmc_record rec;
+    while (rc == TM_OK && (k = tmc_reader_next(r, &rec)) > 0)
+        for (size_t i = 0; i < na; i++) {
+            if (all[i]->failed)
+                continue;
+            int vr = tm_et_verifier_put(all[i]->v, &rec, why, sizeof why);
+            if (vr != TM_OK && (vr = slot_failed(all[i], vr, why, &P->main_s, P->var, res, err, errlen)) != TM_OK)
+                rc = vr;
+        }
+    if (rc == TM_OK && k < 0)
+        rc = tm_errf(k, err, errlen, "%s", tmc_reader_error(r));
+    for (size_t i = 0; i < na && rc == TM_OK; i++) {
+        if (!all[i]->failed) {
+            int vr = tm_et_verifier_finish(all[i]->v, why, sizeof why);
+            if (vr != TM_OK && (vr = slot_failed(all[i], vr, why, &P->main_s, P->var, res, err, errlen)) != TM_OK)
+                rc = vr;
+        }
+        if (all[i] == &P->main_s) {
+            res->verified = tm_et_verifier_checked(P->main_s.v);
+            res->vthreads = tm_et_verifier_threads(P->main_s.v);
+        } else {
+            res->var[all[i] - P->var].verified = !all[i]->failed;
+        }
+    }
+    tmc_reader_close(r);
+    return rc;
+}
+
+/* --compare: the variants' rows, then the trace module's. */
+static int pass_rows(et_pass *P, tm_et_pass_result *res, char *err, size_t errlen)
+{
+    size_t nm = tm_stdcmp_nrows(P->cmp);
+    tm_std_row *rows = calloc(P->nvar + nm, sizeof *rows);
+    if (!rows)
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+    for (size_t i = 0; i < P->nvar; i++) {
+        snprintf(rows[i].name, sizeof rows[i].name, "%s", res->var[i].name);
+        snprintf(rows[i].kind, sizeof rows[i].kind, "standard");
+        rows[i].bits = (double)res->var[i].st.total_bytes * 8;
+        rows[i].storage_bits = res->var[i].storage_bits;
+        rows[i].verified = res->var[i].verified;
+    }
+    tm_stdcmp_rows(P->cmp, rows + P->nvar);
+    res->rows = rows;
+    res->nrows = P->nvar + nm;
+    return TM_OK;
+}
+
 int tm_et_pass(const tm_et_pass_opts *o, tm_et_pass_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
@@ -197,128 +334,24 @@ int tm_et_pass(const tm_et_pass_opts *o, tm_et_pass_result *res, char *err, size
         return tm_errf(TM_ERR_ARG, err, errlen, "%s: the commit stream is of a program for %s: E-Trace is RISC-V's",
                        o->tmc, tm_isa_name(isa));
     }
-    uint32_t threads = tmc_reader_threads(r);
-    res->threads = threads;
-    enc_slot main_s, var[TM_ET_VARIANTS];
-    size_t nvar = 0;
-    tm_stdcmp *cmp = NULL;
-    memset(&main_s, 0, sizeof main_s);
-    memset(var, 0, sizeof var);
-    rc = slot_new(&main_s, &o->et, threads, err, errlen);
-    if (o->variants || o->compare) {
-        for (unsigned i = 0; i < TM_ET_VARIANTS && rc == TM_OK; i++) {
-            tm_et_variant *vv = &res->var[i];
-            vv->o = o->et;
-            vv->o.implicit_return = (i >> 2) & 1;
-            vv->o.bp_log2 = (i >> 1) & 1 ? o->var_bp_log2 : 0;
-            vv->o.jtc_log2 = i & 1 ? o->var_jtc_log2 : 0;
-            vv->o.write = NULL;
-            vv->verified = -1;
-            variant_name(vv->name, sizeof vv->name, &vv->o);
-            vv->storage_bits = tm_et_storage_bits(&vv->o);
-            rc = slot_new(&var[i], &vv->o, threads, err, errlen);
-            nvar++;
-        }
-    }
-    res->nvar = nvar;
-    if (rc == TM_OK && o->compare)
-        rc = tm_stdcmp_new(threads, tm_stdcmp_cores(o->tmc, threads), &cmp, err, errlen);
-    tmc_record rec;
-    int k = 0;
-    while (rc == TM_OK && (k = tmc_reader_next(r, &rec)) > 0) {
-        rc = tm_et_encoder_put(main_s.e, &rec, err, errlen);
-        for (size_t i = 0; i < nvar && rc == TM_OK; i++)
-            rc = tm_et_encoder_put(var[i].e, &rec, err, errlen);
-        if (rc == TM_OK && cmp)
-            rc = tm_stdcmp_put(cmp, &rec, err, errlen);
-    }
-    if (rc == TM_OK && k < 0)
-        rc = tm_errf(k, err, errlen, "%s", tmc_reader_error(r));
-    tmc_reader_close(r);
-    r = NULL;
+    et_pass P;
+    memset(&P, 0, sizeof P);
+    P.threads = res->threads = tmc_reader_threads(r);
+    rc = pass_new(&P, o, res, err, errlen);
     if (rc == TM_OK)
-        rc = tm_et_encoder_finish(main_s.e, err, errlen);
-    for (size_t i = 0; i < nvar && rc == TM_OK; i++)
-        rc = tm_et_encoder_finish(var[i].e, err, errlen);
-    if (rc == TM_OK && cmp)
-        rc = tm_stdcmp_finish(cmp, err, errlen);
-    if (rc == TM_OK) {
-        res->st = *tm_et_encoder_stats(main_s.e);
-        for (size_t i = 0; i < nvar; i++)
-            res->var[i].st = *tm_et_encoder_stats(var[i].e);
-    }
-    if (rc == TM_OK && o->base)
-        rc = write_files(o->base, &main_s.m, err, errlen);
-    /* verification: one more read, every verifier fed each record */
-    if (rc == TM_OK && (o->verify || nvar)) {
-        enc_slot *all[TM_ET_VARIANTS + 1];
-        const tm_et_opts *opt[TM_ET_VARIANTS + 1];
-        size_t na = 0;
-        if (o->verify) {
-            all[na] = &main_s;
-            opt[na++] = &o->et;
-        }
-        for (size_t i = 0; i < nvar; i++) {
-            all[na] = &var[i];
-            opt[na++] = &res->var[i].o;
-        }
-        for (size_t i = 0; i < na && rc == TM_OK; i++) {
-            rc = tm_et_verifier_new(opt[i], threads, &all[i]->v, err, errlen);
-            for (uint32_t t = 0; t < threads && rc == TM_OK; t++)
-                if (all[i]->m.b[t].n)
-                    tm_et_verifier_set(all[i]->v, t, all[i]->m.b[t].p, all[i]->m.b[t].n, "its stream");
-        }
-        if (rc == TM_OK)
-            rc = tmc_reader_open(o->tmc, &r, err, errlen);
-        char why[256];
-        while (rc == TM_OK && (k = tmc_reader_next(r, &rec)) > 0) {
-            for (size_t i = 0; i < na; i++) {
-                if (all[i]->failed)
-                    continue;
-                int vr = tm_et_verifier_put(all[i]->v, &rec, why, sizeof why);
-                if (vr != TM_OK && (vr = slot_failed(all[i], vr, why, &main_s, var, res, err, errlen)) != TM_OK)
-                    rc = vr;
-            }
-        }
-        if (rc == TM_OK && k < 0)
-            rc = tm_errf(k, err, errlen, "%s", tmc_reader_error(r));
-        for (size_t i = 0; i < na && rc == TM_OK; i++) {
-            if (!all[i]->failed) {
-                int vr = tm_et_verifier_finish(all[i]->v, why, sizeof why);
-                if (vr != TM_OK && (vr = slot_failed(all[i], vr, why, &main_s, var, res, err, errlen)) != TM_OK)
-                    rc = vr;
-            }
-            if (all[i] == &main_s) {
-                res->verified = tm_et_verifier_checked(main_s.v);
-                res->vthreads = tm_et_verifier_threads(main_s.v);
-            } else {
-                res->var[all[i] - var].verified = !all[i]->failed;
-            }
-        }
+        rc = pass_encode(&P, r, res, err, errlen);
+    else
         tmc_reader_close(r);
-    }
-    if (rc == TM_OK && cmp) {
-        size_t nm = tm_stdcmp_nrows(cmp);
-        tm_std_row *rows = calloc(nvar + nm, sizeof *rows);
-        if (!rows) {
-            rc = tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
-        } else {
-            for (size_t i = 0; i < nvar; i++) {
-                snprintf(rows[i].name, sizeof rows[i].name, "%s", res->var[i].name);
-                snprintf(rows[i].kind, sizeof rows[i].kind, "standard");
-                rows[i].bits = (double)res->var[i].st.total_bytes * 8;
-                rows[i].storage_bits = res->var[i].storage_bits;
-                rows[i].verified = res->var[i].verified;
-            }
-            tm_stdcmp_rows(cmp, rows + nvar);
-            res->rows = rows;
-            res->nrows = nvar + nm;
-        }
-    }
-    tm_stdcmp_free(cmp);
-    slot_free(&main_s);
-    for (size_t i = 0; i < nvar; i++)
-        slot_free(&var[i]);
+    if (rc == TM_OK && o->base)
+        rc = write_files(o->base, &P.main_s.m, err, errlen);
+    if (rc == TM_OK && (o->verify || P.nvar))
+        rc = pass_verify(&P, o, res, err, errlen);
+    if (rc == TM_OK && P.cmp)
+        rc = pass_rows(&P, res, err, errlen);
+    tm_stdcmp_free(P.cmp);
+    slot_free(&P.main_s);
+    for (size_t i = 0; i < P.nvar; i++)
+        slot_free(&P.var[i]);
     return rc;
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "tm/etrace.h"
+#include "tm/isa.h"
 #include "tm/opt.h"
 #include "tm/tmc.h"
 
@@ -118,6 +119,79 @@ static int et_parse(int argc, char **argv, et_args *A, tm_et_opts *o)
     return 0;
 }
 
+/* tm etrace --check IN.tmc BASE: the exit status. */
+static int et_check(const et_args *A, const tm_et_opts *o)
+{
+    char err[1024];
+    uint64_t checked, harts;
+    int rc = tm_et_check(A->in, A->base, o, &checked, &harts, err, sizeof err);
+    if (rc != TM_OK) {
+        tm_err("etrace", "%s", err);
+        return rc == TM_ERR_ARG ? 2 : 1;
+    }
+    if (!A->quiet)
+        printf("verify: ok, %" PRIu64 " instructions of %" PRIu64 " harts decoded match %s\n", checked, harts, A->in);
+    return 0;
+}
+
+/* The statistics of RES into the output OST (renamed into place): 0, or 1
+ * after one line. */
+static int et_stats(const et_args *A, tm_out *ost, const tm_et_pass_result *res, const tm_et_opts *o)
+{
+    FILE *f = fopen(ost->tmp, "we");
+    if (f)
+        tm_et_report_json(f, res, o, A->in);
+    if (!f || ferror(f) | (fclose(f) != 0))
+        return tm_err("etrace", "%s: %s", A->stats, strerror(errno)), 1;
+    return tm_out_commit("etrace", ost) != 0;
+}
+
+/* The encoding pass (with --verify, --variants, --compare): the exit status. */
+static int et_encode(const et_args *A, const tm_et_opts *o)
+{
+    char err[1024];
+    tm_out ost;
+    memset(&ost, 0, sizeof ost);
+    const char *inputs[] = {A->in, NULL};
+    int rc, status = 0;
+    if (A->stats && (rc = tm_out_begin("etrace", &ost, A->stats, inputs)) != 0)
+        return rc == -2 ? 2 : 1;
+    tm_et_pass_opts po;
+    memset(&po, 0, sizeof po);
+    po.tmc = A->in;
+    po.et = *o;
+    po.base = A->base;
+    po.verify = A->verify;
+    po.variants = A->variants || A->compare;
+    po.compare = A->compare;
+    po.var_bp_log2 = o->bp_log2 ? o->bp_log2 : 10;
+    po.var_jtc_log2 = o->jtc_log2 ? o->jtc_log2 : 6;
+    tm_et_pass_result res;
+    rc = tm_et_pass(&po, &res, err, sizeof err);
+    if (rc != TM_OK) {
+        tm_err("etrace", "%s%s", rc == TM_ERR_MISMATCH ? "--verify: " : "", err);
+        status = rc == TM_ERR_ARG ? 2 : 1;
+    } else {
+        for (size_t i = 0; i < res.nvar; i++)
+            if (res.var[i].verified == 0) {
+                tm_err("etrace", "--variants: %s: %s", res.var[i].name, res.var[i].why);
+                status = 1;
+            }
+        if (!A->quiet) {
+            tm_et_report_text(stdout, &res, o);
+            if (A->verify)
+                printf("verify: ok, %" PRIu64 " instructions of %" PRIu64 " harts decoded match %s\n",
+                       res.verified, res.vthreads, A->in);
+        }
+        if (A->stats && et_stats(A, &ost, &res, o))
+            status = 1;
+    }
+    if (ost.active)
+        tm_out_abort(&ost);
+    tm_et_pass_result_free(&res);
+    return status;
+}
+
 int cmd_etrace(int argc, char **argv)
 {
     et_args A;
@@ -138,7 +212,7 @@ int cmd_etrace(int argc, char **argv)
     }
     int isa = tmc_reader_isa(r);
     tmc_reader_close(r);
-    if (isa != 2 /* TM_ISA_RV64 */) {
+    if (isa != TM_ISA_RV64) {
         tm_err("etrace", "%s: the commit stream is not of a RISC-V program: E-Trace is RISC-V's", A.in);
         return 2;
     }
@@ -150,73 +224,7 @@ int cmd_etrace(int argc, char **argv)
     }
     o.code = tm_et_image_code;
     o.code_arg = im;
-    int status = 0;
-    if (A.check) {
-        uint64_t checked, harts;
-        rc = tm_et_check(A.in, A.base, &o, &checked, &harts, err, sizeof err);
-        if (rc != TM_OK) {
-            tm_err("etrace", "%s", err);
-            status = rc == TM_ERR_ARG ? 2 : 1;
-        } else if (!A.quiet) {
-            printf("verify: ok, %" PRIu64 " instructions of %" PRIu64 " harts decoded match %s\n", checked, harts,
-                   A.in);
-        }
-        tm_et_image_free(im);
-        return tm_finish_stdout("etrace", status);
-    }
-    tm_out ost;
-    memset(&ost, 0, sizeof ost);
-    const char *inputs[] = {A.in, NULL};
-    if (A.stats && (rc = tm_out_begin("etrace", &ost, A.stats, inputs)) != 0) {
-        tm_et_image_free(im);
-        return rc == -2 ? 2 : 1;
-    }
-    tm_et_pass_opts po;
-    memset(&po, 0, sizeof po);
-    po.tmc = A.in;
-    po.et = o;
-    po.base = A.base;
-    po.verify = A.verify;
-    po.variants = A.variants || A.compare;
-    po.compare = A.compare;
-    po.var_bp_log2 = o.bp_log2 ? o.bp_log2 : 10;
-    po.var_jtc_log2 = o.jtc_log2 ? o.jtc_log2 : 6;
-    tm_et_pass_result res;
-    rc = tm_et_pass(&po, &res, err, sizeof err);
-    if (rc != TM_OK) {
-        tm_err("etrace", "%s%s", rc == TM_ERR_MISMATCH ? "--verify: " : "", err);
-        status = rc == TM_ERR_ARG ? 2 : 1;
-    } else {
-        for (size_t i = 0; i < res.nvar; i++)
-            if (res.var[i].verified == 0) {
-                tm_err("etrace", "--variants: %s: %s", res.var[i].name, res.var[i].why);
-                status = 1;
-            }
-        if (!A.quiet) {
-            tm_et_report_text(stdout, &res, &o);
-            if (A.verify)
-                printf("verify: ok, %" PRIu64 " instructions of %" PRIu64 " harts decoded match %s\n",
-                       res.verified, res.vthreads, A.in);
-        }
-        if (A.stats) {
-            FILE *f = fopen(ost.tmp, "we");
-            if (!f) {
-                tm_err("etrace", "%s: %s", A.stats, strerror(errno));
-                status = 1;
-            } else {
-                tm_et_report_json(f, &res, &o, A.in);
-                if (fclose(f) != 0) {
-                    tm_err("etrace", "%s: %s", A.stats, strerror(errno));
-                    status = 1;
-                } else if (tm_out_commit("etrace", &ost) != 0) {
-                    status = 1;
-                }
-            }
-        }
-    }
-    if (ost.active)
-        tm_out_abort(&ost);
-    tm_et_pass_result_free(&res);
+    int status = A.check ? et_check(&A, &o) : et_encode(&A, &o);
     tm_et_image_free(im);
     return tm_finish_stdout("etrace", status);
 }
