@@ -83,6 +83,76 @@ void tm_etm4_pass_result_free(tm_etm4_pass_result *res)
     memset(res, 0, sizeof *res);
 }
 
+/* The encoders of one pass: the written stream's, --compare's variants and
+ * the trace module. */
+typedef struct etm_pass {
+    tm_etm4_encoder *enc, *var[TM_ETM4_VARIANTS];
+    tm_stdcmp *cmp;
+} etm_pass;
+
+/* --compare: the variants (writing nowhere) and the trace module. */
+static int compare_new(etm_pass *P, const tm_etm4_pass_opts *o, uint32_t threads, char *err, size_t errlen)
+{
+    int rc = TM_OK;
+    for (int i = 0; i < TM_ETM4_VARIANTS && rc == TM_OK; i++) {
+        tm_etm4_opts vo = o->etm;
+        vo.return_stack = i >= 1;
+        vo.timestamps = i >= 2;
+        vo.cycle_counts = i >= 3;
+        vo.write = discard_write;
+        rc = tm_etm4_encoder_new(&vo, threads, &P->var[i], err, errlen);
+    }
+    if (rc == TM_OK)
+        rc = tm_stdcmp_new(threads, tm_stdcmp_cores(o->tmc, threads), &P->cmp, err, errlen);
+    if (rc == TM_OK)
+        rc = tm_stdcmp_set_isa(P->cmp, TM_ISA_AARCH64);
+    return rc;
+}
+
+/* Every record of R to every encoder, then their ends. */
+static int pass_feed(etm_pass *P, tmc_reader *r, char *err, size_t errlen)
+{
+    tmc_record rec;
+    int got, rc = TM_OK;
+    while ((got = tmc_reader_next(r, &rec)) == 1) {
+        rc = tm_etm4_encoder_put(P->enc, &rec, err, errlen);
+        for (int i = 0; i < TM_ETM4_VARIANTS && rc == TM_OK && P->var[i]; i++)
+            rc = tm_etm4_encoder_put(P->var[i], &rec, err, errlen);
+        if (rc == TM_OK && P->cmp)
+            rc = tm_stdcmp_put(P->cmp, &rec, err, errlen);
+        if (rc != TM_OK)
+            return rc;
+    }
+    if (got < 0)
+        return tm_errf(got, err, errlen, "%s", tmc_reader_error(r));
+    rc = tm_etm4_encoder_finish(P->enc, err, errlen);
+    for (int i = 0; i < TM_ETM4_VARIANTS && rc == TM_OK && P->var[i]; i++)
+        rc = tm_etm4_encoder_finish(P->var[i], err, errlen);
+    if (rc == TM_OK && P->cmp)
+        rc = tm_stdcmp_finish(P->cmp, err, errlen);
+    return rc;
+}
+
+/* --compare's rows: the variants, then the trace module's. */
+static int compare_rows(const etm_pass *P, tm_etm4_pass_result *res, char *err, size_t errlen)
+{
+    size_t nm = tm_stdcmp_nrows(P->cmp);
+    res->rows = calloc(TM_ETM4_VARIANTS + nm, sizeof *res->rows);
+    if (!res->rows)
+        return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
+    for (int i = 0; i < TM_ETM4_VARIANTS; i++) {
+        tm_std_row *row = &res->rows[i];
+        snprintf(row->name, sizeof row->name, "%s", variant_names[i]);
+        snprintf(row->kind, sizeof row->kind, "standard");
+        row->bits = 8.0 * (double)tm_etm4_encoder_stats(P->var[i])->total_bytes;
+        row->storage_bits = i >= 1 ? 16 * 64 : 0; /* the decoder's 16-entry return stack */
+        row->verified = -1;
+    }
+    tm_stdcmp_rows(P->cmp, res->rows + TM_ETM4_VARIANTS);
+    res->nrows = TM_ETM4_VARIANTS + nm;
+    return TM_OK;
+}
+
 int tm_etm4_encode_files(const tm_etm4_pass_opts *o, const char *base, tm_etm4_pass_result *res, char *err,
                          size_t errlen)
 {
@@ -99,8 +169,8 @@ int tm_etm4_encode_files(const tm_etm4_pass_opts *o, const char *base, tm_etm4_p
     }
     uint32_t threads = tmc_reader_threads(r);
     tm_stdfile_writer *w = NULL;
-    tm_etm4_encoder *enc = NULL, *var[TM_ETM4_VARIANTS] = {NULL};
-    tm_stdcmp *cmp = NULL;
+    etm_pass P;
+    memset(&P, 0, sizeof P);
     res->threads = threads;
     res->thread_bytes = calloc(threads, sizeof *res->thread_bytes);
     if ((rc = tm_stdfile_writer_new(base, "etm", threads, NULL, &w, err, errlen)) != TM_OK)
@@ -112,43 +182,10 @@ int tm_etm4_encode_files(const tm_etm4_pass_opts *o, const char *base, tm_etm4_p
     tm_etm4_opts eo = o->etm;
     eo.write = tm_stdfile_write;
     eo.write_arg = w;
-    if ((rc = tm_etm4_encoder_new(&eo, threads, &enc, err, errlen)) != TM_OK)
+    if ((rc = tm_etm4_encoder_new(&eo, threads, &P.enc, err, errlen)) != TM_OK ||
+        (o->compare && (rc = compare_new(&P, o, threads, err, errlen)) != TM_OK))
         goto out;
-    if (o->compare) {
-        for (int i = 0; i < TM_ETM4_VARIANTS && rc == TM_OK; i++) {
-            tm_etm4_opts vo = o->etm;
-            vo.return_stack = i >= 1;
-            vo.timestamps = i >= 2;
-            vo.cycle_counts = i >= 3;
-            vo.write = discard_write;
-            rc = tm_etm4_encoder_new(&vo, threads, &var[i], err, errlen);
-        }
-        if (rc == TM_OK)
-            rc = tm_stdcmp_new(threads, tm_stdcmp_cores(o->tmc, threads), &cmp, err, errlen);
-        if (rc == TM_OK)
-            rc = tm_stdcmp_set_isa(cmp, TM_ISA_AARCH64);
-        if (rc != TM_OK)
-            goto out;
-    }
-    tmc_record rec;
-    int got;
-    while ((got = tmc_reader_next(r, &rec)) == 1) {
-        rc = tm_etm4_encoder_put(enc, &rec, err, errlen);
-        for (int i = 0; i < TM_ETM4_VARIANTS && rc == TM_OK && var[i]; i++)
-            rc = tm_etm4_encoder_put(var[i], &rec, err, errlen);
-        if (rc == TM_OK && cmp)
-            rc = tm_stdcmp_put(cmp, &rec, err, errlen);
-        if (rc != TM_OK)
-            break;
-    }
-    if (rc == TM_OK && got < 0)
-        rc = tm_errf(got, err, errlen, "%s", tmc_reader_error(r));
-    if (rc == TM_OK)
-        rc = tm_etm4_encoder_finish(enc, err, errlen);
-    for (int i = 0; i < TM_ETM4_VARIANTS && rc == TM_OK && var[i]; i++)
-        rc = tm_etm4_encoder_finish(var[i], err, errlen);
-    if (rc == TM_OK && cmp)
-        rc = tm_stdcmp_finish(cmp, err, errlen);
+    rc = pass_feed(&P, r, err, errlen);
     if (rc == TM_OK || rc == TM_ERR_IO) {
         int failed = tm_stdfile_writer_failed(w, err, errlen);
         if (failed)
@@ -156,34 +193,18 @@ int tm_etm4_encode_files(const tm_etm4_pass_opts *o, const char *base, tm_etm4_p
     }
     if (rc != TM_OK)
         goto out;
-    res->st = *tm_etm4_encoder_stats(enc);
+    res->st = *tm_etm4_encoder_stats(P.enc);
     for (uint32_t t = 0; t < threads; t++)
-        res->thread_bytes[t] = tm_etm4_encoder_thread_bytes(enc, t);
-    if (cmp) {
-        size_t nm = tm_stdcmp_nrows(cmp);
-        res->rows = calloc(TM_ETM4_VARIANTS + nm, sizeof *res->rows);
-        if (!res->rows) {
-            rc = tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
-            goto out;
-        }
-        for (int i = 0; i < TM_ETM4_VARIANTS; i++) {
-            tm_std_row *row = &res->rows[i];
-            snprintf(row->name, sizeof row->name, "%s", variant_names[i]);
-            snprintf(row->kind, sizeof row->kind, "standard");
-            row->bits = 8.0 * (double)tm_etm4_encoder_stats(var[i])->total_bytes;
-            row->storage_bits = i >= 1 ? 16 * 64 : 0; /* the decoder's 16-entry return stack */
-            row->verified = -1;
-        }
-        tm_stdcmp_rows(cmp, res->rows + TM_ETM4_VARIANTS);
-        res->nrows = TM_ETM4_VARIANTS + nm;
-    }
+        res->thread_bytes[t] = tm_etm4_encoder_thread_bytes(P.enc, t);
+    if (P.cmp && (rc = compare_rows(&P, res, err, errlen)) != TM_OK)
+        goto out;
     rc = tm_stdfile_writer_finish(w, err, errlen);
 out:
     tm_stdfile_writer_free(w);
-    tm_etm4_encoder_free(enc);
+    tm_etm4_encoder_free(P.enc);
     for (int i = 0; i < TM_ETM4_VARIANTS; i++)
-        tm_etm4_encoder_free(var[i]);
-    tm_stdcmp_free(cmp);
+        tm_etm4_encoder_free(P.var[i]);
+    tm_stdcmp_free(P.cmp);
     tmc_reader_close(r);
     return rc;
 }
