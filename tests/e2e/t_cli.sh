@@ -11,7 +11,7 @@ cd "$TMP" || exit 1
 
 # the subcommands, as tm --help lists them
 "$TM" --help > help.out || die "tm --help: exit $?"
-mapfile -t subs < <(sed -n '/^subcommands:/,/^$/s/^  \([a-z]*\) .*/\1/p' help.out)
+mapfile -t subs < <(sed -n '/^subcommands:/,/^$/s/^  \([a-z][a-z0-9]*\) .*/\1/p' help.out)
 [ "${#subs[@]}" -ge 9 ] || die "tm --help lists ${#subs[@]} subcommands: ${subs[*]}"
 
 echo "== 1. --version"
