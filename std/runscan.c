@@ -18,16 +18,16 @@ typedef struct ent {
 } ent;
 
 struct tm_runscan {
+    ent *tab;           /* what a hit reads first, in one line */
+    tm_runscan_hit *hit;
+    size_t cap, n;      /* slots (a power of 2), runs */
+    unsigned shift;     /* 64 - log2(cap) */
+    size_t nhit, hitcap;
     tm_runscan_code_fn code;
     void *code_arg;
     tm_runscan_step_fn step;
     void *step_arg;
     const char *unit;
-    ent *tab;
-    size_t cap, n;      /* slots (a power of 2), runs */
-    unsigned shift;     /* 64 - log2(cap) */
-    tm_runscan_hit *hit;
-    size_t nhit, hitcap;
 };
 
 int tm_runscan_new(tm_runscan_code_fn code, void *code_arg, tm_runscan_step_fn step, void *step_arg,
