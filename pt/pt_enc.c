@@ -16,7 +16,8 @@
  *   - user-only tracing: a system call (any far transfer) ends with TIP.PGD
  *     without IP; the thread's next instruction in user space starts with
  *     MODE.Exec + TIP.PGE; a signal is FUP + TIP.PGD, then MODE.Exec +
- *     TIP.PGE at the handler. */
+ *     TIP.PGE at the handler.  The far transfers inside a run are found by
+ *     the run scanner the standards share (tm/runscan.h), with Zydis. */
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <intel-pt.h>
 #include <Zydis/Zydis.h>
 #include "tm/pt.h"
+#include "tm/runscan.h"
 #include "tm/grow.h"
 #include "tm/status.h"
 
@@ -49,17 +51,6 @@ typedef struct pt_thr {
     uint64_t bytes;
 } pt_thr;
 
-typedef struct far_ent {
-    uint64_t pc, count, bytes;
-    uint32_t first, n;  /* into e->fars */
-    int used;
-} far_ent;
-
-typedef struct far_at {
-    uint64_t k;        /* index of the far transfer in the run */
-    uint64_t next;     /* address after it */
-} far_at;
-
 struct tm_pt_encoder {
     tm_pt_opts o;
     uint32_t threads;
@@ -69,10 +60,7 @@ struct tm_pt_encoder {
     tm_pt_stats st;
     int failed;
     ZydisDecoder zd;
-    far_ent *tab;
-    size_t tabcap, tabn;
-    far_at *fars;
-    size_t nfars, farcap;
+    tm_runscan *scan;   /* the far transfers of each run (o.code) */
     char *err;
     size_t errlen;
 };
@@ -90,6 +78,36 @@ const char *tm_pt_kind_name(unsigned k)
 const char *tm_pt_cause_name(unsigned c)
 {
     return c < TM_PT_NCAUSES ? cause_names[c] : "?";
+}
+
+/* Far transfers (libipt's ptic_far_call/_return/_jump) of the instruction
+ * INS. */
+static int is_far(const ZydisDecodedInstruction *ins)
+{
+    switch (ins->mnemonic) {
+    case ZYDIS_MNEMONIC_SYSCALL: case ZYDIS_MNEMONIC_SYSENTER: case ZYDIS_MNEMONIC_SYSEXIT:
+    case ZYDIS_MNEMONIC_SYSRET: case ZYDIS_MNEMONIC_INT: case ZYDIS_MNEMONIC_INT1: case ZYDIS_MNEMONIC_INT3:
+    case ZYDIS_MNEMONIC_INTO: case ZYDIS_MNEMONIC_IRET: case ZYDIS_MNEMONIC_IRETD: case ZYDIS_MNEMONIC_IRETQ:
+    case ZYDIS_MNEMONIC_VMCALL: case ZYDIS_MNEMONIC_VMLAUNCH: case ZYDIS_MNEMONIC_VMRESUME:
+    case ZYDIS_MNEMONIC_UIRET:
+        return 1;
+    case ZYDIS_MNEMONIC_CALL: case ZYDIS_MNEMONIC_JMP: case ZYDIS_MNEMONIC_RET:
+        return ins->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
+    default:
+        return 0;
+    }
+}
+
+/* tm_runscan's step: the length of the instruction at P, and whether it is
+ * a far transfer (ARG: the Zydis decoder). */
+static int far_step(void *arg, const uint8_t *p, size_t avail, uint64_t addr, unsigned *len)
+{
+    (void)addr;
+    ZydisDecodedInstruction ins;
+    if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(arg, NULL, p, avail > 15 ? 15 : avail, &ins)))
+        return -1;
+    *len = ins.length;
+    return is_far(&ins);
 }
 
 int tm_pt_encoder_new(const tm_pt_opts *o, uint32_t threads, tm_pt_encoder **out, char *err, size_t errlen)
@@ -136,6 +154,13 @@ int tm_pt_encoder_new(const tm_pt_opts *o, uint32_t threads, tm_pt_encoder **out
         return TM_ERR_NOMEM;
     }
     ZydisDecoderInit(&e->zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+    if (d.code) {
+        int rc = tm_runscan_new(d.code, d.code_arg, far_step, &e->zd, "thread", &e->scan, err, errlen);
+        if (rc != TM_OK) {
+            tm_pt_encoder_free(e);
+            return rc;
+        }
+    }
     *out = e;
     return TM_OK;
 }
@@ -147,8 +172,7 @@ void tm_pt_encoder_free(tm_pt_encoder *e)
     for (uint32_t i = 0; i < e->threads; i++)
         free(e->t[i].out);
     free(e->t);
-    free(e->tab);
-    free(e->fars);
+    tm_runscan_free(e->scan);
     if (e->enc)
         pt_free_encoder(e->enc);
     free(e);
@@ -428,110 +452,6 @@ static void push(pt_thr *t, uint64_t ip)
         t->bottom = t->bottom == RETSTACK ? 0 : t->bottom + 1;
 }
 
-/* Far transfers (libipt's ptic_far_call/_return/_jump) of the instruction
- * INS. */
-static int is_far(const ZydisDecodedInstruction *ins)
-{
-    switch (ins->mnemonic) {
-    case ZYDIS_MNEMONIC_SYSCALL: case ZYDIS_MNEMONIC_SYSENTER: case ZYDIS_MNEMONIC_SYSEXIT:
-    case ZYDIS_MNEMONIC_SYSRET: case ZYDIS_MNEMONIC_INT: case ZYDIS_MNEMONIC_INT1: case ZYDIS_MNEMONIC_INT3:
-    case ZYDIS_MNEMONIC_INTO: case ZYDIS_MNEMONIC_IRET: case ZYDIS_MNEMONIC_IRETD: case ZYDIS_MNEMONIC_IRETQ:
-    case ZYDIS_MNEMONIC_VMCALL: case ZYDIS_MNEMONIC_VMLAUNCH: case ZYDIS_MNEMONIC_VMRESUME:
-    case ZYDIS_MNEMONIC_UIRET:
-        return 1;
-    case ZYDIS_MNEMONIC_CALL: case ZYDIS_MNEMONIC_JMP: case ZYDIS_MNEMONIC_RET:
-        return ins->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
-    default:
-        return 0;
-    }
-}
-
-static uint64_t run_hash(uint64_t pc, uint64_t count)
-{
-    uint64_t h = (pc ^ (count * 0x9E3779B97F4A7C15ull)) * 0xff51afd7ed558ccdull;
-    return h ^ (h >> 29);
-}
-
-/* The far transfers of the run R (decoded once per distinct run). */
-static const far_ent *run_fars(tm_pt_encoder *e, const tmc_record *r)
-{
-    if (e->tabcap) {
-        for (size_t j = run_hash(r->pc, r->count) & (e->tabcap - 1);; j = (j + 1) & (e->tabcap - 1)) {
-            far_ent *f = &e->tab[j];
-            if (!f->used)
-                break;
-            if (f->pc == r->pc && f->count == r->count) {
-                if (f->bytes != r->bytes) {
-                    char m[200];
-                    snprintf(m, sizeof m,
-                             "thread %" PRIu32 ": run at 0x%" PRIx64 ": %" PRIu64 " instructions are %" PRIu64
-                             " bytes in the code, %" PRIu64 " in the commit stream (the wrong binary?)",
-                             r->tid, r->pc, r->count, f->bytes, r->bytes);
-                    fail(e, TM_ERR_MISMATCH, m);
-                    return NULL;
-                }
-                return f;
-            }
-        }
-    }
-    if (2 * (e->tabn + 1) > e->tabcap) {
-        size_t nc = e->tabcap ? 2 * e->tabcap : 4096;
-        far_ent *nt = calloc(nc, sizeof *nt);
-        if (!nt) {
-            fail(e, TM_ERR_NOMEM, "out of memory");
-            return NULL;
-        }
-        for (size_t i = 0; i < e->tabcap; i++)
-            if (e->tab[i].used) {
-                size_t j = run_hash(e->tab[i].pc, e->tab[i].count) & (nc - 1);
-                while (nt[j].used)
-                    j = (j + 1) & (nc - 1);
-                nt[j] = e->tab[i];
-            }
-        free(e->tab);
-        e->tab = nt;
-        e->tabcap = nc;
-    }
-    far_ent f = {r->pc, r->count, r->bytes, (uint32_t)e->nfars, 0, 1};
-    uint64_t a = r->pc;
-    for (uint64_t k = 0; k < r->count; k++) {
-        size_t avail = 0;
-        const uint8_t *p = e->o.code(e->o.code_arg, a, &avail);
-        ZydisDecodedInstruction ins;
-        if (!p || !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&e->zd, NULL, p, avail > 15 ? 15 : avail, &ins))) {
-            char m[200];
-            snprintf(m, sizeof m, "thread %" PRIu32 ": run at 0x%" PRIx64 ": %s 0x%" PRIx64 " (the module map)",
-                     r->tid, r->pc, p ? "cannot decode the instruction at" : "no code at", a);
-            fail(e, TM_ERR_FORMAT, m);
-            return NULL;
-        }
-        a += ins.length;
-        if (is_far(&ins)) {
-            if (TM_GROW(e->fars, e->farcap, e->nfars + 1) != TM_OK) {
-                fail(e, TM_ERR_NOMEM, "out of memory");
-                return NULL;
-            }
-            e->fars[e->nfars++] = (far_at){k, a};
-            f.n++;
-        }
-    }
-    if (a - r->pc != r->bytes) {
-        char m[200];
-        snprintf(m, sizeof m,
-                 "thread %" PRIu32 ": run at 0x%" PRIx64 ": %" PRIu64 " instructions are %" PRIu64
-                 " bytes in the code, %" PRIu64 " in the commit stream (the wrong binary?)",
-                 r->tid, r->pc, r->count, a - r->pc, r->bytes);
-        fail(e, TM_ERR_MISMATCH, m);
-        return NULL;
-    }
-    size_t j = run_hash(r->pc, r->count) & (e->tabcap - 1);
-    while (e->tab[j].used)
-        j = (j + 1) & (e->tabcap - 1);
-    e->tab[j] = f;
-    e->tabn++;
-    return &e->tab[j];
-}
-
 static int end_thread(tm_pt_encoder *e, uint32_t tid)
 {
     pt_thr *t = &e->t[tid];
@@ -618,11 +538,11 @@ int tm_pt_encoder_put(tm_pt_encoder *e, const tmc_record *r, char *err, size_t e
         t->next_ip = r->pc + r->bytes;
         if (!e->o.code)
             return TM_OK;
-        const far_ent *f = run_fars(e, r);
-        if (!f)
-            return e->failed;
-        for (uint32_t i = 0; i < f->n && !rc; i++) {
-            const far_at *x = &e->fars[f->first + i];
+        tm_runscan_run f;
+        if ((rc = tm_runscan_get(e->scan, r, &f, e->err, e->errlen)) != TM_OK)
+            return e->failed = rc; /* the first error: e->failed was 0 */
+        for (uint32_t i = 0; i < f.n && !rc; i++) {
+            const tm_runscan_hit *x = &f.hit[i];
             e->st.far++;
             rc = disable(e, tid, 0, TM_PT_C_FAR);
             if (!rc && x->k + 1 < r->count)

@@ -16,7 +16,9 @@
  *     the preferred return address, after which trace is off until the next
  *     EL0 instruction: Trace On, Context (same), address.  A signal (EXC
  *     record) while trace is on is an Exception (IRQ) with the interrupted
- *     instruction's address; the handler starts with Trace On. */
+ *     instruction's address; the handler starts with Trace On.  The SVCs
+ *     inside a run come from the run scanner the standards share
+ *     (tm/runscan.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 #include "tm/a64op.h"
 #include "tm/etm4.h"
 #include "tm/grow.h"
+#include "tm/runscan.h"
 #include "tm/status.h"
 
 #define OUT_FLUSH 65536u
@@ -53,22 +56,13 @@ typedef struct e4_thr {
     uint64_t bytes;
 } e4_thr;
 
-typedef struct svc_ent {
-    uint64_t pc, count, bytes;
-    uint32_t first, n;  /* into e->svcs */
-    int used;
-} svc_ent;
-
 struct tm_etm4_encoder {
     tm_etm4_opts o;
     uint32_t threads;
     e4_thr *t;
     tm_etm4_stats st;
     int failed;
-    svc_ent *tab;
-    size_t tabcap, tabn;
-    uint64_t *svcs;     /* index in the run of each SVC */
-    size_t nsvcs, svccap;
+    tm_runscan *scan;   /* the SVCs of each run (o.code) */
     char *err;
     size_t errlen;
 };
@@ -81,6 +75,18 @@ static const char *const kind_names[TM_ETM4_NKINDS] = {
 const char *tm_etm4_kind_name(unsigned k)
 {
     return k < TM_ETM4_NKINDS ? kind_names[k] : "?";
+}
+
+/* tm_runscan's step: every A64 instruction is 4 bytes; the SVCs are wanted. */
+static int svc_step(void *arg, const uint8_t *p, size_t avail, uint64_t addr, unsigned *len)
+{
+    (void)arg;
+    if (avail < 4)
+        return -1;
+    unsigned long long tgt = 0;
+    int op = tm_a64_op(p, 4, addr, len, &tgt);
+    *len = 4;
+    return op == TM_A64_SYSCALL;
 }
 
 uint32_t tm_etm4_configr(const tm_etm4_opts *o)
@@ -107,6 +113,13 @@ int tm_etm4_encoder_new(const tm_etm4_opts *o, uint32_t threads, tm_etm4_encoder
     }
     e->o = d;
     e->threads = threads;
+    if (d.code) {
+        int rc = tm_runscan_new(d.code, d.code_arg, svc_step, NULL, "thread", &e->scan, err, errlen);
+        if (rc != TM_OK) {
+            tm_etm4_encoder_free(e);
+            return rc;
+        }
+    }
     *out = e;
     return TM_OK;
 }
@@ -118,8 +131,7 @@ void tm_etm4_encoder_free(tm_etm4_encoder *e)
     for (uint32_t i = 0; i < e->threads; i++)
         free(e->t[i].out);
     free(e->t);
-    free(e->tab);
-    free(e->svcs);
+    tm_runscan_free(e->scan);
     free(e);
 }
 
@@ -488,75 +500,6 @@ static int put_exception(tm_etm4_encoder *e, uint32_t tid, unsigned type, uint64
     return rc;
 }
 
-/* ---- system calls inside runs ---- */
-
-static uint64_t run_hash(uint64_t pc, uint64_t count)
-{
-    uint64_t h = (pc ^ (count * 0x9E3779B97F4A7C15ull)) * 0xff51afd7ed558ccdull;
-    return h ^ (h >> 29);
-}
-
-static const svc_ent *run_svcs(tm_etm4_encoder *e, const tmc_record *r)
-{
-    char m[240];
-    if (e->tabcap)
-        for (size_t j = run_hash(r->pc, r->count) & (e->tabcap - 1); e->tab[j].used; j = (j + 1) & (e->tabcap - 1))
-            if (e->tab[j].pc == r->pc && e->tab[j].count == r->count)
-                return &e->tab[j];
-    if (2 * (e->tabn + 1) > e->tabcap) {
-        size_t nc = e->tabcap ? 2 * e->tabcap : 4096;
-        svc_ent *nt = calloc(nc, sizeof *nt);
-        if (!nt) {
-            fail(e, TM_ERR_NOMEM, "out of memory");
-            return NULL;
-        }
-        for (size_t i = 0; i < e->tabcap; i++)
-            if (e->tab[i].used) {
-                size_t j = run_hash(e->tab[i].pc, e->tab[i].count) & (nc - 1);
-                while (nt[j].used)
-                    j = (j + 1) & (nc - 1);
-                nt[j] = e->tab[i];
-            }
-        free(e->tab);
-        e->tab = nt;
-        e->tabcap = nc;
-    }
-    svc_ent f = {r->pc, r->count, r->bytes, (uint32_t)e->nsvcs, 0, 1};
-    if (r->bytes != 4 * r->count) {
-        snprintf(m, sizeof m, "thread %" PRIu32 ": run at 0x%" PRIx64 ": %" PRIu64 " instructions in %" PRIu64
-                 " bytes: not A64 code", r->tid, r->pc, r->count, r->bytes);
-        fail(e, TM_ERR_FORMAT, m);
-        return NULL;
-    }
-    for (uint64_t k = 0; k < r->count; k++) {
-        uint64_t a = r->pc + 4 * k;
-        size_t avail = 0;
-        const uint8_t *p = e->o.code(e->o.code_arg, a, &avail);
-        if (!p || avail < 4) {
-            snprintf(m, sizeof m, "thread %" PRIu32 ": run at 0x%" PRIx64 ": no code at 0x%" PRIx64
-                     " (the module map)", r->tid, r->pc, a);
-            fail(e, TM_ERR_FORMAT, m);
-            return NULL;
-        }
-        unsigned len;
-        unsigned long long tgt = 0;
-        if (tm_a64_op(p, 4, a, &len, &tgt) == TM_A64_SYSCALL) {
-            if (TM_GROW(e->svcs, e->svccap, e->nsvcs + 1) != TM_OK) {
-                fail(e, TM_ERR_NOMEM, "out of memory");
-                return NULL;
-            }
-            e->svcs[e->nsvcs++] = k;
-            f.n++;
-        }
-    }
-    size_t j = run_hash(r->pc, r->count) & (e->tabcap - 1);
-    while (e->tab[j].used)
-        j = (j + 1) & (e->tabcap - 1);
-    e->tab[j] = f;
-    e->tabn++;
-    return &e->tab[j];
-}
-
 /* ---- records ---- */
 
 static int end_thread(tm_etm4_encoder *e, uint32_t tid)
@@ -654,12 +597,16 @@ int tm_etm4_encoder_put(tm_etm4_encoder *e, const tmc_record *r, char *err, size
         t->next_ip = r->pc + r->bytes;
         if (!e->o.code)
             return TM_OK;
-        const svc_ent *f = run_svcs(e, r);
-        if (!f)
-            return e->failed;
-        for (uint32_t i = 0; i < f->n && !rc; i++) {
-            uint64_t k = e->svcs[f->first + i];
-            uint64_t next = r->pc + 4 * (k + 1);
+        if (r->bytes != 4 * r->count) {
+            snprintf(m, sizeof m, "thread %" PRIu32 ": run at 0x%" PRIx64 ": %" PRIu64 " instructions in %" PRIu64
+                     " bytes: not A64 code", r->tid, r->pc, r->count, r->bytes);
+            return fail(e, TM_ERR_FORMAT, m);
+        }
+        tm_runscan_run f;
+        if ((rc = tm_runscan_get(e->scan, r, &f, e->err, e->errlen)) != TM_OK)
+            return e->failed = rc; /* the first error: e->failed was 0 */
+        for (uint32_t i = 0; i < f.n && !rc; i++) {
+            uint64_t k = f.hit[i].k, next = f.hit[i].next;
             e->st.syscalls++;
             rc = put_exception(e, tid, EXC_CALL, next);
             if (!rc && k + 1 < r->count)

@@ -7,7 +7,8 @@
  * instructions that can change the encoder's state are looked at: the
  * first of a run (it may be the first traced one, or the target of an
  * uninferable discontinuity), its last (the last before a trap), its
- * system calls, and every control transfer.  The 3-stage pipeline's look at
+ * system calls (those two from the run scanner the standards share,
+ * tm/runscan.h), and every control transfer.  The 3-stage pipeline's look at
  * the next instruction is a packet kept back (the target of an updiscon)
  * until the next instruction or event says whether a format 3 follows
  * (the updiscon bit).
@@ -34,11 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/etrace.h"
+#include "tm/runscan.h"
 #include "tm/rvop.h"
 #include "tm/status.h"
 
 #define OUT_FLUSH 65536u
-#define SCAN_SLOTS 65536u
 #define ADDR_MASK ((1ull << TM_ET_IADDR_BITS) - 1)
 
 /* The end of a decoder's walk: an address packet's content. */
@@ -75,12 +76,6 @@ typedef struct et_hart {
     uint64_t bytes;
 } et_hart;
 
-typedef struct scan_ent {
-    uint64_t pc, bytes, count, last;
-    uint32_t first, n; /* ecalls: e->ecalls[first .. first+n) */
-    int used;
-} scan_ent;
-
 struct tm_et_encoder {
     tm_et_opts o;
     tm_et_cfg cfg;
@@ -88,13 +83,20 @@ struct tm_et_encoder {
     et_hart *h;
     tm_et_stats st;
     int failed;
-    scan_ent *scan;
-    size_t nscan;
-    uint64_t *ecalls;
-    size_t necalls, ecap;
+    tm_runscan *scan;   /* each run's last instruction and ecalls (o.code) */
     char *err;
     size_t errlen;
 };
+
+/* tm_runscan's step: the length of the instruction at P; ECALLs are wanted. */
+static int ecall_step(void *arg, const uint8_t *p, size_t avail, uint64_t addr, unsigned *len)
+{
+    (void)arg;
+    unsigned long long t = 0;
+    *len = 0;
+    int kind = tm_rv_op(p, avail > 4 ? 4 : (unsigned)avail, addr, len, &t);
+    return *len ? kind == TM_RV_SYSCALL : -1;
+}
 
 /* The encoder's first error (RC, about hart TID) into the caller's buffer;
  * the encoder is unusable after it. */
@@ -123,9 +125,7 @@ int tm_et_encoder_new(const tm_et_opts *o, uint32_t threads, tm_et_encoder **out
     if (!o->write || !threads || threads > TMC_MAX_THREADS)
         return tm_errf(TM_ERR_ARG, err, errlen, "no output, or %" PRIu32 " threads", threads);
     tm_et_encoder *e = calloc(1, sizeof *e);
-    if (!e || !(e->h = calloc(threads, sizeof *e->h)) || !(e->scan = calloc(SCAN_SLOTS, sizeof *e->scan))) {
-        if (e)
-            free(e->h);
+    if (!e || !(e->h = calloc(threads, sizeof *e->h))) {
         free(e);
         return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
     }
@@ -142,6 +142,11 @@ int tm_et_encoder_new(const tm_et_opts *o, uint32_t threads, tm_et_encoder **out
             tm_et_encoder_free(e);
             return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
         }
+    int rc = o->code ? tm_runscan_new(o->code, o->code_arg, ecall_step, NULL, "hart", &e->scan, err, errlen) : TM_OK;
+    if (rc != TM_OK) {
+        tm_et_encoder_free(e);
+        return rc;
+    }
     *out = e;
     return TM_OK;
 }
@@ -155,8 +160,7 @@ void tm_et_encoder_free(tm_et_encoder *e)
         tm_et_pred_free(&e->h[i].pr);
     }
     free(e->h);
-    free(e->scan);
-    free(e->ecalls);
+    tm_runscan_free(e->scan);
     free(e);
 }
 
@@ -477,74 +481,26 @@ static int resync(tm_et_encoder *e, uint32_t tid)
     return rc;
 }
 
-/* The run at PC (COUNT instructions, BYTES): its last instruction and its
- * system calls, from the code (cached). */
-static const scan_ent *scan_run(tm_et_encoder *e, uint32_t tid, const tmc_record *r)
+/* The run R: its last instruction and its system calls, from the code
+ * (the run scanner's cache) or, without it, from its length. */
+static int scan_run(tm_et_encoder *e, uint32_t tid, const tmc_record *r, tm_runscan_run *s)
 {
-    uint64_t hsh = (r->pc * 0x9E3779B97F4A7C15ull ^ r->bytes * 0xC2B2AE3D27D4EB4Full) >> 48;
-    for (unsigned probe = 0; probe < 8; probe++) {
-        scan_ent *s = &e->scan[(hsh + probe) & (SCAN_SLOTS - 1)];
-        if (s->used && s->pc == r->pc && s->bytes == r->bytes && s->count == r->count)
-            return s;
-        if (!s->used || probe == 7) {
-            if (e->nscan > SCAN_SLOTS / 2) { /* start again */
-                memset(e->scan, 0, SCAN_SLOTS * sizeof *e->scan);
-                e->nscan = 0;
-                e->necalls = 0;
-                s = &e->scan[hsh & (SCAN_SLOTS - 1)];
-            }
-            scan_ent n = {r->pc, r->bytes, r->count, 0, (uint32_t)e->necalls, 0, 1};
-            if (!e->o.code) {
-                if (r->count == 1)
-                    n.last = r->pc;
-                else if (r->bytes == 4 * r->count || r->bytes == 2 * r->count)
-                    n.last = r->pc + r->bytes - r->bytes / r->count;
-                else {
-                    fail(e, TM_ERR_ARG, tid, "a run at 0x%" PRIx64 " of instructions of different lengths needs the "
-                         "code", r->pc);
-                    return NULL;
-                }
-            } else {
-                uint64_t a = r->pc;
-                for (uint64_t i = 0; i < r->count; i++) {
-                    size_t avail = 0;
-                    const uint8_t *c = e->o.code(e->o.code_arg, a, &avail);
-                    unsigned len = 0;
-                    unsigned long long t = 0;
-                    int kind = c ? tm_rv_op(c, avail > 4 ? 4 : (unsigned)avail, a, &len, &t) : TM_RV_OTHER;
-                    if (!c || !len) {
-                        fail(e, TM_ERR_FORMAT, tid, "no code for the instruction at 0x%" PRIx64, a);
-                        return NULL;
-                    }
-                    if (kind == TM_RV_SYSCALL) {
-                        if (e->necalls == e->ecap) {
-                            size_t cap = e->ecap ? e->ecap * 2 : 1024;
-                            uint64_t *q = realloc(e->ecalls, cap * sizeof *q);
-                            if (!q) {
-                                fail(e, TM_ERR_NOMEM, tid, "out of memory");
-                                return NULL;
-                            }
-                            e->ecalls = q;
-                            e->ecap = cap;
-                        }
-                        e->ecalls[e->necalls++] = a;
-                        n.n++;
-                    }
-                    n.last = a;
-                    a += len;
-                }
-                if (a != r->pc + r->bytes) {
-                    fail(e, TM_ERR_FORMAT, tid, "the code of the run at 0x%" PRIx64 " does not have its length",
-                         r->pc);
-                    return NULL;
-                }
-            }
-            *s = n;
-            e->nscan++;
-            return s;
-        }
+    if (e->scan) {
+        int rc = tm_runscan_get(e->scan, r, s, e->err, e->errlen);
+        if (rc != TM_OK)
+            e->failed = rc; /* the first error: e->failed was 0 */
+        return rc;
     }
-    return NULL;
+    s->hit = NULL;
+    s->n = 0;
+    if (r->count == 1)
+        s->last = r->pc;
+    else if (r->bytes == 4 * r->count || r->bytes == 2 * r->count)
+        s->last = r->pc + r->bytes - r->bytes / r->count;
+    else
+        return fail(e, TM_ERR_ARG, tid, "a run at 0x%" PRIx64 " of instructions of different lengths needs the code",
+                    r->pc);
+    return TM_OK;
 }
 
 int tm_et_encoder_put(tm_et_encoder *e, const tmc_record *r, char *err, size_t errlen)
@@ -593,13 +549,13 @@ int tm_et_encoder_put(tm_et_encoder *e, const tmc_record *r, char *err, size_t e
     }
     case TMC_RUN: {
         e->st.instructions += r->count;
-        const scan_ent *s = scan_run(e, tid, r);
-        if (!s)
+        tm_runscan_run s;
+        if (scan_run(e, tid, r, &s) != TM_OK)
             return e->failed;
         uint64_t seg = r->pc, end = r->pc + r->bytes;
         rc = resync(e, tid);
-        for (uint32_t i = 0; i < s->n && rc == TM_OK; i++) {
-            uint64_t x = e->ecalls[s->first + i];
+        for (uint32_t i = 0; i < s.n && rc == TM_OK; i++) {
+            uint64_t x = s.hit[i].at;
             if ((rc = retire(e, tid, seg, K_OTHER, 0, 0, 0)) != TM_OK)
                 break;
             if (x != seg && (rc = retire(e, tid, x, K_OTHER, 0, 0, 0)) != TM_OK)
@@ -607,12 +563,12 @@ int tm_et_encoder_put(tm_et_encoder *e, const tmc_record *r, char *err, size_t e
             e->st.syscalls++;
             rc = stop(e, tid, 1);
             h->reentry = TM_ET_F3_START;
-            seg = x + 4;
+            seg = s.hit[i].next;
         }
         if (rc == TM_OK && seg < end) {
             rc = retire(e, tid, seg, K_OTHER, 0, 0, 0);
-            if (rc == TM_OK && s->last != seg)
-                rc = retire(e, tid, s->last, K_OTHER, 0, 0, 0);
+            if (rc == TM_OK && s.last != seg)
+                rc = retire(e, tid, s.last, K_OTHER, 0, 0, 0);
         }
         break;
     }
