@@ -43,6 +43,13 @@ void tm_err(const char *sub, const char *fmt, ...) __attribute__((format(printf,
 void tm_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* TEXT and a newline on F, control characters escaped as by tm_err. */
 void tm_put_line(FILE *f, const char *text);
+/* One option table's command line (tm/opt.h): ARGV's options into ARGS
+ * through DEFS, its operands into POS (at most MAXPOS).  The number of
+ * operands; -1 after --help (USAGE printed on stdout); -2 after a usage
+ * error (one line, "tm SUB: ..."). */
+struct tm_optdef;
+int tm_cmd_options(const char *sub, int argc, char **argv, const struct tm_optdef *defs, void *args,
+                   const char **pos, int maxpos, void (*usage)(FILE *));
 /* Progress on stderr for long runs: returns 1 when stderr is a terminal. */
 int tm_progress_tty(void);
 

@@ -68,25 +68,11 @@ static const tm_optdef e4_opts[] = {
 static int e4_parse(int argc, char **argv, e4_args *A, tm_etm4_opts *eo)
 {
     const char *pos[2] = {NULL, NULL};
-    int npos = 0, r;
+    int npos;
     memset(A, 0, sizeof *A);
     memset(eo, 0, sizeof *eo);
-    tm_opt_parser p;
-    tm_opt_init(&p, argc, argv);
-    tm_opt_table t = {e4_opts, A};
-    const tm_optdef *hit;
-    const char *v;
-    char err[256];
-    while ((r = tm_opt_next(&p, &t, 1, &hit, &v, err, sizeof err)) > 0) {
-        if (r == TM_OPT_HELP)
-            return usage(stdout), 1;
-        if (r == TM_OPT_OPERAND && npos == 2)
-            return tm_usage("etm4", "too many arguments: %s", v), 2;
-        if (r == TM_OPT_OPERAND)
-            pos[npos++] = v;
-    }
-    if (r < 0)
-        return tm_usage("etm4", "%s", err), 2;
+    if ((npos = tm_cmd_options("etm4", argc, argv, e4_opts, A, pos, 2, usage)) < 0)
+        return npos == -1 ? 1 : 2;
     eo->sync_period = 4096;
     if (A->sync && (tm_parse_size(A->sync, &eo->sync_period) || eo->sync_period < 64 ||
                     eo->sync_period > (1u << 30)))

@@ -78,25 +78,11 @@ static int size_opt(const char *name, const char *v, unsigned max, unsigned *out
 static int et_parse(int argc, char **argv, et_args *A, tm_et_opts *o)
 {
     const char *pos[2] = {NULL, NULL};
-    int npos = 0, r;
+    int npos;
     memset(A, 0, sizeof *A);
     memset(o, 0, sizeof *o);
-    tm_opt_parser p;
-    tm_opt_init(&p, argc, argv);
-    tm_opt_table t = {et_optdefs, A};
-    const tm_optdef *hit;
-    const char *v;
-    char err[256];
-    while ((r = tm_opt_next(&p, &t, 1, &hit, &v, err, sizeof err)) > 0) {
-        if (r == TM_OPT_HELP)
-            return usage(stdout), 1;
-        if (r == TM_OPT_OPERAND && npos == 2)
-            return tm_usage("etrace", "too many arguments: %s", v), 2;
-        if (r == TM_OPT_OPERAND)
-            pos[npos++] = v;
-    }
-    if (r < 0)
-        return tm_usage("etrace", "%s", err), 2;
+    if ((npos = tm_cmd_options("etrace", argc, argv, et_optdefs, A, pos, 2, usage)) < 0)
+        return npos == -1 ? 1 : 2;
     if (size_opt("--bp", A->bp, 20, &o->bp_log2) || size_opt("--jtc", A->jtc, 16, &o->jtc_log2))
         return 2;
     o->implicit_return = A->ir;

@@ -95,24 +95,10 @@ static const tm_optdef pt_opts[] = {
 static int pt_parse(int argc, char **argv, pt_args *A, tm_pt_opts *po)
 {
     const char *pos[2] = {NULL, NULL};
-    int npos = 0, r;
+    int npos;
     memset(A, 0, sizeof *A);
-    tm_opt_parser p;
-    tm_opt_init(&p, argc, argv);
-    tm_opt_table t = {pt_opts, A};
-    const tm_optdef *hit;
-    const char *v;
-    char err[256];
-    while ((r = tm_opt_next(&p, &t, 1, &hit, &v, err, sizeof err)) > 0) {
-        if (r == TM_OPT_HELP)
-            return usage(stdout), 1;
-        if (r == TM_OPT_OPERAND && npos == 2)
-            return tm_usage("pt", "too many arguments: %s", v), 2;
-        if (r == TM_OPT_OPERAND)
-            pos[npos++] = v;
-    }
-    if (r < 0)
-        return tm_usage("pt", "%s", err), 2;
+    if ((npos = tm_cmd_options("pt", argc, argv, pt_opts, A, pos, 2, usage)) < 0)
+        return npos == -1 ? 1 : 2;
     char msg[2048];
     if (tm_pt_opts_parse(po, A->psb, A->tnt, A->timing, A->mtc, msg, sizeof msg) != TM_OK)
         return tm_usage("pt", "%s", msg), 2;

@@ -59,26 +59,14 @@ static const tm_optdef std_opts[] = {
 /* 0, 1 (--help printed) or 2 after a usage error. */
 static int std_parse(int argc, char **argv, std_args *A)
 {
-    int r;
     memset(A, 0, sizeof *A);
-    tm_opt_parser p;
-    tm_opt_init(&p, argc, argv);
-    tm_opt_table t = {std_opts, A};
-    const tm_optdef *hit;
-    const char *v;
-    char err[256];
-    while ((r = tm_opt_next(&p, &t, 1, &hit, &v, err, sizeof err)) > 0) {
-        if (r == TM_OPT_HELP)
-            return usage(stdout), 1;
-        if (r == TM_OPT_OPERAND && A->in)
-            return tm_usage("std", "too many arguments: %s", v), 2;
-        if (r == TM_OPT_OPERAND)
-            A->in = v;
-    }
-    if (r < 0)
-        return tm_usage("std", "%s", err), 2;
-    if (!A->in)
+    const char *pos[1] = {NULL};
+    int npos = tm_cmd_options("std", argc, argv, std_opts, A, pos, 1, usage);
+    if (npos < 0)
+        return npos == -1 ? 1 : 2;
+    if (!npos)
         return tm_usage("std", "needs IN.tmc"), 2;
+    A->in = pos[0];
     return 0;
 }
 

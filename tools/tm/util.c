@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cmd.h"
+#include "tm/opt.h"
 
 static void put_escaped(FILE *f, const char *text)
 {
@@ -116,4 +117,27 @@ int tm_finish_stdout(const char *sub, int status)
         return status; /* the reader (a pager, head) went away: a quiet end */
     tm_err(sub, "standard output: %s", e ? strerror(e) : "write error");
     return status ? status : 1;
+}
+
+int tm_cmd_options(const char *sub, int argc, char **argv, const tm_optdef *defs, void *args, const char **pos,
+                   int maxpos, void (*usage)(FILE *))
+{
+    tm_opt_parser p;
+    tm_opt_init(&p, argc, argv);
+    tm_opt_table t = {defs, args};
+    const tm_optdef *hit;
+    const char *v;
+    char err[256];
+    int r, npos = 0;
+    while ((r = tm_opt_next(&p, &t, 1, &hit, &v, err, sizeof err)) > 0) {
+        if (r == TM_OPT_HELP)
+            return usage(stdout), -1;
+        if (r == TM_OPT_OPERAND && npos == maxpos)
+            return tm_usage(sub, "too many arguments: %s", v), -2;
+        if (r == TM_OPT_OPERAND)
+            pos[npos++] = v;
+    }
+    if (r < 0)
+        return tm_usage(sub, "%s", err), -2;
+    return npos;
 }
