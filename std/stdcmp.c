@@ -22,6 +22,7 @@ static const tm_encoding tage_encs[] = {TM_ENC_TR_E, TM_ENC_TR_A};
 
 struct tm_stdcmp {
     tm_sweep *sw;
+    size_t n;                /* the rows chosen, in the fixed order */
     tm_model_cfg cfg[NROWS];
     char name[NROWS][48];
 };
@@ -45,9 +46,59 @@ static void cfg_of(size_t i, tm_encoding *enc, const char **preset, char *name, 
     }
 }
 
+/* Whether row NAME is in the comma-separated list SOME (NULL: every row). */
+static int chosen(const char *some, const char *name)
+{
+    size_t l = strlen(name);
+    for (const char *p = some; p && *p;) {
+        const char *q = strchr(p, ',');
+        size_t k = q ? (size_t)(q - p) : strlen(p);
+        if (k == l && !strncmp(p, name, l))
+            return 1;
+        p = q ? q + 1 : p + k;
+    }
+    return !some;
+}
+
+/* Every name of SOME is a row's: TM_OK, or TM_ERR_ARG naming the first
+ * that is not and the rows there are. */
+static int check_names(const char *some, char *err, size_t errlen)
+{
+    char all[NROWS * 16] = "", nm[48];
+    for (size_t i = 0; i < NROWS; i++) {
+        tm_encoding enc;
+        const char *preset;
+        cfg_of(i, &enc, &preset, nm, sizeof nm);
+        snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "", nm);
+    }
+    for (const char *p = some; *p;) {
+        const char *q = strchr(p, ',');
+        size_t k = q ? (size_t)(q - p) : strlen(p);
+        int found = 0;
+        for (size_t i = 0; i < NROWS && !found; i++) {
+            tm_encoding enc;
+            const char *preset;
+            cfg_of(i, &enc, &preset, nm, sizeof nm);
+            found = strlen(nm) == k && !strncmp(p, nm, k);
+        }
+        if (!found)
+            return tm_errf(TM_ERR_ARG, err, errlen, "'%.*s' is not a row of the trace module (one of: %s)", (int)k, p,
+                           all);
+        p = q ? q + 1 : p + k;
+    }
+    return TM_OK;
+}
+
 int tm_stdcmp_new(uint32_t threads, uint32_t cores, tm_stdcmp **out, char *err, size_t errlen)
 {
+    return tm_stdcmp_new_some(threads, cores, NULL, out, err, errlen);
+}
+
+int tm_stdcmp_new_some(uint32_t threads, uint32_t cores, const char *some, tm_stdcmp **out, char *err, size_t errlen)
+{
     *out = NULL;
+    if (some && check_names(some, err, errlen) != TM_OK)
+        return TM_ERR_ARG;
     tm_stdcmp *c = calloc(1, sizeof *c);
     if (!c)
         return tm_errf(TM_ERR_NOMEM, err, errlen, "out of memory");
@@ -55,8 +106,12 @@ int tm_stdcmp_new(uint32_t threads, uint32_t cores, tm_stdcmp **out, char *err, 
     for (size_t i = 0; i < NROWS; i++) {
         tm_encoding enc;
         const char *preset;
-        cfg_of(i, &enc, &preset, c->name[i], sizeof c->name[i]);
-        tm_model_cfg *cfg = &c->cfg[i];
+        char nm[48];
+        cfg_of(i, &enc, &preset, nm, sizeof nm);
+        if (!chosen(some, nm))
+            continue;
+        snprintf(c->name[c->n], sizeof c->name[c->n], "%s", nm);
+        tm_model_cfg *cfg = &c->cfg[c->n++];
         /* the Ti field has floor(log2 N) bits for the N cores that ran */
         tm_enc_cfg_default(&cfg->enc, enc, cores ? cores : 1, 0);
         if (tm_model_preset(cfg, preset) != TM_OK) {
@@ -72,8 +127,12 @@ int tm_stdcmp_new(uint32_t threads, uint32_t cores, tm_stdcmp **out, char *err, 
             return rc;
         }
     }
+    if (!c->n) {
+        free(c);
+        return tm_errf(TM_ERR_ARG, err, errlen, "no row of the trace module chosen");
+    }
     char e[512];
-    int rc = tm_sweep_new(c->cfg, NROWS, &c->sw, e, sizeof e);
+    int rc = tm_sweep_new(c->cfg, c->n, &c->sw, e, sizeof e);
     if (rc != TM_OK) {
         free(c);
         return tm_errf(rc, err, errlen, "cannot make the trace module's models: %s", e);
@@ -90,7 +149,7 @@ int tm_stdcmp_set_isa(tm_stdcmp *c, int isa)
 static int model_error(tm_stdcmp *c, int rc, char *err, size_t errlen)
 {
     size_t i = tm_sweep_failed(c->sw);
-    if (i >= NROWS)
+    if (i >= c->n)
         return tm_errf(rc, err, errlen, "the trace module's model failed");
     return tm_errf(rc, err, errlen, "the trace module (%s): %s", c->name[i],
                    tm_model_error(tm_sweep_model(c->sw, i)));
@@ -110,13 +169,12 @@ int tm_stdcmp_finish(tm_stdcmp *c, char *err, size_t errlen)
 
 size_t tm_stdcmp_nrows(const tm_stdcmp *c)
 {
-    (void)c;
-    return NROWS;
+    return c->n;
 }
 
 void tm_stdcmp_rows(const tm_stdcmp *c, tm_std_row *rows)
 {
-    for (size_t i = 0; i < NROWS; i++) {
+    for (size_t i = 0; i < c->n; i++) {
         const tm_model_stats *ms = tm_model_get_stats(tm_sweep_model(c->sw, i));
         tm_std_row *w = &rows[i];
         memset(w, 0, sizeof *w);

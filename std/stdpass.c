@@ -70,16 +70,16 @@ typedef struct pass {
     std_variant *v;
     size_t nv;
     tm_stdcmp *cmp;
+    uint64_t records;  /* of the stream (the first read) */
 } pass;
 
 static int feed(const tm_std_opts *o, tmc_reader *r, pass *p, int *bad_stream, char *err, size_t errlen)
 {
     tmc_record rec;
     int got, rc = TM_OK;
-    uint64_t records = 0;
     while ((got = tmc_reader_next(r, &rec)) == 1) {
-        if (o->progress && !(++records & ((1u << 22) - 1)))
-            o->progress(records, o->progress_arg);
+        if (o->progress && !(++p->records & ((1u << 22) - 1)))
+            o->progress(p->records, o->progress_arg);
         for (size_t i = 0; i < p->nv && rc == TM_OK; i++)
             if ((rc = p->ops->put(p->v[i].enc, &rec, err, errlen)) != TM_OK && p->nv > 1) {
                 char t[1100];
@@ -142,12 +142,32 @@ static void rows_of(pass *p, tm_std_result *res)
 }
 
 /* Every variant decoded and compared with the stream. */
+/* The progress of the verification reads, counted on from the records of
+ * the reads before (one progress count for the whole run). */
+typedef struct read_progress {
+    const tm_std_opts *o;
+    uint64_t before;
+} read_progress;
+
+static void progress_on(uint64_t records, void *arg)
+{
+    const read_progress *w = arg;
+    w->o->progress(w->before + records, w->o->progress_arg);
+}
+
 static int verify_all(pass *p, void *image, const tm_std_opts *o, tm_std_result *res, char *err, size_t errlen)
 {
+    read_progress w = {o, 0};
+    tm_std_opts vo = *o;
+    if (o->progress) {
+        vo.progress = progress_on;
+        vo.progress_arg = &w;
+    }
     for (size_t i = 0; i < p->nv; i++) {
         uint64_t checked = 0;
         char e[1024];
-        int rc = p->ops->verify(&p->v[i], image, o, &checked, e, sizeof e);
+        w.before = (i + 1) * p->records;
+        int rc = p->ops->verify(&p->v[i], image, &vo, &checked, e, sizeof e);
         res->rows[i].verified = rc == TM_OK;
         if (rc != TM_OK)
             return tm_errf(rc, err, errlen, "%s: %s", p->v[i].name, e);
@@ -161,7 +181,7 @@ static int pass_run(const tm_std_opts *o, tmc_reader *r, pass *p, void *image, t
 {
     uint32_t threads = res->threads;
     int rc = make_variants(p, threads, o, image, err, errlen);
-    if (rc == TM_OK && o->models && (rc = tm_stdcmp_new(threads, res->cores, &p->cmp, err, errlen)) == TM_OK)
+    if (rc == TM_OK && o->models && (rc = tm_stdcmp_new_some(threads, res->cores, o->tm_rows, &p->cmp, err, errlen)) == TM_OK)
         rc = tm_stdcmp_set_isa(p->cmp, res->isa);
     if (rc != TM_OK)
         return rc;

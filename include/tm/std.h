@@ -32,6 +32,8 @@ typedef struct tm_std_opts {
     int models;             /* the trace module's rows (tm_stdcmp) */
     void (*progress)(uint64_t records, void *arg); /* about every 2^22 records, or NULL */
     void *progress_arg;
+    const char *tm_rows;    /* with models: the trace module's rows, comma-separated (tm_stdcmp_new_some);
+                               NULL: every row */
 } tm_std_opts;
 
 typedef struct tm_std_result {

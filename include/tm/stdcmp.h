@@ -40,13 +40,18 @@ typedef struct tm_stdcmp tm_stdcmp;
  * which CORES ran (the Ti field has floor(log2 CORES) bits).  TM_OK, or an
  * error with ERR. */
 int tm_stdcmp_new(uint32_t threads, uint32_t cores, tm_stdcmp **out, char *err, size_t errlen);
+/* The same with only the rows named in SOME, comma-separated ("nx_b,
+ * tr_e-large,tage-l+tr_a"; NULL: every row); a name that is no row's is
+ * TM_ERR_ARG, ERR naming it and the rows there are. */
+int tm_stdcmp_new_some(uint32_t threads, uint32_t cores, const char *some, tm_stdcmp **out, char *err,
+                       size_t errlen);
 /* The stream's instruction set (tmc_reader_isa), before any record. */
 int tm_stdcmp_set_isa(tm_stdcmp *c, int isa);
 /* One record, in the stream's order (every type: the model takes what it
  * needs). */
 int tm_stdcmp_put(tm_stdcmp *c, const tmc_record *r, char *err, size_t errlen);
 int tm_stdcmp_finish(tm_stdcmp *c, char *err, size_t errlen);
-/* The rows (tm_stdcmp_nrows of them), in a fixed order: "nx_b", then
+/* The rows (tm_stdcmp_nrows of them; those chosen), in a fixed order: "nx_b", then
  * tr_b, tr_e, tr_a with small, medium, large ("ENC-PRESET"), then
  * "tage-X+tr_e" and "tage-X+tr_a" for tage-s, tage-m, tage-l. */
 size_t tm_stdcmp_nrows(const tm_stdcmp *c);

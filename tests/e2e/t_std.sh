@@ -94,5 +94,17 @@ cp mt.modules self.T0.pt.modules
 std selfout self.T0.pt -o self;                   one_line selfout 2 "the output of core 0 is the input self.T0.pt"
 cmp -s mt.tmc self.T0.pt && ok "selfout: the input kept" || fail "selfout: the input was overwritten"
 std selfstats mt.tmc --stats mt.tmc;              one_line selfstats 2 "mt.tmc"
+std badrow mt.tmc --models nx_b,tr_e-huge;         one_line badrow 2 "'tr_e-huge' is not a row of the trace module"
+std rowsboth mt.tmc --models nx_b --no-models;     one_line rowsboth 2 "--models and --no-models"
+# --models: those rows only, the same bits as in the full table
+std some mt.tmc --models tage-l+tr_a,nx_b --stats some.json
+python3 - some.json mt.s.json <<'PY' && ok "some: --models gives those rows, as in the full table" || fail "some: --models"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+names = [r["name"] for r in a["rows"]]
+assert names == ["PT", "PT+mtc", "PT+cyc", "nx_b", "tage-l+tr_a"], names
+full = {r["name"]: r["bits"] for r in b["rows"]}
+assert all(r["bits"] == full[r["name"]] for r in a["rows"]), (a["rows"], full)
+PY
 
 exit $((fails > 0))

@@ -249,6 +249,23 @@ class Arithmetic(TmpCase):
         self.assertIn("ETMv4=0.5000  ETMv4+rs=0.4000", text)
         self.assertNotIn("std_x86-64", ts)                    # no x86-64 results given
 
+    def test_std_x86_verified_by_tm_pt(self):
+        # x86-64 beside tm pt: tm std without --verify, its PT rows unverified (None), the unit's PT verified by tm pt
+        rows = [{"name": f, "kind": "standard", "bits": b, "dropped": 0, "storage_bits": 4096, "verified": None}
+                for f, b in zip(report.PT_FORMATS, (500, 700, 900))]
+        rows += [{"name": n, "kind": "tm", "bits": b, "dropped": 0, "storage_bits": 0, "verified": None}
+                 for n, b in zip(report.STD_TM_ROWS, (1200, 300, 100))]
+        x = {"program": "A", "N": 1, "isa": "x86-64", "verified": "PT decoded by libipt in this study's tm pt --verify",
+             "stats": {"standard": "Intel PT", "instructions": 1000, "cycles": 2000, "cores": 1, "rows": rows}}
+        d = report.Data(self.s, self.results, self.pt, {"skipped": None, "results": [x]})
+        r = self.rows(self.tables(d)["std_x86-64"])
+        # PT 500 / 1000 = 0.5 bpi, PT+mtc 0.7, PT+cyc 0.9, nx_b 1.2, tr_e-large 0.3, tage-l+tr_a 0.1; PT / TL = 5.0
+        self.assertEqual(r[("A", 1)], ["A", 1, 1000, 2000, 0.5, 0.7, 0.9, 1.2, 0.3, 0.1, 0.25, 0.05, 5.0, 5.0,
+                                       "PT (by tm pt --verify)"])
+        x["verified"] = "every variant decoded by tm std --verify"     # then None is a variant not verified
+        d = report.Data(self.s, self.results, self.pt, {"skipped": None, "results": [x]})
+        self.assertEqual(self.rows(self.tables(d)["std_x86-64"])[("A", 1)][-1], "NO")
+
     def test_no_pt(self):
         d = self.data(pt={"skipped": "pt = false in the study file", "results": []})
         ts = self.tables(d)

@@ -133,3 +133,31 @@ Test(stdcmp, cores_that_ran)
     cr_assert_eq(tm_stdcmp_cores("/nonexistent.tmc", 8), 8); /* unreadable: the header's count */
     unlink(path);
 }
+
+/* Some rows only, in the fixed order whatever the list's; a name that is no
+ * row's is refused with the list of rows. */
+Test(stdcmp, some_rows)
+{
+    gen_stream_t s;
+    gen_stream(&s, 2, 20000, 5, 0, 0.0);
+    tm_stdcmp *c = NULL;
+    char err[1024];
+    cr_assert_eq(tm_stdcmp_new_some(2, 2, "tage-l+tr_a,nx_b,tr_e-large", &c, err, sizeof err), TM_OK, "%s", err);
+    for (size_t j = 0; j < s.n; j++)
+        cr_assert_eq(tm_stdcmp_put(c, &s.r[j], err, sizeof err), TM_OK, "%s", err);
+    cr_assert_eq(tm_stdcmp_finish(c, err, sizeof err), TM_OK, "%s", err);
+    cr_assert_eq(tm_stdcmp_nrows(c), 3);
+    tm_std_row rows[3];
+    tm_stdcmp_rows(c, rows);
+    cr_assert_str_eq(rows[0].name, "nx_b");
+    cr_assert_str_eq(rows[1].name, "tr_e-large");
+    cr_assert_str_eq(rows[2].name, "tage-l+tr_a");
+    cr_assert_eq(rows[1].bits, alone(&s, TM_ENC_TR_E, "large", 2));
+    tm_stdcmp_free(c);
+    c = NULL;
+    cr_assert_eq(tm_stdcmp_new_some(2, 2, "nx_b,tr_e-huge", &c, err, sizeof err), TM_ERR_ARG);
+    cr_assert_null(c);
+    cr_assert_not_null(strstr(err, "'tr_e-huge' is not a row of the trace module (one of: nx_b, tr_b-small"), "%s", err);
+    cr_assert_eq(tm_stdcmp_new_some(2, 2, "", &c, err, sizeof err), TM_ERR_ARG);
+    free(s.r);
+}

@@ -34,6 +34,8 @@ static void usage(FILE *f)
             "  --verify             decode every variant over the module map's ELF files and compare\n"
             "                       it with IN.tmc, instruction by instruction\n"
             "  --no-models          the standard's rows only\n"
+            "  --models LIST        only these rows of the trace module, comma-separated (nx_b,\n"
+            "                       tr_b-small .. tr_a-large, tage-s+tr_e .. tage-l+tr_a; default all)\n"
             "  --modules FILE       the recording's module map (default IN.modules, IN without .tmc)\n"
             "  --vdso FILE          the recorded vdso bytes (default IN.vdso if it exists)\n"
             "  --ignore-build-id    use files whose GNU build-id differs from the map's\n"
@@ -43,7 +45,7 @@ static void usage(FILE *f)
 }
 
 typedef struct std_args {
-    const char *in, *base, *modules, *vdso, *stats;
+    const char *in, *base, *modules, *vdso, *stats, *rows;
     int verify, no_models, ignore_id, quiet;
 } std_args;
 
@@ -51,7 +53,7 @@ typedef struct std_args {
 #define F(name, alias, f) {name, alias, TM_OPT_FLAG, offsetof(std_args, f), 0, NULL}
 static const tm_optdef std_opts[] = {
     V("-o", NULL, base),           V("--modules", NULL, modules),         V("--vdso", NULL, vdso),
-    V("--stats", NULL, stats),     F("--verify", NULL, verify),           F("--no-models", NULL, no_models),
+    V("--stats", NULL, stats),     V("--models", NULL, rows),             F("--verify", NULL, verify),           F("--no-models", NULL, no_models),
     F("--ignore-build-id", NULL, ignore_id), F("--quiet", "-q", quiet), {NULL, NULL, 0, 0, 0, NULL}};
 #undef V
 #undef F
@@ -67,6 +69,8 @@ static int std_parse(int argc, char **argv, std_args *A)
     if (!npos)
         return tm_usage("std", "needs IN.tmc"), 2;
     A->in = pos[0];
+    if (A->rows && A->no_models)
+        return tm_usage("std", "--models and --no-models do not go together"), 2;
     return 0;
 }
 
@@ -75,7 +79,8 @@ static void progress(uint64_t records, void *arg)
     time_t *last = arg;
     time_t now = time(NULL);
     if (now - *last >= 5) {
-        fprintf(stderr, "tm std: %" PRIu64 "M records\n", records >> 20);
+        fprintf(stderr, "tm std: %" PRIu64 "M records read (the stream, then again for each variant verified)\n",
+                records >> 20);
         *last = now;
     }
 }
@@ -97,7 +102,7 @@ int cmd_std(int argc, char **argv)
     if (A.stats && (rc = tm_out_begin("std", &ost, A.stats, inputs)) != 0)
         return rc == -2 ? 2 : 1;
     time_t last = time(NULL);
-    tm_std_opts o = {A.in, A.base, A.modules, A.vdso, A.ignore_id, A.verify, !A.no_models, progress, &last};
+    tm_std_opts o = {A.in, A.base, A.modules, A.vdso, A.ignore_id, A.verify, !A.no_models, progress, &last, A.rows};
     tm_std_result res;
     char err[2048];
     int status = 0;
