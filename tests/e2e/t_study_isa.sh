@@ -86,6 +86,24 @@ PY
     grep -q "^mt_pthread  *1  *tr_e-large " "$TMP/isa.out" && ok "the summary prints the table isa" ||
         fail "the summary lacks the table isa: $(cat "$TMP/isa.out")"
     [ -s "$O/figures/isa_bpi.svg" ] && ok "figure isa_bpi drawn" || fail "no figure isa_bpi"
+    # each ISA's own standard (tm std, docs/standards.md): a table and a figure per ISA
+    python3 - "$O" <<'PY' && ok "tables std_x86-64 (PT, by tm pt) and std_aarch64 (ETMv4, every variant verified)" ||
+import csv, json, sys
+o = sys.argv[1]
+for isa, first, ver in (("x86-64", "PT bpi", "PT (by tm pt --verify)"), ("aarch64", "ETMv4 bpi", "yes")):
+    rows = list(csv.DictReader(open(f"{o}/tables/std_{isa}.csv")))
+    assert rows and all(r["verified"] == ver for r in rows), (isa, rows)
+    assert all(float(r[first]) > float(r["tage-l+tr_a bpi"]) > 0 for r in rows), (isa, rows)
+R = json.load(open(f"{o}/results.json"))
+assert R["standards"]["skipped"] is None and len(R["standards"]["recordings"]) == 4, R["standards"]
+assert {x["standard"] for x in R["standards"]["recordings"]} == {"Intel PT", "ARM ETMv4"}, R["standards"]
+PY
+        fail "the tables std_ISA: $(ls "$O/tables")"
+    for f in std_bpi_x86-64 std_bpi_aarch64; do
+        [ -s "$O/figures/$f.svg" ] && ok "figure $f drawn" || fail "no figure $f"
+    done
+    grep -q "^ARM ETMv4 (aarch64), Total bits per instruction by N" "$TMP/isa.out" &&
+        ok "the summary gives ETMv4's Totals" || fail "the summary lacks ETMv4's Totals"
 else
     cat "$TMP/isa.err"; fail "the cross-ISA study failed"
 fi
