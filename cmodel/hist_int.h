@@ -60,6 +60,51 @@ static inline void ghist_push(tm_ghist *g, unsigned b, tm_fold *f, unsigned n)
     }
 }
 
+/* The fold of the newest LEN (1..128) bits of G to WIDTH (1..16) bits,
+ * computed directly from G: the value that ghist_push keeps up to date one bit
+ * at a time.  Proof that they are equal: from reset (history and fold 0) each
+ * push maps the fold to rotl_W(fold, 1) ^ b ^ (o << (LEN % W)), where o is
+ * the bit of age LEN - 1 that leaves the window (the XOR at LEN % W commutes
+ * with the wrap of bit W to bit 0, both being XORs), so by induction the fold
+ * is XOR over ages j < LEN of h_j << (j % W): the history cut into W-bit
+ * chunks, XORed.  Here the chunks are summed K at a time (K * W <= 64 bits, K
+ * * W a multiple of W, so every bit keeps its position mod W), then the K
+ * chunks of the sum are halved into one.  Used where the history is read far
+ * less often than it is pushed (ITTAGE: one lookup per indirect branch, one
+ * push per conditional branch). */
+static inline uint32_t fold_of(const tm_ghist *g, unsigned len, unsigned width)
+{
+    uint64_t lo = g->h[0], hi = g->h[1];
+    if (len < 64) {
+        lo &= (1ull << len) - 1u;
+        hi = 0;
+    } else if (len < 128) {
+        hi &= len == 64 ? 0 : (1ull << (len - 64)) - 1u;
+    }
+    unsigned k = 64u / width, need = (len + width - 1u) / width;
+    if (k > need)
+        k = need;
+    unsigned kw = k * width; /* <= 64 */
+    uint64_t acc = 0;
+    for (unsigned pos = 0; pos < len; pos += kw) {
+        if (kw == 64) {
+            acc ^= lo;
+            lo = hi;
+            hi = 0;
+        } else {
+            acc ^= lo & ((1ull << kw) - 1u);
+            lo = (lo >> kw) | (hi << (64u - kw));
+            hi >>= kw;
+        }
+    }
+    while (k > 1) { /* ACC: K chunks of WIDTH bits */
+        unsigned h = (k + 1u) / 2u, hw = h * width; /* hw < kw <= 64 */
+        acc = (acc & ((1ull << hw) - 1u)) ^ (acc >> hw);
+        k = h;
+    }
+    return (uint32_t)acc;
+}
+
 /* History length of tagged table I (1..T) of T, from LMIN to LMAX
  * (spec §3.3.1): LMIN + (LMAX - LMIN) * (2^(I-1) - 1) / (2^(T-1) - 1). */
 static inline unsigned hist_len(unsigned i, unsigned t, unsigned lmin, unsigned lmax)
@@ -85,14 +130,22 @@ static inline void hist_reset(tm_ghist *g, tm_fold *fold, unsigned tables, unsig
     }
 }
 
-/* Index and tag of tagged table I (1..) for PC (spec §3.3.1): the base
- * index is (pc ^ (pc >> b)) & (B - 1), this is the tables' rule. */
+/* Index and tag of a tagged table for PC from its three folds F0 (index),
+ * F1, F2 (tag) (spec §3.3.1): the base index is (pc ^ (pc >> b)) & (B - 1),
+ * this is the tables' rule. */
+static inline void hist_slot_v(uint32_t f0, uint32_t f1, uint32_t f2, uint64_t pc, unsigned ebits, unsigned w,
+                               uint32_t *index, uint32_t *tag)
+{
+    *index = (uint32_t)((pc ^ (pc >> ebits) ^ f0) & ((1u << ebits) - 1u));
+    *tag = (uint32_t)(((pc >> 1) ^ f1 ^ ((uint64_t)f2 << 1)) & ((1u << w) - 1u));
+}
+
+/* The same with the folds of table I kept in FOLD (hist_reset's layout). */
 static inline void hist_slot(const tm_fold *fold, unsigned i, uint64_t pc, unsigned ebits, unsigned w,
                              uint32_t *index, uint32_t *tag)
 {
     const tm_fold *f = &fold[3 * (i - 1)];
-    *index = (uint32_t)((pc ^ (pc >> ebits) ^ f[0].v) & ((1u << ebits) - 1u));
-    *tag = (uint32_t)(((pc >> 1) ^ f[1].v ^ ((uint64_t)f[2].v << 1)) & ((1u << w) - 1u));
+    hist_slot_v(f[0].v, f[1].v, f[2].v, pc, ebits, w, index, tag);
 }
 
 #endif

@@ -31,7 +31,10 @@ struct tm_ittage {
     it_ent *base;  /* valid, target */
     it_ent *t;     /* [(i - 1) * entries + idx] */
     tm_ghist g;
-    tm_fold fold[3 * TM_TAGE_TABLES_MAX];
+    /* No folded registers kept: a lookup folds the history directly
+     * (fold_of), which equals the registers of spec §3.3.1 (and of
+     * rtl/tm_hist.sv) bit for bit; a push is then one shift of G. */
+    uint8_t len[TM_TAGE_TABLES_MAX + 1]; /* history length of table i */
     tm_tage_counts counts;
     tm_tage_lookup kept;    /* the lookup of *_predict_keep for KEPT_PC */
     uint64_t kept_pc;
@@ -75,7 +78,10 @@ void tm_ittage_reset(tm_ittage *p)
     memset(p->base, 0, c->base * sizeof *p->base);
     memset(p->t, 0, (size_t)c->tables * c->entries * sizeof *p->t);
     p->kept_ok = 0;
-    hist_reset(&p->g, p->fold, c->tables, p->ebits, c->tag, c->lmin, c->lmax);
+    p->g.h[0] = p->g.h[1] = 0;
+    p->g.len = c->lmax;
+    for (unsigned i = 1; i <= c->tables; i++)
+        p->len[i] = (uint8_t)hist_len(i, c->tables, c->lmin, c->lmax);
 }
 
 void tm_ittage_lookup_pc(const tm_ittage *p, uint64_t pc, tm_tage_lookup *l)
@@ -84,7 +90,10 @@ void tm_ittage_lookup_pc(const tm_ittage *p, uint64_t pc, tm_tage_lookup *l)
     memset(l, 0, sizeof *l);
     l->index[0] = (uint32_t)((pc ^ (pc >> p->bbits)) & (c->base - 1u));
     for (unsigned i = 1; i <= c->tables; i++) {
-        hist_slot(p->fold, i, pc, p->ebits, c->tag, &l->index[i], &l->tag[i]);
+        unsigned len = p->len[i];
+        uint32_t f0 = fold_of(&p->g, len, p->ebits), f1 = fold_of(&p->g, len, c->tag),
+                 f2 = fold_of(&p->g, len, c->tag - 1u);
+        hist_slot_v(f0, f1, f2, pc, p->ebits, c->tag, &l->index[i], &l->tag[i]);
         const it_ent *e = &p->t[(size_t)(i - 1) * c->entries + l->index[i]];
         if (e->valid && e->tag == l->tag[i]) {
             l->alt = l->provider;
@@ -133,7 +142,7 @@ int tm_ittage_predict_keep(tm_ittage *p, uint64_t pc, uint64_t *target)
 static void push(tm_ittage *p, unsigned b)
 {
     p->kept_ok = 0;
-    ghist_push(&p->g, b, p->fold, 3 * p->cfg.tables);
+    ghist_push(&p->g, b, NULL, 0); /* the history only: see struct tm_ittage */
 }
 
 void tm_ittage_update(tm_ittage *p, uint64_t pc, uint64_t target)
