@@ -87,6 +87,7 @@ struct tm_tage {
     uint32_t sw_w[3], sw_s[3], sw_mask[3];
     uint8_t sw_age[TM_TAGE_TABLES_MAX];    /* L_i - 1: age of the bit leaving */
     uint8_t sw_outpos[3][TM_TAGE_TABLES_MAX]; /* i S_k + L_i % W_k */
+    uint8_t sw_sh[3][TM_TAGE_TABLES_MAX];     /* i S_k: field i of sw[k] */
     uint32_t use_alt;       /* 4 bits */
     tm_tage_counts counts;
     tm_tage_lookup kept;    /* the lookup of *_predict_keep for KEPT_PC */
@@ -149,6 +150,7 @@ void tm_tage_reset(tm_tage *p)
         unsigned len = p->fold[3 * i].len;
         p->sw_age[i] = (uint8_t)(len - 1u);
         for (unsigned k = 0; k < 3; k++) {
+            p->sw_sh[k][i] = (uint8_t)(i * p->sw_s[k]);
             p->sw_ones[k] |= 1ull << (i * p->sw_s[k]);
             p->sw_guard[k] |= 1ull << (i * p->sw_s[k] + w[k]);
             p->sw_outpos[k][i] = (uint8_t)(i * p->sw_s[k] + len % w[k]);
@@ -200,10 +202,9 @@ void tm_tage_lookup_pc(const tm_tage *p, uint64_t pc, tm_tage_lookup *l)
         uint32_t index, tag;
         if (p->swar) {
             unsigned j = i - 1u;
-            hist_slot_v((uint32_t)(p->sw[0] >> (j * p->sw_s[0])) & p->sw_mask[0],
-                        (uint32_t)(p->sw[1] >> (j * p->sw_s[1])) & p->sw_mask[1],
-                        (uint32_t)(p->sw[2] >> (j * p->sw_s[2])) & p->sw_mask[2], pc, p->ebits, c->tag, &index,
-                        &tag);
+            hist_slot_v((uint32_t)(p->sw[0] >> p->sw_sh[0][j]) & p->sw_mask[0],
+                        (uint32_t)(p->sw[1] >> p->sw_sh[1][j]) & p->sw_mask[1],
+                        (uint32_t)(p->sw[2] >> p->sw_sh[2][j]) & p->sw_mask[2], pc, p->ebits, c->tag, &index, &tag);
         } else {
             hist_slot(p->fold, i, pc, p->ebits, c->tag, &index, &tag);
         }
