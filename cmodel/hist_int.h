@@ -10,7 +10,8 @@
 #define TM_HIST_MAX 128u /* longest history, bits */
 #define TM_TAGE_MAX_TABLES 8u
 
-/* The newest LEN (<= 128) history bits; bit 0 of h[0] is the newest. */
+/* The history: bit 0 of h[0] is the newest, bit i of age i; the predictor
+ * uses the newest LEN (<= 128) bits, older ones are don't-cares. */
 typedef struct tm_ghist {
     uint64_t h[2];
     uint32_t len;
@@ -50,14 +51,10 @@ static inline void ghist_push(tm_ghist *g, unsigned b, tm_fold *f, unsigned n)
             f[j].v = (v ^ (v >> f[j].width)) & f[j].mask;
         }
     }
+    /* no masking to LEN: every reader takes only the bits it needs (ages
+     * below its length: ghist_bit, fold_of, tage.c's gather) */
     g->h[1] = (g->h[1] << 1) | (g->h[0] >> 63);
     g->h[0] = (g->h[0] << 1) | b;
-    if (g->len < 64) {
-        g->h[0] &= (1ull << g->len) - 1u;
-        g->h[1] = 0;
-    } else if (g->len < 128) {
-        g->h[1] &= g->len == 64 ? 0 : (1ull << (g->len - 64)) - 1u;
-    }
 }
 
 /* The fold of the newest LEN (1..128) bits of G to WIDTH (1..16) bits,

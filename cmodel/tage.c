@@ -62,10 +62,24 @@ uint64_t tm_tage_bits(const tm_tage_cfg *c)
     return 2ull * c->base + (uint64_t)c->tables * c->entries * (1u + 3u + c->tag + 2u) + hist_bits(c) + 4u;
 }
 
+/* An entry: KEY = valid << 16 | tag (an invalid entry's tag is 0: entries
+ * become valid at allocation and stay so until reset), so that a hit is
+ * one comparison with TAG | 1 << 16. */
 typedef struct tage_ent {
-    uint16_t tag;
-    uint8_t valid, ctr, u;
+    uint32_t key;
+    uint8_t ctr, u;
 } tage_ent;
+
+#define KEY_VALID 0x10000u
+
+/* What a lookup decides (tm_tage_lookup without the indices and tags, which
+ * the update recomputes only when it allocates). */
+typedef struct tage_pick {
+    unsigned prov, alt;
+    tage_ent *pe, *ae; /* the provider's and alt's entries (NULL: base) */
+    uint32_t bidx;     /* base index */
+    int pred, provpred, altpred, used_alt;
+} tage_pick;
 
 struct tm_tage {
     tm_tage_cfg cfg;
@@ -75,22 +89,30 @@ struct tm_tage {
     tm_ghist g;
     tm_fold fold[3 * TM_TAGE_TABLES_MAX]; /* per table: index, tag, tag' */
     /* The same folds packed (when they fit, swar = 1), one 64-bit word per
-     * kind k (0 index, 1 tag, 2 tag'), all of width W_k: table i (0-based)
-     * in bits [i S_k, i S_k + W_k) of sw[k], S_k = W_k + 1, the bit above
-     * each field a guard kept 0.  One push then updates the T folds of a
-     * kind with a few word operations (sw_push) instead of T per-bit
-     * updates; ghist_push's arithmetic per field is unchanged. */
+     * kind k (0 index, 1 tag, 2 tag'): table i (0-based) in bits [i S_k,
+     * i S_k + W_k) of sw[k], W_0 = ebits, W_1 = W, W_2 = W - 1, strides
+     * S_0 = W_0 + 1 and S_1 = S_2 = W + 1 (the tag and tag' fields side by
+     * side, so that the T tags are one XOR of the two words), the bits above
+     * each field kept 0.  One push then updates the T folds of a kind with a
+     * few word operations (sw_push) instead of T per-bit updates; ghist_push's
+     * arithmetic per field is unchanged.  A lookup forms all T indices and
+     * all T tags in one word each (tm_tage_lookup_pc). */
     int swar;
     uint64_t sw[3];
     uint64_t sw_ones[3];  /* bit 0 of every field */
-    uint64_t sw_guard[3]; /* the guard bit of every field */
-    uint32_t sw_w[3], sw_s[3], sw_mask[3];
-    uint8_t sw_age[TM_TAGE_TABLES_MAX];    /* L_i - 1: age of the bit leaving */
-    uint8_t sw_outpos[3][TM_TAGE_TABLES_MAX]; /* i S_k + L_i % W_k */
-    uint8_t sw_sh[3][TM_TAGE_TABLES_MAX];     /* i S_k: field i of sw[k] */
+    uint64_t sw_guard[3]; /* the bit above every field (bit W_k) */
+    uint32_t sw_w[3], sw_s[3];
+    /* The bits leaving the T histories, gathered a byte of the history at a
+     * time: O = OR over j < sw_nby of sw_gat[j][byte sw_by[j] of g] */
+    unsigned sw_nby;
+    uint8_t sw_by[TM_TAGE_TABLES_MAX];
+    uint8_t sw_gat[TM_TAGE_TABLES_MAX][256];
+    /* sw_out[k][O]: for the bits O (bit i: the bit leaving table i's
+     * history), each at its field's position L_i % W_k in word k */
+    uint64_t sw_out[3][1u << TM_TAGE_TABLES_MAX];
     uint32_t use_alt;       /* 4 bits */
     tm_tage_counts counts;
-    tm_tage_lookup kept;    /* the lookup of *_predict_keep for KEPT_PC */
+    tage_pick kept;         /* the lookup of *_predict_keep for KEPT_PC */
     uint64_t kept_pc;
     int kept_ok;
 };
@@ -135,27 +157,41 @@ void tm_tage_reset(tm_tage *p)
     hist_reset(&p->g, p->fold, c->tables, p->ebits, c->tag, c->lmin, c->lmax);
     p->use_alt = 8;
     const uint32_t w[3] = {p->ebits, c->tag, c->tag - 1u};
+    const uint32_t st[3] = {p->ebits + 1u, c->tag + 1u, c->tag + 1u};
     p->swar = 1;
     for (unsigned k = 0; k < 3; k++) {
         p->sw[k] = p->sw_ones[k] = p->sw_guard[k] = 0;
         p->sw_w[k] = w[k];
-        p->sw_s[k] = w[k] + 1u;
-        p->sw_mask[k] = (1u << w[k]) - 1u;
-        if (c->tables * (w[k] + 1u) > 64u)
+        p->sw_s[k] = st[k];
+        if (c->tables * st[k] > 64u)
             p->swar = 0;
     }
     if (!p->swar)
         return;
+    uint8_t outpos[3][TM_TAGE_TABLES_MAX];
+    p->sw_nby = 0;
+    memset(p->sw_gat, 0, sizeof p->sw_gat);
     for (unsigned i = 0; i < c->tables; i++) {
-        unsigned len = p->fold[3 * i].len;
-        p->sw_age[i] = (uint8_t)(len - 1u);
+        unsigned len = p->fold[3 * i].len, age = len - 1u, j = 0;
+        while (j < p->sw_nby && p->sw_by[j] != age / 8u)
+            j++;
+        if (j == p->sw_nby)
+            p->sw_by[p->sw_nby++] = (uint8_t)(age / 8u);
+        for (unsigned v = 0; v < 256; v++)
+            p->sw_gat[j][v] |= (uint8_t)(((v >> (age % 8u)) & 1u) << i);
         for (unsigned k = 0; k < 3; k++) {
-            p->sw_sh[k][i] = (uint8_t)(i * p->sw_s[k]);
-            p->sw_ones[k] |= 1ull << (i * p->sw_s[k]);
-            p->sw_guard[k] |= 1ull << (i * p->sw_s[k] + w[k]);
-            p->sw_outpos[k][i] = (uint8_t)(i * p->sw_s[k] + len % w[k]);
+            p->sw_ones[k] |= 1ull << (i * st[k]);
+            p->sw_guard[k] |= 1ull << (i * st[k] + w[k]);
+            outpos[k][i] = (uint8_t)(i * st[k] + len % w[k]);
         }
     }
+    for (unsigned o = 0; o < (1u << c->tables); o++)
+        for (unsigned k = 0; k < 3; k++) {
+            uint64_t v = 0;
+            for (unsigned i = 0; i < c->tables; i++)
+                v |= (uint64_t)((o >> i) & 1u) << outpos[k][i];
+            p->sw_out[k][o] = v;
+        }
 }
 
 /* ghist_push on the packed folds: per field exactly ghist_push's
@@ -166,17 +202,14 @@ void tm_tage_reset(tm_tage *p)
  * (bit W of the field) is cleared and XORed into bit 0 (G >> W). */
 static void sw_push(tm_tage *p, unsigned b)
 {
-    unsigned n = p->cfg.tables;
-    uint64_t out[3] = {0, 0, 0};
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t o = ghist_bit(&p->g, p->sw_age[i]);
-        out[0] |= o << p->sw_outpos[0][i];
-        out[1] |= o << p->sw_outpos[1][i];
-        out[2] |= o << p->sw_outpos[2][i];
+    unsigned o = 0;
+    for (unsigned j = 0; j < p->sw_nby; j++) {
+        unsigned by = p->sw_by[j];
+        o |= p->sw_gat[j][(p->g.h[by >> 3] >> ((by & 7u) * 8u)) & 0xffu];
     }
     uint64_t bm = 0 - (uint64_t)b;
     for (unsigned k = 0; k < 3; k++) {
-        uint64_t v = ((p->sw[k] << 1) | (bm & p->sw_ones[k])) ^ out[k];
+        uint64_t v = ((p->sw[k] << 1) | (bm & p->sw_ones[k])) ^ p->sw_out[k][o];
         uint64_t g = v & p->sw_guard[k];
         p->sw[k] = v ^ g ^ (g >> p->sw_w[k]);
     }
@@ -191,57 +224,100 @@ static void push(tm_tage *p, unsigned b)
         ghist_push(&p->g, b, p->fold, 3 * p->cfg.tables);
 }
 
-void tm_tage_lookup_pc(const tm_tage *p, uint64_t pc, tm_tage_lookup *l)
+/* Index and tag of tables 1..T for PC (INDEX[i], TAG[i]; [0] untouched). */
+static void slots(const tm_tage *p, uint64_t pc, uint32_t *index, uint32_t *tag)
 {
     const tm_tage_cfg *c = &p->cfg;
-    l->index[0] = (uint32_t)((pc ^ (pc >> p->bbits)) & (c->base - 1u));
-    l->tag[0] = 0;
-    unsigned prov = 0, alt = 0; /* in registers, stored once at the end */
-    const tage_ent *te = p->t;
-    for (unsigned i = 1; i <= c->tables; i++, te += c->entries) {
-        uint32_t index, tag;
-        if (p->swar) {
-            unsigned j = i - 1u;
-            hist_slot_v((uint32_t)(p->sw[0] >> p->sw_sh[0][j]) & p->sw_mask[0],
-                        (uint32_t)(p->sw[1] >> p->sw_sh[1][j]) & p->sw_mask[1],
-                        (uint32_t)(p->sw[2] >> p->sw_sh[2][j]) & p->sw_mask[2], pc, p->ebits, c->tag, &index, &tag);
-        } else {
-            hist_slot(p->fold, i, pc, p->ebits, c->tag, &index, &tag);
-        }
-        l->index[i] = index;
-        l->tag[i] = tag;
-        const tage_ent *e = &te[index];
-        /* a match moves the provider to alt: branch-free (conditional moves),
-         * the outcome being data-dependent and so ill-predicted */
-        unsigned hit = e->valid & (e->tag == tag);
-        alt = hit ? prov : alt;
-        prov = hit ? i : prov;
-    }
-    l->provider = prov;
-    l->alt = alt;
-    int basepred = p->base[l->index[0]] >= 2;
-    if (!l->provider) {
-        l->provpred = l->altpred = l->pred = basepred;
-        l->used_alt = 0;
+    if (!p->swar) {
+        for (unsigned i = 1; i <= c->tables; i++)
+            hist_slot(p->fold, i, pc, p->ebits, c->tag, &index[i], &tag[i]);
         return;
     }
-    const tage_ent *pe = &p->t[(size_t)(l->provider - 1) * c->entries + l->index[l->provider]];
-    l->provpred = pe->ctr >= 4;
-    l->altpred = l->alt ? p->t[(size_t)(l->alt - 1) * c->entries + l->index[l->alt]].ctr >= 4 : basepred;
-    l->used_alt = (pe->ctr == 3 || pe->ctr == 4) && pe->u == 0 && p->use_alt >= 8;
-    l->pred = l->used_alt ? l->altpred : l->provpred;
+    /* hist_slot_v for all tables at once: the fields of IW are the indices,
+     * those of TW the tags (no carries: the fields are only XORed) */
+    const uint32_t emask = (1u << p->ebits) - 1u, wmask = (1u << c->tag) - 1u;
+    uint64_t iw = p->sw[0] ^ (((pc ^ (pc >> p->ebits)) & emask) * p->sw_ones[0]);
+    uint64_t tw = p->sw[1] ^ (p->sw[2] << 1) ^ (((pc >> 1) & wmask) * p->sw_ones[1]);
+    for (unsigned i = 1; i <= c->tables; i++, iw >>= p->sw_s[0], tw >>= p->sw_s[1]) {
+        index[i] = (uint32_t)iw & emask;
+        tag[i] = (uint32_t)tw & wmask;
+    }
+}
+
+static inline void pick(const tm_tage *p, uint64_t pc, tage_pick *k)
+{
+    const tm_tage_cfg *c = &p->cfg;
+    unsigned prov = 0, alt = 0; /* in registers, stored once at the end */
+    tage_ent *te = p->t, *pe = NULL, *ae = NULL;
+    /* a match moves the provider to alt (written as conditional moves, which
+     * the compiler turns into a branch: measured faster than masks, most
+     * lookups going the same way) */
+#define TAGE_HIT(I, INDEX, TAG)                                                                                      \
+    do {                                                                                                             \
+        tage_ent *e_ = &te[INDEX];                                                                                   \
+        unsigned hit_ = e_->key == ((TAG) | KEY_VALID);                                                              \
+        alt = hit_ ? prov : alt;                                                                                     \
+        ae = hit_ ? pe : ae;                                                                                         \
+        prov = hit_ ? (I) : prov;                                                                                    \
+        pe = hit_ ? e_ : pe;                                                                                         \
+    } while (0)
+    if (p->swar) {
+        const uint32_t emask = (1u << p->ebits) - 1u, wmask = (1u << c->tag) - 1u;
+        uint64_t iw = p->sw[0] ^ (((pc ^ (pc >> p->ebits)) & emask) * p->sw_ones[0]);
+        uint64_t tw = p->sw[1] ^ (p->sw[2] << 1) ^ (((pc >> 1) & wmask) * p->sw_ones[1]);
+        unsigned si = p->sw_s[0], stg = p->sw_s[1];
+        for (unsigned i = 1; i <= c->tables; i++, te += c->entries, iw >>= si, tw >>= stg)
+            TAGE_HIT(i, (uint32_t)iw & emask, (uint32_t)tw & wmask);
+    } else {
+        for (unsigned i = 1; i <= c->tables; i++, te += c->entries) {
+            uint32_t index, tag;
+            hist_slot(p->fold, i, pc, p->ebits, c->tag, &index, &tag);
+            TAGE_HIT(i, index, tag);
+        }
+    }
+#undef TAGE_HIT
+    k->prov = prov;
+    k->alt = alt;
+    k->pe = pe;
+    k->ae = ae;
+    k->bidx = (uint32_t)((pc ^ (pc >> p->bbits)) & (c->base - 1u));
+    int basepred = p->base[k->bidx] >= 2;
+    if (!pe) {
+        k->provpred = k->altpred = k->pred = basepred;
+        k->used_alt = 0;
+        return;
+    }
+    k->provpred = pe->ctr >= 4;
+    k->altpred = ae ? ae->ctr >= 4 : basepred;
+    k->used_alt = (pe->ctr == 3 || pe->ctr == 4) && pe->u == 0 && p->use_alt >= 8;
+    k->pred = k->used_alt ? k->altpred : k->provpred;
+}
+
+void tm_tage_lookup_pc(const tm_tage *p, uint64_t pc, tm_tage_lookup *l)
+{
+    tage_pick k;
+    pick(p, pc, &k);
+    l->index[0] = k.bidx;
+    l->tag[0] = 0;
+    slots(p, pc, l->index, l->tag);
+    l->provider = k.prov;
+    l->alt = k.alt;
+    l->pred = k.pred;
+    l->provpred = k.provpred;
+    l->altpred = k.altpred;
+    l->used_alt = k.used_alt;
 }
 
 int tm_tage_predict(const tm_tage *p, uint64_t pc)
 {
-    tm_tage_lookup l;
-    tm_tage_lookup_pc(p, pc, &l);
-    return l.pred;
+    tage_pick k;
+    pick(p, pc, &k);
+    return k.pred;
 }
 
 int tm_tage_predict_keep(tm_tage *p, uint64_t pc)
 {
-    tm_tage_lookup_pc(p, pc, &p->kept);
+    pick(p, pc, &p->kept);
     p->kept_pc = pc;
     p->kept_ok = 1;
     return p->kept.pred;
@@ -250,17 +326,17 @@ int tm_tage_predict_keep(tm_tage *p, uint64_t pc)
 void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
 {
     const tm_tage_cfg *c = &p->cfg;
-    tm_tage_lookup lk;
-    const tm_tage_lookup *lp = &lk; /* read only: no copy of the kept one */
+    tage_pick lk;
+    const tage_pick *lp = &lk; /* read only: no copy of the kept one */
     if (p->kept_ok && p->kept_pc == pc)
         lp = &p->kept;
     else
-        tm_tage_lookup_pc(p, pc, &lk);
+        pick(p, pc, &lk);
     p->kept_ok = 0;
     unsigned t = taken ? 1u : 0u;
-    p->counts.hits[lp->provider]++;
+    p->counts.hits[lp->prov]++;
     p->counts.use_alt += (unsigned)lp->used_alt;
-    tage_ent *pe = lp->provider ? &p->t[(size_t)(lp->provider - 1) * c->entries + lp->index[lp->provider]] : NULL;
+    tage_ent *pe = lp->pe;
     if (pe && (pe->ctr == 3 || pe->ctr == 4) && pe->u == 0 && lp->provpred != lp->altpred) {
         if (lp->altpred == (int)t) {
             if (p->use_alt < 15)
@@ -269,15 +345,17 @@ void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
             p->use_alt--;
         }
     }
-    if (lp->pred != (int)t && lp->provider < c->tables) {
+    if (lp->pred != (int)t && lp->prov < c->tables) {
+        /* the history is unchanged since the lookup: the same slots */
+        uint32_t index[TM_TAGE_TABLES_MAX + 1], tag[TM_TAGE_TABLES_MAX + 1];
+        slots(p, pc, index, tag);
         unsigned j;
-        for (j = lp->provider + 1; j <= c->tables; j++) {
-            tage_ent *e = &p->t[(size_t)(j - 1) * c->entries + lp->index[j]];
-            if (!e->valid || e->u == 0) {
+        for (j = lp->prov + 1; j <= c->tables; j++) {
+            tage_ent *e = &p->t[(size_t)(j - 1) * c->entries + index[j]];
+            if (!e->key || e->u == 0) {
                 p->counts.allocs[j]++;
-                p->counts.replaced += e->valid;
-                e->valid = 1;
-                e->tag = (uint16_t)lp->tag[j];
+                p->counts.replaced += e->key != 0;
+                e->key = tag[j] | KEY_VALID;
                 e->ctr = t ? 4 : 3;
                 e->u = 0;
                 break;
@@ -285,8 +363,8 @@ void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
         }
         if (j > c->tables) {
             p->counts.alloc_fails++;
-            for (j = lp->provider + 1; j <= c->tables; j++) {
-                tage_ent *e = &p->t[(size_t)(j - 1) * c->entries + lp->index[j]];
+            for (j = lp->prov + 1; j <= c->tables; j++) {
+                tage_ent *e = &p->t[(size_t)(j - 1) * c->entries + index[j]];
                 if (e->u)
                     e->u--;
             }
@@ -308,7 +386,7 @@ void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
             }
         }
     } else {
-        uint8_t *b = &p->base[lp->index[0]];
+        uint8_t *b = &p->base[lp->bidx];
         if (t) {
             if (*b < 3)
                 (*b)++;
@@ -340,8 +418,8 @@ int tm_tage_get_entry(const tm_tage *p, unsigned t, uint32_t idx, tm_tage_entry 
     if (t > p->cfg.tables || idx >= p->cfg.entries)
         return 0;
     const tage_ent *x = &p->t[(size_t)(t - 1) * p->cfg.entries + idx];
-    e->valid = x->valid;
-    e->tag = x->tag;
+    e->valid = x->key >> 16;
+    e->tag = x->key & 0xffffu;
     e->ctr = x->ctr;
     e->u = x->u;
     return 1;

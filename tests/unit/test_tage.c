@@ -276,3 +276,99 @@ Test(tage, pred_set_state_bits_and_presets)
     cr_assert_eq(tm_pred_cfg_check(&both, err, sizeof err), TM_ERR_ARG);
     cr_assert_str_eq(err, "--tage 512 with --gshare 4096: one conditional predictor (--gshare 0 with --tage)");
 }
+
+/* The folded registers as the lookups use them (the packed words of
+ * cmodel/tage.c when the T folds of a kind fit in 64 bits, the per-table
+ * registers otherwise) against the folds computed directly from the
+ * history (fold_of: spec §3.3.1's definition), after every step of a long
+ * random sequence of outcomes and indirect branches, for the presets and
+ * for configurations too wide to pack.  Also: predict_keep and the update
+ * that follows it decide as a fresh lookup does. */
+#include "../../cmodel/hist_int.h"
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void check_slots(const tm_tage_cfg *c, const tm_tage *p, const tm_ghist *g, uint64_t pc, int step)
+{
+    tm_tage_lookup l;
+    tm_tage_lookup_pc(p, pc, &l);
+    unsigned eb = 0, prov = 0, alt = 0;
+    while ((1u << eb) < c->entries)
+        eb++;
+    for (unsigned i = 1; i <= c->tables; i++) {
+        tm_tage_entry e;
+        tm_tage_get_entry(p, i, l.index[i], &e);
+        if (e.valid && e.tag == l.tag[i]) {
+            alt = prov;
+            prov = i;
+        }
+        unsigned len = tm_tage_hist_len(c, i);
+        uint32_t index, tag;
+        hist_slot_v(fold_of(g, len, eb), fold_of(g, len, c->tag), fold_of(g, len, c->tag - 1u), pc, eb, c->tag, &index,
+                    &tag);
+        cr_assert_eq(l.index[i], index, "config %u/%u/%u/%u/%u:%u, step %d, table %u: index %u, the direct fold %u",
+                     c->base, c->tables, c->entries, c->tag, c->lmin, c->lmax, step, i, l.index[i], index);
+        cr_assert_eq(l.tag[i], tag, "config %u/%u/%u/%u/%u:%u, step %d, table %u: tag %u, the direct fold %u",
+                     c->base, c->tables, c->entries, c->tag, c->lmin, c->lmax, step, i, l.tag[i], tag);
+    }
+    cr_assert(l.provider == prov && l.alt == alt, "step %d: provider %u alt %u, the entries say %u and %u", step,
+              l.provider, l.alt, prov, alt);
+}
+
+Test(tage, packed_folds_equal_the_direct_folds)
+{
+    const tm_tage_cfg cfgs[] = {
+        {128, 2, 32, 5, 3, 12},   /* tage-s */
+        {256, 3, 32, 7, 3, 24},   /* tage-m */
+        {512, 6, 64, 9, 3, 60},   /* tage-l: packed */
+        {512, 7, 256, 8, 2, 64},  /* 7 x 9 bits: packed, to the last bit */
+        {1024, 8, 128, 9, 4, 128},/* 8 x 10 bits: per-table registers */
+        {64, 8, 4096, 16, 1, 128},/* the widest */
+        {16, 1, 2, 4, 1, 1},      /* the narrowest */
+    };
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+        const tm_tage_cfg *c = &cfgs[k];
+        tm_tage *p = NULL, *q = NULL;
+        cr_assert_eq(tm_tage_new(c, &p), TM_OK);
+        cr_assert_eq(tm_tage_new(c, &q), TM_OK);
+        tm_ghist g = {{0, 0}, c->lmax};
+        for (int step = 0; step < 4000; step++) {
+            uint64_t r = rnd(&s), pc = 0x400000 + (r & 0xffc), tgt = 0x500000 + ((r >> 12) & 0xfff0);
+            if ((r >> 40) % 8 == 0) {
+                tm_tage_push_indirect(p, pc, tgt);
+                tm_tage_push_indirect(q, pc, tgt);
+                unsigned h = (unsigned)(((tgt >> 4) ^ pc) & 3u);
+                ghist_push(&g, h >> 1, NULL, 0);
+                ghist_push(&g, h & 1u, NULL, 0);
+            } else {
+                /* a loop-like outcome half of the time, random otherwise */
+                int taken = (r >> 44) & 1 ? (int)((step % 7) != 0) : (int)((r >> 45) & 1);
+                tm_tage_lookup want;
+                tm_tage_lookup_pc(q, pc, &want);
+                cr_assert_eq(tm_tage_predict_keep(p, pc), want.pred, "config %zu step %d: predict_keep", k, step);
+                tm_tage_update(p, pc, taken);
+                tm_tage_update(q, pc, taken); /* no kept lookup */
+                ghist_push(&g, (unsigned)taken, NULL, 0);
+            }
+            check_slots(c, p, &g, 0x400000 + ((r >> 20) & 0xffc), step);
+        }
+        /* the two instances (with and without the kept lookups) agree */
+        for (unsigned t = 0; t <= c->tables; t++)
+            for (uint32_t i = 0; i < (t ? c->entries : c->base); i++) {
+                tm_tage_entry a, b;
+                tm_tage_get_entry(p, t, i, &a);
+                tm_tage_get_entry(q, t, i, &b);
+                cr_assert(a.valid == b.valid && a.tag == b.tag && a.ctr == b.ctr && a.u == b.u,
+                          "config %zu: table %u entry %u differs", k, t, i);
+            }
+        tm_tage_free(p);
+        tm_tage_free(q);
+    }
+}
