@@ -40,7 +40,7 @@ VG_EXECDIR := /usr/libexec/valgrind
 VGDIR := $(BUILD)/lib/valgrind
 VGTOOL := $(VGDIR)/tmtrace-amd64-linux
 
-.PHONY: all deps build-all check test unit study-tests e2e run bench clean asan gates lint cosim regress fuzz identity
+.PHONY: all deps build-all check test unit study-tests e2e run bench bench-speed clean asan gates lint cosim regress fuzz identity
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/bin/tm $(VGTOOL)
@@ -278,6 +278,14 @@ bench: $(DEPS_STAMP).want
 	bash bench/record.sh $(BUILD)
 	bash bench/record_qemu.sh $(BUILD)
 	bash bench/decode_bench.sh $(BUILD)
+	$(if $(BENCH_BASE),bash bench/base.sh $(BENCH_BASE) $(BUILD)/bench-base)
+	bash bench/speed.sh $(BUILD) $(if $(BENCH_BASE),$(BUILD)/bench-base/build)
+
+# The speed rows alone (bench/speed.sh), before and after with BENCH_BASE=REV.
+bench-speed: $(DEPS_STAMP).want
+	$(MAKE) all
+	$(if $(BENCH_BASE),bash bench/base.sh $(BENCH_BASE) $(BUILD)/bench-base)
+	bash bench/speed.sh $(BUILD) $(if $(BENCH_BASE),$(BUILD)/bench-base/build)
 
 # libFuzzer target for the message parser and the replay from binaries
 # (fuzz/); FUZZ_TIME seconds over a seed corpus recorded by fuzz/run.sh.
