@@ -223,7 +223,7 @@ void core_resync(tm_model *m, uint32_t t)
     uint64_t L = th->rs_base;
     if (m->enc->timestamps)
         L += m->adaptive ? tm_eg_bits((m->cur - th->pcc) & m->ts_mask, tm_adapt_k(m->adapt[t].cc))
-                         : tm_chunked_bits((m->cur - th->pcc) & m->ts_mask, m->enc->cc_a, m->enc->cc_b);
+                         : m->lens.cc[tm_nbits64((m->cur - th->pcc) & m->ts_mask)];
     if (L > freeb)
         return;
     bundle b;

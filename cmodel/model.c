@@ -156,6 +156,12 @@ static void begin_cycle(tm_model *m, uint64_t c)
  * per-record path then need no registers for the loop. */
 static __attribute__((noinline)) void lost_resyncs(tm_model *m, uint32_t limit)
 {
+    /* Within a cycle the buffer only fills: once it has no room for the
+     * shortest resynchronization, or after a drop of the shared predictor,
+     * no LOST core can resynchronize until the next cycle (core_resync's
+     * own first tests, made once for all). */
+    if (m->buf.B - m->buf.occ < m->resync_min || m->shared_drop)
+        return;
     for (uint32_t j = m->next_core; j < limit; j++)
         if (m->th[j].state == ST_LOST)
             core_resync(m, j);
