@@ -105,31 +105,38 @@ int tm_modelrun_feed(tm_modelrun *r, tmc_reader *rd, const char *in, void (*prog
 {
     tm_sweep *sw = r->sw;
     tmt_trailer *end = &r->end;
-    tmc_record rec;
+    const tmc_record *rec;
     uint64_t nrec = 0;
     int rc;
     *end = (tmt_trailer){0, NULL, TMT_COMPLETE, 0, TMT_PROG_UNKNOWN, 0};
     if ((rc = tm_sweep_set_isa(sw, tmc_reader_isa(rd))) != TM_OK)
         return tm_errf(rc, err, errlen, "%s: the models cannot take the commit stream's instruction set", in);
-    while ((rc = tmc_reader_next(rd, &rec)) == 1) {
-        if (rec.type == TMC_ENDING && (rec.flags == TMC_CUT_SIGNAL || rec.flags == TMC_CUT_SHORT)) {
-            end->ending = rec.flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
-            end->signal = (unsigned)rec.count;
-        } else if (rec.type == TMC_ENDING) {
-            end->prog = tmt_prog_from_tmc(rec.flags);
-            end->prog_code = (unsigned)rec.count;
+    /* the parse on the other core (tmc_ahead): the models take as long */
+    tmc_ahead *ah;
+    if ((rc = tmc_ahead_open(rd, &ah)) != TM_OK)
+        return tm_errf(rc, err, errlen, "%s: %s", in, tm_status_str(rc));
+    while ((rc = tmc_ahead_next(ah, &rec)) == 1) {
+        if (rec->type == TMC_ENDING && (rec->flags == TMC_CUT_SIGNAL || rec->flags == TMC_CUT_SHORT)) {
+            end->ending = rec->flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
+            end->signal = (unsigned)rec->count;
+        } else if (rec->type == TMC_ENDING) {
+            end->prog = tmt_prog_from_tmc(rec->flags);
+            end->prog_code = (unsigned)rec->count;
         }
-        if ((rc = tm_sweep_put(sw, &rec)) != TM_OK) {
+        if ((rc = tm_sweep_put(sw, rec)) != TM_OK) {
             size_t f = tm_sweep_failed(sw);
+            uint64_t off = tmc_ahead_offset(ah);
+            tmc_ahead_close(ah);
             if (tm_sweep_count(sw) > 1)
-                return tm_errf(rc, err, errlen, "%s: offset %" PRIu64 ": configuration %zu (-o %s): %s", in,
-                            tmc_reader_offset(rd), f + 1, r->outs[f].trace, tm_model_error(tm_sweep_model(sw, f)));
-            return tm_errf(rc, err, errlen, "%s: offset %" PRIu64 ": %s", in, tmc_reader_offset(rd),
-                        tm_model_error(tm_sweep_model(sw, f)));
+                return tm_errf(rc, err, errlen, "%s: offset %" PRIu64 ": configuration %zu (-o %s): %s", in, off,
+                               f + 1, r->outs[f].trace, tm_model_error(tm_sweep_model(sw, f)));
+            return tm_errf(rc, err, errlen, "%s: offset %" PRIu64 ": %s", in, off,
+                           tm_model_error(tm_sweep_model(sw, f)));
         }
         if ((++nrec & 0xFFFFF) == 0 && progress)
             progress(nrec, arg);
     }
+    tmc_ahead_close(ah);
     if (rc < 0)
         return tm_errf(rc, err, errlen, "%s", tmc_reader_error(rd));
     tm_sweep_finish(sw);

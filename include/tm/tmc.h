@@ -148,6 +148,24 @@ const char *tmc_reader_error(const tmc_reader *r);
 uint64_t tmc_reader_offset(const tmc_reader *r);
 void tmc_reader_close(tmc_reader *r);
 
+/* ---- the same, read ahead by a second thread (tmc/ahead.c) ----
+ * A thread runs tmc_reader_next on R in batches of records while the
+ * caller takes them: for a consumer as costly per record as the parse (the
+ * model), the two overlap on two cores.  The records, their order, the
+ * status and R's error message are exactly tmc_reader_next's.  R stays
+ * owned by the caller, who must not use it until tmc_ahead_close (then
+ * tmc_reader_error is R's message); if no thread can be started the
+ * batches are read on the caller's thread. */
+typedef struct tmc_ahead tmc_ahead;
+int tmc_ahead_open(tmc_reader *r, tmc_ahead **out);
+/* As tmc_reader_next, but *REC points to the record (valid until the next
+ * call; a MODULE record's path and build id too). */
+int tmc_ahead_next(tmc_ahead *a, const tmc_record **rec);
+/* tmc_reader_offset as of the last record returned. */
+uint64_t tmc_ahead_offset(const tmc_ahead *a);
+/* Stops the thread, joins it and frees A (NULL: nothing). */
+void tmc_ahead_close(tmc_ahead *a);
+
 /* ---- writer ---- */
 typedef struct tmc_writer tmc_writer;
 

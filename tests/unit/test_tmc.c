@@ -1797,3 +1797,93 @@ Test(tmc, reader_refuses_bad_ending)
     u8(&r, TMC_CUT_SHORT);
     expect_bad(&r, TM_ERR_TRUNCATED, at, "ENDING record incomplete");
 }
+
+/* tmc_ahead (the reader on a second thread) against the reader itself: the
+ * same records (more than the batches in flight, MODULE paths among them),
+ * the same offsets, and on a cut stream the same records before the same
+ * error; closing it early joins a thread that waits for room. */
+static void ahead_stream(const char *p, uint64_t cycles)
+{
+    tmc_writer *w = NULL;
+    cr_assert_eq(tmc_writer_open(p, 2, 1, &w, NULL, 0), 0);
+    put_ok(w, start_at(0, 0, 0x400000));
+    put_ok(w, start_at(1, 0, 0x800000));
+    uint64_t pc[2] = {0x400000, 0x800000};
+    for (uint64_t c = 1; c <= cycles; c++) {
+        for (uint32_t t = 0; t < 2; t++) {
+            uint64_t n = 1 + (c * 7 + t) % 300;
+            put_ok(w, run_of(t, c, n, n * 3));
+            pc[t] += n * 3;
+            put_ok(w, branch_of(t, c, TMC_COND, (c & 1), 2, pc[t], pc[t] - 64));
+            pc[t] = (c & 1) ? pc[t] - 64 : pc[t] + 2;
+        }
+        if (c % 997 == 0) {
+            char path[64];
+            snprintf(path, sizeof path, "/lib/module-%" PRIu64 ".so", c);
+            tmc_record m = rec_of(TMC_MODULE, 0, 0);
+            m.path = path;
+            m.path_len = strlen(path);
+            m.addr = c;
+            put_ok(w, m);
+        }
+    }
+    cr_assert_eq(tmc_writer_close(w), 0);
+}
+
+static void ahead_compare(const char *p, int want_err)
+{
+    tmc_reader *r = NULL, *q = NULL;
+    char e[600] = "";
+    cr_assert_eq(tmc_reader_open(p, &r, e, sizeof e), 0, "%s", e);
+    cr_assert_eq(tmc_reader_open(p, &q, e, sizeof e), 0, "%s", e);
+    tmc_ahead *a = NULL;
+    cr_assert_eq(tmc_ahead_open(q, &a), TM_OK);
+    tmc_record exp;
+    const tmc_record *got;
+    int rc, rc2;
+    size_t i = 0;
+    while ((rc = tmc_reader_next(r, &exp)) == 1) {
+        rc2 = tmc_ahead_next(a, &got);
+        cr_assert_eq(rc2, 1, "record %zu: the reader gives one, tmc_ahead %d", i, rc2);
+        assert_same(got, &exp, i);
+        cr_assert_eq(tmc_ahead_offset(a), tmc_reader_offset(r), "record %zu: offset", i);
+        i++;
+    }
+    cr_assert(want_err ? rc < 0 : rc == 0, "the reader ends with %d (%s)", rc, tmc_reader_error(r));
+    cr_assert_eq(tmc_ahead_next(a, &got), rc, "tmc_ahead ends as the reader does");
+    cr_assert_eq(tmc_ahead_next(a, &got), rc, "and stays so");
+    tmc_ahead_close(a);
+    cr_assert_str_eq(tmc_reader_error(q), tmc_reader_error(r));
+    cr_assert_gt(i, 8 * 2048, "more records than the batches in flight");
+    tmc_reader_close(r);
+    tmc_reader_close(q);
+}
+
+Test(tmc, ahead_is_the_reader_on_another_thread)
+{
+    tdir d;
+    tdir_make(&d);
+    char p[sizeof d.path];
+    snprintf(p, sizeof p, "%s", tdir_path(&d, "a.tmc"));
+    ahead_stream(p, 100000);
+    ahead_compare(p, 0);
+    /* cut: the same records, then the same error */
+    size_t n;
+    uint8_t *bytes = read_file(p, &n);
+    const char *cut = tdir_path(&d, "cut.tmc");
+    write_file(cut, bytes, n * 2 / 3);
+    free(bytes);
+    ahead_compare(cut, 1);
+    /* closed after a few records: the thread is stopped and joined */
+    tmc_reader *q = NULL;
+    cr_assert_eq(tmc_reader_open(p, &q, NULL, 0), 0);
+    tmc_ahead *a = NULL;
+    cr_assert_eq(tmc_ahead_open(q, &a), TM_OK);
+    const tmc_record *got;
+    for (int k = 0; k < 10; k++)
+        cr_assert_eq(tmc_ahead_next(a, &got), 1);
+    tmc_ahead_close(a);
+    tmc_ahead_close(NULL);
+    tmc_reader_close(q);
+    tdir_clean(&d);
+}
