@@ -193,6 +193,37 @@ static inline void resync_bundle(const core *th, bundle *b)
     }
 }
 
+/* The length of LOST core T's resynchronization without its time stamp:
+ * cached, formed again only when its fields changed (a LOST core's code
+ * does not move, and its address changes only with its fields). */
+static uint64_t rs_len(tm_model *m, uint32_t t)
+{
+    core *th = &m->th[t];
+    if (!(th->rs_valid && th->rs_tail == th->tail && th->rs_gap == th->gap && th->rs_end == th->pend_end)) {
+        bundle b;
+        tm_msg msg;
+        resync_bundle(th, &b);
+        bundle_msg(&b, t, 0, &msg);
+        th->rs_base = tm_msg_bits_a(&m->enc_nots, m->adapt, &msg);
+        th->rs_tail = th->tail;
+        th->rs_gap = th->gap;
+        th->rs_end = th->pend_end;
+        th->rs_valid = 1;
+    }
+    return th->rs_base;
+}
+
+uint64_t core_resync_floor(tm_model *m, uint32_t t)
+{
+    const core *th = &m->th[t];
+    if (th->empty_tail && !th->pend_end)
+        return UINT64_MAX;
+    uint64_t L = rs_len(m, t);
+    if (m->enc->timestamps) /* the shortest diffCC: of 0 (lengths grow with the value) */
+        L += m->adaptive ? tm_eg_bits(0, tm_adapt_k(m->adapt[t].cc)) : m->lens.cc[0];
+    return L;
+}
+
 /* A LOST core offers its resynchronization in its slot (spec §3.5). */
 void core_resync(tm_model *m, uint32_t t)
 {
@@ -209,17 +240,7 @@ void core_resync(tm_model *m, uint32_t t)
     /* A resynchronization that does not fit is offered again next cycle and
      * changes nothing: decide from the cached length (diffCC is the last
      * field, spec §4.3) before forming the bundle. */
-    if (!(th->rs_valid && th->rs_tail == th->tail && th->rs_gap == th->gap && th->rs_end == th->pend_end)) {
-        bundle b;
-        tm_msg msg;
-        resync_bundle(th, &b);
-        bundle_msg(&b, t, 0, &msg);
-        th->rs_base = tm_msg_bits_a(&m->enc_nots, m->adapt, &msg); /* a LOST core's code does not move */
-        th->rs_tail = th->tail;
-        th->rs_gap = th->gap;
-        th->rs_end = th->pend_end;
-        th->rs_valid = 1;
-    }
+    rs_len(m, t);
     uint64_t L = th->rs_base;
     if (m->enc->timestamps)
         L += m->adaptive ? tm_eg_bits((m->cur - th->pcc) & m->ts_mask, tm_adapt_k(m->adapt[t].cc))

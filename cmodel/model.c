@@ -203,10 +203,21 @@ static void advance_to(tm_model *m, uint64_t c)
     while (m->next_cycle < c) {
         if (m->lost_count) {
             /* Cycles whose port transfer still leaves less room than the
-             * shortest resynchronization message cannot accept anything:
-             * drain them in bulk (identical to stepping them). */
-            uint64_t need_free = m->resync_min;
+             * shortest resynchronization a LOST core can offer in them (no
+             * record changes its fields) cannot accept anything: drain them
+             * in bulk (identical to stepping them). */
+            uint64_t need_free = UINT64_MAX;
+            for (uint32_t t = 0; t < m->n; t++)
+                if (m->th[t].state == ST_LOST) {
+                    uint64_t f = core_resync_floor(m, t);
+                    need_free = f < need_free ? f : need_free;
+                }
             tm_buffer *b = &m->buf;
+            if (need_free > b->B) { /* none can offer, or none fits ever: idle to C */
+                buffer_port_bulk(b, c - m->next_cycle);
+                m->next_cycle = c;
+                continue;
+            }
             if (b->occ > b->B - need_free) {
                 uint64_t excess = b->occ - (b->B - need_free);
                 uint64_t j = (excess + b->W - 1) / b->W; /* first cycle with room */

@@ -185,6 +185,9 @@ struct tm_model {
  * error) so that it is the top's last step for the group. */
 int core_group(tm_model *m, uint32_t t, group *g, const tmc_record *ev);
 void core_resync(tm_model *m, uint32_t t);
+/* The shortest resynchronization LOST core T can offer in a cycle in which
+ * its thread retires nothing (UINT64_MAX: it offers none then). */
+uint64_t core_resync_floor(tm_model *m, uint32_t t);
 void core_flush(tm_model *m, uint32_t t);
 
 #endif
