@@ -215,6 +215,14 @@ void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
 #undef MSG_FIELD
 }
 
+uint64_t tb_rtl_reports(tb_rtl *r, uint64_t *offer)
+{
+    Vtm_tb *t = r->top;
+    static_assert(TM_RTL_N <= 64, "co-simulation supports up to 64 cores");
+    *offer = get(t->obs_offer_o, 0, TM_RTL_N);
+    return get(t->obs_accept_o, 0, TM_RTL_N) | get(t->obs_drop_o, 0, TM_RTL_N);
+}
+
 unsigned tb_rtl_port(tb_rtl *r, uint64_t *lo, uint64_t *hi)
 {
     Vtm_tb *t = r->top;

@@ -73,6 +73,9 @@ void tb_rtl_set(tb_rtl *r, unsigned core, const tb_retire *in);
  * first cycle after reset); the logic is settled. */
 void tb_rtl_load(tb_rtl *r);
 void tb_rtl_offer(tb_rtl *r, unsigned core, tb_offer *o);
+/* The cores (bit k: core k) whose offer is accepted or dropped in this
+ * cycle; *OFFER the cores that offer (obs_offer_o).  N <= 64. */
+uint64_t tb_rtl_reports(tb_rtl *r, uint64_t *offer);
 /* The cache observation of CORE (all 0 without CFiat). */
 void tb_rtl_dcache(tb_rtl *r, unsigned core, tb_dcache *d);
 /* Port lanes of this cycle: returns the number of valid lanes, *data the bits. */

@@ -19,12 +19,17 @@ typedef struct group_state {
 static void clear_inputs(group_state *g, unsigned n)
 {
     for (unsigned k = 0; k < n; k++)
-        memset(&g->in[k], 0, RETIRE_HEAD);
+        if (g->in[k].valid) /* else the head is all 0 already */
+            memset(&g->in[k], 0, RETIRE_HEAD);
 }
 
-/* The inputs of a core changed since they were last set. */
+/* The inputs of a core changed since they were last set.  A group that is
+ * not valid has a head of zeros (clear_inputs; add_record sets valid), and
+ * mem_valid is in the head: two such groups are the same. */
 static int inputs_changed(const tb_retire *in, const tb_retire *prev)
 {
+    if (!in->valid && !prev->valid)
+        return 0;
     return memcmp(in, prev, in->mem_valid ? sizeof *in : RETIRE_HEAD) != 0;
 }
 
