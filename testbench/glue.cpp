@@ -108,7 +108,10 @@ void tb_rtl_reset(tb_rtl *r)
 {
     // Signals start at 0 in Verilator: raise rst_ni first so that lowering it
     // is a real negative edge and the asynchronous reset takes effect.
+    // load_i starts random (--x-initial unique): 0 here, so that
+    // tb_rtl_load's rising edge is one.
     r->top->clk_i = 0;
+    r->top->load_i = 0;
     r->top->rst_ni = 1;
     r->top->eval();
     dump(r);

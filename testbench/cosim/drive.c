@@ -216,7 +216,10 @@ int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_to, cov 
             if (quiet)
                 skip = rec.cycle - cycle - 2;
         }
+        /* The next cycle's inputs, set before the edge that starts it; the
+         * end is judged on the records after this cycle's, as before. */
         uint64_t next = cycle + 1 + skip;
+        int records_left = have;
         if (next_inputs(s, r, g, rd, &rec, &have, &more, &any, &last_cycle, next, 0) != 0) {
             rc = 2;
             break;
@@ -224,9 +227,9 @@ int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_to, cov 
         tb_rtl_clock_skip(r, skip);
         cycle = next;
         s->idle_skipped += skip;
-        if (!have && cycle >= s->model_cycles && s->next_ev == s->evs.n)
+        if (!records_left && cycle >= s->model_cycles && s->next_ev == s->evs.n)
             break;
-        if (!have && cycle > s->model_cycles + 16) {
+        if (!records_left && cycle > s->model_cycles + 16) {
             rc = mismatch(s, cycle, "the RTL still has messages to send after the model's last cycle %" PRIu64,
                           s->model_cycles);
             break;
