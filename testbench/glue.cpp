@@ -1,11 +1,12 @@
 // tm testbench — the thin C++ glue around Verilator's generated model of
-// rtl/tm_top.sv.  Everything else of the testbench is C (testbench/cosim/: main.c, drive.c, compare.c, coverage.c).
+// rtl/tm_top.sv, under the testbench's top testbench/tm_tb.sv (its retire
+// inputs through a register: tb_rtl_set gives the next cycle's).  Everything else of the testbench is C (testbench/cosim/: main.c, drive.c, compare.c, coverage.c).
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <unistd.h>
-#include "Vtm_top.h"
+#include "Vtm_tb.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 #include "glue.h"
@@ -24,7 +25,7 @@ static_assert(kDlmax <= 32, "tb_dcache line masks hold every line of an operand"
 
 struct tb_rtl {
     VerilatedContext *ctx;
-    Vtm_top *top;
+    Vtm_tb *top;
     VerilatedFstC *fst;
     std::string fst_path, fst_tmp; // written under fst_tmp, renamed at close
     uint64_t time;
@@ -79,7 +80,7 @@ tb_rtl *tb_rtl_new(void)
     // Every register starts random (built with --x-initial unique): state the
     // reset does not cover shows up as a mismatch instead of a lucky zero.
     r->ctx->randReset(2);
-    r->top = new Vtm_top(r->ctx);
+    r->top = new Vtm_tb(r->ctx);
     r->fst = nullptr;
     r->time = 0;
     return r;
@@ -107,7 +108,10 @@ void tb_rtl_reset(tb_rtl *r)
 {
     // Signals start at 0 in Verilator: raise rst_ni first so that lowering it
     // is a real negative edge and the asynchronous reset takes effect.
+    // load_i starts random (--x-initial unique): 0 here, so that
+    // tb_rtl_load's rising edge is one.
     r->top->clk_i = 0;
+    r->top->load_i = 0;
     r->top->rst_ni = 1;
     r->top->eval();
     dump(r);
@@ -121,7 +125,7 @@ void tb_rtl_reset(tb_rtl *r)
 
 void tb_rtl_set(tb_rtl *r, unsigned k, const tb_retire *in)
 {
-    Vtm_top *t = r->top;
+    Vtm_tb *t = r->top;
     put(t->rv_valid_i, k, 1, in->valid ? 1 : 0);
     put(t->rv_count_i, 16 * k, 16, in->count);
     put(t->rv_npc_valid_i, k, 1, in->npc_valid ? 1 : 0);
@@ -151,11 +155,21 @@ void tb_rtl_set(tb_rtl *r, unsigned k, const tb_retire *in)
 #endif
 }
 
-void tb_rtl_eval(tb_rtl *r) { r->top->eval(); }
+// A rising load_i: the input register takes the inputs set, tm_top's
+// flip-flops do not move (the first cycle's inputs, after reset).  Its
+// falling edge triggers nothing (the eval only records it).
+void tb_rtl_load(tb_rtl *r)
+{
+    r->top->load_i = 1;
+    r->top->eval();
+    dump(r);
+    r->top->load_i = 0;
+    r->top->eval();
+}
 
 void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
 {
-    Vtm_top *t = r->top;
+    Vtm_tb *t = r->top;
     o->offer = (int)get(t->obs_offer_o, k, 1);
     o->resync = (int)get(t->obs_resync_o, k, 1);
     o->accept = (int)get(t->obs_accept_o, k, 1);
@@ -204,9 +218,17 @@ void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
 #undef MSG_FIELD
 }
 
+uint64_t tb_rtl_reports(tb_rtl *r, uint64_t *offer)
+{
+    Vtm_tb *t = r->top;
+    static_assert(TM_RTL_N <= 64, "co-simulation supports up to 64 cores");
+    *offer = get(t->obs_offer_o, 0, TM_RTL_N);
+    return get(t->obs_accept_o, 0, TM_RTL_N) | get(t->obs_drop_o, 0, TM_RTL_N);
+}
+
 unsigned tb_rtl_port(tb_rtl *r, uint64_t *lo, uint64_t *hi)
 {
-    Vtm_top *t = r->top;
+    Vtm_tb *t = r->top;
     static_assert(TM_RTL_PORT_BITS <= 64, "co-simulation supports ports of up to 64 bits");
     *lo = get(t->port_data_o, 0, TM_RTL_PORT_BITS);
     *hi = 0;
@@ -215,7 +237,7 @@ unsigned tb_rtl_port(tb_rtl *r, uint64_t *lo, uint64_t *hi)
 
 void tb_rtl_dcache(tb_rtl *r, unsigned k, tb_dcache *d)
 {
-    Vtm_top *t = r->top;
+    Vtm_tb *t = r->top;
     d->valid = (int)get(t->obs_dc_valid_o, k, 1);
     d->clear = (int)get(t->obs_dc_clear_o, k, 1);
     d->lines = (unsigned)get(t->obs_dc_lines_o, kDlnw * k, kDlnw);
@@ -241,10 +263,14 @@ void tb_rtl_clock_skip(tb_rtl *r, uint64_t extra)
     r->top->clk_i = 1;
     r->top->eval();
     dump(r);
-    // The falling edge triggers nothing; the next cycle's eval (after its
-    // inputs are set) settles the logic, so no eval here.
+    // The edge settles the logic for the new state and the inputs set for
+    // the cycle it starts (the register of testbench/tm_tb.sv).  The falling
+    // edge triggers nothing, but Verilator must see it (else the next rising
+    // edge is none): no logic depends on a top input directly (no "ico"
+    // region), so this eval only compares the clock with its last value.
     r->top->clk_i = 0;
     r->top->idle_skip_i = 0;
+    r->top->eval();
 }
 
 int tb_rtl_wave_open(tb_rtl *r, const char *path)

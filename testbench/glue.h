@@ -1,5 +1,11 @@
 /* tm testbench — C interface to the Verilated RTL (testbench/glue.cpp is the
- * only C++: it wraps Verilator's generated class). */
+ * only C++: it wraps Verilator's generated class).
+ *
+ * The inputs set (tb_rtl_set) are those of the next cycle: the testbench's
+ * top testbench/tm_tb.sv holds tm_top's retire inputs in a register, loaded
+ * at the clock edge that starts the cycle (tb_rtl_clock, tb_rtl_clock_skip)
+ * or, for the first cycle, by tb_rtl_load.  After either the logic is
+ * settled for the new cycle: its outputs can be read. */
 #ifndef TB_GLUE_H
 #define TB_GLUE_H
 
@@ -57,19 +63,27 @@ typedef struct tb_rtl tb_rtl;
 
 tb_rtl *tb_rtl_new(void);
 void tb_rtl_free(tb_rtl *r);
-/* Asserts and releases reset; the next cycle is cycle 0. */
+/* Asserts and releases reset; the next cycle is cycle 0 (its inputs: set
+ * them, then tb_rtl_load). */
 void tb_rtl_reset(tb_rtl *r);
+/* CORE's retire group of the next cycle (the one the next tb_rtl_clock or
+ * tb_rtl_load starts); unchanged until set again. */
 void tb_rtl_set(tb_rtl *r, unsigned core, const tb_retire *in);
-/* Settles the combinational logic for the current inputs. */
-void tb_rtl_eval(tb_rtl *r);
+/* The inputs set become the current cycle's without a clock edge (the
+ * first cycle after reset); the logic is settled. */
+void tb_rtl_load(tb_rtl *r);
 void tb_rtl_offer(tb_rtl *r, unsigned core, tb_offer *o);
+/* The cores (bit k: core k) whose offer is accepted or dropped in this
+ * cycle; *OFFER the cores that offer (obs_offer_o).  N <= 64. */
+uint64_t tb_rtl_reports(tb_rtl *r, uint64_t *offer);
 /* The cache observation of CORE (all 0 without CFiat). */
 void tb_rtl_dcache(tb_rtl *r, unsigned core, tb_dcache *d);
 /* Port lanes of this cycle: returns the number of valid lanes, *data the bits. */
 unsigned tb_rtl_port(tb_rtl *r, uint64_t *data_lo, uint64_t *data_hi);
 uint64_t tb_rtl_cycle(tb_rtl *r);
 uint32_t tb_rtl_occupancy(tb_rtl *r);
-/* Rising clock edge: ends the current cycle. */
+/* Rising clock edge: ends the current cycle and starts the next one, with
+ * the inputs set; the logic is settled. */
 void tb_rtl_clock(tb_rtl *r);
 /* The same, and the RTL's cycle counter moves EXTRA cycles further
  * (tm_top idle_skip_i): only while the module is idle. */

@@ -7,7 +7,7 @@
 # include/tm/rtl_params.h: params.vc (tm_top's -G flags, read by Verilator as
 # an -f file) and params.h (every row of the table as TM_RTL_<NAME>, for the
 # testbench).  The rule builds DIR/tm-cosim-sim: the RTL of rtl/tm.f
-# Verilated with testbench/glue.cpp and linked with testbench/cosim/*.c and
+# under the testbench's top testbench/tm_tb.sv, Verilated with testbench/glue.cpp and linked with testbench/cosim/*.c and
 # libtm.  `tm cosim` runs this makefile when the simulator is missing or older
 # than one of its sources.
 ifeq ($(strip $(OUT)),)
@@ -40,18 +40,20 @@ sim: $(SIM)
 # +define+TM_OBS: tm_top's observation ports and idle_skip_i, which the
 # testbench reads and drives (absent without it, as in synthesis);
 # --x-initial unique with the testbench's random reset: state the reset does
-# not cover shows up as a mismatch.  The model code at -O2, not Verilator's
+# not cover shows up as a mismatch.  The top is testbench/tm_tb.sv: tm_top
+# with its retire inputs through a register, so that Verilator evaluates the
+# logic once per cycle instead of three times (see there).  The model code at -O2, not Verilator's
 # default -Os.  libtm.a and the cosim_*.o are not dependencies of Verilator's own
 # makefile, so the old simulator is removed first: with only them changed it
 # would not relink.
-$(SIM): $(RTL) $(TB)/glue.cpp $(TB)/glue.h $(OUT)/params.vc $(OUT)/params.h $(OUT)/tm_pkg.h $(COSIM_OBJS) \
+$(SIM): $(RTL) $(TB)/tm_tb.sv $(TB)/glue.cpp $(TB)/glue.h $(OUT)/params.vc $(OUT)/params.h $(OUT)/tm_pkg.h $(COSIM_OBJS) \
 		$(LIBTM) $(TB)/sim.mk
 	rm -f $@
 	verilator --cc --exe --build -j 2 --trace-fst --assert --x-initial unique +define+TM_OBS \
 		-MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 OBJCACHE=$(OBJCACHE)" -Wno-fatal -Wno-lint -Wno-style \
-		--top-module tm_top -Mdir $(OUT)/obj -o $@ \
+		--top-module tm_tb -Mdir $(OUT)/obj -o $@ \
 		-CFLAGS "-O2 -I$(OUT) -I$(ROOT)/include -I$(TB)" -LDFLAGS "$(COSIM_OBJS) $(LIBTM) -lzstd -lz -lm" \
-		-f $(OUT)/params.vc -F $(ROOT)/rtl/tm.f $(TB)/glue.cpp
+		-f $(OUT)/params.vc -F $(ROOT)/rtl/tm.f $(TB)/tm_tb.sv $(TB)/glue.cpp
 
 # The C testbench (testbench/cosim/: main, drive, compare, coverage),
 # compiled as C (tm/cache.h: the shadow caches of CFiat).

@@ -19,12 +19,17 @@ typedef struct group_state {
 static void clear_inputs(group_state *g, unsigned n)
 {
     for (unsigned k = 0; k < n; k++)
-        memset(&g->in[k], 0, RETIRE_HEAD);
+        if (g->in[k].valid) /* else the head is all 0 already */
+            memset(&g->in[k], 0, RETIRE_HEAD);
 }
 
-/* The inputs of a core changed since they were last set. */
+/* The inputs of a core changed since they were last set.  A group that is
+ * not valid has a head of zeros (clear_inputs; add_record sets valid), and
+ * mem_valid is in the head: two such groups are the same. */
 static int inputs_changed(const tb_retire *in, const tb_retire *prev)
 {
+    if (!in->valid && !prev->valid)
+        return 0;
     return memcmp(in, prev, in->mem_valid ? sizeof *in : RETIRE_HEAD) != 0;
 }
 
@@ -75,6 +80,50 @@ static void add_record(group_state *g, const tmc_record *r)
     }
 }
 
+/* The inputs of cycle CYCLE into g->in from the records of that cycle (REC
+ * the next unread one, *HAVE whether there is one), set in the RTL for the
+ * cores whose inputs changed (all if FIRST): the RTL takes them at the next
+ * clock edge or load.  0, or 2 after a read error (reported). */
+static int next_inputs(sim *s, tb_rtl *r, group_state *g, tmc_reader *rd, tmc_record *rec, int *have, int *more,
+                       int *any, uint64_t *last_cycle, uint64_t cycle, int first)
+{
+    unsigned N = s->cfg.enc.threads;
+    clear_inputs(g, N);
+    /* Without data tracing MEM records are not part of the retire
+     * interface (the model ignores them as well). */
+    int skip_mem = !s->cfg.enc.data;
+    while (*have && (rec->type == TMC_MODULE || rec->type == TMC_END || rec->type == TMC_ENDING ||
+                     (skip_mem && rec->type == TMC_MEM)))
+        *have = (*more = tmc_reader_next(rd, rec)) == 1;
+    while (*have && rec->cycle == cycle) {
+        add_record(g, rec);
+        *any = 1;
+        *last_cycle = rec->cycle;
+        do
+            *have = (*more = tmc_reader_next(rd, rec)) == 1;
+        while (*have && (rec->type == TMC_MODULE || rec->type == TMC_END || rec->type == TMC_ENDING ||
+                         (skip_mem && rec->type == TMC_MEM)));
+    }
+    if (*more < 0) {
+        fprintf(stderr, "tm cosim: %s\n", tmc_reader_error(rd));
+        return 2;
+    }
+    /* End-of-stream flush (spec §3.7): cycle L + 1 stops every live thread. */
+    if (!*have && *any && cycle == *last_cycle + 1)
+        for (unsigned k = 0; k < N; k++)
+            if (g->started[k] && !g->exited[k]) {
+                g->in[k].valid = 1;
+                g->in[k].event = TM_PKG_EV_EXIT;
+                g->in[k].flag = 1;
+            }
+    for (unsigned k = 0; k < N; k++)
+        if (first || inputs_changed(&g->in[k], &g->prev[k])) {
+            tb_rtl_set(r, k, &g->in[k]);
+            g->prev[k] = g->in[k];
+        }
+    return 0;
+}
+
 /* Runs the RTL over the stream.  WAVE_FROM..WAVE_TO: cycles to dump (if WAVE). */
 int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_to, cov *c, uint64_t *cycles_out)
 {
@@ -121,7 +170,14 @@ int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_to, cov 
     int have = 0, any = 0;
     if ((more = tmc_reader_next(rd, &rec)) == 1)
         have = 1;
-    for (;;) {
+    /* The inputs of the first cycle, loaded without a clock edge; from then
+     * on each cycle's inputs are set before the clock edge that starts it
+     * (glue.h: the testbench's top holds them in a register). */
+    if (next_inputs(s, r, g, rd, &rec, &have, &more, &any, &last_cycle, cycle, 1) != 0)
+        rc = 2;
+    else
+        tb_rtl_load(r);
+    while (rc == 0) {
         if (wave && !waving && cycle >= wave_from) {
             if (tb_rtl_wave_open(r, wave) != 0) {
                 fprintf(stderr, "tm cosim: %s: cannot write the waveform\n", wave);
@@ -135,42 +191,6 @@ int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_to, cov 
             waving = 0;
             wave = NULL;
         }
-        clear_inputs(g, N);
-        /* Without data tracing MEM records are not part of the retire
-         * interface (the model ignores them as well). */
-        int skip_mem = !s->cfg.enc.data;
-        while (have && (rec.type == TMC_MODULE || rec.type == TMC_END || rec.type == TMC_ENDING ||
-                        (skip_mem && rec.type == TMC_MEM))) {
-            have = (more = tmc_reader_next(rd, &rec)) == 1;
-        }
-        while (have && rec.cycle == cycle) {
-            add_record(g, &rec);
-            any = 1;
-            last_cycle = rec.cycle;
-            do
-                have = (more = tmc_reader_next(rd, &rec)) == 1;
-            while (have && (rec.type == TMC_MODULE || rec.type == TMC_END || rec.type == TMC_ENDING ||
-                            (skip_mem && rec.type == TMC_MEM)));
-        }
-        if (more < 0) {
-            fprintf(stderr, "tm cosim: %s\n", tmc_reader_error(rd));
-            rc = 2;
-            break;
-        }
-        /* End-of-stream flush (spec §3.7): cycle L + 1 stops every live thread. */
-        if (!have && any && cycle == last_cycle + 1)
-            for (unsigned k = 0; k < N; k++)
-                if (g->started[k] && !g->exited[k]) {
-                    g->in[k].valid = 1;
-                    g->in[k].event = TM_PKG_EV_EXIT;
-                    g->in[k].flag = 1;
-                }
-        for (unsigned k = 0; k < N; k++)
-            if (cycle == 0 || inputs_changed(&g->in[k], &g->prev[k])) {
-                tb_rtl_set(r, k, &g->in[k]);
-                g->prev[k] = g->in[k];
-            }
-        tb_rtl_eval(r);
         if (tb_rtl_cycle(r) != cycle) {
             rc = mismatch(s, cycle, "the RTL's cycle counter reads %" PRIu64 " in cycle %" PRIu64, tb_rtl_cycle(r),
                           cycle);
@@ -196,12 +216,20 @@ int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_to, cov 
             if (quiet)
                 skip = rec.cycle - cycle - 2;
         }
-        tb_rtl_clock_skip(r, skip);
-        cycle += 1 + skip;
-        s->idle_skipped += skip;
-        if (!have && cycle >= s->model_cycles && s->next_ev == s->evs.n)
+        /* The next cycle's inputs, set before the edge that starts it; the
+         * end is judged on the records after this cycle's, as before. */
+        uint64_t next = cycle + 1 + skip;
+        int records_left = have;
+        if (next_inputs(s, r, g, rd, &rec, &have, &more, &any, &last_cycle, next, 0) != 0) {
+            rc = 2;
             break;
-        if (!have && cycle > s->model_cycles + 16) {
+        }
+        tb_rtl_clock_skip(r, skip);
+        cycle = next;
+        s->idle_skipped += skip;
+        if (!records_left && cycle >= s->model_cycles && s->next_ev == s->evs.n)
+            break;
+        if (!records_left && cycle > s->model_cycles + 16) {
             rc = mismatch(s, cycle, "the RTL still has messages to send after the model's last cycle %" PRIu64,
                           s->model_cycles);
             break;
