@@ -148,12 +148,10 @@ int run_rtl(sim *s, const char *wave, uint64_t wave_from, uint64_t wave_to, cov 
         for (unsigned k = 0; k < N; k++)
             if (tm_cache_new(&s->cfg.cache, 0, &s->shadow[k]) != TM_OK) {
                 fprintf(stderr, "tm cosim: cannot create the shadow caches\n");
-                for (unsigned j = 0; j < k; j++)
+                for (unsigned j = 0; j < k; j++) /* the rest are NULL */
                     tm_cache_free(s->shadow[j]);
                 free(g);
-                for (unsigned k = 0; k < N; k++)
-        tm_cache_free(s->shadow[k]);
-    tb_rtl_free(r);
+                tb_rtl_free(r);
                 tmc_reader_close(rd);
                 return 2;
             }
