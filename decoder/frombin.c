@@ -26,6 +26,7 @@
 #include "tm/isa.h"
 #include "tm/rvop.h"
 #include "replay.h"
+#include "vsrc.h"
 
 /* ---------------------------------------------------------------- code blocks */
 
@@ -1816,7 +1817,7 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
 {
     cmp c;
     memset(&c, 0, sizeof c);
-    tmc_reader *rd = NULL;
+    vsrc *rd = NULL;
     int rc = fb_open(&c.f, tf, im, o->tmc, -1, 0, &res->v, err, errlen);
     if (rc != TM_OK)
         goto out;
@@ -1829,34 +1830,37 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
         goto out;
     }
     char e[600];
-    rc = tmc_reader_open(o->tmc, &rd, e, sizeof e);
+    /* One read of the commit stream: the replay here, the file checks
+     * (spec §6.2) on a second thread over the same records. */
+    rc = vsrc_open(o->tmc, tf, 1, 1, &rd, e, sizeof e);
     if (rc != TM_OK) {
         rp_fail(&c.f.v, rc, "%s", e);
         goto out;
     }
-    if (tmc_reader_threads(rd) != c.f.v.n) {
+    if (vsrc_threads(rd) != c.f.v.n) {
         rc = rp_fail(&c.f.v, TM_ERR_MISMATCH, "the commit stream declares %u threads but the trace was made for %u",
-                     tmc_reader_threads(rd), c.f.v.n);
+                     vsrc_threads(rd), c.f.v.n);
         goto out;
     }
-    tmc_record r;
+    const tmc_record *rp;
     uint64_t nrec = 0;
     uint64_t insns = 0;
-    while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (r.type == TMC_MODULE || r.type == TMC_END || r.type == TMC_ENDING)
+    while ((rc = vsrc_next(rd, &rp)) == 1) {
+        const tmc_record *r = rp;
+        if (r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_ENDING)
             continue;
-        c.last_cycle = r.cycle;
-        if (r.type == TMC_RUN)
-            insns += r.count;
-        else if (r.type == TMC_BRANCH)
+        c.last_cycle = r->cycle;
+        if (r->type == TMC_RUN)
+            insns += r->count;
+        else if (r->type == TMC_BRANCH)
             insns++;
-        if ((rc = cmp_record(&c, &r)) != TM_OK)
+        if ((rc = cmp_record(&c, r)) != TM_OK)
             goto out;
         if (o->progress && (++nrec & ((1u << 22) - 1)) == 0)
             o->progress(res->v.instructions, o->arg);
     }
     if (rc < 0) {
-        rp_fail(&c.f.v, rc, "%s", tmc_reader_error(rd));
+        rp_fail(&c.f.v, rc, "%s", vsrc_error(rd));
         goto out;
     }
     for (uint32_t t = 0; t < c.f.v.n; t++)
@@ -1883,13 +1887,14 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
     }
     /* every instruction of the commit stream was matched (gaps: skipped) */
     res->v.instructions = insns;
-    rc = TM_OK;
+    /* The replay matched: what it cannot see (spec §6.2). */
+    rc = vsrc_finish(rd, c.f.v.err, c.f.v.errlen);
 out:
-    rc = rp_blame_tmc(&c.f.v, rd, rc);
+    rc = rd ? vsrc_blame(rd, rc, c.f.v.err, c.f.v.errlen) : rc;
     res->blocks = c.f.code.blocks;
     free(c.c);
     fb_close(&c.f, 0);
-    tmc_reader_close(rd);
+    vsrc_close(rd);
     return rc;
 }
 
