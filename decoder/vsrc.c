@@ -29,54 +29,76 @@
 #include "tm/model.h"
 #include "vsrc.h"
 
-enum { NB = 8, BATCH = 2048, SPINS = 200 };
+#ifndef VSRC_BATCH
+#define VSRC_BATCH 16384
+#endif
+#ifndef VSRC_NB
+#define VSRC_NB 8
+#endif
+enum { NB = VSRC_NB, BATCH = VSRC_BATCH, SPINS = 200 };
 
-/* A record as it crosses between the threads: one cache line (a
+/* A record as it crosses between the threads: half a cache line (a
  * tmc_record is 176 bytes, most of them a MEM record's value, and the
- * reader writes three of its lines).  A MEM record's value is in the
- * batch's VAL, in the order of the batch's MEM records.  A MODULE
- * record's path and build-id stay behind (nobody here reads them). */
+ * reader writes three of its lines; every line the reader writes is one
+ * the consumers read last, which costs).  X is the record's one wide field
+ * besides pc and cycle: RUN bytes, BRANCH / EXC target, MEM / MODULE addr,
+ * END / ENDING count; Y a RUN's count (at most 65535, spec §2.2) or a
+ * BRANCH's len | bclass << 8 | taken << 11 or a MEM's size; INFO the flags
+ * (START, EXIT, MEM; ENDING's reason).  A MEM record's value is in the
+ * batch's VAL, in the order of the batch's MEM records.  A MODULE record's
+ * path and build-id stay behind (nobody here reads them). */
 typedef struct vrec {
-    uint64_t cycle, pc, target, count, bytes, addr;
-    uint32_t tid, flags;
-    uint8_t type, bclass, taken, len, size, pad[3];
+    uint64_t cycle, pc, x;
+    uint32_t y;
+    uint16_t tid; /* < TMC_MAX_THREADS */
+    uint8_t type, info;
 } vrec;
+_Static_assert(sizeof(vrec) == 32, "two records per cache line");
 
 typedef uint8_t vval[TMC_MAX_OPERAND];
 
-static inline void pack(vrec *v, const tmc_record *r)
+/* R was just written by the reader, which zeroes the fields its type does
+ * not have.  Without branches: the types alternate unpredictably.  R's
+ * fields are loaded at the widths they were stored with: two of them
+ * merged into one vector load would not be forwarded from the stores (a
+ * stall per record), hence no SLP vectorization. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-slp-vectorize")))
+#endif
+static void pack(vrec *v, const tmc_record *r)
 {
+    unsigned t = r->type;
     v->cycle = r->cycle;
     v->pc = r->pc;
-    v->target = r->target;
-    v->count = r->count;
-    v->bytes = r->bytes;
-    v->addr = r->addr;
-    v->tid = r->tid;
-    v->flags = r->flags;
-    v->type = (uint8_t)r->type;
-    v->bclass = r->bclass;
-    v->taken = r->taken;
-    v->len = r->len;
-    v->size = r->size;
+    v->x = r->bytes | r->target | r->addr | (t >= TMC_END ? r->count : 0);
+    v->y = (t == TMC_RUN ? (uint32_t)r->count : 0) | r->len | (uint32_t)r->bclass << 8 | (uint32_t)r->taken << 11 |
+           r->size;
+    v->tid = (uint16_t)r->tid;
+    v->type = (uint8_t)t;
+    v->info = (uint8_t)r->flags;
 }
 
-/* V into R (whose other fields are cleared as the reader clears them). */
+/* V into R, every field but the value (MEM) and the path and build-id
+ * (MODULE) as the reader sets them. */
 static inline void unpack(tmc_record *r, const vrec *v)
 {
-    r->type = (tmc_type)v->type;
+    unsigned t = v->type;
+    uint64_t x = v->x;
+    uint32_t y = v->y;
+    int br = t == TMC_BRANCH;
+    r->type = (tmc_type)t;
     r->tid = v->tid;
     r->cycle = v->cycle;
-    r->flags = v->flags;
+    r->flags = v->info;
     r->pc = v->pc;
-    r->target = v->target;
-    r->count = v->count;
-    r->bytes = v->bytes;
-    r->bclass = v->bclass;
-    r->taken = v->taken;
-    r->len = v->len;
-    r->size = v->size;
-    r->addr = v->addr;
+    r->target = br || t == TMC_EXC ? x : 0;
+    r->count = t == TMC_RUN ? y : t >= TMC_END ? x : 0;
+    r->bytes = t == TMC_RUN ? x : 0;
+    r->bclass = (uint8_t)(br ? (y >> 8) & 7 : 0);
+    r->taken = (uint8_t)(br ? (y >> 11) & 1 : 0);
+    r->len = (uint8_t)(br ? y & 0xff : 0);
+    r->size = (uint8_t)(t == TMC_MEM ? y & 0xff : 0);
+    r->addr = t == TMC_MEM || t == TMC_MODULE ? x : 0;
 }
 
 typedef struct vbatch {
@@ -395,7 +417,8 @@ int vsrc_open(const char *tmc_path, const tmt_file *tf, int check_file, int thre
         return rc;
     }
     for (int i = 0; i < NB; i++)
-        if (!(s->b[i].r = malloc(BATCH * sizeof *s->b[i].r)) || !(s->b[i].val = malloc(BATCH * sizeof *s->b[i].val))) {
+        if (!(s->b[i].r = aligned_alloc(64, BATCH * sizeof *s->b[i].r)) || /* whole lines */
+            !(s->b[i].val = aligned_alloc(64, BATCH * sizeof *s->b[i].val))) {
             vsrc_close(s);
             snprintf(err, errlen, "out of memory");
             return TM_ERR_NOMEM;
