@@ -20,6 +20,9 @@
  * the other side signals only when someone sleeps. */
 #include <inttypes.h>
 #include <pthread.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -68,14 +71,31 @@ __attribute__((optimize("no-tree-slp-vectorize")))
 static void pack(vrec *v, const tmc_record *r)
 {
     unsigned t = r->type;
+    uint64_t x = r->bytes | r->target | r->addr | (t >= TMC_END ? r->count : 0);
+    uint32_t y = (t == TMC_RUN ? (uint32_t)r->count : 0) | r->len | (uint32_t)r->bclass << 8 |
+                 (uint32_t)r->taken << 11 | r->size;
+    /* The last word: y, tid, type, info (little-endian, as vrec lays them). */
+    uint64_t w = (uint64_t)y | (uint64_t)(uint16_t)r->tid << 32 | (uint64_t)(uint8_t)t << 48 |
+                 (uint64_t)(uint8_t)r->flags << 56;
+#if defined(__x86_64__) && defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* Streaming stores: the line goes out without being read first (it is
+     * in the consumers' caches, and a plain store would wait for it);
+     * produce fences them before it publishes the batch. */
+    long long *q = (long long *)v;
+    _mm_stream_si64(q, (long long)r->cycle);
+    _mm_stream_si64(q + 1, (long long)r->pc);
+    _mm_stream_si64(q + 2, (long long)x);
+    _mm_stream_si64(q + 3, (long long)w);
+#else
     v->cycle = r->cycle;
     v->pc = r->pc;
-    v->x = r->bytes | r->target | r->addr | (t >= TMC_END ? r->count : 0);
-    v->y = (t == TMC_RUN ? (uint32_t)r->count : 0) | r->len | (uint32_t)r->bclass << 8 | (uint32_t)r->taken << 11 |
-           r->size;
+    v->x = x;
+    v->y = y;
     v->tid = (uint16_t)r->tid;
     v->type = (uint8_t)t;
     v->info = (uint8_t)r->flags;
+    (void)w;
+#endif
 }
 
 /* V into R, every field but the value (MEM) and the path and build-id
@@ -253,6 +273,9 @@ static void produce(vsrc *s)
         s->ended = 1;
         atomic_store(&s->last_out, 1);
     }
+#if defined(__x86_64__) && defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    _mm_sfence(); /* the streaming stores before the batch is published */
+#endif
     atomic_fetch_add(&s->prod, 1);
     wake(s, R_MODEL);
     wake(s, R_REPLAY);
