@@ -50,12 +50,7 @@ enum { NB = VSRC_NB, BATCH = VSRC_BATCH, SPINS = 200 };
  * (START, EXIT, MEM; ENDING's reason).  A MEM record's value is in the
  * batch's VAL, in the order of the batch's MEM records.  A MODULE record's
  * path and build-id stay behind (nobody here reads them). */
-typedef struct vrec {
-    uint64_t cycle, pc, x;
-    uint32_t y;
-    uint16_t tid; /* < TMC_MAX_THREADS */
-    uint8_t type, info;
-} vrec;
+typedef vsrc_rec vrec;
 _Static_assert(sizeof(vrec) == 32, "two records per cache line");
 
 typedef uint8_t vval[TMC_MAX_OPERAND];
@@ -98,29 +93,6 @@ static void pack(vrec *v, const tmc_record *r)
 #endif
 }
 
-/* V into R, every field but the value (MEM) and the path and build-id
- * (MODULE) as the reader sets them. */
-static inline void unpack(tmc_record *r, const vrec *v)
-{
-    unsigned t = v->type;
-    uint64_t x = v->x;
-    uint32_t y = v->y;
-    int br = t == TMC_BRANCH;
-    r->type = (tmc_type)t;
-    r->tid = v->tid;
-    r->cycle = v->cycle;
-    r->flags = v->info;
-    r->pc = v->pc;
-    r->target = br || t == TMC_EXC ? x : 0;
-    r->count = t == TMC_RUN ? y : t >= TMC_END ? x : 0;
-    r->bytes = t == TMC_RUN ? x : 0;
-    r->bclass = (uint8_t)(br ? (y >> 8) & 7 : 0);
-    r->taken = (uint8_t)(br ? (y >> 11) & 1 : 0);
-    r->len = (uint8_t)(br ? y & 0xff : 0);
-    r->size = (uint8_t)(t == TMC_MEM ? y & 0xff : 0);
-    r->addr = t == TMC_MEM || t == TMC_MODULE ? x : 0;
-}
-
 typedef struct vbatch {
     vrec *r;
     vval *val; /* the MEM records' values */
@@ -136,6 +108,7 @@ typedef struct vbatch {
 enum { R_READ, R_MODEL, R_REPLAY, ROLES };
 
 struct vsrc {
+    vsrc_view view;       /* first: vsrc_next's fast path (vsrc.h) */
     const char *path;
     const tmt_file *tf;
     tmc_reader *rd;
@@ -151,10 +124,8 @@ struct vsrc {
     pthread_cond_t cv[ROLES];
     int reading, modelling; /* the reader's, the model's thread runs (else: on the caller's) */
     pthread_t th_read, th_model;
-    /* the replay (on cache lines of its own: written per record) */
-    _Alignas(64) vbatch *cur;
-    size_t at, nval;   /* the next record and MEM value of CUR */
-    tmc_record crec;   /* the record vsrc_next delivers */
+    /* the replay */
+    _Alignas(64) vbatch *cur; /* the batch VIEW delivers */
     _Alignas(64) tmc_record rrec; /* the reader's */
     _Alignas(64) tmc_record mrec; /* the model's */
     /* the reader (touched by the others after the last batch only) */
@@ -346,7 +317,7 @@ static void model_batch(vsrc *s, const vbatch *b)
     tmc_record *r = &s->mrec;
     size_t nv = 0;
     for (size_t i = 0; i < b->n; i++) {
-        unpack(r, &b->r[i]);
+        vsrc_unpack(r, &b->r[i]);
         if (__builtin_expect(r->type == TMC_MEM, 0))
             memcpy(r->value, b->val[nv++], sizeof r->value);
         if (__builtin_expect(r->type == TMC_ENDING, 0)) {
@@ -486,36 +457,20 @@ static vbatch *next_batch(vsrc *s)
     if (!s->modelling)
         model_batch(s, b);
     s->cur = b;
-    s->at = 0;
-    s->nval = 0;
+    s->view.at = b->r;
+    s->view.end = b->r + b->n;
+    s->view.val = (const uint8_t(*)[TMC_MAX_OPERAND])b->val;
     return b;
 }
 
-/* The replay's record from the batch's record V. */
-static inline const tmc_record *deliver(vsrc *s, const vbatch *b, const vrec *v)
+int vsrc_next_batch(vsrc *s, const tmc_record **r)
 {
-    tmc_record *r = &s->crec;
-    unpack(r, v);
-    if (__builtin_expect(v->type == TMC_MEM, 0))
-        memcpy(r->value, b->val[s->nval++], sizeof r->value);
-    return r;
-}
-
-int vsrc_next(vsrc *s, const tmc_record **r)
-{
-    vbatch *b = s->cur;
-    if (__builtin_expect(b != NULL && s->at < b->n, 1)) {
-        *r = deliver(s, b, &b->r[s->at++]);
-        return 1;
-    }
     for (;;) {
-        if (b && b->last)
-            return b->rc;
-        b = next_batch(s);
-        if (s->at < b->n) {
-            *r = deliver(s, b, &b->r[s->at++]);
-            return 1;
-        }
+        if (s->cur && s->cur->last)
+            return s->cur->rc;
+        next_batch(s);
+        if (s->view.at < s->view.end)
+            return vsrc_next(s, r);
     }
 }
 
