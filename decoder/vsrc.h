@@ -5,17 +5,17 @@
  * stream record by record; the file checks of spec §6.2 (the model run with
  * the trace header's configuration must give the trace's bits, cycles,
  * per-thread instruction counts and ending) need the same records.  A vsrc
- * reads the stream once: a second thread reads the records in batches and
+ * reads the stream once: a thread reads the records in batches, a second
  * runs the model over them, comparing its bits with the file's as they come
  * (the compared bytes are dropped, so the model's trace is never held
  * whole), while the caller's thread replays the same batches (vsrc_next).
- * With THREADED 0 (or when no thread can be started) the same work is done
- * on the caller's thread, batch by batch.
+ * With THREADED 0 (or when a thread cannot be started) the same work is
+ * done on the caller's thread, batch by batch.
  *
  * The order of the verdicts is the one of the replay followed by the file
  * checks: the replay's divergence or the stream's error first, then
  * vsrc_finish's checks.  Every path ends with vsrc_close, which joins the
- * thread. */
+ * threads. */
 #ifndef TM_DECODER_VSRC_H
 #define TM_DECODER_VSRC_H
 
