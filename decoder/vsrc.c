@@ -195,7 +195,8 @@ static int enough(vsrc *s, int role)
         return 1;
     if (role == R_READ)
         return in_use(s) <= NB / 2;
-    return atomic_load(&s->prod) - atomic_load(&s->cons[role]) >= NB / 2 || atomic_load(&s->last_out);
+    uint64_t avail = atomic_load(&s->prod) - atomic_load(&s->cons[role]);
+    return avail >= NB / 2 || (avail && atomic_load(&s->last_out));
 }
 
 /* ROLE waits until it can go on: a short spin, then it sleeps until the
@@ -249,12 +250,13 @@ static void produce(vsrc *s)
         if (rc < 0)
             snprintf(s->rerr, sizeof s->rerr, "%s", tmc_reader_error(s->rd));
         s->ended = 1;
-        atomic_store(&s->last_out, 1);
     }
 #if defined(__x86_64__) && defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     _mm_sfence(); /* the streaming stores before the batch is published */
 #endif
     atomic_fetch_add(&s->prod, 1);
+    if (b->last)
+        atomic_store(&s->last_out, 1); /* after the batch: it wakes a consumer */
     wake(s, R_MODEL);
     wake(s, R_REPLAY);
 }
