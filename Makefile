@@ -15,7 +15,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude $(WARN) -g
 OPT_CFLAGS := -O2
 SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-LIBS := -lzstd -lZydis -lipt -lopencsd_c_api -lopencsd -lz -lm
+LIBS := -pthread -lzstd -lZydis -lipt -lopencsd_c_api -lopencsd -lz -lm
 
 # Component libraries, each a directory of C files; together they are libtm.
 LIBDIRS := common config tmc msg cmodel decoder pt std gen capture record recmodes stats cosim

@@ -132,6 +132,24 @@ int tm_model_set_isa(tm_model *m, int isa)
 int tm_model_isa(const tm_model *m) { return m->isa; }
 
 const tm_bitbuf *tm_model_trace(const tm_model *m) { return &m->buf.trace; }
+
+void tm_model_trace_drop(tm_model *m, uint64_t nbytes)
+{
+    tm_bitbuf *b = &m->buf.trace;
+    uint64_t whole = b->nbits >> 3;
+    if (nbytes > whole)
+        nbytes = whole;
+    if (!nbytes)
+        return;
+    /* The partial last byte (if any) moves to the front; a put depends on
+     * nothing after the current byte (msg/bitio.h). */
+    uint64_t held = (b->nbits + 7) >> 3;
+    memmove(b->data, b->data + nbytes, (size_t)(held - nbytes));
+    b->nbits -= nbytes << 3;
+    m->trace_dropped += nbytes;
+}
+
+uint64_t tm_model_trace_dropped(const tm_model *m) { return m->trace_dropped; }
 const char *tm_model_error(const tm_model *m) { return m->err; }
 
 const tm_thread_stats *tm_model_thread_stats(const tm_model *m, uint32_t t)
@@ -464,7 +482,7 @@ int tm_model_finish(tm_model *m)
     memset(&m->stats.total, 0, sizeof m->stats.total);
     for (uint32_t t = 0; t < m->n; t++)
         add_stats(&m->stats.total, &m->th[t].st);
-    m->stats.bits = m->buf.trace.nbits;
+    m->stats.bits = (m->trace_dropped << 3) + m->buf.trace.nbits;
     return TM_OK;
 }
 

@@ -153,6 +153,7 @@ struct tm_model {
     int data;                /* tm_data_mode */
     int any_clear;           /* some core's clear_flags is set */
     tm_buffer buf;
+    uint64_t trace_dropped; /* bytes of buf.trace dropped (tm_model_trace_drop) */
     uint32_t msgmax;
     uint32_t resync_min;   /* no SYNC(OVERFLOW)/END(lost) is shorter */
     uint64_t ts_mask;      /* diffCC is taken modulo 2^ts_bits */

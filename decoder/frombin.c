@@ -26,6 +26,7 @@
 #include "tm/isa.h"
 #include "tm/rvop.h"
 #include "replay.h"
+#include "vsrc.h"
 
 /* ---------------------------------------------------------------- code blocks */
 
@@ -1498,14 +1499,24 @@ static int run_outputs(const tmt_file *tf, tm_image *im, const tm_frombin_opts *
 
 #define CTX 6
 
+/* Addresses matched, kept for a divergence's message (ctx_get): one pc (a
+ * branch's: LENS NULL, N 1), or the last N <= CTX instructions of a run
+ * from PC (their lengths at LENS, in the code blocks, which live as long as
+ * the replay).  A run is one entry, not one per instruction. */
+typedef struct ctx_seg {
+    uint64_t pc;
+    const uint8_t *lens;
+    unsigned n;
+} ctx_seg;
+
 typedef struct cmp_thread {
     fb_event ev;        /* current event */
     int valid;          /* ev holds something not yet matched */
     uint64_t left;      /* RUN: instructions left; GAP: records left */
     uint64_t cur_pc;    /* RUN: next instruction's address */
     const uint8_t *lens;
-    uint64_t ctx[CTX];  /* the last instruction addresses matched */
-    unsigned nctx;
+    ctx_seg ctx[CTX];   /* the last addresses matched (ctx_get) */
+    unsigned nctx;      /* entries pushed */
     uint64_t g_cycle;   /* group of the last counted record */
     int g_valid, g_gap;
     int empty_gap;      /* an empty overflow gap was passed (a start that was dropped) */
@@ -1519,8 +1530,35 @@ typedef struct cmp {
 
 static void ctx_push(cmp_thread *c, uint64_t pc)
 {
-    c->ctx[c->nctx % CTX] = pc;
+    c->ctx[c->nctx % CTX] = (ctx_seg){pc, NULL, 1};
     c->nctx++;
+}
+
+/* The last N (1..CTX) of K instructions of a run, from PC with lengths LENS. */
+static void ctx_run(cmp_thread *c, uint64_t pc, const uint8_t *lens, unsigned n)
+{
+    c->ctx[c->nctx % CTX] = (ctx_seg){pc, lens, n};
+    c->nctx++;
+}
+
+/* The last CTX (or fewer) addresses matched, oldest first, into OUT: how
+ * many. */
+static unsigned ctx_get(const cmp_thread *c, uint64_t out[CTX])
+{
+    uint64_t rev[CTX]; /* newest first */
+    unsigned got = 0;
+    for (unsigned e = 0; e < CTX && e < c->nctx && got < CTX; e++) {
+        const ctx_seg *g = &c->ctx[(c->nctx - 1 - e) % CTX];
+        uint64_t a[CTX];
+        a[0] = g->pc;
+        for (unsigned i = 1; i < g->n; i++)
+            a[i] = a[i - 1] + g->lens[i - 1];
+        for (unsigned i = g->n; i-- > 0 && got < CTX;)
+            rev[got++] = a[i];
+    }
+    for (unsigned i = 0; i < got; i++)
+        out[i] = rev[got - 1 - i];
+    return got;
 }
 
 static const char *ev_name(int k)
@@ -1541,9 +1579,10 @@ static int diverge(cmp *c, uint32_t t, const tmc_record *r, const char *fmt, ...
     cmp_thread *ct = &c->c[t];
     size_t k = 0;
     ctx[0] = '\0';
-    unsigned from = ct->nctx > CTX ? ct->nctx - CTX : 0;
-    for (unsigned i = from; i < ct->nctx && k + 24 < sizeof ctx; i++)
-        k += (size_t)snprintf(ctx + k, sizeof ctx - k, " 0x%" PRIx64, ct->ctx[i % CTX]);
+    uint64_t last[CTX];
+    unsigned nlast = ctx_get(ct, last);
+    for (unsigned i = 0; i < nlast && k + 24 < sizeof ctx; i++)
+        k += (size_t)snprintf(ctx + k, sizeof ctx - k, " 0x%" PRIx64, last[i]);
     rp_thread *d = &c->f.v.th[t];
     return rp_fail(&c->f.v, TM_ERR_MISMATCH,
                    "thread %u, instruction %" PRIu64 " (commit stream: %s at pc 0x%" PRIx64 ", cycle %" PRIu64
@@ -1574,9 +1613,10 @@ static int cur(cmp *c, uint32_t t, fb_event **out)
                 char *e = c->f.v.err;
                 size_t n = c->f.v.errlen, k = strlen(e);
                 k += (size_t)snprintf(e + k, n - k, "; last instructions matched:");
-                unsigned from = ct->nctx > CTX ? ct->nctx - CTX : 0;
-                for (unsigned i = from; i < ct->nctx && k + 24 < n; i++)
-                    k += (size_t)snprintf(e + k, n - k, " 0x%" PRIx64, ct->ctx[i % CTX]);
+                uint64_t last[CTX];
+                unsigned nlast = ctx_get(ct, last);
+                for (unsigned i = 0; i < nlast && k + 24 < n; i++)
+                    k += (size_t)snprintf(e + k, n - k, " 0x%" PRIx64, last[i]);
             }
             return rc;
         }
@@ -1640,12 +1680,19 @@ static int cmp_run(cmp *c, const tmc_record *r)
         if (ct->cur_pc != p)
             return diverge(c, t, r, "the replay from the binaries is at 0x%" PRIx64 ", the commit stream at 0x%" PRIx64,
                            ct->cur_pc, p);
-        uint64_t k = need < ct->left ? need : ct->left;
-        for (uint64_t i = 0; i < k; i++) {
-            if (k - i <= CTX)
-                ctx_push(ct, p);
-            p += ct->lens[i];
+        uint64_t k = need < ct->left ? need : ct->left, m = k > CTX ? k - CTX : 0, tail = 0;
+        for (uint64_t i = m; i < k; i++)
+            tail += ct->lens[i];
+        uint64_t end;
+        if (k == ct->left && ct->lens == ct->ev.lens) { /* the whole event: its bytes are known */
+            end = p + ct->ev.bytes;
+        } else {
+            end = p + tail;
+            for (uint64_t i = 0; i < m; i++)
+                end += ct->lens[i];
         }
+        ctx_run(ct, end - tail, ct->lens + m, (unsigned)(k - m));
+        p = end;
         ct->lens += k;
         ct->left -= k;
         ct->cur_pc = p;
@@ -1816,7 +1863,7 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
 {
     cmp c;
     memset(&c, 0, sizeof c);
-    tmc_reader *rd = NULL;
+    vsrc *rd = NULL;
     int rc = fb_open(&c.f, tf, im, o->tmc, -1, 0, &res->v, err, errlen);
     if (rc != TM_OK)
         goto out;
@@ -1829,34 +1876,37 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
         goto out;
     }
     char e[600];
-    rc = tmc_reader_open(o->tmc, &rd, e, sizeof e);
+    /* One read of the commit stream: the replay here, the file checks
+     * (spec §6.2) on a second thread over the same records. */
+    rc = vsrc_open(o->tmc, tf, 1, 1, &rd, e, sizeof e);
     if (rc != TM_OK) {
         rp_fail(&c.f.v, rc, "%s", e);
         goto out;
     }
-    if (tmc_reader_threads(rd) != c.f.v.n) {
+    if (vsrc_threads(rd) != c.f.v.n) {
         rc = rp_fail(&c.f.v, TM_ERR_MISMATCH, "the commit stream declares %u threads but the trace was made for %u",
-                     tmc_reader_threads(rd), c.f.v.n);
+                     vsrc_threads(rd), c.f.v.n);
         goto out;
     }
-    tmc_record r;
+    const tmc_record *rp;
     uint64_t nrec = 0;
     uint64_t insns = 0;
-    while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if (r.type == TMC_MODULE || r.type == TMC_END || r.type == TMC_ENDING)
+    while ((rc = vsrc_next(rd, &rp)) == 1) {
+        const tmc_record *r = rp;
+        if (r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_ENDING)
             continue;
-        c.last_cycle = r.cycle;
-        if (r.type == TMC_RUN)
-            insns += r.count;
-        else if (r.type == TMC_BRANCH)
+        c.last_cycle = r->cycle;
+        if (r->type == TMC_RUN)
+            insns += r->count;
+        else if (r->type == TMC_BRANCH)
             insns++;
-        if ((rc = cmp_record(&c, &r)) != TM_OK)
+        if ((rc = cmp_record(&c, r)) != TM_OK)
             goto out;
         if (o->progress && (++nrec & ((1u << 22) - 1)) == 0)
             o->progress(res->v.instructions, o->arg);
     }
     if (rc < 0) {
-        rp_fail(&c.f.v, rc, "%s", tmc_reader_error(rd));
+        rp_fail(&c.f.v, rc, "%s", vsrc_error(rd));
         goto out;
     }
     for (uint32_t t = 0; t < c.f.v.n; t++)
@@ -1883,13 +1933,14 @@ static int run_verify(const tmt_file *tf, tm_image *im, const tm_frombin_opts *o
     }
     /* every instruction of the commit stream was matched (gaps: skipped) */
     res->v.instructions = insns;
-    rc = TM_OK;
+    /* The replay matched: what it cannot see (spec §6.2). */
+    rc = vsrc_finish(rd, c.f.v.err, c.f.v.errlen);
 out:
-    rc = rp_blame_tmc(&c.f.v, rd, rc);
+    rc = rd ? vsrc_blame(rd, rc, c.f.v.err, c.f.v.errlen) : rc;
     res->blocks = c.f.code.blocks;
     free(c.c);
     fb_close(&c.f, 0);
-    tmc_reader_close(rd);
+    vsrc_close(rd);
     return rc;
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "replay.h"
+#include "vsrc.h"
 
 typedef rp_thread dthread;
 typedef rp_state vstate;
@@ -416,32 +417,34 @@ int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
     memset(res, 0, sizeof *res);
     res->ok = 1;
     vstate v;
-    tmc_reader *rd = NULL;
+    vsrc *src = NULL;
     int rc = rp_init(&v, tf, res, err, errlen, tmc_path);
     if (rc != TM_OK)
         goto out;
     char e[600];
-    rc = tmc_reader_open(tmc_path, &rd, e, sizeof e);
+    /* One read of the commit stream: the replay here, the file checks
+     * (spec §6.2) on a second thread over the same records. */
+    rc = vsrc_open(tmc_path, tf, 1, 1, &src, e, sizeof e);
     if (rc != TM_OK) {
         rp_fail(&v, rc, "%s", e);
         goto out;
     }
-    if (tmc_reader_threads(rd) != v.n) {
+    if (vsrc_threads(src) != v.n) {
         rc = rp_fail(&v, TM_ERR_MISMATCH, "the commit stream declares %u threads but the trace was made for %u",
-                     tmc_reader_threads(rd), v.n);
+                     vsrc_threads(src), v.n);
         goto out;
     }
 
-    tmc_record r;
+    const tmc_record *r;
     uint64_t nrec = 0;
-    while ((rc = tmc_reader_next(rd, &r)) == 1) {
-        if ((rc = on_record(&v, &r)) != TM_OK)
+    while ((rc = vsrc_next(src, &r)) == 1) {
+        if ((rc = on_record(&v, r)) != TM_OK)
             goto out;
         if (progress && (++nrec & ((1u << 22) - 1)) == 0)
             progress(nrec, arg);
     }
     if (rc < 0) {
-        rp_fail(&v, rc, "%s", tmc_reader_error(rd));
+        rp_fail(&v, rc, "%s", vsrc_error(src));
         goto out;
     }
     for (uint32_t t = 0; t < v.n; t++)
@@ -470,11 +473,15 @@ int tm_verify(const char *tmc_path, const tmt_file *tf, tm_verify_result *res,
                       pos, v.rd.nbits - pos);
         goto out;
     }
+    /* The replay matched: what it cannot see (spec §6.2). */
+    rc = vsrc_finish(src, v.err, v.errlen);
+    if (rc != TM_OK)
+        goto out;
     rc = TM_OK;
 out:
-    rc = rp_blame_tmc(&v, rd, rc);
+    rc = src ? vsrc_blame(src, rc, v.err, v.errlen) : rc;
     rp_free(&v);
-    tmc_reader_close(rd);
+    vsrc_close(src);
     if (rc != TM_OK)
         res->ok = 0;
     return rc;

@@ -58,8 +58,9 @@ typedef struct tm_frombin_result {
     int out_errno;           /* the text output failed (TM_ERR_IO): its errno */
 } tm_frombin_result;
 
-/* TM_OK when the replay (and with VERIFY the comparison) succeeded without
- * errors; TM_ERR_MISMATCH on a divergence; TM_ERR_ARG for a trace this
+/* TM_OK when the replay (and with VERIFY the comparison, and in the same
+ * read of the commit stream tm_verify_file's checks, on threads as
+ * tm_verify's) succeeded without errors; TM_ERR_MISMATCH on a divergence; TM_ERR_ARG for a trace this
  * replay cannot handle (--shared, load values without the commit stream);
  * else an input error.  With RECOVER the outputs go on after errors and the
  * result is TM_OK with res->errors / res->resyncs counting them (v.ok = 0).

@@ -151,6 +151,14 @@ int tm_model_put_group(tm_model *m, const tmc_group *g);
 int tm_model_finish(tm_model *m);
 /* The port bits, in order (valid after finish; grows during the run). */
 const tm_bitbuf *tm_model_trace(const tm_model *m);
+/* For a caller that consumes the trace as the model makes it (tm_verify
+ * compares it with a file's): drops the first NBYTES bytes of
+ * tm_model_trace's buffer (at most its whole bytes), so that the trace is
+ * never held whole.  tm_model_trace then starts at the trace's bit
+ * 8 * tm_model_trace_dropped (the bytes dropped so far); the statistics
+ * still count every bit. */
+void tm_model_trace_drop(tm_model *m, uint64_t nbytes);
+uint64_t tm_model_trace_dropped(const tm_model *m);
 /* The statistics as of this call (the pointer stays valid; the per-class
  * cache counts in it are brought up to date by each call). */
 const tm_model_stats *tm_model_get_stats(const tm_model *m);

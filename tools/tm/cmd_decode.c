@@ -131,9 +131,7 @@ int cmd_decode(int argc, char **argv)
     } else {
         tm_verify_result res;
         time_t last = time(NULL);
-        int rc = tm_verify(files[0], &tf, &res, progress, &last, err, sizeof err);
-        if (rc == TM_OK && (rc = tm_verify_file(files[0], &tf, err, sizeof err)) != TM_OK)
-            res.ok = 0;
+        int rc = tm_verify(files[0], &tf, &res, progress, &last, err, sizeof err); /* and the file checks */
         if (rc == TM_OK) {
             tm_verify_print_ok(stdout, &tf, &res);
             status = 0;

@@ -1,0 +1,121 @@
+/* tm — the commit stream of a verifying replay, read once (internal to
+ * decoder/; docs/spec.md §6, §6.2).
+ *
+ * A verifying replay (tm_verify, tm_frombin with verify) reads the commit
+ * stream record by record; the file checks of spec §6.2 (the model run with
+ * the trace header's configuration must give the trace's bits, cycles,
+ * per-thread instruction counts and ending) need the same records.  A vsrc
+ * reads the stream once: a thread reads the records in batches, a second
+ * runs the model over them, comparing its bits with the file's as they come
+ * (the compared bytes are dropped, so the model's trace is never held
+ * whole), while the caller's thread replays the same batches (vsrc_next).
+ * With THREADED 0 (or when a thread cannot be started) the same work is
+ * done on the caller's thread, batch by batch.
+ *
+ * The order of the verdicts is the one of the replay followed by the file
+ * checks: the replay's divergence or the stream's error first, then
+ * vsrc_finish's checks.  Every path ends with vsrc_close, which joins the
+ * threads. */
+#ifndef TM_DECODER_VSRC_H
+#define TM_DECODER_VSRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "tm/tmc.h"
+#include "tm/tmt.h"
+
+typedef struct vsrc vsrc;
+
+/* Opens TMC_PATH (its header is read here: an error is returned at once,
+ * the message in ERR) and starts reading.  With CHECK_FILE the model runs
+ * with TF's configuration for vsrc_finish (when the stream declares TF's
+ * number of threads: else the caller reports that and closes).  *OUT is
+ * NULL on failure. */
+int vsrc_open(const char *tmc_path, const tmt_file *tf, int check_file, int threaded, vsrc **out, char *err,
+              size_t errlen);
+/* Threads declared by the stream's header. */
+uint32_t vsrc_threads(const vsrc *s);
+/* A record as it crosses between the threads: half a cache line (a
+ * tmc_record is 176 bytes, most of them a MEM record's value, and the
+ * reader writes three of its lines; every line the reader writes is one
+ * the consumers read last, which costs).  X is the record's one wide field
+ * besides pc and cycle: RUN bytes, BRANCH / EXC target, MEM / MODULE addr,
+ * END / ENDING count; Y a RUN's count (at most 65535, spec §2.2) or a
+ * BRANCH's len | bclass << 8 | taken << 11 or a MEM's size; INFO the flags
+ * (START, EXIT, MEM; ENDING's reason).  A MEM record's value travels apart
+ * (the batch's values, in the order of its MEM records).  A MODULE record's
+ * path and build-id stay behind (nobody here reads them). */
+typedef struct vsrc_rec {
+    uint64_t cycle, pc, x;
+    uint32_t y;
+    uint16_t tid; /* < TMC_MAX_THREADS */
+    uint8_t type, info;
+} vsrc_rec;
+
+/* V into R, every field but the value (MEM) and the path and build-id
+ * (MODULE) as the reader sets them.  Without branches: the types alternate
+ * unpredictably. */
+static inline void vsrc_unpack(tmc_record *r, const vsrc_rec *v)
+{
+    unsigned t = v->type;
+    uint64_t x = v->x;
+    uint32_t y = v->y;
+    int br = t == TMC_BRANCH;
+    r->type = (tmc_type)t;
+    r->tid = v->tid;
+    r->cycle = v->cycle;
+    r->flags = v->info;
+    r->pc = v->pc;
+    r->target = br || t == TMC_EXC ? x : 0;
+    r->count = t == TMC_RUN ? y : t >= TMC_END ? x : 0;
+    r->bytes = t == TMC_RUN ? x : 0;
+    r->bclass = (uint8_t)(br ? (y >> 8) & 7 : 0);
+    r->taken = (uint8_t)(br ? (y >> 11) & 1 : 0);
+    r->len = (uint8_t)(br ? y & 0xff : 0);
+    r->size = (uint8_t)(t == TMC_MEM ? y & 0xff : 0);
+    r->addr = t == TMC_MEM || t == TMC_MODULE ? x : 0;
+}
+
+/* The replay's view of its current batch, at the start of every vsrc: the
+ * records not yet delivered, the next MEM value, the record delivered. */
+typedef struct vsrc_view {
+    const vsrc_rec *at, *end;
+    const uint8_t (*val)[TMC_MAX_OPERAND];
+    tmc_record rec;
+} vsrc_view;
+
+/* vsrc_next past the end of its batch. */
+int vsrc_next_batch(vsrc *s, const tmc_record **r);
+
+/* As tmc_reader_next: 1 = *R points to the next record (valid until the
+ * next call), 0 = clean end, < 0 = the stream's error (vsrc_error).
+ * Inline: once per record on the replay's thread. */
+static inline int vsrc_next(vsrc *s, const tmc_record **r)
+{
+    vsrc_view *w = (vsrc_view *)s;
+    if (__builtin_expect(w->at < w->end, 1)) {
+        const vsrc_rec *v = w->at++;
+        vsrc_unpack(&w->rec, v);
+        if (__builtin_expect(v->type == TMC_MEM, 0))
+            memcpy(w->rec.value, *w->val++, sizeof w->rec.value);
+        *r = &w->rec;
+        return 1;
+    }
+    return vsrc_next_batch(s, r);
+}
+/* The stream's error, "FILE: offset N: what" ("" if none). */
+const char *vsrc_error(const vsrc *s);
+/* After a divergence RC (TM_ERR_MISMATCH) of the replay: the rest of the
+ * stream is read (not modelled); if it is damaged, that is the error to
+ * report: its status, with the message (and the note that the replay's
+ * divergence is not the trace's) in ERR.  Else RC, ERR untouched. */
+int vsrc_blame(vsrc *s, int rc, char *err, size_t errlen);
+/* After the replay consumed every record and matched: the file checks
+ * (spec §6.2, tm_verify_file).  TM_OK, TM_ERR_MISMATCH or an error, the
+ * message in ERR. */
+int vsrc_finish(vsrc *s, char *err, size_t errlen);
+/* Stops the thread (joins it) and frees S (NULL: nothing). */
+void vsrc_close(vsrc *s);
+
+#endif
