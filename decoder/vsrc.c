@@ -28,9 +28,6 @@
  * wait for them. */
 #include <inttypes.h>
 #include <pthread.h>
-#if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,58 +44,12 @@
 #endif
 enum { NB = VSRC_NB, BATCH = VSRC_BATCH, SPINS = 200 };
 
-/* A record as it crosses between the threads: half a cache line (a
- * tmc_record is 176 bytes, most of them a MEM record's value, and the
- * reader writes three of its lines; every line the reader writes is one
- * the consumers read last, which costs).  X is the record's one wide field
- * besides pc and cycle: RUN bytes, BRANCH / EXC target, MEM / MODULE addr,
- * END / ENDING count; Y a RUN's count (at most 65535, spec §2.2) or a
- * BRANCH's len | bclass << 8 | taken << 11 or a MEM's size; INFO the flags
- * (START, EXIT, MEM; ENDING's reason).  A MEM record's value is in the
- * batch's VAL, in the order of the batch's MEM records.  A MODULE record's
- * path and build-id stay behind (nobody here reads them). */
+/* A record as it crosses between the threads (tm/tmcrec.h: half a cache
+ * line, streamed out; a MEM record's value is in the batch's VAL, in the
+ * order of the batch's MEM records; a MODULE record's path and build id
+ * stay behind: nobody here reads them). */
 typedef vsrc_rec vrec;
-_Static_assert(sizeof(vrec) == 32, "two records per cache line");
-
 typedef uint8_t vval[TMC_MAX_OPERAND];
-
-/* R was just written by the reader, which zeroes the fields its type does
- * not have.  Without branches: the types alternate unpredictably.  R's
- * fields are loaded at the widths they were stored with: two of them
- * merged into one vector load would not be forwarded from the stores (a
- * stall per record), hence no SLP vectorization. */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-slp-vectorize")))
-#endif
-static void pack(vrec *v, const tmc_record *r)
-{
-    unsigned t = r->type;
-    uint64_t x = r->bytes | r->target | r->addr | (t >= TMC_END ? r->count : 0);
-    uint32_t y = (t == TMC_RUN ? (uint32_t)r->count : 0) | r->len | (uint32_t)r->bclass << 8 |
-                 (uint32_t)r->taken << 11 | r->size;
-    /* The last word: y, tid, type, info (little-endian, as vrec lays them). */
-    uint64_t w = (uint64_t)y | (uint64_t)(uint16_t)r->tid << 32 | (uint64_t)(uint8_t)t << 48 |
-                 (uint64_t)(uint8_t)r->flags << 56;
-#if defined(__x86_64__) && defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* Streaming stores: the line goes out without being read first (it is
-     * in the consumers' caches, and a plain store would wait for it);
-     * produce fences them before it publishes the batch. */
-    long long *q = (long long *)v;
-    _mm_stream_si64(q, (long long)r->cycle);
-    _mm_stream_si64(q + 1, (long long)r->pc);
-    _mm_stream_si64(q + 2, (long long)x);
-    _mm_stream_si64(q + 3, (long long)w);
-#else
-    v->cycle = r->cycle;
-    v->pc = r->pc;
-    v->x = x;
-    v->y = y;
-    v->tid = (uint16_t)r->tid;
-    v->type = (uint8_t)t;
-    v->info = (uint8_t)r->flags;
-    (void)w;
-#endif
-}
 
 typedef struct vbatch {
     vrec *r;
@@ -238,7 +189,7 @@ static void produce(vsrc *s)
     size_t nv = 0;
     tmc_record *t = &s->rrec;
     while (n < BATCH && (rc = tmc_reader_next(s->rd, t)) == 1) {
-        pack(&b->r[n++], t);
+        tmc_crec_pack(&b->r[n++], t);
         if (__builtin_expect(t->type == TMC_MEM, 0))
             memcpy(b->val[nv++], t->value, sizeof *b->val);
     }
@@ -251,9 +202,7 @@ static void produce(vsrc *s)
             snprintf(s->rerr, sizeof s->rerr, "%s", tmc_reader_error(s->rd));
         s->ended = 1;
     }
-#if defined(__x86_64__) && defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    _mm_sfence(); /* the streaming stores before the batch is published */
-#endif
+    tmc_crec_fence(); /* the streaming stores before the batch is published */
     atomic_fetch_add(&s->prod, 1);
     if (b->last)
         atomic_store(&s->last_out, 1); /* after the batch: it wakes a consumer */
@@ -326,7 +275,7 @@ static void model_batch(vsrc *s, const vbatch *b)
     tmc_record *r = &s->mrec;
     size_t nv = 0;
     for (size_t i = 0; i < b->n; i++) {
-        vsrc_unpack(r, &b->r[i]);
+        tmc_crec_unpack(r, &b->r[i]);
         if (__builtin_expect(r->type == TMC_MEM, 0))
             memcpy(r->value, b->val[nv++], sizeof r->value);
         if (__builtin_expect(r->type == TMC_ENDING, 0)) {

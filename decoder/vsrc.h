@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "tm/tmc.h"
+#include "tm/tmcrec.h"
 #include "tm/tmt.h"
 
 typedef struct vsrc vsrc;
@@ -36,46 +37,8 @@ int vsrc_open(const char *tmc_path, const tmt_file *tf, int check_file, int thre
               size_t errlen);
 /* Threads declared by the stream's header. */
 uint32_t vsrc_threads(const vsrc *s);
-/* A record as it crosses between the threads: half a cache line (a
- * tmc_record is 176 bytes, most of them a MEM record's value, and the
- * reader writes three of its lines; every line the reader writes is one
- * the consumers read last, which costs).  X is the record's one wide field
- * besides pc and cycle: RUN bytes, BRANCH / EXC target, MEM / MODULE addr,
- * END / ENDING count; Y a RUN's count (at most 65535, spec §2.2) or a
- * BRANCH's len | bclass << 8 | taken << 11 or a MEM's size; INFO the flags
- * (START, EXIT, MEM; ENDING's reason).  A MEM record's value travels apart
- * (the batch's values, in the order of its MEM records).  A MODULE record's
- * path and build-id stay behind (nobody here reads them). */
-typedef struct vsrc_rec {
-    uint64_t cycle, pc, x;
-    uint32_t y;
-    uint16_t tid; /* < TMC_MAX_THREADS */
-    uint8_t type, info;
-} vsrc_rec;
-
-/* V into R, every field but the value (MEM) and the path and build-id
- * (MODULE) as the reader sets them.  Without branches: the types alternate
- * unpredictably. */
-static inline void vsrc_unpack(tmc_record *r, const vsrc_rec *v)
-{
-    unsigned t = v->type;
-    uint64_t x = v->x;
-    uint32_t y = v->y;
-    int br = t == TMC_BRANCH;
-    r->type = (tmc_type)t;
-    r->tid = v->tid;
-    r->cycle = v->cycle;
-    r->flags = v->info;
-    r->pc = v->pc;
-    r->target = br || t == TMC_EXC ? x : 0;
-    r->count = t == TMC_RUN ? y : t >= TMC_END ? x : 0;
-    r->bytes = t == TMC_RUN ? x : 0;
-    r->bclass = (uint8_t)(br ? (y >> 8) & 7 : 0);
-    r->taken = (uint8_t)(br ? (y >> 11) & 1 : 0);
-    r->len = (uint8_t)(br ? y & 0xff : 0);
-    r->size = (uint8_t)(t == TMC_MEM ? y & 0xff : 0);
-    r->addr = t == TMC_MEM || t == TMC_MODULE ? x : 0;
-}
+/* A record as it crosses between the threads: tm/tmcrec.h. */
+typedef tmc_crec vsrc_rec;
 
 /* The replay's view of its current batch, at the start of every vsrc: the
  * records not yet delivered, the next MEM value, the record delivered. */
@@ -96,7 +59,7 @@ static inline int vsrc_next(vsrc *s, const tmc_record **r)
     vsrc_view *w = (vsrc_view *)s;
     if (__builtin_expect(w->at < w->end, 1)) {
         const vsrc_rec *v = w->at++;
-        vsrc_unpack(&w->rec, v);
+        tmc_crec_unpack(&w->rec, v);
         if (__builtin_expect(v->type == TMC_MEM, 0))
             memcpy(w->rec.value, *w->val++, sizeof w->rec.value);
         *r = &w->rec;

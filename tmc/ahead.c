@@ -2,13 +2,16 @@
  * tmc_ahead_*).
  *
  * Design.  A reader thread runs tmc_reader_next into batches of records
- * (RING batches of BATCH records); the caller's thread takes the records one
- * by one from the oldest full batch and hands the batch back when it is
- * done with it.  The two meet only at a batch boundary (a mutex and two
- * condition variables), so the per-record cost is that of tmc_reader_next
- * on the other core.  A MODULE record's path and build id live in the
- * reader's buffer only until its next call: they are copied into the
- * batch's own bytes.  The record's offset in the stream is kept beside it
+ * (RING batches of BATCH records) as compact records (tm/tmcrec.h: half a
+ * cache line, streamed out: handing whole tmc_records over costs the reader
+ * more than the parse); the caller's thread unpacks them one by one from
+ * the oldest full batch into a record of its own and hands the batch back
+ * when it is done with it.  The two meet only at a batch boundary (a mutex
+ * and two condition variables), so the per-record cost is that of
+ * tmc_reader_next on the other core.  A MEM record's value travels in the
+ * batch's values; a MODULE record's path and build id, which live in the
+ * reader's buffer only until its next call, are copied into the batch's
+ * own bytes.  The record's offset in the stream is kept beside it
  * (tmc_ahead_offset), and the reader's status ends the last batch: the
  * caller sees the records and the error in stream order, as from
  * tmc_reader_next.  tmc_ahead_close stops the thread (it may be waiting for
@@ -17,41 +20,52 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/tmc.h"
+#include "tm/tmcrec.h"
 
-#define BATCH 2048u
+#define BATCH 8192u
 #define RING 4u
 
+/* A MODULE record's path and build id, in the batch's bytes. */
+typedef struct module_ref {
+    size_t path, path_len, bid, bid_len;
+    int has_path, has_bid;
+} module_ref;
+
 typedef struct batch {
-    tmc_record rec[BATCH];
-    uint64_t off[BATCH]; /* tmc_reader_offset after each record */
+    _Alignas(64) tmc_crec rec[BATCH];
+    uint32_t off[BATCH];  /* tmc_reader_offset after each record - OFF0 */
+    uint64_t off0;
+    uint8_t (*val)[TMC_MAX_OPERAND]; /* the MEM records' values, in order */
     uint32_t n;
-    int rc;              /* the reader's result after the N records (1: more) */
-    uint8_t *bytes;      /* MODULE paths and build ids */
+    int rc;               /* the reader's result after the N records (1: more) */
+    module_ref *mod;      /* the MODULE records', in order */
+    uint32_t nmod, capmod;
+    uint8_t *bytes;       /* their paths and build ids */
     size_t nbytes, cap;
 } batch;
 
 struct tmc_ahead {
     tmc_reader *rd;
-    batch *b;            /* [RING] */
+    batch *b;             /* [RING] */
+    tmc_record rrec;      /* the reader's */
     pthread_t th;
     int started;
     pthread_mutex_t mu;
     pthread_cond_t full, empty;
-    uint32_t head, tail; /* batches filled: [head, tail) (counters, mod RING) */
-    int stop;            /* the caller closes: the thread ends */
+    uint32_t head, tail;  /* batches filled: [head, tail) (counters, mod RING) */
+    int stop;             /* the caller closes: the thread ends */
     /* the caller's side */
     batch *cur;
-    uint32_t pos;
+    uint32_t pos, nval, nmod;
     uint64_t offset;
-    int done;            /* the caller has seen the status */
+    int done;             /* the caller has seen the status */
+    tmc_record rec;       /* the record delivered */
 };
 
-/* Copies the N bytes at *P into B's bytes and points *P at the copy: 0, or
- * -1 without memory. */
-static int keep(batch *b, const void **p, size_t n)
+/* Copies the N bytes at P into B's bytes: their offset there in *AT; 0,
+ * or -1 without memory. */
+static int keep(batch *b, const void *p, size_t n, size_t *at)
 {
-    if (!n || !*p)
-        return 0;
     if (b->nbytes + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->nbytes + n)
@@ -59,22 +73,38 @@ static int keep(batch *b, const void **p, size_t n)
         uint8_t *q = realloc(b->bytes, cap);
         if (!q)
             return -1;
-        /* earlier records' pointers into the old bytes move with them */
-        for (uint32_t i = 0; i < b->n; i++) {
-            tmc_record *r = &b->rec[i];
-            if (r->type == TMC_MODULE) {
-                if (r->path)
-                    r->path = (const char *)q + ((const uint8_t *)r->path - b->bytes);
-                if (r->build_id)
-                    r->build_id = q + (r->build_id - b->bytes);
-            }
-        }
         b->bytes = q;
         b->cap = cap;
     }
-    memcpy(b->bytes + b->nbytes, *p, n);
-    *p = b->bytes + b->nbytes;
+    memcpy(b->bytes + b->nbytes, p, n);
+    *at = b->nbytes;
     b->nbytes += n;
+    return 0;
+}
+
+/* MODULE record R into B's module references: 0, or -1 without memory. */
+static int keep_module(batch *b, const tmc_record *r)
+{
+    if (b->nmod == b->capmod) {
+        uint32_t cap = b->capmod ? 2 * b->capmod : 16;
+        module_ref *m = realloc(b->mod, cap * sizeof *m);
+        if (!m)
+            return -1;
+        b->mod = m;
+        b->capmod = cap;
+    }
+    module_ref *m = &b->mod[b->nmod];
+    memset(m, 0, sizeof *m);
+    /* the path with its terminating NUL, as the reader gives it */
+    if (r->path && keep(b, r->path, r->path_len + 1, &m->path))
+        return -1;
+    if (r->build_id && r->build_id_len && keep(b, r->build_id, r->build_id_len, &m->bid))
+        return -1;
+    m->has_path = r->path != NULL;
+    m->has_bid = r->build_id != NULL && r->build_id_len;
+    m->path_len = r->path_len;
+    m->bid_len = r->build_id_len;
+    b->nmod++;
     return 0;
 }
 
@@ -82,26 +112,24 @@ static int keep(batch *b, const void **p, size_t n)
  * status (0 clean, < 0 error), in B->rc. */
 static void fill_batch(tmc_ahead *a, batch *b)
 {
-    b->n = 0;
+    uint32_t n = 0, nv = 0;
     b->nbytes = 0;
+    b->nmod = 0;
+    b->off0 = tmc_reader_offset(a->rd);
+    tmc_record *r = &a->rrec;
     int rc = 1;
-    while (b->n < BATCH) {
-        tmc_record *r = &b->rec[b->n];
-        rc = tmc_reader_next(a->rd, r);
-        if (rc != 1)
+    while (n < BATCH && (rc = tmc_reader_next(a->rd, r)) == 1) {
+        if (__builtin_expect(r->type == TMC_MEM, 0))
+            memcpy(b->val[nv++], r->value, TMC_MAX_OPERAND);
+        else if (__builtin_expect(r->type == TMC_MODULE, 0) && keep_module(b, r)) {
+            rc = TM_ERR_NOMEM;
             break;
-        if (r->type == TMC_MODULE) {
-            const void *path = r->path, *bid = r->build_id;
-            /* the path with its terminating NUL, as the reader gives it */
-            if (keep(b, &path, r->path ? r->path_len + 1 : 0) || keep(b, &bid, r->build_id_len)) {
-                rc = TM_ERR_NOMEM;
-                break;
-            }
-            r->path = path;
-            r->build_id = bid;
         }
-        b->off[b->n++] = tmc_reader_offset(a->rd);
+        tmc_crec_pack(&b->rec[n], r);
+        b->off[n++] = (uint32_t)(tmc_reader_offset(a->rd) - b->off0);
     }
+    tmc_crec_fence(); /* the streaming stores before the batch is published */
+    b->n = n;
     b->rc = rc;
 }
 
@@ -135,11 +163,20 @@ int tmc_ahead_open(tmc_reader *rd, tmc_ahead **out)
     if (!a)
         return TM_ERR_NOMEM;
     a->rd = rd;
-    a->b = calloc(RING, sizeof *a->b);
+    a->b = aligned_alloc(64, RING * sizeof *a->b);
     if (!a->b) {
         free(a);
         return TM_ERR_NOMEM;
     }
+    memset(a->b, 0, RING * sizeof *a->b);
+    for (uint32_t i = 0; i < RING; i++)
+        if (!(a->b[i].val = malloc((size_t)BATCH * TMC_MAX_OPERAND))) {
+            for (uint32_t j = 0; j < i; j++)
+                free(a->b[j].val);
+            free(a->b);
+            free(a);
+            return TM_ERR_NOMEM;
+        }
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->full, NULL);
     pthread_cond_init(&a->empty, NULL);
@@ -154,7 +191,7 @@ static int next_batch(tmc_ahead *a)
     if (!a->started) {
         fill_batch(a, &a->b[0]);
         a->cur = &a->b[0];
-        a->pos = 0;
+        a->pos = a->nval = a->nmod = 0;
         return 0;
     }
     pthread_mutex_lock(&a->mu);
@@ -166,7 +203,7 @@ static int next_batch(tmc_ahead *a)
         pthread_cond_wait(&a->full, &a->mu);
     a->cur = &a->b[a->head % RING];
     pthread_mutex_unlock(&a->mu);
-    a->pos = 0;
+    a->pos = a->nval = a->nmod = 0;
     return 0;
 }
 
@@ -175,12 +212,24 @@ int tmc_ahead_next(tmc_ahead *a, const tmc_record **rec)
     for (;;) {
         if (a->done)
             return a->cur ? a->cur->rc : 0;
-        if (a->cur && a->pos < a->cur->n) {
-            a->offset = a->cur->off[a->pos];
-            *rec = &a->cur->rec[a->pos++];
+        batch *b = a->cur;
+        if (b && a->pos < b->n) {
+            tmc_record *r = &a->rec;
+            tmc_crec_unpack(r, &b->rec[a->pos]);
+            a->offset = b->off0 + b->off[a->pos++];
+            if (__builtin_expect(r->type == TMC_MEM, 0)) {
+                memcpy(r->value, b->val[a->nval++], TMC_MAX_OPERAND);
+            } else if (__builtin_expect(r->type == TMC_MODULE, 0)) {
+                const module_ref *m = &b->mod[a->nmod++];
+                r->path = m->has_path ? (const char *)b->bytes + m->path : NULL;
+                r->path_len = m->path_len;
+                r->build_id = m->has_bid ? b->bytes + m->bid : NULL;
+                r->build_id_len = m->bid_len;
+            }
+            *rec = r;
             return 1;
         }
-        if (a->cur && a->cur->rc != 1) {
+        if (b && b->rc != 1) {
             a->done = 1;
             continue;
         }
@@ -204,8 +253,11 @@ void tmc_ahead_close(tmc_ahead *a)
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->full);
     pthread_cond_destroy(&a->empty);
-    for (uint32_t i = 0; i < RING; i++)
+    for (uint32_t i = 0; i < RING; i++) {
         free(a->b[i].bytes);
+        free(a->b[i].mod);
+        free(a->b[i].val);
+    }
     free(a->b);
     free(a);
 }

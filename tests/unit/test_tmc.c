@@ -1814,6 +1814,14 @@ static void ahead_stream(const char *p, uint64_t cycles)
             uint64_t n = 1 + (c * 7 + t) % 300;
             put_ok(w, run_of(t, c, n, n * 3));
             pc[t] += n * 3;
+            if ((c + t) % 5 == 0) { /* a load: its value travels beside the record */
+                tmc_record m = rec_of(TMC_MEM, t, c);
+                m.size = (uint8_t)(1 + c % TMC_MAX_OPERAND);
+                m.addr = 0x7ff000 + c * 8;
+                for (unsigned k = 0; k < m.size; k++)
+                    m.value[k] = (uint8_t)(c * 31 + k);
+                put_ok(w, m);
+            }
             put_ok(w, branch_of(t, c, TMC_COND, (c & 1), 2, pc[t], pc[t] - 64));
             pc[t] = (c & 1) ? pc[t] - 64 : pc[t] + 2;
         }
