@@ -10,6 +10,8 @@
 #define MILLI 1000u
 #define ORD_BITS 20u /* the line order table: 2^20 entries, hashed */
 #define MAX_GROUP 16u /* records of one group */
+/* A record's words in a general entry, at most: a MEM of size 255 */
+#define GEN_MAX_WORDS (3u + 32u)
 
 /* A thread's queue: a list of chunks from a pool shared by the threads
  * (memory follows the groups held, not each thread's peak).  An entry, in
@@ -103,8 +105,9 @@ struct tm_timing {
     uint64_t ocycle;
     pend p;               /* its records: RUN? MEM? event? */
     int gen;              /* ... or general: */
-    unsigned nrec;        /* its records, in order */
-    tmc_record rec[MAX_GROUP];
+    unsigned nrec;        /* its records, in order, ... */
+    size_t gn;            /* ... as the general entry's words (after its count word): */
+    uint64_t gw[MAX_GROUP * GEN_MAX_WORDS];
     chunk *pool;          /* free chunks */
     /* emission */
     uint64_t last_cycle;  /* of the last group handed on */
@@ -133,7 +136,8 @@ struct tm_timing {
     ordent *ord;
     tm_timing_stats st;
     int failed;
-    tmc_record out[MAX_GROUP]; /* a general group being handed on */
+    tmc_record out[MAX_GROUP]; /* a general group being handed on (records) */
+    tmc_record gev;              /* its event (groups): only the fields a general entry keeps are set */
     tmc_record rrun, rmem, rev;  /* a compact one's records */
     unsigned rmem_nw;            /* value words rmem had */
 };
@@ -622,48 +626,100 @@ static void q_pop(tm_timing *t, uint32_t tid, const uint64_t *end)
 
 static int is_event(tmc_type ty) { return ty == TMC_START || ty == TMC_EXIT || ty == TMC_BRANCH || ty == TMC_EXC; }
 
-/* The open group's record R, one of RUN, MEM or an event, as a record. */
-static void pend_record(const tm_timing *t, unsigned what, tmc_record *r)
+/* A general entry's header word of a record (its type, size, flags,
+ * bclass, taken and len as the entry keeps them). */
+static inline uint64_t gen_hdr(tmc_type type, uint8_t size, uint32_t flags, uint8_t bclass, uint8_t taken,
+                               uint8_t len)
 {
-    const pend *p = &t->p;
-    memset(r, 0, sizeof *r);
-    r->tid = t->otid;
-    r->cycle = t->ocycle;
-    if (what == P_RUN) {
-        r->type = TMC_RUN;
-        r->pc = p->pc;
-        r->count = p->count;
-        r->bytes = p->bytes;
-    } else if (what == P_MEM) {
-        r->type = TMC_MEM;
-        r->flags = p->mflags;
-        r->size = p->msize;
-        r->addr = p->maddr;
-        r->pc = p->mpc;
-        memcpy(r->value, p->mval, p->msize);
-    } else {
-        r->type = p->etype;
-        r->flags = p->eflags;
-        r->size = p->esize;
-        r->bclass = p->ebclass;
-        r->taken = p->etaken;
-        r->len = p->elen;
-        r->pc = p->epc;
-        r->target = p->etarget;
-        r->count = p->ecount;
-    }
+    return (uint64_t)type | (uint64_t)size << 8 | (uint64_t)(flags & 0xffff) << 16 | (uint64_t)bclass << 32 |
+           (uint64_t)(taken & 1) << 40 | (uint64_t)len << 48;
 }
 
-/* The open group becomes general: its records in rec[]. */
+/* Record R after the open general group's words: as the general entry
+ * keeps it (RUN pc, count, bytes; MEM addr, pc, value words; an event pc,
+ * target, count). */
+static void gen_put(tm_timing *t, const tmc_record *r)
+{
+    uint64_t *w = t->gw + t->gn;
+    *w++ = gen_hdr(r->type, r->size, r->flags, r->bclass, r->taken, r->len);
+    if (r->type == TMC_RUN) {
+        *w++ = r->pc;
+        *w++ = r->count;
+        *w++ = r->bytes;
+    } else if (r->type == TMC_MEM) {
+        unsigned nw = (r->size + 7u) / 8u;
+        *w++ = r->addr;
+        *w++ = r->pc;
+        memcpy(w, r->value, 8 * nw);
+        w += nw;
+    } else {
+        *w++ = r->pc;
+        *w++ = r->target;
+        *w++ = r->count;
+    }
+    t->gn = (size_t)(w - t->gw);
+    t->nrec++;
+}
+
+/* A RUN of the open general group: its words. */
+static void gen_run(tm_timing *t, uint64_t pc, uint64_t count, uint64_t bytes)
+{
+    uint64_t *w = t->gw + t->gn;
+    w[0] = TMC_RUN;
+    w[1] = pc;
+    w[2] = count;
+    w[3] = bytes;
+    t->gn += 4;
+    t->nrec++;
+}
+
+/* A MEM of the open general group (its value MSIZE bytes at VAL, the rest
+ * of its last word 0): its words. */
+static void gen_mem(tm_timing *t, uint32_t flags, uint8_t size, uint64_t addr, uint64_t pc, const void *val)
+{
+    uint64_t *w = t->gw + t->gn;
+    unsigned nw = (size + 7u) / 8u;
+    w[0] = gen_hdr(TMC_MEM, size, flags, 0, 0, 0);
+    w[1] = addr;
+    w[2] = pc;
+    if (nw) {
+        w[2 + nw] = 0;
+        memcpy(w + 3, val, size);
+    }
+    t->gn += 3 + nw;
+    t->nrec++;
+}
+
+/* The open group becomes general: its records as the entry's words. */
 static void pend_general(tm_timing *t)
 {
     if (t->gen)
         return;
+    const pend *p = &t->p;
     t->gen = 1;
     t->nrec = 0;
-    for (unsigned what = P_RUN; what <= P_EV; what <<= 1)
-        if (t->p.has & what)
-            pend_record(t, what, &t->rec[t->nrec++]);
+    t->gn = 0;
+    if (p->has & P_RUN)
+        gen_run(t, p->pc, p->count, p->bytes);
+    if (p->has & P_MEM)
+        gen_mem(t, p->mflags, p->msize, p->maddr, p->mpc, p->mval);
+    if (p->has & P_EV) {
+        uint64_t *w = t->gw + t->gn;
+        w[0] = gen_hdr(p->etype, p->esize, p->eflags, p->ebclass, p->etaken, p->elen);
+        w[1] = p->epc;
+        w[2] = p->etarget;
+        w[3] = p->ecount;
+        t->gn += 4;
+        t->nrec++;
+    }
+}
+
+/* The records of the open general group's words: each one's type (*TYPE)
+ * and words (the return), from the header word at W. */
+static inline size_t gen_len(const uint64_t *w, tmc_type *type)
+{
+    *type = (tmc_type)(w[0] & 0xff);
+    return *type == TMC_MEM ? 3u + ((uint8_t)(w[0] >> 8) + 7u) / 8u : 4u;
 }
 
 static void pend_ev(pend *p, const tmc_record *r)
@@ -701,8 +757,11 @@ static uint64_t open_insns(const tm_timing *t)
 {
     uint64_t n = 0;
     if (t->gen) {
-        for (unsigned k = 0; k < t->nrec; k++)
-            n += t->rec[k].type == TMC_RUN ? t->rec[k].count : t->rec[k].type == TMC_BRANCH;
+        tmc_type ty;
+        for (size_t i = 0, len; i < t->gn; i += len) {
+            len = gen_len(t->gw + i, &ty);
+            n += ty == TMC_RUN ? t->gw[i + 2] : ty == TMC_BRANCH;
+        }
         return n;
     }
     if (t->p.has & P_RUN)
@@ -880,17 +939,21 @@ static int close_group(tm_timing *t)
             mem_time(t, tid, p->maddr, p->msize, p->mflags, p->mpc, &acc, &floor);
         }
     } else {
-        for (unsigned k = 0; k < t->nrec; k++) {
-            const tmc_record *m = &t->rec[k];
-            words += 4 + (m->type == TMC_MEM ? (m->size + 7u) / 8u : 0);
-            if (m->type == TMC_RUN || m->type == TMC_BRANCH)
-                acc += fetch_group(t, tid, m->pc, m->type == TMC_RUN ? m->bytes : 0, m->pc,
-                                   m->type == TMC_BRANCH ? m->len : 0);
-            if (m->type != TMC_MEM)
+        tmc_type ty;
+        words += t->gn;
+        for (size_t i = 0, len; i < t->gn; i += len) {
+            len = gen_len(t->gw + i, &ty);
+            const uint64_t *m = t->gw + i;
+            if (ty == TMC_RUN)
+                acc += fetch_group(t, tid, m[1], m[3], m[1], 0);
+            else if (ty == TMC_BRANCH)
+                acc += fetch_group(t, tid, m[1], 0, m[1], (uint8_t)(m[0] >> 48));
+            if (ty != TMC_MEM)
                 continue;
+            words++; /* room as for a record of 4 words and its value */
             if (ord_alloc(t) != TM_OK)
                 return TM_ERR_NOMEM;
-            mem_time(t, tid, m->addr, m->size, m->flags, m->pc, &acc, &floor);
+            mem_time(t, tid, m[1], (uint8_t)(m[0] >> 8), (uint32_t)(m[0] >> 16) & 0xffff, m[2], &acc, &floor);
         }
     }
     uint64_t c;
@@ -936,28 +999,16 @@ static int close_group(tm_timing *t)
         }
     } else {
         *w++ = GENERAL | t->nrec;
-        for (unsigned k = 0; k < t->nrec; k++) {
-            const tmc_record *r = &t->rec[k];
-            *w++ = (uint64_t)r->type | (uint64_t)r->size << 8 | (uint64_t)(r->flags & 0xffff) << 16 |
-                   (uint64_t)r->bclass << 32 | (uint64_t)(r->taken & 1) << 40 | (uint64_t)r->len << 48;
-            if (r->type == TMC_RUN) {
-                *w++ = r->pc;
-                *w++ = r->count;
-                *w++ = r->bytes;
-            } else if (r->type == TMC_MEM) {
-                unsigned nw = (r->size + 7u) / 8u;
-                *w++ = r->addr;
-                *w++ = r->pc;
-                memcpy(w, r->value, 8 * nw);
-                w += nw;
-                mem_stamp(t, r->addr, r->size, r->flags, c);
-            } else {
-                *w++ = r->pc;
-                *w++ = r->target;
-                *w++ = r->count;
-                if (r->type == TMC_EXIT)
-                    th->done = 1;
-            }
+        memcpy(w, t->gw, 8 * t->gn);
+        w += t->gn;
+        tmc_type ty;
+        for (size_t i = 0, len; i < t->gn; i += len) {
+            len = gen_len(t->gw + i, &ty);
+            const uint64_t *m = t->gw + i;
+            if (ty == TMC_MEM)
+                mem_stamp(t, m[1], (uint8_t)(m[0] >> 8), (uint32_t)(m[0] >> 16) & 0xffff, c);
+            else if (ty == TMC_EXIT)
+                th->done = 1;
         }
     }
     q_push(t, tid, (size_t)(w - w0), c);
@@ -980,6 +1031,57 @@ static int stopped(tm_timing *t)
 static const uint64_t *emit_general(tm_timing *t, uint32_t tid, uint64_t c, const uint64_t *w)
 {
     unsigned nrec = (unsigned)(*w++ & 0xff);
+    if (t->sink.group) {
+        /* as calls of the sink's group, each of a RUN?, a MEM?, an event?
+         * in that order (the capture layer's serial cycles give the model
+         * such groups one after another in one cycle too: a memory
+         * operand's group, then the rest of the run and the branch); the
+         * MEM's value read in the entry, the event in gev, whose fields
+         * the entry does not keep stay 0 */
+        tmc_record *e = &t->gev;
+        for (unsigned k = 0; k < nrec;) {
+            tmc_group g = {tid, c, 0, 0, 0, 0, 0, 0, 0, NULL, NULL};
+            tmc_type ty = (tmc_type)(w[0] & 0xff);
+            if (ty == TMC_RUN) {
+                g.pc = w[1];
+                g.count = w[2];
+                g.bytes = w[3];
+                w += 4;
+                if (++k < nrec)
+                    ty = (tmc_type)(w[0] & 0xff);
+            }
+            if (k < nrec && ty == TMC_MEM) {
+                g.mem = 1;
+                g.msize = (uint8_t)(w[0] >> 8);
+                g.mflags = (uint32_t)(w[0] >> 16) & 0xffff;
+                g.maddr = w[1];
+                g.mvalue = (const uint8_t *)(w + 3);
+                w += 3 + (g.msize + 7u) / 8u;
+                if (++k < nrec)
+                    ty = (tmc_type)(w[0] & 0xff);
+            }
+            if (k < nrec && ty != TMC_RUN && ty != TMC_MEM) {
+                uint64_t h = w[0];
+                e->type = ty;
+                e->size = (uint8_t)(h >> 8);
+                e->flags = (uint32_t)(h >> 16) & 0xffff;
+                e->bclass = (uint8_t)(h >> 32);
+                e->taken = (uint8_t)(h >> 40) & 1;
+                e->len = (uint8_t)(h >> 48);
+                e->tid = tid;
+                e->cycle = c;
+                e->pc = w[1];
+                e->target = w[2];
+                e->count = w[3];
+                w += 4;
+                k++;
+                g.ev = e;
+            }
+            if (t->sink.group(t->sink.arg, &g))
+                return NULL;
+        }
+        return w;
+    }
     tmc_record *rs = t->out;
     for (unsigned k = 0; k < nrec; k++) {
         tmc_record *r = &rs[k];
@@ -1011,29 +1113,9 @@ static const uint64_t *emit_general(tm_timing *t, uint32_t tid, uint64_t c, cons
             w += 3;
         }
     }
-    if (!t->sink.group) {
-        for (unsigned k = 0; k < nrec; k++)
-            if (t->sink.record(t->sink.arg, &rs[k]))
-                return NULL;
-        return w;
-    }
-    /* as calls of the sink's group, each of a RUN?, a MEM?, an event? in
-     * that order (the capture layer's serial cycles give the model such
-     * groups one after another in one cycle too: a memory operand's group,
-     * then the rest of the run and the branch) */
-    for (unsigned k = 0; k < nrec;) {
-        const tmc_record *run = NULL, *mem = NULL, *ev = NULL;
-        if (rs[k].type == TMC_RUN)
-            run = &rs[k++];
-        if (k < nrec && rs[k].type == TMC_MEM)
-            mem = &rs[k++];
-        if (k < nrec && rs[k].type != TMC_RUN && rs[k].type != TMC_MEM)
-            ev = &rs[k++];
-        tmc_group g = {tid, c, run ? run->pc : 0, run ? run->count : 0, run ? run->bytes : 0, mem != NULL,
-                       mem ? mem->flags : 0, mem ? mem->size : 0, mem ? mem->addr : 0, mem ? mem->value : NULL, ev};
-        if (t->sink.group(t->sink.arg, &g))
+    for (unsigned k = 0; k < nrec; k++)
+        if (t->sink.record(t->sink.arg, &rs[k]))
             return NULL;
-    }
     return w;
 }
 
@@ -1253,6 +1335,7 @@ static int open_for(tm_timing *t, uint32_t tid, uint64_t cycle)
         t->p.has = 0;
         t->gen = 0;
         t->nrec = 0;
+        t->gn = 0;
         if (!t->th[tid].live) {
             t->th[tid].live = 1;
             rekey(t, tid);
@@ -1302,7 +1385,7 @@ int tm_timing_put(tm_timing *t, const tmc_record *r)
     }
     if (t->nrec == MAX_GROUP)
         return TM_ERR_ARG;
-    t->rec[t->nrec++] = *r;
+    gen_put(t, r);
     return TM_OK;
 }
 
@@ -1318,7 +1401,20 @@ int tm_timing_put_group(tm_timing *t, const tmc_group *g, uint64_t mpc)
     if (rc != TM_OK)
         return rc;
     pend *p = &t->p;
-    if (t->gen || p->has) { /* joins records: as records */
+    if (t->gen) { /* joins a general group: its words */
+        if (g->count) {
+            if (t->nrec == MAX_GROUP)
+                return TM_ERR_ARG;
+            gen_run(t, g->pc, g->count, g->bytes);
+        }
+        if (g->mem) {
+            if (t->nrec == MAX_GROUP)
+                return TM_ERR_ARG;
+            gen_mem(t, g->mflags, g->msize, g->maddr, mpc, g->mvalue);
+        }
+        return g->ev ? tm_timing_put(t, g->ev) : TM_OK;
+    }
+    if (p->has) { /* joins records: as records */
         tmc_record r;
         memset(&r, 0, sizeof r);
         r.tid = g->tid;
