@@ -39,6 +39,11 @@ template <typename T> static void put(T &dst, unsigned lo, unsigned w, uint64_t 
         uint64_t mask = (w >= 64 ? ~0ull : ((1ull << w) - 1)) << lo;
         dst = (T)(((uint64_t)dst & ~mask) | ((v << lo) & mask));
     } else {
+        if (w == 64 && lo % 32 == 0) { // a core's 64-bit field (pc, npc, target)
+            dst[lo / 32] = (uint32_t)v;
+            dst[lo / 32 + 1] = (uint32_t)(v >> 32);
+            return;
+        }
         unsigned done = 0;
         while (done < w) {
             unsigned b = lo + done, word = b / 32, off = b % 32;
