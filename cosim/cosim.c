@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <stdint.h>
 #include <unistd.h>
 #include "tm/cosim.h"
 #include "tm/rtl_params.h"
@@ -121,6 +122,111 @@ static int write_if_changed(const char *path, const char *text)
     return 0;
 }
 
+/* The quick check that the simulator in DIR is up to date, without make
+ * (about 8 ms of CPU and 19 ms in all, a sixth of a short co-simulation):
+ * DIR/sim.deps, written by testbench/sim.mk after each build, lists every
+ * file the simulator is made from (and the folders whose wildcards make the
+ * list); DIR/sim.stamp holds a hash of their time stamps, sizes and inodes
+ * and the simulator's, written by tm cosim after make found the simulator up
+ * to date or built it.  The same hash now means nothing changed since:
+ * nothing for make to do.  Anything else (a file changed, missing, a list or
+ * stamp that cannot be read) is a miss, and make decides as before. */
+#define STAMP_MAGIC "tm-cosim-stamp 1"
+
+static void hash_bytes(uint64_t *h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        *h ^= b[i];
+        *h *= 1099511628211ull; /* FNV-1a */
+    }
+}
+
+static int hash_file(uint64_t *h, const char *path, const struct stat *sim_st)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    /* A file newer than the simulator: make would rebuild it (folders
+     * only say whether the list may have changed). */
+    if (sim_st && !S_ISDIR(st.st_mode) &&
+        (st.st_mtim.tv_sec > sim_st->st_mtim.tv_sec ||
+         (st.st_mtim.tv_sec == sim_st->st_mtim.tv_sec && st.st_mtim.tv_nsec > sim_st->st_mtim.tv_nsec)))
+        return -1;
+    int64_t v[6] = {(int64_t)st.st_dev, (int64_t)st.st_ino, (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec,
+                    (int64_t)st.st_mtim.tv_nsec, (int64_t)st.st_mode};
+    hash_bytes(h, path, strlen(path) + 1);
+    hash_bytes(h, v, sizeof v);
+    return 0;
+}
+
+/* The hash of DIR's simulator and of the files of DIR/sim.deps into *H; -1
+ * if one is missing or newer than the simulator, or the list unreadable. */
+static int sim_hash(const char *dir, uint64_t *h)
+{
+    char path[PATH_MAX + 64], line[PATH_MAX + 2];
+    struct stat sim_st;
+    *h = 14695981039346656037ull;
+    pfmt(path, sizeof path, "%s/tm-cosim-sim", dir);
+    if (stat(path, &sim_st) != 0 || hash_file(h, path, NULL))
+        return -1;
+    pfmt(path, sizeof path, "%s/sim.deps", dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    int rc = 0, n = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        size_t len = strlen(line);
+        if (len == 0 || line[len - 1] != '\n') {
+            rc = -1; /* cut (a path too long) or the list's end cut */
+            break;
+        }
+        line[len - 1] = '\0';
+        if (line[0] != '\0') {
+            rc = hash_file(h, line, &sim_st);
+            n++;
+        }
+    }
+    if (ferror(f) || n == 0)
+        rc = -1;
+    fclose(f);
+    return rc;
+}
+
+static int stamp_matches(const char *dir)
+{
+    char path[PATH_MAX + 64], want[64], got[64] = "";
+    uint64_t h;
+    if (sim_hash(dir, &h))
+        return 0;
+    pfmt(path, sizeof path, "%s/sim.stamp", dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    fclose(f);
+    got[n] = '\0';
+    snprintf(want, sizeof want, STAMP_MAGIC " %016llx\n", (unsigned long long)h);
+    return strcmp(got, want) == 0;
+}
+
+/* After make found the simulator up to date or built it: the stamp of what
+ * it is made from now (none, and the old one removed, if that cannot be
+ * had: the next check is make's). */
+static void stamp_write(const char *dir)
+{
+    char path[PATH_MAX + 64], text[64];
+    uint64_t h;
+    pfmt(path, sizeof path, "%s/sim.stamp", dir);
+    if (sim_hash(dir, &h)) {
+        unlink(path);
+        return;
+    }
+    snprintf(text, sizeof text, STAMP_MAGIC " %016llx\n", (unsigned long long)h);
+    if (write_if_changed(path, text))
+        unlink(path);
+}
+
 /* Builds the simulator in DIR with the make rule testbench/sim.mk unless it
  * is there and up to date; the caller holds DIR/.lock. */
 static int build_sim_locked(const char *root, const char *dir, tm_cosim_note note, void *arg, char *err,
@@ -134,15 +240,20 @@ static int build_sim_locked(const char *root, const char *dir, tm_cosim_note not
     pfmt(rootv, sizeof rootv, "ROOT=%s", root);
     pfmt(outv, sizeof outv, "OUT=%s", dir);
     pfmt(libv, sizeof libv, "LIBTM=%s", lib);
-    char *q_argv[] = {"make", "-q", "-s", "-f", mk, rootv, outv, libv, NULL};
-    if (run(q_argv, 1, note, arg) == 0)
+    if (stamp_matches(dir))
         return TM_OK;
+    char *q_argv[] = {"make", "-q", "-s", "-f", mk, rootv, outv, libv, NULL};
+    if (run(q_argv, 1, note, arg) == 0) {
+        stamp_write(dir);
+        return TM_OK;
+    }
     char line[PATH_MAX + 700];
     snprintf(line, sizeof line, "building the simulator for this parameter set in %s", dir);
     note(arg, line);
     char *argv[] = {"make", "-s", "-f", mk, rootv, outv, libv, NULL};
     if (run(argv, 1, note, arg) != 0)
         return tm_errf(TM_ERR_IO, err, errlen, "building the simulator with Verilator failed (see the messages above)");
+    stamp_write(dir);
     return TM_OK;
 }
 

@@ -102,7 +102,9 @@ module tm_top
   output logic [N-1:0]            obs_resync_o,
   output logic [N-1:0]            obs_accept_o,
   output logic [N-1:0]            obs_drop_o,
-  output msg_t [N-1:0]            obs_msg_o,
+  // one message a core, unpacked: each core's is a variable of its own in
+  // a simulator (no packing of all N into one wide vector every cycle)
+  output msg_t                    obs_msg_o [N],
   output logic [N-1:0][LENW-1:0]  obs_len_o,       // the control message's length
   output logic [OCCW-1:0]         obs_occ_o,
   output logic [63:0]             obs_cycle_o,
@@ -135,7 +137,7 @@ module tm_top
   // assignments below are the same), read by nothing; no idle skip.
   logic [63:0]             idle_skip_i;
   logic [N-1:0]            obs_offer_o, obs_resync_o, obs_accept_o, obs_drop_o, obs_ctrl_o, obs_data_o;
-  msg_t [N-1:0]            obs_msg_o;
+  msg_t [N-1:0]            obs_msg_o;        // packed here (unpacked as a port)
   logic [N-1:0][LENW-1:0]  obs_len_o, obs_data_len_o;
   logic [OCCW-1:0]         obs_occ_o;
   logic [63:0]             obs_cycle_o;
@@ -178,7 +180,6 @@ module tm_top
   logic [N-1:0]            resync, lost_q;
   logic [N-1:0][MAXW-1:0]  bits;
   logic [N-1:0][LENW-1:0]  len, clen, dlen;
-  msg_t [N-1:0]            msgs;
   logic                    shared_drop;
   logic [N-1:0]            ctrl, data;
   logic [N-1:0][63:0]      fah;
@@ -228,7 +229,7 @@ module tm_top
       .pr_clear_o     (pr_clear[k]),
       .offer_o        (offer[k]),
       .offer_resync_o (resync[k]),
-      .offer_msg_o    (msgs[k]),
+      .offer_msg_o    (obs_msg_o[k]),
       .offer_bits_o   (bits[k]),
       .offer_len_o    (len[k]),
       .lost_q_o       (lost_q[k]),
@@ -409,7 +410,6 @@ module tm_top
   assign obs_resync_o = resync;
   assign obs_accept_o = accept;
   assign obs_drop_o   = drop;
-  assign obs_msg_o    = msgs;
   assign obs_len_o    = clen;
   assign obs_ctrl_o      = ctrl;
   assign obs_data_o      = data;

@@ -39,6 +39,11 @@ template <typename T> static void put(T &dst, unsigned lo, unsigned w, uint64_t 
         uint64_t mask = (w >= 64 ? ~0ull : ((1ull << w) - 1)) << lo;
         dst = (T)(((uint64_t)dst & ~mask) | ((v << lo) & mask));
     } else {
+        if (w == 64 && lo % 32 == 0) { // a core's 64-bit field (pc, npc, target)
+            dst[lo / 32] = (uint32_t)v;
+            dst[lo / 32 + 1] = (uint32_t)(v >> 32);
+            return;
+        }
         unsigned done = 0;
         while (done < w) {
             unsigned b = lo + done, word = b / 32, off = b % 32;
@@ -140,7 +145,8 @@ void tb_rtl_set(tb_rtl *r, unsigned k, const tb_retire *in)
 #if TM_RTL_DATA
     put(t->mem_valid_i, k, 1, in->mem_valid ? 1 : 0);
     // The operand's fields matter only with mem_valid: leave them as they
-    // are otherwise (fewer input changes to evaluate).
+    // are otherwise (fewer input changes to evaluate; testbench/tm_tb.sv
+    // loads the value only with mem_valid, which is the same then).
     if (in->mem_valid) {
         put(t->mem_store_i, k, 1, in->mem_store ? 1 : 0);
         put(t->mem_addr_i, 64 * k, 64, in->mem_addr);
@@ -200,9 +206,8 @@ void tb_rtl_offer(tb_rtl *r, unsigned k, tb_offer *o)
     }
     unsigned lw = TM_RTL_LENW;
     o->len = (unsigned)get(t->obs_len_o, lw * k, lw);
-    unsigned b = TM_PKG_MSG_T_BITS * k;
-// A field F of core k's tm_pkg::msg_t.
-#define MSG_FIELD(F) get(t->obs_msg_o, b + TM_PKG_MSG_T_##F##_LSB, TM_PKG_MSG_T_##F##_W)
+// A field F of core k's tm_pkg::msg_t (obs_msg_o: one element a core).
+#define MSG_FIELD(F) get(t->obs_msg_o[k], TM_PKG_MSG_T_##F##_LSB, TM_PKG_MSG_T_##F##_W)
     o->diff_cc = MSG_FIELD(DIFF_CC);
     o->dropped = (unsigned)MSG_FIELD(DROPPED);
     o->lost = (unsigned)MSG_FIELD(LOST);
