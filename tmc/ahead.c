@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/tmc.h"
+#define TMC_CREC_STREAM 0
 #include "tm/tmcrec.h"
 
 #define BATCH 8192u
@@ -44,18 +45,21 @@ typedef struct batch {
     size_t nbytes, cap;
 } batch;
 
+/* The reader's fields and the caller's each in cache lines of their own
+ * (and the whole in lines of its own: tmc_ahead_open), so that neither
+ * thread's writes cost the other a miss. */
 struct tmc_ahead {
     tmc_reader *rd;
     batch *b;             /* [RING] */
-    tmc_record rrec;      /* the reader's */
     pthread_t th;
     int started;
     pthread_mutex_t mu;
     pthread_cond_t full, empty;
     uint32_t head, tail;  /* batches filled: [head, tail) (counters, mod RING) */
     int stop;             /* the caller closes: the thread ends */
+    _Alignas(64) tmc_record rrec; /* the reader's */
     /* the caller's side */
-    batch *cur;
+    _Alignas(64) batch *cur;
     uint32_t pos, nval, nmod;
     uint64_t offset;
     int done;             /* the caller has seen the status */
@@ -159,9 +163,10 @@ static void *reader_main(void *arg)
 int tmc_ahead_open(tmc_reader *rd, tmc_ahead **out)
 {
     *out = NULL;
-    tmc_ahead *a = calloc(1, sizeof *a);
+    tmc_ahead *a = aligned_alloc(64, sizeof *a); /* a multiple of 64: _Alignas */
     if (!a)
         return TM_ERR_NOMEM;
+    memset(a, 0, sizeof *a);
     a->rd = rd;
     a->b = aligned_alloc(64, RING * sizeof *a->b);
     if (!a->b) {
