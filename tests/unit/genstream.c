@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "genstream.h"
 #include "tm/gen.h"
+#include "tm/model.h"
 
 void gen_stream(gen_stream_t *s, uint32_t threads, uint64_t insns, uint64_t seed, int mem, double exc_rate)
 {
@@ -42,4 +43,17 @@ void gen_stream(gen_stream_t *s, uint32_t threads, uint64_t insns, uint64_t seed
     cr_assert_eq(rc, 0);
     tmc_reader_close(rd);
     unlink(path);
+}
+
+void model_file(tm_model *m, const char *path)
+{
+    tmc_reader *rd = NULL;
+    cr_assert_eq(tmc_reader_open(path, &rd, NULL, 0), TM_OK);
+    tmc_record r;
+    int rc;
+    while ((rc = tmc_reader_next(rd, &r)) == 1)
+        cr_assert_eq(tm_model_put(m, &r), TM_OK, "%s", tm_model_error(m));
+    cr_assert_eq(rc, 0, "%s", tmc_reader_error(rd));
+    tmc_reader_close(rd);
+    cr_assert_eq(tm_model_finish(m), TM_OK);
 }

@@ -1,11 +1,12 @@
 /* tm — unit tests' helper: a generated commit stream held in memory
  * (tests/unit/genstream.c), for the tests that feed the same records to
- * several models (sweeps, profiles). */
+ * several models (sweeps, profiles); and a stream file run through a model. */
 #ifndef TM_TESTS_GENSTREAM_H
 #define TM_TESTS_GENSTREAM_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tm/model.h"
 #include "tm/tmc.h"
 
 typedef struct gen_stream_t {
@@ -18,5 +19,9 @@ typedef struct gen_stream_t {
  * records' path and build_id cleared: the models need none).  Criterion
  * assertions on failure; free S->r afterwards. */
 void gen_stream(gen_stream_t *s, uint32_t threads, uint64_t insns, uint64_t seed, int mem, double exc_rate);
+
+/* Every record of the commit stream at PATH into model M, then
+ * tm_model_finish (Criterion assertions on failure). */
+void model_file(tm_model *m, const char *path);
 
 #endif

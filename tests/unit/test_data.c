@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "genstream.h"
 #include "tm/decoder.h"
 #include "tm/gen.h"
 #include "tm/model.h"
@@ -939,15 +940,7 @@ static int model_and_verify(uint32_t threads, uint64_t insns, uint64_t seed, int
     cr_assert_eq(tm_model_cfg_resolve(&c, err, sizeof err), TM_OK, "%s", err);
     tm_model *m = NULL;
     cr_assert_eq(tm_model_new(&c, &m, NULL, 0), TM_OK);
-    tmc_reader *rd = NULL;
-    cr_assert_eq(tmc_reader_open(tmc.path, &rd, NULL, 0), TM_OK);
-    tmc_record r;
-    int rc;
-    while ((rc = tmc_reader_next(rd, &r)) == 1)
-        cr_assert_eq(tm_model_put(m, &r), TM_OK, "%s", tm_model_error(m));
-    cr_assert_eq(rc, 0, "%s", tmc_reader_error(rd));
-    tmc_reader_close(rd);
-    cr_assert_eq(tm_model_finish(m), TM_OK);
+    model_file(m, tmc.path);
     const tm_model_stats *st = tm_model_get_stats(m);
     cr_assert_gt(st->total.loads, 1000, "the stream has loads");
     cr_assert_gt(st->total.stores, 1000, "and stores");
@@ -959,7 +952,7 @@ static int model_and_verify(uint32_t threads, uint64_t insns, uint64_t seed, int
 
     tmt_file tf;
     cr_assert_eq(tmt_read(tmt.path, &tf, err, sizeof err), TM_OK, "%s", err);
-    rc = tm_verify(tmc.path, &tf, res, NULL, NULL, verr, sizeof verr);
+    int rc = tm_verify(tmc.path, &tf, res, NULL, NULL, verr, sizeof verr);
     tmt_free(&tf);
     unlink(tmc.path);
     unlink(tmt.path);

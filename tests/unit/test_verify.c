@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "genstream.h"
 #include "tm/decoder.h"
 #include "tm/gen.h"
 #include "tm/model.h"
@@ -64,15 +65,7 @@ static void make_fixture(vfix *f, uint32_t threads, uint64_t insns)
     cr_assert_eq(tm_model_cfg_resolve(&f->cfg, err, sizeof err), TM_OK, "%s", err);
     tm_model *m = NULL;
     cr_assert_eq(tm_model_new(&f->cfg, &m, NULL, 0), TM_OK);
-    tmc_reader *rd = NULL;
-    cr_assert_eq(tmc_reader_open(f->tmc, &rd, NULL, 0), TM_OK);
-    tmc_record r;
-    int rc;
-    while ((rc = tmc_reader_next(rd, &r)) == 1)
-        cr_assert_eq(tm_model_put(m, &r), TM_OK, "%s", tm_model_error(m));
-    cr_assert_eq(rc, 0, "%s", tmc_reader_error(rd));
-    tmc_reader_close(rd);
-    cr_assert_eq(tm_model_finish(m), TM_OK);
+    model_file(m, f->tmc);
     uint64_t tinsns[TMC_MAX_THREADS];
     tmt_trailer tr;
     tmt_trailer_of(&tr, m, tinsns, TMT_COMPLETE, 0);
