@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/tmc.h"
-#define TMC_CREC_STREAM 0
 #include "tm/tmcrec.h"
 
 #define BATCH 8192u

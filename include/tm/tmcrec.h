@@ -21,17 +21,11 @@
 
 #include <stdint.h>
 #include "tm/tmc.h"
-/* A file may define TMC_CREC_STREAM 0 before including this header: plain
- * stores (the lines stay in the caches, for a consumer close behind). */
-#ifndef TMC_CREC_STREAM
 #if defined(__x86_64__) && defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <emmintrin.h>
 #define TMC_CREC_STREAM 1
 #else
 #define TMC_CREC_STREAM 0
-#endif
-#endif
-#if TMC_CREC_STREAM
-#include <emmintrin.h>
 #endif
 
 typedef struct tmc_crec {
