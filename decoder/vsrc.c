@@ -10,7 +10,8 @@
  *
  * Three roles, each on a thread of its own: the reader fills a ring of NB
  * batches of BATCH compact records (vsrc_rec, streamed out with
- * non-temporal stores); the model takes each batch, runs the records
+ * non-temporal stores; the MEM records' values beside them, each its size
+ * long); the model takes each batch, runs the records
  * through the model, compares its new whole trace bytes with the file's
  * and drops them; the replay (the caller, vsrc_next) takes the same
  * batches.  A slot is written again once both consumers gave it back.
@@ -25,13 +26,26 @@
  * (3.3 s from the binaries).  Handing tmc_records over cost the reader
  * 1.8 s more: its plain stores waited for the lines the consumers had read
  * last; the compact records halve the lines, the streaming stores do not
- * wait for them. */
+ * wait for them.
+ *
+ * Three threads on two processors: shared fairly, the replay (the longest
+ * role) gets two thirds of one and sets the pace.  So the reader's and the
+ * model's threads run at a lower priority (nice VSRC_NICE), which leaves
+ * the replay a processor to itself while they share the other, and the
+ * ring is deep (NB = 128 batches, 2 M records, 64 MB), so that they can
+ * run ahead of it and not stall it when the scheduler switches.  Measured
+ * (--verify / --from-binary --verify): NB 8 at equal priority 4.0 / 4.3 s;
+ * NB 128 3.4 / 3.75 s; NB 128 at nice 10 3.2 / 3.5 s; more batches, or
+ * nice 19, no better.  Where processors are plenty, neither matters. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "tm/isa.h"
 #include "tm/model.h"
 #include "vsrc.h"
@@ -40,7 +54,7 @@
 #define VSRC_BATCH 16384
 #endif
 #ifndef VSRC_NB
-#define VSRC_NB 8
+#define VSRC_NB 128
 #endif
 enum { NB = VSRC_NB, BATCH = VSRC_BATCH, SPINS = 200 };
 
@@ -49,11 +63,11 @@ enum { NB = VSRC_NB, BATCH = VSRC_BATCH, SPINS = 200 };
  * order of the batch's MEM records; a MODULE record's path and build id
  * stay behind: nobody here reads them). */
 typedef vsrc_rec vrec;
-typedef uint8_t vval[TMC_MAX_OPERAND];
 
 typedef struct vbatch {
     vrec *r;
-    vval *val; /* the MEM records' values */
+    uint8_t *val; /* the MEM records' values, each its size long (pages
+                   * never written are never mapped: BATCH * 64 is the most) */
     size_t n;
     int last; /* the stream ends after these records */
     int rc;   /* then: 0 (clean end) or its error */
@@ -84,7 +98,7 @@ struct vsrc {
     pthread_t th_read, th_model;
     /* the replay */
     _Alignas(64) vbatch *cur; /* the batch VIEW delivers */
-    _Alignas(64) tmc_record rrec; /* the reader's */
+    _Alignas(64) tmc_record rrec; /* the reader's (records tmc_reader_crecs leaves) */
     _Alignas(64) tmc_record mrec; /* the model's */
     /* the reader (touched by the others after the last batch only) */
     int ended;         /* the last batch is published (or the rest was drained) */
@@ -184,14 +198,23 @@ static void wake(vsrc *s, int role)
 static void produce(vsrc *s)
 {
     vbatch *b = &s->b[atomic_load(&s->prod) % NB];
-    size_t n = 0;
+    size_t n = 0, nv = 0;
     int rc = 1;
-    size_t nv = 0;
     tmc_record *t = &s->rrec;
-    while (n < BATCH && (rc = tmc_reader_next(s->rd, t)) == 1) {
+    for (;;) {
+        size_t kv;
+        n += tmc_reader_crecs(s->rd, b->r + n, BATCH - n, b->val + nv, &kv, NULL);
+        nv += kv;
+        if (n == BATCH || (rc = tmc_reader_next(s->rd, t)) != 1)
+            break;
+        /* a record of another type (MODULE, END, ENDING) */
+        if (t->type == TMC_MEM) {
+            memcpy(b->val + nv, t->value, t->size);
+            nv += t->size;
+        }
         tmc_crec_pack(&b->r[n++], t);
-        if (__builtin_expect(t->type == TMC_MEM, 0))
-            memcpy(b->val[nv++], t->value, sizeof *b->val);
+        if (n == BATCH)
+            break;
     }
     b->n = n;
     b->last = rc != 1;
@@ -225,9 +248,23 @@ static void drain(vsrc *s)
     s->ended = 1;
 }
 
+#ifndef VSRC_NICE
+#define VSRC_NICE 10
+#endif
+/* The reader's and the model's threads run at nice VSRC_NICE (a thread's
+ * own; the caller's is untouched): see the top of the file. */
+static void yield_to_replay(void)
+{
+#ifdef SYS_gettid
+    if (VSRC_NICE)
+        (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), VSRC_NICE);
+#endif
+}
+
 static void *reader(void *arg)
 {
     vsrc *s = arg;
+    yield_to_replay();
     while (!s->ended) {
         wait_for(s, R_READ);
         if (ends(s, R_READ))
@@ -276,8 +313,11 @@ static void model_batch(vsrc *s, const vbatch *b)
     size_t nv = 0;
     for (size_t i = 0; i < b->n; i++) {
         tmc_crec_unpack(r, &b->r[i]);
-        if (__builtin_expect(r->type == TMC_MEM, 0))
-            memcpy(r->value, b->val[nv++], sizeof r->value);
+        if (__builtin_expect(r->type == TMC_MEM, 0)) {
+            memcpy(r->value, b->val + nv, r->size);
+            memset(r->value + r->size, 0, sizeof r->value - r->size);
+            nv += r->size;
+        }
         if (__builtin_expect(r->type == TMC_ENDING, 0)) {
             s->cut = r->flags;
             s->sig = (unsigned)r->count;
@@ -327,6 +367,7 @@ static void model_end(vsrc *s)
 static void *modeller(void *arg)
 {
     vsrc *s = arg;
+    yield_to_replay();
     for (;;) {
         wait_for(s, R_MODEL);
         if (ends(s, R_MODEL))
@@ -370,7 +411,7 @@ int vsrc_open(const char *tmc_path, const tmt_file *tf, int check_file, int thre
     }
     for (int i = 0; i < NB; i++)
         if (!(s->b[i].r = aligned_alloc(64, BATCH * sizeof *s->b[i].r)) || /* whole lines */
-            !(s->b[i].val = aligned_alloc(64, BATCH * sizeof *s->b[i].val))) {
+            !(s->b[i].val = aligned_alloc(64, (size_t)BATCH * TMC_MAX_OPERAND))) {
             vsrc_close(s);
             snprintf(err, errlen, "out of memory");
             return TM_ERR_NOMEM;
@@ -417,7 +458,7 @@ static vbatch *next_batch(vsrc *s)
     s->cur = b;
     s->view.at = b->r;
     s->view.end = b->r + b->n;
-    s->view.val = (const uint8_t(*)[TMC_MAX_OPERAND])b->val;
+    s->view.val = b->val;
     return b;
 }
 

@@ -44,7 +44,7 @@ typedef tmc_crec vsrc_rec;
  * records not yet delivered, the next MEM value, the record delivered. */
 typedef struct vsrc_view {
     const vsrc_rec *at, *end;
-    const uint8_t (*val)[TMC_MAX_OPERAND];
+    const uint8_t *val; /* the MEM records' values, each its size long */
     tmc_record rec;
 } vsrc_view;
 
@@ -60,8 +60,11 @@ static inline int vsrc_next(vsrc *s, const tmc_record **r)
     if (__builtin_expect(w->at < w->end, 1)) {
         const vsrc_rec *v = w->at++;
         tmc_crec_unpack(&w->rec, v);
-        if (__builtin_expect(v->type == TMC_MEM, 0))
-            memcpy(w->rec.value, *w->val++, sizeof w->rec.value);
+        if (__builtin_expect(v->type == TMC_MEM, 0)) {
+            memcpy(w->rec.value, w->val, w->rec.size);
+            memset(w->rec.value + w->rec.size, 0, sizeof w->rec.value - w->rec.size);
+            w->val += w->rec.size;
+        }
         *r = &w->rec;
         return 1;
     }

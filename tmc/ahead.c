@@ -1,15 +1,16 @@
 /* tm — the commit stream read ahead by a second thread (include/tm/tmc.h,
  * tmc_ahead_*).
  *
- * Design.  A reader thread runs tmc_reader_next into batches of records
- * (RING batches of BATCH records) as compact records (tm/tmcrec.h: half a
- * cache line, streamed out: handing whole tmc_records over costs the reader
- * more than the parse); the caller's thread unpacks them one by one from
+ * Design.  A reader thread reads batches of records (RING batches of BATCH
+ * records) as compact records (tm/tmcrec.h: half a cache line, streamed
+ * out: handing whole tmc_records over costs the reader more than the
+ * parse), with tmc_reader_crecs (tmc_reader_next for the few records it
+ * leaves); the caller's thread unpacks them one by one from
  * the oldest full batch into a record of its own and hands the batch back
  * when it is done with it.  The two meet only at a batch boundary (a mutex
  * and two condition variables), so the per-record cost is that of
  * tmc_reader_next on the other core.  A MEM record's value travels in the
- * batch's values; a MODULE record's path and build id, which live in the
+ * batch's values (its size bytes); a MODULE record's path and build id, which live in the
  * reader's buffer only until its next call, are copied into the batch's
  * own bytes.  The record's offset in the stream is kept beside it
  * (tmc_ahead_offset), and the reader's status ends the last batch: the
@@ -35,7 +36,7 @@ typedef struct batch {
     _Alignas(64) tmc_crec rec[BATCH];
     uint32_t off[BATCH];  /* tmc_reader_offset after each record - OFF0 */
     uint64_t off0;
-    uint8_t (*val)[TMC_MAX_OPERAND]; /* the MEM records' values, in order */
+    uint8_t *val;         /* the MEM records' values, in order, each its size long */
     uint32_t n;
     int rc;               /* the reader's result after the N records (1: more) */
     module_ref *mod;      /* the MODULE records', in order */
@@ -115,21 +116,36 @@ static int keep_module(batch *b, const tmc_record *r)
  * status (0 clean, < 0 error), in B->rc. */
 static void fill_batch(tmc_ahead *a, batch *b)
 {
-    uint32_t n = 0, nv = 0;
+    uint32_t n = 0;
+    size_t nv = 0;
     b->nbytes = 0;
     b->nmod = 0;
     b->off0 = tmc_reader_offset(a->rd);
     tmc_record *r = &a->rrec;
     int rc = 1;
-    while (n < BATCH && (rc = tmc_reader_next(a->rd, r)) == 1) {
-        if (__builtin_expect(r->type == TMC_MEM, 0))
-            memcpy(b->val[nv++], r->value, TMC_MAX_OPERAND);
-        else if (__builtin_expect(r->type == TMC_MODULE, 0) && keep_module(b, r)) {
+    for (;;) {
+        /* the common records straight into the batch ... */
+        uint32_t delta = (uint32_t)(tmc_reader_offset(a->rd) - b->off0);
+        size_t kv;
+        uint32_t k = (uint32_t)tmc_reader_crecs(a->rd, b->rec + n, BATCH - n, (uint8_t *)b->val + nv, &kv, b->off + n);
+        for (uint32_t i = n; i < n + k; i++)
+            b->off[i] += delta;
+        n += k;
+        nv += kv;
+        if (n == BATCH || (rc = tmc_reader_next(a->rd, r)) != 1)
+            break;
+        /* ... the others (MODULE, END, ENDING) through a record */
+        if (__builtin_expect(r->type == TMC_MEM, 0)) {
+            memcpy((uint8_t *)b->val + nv, r->value, r->size);
+            nv += r->size;
+        } else if (__builtin_expect(r->type == TMC_MODULE, 0) && keep_module(b, r)) {
             rc = TM_ERR_NOMEM;
             break;
         }
         tmc_crec_pack(&b->rec[n], r);
         b->off[n++] = (uint32_t)(tmc_reader_offset(a->rd) - b->off0);
+        if (n == BATCH)
+            break;
     }
     tmc_crec_fence(); /* the streaming stores before the batch is published */
     b->n = n;
@@ -222,7 +238,9 @@ int tmc_ahead_next(tmc_ahead *a, const tmc_record **rec)
             tmc_crec_unpack(r, &b->rec[a->pos]);
             a->offset = b->off0 + b->off[a->pos++];
             if (__builtin_expect(r->type == TMC_MEM, 0)) {
-                memcpy(r->value, b->val[a->nval++], TMC_MAX_OPERAND);
+                memcpy(r->value, b->val + a->nval, r->size);
+                memset(r->value + r->size, 0, TMC_MAX_OPERAND - r->size);
+                a->nval += r->size;
             } else if (__builtin_expect(r->type == TMC_MODULE, 0)) {
                 const module_ref *m = &b->mod[a->nmod++];
                 r->path = m->has_path ? (const char *)b->bytes + m->path : NULL;

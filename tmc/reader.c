@@ -24,6 +24,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 #include "tm/isa.h"
+#include "tm/tmcrec.h"
 #include "tmc_int.h"
 
 #define BUF_CAP (256u * 1024u)
@@ -502,22 +503,29 @@ int thread_record(tmc_reader *r, tmc_record *rec, unsigned type, uint64_t tid, u
  * END (a few per stream) are read out of line (noinline, cold): inlined
  * here they cost the per-record path registers (~1.4 instructions per
  * record under callgrind). */
-int tmc_reader_next(tmc_reader *r, tmc_record *rec)
+/* HOT (a constant): records of types 1..6 only; anything else (a state, a
+ * type or the end of the data that tmc_reader_next handles out of line) is
+ * left unread: COLD.  Then REC need not live in memory (tmc_reader_crecs). */
+enum { COLD = 2 };
+
+static inline __attribute__((always_inline)) int next_record(tmc_reader *r, tmc_record *rec, int hot)
 {
     if (__builtin_expect(r->status != 0, 0))
-        return r->status;
+        return hot ? COLD : r->status;
     if (__builtin_expect(r->done, 0))
-        return 0;
+        return hot ? COLD : 0;
     if (r->end - r->pos < TMC_SMALL_REC_MAX && r->src == SRC_MORE)
         fill(r);
     if (__builtin_expect(r->pos == r->end, 0))
-        return fail_stop(r, r->base + r->pos, "truncated: no END record");
+        return hot ? COLD : fail_stop(r, r->base + r->pos, "truncated: no END record");
 
     const uint8_t *p = r->buf + r->pos;
     tmc_check *const c = &r->chk;
     const unsigned type = *p++;
     unsigned bad = 0;
     int rc;
+    if (hot && (__builtin_expect(r->cut, 0) || type - 1u >= TMC_MEM))
+        return COLD;
     if (__builtin_expect(r->cut, 0) && type != TMC_END)
         return failf(r, TM_ERR_FORMAT, r->base + r->pos, "%s record after ENDING (only END may follow ENDING)",
                      tmc_type_name(type));
@@ -636,18 +644,64 @@ int tmc_reader_next(tmc_reader *r, tmc_record *rec)
         break;
     }
     case TMC_MODULE:
+        if (hot)
+            return COLD;
         return read_module(r, rec);
     case TMC_END:
+        if (hot)
+            return COLD;
         return read_end(r, rec);
     case TMC_ENDING:
+        if (hot)
+            return COLD;
         return read_cut(r, rec);
     default:
+        if (hot)
+            return COLD;
         return failf(r, TM_ERR_FORMAT, r->base + r->pos, "unknown record type %u", type);
     }
     r->pos = (size_t)(p - r->buf);
     r->nrec++;
     return 1;
 }
+
+int tmc_reader_next(tmc_reader *r, tmc_record *rec)
+{
+    return next_record(r, rec, 0);
+}
+
+/* The records of types 1..6 are decoded into a record of this function's
+ * own, which the compiler keeps in registers, and packed from there: no
+ * tmc_record is written and read back.  (Every path of next_record that
+ * returns 1 sets each field tmc_crec_pack reads, by clear_record; GCC
+ * cannot see it through the switch.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+size_t tmc_reader_crecs(tmc_reader *r, tmc_crec *out, size_t max, uint8_t *vals, size_t *nvals, uint32_t *ends)
+{
+    size_t k = 0, nv = 0;
+    uint64_t off0 = r->base + r->pos;
+    while (k < max) {
+        tmc_record rec;
+        if (next_record(r, &rec, 1) != 1)
+            break; /* (COLD: the caller's tmc_reader_next) */
+        if (__builtin_expect(rec.type == TMC_MEM, 0)) {
+            memcpy(vals + nv, rec.value, rec.size);
+            nv += rec.size;
+        }
+        tmc_crec_pack(&out[k], &rec);
+        if (ends)
+            ends[k] = (uint32_t)(r->base + r->pos - off0);
+        k++;
+    }
+    *nvals = nv;
+    return k;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 int tmc_reader_open(const char *path, tmc_reader **out, char *err, size_t errlen)
 {

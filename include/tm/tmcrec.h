@@ -113,4 +113,16 @@ static inline void tmc_crec_unpack(tmc_record *r, const tmc_crec *v)
     r->addr = t == TMC_MEM || t == TMC_MODULE ? x : 0;
 }
 
+/* Up to MAX records of R, as tmc_reader_next reads them, into OUT as
+ * compact records, with tmc_crec_pack's streaming stores (tmc_crec_fence
+ * before they are published): how many.  Records of types 1..6 (START ..
+ * MEM) only: fewer than MAX means that what comes next is for
+ * tmc_reader_next to give (a MODULE, END or ENDING record, the end, an
+ * error).  Each MEM record's value is appended to VALS, its size bytes
+ * (room for MAX * TMC_MAX_OPERAND), *NVALS bytes in all; with ENDS,
+ * ENDS[i] is tmc_reader_offset after record i less the offset before the
+ * first.  Cheaper than tmc_reader_next and tmc_crec_pack: the records do
+ * not pass through memory on the way (tmc/reader.c). */
+size_t tmc_reader_crecs(tmc_reader *r, tmc_crec *out, size_t max, uint8_t *vals, size_t *nvals, uint32_t *ends);
+
 #endif
