@@ -7,6 +7,7 @@
 #include "tm/bits.h"
 #include "tm/tage.h"
 #include "hist_int.h"
+#include "tage_int.h"
 
 int tm_tage_cfg_check(const tm_tage_cfg *c, const char *opt, char *err, size_t errlen)
 {
@@ -110,12 +111,24 @@ struct tm_tage {
     /* sw_out[k][O]: for the bits O (bit i: the bit leaving table i's
      * history), each at its field's position L_i % W_k in word k */
     uint64_t sw_out[3][1u << TM_TAGE_TABLES_MAX];
+    /* With BMI2 (sw_bmi2): the same with PEXT and PDEP, no table in the
+     * chain from one push to the next lookup: O = the bits of g.h[0] at
+     * sw_xm[0] then those of g.h[1] at sw_xm[1] (the ages L_i - 1, in
+     * table order: the ages rise with i, and must differ), sw_out[k][O] =
+ * PDEP(O, sw_dm[k])
+     * (the positions L_i % W_k + i S_k rise with i too). */
+    int sw_bmi2, sw_pext_ok; /* ok: the lengths L_i are distinct */
+    int sw_no_bmi2;          /* tm_tage_use_bmi2(p, 0) (tage_int.h) */
+    uint64_t sw_xm[2], sw_dm[3];
+    unsigned sw_xn0;        /* bits of sw_xm[0] */
     uint32_t use_alt;       /* 4 bits */
     tm_tage_counts counts;
     tage_pick kept;         /* the lookup of *_predict_keep for KEPT_PC */
     uint64_t kept_pc;
     int kept_ok;
 };
+
+static int tage_has_bmi2(void);
 
 int tm_tage_new(const tm_tage_cfg *c, tm_tage **out)
 {
@@ -160,7 +173,7 @@ void tm_tage_reset(tm_tage *p)
     const uint32_t st[3] = {p->ebits + 1u, c->tag + 1u, c->tag + 1u};
     p->swar = 1;
     for (unsigned k = 0; k < 3; k++) {
-        p->sw[k] = p->sw_ones[k] = p->sw_guard[k] = 0;
+        p->sw[k] = p->sw_ones[k] = p->sw_guard[k] = p->sw_dm[k] = 0;
         p->sw_w[k] = w[k];
         p->sw_s[k] = st[k];
         if (c->tables * st[k] > 64u)
@@ -185,6 +198,19 @@ void tm_tage_reset(tm_tage *p)
             outpos[k][i] = (uint8_t)(i * st[k] + len % w[k]);
         }
     }
+    p->sw_xm[0] = p->sw_xm[1] = 0;
+    int distinct = 1; /* two tables of one length would need one history bit twice in O */
+    for (unsigned i = 0; i < c->tables; i++) {
+        unsigned age = p->fold[3 * i].len - 1u;
+        if (p->sw_xm[age >> 6] >> (age & 63u) & 1u)
+            distinct = 0;
+        p->sw_xm[age >> 6] |= 1ull << (age & 63u);
+        for (unsigned k = 0; k < 3; k++)
+            p->sw_dm[k] |= 1ull << outpos[k][i];
+    }
+    p->sw_xn0 = (unsigned)__builtin_popcountll(p->sw_xm[0]);
+    p->sw_pext_ok = distinct;
+    p->sw_bmi2 = distinct && !p->sw_no_bmi2 && tage_has_bmi2();
     for (unsigned o = 0; o < (1u << c->tables); o++)
         for (unsigned k = 0; k < 3; k++) {
             uint64_t v = 0;
@@ -216,9 +242,43 @@ static void sw_push(tm_tage *p, unsigned b)
     ghist_push(&p->g, b, p->fold, 0); /* the history only */
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+static int tage_has_bmi2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("bmi2");
+}
+
+/* sw_push with PEXT and PDEP (sw_bmi2): the same words. */
+__attribute__((target("bmi2"))) static void sw_push_bmi2(tm_tage *p, unsigned b)
+{
+    uint64_t o = _pext_u64(p->g.h[0], p->sw_xm[0]) | _pext_u64(p->g.h[1], p->sw_xm[1]) << p->sw_xn0;
+    uint64_t bm = 0 - (uint64_t)b;
+    for (unsigned k = 0; k < 3; k++) {
+        uint64_t v = ((p->sw[k] << 1) | (bm & p->sw_ones[k])) ^ _pdep_u64(o, p->sw_dm[k]);
+        uint64_t g = v & p->sw_guard[k];
+        p->sw[k] = v ^ g ^ (g >> p->sw_w[k]);
+    }
+    ghist_push(&p->g, b, p->fold, 0);
+}
+#else
+static int tage_has_bmi2(void) { return 0; }
+static void sw_push_bmi2(tm_tage *p, unsigned b) { sw_push(p, b); }
+#endif
+
+int tm_tage_use_bmi2(tm_tage *p, int on)
+{
+    p->sw_no_bmi2 = !on;
+    p->sw_bmi2 = on && p->swar && p->sw_pext_ok && tage_has_bmi2();
+    return p->sw_bmi2;
+}
+
 static void push(tm_tage *p, unsigned b)
 {
-    if (p->swar)
+    if (p->swar && p->sw_bmi2)
+        sw_push_bmi2(p, b);
+    else if (p->swar)
         sw_push(p, b);
     else
         ghist_push(&p->g, b, p->fold, 3 * p->cfg.tables);

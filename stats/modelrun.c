@@ -115,6 +115,9 @@ int tm_modelrun_feed(tm_modelrun *r, tmc_reader *rd, const char *in, void (*prog
     tmc_ahead *ah;
     if ((rc = tmc_ahead_open(rd, &ah)) != TM_OK)
         return tm_errf(rc, err, errlen, "%s: %s", in, tm_status_str(rc));
+    /* One model (no sweep): each record straight to it, a call less per
+     * record (tm model nx_b, 100 M generated instructions: 0.70 -> 0.65 s) */
+    tm_model *one = tm_sweep_count(sw) == 1 ? tm_sweep_model(sw, 0) : NULL;
     while ((rc = tmc_ahead_next(ah, &rec)) == 1) {
         if (rec->type == TMC_ENDING && (rec->flags == TMC_CUT_SIGNAL || rec->flags == TMC_CUT_SHORT)) {
             end->ending = rec->flags == TMC_CUT_SIGNAL ? TMT_CUT_SIGNAL : TMT_CUT_SHORT;
@@ -123,8 +126,8 @@ int tm_modelrun_feed(tm_modelrun *r, tmc_reader *rd, const char *in, void (*prog
             end->prog = tmt_prog_from_tmc(rec->flags);
             end->prog_code = (unsigned)rec->count;
         }
-        if ((rc = tm_sweep_put(sw, rec)) != TM_OK) {
-            size_t f = tm_sweep_failed(sw);
+        if ((rc = (one ? tm_model_put(one, rec) : tm_sweep_put(sw, rec))) != TM_OK) {
+            size_t f = one ? 0 : tm_sweep_failed(sw);
             uint64_t off = tmc_ahead_offset(ah);
             tmc_ahead_close(ah);
             if (tm_sweep_count(sw) > 1)

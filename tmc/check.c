@@ -34,12 +34,26 @@ const char *tmc_type_name(unsigned type)
     return type < sizeof names / sizeof names[0] ? names[type] : "?";
 }
 
+/* N zeroed elements of SIZE bytes in whole cache lines of their own: the
+ * reader writes a thread's pc at every branch, and on a thread of its own
+ * (tmc_ahead, the verifying replay's reader) a neighbour sharing the line
+ * costs whoever uses the neighbour a miss each time (tm model, the model's
+ * sweep struct, allocated next: 0.57 -> 0.49 s on 100 M instructions). */
+static void *line_calloc(size_t n, size_t size)
+{
+    size_t bytes = (n * size + 63u) & ~(size_t)63u;
+    void *p = aligned_alloc(64, bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
 int tmc_check_init(tmc_check *c, uint32_t threads)
 {
     memset(c, 0, sizeof *c);
     c->threads = threads;
-    c->state = calloc(threads ? threads : 1, sizeof *c->state);
-    c->pc = calloc(threads ? threads : 1, sizeof *c->pc);
+    c->state = line_calloc(threads ? threads : 1, sizeof *c->state);
+    c->pc = line_calloc(threads ? threads : 1, sizeof *c->pc);
     if (!c->state || !c->pc) {
         tmc_check_free(c);
         return TM_ERR_NOMEM;

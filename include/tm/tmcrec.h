@@ -37,13 +37,11 @@ typedef struct tmc_crec {
 _Static_assert(sizeof(tmc_crec) == 32, "two records per cache line");
 
 /* R (as tmc_reader_next filled it: the fields its type does not have are
- * 0) into V.  Without branches: the types alternate unpredictably.  R's
- * fields are loaded at the widths they were stored with: two of them merged
- * into one vector load would not be forwarded from the reader's stores (a
- * stall per record), hence no SLP vectorization. */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-slp-vectorize")))
-#endif
+ * 0) into V.  Without branches: the types alternate unpredictably.  Meant
+ * to be inlined where R lives in registers (tmc_reader_crecs); an
+ * optimize attribute here (say against SLP-merged loads, which a reader's
+ * fresh stores would not forward) would keep it out of line, and R in
+ * memory. */
 static inline void tmc_crec_pack(tmc_crec *v, const tmc_record *r)
 {
     unsigned t = r->type;

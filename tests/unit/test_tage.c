@@ -282,9 +282,12 @@ Test(tage, pred_set_state_bits_and_presets)
  * registers otherwise) against the folds computed directly from the
  * history (fold_of: spec §3.3.1's definition), after every step of a long
  * random sequence of outcomes and indirect branches, for the presets and
- * for configurations too wide to pack.  Also: predict_keep and the update
- * that follows it decide as a fresh lookup does. */
+ * for configurations too wide to pack, the packed words pushed with PEXT
+ * and PDEP (where the processor has BMI2) in one instance and with the
+ * byte tables in the other.  Also: predict_keep and the update that
+ * follows it decide as a fresh lookup does. */
 #include "../../cmodel/hist_int.h"
+#include "../../cmodel/tage_int.h"
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -328,6 +331,7 @@ Test(tage, packed_folds_equal_the_direct_folds)
         {256, 3, 32, 7, 3, 24},   /* tage-m */
         {512, 6, 64, 9, 3, 60},   /* tage-l: packed */
         {512, 7, 256, 8, 2, 64},  /* 7 x 9 bits: packed, to the last bit */
+        {512, 6, 64, 9, 3, 100},  /* packed, the longest histories past 64 bits */
         {1024, 8, 128, 9, 4, 128},/* 8 x 10 bits: per-table registers */
         {64, 8, 4096, 16, 1, 128},/* the widest */
         {16, 1, 2, 4, 1, 1},      /* the narrowest */
@@ -338,6 +342,10 @@ Test(tage, packed_folds_equal_the_direct_folds)
         tm_tage *p = NULL, *q = NULL;
         cr_assert_eq(tm_tage_new(c, &p), TM_OK);
         cr_assert_eq(tm_tage_new(c, &q), TM_OK);
+        if (!tm_tage_use_bmi2(p, 1))
+            cr_log_info("config %zu: both instances push with the byte tables (no BMI2 here, or two tables of one "
+                        "history length)", k);
+        cr_assert_eq(tm_tage_use_bmi2(q, 0), 0);
         tm_ghist g = {{0, 0}, c->lmax};
         for (int step = 0; step < 4000; step++) {
             uint64_t r = rnd(&s), pc = 0x400000 + (r & 0xffc), tgt = 0x500000 + ((r >> 12) & 0xfff0);
@@ -358,6 +366,7 @@ Test(tage, packed_folds_equal_the_direct_folds)
                 ghist_push(&g, (unsigned)taken, NULL, 0);
             }
             check_slots(c, p, &g, 0x400000 + ((r >> 20) & 0xffc), step);
+            check_slots(c, q, &g, 0x400000 + ((r >> 20) & 0xffc), step);
         }
         /* the two instances (with and without the kept lookups) agree */
         for (unsigned t = 0; t <= c->tables; t++)
