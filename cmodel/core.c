@@ -193,24 +193,28 @@ static inline void resync_bundle(const core *th, bundle *b)
     }
 }
 
-/* The length of LOST core T's resynchronization without its time stamp:
- * cached, formed again only when its fields changed (a LOST core's code
- * does not move, and its address changes only with its fields). */
+/* The length of LOST core T's resynchronization without its time stamp.
+ * While LOST, a core's tail, address, D bit and adaptive state stay and its
+ * gap grows (each cycle it retires something), and the gap is one field of
+ * either message (SYNC(OVERFLOW), END(lost): spec §4.3), chunked with the
+ * cnt code: so the message is formed once per tail and ending with a gap
+ * of 0 (cached) and the gap's length added from the table of chunked
+ * lengths (tests/unit/test_msg.c: resync_length_is_linear_in_the_gap). */
 static uint64_t rs_len(tm_model *m, uint32_t t)
 {
     core *th = &m->th[t];
-    if (!(th->rs_valid && th->rs_tail == th->tail && th->rs_gap == th->gap && th->rs_end == th->pend_end)) {
+    if (!(th->rs_valid && th->rs_tail == th->tail && th->rs_end == th->pend_end)) {
         bundle b;
         tm_msg msg;
         resync_bundle(th, &b);
+        b.gap = 0;
         bundle_msg(&b, t, 0, &msg);
-        th->rs_base = tm_msg_bits_a(&m->enc_nots, m->adapt, &msg);
+        th->rs_base = tm_msg_bits_a(&m->enc_nots, m->adapt, &msg) - m->lens.cnt[0];
         th->rs_tail = th->tail;
-        th->rs_gap = th->gap;
         th->rs_end = th->pend_end;
         th->rs_valid = 1;
     }
-    return th->rs_base;
+    return th->rs_base + m->lens.cnt[tm_nbits64(th->gap)];
 }
 
 uint64_t core_resync_floor(tm_model *m, uint32_t t)
@@ -240,8 +244,7 @@ void core_resync(tm_model *m, uint32_t t)
     /* A resynchronization that does not fit is offered again next cycle and
      * changes nothing: decide from the cached length (diffCC is the last
      * field, spec §4.3) before forming the bundle. */
-    rs_len(m, t);
-    uint64_t L = th->rs_base;
+    uint64_t L = rs_len(m, t);
     if (m->enc->timestamps)
         L += m->adaptive ? tm_eg_bits((m->cur - th->pcc) & m->ts_mask, tm_adapt_k(m->adapt[t].cc))
                          : m->lens.cc[tm_nbits64((m->cur - th->pcc) & m->ts_mask)];

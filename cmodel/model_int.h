@@ -103,9 +103,10 @@ typedef struct core {
     uint64_t icnt, bcnt, gap, tail;
     uint64_t pta, pcc, npc;
     uint64_t lost_cycle;
-    /* Cached length of the resynchronization message without diffCC, valid
-     * for (rs_tail, rs_gap, rs_end): a waiting thread offers every cycle. */
-    uint64_t rs_tail, rs_gap;
+    /* Cached length of the resynchronization message without diffCC and
+     * with a gap of 0, valid for (rs_tail, rs_end): a waiting thread offers
+     * every cycle, its gap growing (core.c, rs_len). */
+    uint64_t rs_tail;
     unsigned rs_base;
     uint8_t rs_end, rs_valid;
     tm_pred *pred;     /* private organization */

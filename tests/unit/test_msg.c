@@ -878,6 +878,68 @@ Test(msg_msg, round_trip_random_cfg)
     }
 }
 
+/* A resynchronization's length as the model computes it while a core is
+ * LOST (cmodel/core.c, rs_len): the message with a gap of 0, plus the
+ * chunked length of the gap from tm_msg_lens, less that of 0.  For SYNC
+ * (OVERFLOW) and END (lost), every encoding, with and without time stamps
+ * and data tracing, random chunk sizes, gaps across the chunk boundaries;
+ * tr_a with a random adaptive state. */
+Test(msg_msg, resync_length_is_linear_in_the_gap)
+{
+    rng r = {4242};
+    for (int iter = 0; iter < 400; iter++) {
+        tm_enc_cfg c;
+        tm_enc_cfg_default(&c, (tm_encoding)(iter % TM_ENCODINGS), 1 + (uint32_t)(rnd(&r) % 64), (int)(rnd(&r) & 1));
+        if (iter % 3 == 0) {
+            c.cnt_a = (uint8_t)(1 + rnd(&r) % 32);
+            c.cnt_b = (uint8_t)(1 + rnd(&r) % 32);
+        }
+        c.data = (uint8_t)(rnd(&r) % 3);
+        tm_msg_lens L;
+        tm_msg_lens_init(&L, &c);
+        tm_adapt a[64];
+        for (unsigned t = 0; t < c.threads; t++) {
+            tm_adapt_reset(&a[t]);
+            for (unsigned k = rnd(&r) % 20; k--;) {
+                tm_msg m = {0};
+                m.kind = TM_MSG_BRANCH;
+                m.ti = t;
+                m.cnt = 1 + rnd(&r) % 300;
+                m.t = (unsigned)(rnd(&r) & 1);
+                m.diff_cc = rnd(&r) % 5000;
+                tm_adapt_update(&c, a, &m);
+            }
+        }
+        for (int k = 0; k < 20; k++) {
+            tm_msg m = {0};
+            m.ti = (uint32_t)(rnd(&r) % c.threads);
+            m.icnt = rnd(&r) >> (rnd(&r) % 64);
+            m.dropped = (unsigned)(rnd(&r) & 1);
+            m.diff_cc = rnd(&r) % 100000;
+            if (k & 1) {
+                m.kind = TM_MSG_SYNC;
+                m.reason = TM_SYNC_OVERFLOW;
+                m.addr = rnd(&r);
+            } else {
+                m.kind = TM_MSG_END;
+                m.reason = (rnd(&r) & 1) ? TM_END_STOP : TM_END_EXIT;
+                m.lost = 1;
+            }
+            tm_msg z = m;
+            z.gap = 0;
+            unsigned base = tm_msg_bits_a(&c, a, &z);
+            cr_assert_gt(base, 0u);
+            for (unsigned b = 0; b <= 64; b++) {
+                /* b significant bits: the top one, the others random */
+                uint64_t top = b ? UINT64_C(1) << (b - 1) : 0, g = top | (rnd(&r) & (top ? top - 1 : 0));
+                m.gap = g;
+                cr_assert_eq(tm_msg_bits_a(&c, a, &m), base - L.cnt[0] + L.cnt[tm_nbits64(g)],
+                             "encoding %d, %s, gap %" PRIu64, (int)c.enc, m.kind == TM_MSG_SYNC ? "SYNC" : "END", g);
+            }
+        }
+    }
+}
+
 /* ---- worked examples: tr_e, N = 4 (Ti is 2 bits), time stamps on.
  * Chunk sizes: bcnt (3,2), ta (3,4), cc (4,2).  Each test encodes one
  * message, compares the exact bit string, decodes it back, and checks the
