@@ -139,6 +139,7 @@ static void accepted(tm_model *m, uint32_t t, const bundle *b, uint64_t target)
         th->state = ST_RUN;
         m->lost_count--;
     }
+    rs_floor_drop(m); /* (a LOST core's left: the floor holds, but may be loose) */
 }
 
 /* Core T becomes LOST in the current cycle (spec §3.5). */
@@ -155,6 +156,7 @@ static void make_lost(tm_model *m, uint32_t t, uint64_t tail, uint64_t gap, int 
     th->empty_tail = 0;
     th->st.losses++;
     m->lost_count++;
+    rs_floor_drop(m);
     if (!m->shared_pred)
         tm_pred_reset(th->pred);
 }
@@ -200,20 +202,25 @@ static inline void resync_bundle(const core *th, bundle *b)
  * cnt code: so the message is formed once per tail and ending with a gap
  * of 0 (cached) and the gap's length added from the table of chunked
  * lengths (tests/unit/test_msg.c: resync_length_is_linear_in_the_gap). */
-static uint64_t rs_len(tm_model *m, uint32_t t)
+static __attribute__((noinline)) void rs_form(tm_model *m, uint32_t t)
 {
     core *th = &m->th[t];
-    if (!(th->rs_valid && th->rs_tail == th->tail && th->rs_end == th->pend_end)) {
-        bundle b;
-        tm_msg msg;
-        resync_bundle(th, &b);
-        b.gap = 0;
-        bundle_msg(&b, t, 0, &msg);
-        th->rs_base = tm_msg_bits_a(&m->enc_nots, m->adapt, &msg) - m->lens.cnt[0];
-        th->rs_tail = th->tail;
-        th->rs_end = th->pend_end;
-        th->rs_valid = 1;
-    }
+    bundle b;
+    tm_msg msg;
+    resync_bundle(th, &b);
+    b.gap = 0;
+    bundle_msg(&b, t, 0, &msg);
+    th->rs_base = tm_msg_bits_a(&m->enc_nots, m->adapt, &msg) - m->lens.cnt[0];
+    th->rs_tail = th->tail;
+    th->rs_end = th->pend_end;
+    th->rs_valid = 1;
+}
+
+static inline uint64_t rs_len(tm_model *m, uint32_t t)
+{
+    core *th = &m->th[t];
+    if (__builtin_expect(!(th->rs_valid && th->rs_tail == th->tail && th->rs_end == th->pend_end), 0))
+        rs_form(m, t);
     return th->rs_base + m->lens.cnt[tm_nbits64(th->gap)];
 }
 
@@ -225,6 +232,20 @@ uint64_t core_resync_floor(tm_model *m, uint32_t t)
     uint64_t L = rs_len(m, t);
     if (m->enc->timestamps) /* the shortest diffCC: of 0 (lengths grow with the value) */
         L += m->adaptive ? tm_eg_bits(0, tm_adapt_k(m->adapt[t].cc)) : m->lens.cc[0];
+    return L;
+}
+
+uint64_t core_resync_len_at(tm_model *m, uint32_t t, uint64_t c, uint64_t *until)
+{
+    const core *th = &m->th[t];
+    *until = UINT64_MAX;
+    uint64_t L = rs_len(m, t);
+    if (m->enc->timestamps) { /* diffCC in cycle C, as core_resync forms it */
+        uint64_t d = (c - th->pcc) & m->ts_mask;
+        L += m->adaptive ? tm_eg_bits(d, tm_adapt_k(m->adapt[t].cc)) : m->lens.cc[tm_nbits64(d)];
+        if (m->ts_mask != UINT64_MAX)
+            *until = c + (m->ts_mask - d) + 1; /* there diffCC is 0 again */
+    }
     return L;
 }
 
@@ -241,6 +262,8 @@ void core_resync(tm_model *m, uint32_t t)
     uint64_t freeb = m->buf.B - m->buf.occ;
     if (freeb < m->resync_min)
         return; /* cannot fit, whatever its fields */
+    if (m->rs_floor_ok && m->cur < m->rs_until && freeb < m->rs_floor)
+        return; /* nor any LOST core's */
     /* A resynchronization that does not fit is offered again next cycle and
      * changes nothing: decide from the cached length (diffCC is the last
      * field, spec §4.3) before forming the bundle. */
@@ -450,8 +473,10 @@ static inline __attribute__((always_inline)) int group_body(tm_model *m, uint32_
         /* Retires into the gap; touches no predictor (spec §3.5). */
         th->gap += n + extra;
         th->st.lost_instructions += n + (ev && ev->type == TMC_BRANCH);
-        if (pend)
+        if (pend) {
             th->pend_end = (uint8_t)pend;
+            rs_floor_drop(m);
+        }
         if (n + extra)
             th->empty_tail = 0;
         else if (g->mem)
@@ -542,8 +567,10 @@ void core_flush(tm_model *m, uint32_t t)
         else
             dropped(m, t, th->icnt, 0, END_STOP);
     } else if (th->state == ST_LOST) {
-        if (!th->pend_end)
+        if (!th->pend_end) {
             th->pend_end = END_STOP;
+            rs_floor_drop(m);
+        }
         core_resync(m, t);
     }
 }

@@ -180,6 +180,20 @@ static __attribute__((noinline)) void lost_resyncs(tm_model *m, uint32_t limit)
      * own first tests, made once for all). */
     if (m->buf.B - m->buf.occ < m->resync_min || m->shared_drop)
         return;
+    if (!m->rs_floor_ok || m->cur >= m->rs_until) {
+        uint64_t f = UINT64_MAX, until = UINT64_MAX;
+        for (uint32_t t = 0; t < m->n; t++)
+            if (m->th[t].state == ST_LOST) {
+                uint64_t u, L = core_resync_len_at(m, t, m->cur, &u);
+                f = L < f ? L : f;
+                until = u < until ? u : until;
+            }
+        m->rs_floor = f;
+        m->rs_until = until;
+        m->rs_floor_ok = 1;
+    }
+    if (m->buf.B - m->buf.occ < m->rs_floor)
+        return;
     for (uint32_t j = m->next_core; j < limit; j++)
         if (m->th[j].state == ST_LOST)
             core_resync(m, j);

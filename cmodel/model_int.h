@@ -167,6 +167,15 @@ struct tm_model {
     int shared_drop;       /* a shared-organization drop happened in `cur` */
     int cycle_drop;        /* some message dropped in `cur` */
     uint32_t lost_count;   /* cores in ST_LOST */
+    /* No LOST core's resynchronization is shorter than RS_FLOOR bits before
+     * cycle RS_UNTIL (where a diffCC wraps), if RS_FLOOR_OK: taken in one
+     * cycle, it holds after it (while LOST a core's gap and diffCC only
+     * grow, and a field's length with them) until a core becomes LOST,
+     * resynchronizes or gets its pending END (rs_floor_drop).  Then most
+     * cycles of a loss, the buffer short of room, cost one comparison
+     * (lost_resyncs, core_resync). */
+    uint64_t rs_floor, rs_until;
+    int rs_floor_ok;
     uint32_t live_count;   /* cores in ST_RUN or ST_LOST */
     uint64_t last_cycle;
     int any_record, finished;
@@ -190,6 +199,13 @@ void core_resync(tm_model *m, uint32_t t);
 /* The shortest resynchronization LOST core T can offer in a cycle in which
  * its thread retires nothing (UINT64_MAX: it offers none then). */
 uint64_t core_resync_floor(tm_model *m, uint32_t t);
+/* The length of LOST core T's resynchronization if offered in cycle C
+ * (whether or not it may offer it then: right after a group of operands
+ * alone it may not); *UNTIL: the first cycle after C in which its diffCC
+ * has wrapped (UINT64_MAX: never). */
+uint64_t core_resync_len_at(tm_model *m, uint32_t t, uint64_t c, uint64_t *until);
+/* Forgets the floor (struct tm_model, rs_floor). */
+static inline void rs_floor_drop(tm_model *m) { m->rs_floor_ok = 0; }
 void core_flush(tm_model *m, uint32_t t);
 
 #endif
