@@ -237,25 +237,32 @@ static void advance_to(tm_model *m, uint64_t c)
             /* Cycles whose port transfer still leaves less room than the
              * shortest resynchronization a LOST core can offer in them (no
              * record changes its fields) cannot accept anything: drain them
-             * in bulk (identical to stepping them). */
-            uint64_t need_free = UINT64_MAX;
-            for (uint32_t t = 0; t < m->n; t++)
-                if (m->th[t].state == ST_LOST) {
-                    uint64_t f = core_resync_floor(m, t);
-                    need_free = f < need_free ? f : need_free;
-                }
+             * in bulk (identical to stepping them).  The shortest: the
+             * floor while it holds, else each core's with a diffCC of 0. */
+            uint64_t need_free = UINT64_MAX, until = c;
+            if (m->rs_floor_ok && m->next_cycle < m->rs_until) {
+                /* the floor (struct tm_model), until a diffCC wraps */
+                need_free = m->rs_floor;
+                until = m->rs_until < c ? m->rs_until : c;
+            } else {
+                for (uint32_t t = 0; t < m->n; t++)
+                    if (m->th[t].state == ST_LOST) {
+                        uint64_t f = core_resync_floor(m, t);
+                        need_free = f < need_free ? f : need_free;
+                    }
+            }
             tm_buffer *b = &m->buf;
             if (need_free > b->B) { /* none can offer, or none fits ever: idle to C */
-                buffer_port_bulk(b, c - m->next_cycle);
-                m->next_cycle = c;
+                buffer_port_bulk(b, until - m->next_cycle);
+                m->next_cycle = until;
                 continue;
             }
             if (b->occ > b->B - need_free) {
                 uint64_t excess = b->occ - (b->B - need_free);
                 uint64_t j = (excess + b->W - 1) / b->W; /* first cycle with room */
                 uint64_t skip = j - 1;
-                if (skip > c - m->next_cycle)
-                    skip = c - m->next_cycle;
+                if (skip > until - m->next_cycle)
+                    skip = until - m->next_cycle;
                 if (skip) {
                     buffer_port_bulk(b, skip);
                     m->next_cycle += skip;

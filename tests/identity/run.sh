@@ -76,6 +76,10 @@ model m4.tmc --data all --buffer min --port 4 --shared
 model m4.tmc --cfiat --cache 1K --assoc 2 --line 16 --granularity 4 --chunks-fah 2,2
 model m4.tmc --cfiat --cache study --encoding tr_b
 model m2.tmc --data all --encoding nx_b --timestamps
+# (issue 39) LOST cores whose diffCC wraps while the buffer drains: the
+# model's bulk of idle cycles must stop at the wrap (cmodel/model.c,
+# advance_to).  Hashes of bd7eba8's outputs.
+model d4.tmc --config small --encoding tr_e --port 1 --timestamps --ts-bits 8
 
 # Decode: listings and verification of some of those traces.
 run "decode t1" "$TM" decode t1.tmt
