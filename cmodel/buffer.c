@@ -11,6 +11,10 @@ void buffer_init(tm_buffer *b, uint32_t buffer_bits, uint32_t port_bits, uint32_
     b->B = buffer_bits;
     b->W = port_bits;
     b->reserve = reserve;
+    b->wshift = -1;
+    for (int k = 0; k < 32; k++)
+        if (port_bits == 1u << k)
+            b->wshift = k;
     tm_bitbuf_init(&b->trace);
 }
 

@@ -259,7 +259,7 @@ static void advance_to(tm_model *m, uint64_t c)
             }
             if (b->occ > b->B - need_free) {
                 uint64_t excess = b->occ - (b->B - need_free);
-                uint64_t j = (excess + b->W - 1) / b->W; /* first cycle with room */
+                uint64_t j = buffer_cycles_for(b, excess); /* first cycle with room */
                 uint64_t skip = j - 1;
                 if (skip > until - m->next_cycle)
                     skip = until - m->next_cycle;

@@ -27,6 +27,7 @@ typedef struct tm_buffer {
     uint64_t occ;          /* bits held */
     uint32_t B, W;         /* BUF_BITS, PORT_BITS */
     uint32_t reserve;      /* RESERVE: room kept for resynchronizations */
+    int wshift;            /* log2 W if W is a power of two, else -1 */
     uint64_t peak;         /* peak occupancy */
     uint64_t busy, idle;   /* port cycles with and without a bit */
     tm_bitbuf trace;       /* every accepted bit, in order */
@@ -44,10 +45,17 @@ static inline void buffer_port_cycle(tm_buffer *b)
     else
         b->idle++;
 }
+/* Cycles the port needs to send N bits (a shift where W is a power of two,
+ * as the presets' ports are: it is on the path of each idle stretch of a
+ * loss, advance_to). */
+static inline uint64_t buffer_cycles_for(const tm_buffer *b, uint64_t n)
+{
+    return b->wshift >= 0 ? (n + b->W - 1) >> b->wshift : (n + b->W - 1) / b->W;
+}
 /* Cycles the port needs to empty the buffer. */
 static inline uint64_t buffer_drain_cycles(const tm_buffer *b)
 {
-    return (b->occ + b->W - 1) / b->W;
+    return buffer_cycles_for(b, b->occ);
 }
 /* K cycles in which nothing is offered: only the port drains. */
 static inline void buffer_port_bulk(tm_buffer *b, uint64_t k)
