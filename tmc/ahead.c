@@ -24,7 +24,7 @@
 #include "tm/tmcrec.h"
 
 #define BATCH 8192u
-#define RING 4u
+#define RING 8u
 
 /* A MODULE record's path and build id, in the batch's bytes. */
 typedef struct module_ref {
@@ -57,11 +57,12 @@ struct tmc_ahead {
     pthread_cond_t full, empty;
     uint32_t head, tail;  /* batches filled: [head, tail) (counters, mod RING) */
     int stop;             /* the caller closes: the thread ends */
+    int rwait, cwait;     /* the reader, the caller sleeps (under MU): signal it */
     _Alignas(64) tmc_record rrec; /* the reader's */
     /* the caller's side */
     _Alignas(64) batch *cur;
     uint32_t pos, nval, nmod;
-    uint64_t offset;
+    uint64_t offset;      /* of the last record of the batches handed back */
     int done;             /* the caller has seen the status */
     tmc_record rec;       /* the record delivered */
 };
@@ -157,8 +158,14 @@ static void *reader_main(void *arg)
     tmc_ahead *a = arg;
     for (;;) {
         pthread_mutex_lock(&a->mu);
-        while (!a->stop && a->tail - a->head == RING)
-            pthread_cond_wait(&a->empty, &a->mu);
+        if (!a->stop && a->tail - a->head == RING) {
+            /* full: sleep until half the ring is free (a wake-up per RING /
+             * 2 batches, not one per batch) */
+            a->rwait = 1;
+            while (!a->stop && a->tail - a->head > RING / 2)
+                pthread_cond_wait(&a->empty, &a->mu);
+            a->rwait = 0;
+        }
         int stop = a->stop;
         uint32_t slot = a->tail % RING;
         pthread_mutex_unlock(&a->mu);
@@ -168,7 +175,8 @@ static void *reader_main(void *arg)
         fill_batch(a, b);
         pthread_mutex_lock(&a->mu);
         a->tail++;
-        pthread_cond_signal(&a->full);
+        if (a->cwait)
+            pthread_cond_signal(&a->full);
         pthread_mutex_unlock(&a->mu);
         if (b->rc != 1)
             return NULL;
@@ -208,6 +216,8 @@ int tmc_ahead_open(tmc_reader *rd, tmc_ahead **out)
 /* Without a thread (it could not be started) the batches are filled here. */
 static int next_batch(tmc_ahead *a)
 {
+    if (a->cur && a->pos) /* (the batch is about to be given back or refilled) */
+        a->offset = a->cur->off0 + a->cur->off[a->pos - 1];
     if (!a->started) {
         fill_batch(a, &a->b[0]);
         a->cur = &a->b[0];
@@ -217,10 +227,13 @@ static int next_batch(tmc_ahead *a)
     pthread_mutex_lock(&a->mu);
     if (a->cur) { /* hand the finished batch back */
         a->head++;
-        pthread_cond_signal(&a->empty);
+        if (a->rwait && a->tail - a->head <= RING / 2)
+            pthread_cond_signal(&a->empty);
     }
+    a->cwait = 1;
     while (a->tail == a->head)
         pthread_cond_wait(&a->full, &a->mu);
+    a->cwait = 0;
     a->cur = &a->b[a->head % RING];
     pthread_mutex_unlock(&a->mu);
     a->pos = a->nval = a->nmod = 0;
@@ -236,7 +249,7 @@ int tmc_ahead_next(tmc_ahead *a, const tmc_record **rec)
         if (b && a->pos < b->n) {
             tmc_record *r = &a->rec;
             tmc_crec_unpack(r, &b->rec[a->pos]);
-            a->offset = b->off0 + b->off[a->pos++];
+            a->pos++;
             if (__builtin_expect(r->type == TMC_MEM, 0)) {
                 memcpy(r->value, b->val + a->nval, r->size);
                 memset(r->value + r->size, 0, TMC_MAX_OPERAND - r->size);
@@ -259,7 +272,12 @@ int tmc_ahead_next(tmc_ahead *a, const tmc_record **rec)
     }
 }
 
-uint64_t tmc_ahead_offset(const tmc_ahead *a) { return a->offset; }
+/* The current batch's records are the caller's until the next batch: the
+ * offset is read from it, not kept per record. */
+uint64_t tmc_ahead_offset(const tmc_ahead *a)
+{
+    return a->cur && a->pos ? a->cur->off0 + a->cur->off[a->pos - 1] : a->offset;
+}
 
 void tmc_ahead_close(tmc_ahead *a)
 {
