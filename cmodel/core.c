@@ -377,8 +377,7 @@ static void core_branch(tm_model *m, uint32_t t, const tmc_record *ev, bundle *b
     case TMC_COND:
         if (tr) {
             th->bcnt++;
-            int pred = pred_cond_predict(p, ev->pc);
-            pred_cond_update(p, ev->pc, ev->taken);
+            int pred = pred_cond_step(p, ev->pc, ev->taken);
             th->st.cond_predicted++;
             if (pred != ev->taken) {
                 th->st.cond_mispredicted++;

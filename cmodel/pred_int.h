@@ -67,6 +67,34 @@ static inline void pred_cond_update(tm_pred *p, uint64_t pc, int taken)
     p->bhr = ((p->bhr << 1) | (taken ? 1u : 0u)) & p->gmask;
 }
 
+/* pred_cond_predict, then pred_cond_update with TAKEN: the prediction. */
+static inline int pred_cond_step(tm_pred *p, uint64_t pc, int taken)
+{
+    if (p->tage) {
+        if (p->ittage)
+            tm_ittage_push_cond(p->ittage, taken);
+        return tm_tage_predict_update(p->tage, pc, taken);
+    }
+    int pred = pred_cond_predict(p, pc);
+    pred_cond_update(p, pc, taken);
+    return pred;
+}
+
+/* The same where the outcome is the prediction, or its opposite if MISS:
+ * the outcome. */
+static inline int pred_cond_follow(tm_pred *p, uint64_t pc, int miss)
+{
+    if (p->tage) {
+        int taken = tm_tage_follow(p->tage, pc, miss);
+        if (p->ittage)
+            tm_ittage_push_cond(p->ittage, taken);
+        return taken;
+    }
+    int taken = pred_cond_predict(p, pc) ^ (miss != 0);
+    pred_cond_update(p, pc, taken);
+    return taken;
+}
+
 static inline void pred_ibtb_slot(const tm_pred *p, uint64_t pc, uint32_t *set, uint32_t *tag)
 {
     *tag = (uint32_t)((p->pir ^ (pc >> 10)) & 0xFF);

@@ -383,17 +383,11 @@ int tm_tage_predict_keep(tm_tage *p, uint64_t pc)
     return p->kept.pred;
 }
 
-void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
+/* The update of PC with outcome T after lookup LP (the history unchanged
+ * since the lookup). */
+static inline void update_with(tm_tage *p, uint64_t pc, const tage_pick *lp, unsigned t)
 {
     const tm_tage_cfg *c = &p->cfg;
-    tage_pick lk;
-    const tage_pick *lp = &lk; /* read only: no copy of the kept one */
-    if (p->kept_ok && p->kept_pc == pc)
-        lp = &p->kept;
-    else
-        pick(p, pc, &lk);
-    p->kept_ok = 0;
-    unsigned t = taken ? 1u : 0u;
     p->counts.hits[lp->prov]++;
     p->counts.use_alt += (unsigned)lp->used_alt;
     tage_ent *pe = lp->pe;
@@ -455,6 +449,38 @@ void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
         }
     }
     push(p, t);
+}
+
+
+void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
+{
+    tage_pick lk;
+    const tage_pick *lp = &lk; /* read only: no copy of the kept one */
+    if (p->kept_ok && p->kept_pc == pc)
+        lp = &p->kept;
+    else
+        pick(p, pc, &lk);
+    p->kept_ok = 0;
+    update_with(p, pc, lp, taken ? 1u : 0u);
+}
+
+int tm_tage_predict_update(tm_tage *p, uint64_t pc, int taken)
+{
+    tage_pick k;
+    pick(p, pc, &k);
+    p->kept_ok = 0;
+    update_with(p, pc, &k, taken ? 1u : 0u);
+    return k.pred;
+}
+
+int tm_tage_follow(tm_tage *p, uint64_t pc, int miss)
+{
+    tage_pick k;
+    pick(p, pc, &k);
+    p->kept_ok = 0;
+    unsigned t = (unsigned)(k.pred ^ (miss != 0));
+    update_with(p, pc, &k, t);
+    return (int)t;
 }
 
 void tm_tage_push_indirect(tm_tage *p, uint64_t pc, uint64_t target)

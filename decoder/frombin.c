@@ -505,8 +505,7 @@ static inline __attribute__((always_inline)) int gen_fast_branch(fb *f, uint32_t
         is_msg = d->bcnt + 1 == d->m.cnt;
         if (is_msg && d->m.t)
             return 0;
-        taken = pred_cond_predict(p, pc) ^ is_msg;
-        pred_cond_update(p, pc, taken);
+        taken = pred_cond_follow(p, pc, is_msg);
         d->bcnt++;
         break;
     }

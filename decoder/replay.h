@@ -182,13 +182,11 @@ static inline int rp_branch_inline(rp_state *v, uint32_t t, unsigned cls, uint64
         }
         switch (cls) {
         case TMC_COND: {
-            int pred = pred_cond_predict(p, pc);
             if (is_msg && d->m.t) {
                 snprintf(why, n, "the message reports a target misprediction at a conditional branch");
                 return TM_ERR_MISMATCH;
             }
-            taken = is_msg ? !pred : pred;
-            pred_cond_update(p, pc, taken);
+            taken = pred_cond_follow(p, pc, is_msg);
             break;
         }
         case TMC_JUMP:

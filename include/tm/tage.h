@@ -75,6 +75,12 @@ int tm_tage_predict(const tm_tage *p, uint64_t pc);  /* 1 = taken */
 int tm_tage_predict_keep(tm_tage *p, uint64_t pc);
 /* Trains the tables with the outcome and shifts it into the history. */
 void tm_tage_update(tm_tage *p, uint64_t pc, int taken);
+/* tm_tage_predict, then tm_tage_update with TAKEN, in one lookup: the
+ * prediction (the model: the outcome is known). */
+int tm_tage_predict_update(tm_tage *p, uint64_t pc, int taken);
+/* The same where the outcome is the prediction, or its opposite if MISS
+ * (a replay: the trace says where the predictor missed): the outcome. */
+int tm_tage_follow(tm_tage *p, uint64_t pc, int miss);
 /* Shifts the history bits of an indirect branch (spec §3.3.1). */
 void tm_tage_push_indirect(tm_tage *p, uint64_t pc, uint64_t target);
 /* Entry IDX of table T (0 = base: only ctr); 0 if out of range. */

@@ -285,7 +285,8 @@ Test(tage, pred_set_state_bits_and_presets)
  * for configurations too wide to pack, the packed words pushed with PEXT
  * and PDEP (where the processor has BMI2) in one instance and with the
  * byte tables in the other.  Also: predict_keep and the update that
- * follows it decide as a fresh lookup does. */
+ * follows it decide as a fresh lookup does, and tm_tage_predict_update and
+ * tm_tage_follow as the two calls do. */
 #include "../../cmodel/hist_int.h"
 #include "../../cmodel/tage_int.h"
 
@@ -339,9 +340,11 @@ Test(tage, packed_folds_equal_the_direct_folds)
     uint64_t s = 0x9e3779b97f4a7c15ull;
     for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
         const tm_tage_cfg *c = &cfgs[k];
-        tm_tage *p = NULL, *q = NULL;
+        tm_tage *p = NULL, *q = NULL, *u = NULL, *f = NULL;
         cr_assert_eq(tm_tage_new(c, &p), TM_OK);
         cr_assert_eq(tm_tage_new(c, &q), TM_OK);
+        cr_assert_eq(tm_tage_new(c, &u), TM_OK); /* tm_tage_predict_update */
+        cr_assert_eq(tm_tage_new(c, &f), TM_OK); /* tm_tage_follow */
         if (!tm_tage_use_bmi2(p, 1))
             cr_log_info("config %zu: both instances push with the byte tables (no BMI2 here, or two tables of one "
                         "history length)", k);
@@ -352,6 +355,8 @@ Test(tage, packed_folds_equal_the_direct_folds)
             if ((r >> 40) % 8 == 0) {
                 tm_tage_push_indirect(p, pc, tgt);
                 tm_tage_push_indirect(q, pc, tgt);
+                tm_tage_push_indirect(u, pc, tgt);
+                tm_tage_push_indirect(f, pc, tgt);
                 unsigned h = (unsigned)(((tgt >> 4) ^ pc) & 3u);
                 ghist_push(&g, h >> 1, NULL, 0);
                 ghist_push(&g, h & 1u, NULL, 0);
@@ -363,21 +368,31 @@ Test(tage, packed_folds_equal_the_direct_folds)
                 cr_assert_eq(tm_tage_predict_keep(p, pc), want.pred, "config %zu step %d: predict_keep", k, step);
                 tm_tage_update(p, pc, taken);
                 tm_tage_update(q, pc, taken); /* no kept lookup */
+                cr_assert_eq(tm_tage_predict_update(u, pc, taken), want.pred, "config %zu step %d: predict_update", k,
+                             step);
+                cr_assert_eq(tm_tage_follow(f, pc, want.pred != taken), taken, "config %zu step %d: follow", k, step);
                 ghist_push(&g, (unsigned)taken, NULL, 0);
             }
             check_slots(c, p, &g, 0x400000 + ((r >> 20) & 0xffc), step);
             check_slots(c, q, &g, 0x400000 + ((r >> 20) & 0xffc), step);
         }
-        /* the two instances (with and without the kept lookups) agree */
-        for (unsigned t = 0; t <= c->tables; t++)
-            for (uint32_t i = 0; i < (t ? c->entries : c->base); i++) {
-                tm_tage_entry a, b;
-                tm_tage_get_entry(p, t, i, &a);
-                tm_tage_get_entry(q, t, i, &b);
-                cr_assert(a.valid == b.valid && a.tag == b.tag && a.ctr == b.ctr && a.u == b.u,
-                          "config %zu: table %u entry %u differs", k, t, i);
-            }
+        /* the instances (with and without the kept lookups, in one call
+         * with the outcome or with the miss) agree */
+        const tm_tage *others[] = {q, u, f};
+        for (int o = 0; o < 3; o++)
+            for (unsigned t = 0; t <= c->tables; t++)
+                for (uint32_t i = 0; i < (t ? c->entries : c->base); i++) {
+                    tm_tage_entry a, b;
+                    tm_tage_get_entry(p, t, i, &a);
+                    tm_tage_get_entry(others[o], t, i, &b);
+                    cr_assert(a.valid == b.valid && a.tag == b.tag && a.ctr == b.ctr && a.u == b.u,
+                              "config %zu: instance %d: table %u entry %u differs", k, o, t, i);
+                }
+        cr_assert_eq(tm_tage_use_alt_ctr(u), tm_tage_use_alt_ctr(p));
+        cr_assert_eq(tm_tage_use_alt_ctr(f), tm_tage_use_alt_ctr(p));
         tm_tage_free(p);
         tm_tage_free(q);
+        tm_tage_free(u);
+        tm_tage_free(f);
     }
 }
