@@ -23,7 +23,7 @@
 #include "tm/tmc.h"
 #include "tm/tmcrec.h"
 
-#define BATCH 8192u
+#define BATCH 4096u
 #define RING 8u
 
 /* A MODULE record's path and build id, in the batch's bytes. */
