@@ -224,29 +224,28 @@ static inline uint64_t rs_len(tm_model *m, uint32_t t)
     return th->rs_base + m->lens.cnt[tm_nbits64(th->gap)];
 }
 
+/* Core T's diffCC field for the value D (0 without time stamps). */
+static inline uint64_t cc_len(const tm_model *m, uint32_t t, uint64_t d)
+{
+    if (!m->enc->timestamps)
+        return 0;
+    return m->adaptive ? tm_eg_bits(d, tm_adapt_k(m->adapt[t].cc)) : m->lens.cc[tm_nbits64(d)];
+}
+
 uint64_t core_resync_floor(tm_model *m, uint32_t t)
 {
     const core *th = &m->th[t];
     if (th->empty_tail && !th->pend_end)
         return UINT64_MAX;
-    uint64_t L = rs_len(m, t);
-    if (m->enc->timestamps) /* the shortest diffCC: of 0 (lengths grow with the value) */
-        L += m->adaptive ? tm_eg_bits(0, tm_adapt_k(m->adapt[t].cc)) : m->lens.cc[0];
-    return L;
+    return rs_len(m, t) + cc_len(m, t, 0); /* the shortest diffCC: of 0 (lengths grow with the value) */
 }
 
 uint64_t core_resync_len_at(tm_model *m, uint32_t t, uint64_t c, uint64_t *until)
 {
-    const core *th = &m->th[t];
-    *until = UINT64_MAX;
-    uint64_t L = rs_len(m, t);
-    if (m->enc->timestamps) { /* diffCC in cycle C, as core_resync forms it */
-        uint64_t d = (c - th->pcc) & m->ts_mask;
-        L += m->adaptive ? tm_eg_bits(d, tm_adapt_k(m->adapt[t].cc)) : m->lens.cc[tm_nbits64(d)];
-        if (m->ts_mask != UINT64_MAX)
-            *until = c + (m->ts_mask - d) + 1; /* there diffCC is 0 again */
-    }
-    return L;
+    uint64_t d = (c - m->th[t].pcc) & m->ts_mask; /* diffCC in cycle C */
+    *until = m->enc->timestamps && m->ts_mask != UINT64_MAX ? c + (m->ts_mask - d) + 1 /* there it is 0 again */
+                                                             : UINT64_MAX;
+    return rs_len(m, t) + cc_len(m, t, d);
 }
 
 /* A LOST core offers its resynchronization in its slot (spec §3.5). */
@@ -267,10 +266,7 @@ void core_resync(tm_model *m, uint32_t t)
     /* A resynchronization that does not fit is offered again next cycle and
      * changes nothing: decide from the cached length (diffCC is the last
      * field, spec §4.3) before forming the bundle. */
-    uint64_t L = rs_len(m, t);
-    if (m->enc->timestamps)
-        L += m->adaptive ? tm_eg_bits((m->cur - th->pcc) & m->ts_mask, tm_adapt_k(m->adapt[t].cc))
-                         : m->lens.cc[tm_nbits64((m->cur - th->pcc) & m->ts_mask)];
+    uint64_t until, L = core_resync_len_at(m, t, m->cur, &until);
     if (L > freeb)
         return;
     bundle b;
