@@ -13,6 +13,7 @@
 #include <string.h>
 #include "model_int.h"
 #include "tm/isa.h"
+#include "tm/tmcrec.h"
 
 /* ---------------------------------------------------------------- life */
 
@@ -452,6 +453,58 @@ int tm_model_put(tm_model *m, const tmc_record *r)
     if (m->grp && r->tid == m->g_tid && r->cycle == m->cur && r->type >= TMC_START && r->type <= TMC_MEM)
         return add_to_group(m, r);
     return put_other(m, r);
+}
+
+/* tm_model_put of each of N compact records in turn (include/tm/model.h),
+ * without a tmc_record for the RUN and MEM records: a RUN or MEM of the
+ * group being assembled is added from its compact fields, an event is
+ * unpacked for the core.  Stops before a record of another type than
+ * START..MEM. */
+int tm_model_put_crecs(tm_model *m, const tmc_crec *v, size_t n, const uint8_t *vals, size_t *done,
+                       size_t *vdone)
+{
+    size_t i = 0, nv = 0;
+    int rc = TM_OK;
+    for (; i < n; i++) {
+        const tmc_crec *c = &v[i];
+        unsigned t = c->type;
+        if (t < TMC_START || t > TMC_MEM)
+            break;
+        if (!(m->grp && c->tid == m->g_tid && c->cycle == m->cur)) {
+            if (m->finished) {
+                snprintf(m->err, sizeof m->err, "record after tm_model_finish");
+                rc = TM_ERR_STATE;
+                break;
+            }
+            if ((rc = open_group(m, c->tid, c->cycle)) != TM_OK)
+                break;
+        }
+        if (t == TMC_RUN) {
+            m->g.n += c->y;
+            m->g.npc = c->pc + c->x;
+            m->g.has_npc = 1;
+        } else if (t == TMC_MEM) {
+            unsigned size = c->y & 0xff;
+            uint8_t w[TMC_MAX_OPERAND + 8]; /* whole words, as put_mem_fields reads them */
+            const uint8_t *val = vals + nv;
+            if (m->data && !(c->info & TMC_MEM_STORE) && size <= TMC_MAX_OPERAND) {
+                memset(w, 0, sizeof w);
+                memcpy(w, vals + nv, size);
+                val = w;
+            }
+            if ((rc = put_mem_fields(m, c->cycle, c->tid, c->info, size, c->x, val)) != TM_OK)
+                break;
+            nv += size;
+        } else {
+            tmc_record ev;
+            tmc_crec_unpack(&ev, c);
+            if ((rc = flush_group(m, &ev)) != TM_OK)
+                break;
+        }
+    }
+    *done = i;
+    *vdone = nv;
+    return rc;
 }
 
 /* T += S, counter by counter: tm_thread_stats holds only uint64_t counters

@@ -272,6 +272,29 @@ int tmc_ahead_next(tmc_ahead *a, const tmc_record **rec)
     }
 }
 
+size_t tmc_ahead_crecs(tmc_ahead *a, const tmc_crec **recs, const uint8_t **vals)
+{
+    for (;;) {
+        batch *b = a->cur;
+        if (a->done)
+            return 0;
+        if (b && a->pos < b->n) {
+            *recs = &b->rec[a->pos];
+            *vals = b->val + a->nval;
+            return b->n - a->pos;
+        }
+        if (b && b->rc != 1)
+            return 0; /* the status: tmc_ahead_next's */
+        next_batch(a);
+    }
+}
+
+void tmc_ahead_advance(tmc_ahead *a, size_t k, size_t vbytes)
+{
+    a->pos += (uint32_t)k;
+    a->nval += (uint32_t)vbytes;
+}
+
 /* The current batch's records are the caller's until the next batch: the
  * offset is read from it, not kept per record. */
 uint64_t tmc_ahead_offset(const tmc_ahead *a)

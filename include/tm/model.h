@@ -147,6 +147,16 @@ int tm_model_put(tm_model *m, const tmc_record *r);
 /* The records of group G (tm/tmc.h) at once: the same checks, the same
  * result as putting them one by one. */
 int tm_model_put_group(tm_model *m, const tmc_group *g);
+/* The compact records (tm/tmcrec.h) V[0..N-1] as tm_model_put of each in
+ * turn, the same checks, the same result, and cheaper per record (no
+ * tmc_record for a RUN or MEM of the group being assembled).  VALS holds
+ * the MEM records' values in order, each its size long.  It stops before
+ * the first record whose type is not START..MEM (for tm_model_put) or at
+ * the first error: *DONE is the number of records put, *VDONE that of the
+ * value bytes they took; the error is that of record *DONE. */
+struct tmc_crec;
+int tm_model_put_crecs(tm_model *m, const struct tmc_crec *v, size_t n, const uint8_t *vals, size_t *done,
+                       size_t *vdone);
 /* End of stream: flush (spec §3.7) and drain the port. */
 int tm_model_finish(tm_model *m);
 /* The port bits, in order (valid after finish; grows during the run). */

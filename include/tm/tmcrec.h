@@ -123,4 +123,16 @@ static inline void tmc_crec_unpack(tmc_record *r, const tmc_crec *v)
  * not pass through memory on the way (tmc/reader.c). */
 size_t tmc_reader_crecs(tmc_reader *r, tmc_crec *out, size_t max, uint8_t *vals, size_t *nvals, uint32_t *ends);
 
+/* tmc_ahead's records (tm/tmc.h) as they travel, for a consumer that takes
+ * them in runs (tm_model_put_crecs): *RECS points to the next records of
+ * the current batch (the next batch's once this one is used up), *VALS to
+ * their MEM values, in order, each its size long; how many, 0 at the end
+ * (tmc_ahead_next then gives the status).  Valid until the next call of
+ * tmc_ahead_next or tmc_ahead_crecs.  The caller takes K of them, all of
+ * types START..MEM, whose values are VBYTES long, with tmc_ahead_advance;
+ * the others (MODULE, END, ENDING) with tmc_ahead_next, which may be mixed
+ * with these calls.  tmc_ahead_offset is then that of the K-th. */
+size_t tmc_ahead_crecs(tmc_ahead *a, const tmc_crec **recs, const uint8_t **vals);
+void tmc_ahead_advance(tmc_ahead *a, size_t k, size_t vbytes);
+
 #endif

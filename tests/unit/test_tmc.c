@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "tm/tmc.h"
+#include "tm/tmcrec.h"
 
 /* ---- temporary directory (one per test; Criterion runs each test in its
  * own process) ---- */
@@ -1867,6 +1868,66 @@ static void ahead_compare(const char *p, int want_err)
     tmc_reader_close(q);
 }
 
+/* The same, taken as compact records in runs (tmc_ahead_crecs,
+ * tmc_ahead_advance: of 1 to 900 records, up to the first of another type
+ * than START..MEM) mixed with tmc_ahead_next for the others: the same
+ * records, values and offsets. */
+static void ahead_compare_crecs(const char *p, int want_err)
+{
+    tmc_reader *r = NULL, *q = NULL;
+    char e[600] = "";
+    cr_assert_eq(tmc_reader_open(p, &r, e, sizeof e), 0, "%s", e);
+    cr_assert_eq(tmc_reader_open(p, &q, e, sizeof e), 0, "%s", e);
+    tmc_ahead *a = NULL;
+    cr_assert_eq(tmc_ahead_open(q, &a), TM_OK);
+    tmc_record exp, got;
+    const tmc_record *nx;
+    size_t i = 0, want = 1, spans = 0;
+    int rc = 1;
+    for (;;) {
+        const tmc_crec *v;
+        const uint8_t *vals;
+        size_t n = tmc_ahead_crecs(a, &v, &vals), k = 0, vb = 0;
+        while (k < n && k < want && v[k].type >= TMC_START && v[k].type <= TMC_MEM) {
+            cr_assert_eq((rc = tmc_reader_next(r, &exp)), 1, "record %zu: tmc_ahead has one more", i);
+            tmc_crec_unpack(&got, &v[k]);
+            if (got.type == TMC_MEM) {
+                memcpy(got.value, vals + vb, got.size);
+                memset(got.value + got.size, 0, TMC_MAX_OPERAND - got.size);
+                vb += got.size;
+                cr_assert_eq(memcmp(got.value, exp.value, sizeof got.value), 0, "record %zu: value", i);
+            }
+            assert_same(&got, &exp, i);
+            k++;
+            i++;
+        }
+        if (k) {
+            tmc_ahead_advance(a, k, vb);
+            cr_assert_eq(tmc_ahead_offset(a), tmc_reader_offset(r), "record %zu: offset", i - 1);
+            spans++;
+            want = want * 13 % 900 + 1;
+            continue;
+        }
+        /* the next record is another type's, or the end */
+        rc = tmc_reader_next(r, &exp);
+        int rc2 = tmc_ahead_next(a, &nx);
+        cr_assert_eq(rc2, rc, "record %zu: tmc_ahead_next %d, the reader %d", i, rc2, rc);
+        if (rc != 1)
+            break;
+        assert_same(nx, &exp, i);
+        cr_assert_eq(tmc_ahead_offset(a), tmc_reader_offset(r), "record %zu: offset", i);
+        i++;
+    }
+    cr_assert(want_err ? rc < 0 : rc == 0, "the reader ends with %d (%s)", rc, tmc_reader_error(r));
+    cr_assert_eq(tmc_ahead_crecs(a, NULL, NULL), 0, "no more compact records at the end");
+    cr_assert_eq(tmc_ahead_next(a, &nx), rc, "tmc_ahead ends as the reader does");
+    tmc_ahead_close(a);
+    cr_assert_str_eq(tmc_reader_error(q), tmc_reader_error(r));
+    cr_assert_gt(spans, 100);
+    tmc_reader_close(r);
+    tmc_reader_close(q);
+}
+
 Test(tmc, ahead_is_the_reader_on_another_thread)
 {
     tdir d;
@@ -1875,6 +1936,7 @@ Test(tmc, ahead_is_the_reader_on_another_thread)
     snprintf(p, sizeof p, "%s", tdir_path(&d, "a.tmc"));
     ahead_stream(p, 100000);
     ahead_compare(p, 0);
+    ahead_compare_crecs(p, 0);
     /* cut: the same records, then the same error */
     size_t n;
     uint8_t *bytes = read_file(p, &n);
@@ -1882,6 +1944,7 @@ Test(tmc, ahead_is_the_reader_on_another_thread)
     write_file(cut, bytes, n * 2 / 3);
     free(bytes);
     ahead_compare(cut, 1);
+    ahead_compare_crecs(cut, 1);
     /* closed after a few records: the thread is stopped and joined */
     tmc_reader *q = NULL;
     cr_assert_eq(tmc_reader_open(p, &q, NULL, 0), 0);
