@@ -476,7 +476,8 @@ static inline __attribute__((always_inline)) int group_body(tm_model *m, uint32_
             th->empty_tail = 0;
         else if (g->mem)
             th->empty_tail = 1;
-        core_resync(m, t);
+        if (rs_may_fit(m))
+            core_resync(m, t);
         return TM_OK;
     }
 

@@ -203,7 +203,7 @@ static __attribute__((noinline)) void lost_resyncs(tm_model *m, uint32_t limit)
 /* Slots of LOST cores before core LIMIT that have no group this cycle. */
 static inline void lost_slots(tm_model *m, uint32_t limit)
 {
-    if (__builtin_expect(m->lost_count != 0, 0))
+    if (__builtin_expect(m->lost_count != 0, 0) && rs_may_fit(m))
         lost_resyncs(m, limit);
     if (limit > m->next_core)
         m->next_core = limit;
@@ -294,7 +294,8 @@ static inline __attribute__((always_inline)) int group_slot(tm_model *m, const t
  * that flush_group's callers need no stack frame for it). */
 static __attribute__((noinline)) int lost_then_group_slot(tm_model *m, const tmc_record *ev)
 {
-    lost_resyncs(m, m->g_tid);
+    if (rs_may_fit(m))
+        lost_resyncs(m, m->g_tid);
     return group_slot(m, ev);
 }
 

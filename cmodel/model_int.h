@@ -214,6 +214,16 @@ uint64_t core_resync_floor(tm_model *m, uint32_t t);
 uint64_t core_resync_len_at(tm_model *m, uint32_t t, uint64_t c, uint64_t *until);
 /* Forgets the floor (struct tm_model, rs_floor). */
 static inline void rs_floor_drop(tm_model *m) { m->rs_floor_ok = 0; }
+/* 0 if no LOST core can resynchronize in the rest of the current cycle:
+ * the buffer lacks room for the shortest resynchronization there is, or
+ * for the floor while it holds, or the shared predictor dropped (the first
+ * tests of lost_resyncs and core_resync, inline so that most cycles of a
+ * loss cost no call). */
+static inline int rs_may_fit(const tm_model *m)
+{
+    uint64_t freeb = m->buf.B - m->buf.occ;
+    return !(freeb < m->resync_min || m->shared_drop || (m->rs_floor_ok && m->cur < m->rs_until && freeb < m->rs_floor));
+}
 void core_flush(tm_model *m, uint32_t t);
 
 #endif
