@@ -1,10 +1,11 @@
 /* tm — ITTAGE-class indirect-branch target predictor (docs/spec.md §3.3.2),
  * mirrored by rtl/tm_ittage.sv. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tm/bits.h"
 #include "tm/tage.h"
-#include "hist_int.h"
+#include "ittage_int.h"
 
 #define TGT_BITS 48u
 #define TGT_MASK ((1ull << TGT_BITS) - 1u)
@@ -26,20 +27,21 @@ typedef struct it_ent {
 } it_ent;
 
 struct tm_ittage {
+    /* first (ittage_int.h): the history G and KEPT_OK.  No folded registers
+     * kept: a lookup folds the history directly (fold_of), which equals the
+     * registers of spec §3.3.1 (and of rtl/tm_hist.sv) bit for bit; a push
+     * is then one shift of G. */
+    ittage_head h;
     tm_tage_cfg cfg;
     uint32_t ebits, bbits;
     it_ent *base;  /* valid, target */
     it_ent *t;     /* [(i - 1) * entries + idx] */
-    tm_ghist g;
-    /* No folded registers kept: a lookup folds the history directly
-     * (fold_of), which equals the registers of spec §3.3.1 (and of
-     * rtl/tm_hist.sv) bit for bit; a push is then one shift of G. */
     uint8_t len[TM_TAGE_TABLES_MAX + 1]; /* history length of table i */
     tm_tage_counts counts;
-    tm_tage_lookup kept;    /* the lookup of *_predict_keep for KEPT_PC */
+    tm_tage_lookup kept;    /* the lookup of *_predict_keep for KEPT_PC (if h.kept_ok) */
     uint64_t kept_pc;
-    int kept_ok;
 };
+_Static_assert(offsetof(struct tm_ittage, h) == 0, "ittage_push_cond: the head first");
 
 int tm_ittage_new(const tm_tage_cfg *c, tm_ittage **out)
 {
@@ -77,9 +79,9 @@ void tm_ittage_reset(tm_ittage *p)
     const tm_tage_cfg *c = &p->cfg;
     memset(p->base, 0, c->base * sizeof *p->base);
     memset(p->t, 0, (size_t)c->tables * c->entries * sizeof *p->t);
-    p->kept_ok = 0;
-    p->g.h[0] = p->g.h[1] = 0;
-    p->g.len = c->lmax;
+    p->h.kept_ok = 0;
+    p->h.g.h[0] = p->h.g.h[1] = 0;
+    p->h.g.len = c->lmax;
     for (unsigned i = 1; i <= c->tables; i++)
         p->len[i] = (uint8_t)hist_len(i, c->tables, c->lmin, c->lmax);
 }
@@ -91,8 +93,8 @@ void tm_ittage_lookup_pc(const tm_ittage *p, uint64_t pc, tm_tage_lookup *l)
     l->index[0] = (uint32_t)((pc ^ (pc >> p->bbits)) & (c->base - 1u));
     for (unsigned i = 1; i <= c->tables; i++) {
         unsigned len = p->len[i];
-        uint32_t f0 = fold_of(&p->g, len, p->ebits), f1 = fold_of(&p->g, len, c->tag),
-                 f2 = fold_of(&p->g, len, c->tag - 1u);
+        uint32_t f0 = fold_of(&p->h.g, len, p->ebits), f1 = fold_of(&p->h.g, len, c->tag),
+                 f2 = fold_of(&p->h.g, len, c->tag - 1u);
         hist_slot_v(f0, f1, f2, pc, p->ebits, c->tag, &l->index[i], &l->tag[i]);
         const it_ent *e = &p->t[(size_t)(i - 1) * c->entries + l->index[i]];
         if (e->valid && e->tag == l->tag[i]) {
@@ -133,27 +135,23 @@ int tm_ittage_predict_keep(tm_ittage *p, uint64_t pc, uint64_t *target)
 {
     tm_ittage_lookup_pc(p, pc, &p->kept);
     p->kept_pc = pc;
-    p->kept_ok = 1;
+    p->h.kept_ok = 1;
     if (p->kept.pred)
         *target = p->kept.target;
     return p->kept.pred;
 }
 
-static void push(tm_ittage *p, unsigned b)
-{
-    p->kept_ok = 0;
-    ghist_push(&p->g, b, NULL, 0); /* the history only: see struct tm_ittage */
-}
+static void push(tm_ittage *p, unsigned b) { ittage_push_cond(p, b); }
 
 void tm_ittage_update(tm_ittage *p, uint64_t pc, uint64_t target)
 {
     const tm_tage_cfg *c = &p->cfg;
     tm_tage_lookup l;
-    if (p->kept_ok && p->kept_pc == pc)
+    if (p->h.kept_ok && p->kept_pc == pc)
         l = p->kept;
     else
         tm_ittage_lookup_pc(p, pc, &l);
-    p->kept_ok = 0;
+    p->h.kept_ok = 0;
     p->counts.hits[l.provider]++;
     p->counts.use_alt += (unsigned)l.used_alt;
     uint64_t st = target & TGT_MASK; /* what an entry can hold */

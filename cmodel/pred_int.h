@@ -5,6 +5,7 @@
 #define TM_PRED_INT_H
 
 #include <stdint.h>
+#include "ittage_int.h"
 #include "tm/pred.h"
 
 typedef struct ibtb_entry {
@@ -50,7 +51,7 @@ static inline int pred_cond_predict(const tm_pred *p, uint64_t pc)
 static inline void pred_cond_update(tm_pred *p, uint64_t pc, int taken)
 {
     if (p->ittage)
-        tm_ittage_push_cond(p->ittage, taken);
+        ittage_push_cond(p->ittage, taken ? 1u : 0u);
     if (p->tage) {
         tm_tage_update(p->tage, pc, taken);
         return;
@@ -72,7 +73,7 @@ static inline int pred_cond_step(tm_pred *p, uint64_t pc, int taken)
 {
     if (p->tage) {
         if (p->ittage)
-            tm_ittage_push_cond(p->ittage, taken);
+            ittage_push_cond(p->ittage, taken ? 1u : 0u);
         return tm_tage_predict_update(p->tage, pc, taken);
     }
     int pred = pred_cond_predict(p, pc);
@@ -87,7 +88,7 @@ static inline int pred_cond_follow(tm_pred *p, uint64_t pc, int miss)
     if (p->tage) {
         int taken = tm_tage_follow(p->tage, pc, miss);
         if (p->ittage)
-            tm_ittage_push_cond(p->ittage, taken);
+            ittage_push_cond(p->ittage, taken ? 1u : 0u);
         return taken;
     }
     int taken = pred_cond_predict(p, pc) ^ (miss != 0);

@@ -251,7 +251,7 @@ static int tage_has_bmi2(void)
 }
 
 /* sw_push with PEXT and PDEP (sw_bmi2): the same words. */
-__attribute__((target("bmi2"))) static void sw_push_bmi2(tm_tage *p, unsigned b)
+__attribute__((target("bmi2"))) static inline void sw_push_bmi2(tm_tage *p, unsigned b)
 {
     uint64_t o = _pext_u64(p->g.h[0], p->sw_xm[0]) | _pext_u64(p->g.h[1], p->sw_xm[1]) << p->sw_xn0;
     uint64_t bm = 0 - (uint64_t)b;
@@ -304,7 +304,7 @@ static void slots(const tm_tage *p, uint64_t pc, uint32_t *index, uint32_t *tag)
     }
 }
 
-static inline void pick(const tm_tage *p, uint64_t pc, tage_pick *k)
+static inline __attribute__((always_inline)) void pick(const tm_tage *p, uint64_t pc, tage_pick *k)
 {
     const tm_tage_cfg *c = &p->cfg;
     unsigned prov = 0, alt = 0; /* in registers, stored once at the end */
@@ -384,8 +384,9 @@ int tm_tage_predict_keep(tm_tage *p, uint64_t pc)
 }
 
 /* The update of PC with outcome T after lookup LP (the history unchanged
- * since the lookup). */
-static inline void update_with(tm_tage *p, uint64_t pc, const tage_pick *lp, unsigned t)
+ * since the lookup), but the history's push (update_with pushes T). */
+static inline __attribute__((always_inline)) void update_tables(tm_tage *p, uint64_t pc, const tage_pick *lp,
+                                                                unsigned t)
 {
     const tm_tage_cfg *c = &p->cfg;
     p->counts.hits[lp->prov]++;
@@ -448,8 +449,36 @@ static inline void update_with(tm_tage *p, uint64_t pc, const tage_pick *lp, uns
             (*b)--;
         }
     }
+}
+
+static void update_with(tm_tage *p, uint64_t pc, const tage_pick *lp, unsigned t)
+{
+    update_tables(p, pc, lp, t);
     push(p, t);
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* tm_tage_predict_update and tm_tage_follow where the folds are packed and
+ * pushed with BMI2 (sw_bmi2): the lookup, the update and the push in one
+ * function, compiled for BMI2 (sw_push_bmi2 cannot be inlined into a
+ * caller that is not), without a call between them. */
+__attribute__((target("bmi2"))) static int predict_update_bmi2(tm_tage *p, uint64_t pc, int taken, int follow)
+{
+    tage_pick k;
+    pick(p, pc, &k);
+    p->kept_ok = 0;
+    unsigned t = follow ? (unsigned)(k.pred ^ (taken != 0)) : (taken ? 1u : 0u);
+    update_tables(p, pc, &k, t);
+    sw_push_bmi2(p, t);
+    return follow ? (int)t : k.pred;
+}
+#else
+static int predict_update_bmi2(tm_tage *p, uint64_t pc, int taken, int follow)
+{
+    (void)p, (void)pc, (void)taken, (void)follow;
+    return 0; /* unreachable: sw_bmi2 is 0 */
+}
+#endif
 
 
 void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
@@ -466,6 +495,8 @@ void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
 
 int tm_tage_predict_update(tm_tage *p, uint64_t pc, int taken)
 {
+    if (p->sw_bmi2)
+        return predict_update_bmi2(p, pc, taken, 0);
     tage_pick k;
     pick(p, pc, &k);
     p->kept_ok = 0;
@@ -475,6 +506,8 @@ int tm_tage_predict_update(tm_tage *p, uint64_t pc, int taken)
 
 int tm_tage_follow(tm_tage *p, uint64_t pc, int miss)
 {
+    if (p->sw_bmi2)
+        return predict_update_bmi2(p, pc, miss, 1);
     tage_pick k;
     pick(p, pc, &k);
     p->kept_ok = 0;
