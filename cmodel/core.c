@@ -452,9 +452,10 @@ static inline __attribute__((always_inline)) int group_body(tm_model *m, uint32_
             extra = 1;
             th->st.instructions++;
             th->st.branches[ev->bclass]++;
-            if (ev->bclass == TMC_COND && ev->taken)
-                th->st.taken_cond++;
-            th->npc = ev->taken ? ev->target : ev->pc + ev->len;
+            /* without branches: the outcomes vary unpredictably */
+            uint64_t tk = 0 - (uint64_t)(ev->taken & 1u);
+            th->st.taken_cond += (uint64_t)(ev->bclass == TMC_COND) & tk;
+            th->npc = (ev->target & tk) | ((ev->pc + ev->len) & ~tk);
         } else if (ev->type == TMC_EXC) {
             extra = 1;
             th->st.exceptions++;
