@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm/bits.h"
+#include "ittage_int.h"
 #include "pred_int.h"
 
 
@@ -168,3 +169,18 @@ void tm_pred_get_counts(const tm_pred *p, tm_pred_counts *c)
 const tm_tage *tm_pred_tage(const tm_pred *p) { return p->tage; }
 
 const tm_ittage *tm_pred_ittage(const tm_pred *p) { return p->ittage; }
+
+int pred_tage_step(tm_pred *p, uint64_t pc, int taken)
+{
+    if (p->ittage)
+        ittage_push_cond(p->ittage, taken ? 1u : 0u); /* inline: a call cost 5 % of a tage-l replay */
+    return tm_tage_predict_update(p->tage, pc, taken);
+}
+
+int pred_tage_follow(tm_pred *p, uint64_t pc, int miss)
+{
+    int taken = tm_tage_follow(p->tage, pc, miss);
+    if (p->ittage)
+        ittage_push_cond(p->ittage, taken ? 1u : 0u);
+    return taken;
+}
