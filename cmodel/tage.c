@@ -472,12 +472,9 @@ __attribute__((target("bmi2"))) static int predict_update_bmi2(tm_tage *p, uint6
     sw_push_bmi2(p, t);
     return follow ? (int)t : k.pred;
 }
+#define TAGE_BMI2 1
 #else
-static int predict_update_bmi2(tm_tage *p, uint64_t pc, int taken, int follow)
-{
-    (void)p, (void)pc, (void)taken, (void)follow;
-    return 0; /* unreachable: sw_bmi2 is 0 */
-}
+#define TAGE_BMI2 0 /* (sw_bmi2 is 0) */
 #endif
 
 
@@ -495,8 +492,10 @@ void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
 
 int tm_tage_predict_update(tm_tage *p, uint64_t pc, int taken)
 {
+#if TAGE_BMI2
     if (p->sw_bmi2)
         return predict_update_bmi2(p, pc, taken, 0);
+#endif
     tage_pick k;
     pick(p, pc, &k);
     p->kept_ok = 0;
@@ -506,8 +505,10 @@ int tm_tage_predict_update(tm_tage *p, uint64_t pc, int taken)
 
 int tm_tage_follow(tm_tage *p, uint64_t pc, int miss)
 {
+#if TAGE_BMI2
     if (p->sw_bmi2)
         return predict_update_bmi2(p, pc, miss, 1);
+#endif
     tage_pick k;
     pick(p, pc, &k);
     p->kept_ok = 0;

@@ -1839,14 +1839,22 @@ static void ahead_stream(const char *p, uint64_t cycles)
     cr_assert_eq(tmc_writer_close(w), 0);
 }
 
+/* Two readers of P: *R alone, *Q under *A (tmc_ahead). */
+static void ahead_pair(const char *p, tmc_reader **r, tmc_reader **q, tmc_ahead **a)
+{
+    char e[600] = "";
+    *r = *q = NULL;
+    *a = NULL;
+    cr_assert_eq(tmc_reader_open(p, r, e, sizeof e), 0, "%s", e);
+    cr_assert_eq(tmc_reader_open(p, q, e, sizeof e), 0, "%s", e);
+    cr_assert_eq(tmc_ahead_open(*q, a), TM_OK);
+}
+
 static void ahead_compare(const char *p, int want_err)
 {
-    tmc_reader *r = NULL, *q = NULL;
-    char e[600] = "";
-    cr_assert_eq(tmc_reader_open(p, &r, e, sizeof e), 0, "%s", e);
-    cr_assert_eq(tmc_reader_open(p, &q, e, sizeof e), 0, "%s", e);
-    tmc_ahead *a = NULL;
-    cr_assert_eq(tmc_ahead_open(q, &a), TM_OK);
+    tmc_reader *r, *q;
+    tmc_ahead *a;
+    ahead_pair(p, &r, &q, &a);
     tmc_record exp;
     const tmc_record *got;
     int rc, rc2;
@@ -1874,12 +1882,9 @@ static void ahead_compare(const char *p, int want_err)
  * records, values and offsets. */
 static void ahead_compare_crecs(const char *p, int want_err)
 {
-    tmc_reader *r = NULL, *q = NULL;
-    char e[600] = "";
-    cr_assert_eq(tmc_reader_open(p, &r, e, sizeof e), 0, "%s", e);
-    cr_assert_eq(tmc_reader_open(p, &q, e, sizeof e), 0, "%s", e);
-    tmc_ahead *a = NULL;
-    cr_assert_eq(tmc_ahead_open(q, &a), TM_OK);
+    tmc_reader *r, *q;
+    tmc_ahead *a;
+    ahead_pair(p, &r, &q, &a);
     tmc_record exp, got;
     const tmc_record *nx;
     size_t i = 0, want = 1, spans = 0;
