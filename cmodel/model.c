@@ -400,14 +400,19 @@ static int open_group(tm_model *m, uint32_t tid, uint64_t cycle)
     return TM_OK;
 }
 
+/* The refusal of a record after tm_model_finish. */
+static int after_finish(tm_model *m)
+{
+    snprintf(m->err, sizeof m->err, "record after tm_model_finish");
+    return TM_ERR_STATE;
+}
+
 int tm_model_put_group(tm_model *m, const tmc_group *g)
 {
     int rc;
     if (!(m->grp && g->tid == m->g_tid && g->cycle == m->cur)) {
-        if (m->finished) {
-            snprintf(m->err, sizeof m->err, "record after tm_model_finish");
-            return TM_ERR_STATE;
-        }
+        if (m->finished)
+            return after_finish(m);
         if ((rc = open_group(m, g->tid, g->cycle)) != TM_OK)
             return rc;
     }
@@ -431,10 +436,8 @@ int tm_model_put_group(tm_model *m, const tmc_group *g)
 /* tm_model_put of a record that does not join the group being assembled. */
 static __attribute__((noinline)) int put_other(tm_model *m, const tmc_record *r)
 {
-    if (m->finished) {
-        snprintf(m->err, sizeof m->err, "record after tm_model_finish");
-        return TM_ERR_STATE;
-    }
+    if (m->finished)
+        return after_finish(m);
     if (r->type == TMC_MODULE || r->type == TMC_END || r->type == TMC_ENDING)
         return TM_OK;
     int rc;
@@ -473,8 +476,7 @@ int tm_model_put_crecs(tm_model *m, const tmc_crec *v, size_t n, const uint8_t *
             break;
         if (!(m->grp && c->tid == m->g_tid && c->cycle == m->cur)) {
             if (m->finished) {
-                snprintf(m->err, sizeof m->err, "record after tm_model_finish");
-                rc = TM_ERR_STATE;
+                rc = after_finish(m);
                 break;
             }
             if ((rc = open_group(m, c->tid, c->cycle)) != TM_OK)

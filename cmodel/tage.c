@@ -457,20 +457,32 @@ static void update_with(tm_tage *p, uint64_t pc, const tage_pick *lp, unsigned t
     push(p, t);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-/* tm_tage_predict_update and tm_tage_follow where the folds are packed and
- * pushed with BMI2 (sw_bmi2): the lookup, the update and the push in one
- * function, compiled for BMI2 (sw_push_bmi2 cannot be inlined into a
- * caller that is not), without a call between them. */
-__attribute__((target("bmi2"))) static int predict_update_bmi2(tm_tage *p, uint64_t pc, int taken, int follow)
+/* tm_tage_predict_update (FOLLOW 0: X is the outcome; the prediction) and
+ * tm_tage_follow (FOLLOW 1: X says the predictor missed; the outcome): one
+ * lookup, the update, the push (sw_push_bmi2 if BMI2). */
+static inline __attribute__((always_inline)) int predict_update(tm_tage *p, uint64_t pc, int x, int follow,
+                                                                int bmi2)
 {
     tage_pick k;
     pick(p, pc, &k);
     p->kept_ok = 0;
-    unsigned t = follow ? (unsigned)(k.pred ^ (taken != 0)) : (taken ? 1u : 0u);
+    unsigned t = follow ? (unsigned)(k.pred ^ (x != 0)) : (x ? 1u : 0u);
     update_tables(p, pc, &k, t);
-    sw_push_bmi2(p, t);
+    if (bmi2)
+        sw_push_bmi2(p, t);
+    else
+        push(p, t);
     return follow ? (int)t : k.pred;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* predict_update where the folds are packed and pushed with BMI2
+ * (sw_bmi2): the lookup, the update and the push in one function, compiled
+ * for BMI2 (sw_push_bmi2 cannot be inlined into a caller that is not),
+ * without a call between them. */
+__attribute__((target("bmi2"))) static int predict_update_bmi2(tm_tage *p, uint64_t pc, int x, int follow)
+{
+    return predict_update(p, pc, x, follow, 1);
 }
 #define TAGE_BMI2 1
 #else
@@ -496,11 +508,7 @@ int tm_tage_predict_update(tm_tage *p, uint64_t pc, int taken)
     if (p->sw_bmi2)
         return predict_update_bmi2(p, pc, taken, 0);
 #endif
-    tage_pick k;
-    pick(p, pc, &k);
-    p->kept_ok = 0;
-    update_with(p, pc, &k, taken ? 1u : 0u);
-    return k.pred;
+    return predict_update(p, pc, taken, 0, 0);
 }
 
 int tm_tage_follow(tm_tage *p, uint64_t pc, int miss)
@@ -509,12 +517,7 @@ int tm_tage_follow(tm_tage *p, uint64_t pc, int miss)
     if (p->sw_bmi2)
         return predict_update_bmi2(p, pc, miss, 1);
 #endif
-    tage_pick k;
-    pick(p, pc, &k);
-    p->kept_ok = 0;
-    unsigned t = (unsigned)(k.pred ^ (miss != 0));
-    update_with(p, pc, &k, t);
-    return (int)t;
+    return predict_update(p, pc, miss, 1, 0);
 }
 
 void tm_tage_push_indirect(tm_tage *p, uint64_t pc, uint64_t target)
