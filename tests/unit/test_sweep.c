@@ -213,6 +213,15 @@ Test(sweep, crecs_stop_where_put_fails)
     cr_assert_eq(done, bad);
     cr_assert_eq(vdone, nv_bad, "the value bytes of the records before it");
     cr_assert_str_eq(tm_model_error(b), tm_model_error(a));
+    /* after tm_model_finish: refused as tm_model_put refuses */
+    tm_model *f = NULL;
+    cr_assert_eq(tm_model_new(&c, &f, NULL, 0), TM_OK);
+    cr_assert_eq(tm_model_finish(f), TM_OK);
+    cr_assert_eq(tm_model_put_crecs(f, v, 1, vals, &done, &vdone), TM_ERR_STATE);
+    cr_assert_eq(done, 0);
+    cr_assert_str_eq(tm_model_error(f), "record after tm_model_finish");
+    cr_assert_eq(tm_model_put(f, &s.r[0]), TM_ERR_STATE);
+    tm_model_free(f);
     tm_model_free(a);
     tm_model_free(b);
     free(v);
