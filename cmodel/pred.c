@@ -5,6 +5,7 @@
 #include "tm/bits.h"
 #include "ittage_int.h"
 #include "pred_int.h"
+#include "tage_int.h"
 
 
 int tm_pred_cfg_check(const tm_pred_cfg *c, char *err, size_t errlen)
@@ -174,12 +175,12 @@ int pred_tage_step(tm_pred *p, uint64_t pc, int taken)
 {
     if (p->ittage)
         ittage_push_cond(p->ittage, taken ? 1u : 0u); /* inline: a call cost 5 % of a tage-l replay */
-    return tm_tage_predict_update(p->tage, pc, taken);
+    return tage_step(p->tage, pc, taken);
 }
 
 int pred_tage_follow(tm_pred *p, uint64_t pc, int miss)
 {
-    int taken = tm_tage_follow(p->tage, pc, miss);
+    int taken = tage_follow(p->tage, pc, miss);
     if (p->ittage)
         ittage_push_cond(p->ittage, taken ? 1u : 0u);
     return taken;

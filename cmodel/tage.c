@@ -83,6 +83,7 @@ typedef struct tage_pick {
 } tage_pick;
 
 struct tm_tage {
+    tage_head head; /* first: tage_int.h's tage_step and tage_follow call through it */
     tm_tage_cfg cfg;
     uint32_t ebits, bbits;
     uint8_t *base;          /* 2-bit counters */
@@ -130,6 +131,18 @@ struct tm_tage {
 
 static int tage_has_bmi2(void);
 
+/* Bit 0 of each of T fields of STRIDE bits (sw_ones: a constant where T and
+ * STRIDE are). */
+static inline uint64_t field_ones(unsigned t, unsigned stride)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < t; i++)
+        v |= 1ull << (i * stride);
+    return v;
+}
+static void select_fns(tm_tage *p);
+static void reset_state(tm_tage *p);
+
 int tm_tage_new(const tm_tage_cfg *c, tm_tage **out)
 {
     *out = NULL;
@@ -162,6 +175,12 @@ void tm_tage_free(tm_tage *p)
 }
 
 void tm_tage_reset(tm_tage *p)
+{
+    reset_state(p);
+    select_fns(p);
+}
+
+static void reset_state(tm_tage *p)
 {
     const tm_tage_cfg *c = &p->cfg;
     memset(p->base, 1, c->base); /* weakly not-taken */
@@ -250,17 +269,25 @@ static int tage_has_bmi2(void)
     return __builtin_cpu_supports("bmi2");
 }
 
-/* sw_push with PEXT and PDEP (sw_bmi2): the same words. */
-__attribute__((target("bmi2"))) static inline void sw_push_bmi2(tm_tage *p, unsigned b)
+/* sw_push with PEXT and PDEP (sw_bmi2): the same words; the shape T, EB, TG
+ * as pick_s (constants or 0: P's). */
+__attribute__((target("bmi2"))) static inline void sw_push_bmi2_s(tm_tage *p, unsigned b, unsigned T, unsigned EB, unsigned TG)
 {
     uint64_t o = _pext_u64(p->g.h[0], p->sw_xm[0]) | _pext_u64(p->g.h[1], p->sw_xm[1]) << p->sw_xn0;
     uint64_t bm = 0 - (uint64_t)b;
+    const unsigned w[3] = {EB, TG, TG - 1u}, st[3] = {EB + 1u, TG + 1u, TG + 1u};
+#pragma GCC unroll 3
     for (unsigned k = 0; k < 3; k++) {
-        uint64_t v = ((p->sw[k] << 1) | (bm & p->sw_ones[k])) ^ _pdep_u64(o, p->sw_dm[k]);
-        uint64_t g = v & p->sw_guard[k];
-        p->sw[k] = v ^ g ^ (g >> p->sw_w[k]);
+        uint64_t ones = T ? field_ones(T, st[k]) : p->sw_ones[k];
+        uint64_t v = ((p->sw[k] << 1) | (bm & ones)) ^ _pdep_u64(o, p->sw_dm[k]);
+        uint64_t g = v & (T ? ones << w[k] : p->sw_guard[k]);
+        p->sw[k] = v ^ g ^ (g >> (EB ? w[k] : p->sw_w[k]));
     }
     ghist_push(&p->g, b, p->fold, 0);
+}
+__attribute__((target("bmi2"))) static inline void sw_push_bmi2(tm_tage *p, unsigned b)
+{
+    sw_push_bmi2_s(p, b, 0, 0, 0);
 }
 #else
 static int tage_has_bmi2(void) { return 0; }
@@ -271,6 +298,7 @@ int tm_tage_use_bmi2(tm_tage *p, int on)
 {
     p->sw_no_bmi2 = !on;
     p->sw_bmi2 = on && p->swar && p->sw_pext_ok && tage_has_bmi2();
+    select_fns(p);
     return p->sw_bmi2;
 }
 
@@ -304,9 +332,14 @@ static void slots(const tm_tage *p, uint64_t pc, uint32_t *index, uint32_t *tag)
     }
 }
 
-static inline __attribute__((always_inline)) void pick(const tm_tage *p, uint64_t pc, tage_pick *k)
+/* The lookup of PC; T tables of 2^EB entries with TG-bit tags where those
+ * are not 0 (constants, in the variants of predict_update_s), else P's. */
+static inline __attribute__((always_inline)) void pick_s(const tm_tage *p, uint64_t pc, tage_pick *k, unsigned T,
+                                                         unsigned EB, unsigned TG)
 {
     const tm_tage_cfg *c = &p->cfg;
+    const unsigned tables = T ? T : c->tables, ebits = EB ? EB : p->ebits, tagw = TG ? TG : c->tag;
+    const unsigned entries = EB ? 1u << EB : c->entries;
     unsigned prov = 0, alt = 0; /* in registers, stored once at the end */
     tage_ent *te = p->t, *pe = NULL, *ae = NULL;
     /* a match moves the provider to alt (written as conditional moves, which
@@ -321,12 +354,14 @@ static inline __attribute__((always_inline)) void pick(const tm_tage *p, uint64_
         prov = hit_ ? (I) : prov;                                                                                    \
         pe = hit_ ? e_ : pe;                                                                                         \
     } while (0)
-    if (p->swar) {
-        const uint32_t emask = (1u << p->ebits) - 1u, wmask = (1u << c->tag) - 1u;
-        uint64_t iw = p->sw[0] ^ (((pc ^ (pc >> p->ebits)) & emask) * p->sw_ones[0]);
-        uint64_t tw = p->sw[1] ^ (p->sw[2] << 1) ^ (((pc >> 1) & wmask) * p->sw_ones[1]);
-        unsigned si = p->sw_s[0], stg = p->sw_s[1];
-        for (unsigned i = 1; i <= c->tables; i++, te += c->entries, iw >>= si, tw >>= stg)
+    if (T || p->swar) { /* (a constant shape T, EB, TG only where packed: select_fns) */
+        const uint32_t emask = (1u << ebits) - 1u, wmask = (1u << tagw) - 1u;
+        uint64_t ones0 = T ? field_ones(T, EB + 1u) : p->sw_ones[0], ones1 = T ? field_ones(T, TG + 1u) : p->sw_ones[1];
+        uint64_t iw = p->sw[0] ^ (((pc ^ (pc >> ebits)) & emask) * ones0);
+        uint64_t tw = p->sw[1] ^ (p->sw[2] << 1) ^ (((pc >> 1) & wmask) * ones1);
+        unsigned si = EB ? EB + 1u : p->sw_s[0], stg = TG ? TG + 1u : p->sw_s[1];
+#pragma GCC unroll 8
+        for (unsigned i = 1; i <= tables; i++, te += entries, iw >>= si, tw >>= stg)
             TAGE_HIT(i, (uint32_t)iw & emask, (uint32_t)tw & wmask);
     } else {
         for (unsigned i = 1; i <= c->tables; i++, te += c->entries) {
@@ -351,6 +386,11 @@ static inline __attribute__((always_inline)) void pick(const tm_tage *p, uint64_
     k->altpred = ae ? ae->ctr >= 4 : basepred;
     k->used_alt = (pe->ctr == 3 || pe->ctr == 4) && pe->u == 0 && p->use_alt >= 8;
     k->pred = k->used_alt ? k->altpred : k->provpred;
+}
+
+static inline __attribute__((always_inline)) void pick(const tm_tage *p, uint64_t pc, tage_pick *k)
+{
+    pick_s(p, pc, k, 0, 0, 0);
 }
 
 void tm_tage_lookup_pc(const tm_tage *p, uint64_t pc, tm_tage_lookup *l)
@@ -383,12 +423,45 @@ int tm_tage_predict_keep(tm_tage *p, uint64_t pc)
     return p->kept.pred;
 }
 
-/* The update of PC with outcome T after lookup LP (the history unchanged
- * since the lookup), but the history's push (update_with pushes T). */
-static inline __attribute__((always_inline)) void update_tables(tm_tage *p, uint64_t pc, const tage_pick *lp,
-                                                                unsigned t)
+/* The allocation after a misprediction by PROV's table (cold: out of
+ * line, so that the common path keeps a small frame). */
+static __attribute__((noinline, cold)) void allocate(tm_tage *p, uint64_t pc, unsigned prov, unsigned t)
 {
     const tm_tage_cfg *c = &p->cfg;
+    const unsigned tables = c->tables, entries = c->entries;
+    /* the history is unchanged since the lookup: the same slots */
+    uint32_t index[TM_TAGE_TABLES_MAX + 1], tag[TM_TAGE_TABLES_MAX + 1];
+    slots(p, pc, index, tag);
+    unsigned j;
+    for (j = prov + 1; j <= tables; j++) {
+        tage_ent *e = &p->t[(size_t)(j - 1) * entries + index[j]];
+        if (!e->key || e->u == 0) {
+            p->counts.allocs[j]++;
+            p->counts.replaced += e->key != 0;
+            e->key = tag[j] | KEY_VALID;
+            e->ctr = t ? 4 : 3;
+            e->u = 0;
+            break;
+        }
+    }
+    if (j > tables) {
+        p->counts.alloc_fails++;
+        for (j = prov + 1; j <= tables; j++) {
+            tage_ent *e = &p->t[(size_t)(j - 1) * entries + index[j]];
+            if (e->u)
+                e->u--;
+        }
+    }
+}
+
+/* The update of PC with outcome T after lookup LP (the history unchanged
+ * since the lookup), but the history's push (update_with pushes T); T
+ * tables if T is not 0 (a constant: predict_update_s). */
+static inline __attribute__((always_inline)) void update_tables_s(tm_tage *p, uint64_t pc, const tage_pick *lp,
+                                                                  unsigned t, unsigned T)
+{
+    const tm_tage_cfg *c = &p->cfg;
+    const unsigned tables = T ? T : c->tables;
     p->counts.hits[lp->prov]++;
     p->counts.use_alt += (unsigned)lp->used_alt;
     tage_ent *pe = lp->pe;
@@ -400,31 +473,8 @@ static inline __attribute__((always_inline)) void update_tables(tm_tage *p, uint
             p->use_alt--;
         }
     }
-    if (lp->pred != (int)t && lp->prov < c->tables) {
-        /* the history is unchanged since the lookup: the same slots */
-        uint32_t index[TM_TAGE_TABLES_MAX + 1], tag[TM_TAGE_TABLES_MAX + 1];
-        slots(p, pc, index, tag);
-        unsigned j;
-        for (j = lp->prov + 1; j <= c->tables; j++) {
-            tage_ent *e = &p->t[(size_t)(j - 1) * c->entries + index[j]];
-            if (!e->key || e->u == 0) {
-                p->counts.allocs[j]++;
-                p->counts.replaced += e->key != 0;
-                e->key = tag[j] | KEY_VALID;
-                e->ctr = t ? 4 : 3;
-                e->u = 0;
-                break;
-            }
-        }
-        if (j > c->tables) {
-            p->counts.alloc_fails++;
-            for (j = lp->prov + 1; j <= c->tables; j++) {
-                tage_ent *e = &p->t[(size_t)(j - 1) * c->entries + index[j]];
-                if (e->u)
-                    e->u--;
-            }
-        }
-    }
+    if (lp->pred != (int)t && lp->prov < tables)
+        allocate(p, pc, lp->prov, t);
     if (pe) {
         if (t) {
             if (pe->ctr < 7)
@@ -451,6 +501,12 @@ static inline __attribute__((always_inline)) void update_tables(tm_tage *p, uint
     }
 }
 
+static inline __attribute__((always_inline)) void update_tables(tm_tage *p, uint64_t pc, const tage_pick *lp,
+                                                                unsigned t)
+{
+    update_tables_s(p, pc, lp, t, 0);
+}
+
 static void update_with(tm_tage *p, uint64_t pc, const tage_pick *lp, unsigned t)
 {
     update_tables(p, pc, lp, t);
@@ -459,36 +515,73 @@ static void update_with(tm_tage *p, uint64_t pc, const tage_pick *lp, unsigned t
 
 /* tm_tage_predict_update (FOLLOW 0: X is the outcome; the prediction) and
  * tm_tage_follow (FOLLOW 1: X says the predictor missed; the outcome): one
- * lookup, the update, the push (sw_push_bmi2 if BMI2). */
-static inline __attribute__((always_inline)) int predict_update(tm_tage *p, uint64_t pc, int x, int follow,
-                                                                int bmi2)
+ * lookup, the update, the push (sw_push_bmi2 if BMI2); the shape T, EB, TG
+ * as pick_s. */
+static inline __attribute__((always_inline)) int predict_update_s(tm_tage *p, uint64_t pc, int x, int follow,
+                                                                  int bmi2, unsigned T, unsigned EB, unsigned TG)
 {
     tage_pick k;
-    pick(p, pc, &k);
+    pick_s(p, pc, &k, T, EB, TG);
     p->kept_ok = 0;
     unsigned t = follow ? (unsigned)(k.pred ^ (x != 0)) : (x ? 1u : 0u);
-    update_tables(p, pc, &k, t);
+    update_tables_s(p, pc, &k, t, T);
     if (bmi2)
-        sw_push_bmi2(p, t);
+        sw_push_bmi2_s(p, t, T, EB, TG);
     else
         push(p, t);
     return follow ? (int)t : k.pred;
 }
 
+/* The variants of predict_update that tage_head points to (select_fns):
+ * without BMI2 (or the folds not packed) the general one; with BMI2 the
+ * lookup, the update and the push in one function compiled for BMI2
+ * (sw_push_bmi2 cannot be inlined into a caller that is not), without a
+ * call between them, and for the presets' shapes (tables, index bits, tag
+ * bits) one compiled with them as constants: the loops over the tables
+ * unrolled, no shape read from P (with the call through tage_head, a tage-l
+ * replay 1.69 -> 1.51 s, best of 5). */
+#define TAGE_VARIANT(NAME, ATTR, BMI2, T, EB, TG)                                                                    \
+    ATTR static int NAME##_step(tm_tage *p, uint64_t pc, int taken)                                              \
+    {                                                                                                                \
+        return predict_update_s(p, pc, taken, 0, BMI2, T, EB, TG);                                                   \
+    }                                                                                                                \
+    ATTR static int NAME##_follow(tm_tage *p, uint64_t pc, int miss)                                             \
+    {                                                                                                                \
+        return predict_update_s(p, pc, miss, 1, BMI2, T, EB, TG);                                                    \
+    }
+TAGE_VARIANT(pu_any, , 0, 0, 0, 0)
 #if defined(__x86_64__) && defined(__GNUC__)
-/* predict_update where the folds are packed and pushed with BMI2
- * (sw_bmi2): the lookup, the update and the push in one function, compiled
- * for BMI2 (sw_push_bmi2 cannot be inlined into a caller that is not),
- * without a call between them. */
-__attribute__((target("bmi2"))) static int predict_update_bmi2(tm_tage *p, uint64_t pc, int x, int follow)
-{
-    return predict_update(p, pc, x, follow, 1);
-}
-#define TAGE_BMI2 1
-#else
-#define TAGE_BMI2 0 /* (sw_bmi2 is 0) */
+#define TAGE_BMI2_ATTR __attribute__((target("bmi2")))
+TAGE_VARIANT(pu_bmi2, TAGE_BMI2_ATTR, 1, 0, 0, 0)
+TAGE_VARIANT(pu_bmi2_s, TAGE_BMI2_ATTR, 1, 2, 5, 5) /* tage-s: 2 tables of 32, 5-bit tags */
+TAGE_VARIANT(pu_bmi2_m, TAGE_BMI2_ATTR, 1, 3, 5, 7) /* tage-m: 3 of 32, 7 bits */
+TAGE_VARIANT(pu_bmi2_l, TAGE_BMI2_ATTR, 1, 6, 6, 9) /* tage-l: 6 of 64, 9 bits */
 #endif
 
+static void select_fns(tm_tage *p)
+{
+    p->head.step = pu_any_step;
+    p->head.follow = pu_any_follow;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (!p->sw_bmi2)
+        return;
+    static const struct {
+        unsigned t, eb, tg;
+        int (*step)(tm_tage *, uint64_t, int), (*follow)(tm_tage *, uint64_t, int);
+    } v[] = {
+        {2, 5, 5, pu_bmi2_s_step, pu_bmi2_s_follow},
+        {3, 5, 7, pu_bmi2_m_step, pu_bmi2_m_follow},
+        {6, 6, 9, pu_bmi2_l_step, pu_bmi2_l_follow},
+    };
+    p->head.step = pu_bmi2_step;
+    p->head.follow = pu_bmi2_follow;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (p->cfg.tables == v[i].t && p->ebits == v[i].eb && p->cfg.tag == v[i].tg) {
+            p->head.step = v[i].step;
+            p->head.follow = v[i].follow;
+        }
+#endif
+}
 
 void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
 {
@@ -502,23 +595,9 @@ void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
     update_with(p, pc, lp, taken ? 1u : 0u);
 }
 
-int tm_tage_predict_update(tm_tage *p, uint64_t pc, int taken)
-{
-#if TAGE_BMI2
-    if (p->sw_bmi2)
-        return predict_update_bmi2(p, pc, taken, 0);
-#endif
-    return predict_update(p, pc, taken, 0, 0);
-}
+int tm_tage_predict_update(tm_tage *p, uint64_t pc, int taken) { return tage_step(p, pc, taken); }
 
-int tm_tage_follow(tm_tage *p, uint64_t pc, int miss)
-{
-#if TAGE_BMI2
-    if (p->sw_bmi2)
-        return predict_update_bmi2(p, pc, miss, 1);
-#endif
-    return predict_update(p, pc, miss, 1, 0);
-}
+int tm_tage_follow(tm_tage *p, uint64_t pc, int miss) { return tage_follow(p, pc, miss); }
 
 void tm_tage_push_indirect(tm_tage *p, uint64_t pc, uint64_t target)
 {

@@ -4,6 +4,25 @@
 
 #include "tm/tage.h"
 
+/* The start of struct tm_tage: its predict_update variants, chosen for
+ * its shape and the processor at reset (tage.c's select_fns), which
+ * tm_tage_predict_update and tm_tage_follow call; inline here so that the
+ * predictor set (pred.c) calls the variant without a call between. */
+typedef struct tage_head {
+    int (*step)(tm_tage *p, uint64_t pc, int taken); /* tm_tage_predict_update */
+    int (*follow)(tm_tage *p, uint64_t pc, int miss); /* tm_tage_follow */
+} tage_head;
+
+static inline int tage_step(tm_tage *p, uint64_t pc, int taken)
+{
+    return ((tage_head *)(void *)p)->step(p, pc, taken);
+}
+
+static inline int tage_follow(tm_tage *p, uint64_t pc, int miss)
+{
+    return ((tage_head *)(void *)p)->follow(p, pc, miss);
+}
+
 /* Whether P's history pushes use PEXT and PDEP (ON, the default: where the
  * processor has BMI2 and no two tables have one history length) or the
  * byte tables (the same words, as on a processor without), from now on

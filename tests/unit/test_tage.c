@@ -286,7 +286,9 @@ Test(tage, pred_set_state_bits_and_presets)
  * and PDEP (where the processor has BMI2) in one instance and with the
  * byte tables in the other.  Also: predict_keep and the update that
  * follows it decide as a fresh lookup does, and tm_tage_predict_update and
- * tm_tage_follow as the two calls do. */
+ * tm_tage_follow as the two calls do, in each variant (tage.c's
+ * select_fns: the presets' shapes compiled as constants with BMI2, the
+ * general one with BMI2, the one without). */
 #include "../../cmodel/hist_int.h"
 #include "../../cmodel/tage_int.h"
 
@@ -340,11 +342,15 @@ Test(tage, packed_folds_equal_the_direct_folds)
     uint64_t s = 0x9e3779b97f4a7c15ull;
     for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
         const tm_tage_cfg *c = &cfgs[k];
-        tm_tage *p = NULL, *q = NULL, *u = NULL, *f = NULL;
+        tm_tage *p = NULL, *q = NULL, *u = NULL, *f = NULL, *u0 = NULL, *f0 = NULL;
         cr_assert_eq(tm_tage_new(c, &p), TM_OK);
         cr_assert_eq(tm_tage_new(c, &q), TM_OK);
         cr_assert_eq(tm_tage_new(c, &u), TM_OK); /* tm_tage_predict_update */
         cr_assert_eq(tm_tage_new(c, &f), TM_OK); /* tm_tage_follow */
+        cr_assert_eq(tm_tage_new(c, &u0), TM_OK); /* the same two without BMI2 */
+        cr_assert_eq(tm_tage_new(c, &f0), TM_OK);
+        cr_assert_eq(tm_tage_use_bmi2(u0, 0), 0);
+        cr_assert_eq(tm_tage_use_bmi2(f0, 0), 0);
         if (!tm_tage_use_bmi2(p, 1))
             cr_log_info("config %zu: both instances push with the byte tables (no BMI2 here, or two tables of one "
                         "history length)", k);
@@ -357,6 +363,8 @@ Test(tage, packed_folds_equal_the_direct_folds)
                 tm_tage_push_indirect(q, pc, tgt);
                 tm_tage_push_indirect(u, pc, tgt);
                 tm_tage_push_indirect(f, pc, tgt);
+                tm_tage_push_indirect(u0, pc, tgt);
+                tm_tage_push_indirect(f0, pc, tgt);
                 unsigned h = (unsigned)(((tgt >> 4) ^ pc) & 3u);
                 ghist_push(&g, h >> 1, NULL, 0);
                 ghist_push(&g, h & 1u, NULL, 0);
@@ -371,6 +379,10 @@ Test(tage, packed_folds_equal_the_direct_folds)
                 cr_assert_eq(tm_tage_predict_update(u, pc, taken), want.pred, "config %zu step %d: predict_update", k,
                              step);
                 cr_assert_eq(tm_tage_follow(f, pc, want.pred != taken), taken, "config %zu step %d: follow", k, step);
+                cr_assert_eq(tm_tage_predict_update(u0, pc, taken), want.pred,
+                             "config %zu step %d: predict_update without BMI2", k, step);
+                cr_assert_eq(tm_tage_follow(f0, pc, want.pred != taken), taken, "config %zu step %d: follow without BMI2",
+                             k, step);
                 ghist_push(&g, (unsigned)taken, NULL, 0);
             }
             check_slots(c, p, &g, 0x400000 + ((r >> 20) & 0xffc), step);
@@ -378,8 +390,8 @@ Test(tage, packed_folds_equal_the_direct_folds)
         }
         /* the instances (with and without the kept lookups, in one call
          * with the outcome or with the miss) agree */
-        const tm_tage *others[] = {q, u, f};
-        for (int o = 0; o < 3; o++)
+        const tm_tage *others[] = {q, u, f, u0, f0};
+        for (int o = 0; o < 5; o++)
             for (unsigned t = 0; t <= c->tables; t++)
                 for (uint32_t i = 0; i < (t ? c->entries : c->base); i++) {
                     tm_tage_entry a, b;
@@ -390,6 +402,10 @@ Test(tage, packed_folds_equal_the_direct_folds)
                 }
         cr_assert_eq(tm_tage_use_alt_ctr(u), tm_tage_use_alt_ctr(p));
         cr_assert_eq(tm_tage_use_alt_ctr(f), tm_tage_use_alt_ctr(p));
+        cr_assert_eq(tm_tage_use_alt_ctr(u0), tm_tage_use_alt_ctr(p));
+        cr_assert_eq(tm_tage_use_alt_ctr(f0), tm_tage_use_alt_ctr(p));
+        tm_tage_free(u0);
+        tm_tage_free(f0);
         tm_tage_free(p);
         tm_tage_free(q);
         tm_tage_free(u);
