@@ -1,7 +1,9 @@
 /* tm — what cmodel/ittage.c shows the predictor set (pred_int.h) beyond
  * tm/tage.h: the start of struct tm_ittage, which a conditional branch
  * changes (its history: tm_ittage_push_cond, inline on the path of every
- * conditional branch, where a call cost 5 % of a tage-l replay). */
+ * conditional branch, where a call cost 5 % of a tage-l replay: in the
+ * predictor set, and in tage.c's predict_update for the set's TAGE, which
+ * pushes the outcome into its ITTAGE's history too, tage_pair). */
 #ifndef TM_ITTAGE_INT_H
 #define TM_ITTAGE_INT_H
 

@@ -84,6 +84,8 @@ int tm_pred_new(const tm_pred_cfg *c, tm_pred **out)
         tm_pred_free(p);
         return TM_ERR_NOMEM;
     }
+    if (p->tage)
+        tage_pair(p->tage, p->ittage);
     tm_pred_reset(p);
     *out = p;
     return TM_OK;
@@ -170,18 +172,3 @@ void tm_pred_get_counts(const tm_pred *p, tm_pred_counts *c)
 const tm_tage *tm_pred_tage(const tm_pred *p) { return p->tage; }
 
 const tm_ittage *tm_pred_ittage(const tm_pred *p) { return p->ittage; }
-
-int pred_tage_step(tm_pred *p, uint64_t pc, int taken)
-{
-    if (p->ittage)
-        ittage_push_cond(p->ittage, taken ? 1u : 0u); /* inline: a call cost 5 % of a tage-l replay */
-    return tage_step(p->tage, pc, taken);
-}
-
-int pred_tage_follow(tm_pred *p, uint64_t pc, int miss)
-{
-    int taken = tage_follow(p->tage, pc, miss);
-    if (p->ittage)
-        ittage_push_cond(p->ittage, taken ? 1u : 0u);
-    return taken;
-}

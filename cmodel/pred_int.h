@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "tm/pred.h"
+#include "tage_int.h"
 
 typedef struct ibtb_entry {
     uint64_t target;
@@ -67,18 +68,11 @@ static inline void pred_cond_update(tm_pred *p, uint64_t pc, int taken)
     p->bhr = ((p->bhr << 1) | (taken ? 1u : 0u)) & p->gmask;
 }
 
-/* pred_cond_step and pred_cond_follow of a set with TAGE (pred.c): out of
- * line, so that the gshare path inlined into the model's and the replays'
- * loops stays as small as it was (the TAGE path inline there made the
- * replay with large 6 % slower). */
-int pred_tage_step(tm_pred *p, uint64_t pc, int taken);
-int pred_tage_follow(tm_pred *p, uint64_t pc, int miss);
-
 /* pred_cond_predict, then pred_cond_update with TAKEN: the prediction. */
 static inline int pred_cond_step(tm_pred *p, uint64_t pc, int taken)
 {
     if (p->tage)
-        return pred_tage_step(p, pc, taken);
+        return tage_step(p->tage, pc, taken);
     int pred = pred_cond_predict(p, pc);
     pred_cond_update(p, pc, taken);
     return pred;
@@ -89,7 +83,7 @@ static inline int pred_cond_step(tm_pred *p, uint64_t pc, int taken)
 static inline int pred_cond_follow(tm_pred *p, uint64_t pc, int miss)
 {
     if (p->tage)
-        return pred_tage_follow(p, pc, miss);
+        return tage_follow(p->tage, pc, miss);
     int taken = pred_cond_predict(p, pc) ^ (miss != 0);
     pred_cond_update(p, pc, taken);
     return taken;

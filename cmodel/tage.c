@@ -7,6 +7,7 @@
 #include "tm/bits.h"
 #include "tm/tage.h"
 #include "hist_int.h"
+#include "ittage_int.h"
 #include "tage_int.h"
 
 int tm_tage_cfg_check(const tm_tage_cfg *c, const char *opt, char *err, size_t errlen)
@@ -529,6 +530,8 @@ static inline __attribute__((always_inline)) int predict_update_s(tm_tage *p, ui
         sw_push_bmi2_s(p, t, T, EB, TG);
     else
         push(p, t);
+    if (p->head.co)
+        ittage_push_cond(p->head.co, t);
     return follow ? (int)t : k.pred;
 }
 
@@ -594,6 +597,8 @@ void tm_tage_update(tm_tage *p, uint64_t pc, int taken)
     p->kept_ok = 0;
     update_with(p, pc, lp, taken ? 1u : 0u);
 }
+
+void tage_pair(tm_tage *p, tm_ittage *it) { p->head.co = it; }
 
 int tm_tage_predict_update(tm_tage *p, uint64_t pc, int taken) { return tage_step(p, pc, taken); }
 

@@ -11,7 +11,13 @@
 typedef struct tage_head {
     int (*step)(tm_tage *p, uint64_t pc, int taken); /* tm_tage_predict_update */
     int (*follow)(tm_tage *p, uint64_t pc, int miss); /* tm_tage_follow */
+    tm_ittage *co; /* the set's ITTAGE (tage_pair), whose history takes each outcome too */
 } tage_head;
+
+/* From now on P's predict_update and follow push each conditional
+ * branch's outcome into IT's history too (tm_ittage_push_cond), as the
+ * predictor set needs when it has both (NULL: not). */
+void tage_pair(tm_tage *p, tm_ittage *it);
 
 static inline int tage_step(tm_tage *p, uint64_t pc, int taken)
 {
