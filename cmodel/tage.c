@@ -556,9 +556,11 @@ TAGE_VARIANT(pu_any, , 0, 0, 0, 0)
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TAGE_BMI2_ATTR __attribute__((target("bmi2")))
 TAGE_VARIANT(pu_bmi2, TAGE_BMI2_ATTR, 1, 0, 0, 0)
-TAGE_VARIANT(pu_bmi2_s, TAGE_BMI2_ATTR, 1, 2, 5, 5) /* tage-s: 2 tables of 32, 5-bit tags */
-TAGE_VARIANT(pu_bmi2_m, TAGE_BMI2_ATTR, 1, 3, 5, 7) /* tage-m: 3 of 32, 7 bits */
-TAGE_VARIANT(pu_bmi2_l, TAGE_BMI2_ATTR, 1, 6, 6, 9) /* tage-l: 6 of 64, 9 bits */
+/* The presets' shapes (cmodel/config.c's tage-s, tage-m, tage-l): name,
+ * tables, index bits, tag bits. */
+#define TAGE_SHAPES(X) X(s, 2, 5, 5) X(m, 3, 5, 7) X(l, 6, 6, 9)
+#define TAGE_SHAPE_VARIANT(N, T, EB, TG) TAGE_VARIANT(pu_bmi2_##N, TAGE_BMI2_ATTR, 1, T, EB, TG)
+TAGE_SHAPES(TAGE_SHAPE_VARIANT)
 #endif
 
 static void select_fns(tm_tage *p)
@@ -568,21 +570,14 @@ static void select_fns(tm_tage *p)
 #if defined(__x86_64__) && defined(__GNUC__)
     if (!p->sw_bmi2)
         return;
-    static const struct {
-        unsigned t, eb, tg;
-        int (*step)(tm_tage *, uint64_t, int), (*follow)(tm_tage *, uint64_t, int);
-    } v[] = {
-        {2, 5, 5, pu_bmi2_s_step, pu_bmi2_s_follow},
-        {3, 5, 7, pu_bmi2_m_step, pu_bmi2_m_follow},
-        {6, 6, 9, pu_bmi2_l_step, pu_bmi2_l_follow},
-    };
     p->head.step = pu_bmi2_step;
     p->head.follow = pu_bmi2_follow;
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if (p->cfg.tables == v[i].t && p->ebits == v[i].eb && p->cfg.tag == v[i].tg) {
-            p->head.step = v[i].step;
-            p->head.follow = v[i].follow;
-        }
+#define TAGE_SHAPE_SELECT(N, T, EB, TG)                                                                              \
+    if (p->cfg.tables == (T) && p->ebits == (EB) && p->cfg.tag == (TG)) {                                            \
+        p->head.step = pu_bmi2_##N##_step;                                                                           \
+        p->head.follow = pu_bmi2_##N##_follow;                                                                       \
+    }
+    TAGE_SHAPES(TAGE_SHAPE_SELECT)
 #endif
 }
 
