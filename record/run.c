@@ -88,6 +88,7 @@ static int abandon(run *R, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    tm_rec_async_stop(&R->x);
     say(R, 0, "%s", msg);
     tm_rec_release(&R->x, &R->O);
     return 1;
@@ -228,6 +229,7 @@ static int run_capture(run *R, tm_transport *tp, int *ws, int *killed)
             continue;
         if (!tm_transport_read(tp, R->cap))
             pipe_open = 0;
+        tm_rec_async_flush(&R->x); /* the piece's groups to the model's thread */
         time_t now = time(NULL);
         if (R->d->progress && now - last >= 2) {
             tm_cap_info in;
@@ -244,6 +246,7 @@ static int run_capture(run *R, tm_transport *tp, int *ws, int *killed)
 static int capture_refused(run *R, const char *msg)
 {
     tm_rec_ctx *x = &R->x;
+    tm_rec_async_stop(x);
     if (x->w)
         tmc_writer_close(x->w);
     x->w = NULL;
@@ -451,6 +454,17 @@ static int make_capture(run *R)
     return -1;
 }
 
+/* Whether the memory operands' values are captured: any configuration's
+ * data tracing (--cfiat, --data), or --mode's. */
+static int values_captured(const run *R)
+{
+    const tm_rec_run *d = R->d;
+    int mem = R->cfg.enc.data || tm_recmode_needs_mem(&d->mc);
+    for (size_t j = 1; j < d->k; j++)
+        mem |= d->conf[j].cfg.enc.data != 0;
+    return mem;
+}
+
 /* The frontend and its channel (docs/capture.md §1): SHM_SLOTS slots, 64 KB
  * with a size limit so that tracing stops close to it; with
  * TM_CAPTURE_PIPE=1 (or without memfd_create) the stream goes through the
@@ -473,9 +487,7 @@ static int start_transport(run *R, tm_transport **tp)
     tm_transport_cfg tc = {SHM_SLOTS, limited ? (size_t)64 << 10 : SHM_SLOT,
                            limited ? (size_t)64 << 10 : (size_t)1 << 20, force_pipe && *force_pipe == '1',
                            record_check_stop, &R->rs};
-    int mem = R->cfg.enc.data || tm_recmode_needs_mem(&d->mc); /* any configuration's data tracing */
-    for (size_t j = 1; j < d->k; j++)
-        mem |= d->conf[j].cfg.enc.data != 0;
+    int mem = values_captured(R);
     int values = d->commit || x->mode != NULL;
     /* the timing model's data caches: without memory operands, their
      * addresses (docs/capture.md §3) */
@@ -588,7 +600,10 @@ static int record_run(run *R, tm_transport *tp)
     pid_t pid = tm_transport_pid(tp);
     int ws = 0, killed = 0, status = 0, rc;
     int reaped = run_capture(R, tp, &ws, &killed);
-    int cap_failed = tm_transport_failed(tp), consumer_failed = x->failed;
+    /* the model's thread took what the capture handed on: a model that
+     * failed fails the capture, as without the thread */
+    int model_failed = tm_rec_async_sync(x);
+    int cap_failed = tm_transport_failed(tp) || model_failed, consumer_failed = x->failed;
     if (cap_failed && *tm_transport_error(tp) && !x->failed) {
         snprintf(x->err, sizeof x->err, "%s", tm_transport_error(tp));
         x->failed = 1;
@@ -599,6 +614,8 @@ static int record_run(run *R, tm_transport *tp)
     if (d->capture && (rc = capture_ended(R, cap_failed, consumer_failed, &ws)) >= 0)
         return rc;
     if (!cap_failed && tm_cap_finish(R->cap) != TM_OK)
+        cap_failed = 1;
+    if (tm_rec_async_stop(x)) /* the thread joined: the models are read after here */
         cap_failed = 1;
     if (cap_failed) {
         say(R, 0, "%s", x->failed ? tm_out_name(&R->O.o[TM_REC_TMC], x->err) : tm_cap_error(R->cap));
@@ -625,6 +642,26 @@ static int record_run(run *R, tm_transport *tp)
     return record_done(R, status, &end);
 }
 
+/* --model-thread: whether the model (or the sweep) runs on a thread of its
+ * own, fed through a ring (record/asyncmodel.c).  Only where it is the
+ * only consumer and nothing reads its trace while the program runs (not
+ * with --commit, --mode, --threads auto, -f); started after the
+ * frontend's process (no fork with a second thread).  auto: where it was
+ * measured to pay on 2 processors (docs/capture.md §3, issue 39): values
+ * captured and the cores timing model, the recording's thread busy with
+ * the capture layer and the timing model (pigz -p 4, --cfiat: 9.9 ->
+ * 8.7 s); without them the groups crossing between the cores cost about
+ * what the model's work does while Valgrind's process needs a core. */
+static int model_thread(const run *R)
+{
+    const tm_rec_run *d = R->d;
+    if (d->model_thread == TM_REC_MT_NO || R->autoth || R->x.w || R->x.mode || d->trace_limit || d->mc.size_limit)
+        return 0;
+    if (d->model_thread == TM_REC_MT_YES)
+        return 1;
+    return values_captured(R) && d->timing && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
 int tm_rec_record(tm_rec_run *d)
 {
     static run R;
@@ -645,7 +682,11 @@ int tm_rec_record(tm_rec_run *d)
     if ((rc = check_env(&R)) >= 0 || (rc = open_outputs(&R)) >= 0 || (rc = make_models(&R)) >= 0 ||
         (rc = make_capture(&R)) >= 0 || (rc = start_transport(&R, &tp)) >= 0)
         return rc;
-    return record_run(&R, tp);
+    if (model_thread(&R))
+        tm_rec_async_start(&R.x); /* without a thread (no memory): the sink feeds the model */
+    rc = record_run(&R, tp);
+    tm_rec_async_stop(&R.x); /* stopped already: record_run joins it before reading the models */
+    return rc;
 }
 
 int tm_rec_check_collisions(const tm_rec_conf *conf, size_t k, char *err, size_t errlen)

@@ -21,10 +21,13 @@ static int model_failed(tm_rec_ctx *x)
     return 1;
 }
 
-/* on_record when the model is the only consumer (no --commit, no --mode). */
+/* on_record when the model is the only consumer (no --commit, no --mode):
+ * through the model's thread while it runs (tm_rec_async_start). */
 static int on_record_model(void *arg, const tmc_record *r)
 {
     tm_rec_ctx *x = arg;
+    if (x->as)
+        return tm_rec_async_record(x, r);
     return tm_model_put(x->m, r) == TM_OK ? 0 : model_failed(x);
 }
 
@@ -32,6 +35,8 @@ static int on_record_model(void *arg, const tmc_record *r)
 static int on_group_model(void *arg, const tmc_group *g)
 {
     tm_rec_ctx *x = arg;
+    if (x->as)
+        return tm_rec_async_group(x, g);
     return tm_model_put_group(x->m, g) == TM_OK ? 0 : model_failed(x);
 }
 
@@ -39,12 +44,16 @@ static int on_group_model(void *arg, const tmc_group *g)
 static int on_record_sweep(void *arg, const tmc_record *r)
 {
     tm_rec_ctx *x = arg;
+    if (x->as)
+        return tm_rec_async_record(x, r);
     return tm_sweep_put(x->sw, r) == TM_OK ? 0 : model_failed(x);
 }
 
 static int on_group_sweep(void *arg, const tmc_group *g)
 {
     tm_rec_ctx *x = arg;
+    if (x->as)
+        return tm_rec_async_group(x, g);
     return tm_sweep_put_group(x->sw, g) == TM_OK ? 0 : model_failed(x);
 }
 
@@ -86,6 +95,8 @@ static int on_record_spool(void *arg, const tmc_record *r)
 static int on_isa(void *arg, int isa)
 {
     tm_rec_ctx *x = arg;
+    if (tm_rec_async_sync(x)) /* the model is set while its thread waits */
+        return 1;
     if (x->w && tmc_writer_set_isa(x->w, isa) != TM_OK) {
         snprintf(x->err, sizeof x->err, "%s", tmc_writer_error(x->w));
         x->failed = 1;

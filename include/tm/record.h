@@ -128,6 +128,8 @@ typedef struct tm_rec_conf {
 } tm_rec_conf;
 #define TM_REC_MAX_CONFS 256
 
+typedef struct tm_rec_async tm_rec_async;
+
 /* One recording's consumers of the capture. */
 typedef struct tm_rec_ctx {
     tm_model *m;          /* the first configuration's model */
@@ -146,6 +148,7 @@ typedef struct tm_rec_ctx {
      * place: one line each, no prefix, no newline), or NULL */
     void (*diag)(void *arg, const char *line);
     void *diag_arg;
+    tm_rec_async *as;     /* the model on a second thread (tm_rec_async_start), or NULL */
 } tm_rec_ctx;
 
 /* The outputs BASE.modules, .tmc (with --commit), the frontend's log
@@ -224,5 +227,27 @@ int tm_rec_profiles_new(tm_rec_ctx *x, uint64_t window, char *err, size_t errlen
  * that failed (its line in X->err, X->failed) or of the reader
  * (tmc_reader_error). */
 int tm_rec_feed(tm_rec_ctx *x, tmc_reader *r, const volatile sig_atomic_t *nsigs, sig_atomic_t at);
+
+/* ---- the model on a second thread (record/asyncmodel.c) ---- */
+
+/* When the model (or the sweep) is X's only consumer: a thread that feeds
+ * it what tm_rec_sink's sink hands on, in order, through a ring published
+ * in batches; X->as.  TM_OK, or TM_ERR_NOMEM (no thread: the sink feeds
+ * the model itself).  Whoever starts it stops it (tm_rec_async_stop) on
+ * every path before X's models are read or freed. */
+int tm_rec_async_start(tm_rec_ctx *x);
+/* A group, a record into the ring (the sink's): 0, or 1 if the model
+ * failed (its line in X->err, X->failed), as tm_rec_sink's. */
+int tm_rec_async_group(tm_rec_ctx *x, const tmc_group *g);
+int tm_rec_async_record(tm_rec_ctx *x, const tmc_record *r);
+/* What was handed on so far, published to the thread (no wait). */
+void tm_rec_async_flush(tm_rec_ctx *x);
+/* Waits until the thread took everything handed on: 0, or 1 if the model
+ * failed (as above).  Without a thread: 0. */
+int tm_rec_async_sync(tm_rec_ctx *x);
+/* Everything handed on into the model, the thread joined, X->as NULL: 0,
+ * or 1 if the model failed (its line in X->err, X->failed, unless X
+ * failed already).  Without a thread: 0. */
+int tm_rec_async_stop(tm_rec_ctx *x);
 
 #endif

@@ -15,6 +15,11 @@
 #include <stdint.h>
 #include "tm/record.h"
 
+/* --model-thread: the model on a thread of its own (record/asyncmodel.c)
+ * where it pays (AUTO), always, or never; only where the models are the
+ * only consumers. */
+enum { TM_REC_MT_AUTO = 0, TM_REC_MT_YES, TM_REC_MT_NO };
+
 typedef struct tm_rec_run {
     const char *base;          /* -o BASE; NULL with --mode: the descriptor file's name */
     tm_rec_conf *conf;         /* the K configurations: base, profile, cfg (j >= 1) filled in */
@@ -31,6 +36,7 @@ typedef struct tm_rec_run {
     const tm_timing_cfg *timing; /* the timing model; NULL: serial */
     int no_caches;             /* --no-caches */
     const char *capture;       /* --capture FILE ("-": standard input): no frontend */
+    int model_thread;          /* --model-thread: TM_REC_MT_* (0: auto) */
     int pin;                   /* --frontend pin */
     int qemu;                  /* --frontend qemu (AArch64, RISC-V programs; docs/qemu.md) */
     const char *qemu_opt;      /* --qemu, or NULL (qemu-aarch64 / qemu-riscv64 on PATH) */

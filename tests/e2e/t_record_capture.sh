@@ -133,6 +133,28 @@ rec 0 "$TM" auto --capture mt.cap --commit --threads auto -o auto
 [ "$("$TM" dump auto.tmc | head -n 1)" = "# tmc v1 threads=5" ] || die "--threads auto: $("$TM" dump auto.tmc | head -n 1)"
 verify "$TM" auto "--capture --threads auto"
 ok "--capture with -s/-l (the window) and --threads auto (5 threads)"
+# --model-thread (docs/capture.md §3): the model on a thread of its own
+# writes byte for byte what the model on the recording's thread writes, with
+# the values captured (--cfiat: auto's case) and a sweep (--and), and with
+# control flow alone; a bad value is one line.
+for mt in no yes auto; do
+    rec 0 "$TM" "th$mt" --capture mt.cap --cfiat --threads 9 --model-thread $mt -o "th$mt" --and --encoding nx_b -o "th${mt}b"
+    rec 0 "$TM" "tf$mt" --capture mt.cap --threads 9 --model-thread $mt -o "tf$mt"
+done
+for mt in yes auto; do
+    for b in th thb tf; do
+        x=${b/th/th$mt}
+        [ "$b" = tf ] && x=tf$mt
+        y=${b/th/thno}
+        [ "$b" = tf ] && y=tfno
+        for e in tmt json stats modules; do
+            cmp -s "$y.$e" "$x.$e" || die "--model-thread $mt: $x.$e is not $y.$e (--model-thread no)"
+        done
+    done
+done
+# with --commit (no thread) the recording mta above, which verifies
+cmp -s thyes.tmt mta.tmt && cmp -s thyesb.tmt mtb.tmt || die "--model-thread yes: not the traces of mta, mtb (--commit)"
+ok "--model-thread yes and auto: the outputs of --model-thread no, with --cfiat and --and, and without; the traces of the verified recording with --commit"
 
 # ======================================================================
 echo "== 3. endings"
@@ -211,6 +233,7 @@ one_line 1 "^tm record: trunc.cap: capture: offset [0-9]*: the stream ends" x --
 one_line 2 "^tm record: --capture bt.cap: no program to run ('$P/branchtest'): the capture stream is the program's run (see tm record --help)$" \
     x --capture bt.cap -o x -- "$P/branchtest"
 one_line 2 "no program to run" x --capture bt.cap -o x "$P/branchtest"
+one_line 2 "^tm record: --model-thread maybe: allowed auto, yes, no" x --capture bt.cap --model-thread maybe -o x
 one_line 2 "^tm record: --frontend: not with --capture" x --capture bt.cap --frontend valgrind -o x
 one_line 2 "^tm record: --valgrind: not with --capture" x --capture bt.cap --valgrind valgrind -o x
 one_line 2 "^tm record: --capture after --and" x -o x --and -o y --capture bt.cap

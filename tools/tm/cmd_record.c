@@ -92,6 +92,11 @@ static void usage(FILE *f)
             "                                AArch64 and RISC-V programs under qemu-aarch64 or\n"
             "                                qemu-riscv64 with the plugin tm_qemu.so, docs/qemu.md;\n"
             "                                TM_QEMU_PLUGIN names another)\n"
+            "  --model-thread auto|yes|no    the trace module model on a thread of its own, beside\n"
+            "                                the capture and the timing model (when the models are the\n"
+            "                                only consumers: not with --commit, --mode, -f, --threads\n"
+            "                                auto); auto (default): yes with values captured (--cfiat,\n"
+            "                                --data) and --timing cores on 2 processors or more\n"
             "  --valgrind PATH               the valgrind launcher (default: valgrind on PATH)\n"
             "  --pin PATH                    with --frontend pin: the pin launcher, or a Pin 3.x kit\n"
             "                                folder holding it (default: $PIN_ROOT/pin)\n"
@@ -122,6 +127,7 @@ typedef struct rec_args {
     const char *qemu;                     /* --qemu */
     uint64_t nthreads, skip, length;
     int commit, argi, main_only, vg_given, demand;
+    int model_thread; /* --model-thread: TM_REC_MT_* */
     rec_more more[TM_REC_MAX_CONFS - 1];
     size_t nmore;
 } rec_args;
@@ -155,7 +161,8 @@ static const tm_optdef rec_whole_opts[] = {
     W("--commit", TF, REC_OWN, NULL), W("--frontend", TV, REC_OWN, "a value: allowed valgrind, pin or qemu"),
     W("--qemu", TV, REC_OWN, "a path: the qemu-aarch64 or qemu-riscv64 launcher"),
     W("--pin", TV, REC_OWN, "a path: the pin launcher or a Pin kit folder"),
-    W("--capture", TV, REC_OWN, "a file: a capture stream, or - for standard input"), {NULL, NULL, 0, 0, 0, NULL}};
+    W("--capture", TV, REC_OWN, "a file: a capture stream, or - for standard input"),
+    W("--model-thread", TV, REC_OWN, "a value: allowed auto, yes, no"), {NULL, NULL, 0, 0, 0, NULL}};
 /* Each configuration's outputs (after --and: that configuration's). */
 static const tm_optdef rec_conf_opts[] = {
     {"-o", "--output", TV, offsetof(rec_more, base), 0, "a value: the base name of the outputs"},
@@ -211,6 +218,15 @@ static int rec_whole(rec_args *A, const char *name, const char *v)
         if (!*v)
             return tm_usage("record", "--capture needs a file: a capture stream, or - for standard input"), 2;
         A->capture = v;
+    } else if (!strcmp(name, "--model-thread")) {
+        if (!strcmp(v, "auto"))
+            A->model_thread = TM_REC_MT_AUTO;
+        else if (!strcmp(v, "yes"))
+            A->model_thread = TM_REC_MT_YES;
+        else if (!strcmp(v, "no"))
+            A->model_thread = TM_REC_MT_NO;
+        else
+            return tm_usage("record", "--model-thread %s: allowed auto, yes, no", v), 2;
     } else {
         A->commit = 1; /* --commit */
     }
@@ -459,6 +475,7 @@ int cmd_record(int argc, char **argv)
     D.timing = A.to.serial ? NULL : &A.to.cfg;
     D.no_caches = A.to.no_caches;
     D.capture = A.capture;
+    D.model_thread = A.model_thread;
     D.valgrind = A.valgrind;
     D.pin_opt = A.pin;
     D.prog = A.capture ? NULL : argv + A.argi;
