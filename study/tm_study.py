@@ -1178,7 +1178,10 @@ class Runner:
             base = os.path.join(wd, "c0")
             argv = [self.tm, "record", "--threads", u["cores"]] + (
                 ["--frontend", u["frontend"]] if u["frontend"] != "valgrind" else []) + u["timing"] + (
-                ["--commit"] if self.s.verify == "commit" else [])
+                ["--commit"] if self.s.verify == "commit" else []) + (
+                # several recordings at once keep the processors busy: the
+                # model stays on each recording's thread (docs/guide.md)
+                ["--model-thread", "no"] if self.jobs > 1 else [])
             for i, seg in enumerate(segs):
                 argv += (["--and"] if i else []) + seg
             argv += ["--"] + u["argv"]
