@@ -26,29 +26,41 @@
  * when the producer waits for the consumer to take everything: few wakes. */
 #define WAKE_WORDS (RING_WORDS / 4)
 #define CONS_STEP ((size_t)1 << 13) /* the consumer says what it took every 64 KB */
-#define EV_WORDS ((offsetof(tmc_record, value) + 7) / 8)
+/* A group's event: its fields up to its value (tmc_record: the rest is
+ * never an event's), one by one (ev_put; a copy of the record's bytes
+ * would read the fields the timing model has just written one by one in
+ * wider loads, which the processor cannot forward from the stores) */
+#define EV_WORDS 8u
 #define REC_WORDS ((offsetof(tmc_record, path) + 7) / 8)
 #define MAX_ENTRY (1 + 4 + 2 + TMC_MAX_OPERAND / 8 + (EV_WORDS > REC_WORDS ? EV_WORDS : REC_WORDS))
 enum { K_GROUP = 1, K_RECORD = 2, K_WRAP = 3, H_EV = 1 << 8, H_MEM = 1 << 9 };
 
+/* The fields each thread writes often are on cache lines of their own, the
+ * flags that change rarely on another: a line written by one thread and
+ * read by the other at every group would move between the cores each
+ * time (before, the producer's wtotal shared a line with the flags the
+ * consumer read for every entry: a third of the producer's time in
+ * tm_rec_async_group, pigz -p 4 --cfiat). */
+#define LINE 64
 struct tm_rec_async {
     tm_rec_ctx *x;
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     uint64_t *ring;
-    size_t wpos;               /* producer: where the next entry goes */
-    size_t wpub;               /* producer: what it published last */
-    _Atomic size_t pub;        /* words published (free-running) */
-    _Atomic size_t cons;       /* words consumed (free-running) */
-    _Atomic int cons_waits;    /* the consumer sleeps for more */
+    /* the producer's own */
+    _Alignas(LINE) size_t wpos; /* where the next entry goes */
+    size_t wpub;               /* what it published last */
+    size_t wtotal;             /* words written (free-running) */
+    size_t cseen;              /* cons as it read it last */
+    _Alignas(LINE) _Atomic size_t pub;  /* words published (free-running): the producer's */
+    _Alignas(LINE) _Atomic size_t cons; /* words consumed (free-running): the consumer's */
+    _Alignas(LINE) _Atomic int cons_waits; /* the consumer sleeps for more */
     _Atomic int prod_waits;    /* the producer sleeps for room */
     _Atomic int done;          /* no more entries will come */
     _Atomic int failed;        /* the model refused a group: err says how */
     _Atomic int force;         /* the producer waits for everything to be taken */
-    size_t wtotal;             /* producer: words written (free-running) */
-    size_t cseen;              /* producer: cons as it read it last */
-    char err[sizeof ((tm_rec_ctx *)0)->err];
+    _Alignas(LINE) char err[sizeof ((tm_rec_ctx *)0)->err];
 };
 
 /* The model's failure, as session.c's model_failed says it. */
@@ -71,6 +83,38 @@ static void wake(tm_rec_async *a)
     pthread_mutex_unlock(&a->mu);
 }
 
+/* Event E as EV_WORDS words at W, and back (into E, whose other fields
+ * stay as they are). */
+static inline void ev_put(uint64_t *w, const tmc_record *e)
+{
+    w[0] = (uint64_t)e->type | (uint64_t)e->bclass << 8 | (uint64_t)e->taken << 16 | (uint64_t)e->len << 24 |
+           (uint64_t)e->flags << 32;
+    w[1] = (uint64_t)e->size | (uint64_t)e->tid << 32;
+    w[2] = e->cycle;
+    w[3] = e->pc;
+    w[4] = e->target;
+    w[5] = e->count;
+    w[6] = e->bytes;
+    w[7] = e->addr;
+}
+
+static inline void ev_get(tmc_record *e, const uint64_t *w)
+{
+    e->type = (tmc_type)(w[0] & 0xff);
+    e->bclass = (uint8_t)(w[0] >> 8);
+    e->taken = (uint8_t)(w[0] >> 16);
+    e->len = (uint8_t)(w[0] >> 24);
+    e->flags = (uint32_t)(w[0] >> 32);
+    e->size = (uint8_t)w[1];
+    e->tid = (uint32_t)(w[1] >> 32);
+    e->cycle = w[2];
+    e->pc = w[3];
+    e->target = w[4];
+    e->count = w[5];
+    e->bytes = w[6];
+    e->addr = w[7];
+}
+
 /* The length in words of the entry at W. */
 static size_t entry_len(const uint64_t *w)
 {
@@ -83,8 +127,9 @@ static size_t entry_len(const uint64_t *w)
     return n + (h & H_EV ? EV_WORDS : 0);
 }
 
-/* The entry at W: into the model (EV: room for its event). */
-static void consume(tm_rec_async *a, const uint64_t *w, tmc_record *ev)
+/* The entry at W: into the model (EV: room for its event); 0, or 1 if the
+ * model refused it. */
+static int consume(tm_rec_async *a, const uint64_t *w, tmc_record *ev)
 {
     tm_rec_ctx *x = a->x;
     uint64_t h = w[0];
@@ -109,13 +154,16 @@ static void consume(tm_rec_async *a, const uint64_t *w, tmc_record *ev)
             n = 7 + (g.msize + 7u) / 8u;
         }
         if (h & H_EV) {
-            memcpy(ev, w + n, offsetof(tmc_record, value));
+            ev_get(ev, w + n);
             g.ev = ev;
         }
         rc = x->sw ? tm_sweep_put_group(x->sw, &g) : tm_model_put_group(x->m, &g);
     }
-    if (rc != TM_OK)
+    if (rc != TM_OK) {
         async_failed(a);
+        return 1;
+    }
+    return 0;
 }
 
 /* Whether the consumer, having taken everything up to C, goes on: a
@@ -134,9 +182,11 @@ static void *consumer(void *arg)
     /* the event's fields past its value stay 0, as the producers' are */
     tmc_record *ev = calloc(1, sizeof *ev);
     size_t c = atomic_load(&a->cons);
+    int failed = 0; /* the consumer's own copy of a->failed, which only it sets */
     if (!ev) {
         snprintf(a->err, sizeof a->err, "model: out of memory");
         atomic_store(&a->failed, 1);
+        failed = 1;
     }
     for (;;) {
         if (!ready(a, c)) {
@@ -160,8 +210,8 @@ static void *consumer(void *arg)
                 c += RING_WORDS - (c & (RING_WORDS - 1));
                 continue;
             }
-            if (!atomic_load_explicit(&a->failed, memory_order_relaxed))
-                consume(a, w, ev); /* after a failure: skipped */
+            if (!failed)
+                failed = consume(a, w, ev); /* after a failure: skipped */
             c += entry_len(w);
             if (c - said >= CONS_STEP) {
                 said = c;
@@ -257,7 +307,7 @@ int tm_rec_async_group(tm_rec_ctx *x, const tmc_group *g)
         k = 7 + nv;
     }
     if (g->ev)
-        memcpy(w + k, g->ev, offsetof(tmc_record, value));
+        ev_put(w + k, g->ev);
     written(a, n);
     return 0;
 }
@@ -302,9 +352,11 @@ int tm_rec_async_sync(tm_rec_ctx *x)
 
 int tm_rec_async_start(tm_rec_ctx *x)
 {
-    tm_rec_async *a = calloc(1, sizeof *a);
+    size_t asz = (sizeof(tm_rec_async) + LINE - 1) / LINE * LINE;
+    tm_rec_async *a = aligned_alloc(LINE, asz);
     if (!a)
         return TM_ERR_NOMEM;
+    memset(a, 0, asz);
     a->x = x;
     if (!(a->ring = malloc(RING_WORDS * sizeof *a->ring))) {
         free(a);

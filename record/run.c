@@ -649,8 +649,8 @@ static int record_run(run *R, tm_transport *tp)
  * frontend's process (no fork with a second thread).  auto: where it was
  * measured to pay on 2 processors (docs/capture.md §3, issue 39): values
  * captured and the cores timing model, the recording's thread busy with
- * the capture layer and the timing model (pigz -p 4, --cfiat: 9.9 ->
- * 8.7 s); without them the groups crossing between the cores cost about
+ * the capture layer and the timing model (pigz -p 4, --cfiat: 9.6 ->
+ * 7.6-7.9 s); without them the groups crossing between the cores cost about
  * what the model's work does while Valgrind's process needs a core. */
 static int model_thread(const run *R)
 {
