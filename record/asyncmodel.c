@@ -63,16 +63,10 @@ struct tm_rec_async {
     _Alignas(LINE) char err[sizeof ((tm_rec_ctx *)0)->err];
 };
 
-/* The model's failure, as session.c's model_failed says it. */
+/* The model's failure, as without the thread (tm_rec_model_error). */
 static void async_failed(tm_rec_async *a)
 {
-    tm_rec_ctx *x = a->x;
-    size_t f = x->sw ? tm_sweep_failed(x->sw) : 0;
-    if (x->sw && f < x->k)
-        snprintf(a->err, sizeof a->err, "model (configuration %zu, -o %.300s): %s", f + 1, x->conf[f].base,
-                 tm_model_error(x->conf[f].m));
-    else
-        snprintf(a->err, sizeof a->err, "model: %s", tm_model_error(x->m));
+    tm_rec_model_error(a->x, a->err, sizeof a->err);
     atomic_store(&a->failed, 1);
 }
 

@@ -8,15 +8,20 @@
 #include <string.h>
 #include "tm/record.h"
 
-/* The model refused what it was given: the run's error; stops the capture. */
-static int model_failed(tm_rec_ctx *x)
+void tm_rec_model_error(const tm_rec_ctx *x, char *err, size_t n)
 {
     size_t f = x->sw ? tm_sweep_failed(x->sw) : 0;
     if (x->sw && f < x->k)
-        snprintf(x->err, sizeof x->err, "model (configuration %zu, -o %.300s): %s", f + 1, x->conf[f].base,
+        snprintf(err, n, "model (configuration %zu, -o %.300s): %s", f + 1, x->conf[f].base,
                  tm_model_error(x->conf[f].m));
     else
-        snprintf(x->err, sizeof x->err, "model: %s", tm_model_error(x->m));
+        snprintf(err, n, "model: %s", tm_model_error(x->m));
+}
+
+/* The model refused what it was given: the run's error; stops the capture. */
+static int model_failed(tm_rec_ctx *x)
+{
+    tm_rec_model_error(x, x->err, sizeof x->err);
     x->failed = 1;
     return 1;
 }

@@ -228,6 +228,11 @@ int tm_rec_profiles_new(tm_rec_ctx *x, uint64_t window, char *err, size_t errlen
  * (tmc_reader_error). */
 int tm_rec_feed(tm_rec_ctx *x, tmc_reader *r, const volatile sig_atomic_t *nsigs, sig_atomic_t at);
 
+/* The line of a model that refused what it was given (with --and: the
+ * configuration that did), into ERR (N bytes): "model: ..." or "model
+ * (configuration J, -o BASE): ...". */
+void tm_rec_model_error(const tm_rec_ctx *x, char *err, size_t n);
+
 /* ---- the model on a second thread (record/asyncmodel.c) ---- */
 
 /* When the model (or the sweep) is X's only consumer: a thread that feeds

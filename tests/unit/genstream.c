@@ -57,3 +57,18 @@ void model_file(tm_model *m, const char *path)
     tmc_reader_close(rd);
     cr_assert_eq(tm_model_finish(m), TM_OK);
 }
+
+void models_equal(const tm_model *a, const tm_model *b, uint32_t threads, const char *what, const char *an,
+                  const char *bn)
+{
+    const tm_bitbuf *ta = tm_model_trace(a), *tb = tm_model_trace(b);
+    cr_assert_eq(ta->nbits, tb->nbits, "%s: %llu bits %s, %llu %s", what, (unsigned long long)ta->nbits, an,
+                 (unsigned long long)tb->nbits, bn);
+    cr_assert_eq(memcmp(ta->data, tb->data, (size_t)((ta->nbits + 7) / 8)), 0, "%s: traces differ (%s, %s)", what,
+                 an, bn);
+    cr_assert_eq(memcmp(tm_model_get_stats(a), tm_model_get_stats(b), sizeof(tm_model_stats)), 0,
+                 "%s: statistics differ (%s, %s)", what, an, bn);
+    for (uint32_t t = 0; t < threads; t++)
+        cr_assert_eq(memcmp(tm_model_thread_stats(a, t), tm_model_thread_stats(b, t), sizeof(tm_thread_stats)), 0,
+                     "%s: thread %u's statistics differ (%s, %s)", what, t, an, bn);
+}

@@ -24,4 +24,10 @@ void gen_stream(gen_stream_t *s, uint32_t threads, uint64_t insns, uint64_t seed
  * tm_model_finish (Criterion assertions on failure). */
 void model_file(tm_model *m, const char *path);
 
+/* Models A and B wrote the same trace and the same statistics (the whole
+ * module's and each of THREADS threads'): Criterion assertions naming WHAT
+ * and each side (AN, BN: e.g. "alone", "in the sweep"). */
+void models_equal(const tm_model *a, const tm_model *b, uint32_t threads, const char *what, const char *an,
+                  const char *bn);
+
 #endif

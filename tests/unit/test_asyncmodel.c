@@ -64,19 +64,6 @@ static size_t hand_on(tm_rec_ctx *x, const gen_stream_t *s, size_t j, int throug
     return k;
 }
 
-static void same_model(const tm_model *a, const tm_model *b, uint32_t threads, const char *what)
-{
-    const tm_bitbuf *ta = tm_model_trace(a), *tb = tm_model_trace(b);
-    cr_assert_eq(ta->nbits, tb->nbits, "%s: %llu bits directly, %llu through the thread", what,
-                 (unsigned long long)ta->nbits, (unsigned long long)tb->nbits);
-    cr_assert_eq(memcmp(ta->data, tb->data, (size_t)((ta->nbits + 7) / 8)), 0, "%s: the traces differ", what);
-    cr_assert_eq(memcmp(tm_model_get_stats(a), tm_model_get_stats(b), sizeof(tm_model_stats)), 0,
-                 "%s: the statistics differ", what);
-    for (uint32_t t = 0; t < threads; t++)
-        cr_assert_eq(memcmp(tm_model_thread_stats(a, t), tm_model_thread_stats(b, t), sizeof(tm_thread_stats)), 0,
-                     "%s: thread %u's statistics differ", what, t);
-}
-
 /* The stream fed directly and through the thread (SWEEP: K configurations
  * of a sweep), with a sync every SYNC hand-ons (0: none). */
 static void through_thread(uint32_t threads, int mem, int sweep, size_t sync)
@@ -123,7 +110,7 @@ static void through_thread(uint32_t threads, int mem, int sweep, size_t sync)
         cr_assert_eq(tm_model_finish(b), TM_OK);
         char what[64];
         snprintf(what, sizeof what, "configuration %zu", i);
-        same_model(a, b, threads, what);
+        models_equal(a, b, threads, what, "directly", "through the thread");
     }
     for (int v = 0; v < 2; v++) {
         if (sweep)

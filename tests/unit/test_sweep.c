@@ -112,15 +112,9 @@ static void same_as_alone(uint32_t threads, int mem, int groups)
                      "config %zu: the statistics of tm_model_put_crecs differ", i);
         tm_model_free(cm);
         const tm_model *m = tm_sweep_model(sw, i);
-        const tm_bitbuf *a = tm_model_trace(alone), *b = tm_model_trace(m);
-        cr_assert_eq(a->nbits, b->nbits, "config %zu: %llu bits alone, %llu in the sweep", i,
-                     (unsigned long long)a->nbits, (unsigned long long)b->nbits);
-        cr_assert_eq(memcmp(a->data, b->data, (size_t)((a->nbits + 7) / 8)), 0, "config %zu: traces differ", i);
-        cr_assert_eq(memcmp(tm_model_get_stats(alone), tm_model_get_stats(m), sizeof(tm_model_stats)), 0,
-                     "config %zu: statistics differ", i);
-        for (uint32_t t = 0; t < threads; t++)
-            cr_assert_eq(memcmp(tm_model_thread_stats(alone, t), tm_model_thread_stats(m, t), sizeof(tm_thread_stats)),
-                         0, "config %zu: thread %u's statistics differ", i, t);
+        char what[32];
+        snprintf(what, sizeof what, "config %zu", i);
+        models_equal(alone, m, threads, what, "alone", "in the sweep");
         dropped += tm_model_get_stats(m)->total.dropped_messages != 0;
         tm_model_free(alone);
     }
