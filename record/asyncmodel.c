@@ -34,6 +34,11 @@
 #define REC_WORDS ((offsetof(tmc_record, path) + 7) / 8)
 #define MAX_ENTRY (1 + 4 + 2 + TMC_MAX_OPERAND / 8 + (EV_WORDS > REC_WORDS ? EV_WORDS : REC_WORDS))
 enum { K_GROUP = 1, K_RECORD = 2, K_WRAP = 3, H_EV = 1 << 8, H_MEM = 1 << 9 };
+/* ev_put keeps every field before the value (addr the last of them), and
+ * an entry fits in the room the producer waits for */
+_Static_assert(offsetof(tmc_record, addr) + sizeof(uint64_t) == offsetof(tmc_record, value),
+               "ev_put and ev_get: a field of tmc_record before value that they do not keep");
+_Static_assert(MAX_ENTRY < WAKE_WORDS, "an entry larger than the room the producer waits for");
 
 /* The fields each thread writes often are on cache lines of their own, the
  * flags that change rarely on another: a line written by one thread and
@@ -49,8 +54,7 @@ struct tm_rec_async {
     pthread_cond_t cv;
     uint64_t *ring;
     /* the producer's own */
-    _Alignas(LINE) size_t wpos; /* where the next entry goes */
-    size_t wpub;               /* what it published last */
+    _Alignas(LINE) size_t wpub; /* what it published last */
     size_t wtotal;             /* words written (free-running) */
     size_t cseen;              /* cons as it read it last */
     _Alignas(LINE) _Atomic size_t pub;  /* words published (free-running): the producer's */
