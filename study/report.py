@@ -9,6 +9,7 @@ import os
 import subprocess
 
 import paper
+import paper_programs
 
 FIELDS = ("ti", "cnt", "diffta", "diffcc")
 FIELD_NAMES = {"ti": "Ti", "cnt": "bCnt", "diffta": "diffTA", "diffcc": "diffCC"}
@@ -450,6 +451,7 @@ def build_tables(d):
     pp = paper_table(d)
     if pp.rows:
         T.append(pp)
+    T += [t for t in (paper_programs.table(d),) if t]   # the paper's benchmarks, program by program
     # the chunk-size exploration
     ce = d.pick("ttr_e-large", "tr_e-large")
     if ce:
@@ -1406,6 +1408,7 @@ def summary(d, tables):
         out += isa_text(t)
     out += std_summary(tables, d)
     out += paper_summary(d)
+    out += paper_programs.summary(d)
     ew = edge_warning(chunk_edges(d))
     if ew:
         out.append("\n" + wrap("Chunk-size exploration (table chunks): " + ew, 110, "  "))
@@ -1527,7 +1530,7 @@ def paper_doc(d):
     """results.json's "paper": the published numbers (study/paper.py) and, for each quantity and N
     this study has too, the measured total and measured / paper."""
     return {"source": paper.CITATION, "differs": paper.DIFFERS, "published": paper.as_json(),
-            "comparison": paper_compare(d)}
+            "comparison": paper_compare(d), "programs": paper_programs.doc(d)}
 
 
 def write(outdir, study, results, version, run, pt=None, std=None):
@@ -1598,7 +1601,9 @@ def write(outdir, study, results, version, run, pt=None, std=None):
          f'<a href="results.json">results.json</a> and <a href="tables/">tables/*.csv</a>.</p>',
          f"<p>Beside the published numbers: the table <a href=\"#paper\">paper</a> puts the totals of "
          f"{html.escape(paper.CITATION)} (Tables 1, 2, 4, 5, 6 and Figs. 11 and 13) beside this study's. What "
-         f"differs: {html.escape(paper.DIFFERS)}.</p>",
+         f"differs: {html.escape(paper.DIFFERS)}." + (" The table <a href=\"#paper_programs\">paper_programs</a> puts "
+         "its Tables 1 and 5, row by row, beside the programs that match its benchmarks." if
+         paper_programs.matched(d) else "") + "</p>",
          "<h2>Summary</h2><pre>" + html.escape(text) + "</pre>", "<h2>Tables</h2>"]
     H += [html_table(t) for t in tables]
     H.append("<h2>Figures</h2>")

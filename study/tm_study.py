@@ -27,6 +27,9 @@ import tomllib
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+import paper_programs  # noqa: E402 - study/paper_programs.py: a program's paper_name
 ROOT = os.path.dirname(HERE)
 PROG = "tm study"
 
@@ -161,7 +164,7 @@ SECTION_KEYS = {
     "delivery": {"configs", "ports", "buffers"},
     "chunks": {"max"},
     "program": {"name", "cmd", "input", "env", "threads", "gen", "cores", "cwd", "stdin", "setup", "expect",
-                "frontend", "isa", "compare_as"},
+                "frontend", "isa", "compare_as", "paper_name"},
     "quick": {"threads", "programs", "inputs"},
 }
 # tm pt's options for each recording's Intel PT (docs/pt.md): PT without
@@ -580,9 +583,13 @@ class Study:
         cmp_as = self.want(p, "compare_as", str, "program", n, default=re.sub(ISA_SUFFIX, "", nm) or nm)
         if not re.fullmatch(r"[A-Za-z0-9_.+-]+", cmp_as):
             self.err("compare_as", f"{cmp_as!r}: letters, digits and _.+- only", n, "program")
+        pname = self.want(p, "paper_name", str, "program", n)   # the paper's benchmark (report: paper_programs)
+        if pname is not None and (why := paper_programs.check_name(pname)):
+            self.err("paper_name", why, n, "program")
         return {"name": nm, "cmd": cmd, "gen": gen, "input": inp, "env": env,
                 "threads": th, "cores": cores, "index": n, "cwd": cwd, "stdin": stdin,
-                "setup": setup, "expect": expect, "frontend": fe, "isa": isa, "compare_as": cmp_as}
+                "setup": setup, "expect": expect, "frontend": fe, "isa": isa, "compare_as": cmp_as,
+                "paper_name": pname}
 
     def check_quick(self, names):
         """[quick] (threads, programs, inputs), against NAMES, the programs'

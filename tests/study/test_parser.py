@@ -343,7 +343,7 @@ class Errors(TmpCase):
     def test_unknown_key(self):
         self.assertEqual(self.error(MIN + 'frob = 1\n'),
                          "7: key 'program[0].frob': unknown key (allowed: cmd, compare_as, cores, cwd, env, expect, "
-                         "frontend, gen, input, isa, name, setup, stdin, threads)")
+                         "frontend, gen, input, isa, name, paper_name, setup, stdin, threads)")
 
     def test_unknown_section(self):
         self.assertEqual(self.error(MIN + '[frob]\nx = 1\n'),
