@@ -18,7 +18,7 @@ SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 LIBS := -pthread -lzstd -lZydis -lipt -lopencsd_c_api -lopencsd -lz -lm
 
 # Component libraries, each a directory of C files; together they are libtm.
-LIBDIRS := common config tmc msg cmodel decoder pt std gen capture record recmodes stats cosim
+LIBDIRS := common config tmc msg cmodel decoder pt std gen timing capture record recmodes stats cosim
 LIB_SRCS := $(foreach d,$(LIBDIRS),$(wildcard $(d)/*.c))
 TOOL_SRCS := $(wildcard tools/tm/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -95,13 +95,21 @@ $(BUILD)/asan/bin/tm: $(STOOL_OBJS) $(BUILD)/asan/lib/libtm.a
 VG_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Wno-unused-parameter -Iinclude -I/usr/include/valgrind \
 	-DVGA_amd64=1 -DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 \
 	-fno-strict-aliasing -fno-builtin -fno-stack-protector -fno-pie -fcf-protection=none
-# The emitter (capture/capemit.c) is the frontends' shared code: built into
-# the tool as into libtm (freestanding, no libc calls).
-VG_OBJS := $(BUILD)/vg/tm_vg.o $(BUILD)/vg/capemit.o
-$(BUILD)/vg/tm_vg.o: vg-frontend/tm_vg.c include/tm/capwire.h include/tm/x86op.h include/tm/capemit.h
+# The emitter and the timing model's frontend half (capture/capemit.c,
+# capture/capsys.c, timing/tfront.c, timing/tshadow.c) are the frontends'
+# shared code: built into the tool as into libtm (freestanding, no libc
+# calls).
+EMIT_SRCS := capture/capemit.c capture/capsys.c timing/tfront.c timing/tshadow.c
+EMIT_HDRS := include/tm/capwire.h include/tm/x86op.h include/tm/capemit.h include/tm/tfront.h capture/capemit_int.h \
+	timing/tfront_int.h
+VG_OBJS := $(BUILD)/vg/tm_vg.o $(BUILD)/vg/capemit.o $(BUILD)/vg/capsys.o $(BUILD)/vg/tfront.o $(BUILD)/vg/tshadow.o
+$(BUILD)/vg/tm_vg.o: vg-frontend/tm_vg.c $(EMIT_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(VG_CFLAGS) -c $< -o $@
-$(BUILD)/vg/capemit.o: capture/capemit.c include/tm/capwire.h include/tm/x86op.h include/tm/capemit.h
+$(BUILD)/vg/capemit.o $(BUILD)/vg/capsys.o: $(BUILD)/vg/%.o: capture/%.c $(EMIT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(VG_CFLAGS) -c $< -o $@
+$(BUILD)/vg/tfront.o $(BUILD)/vg/tshadow.o: $(BUILD)/vg/%.o: timing/%.c $(EMIT_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(VG_CFLAGS) -c $< -o $@
 $(VGTOOL): $(VG_OBJS)
@@ -117,10 +125,10 @@ $(VGTOOL): $(VG_OBJS)
 QEMUTOOL := $(BUILD)/lib/qemu/tm_qemu.so
 all: $(QEMUTOOL)
 QEMU_CFLAGS := -std=c11 -O2 -g $(WARN) -Iinclude -fPIC -fvisibility=hidden
-$(QEMUTOOL): qemu-frontend/tm_qemu.c qemu-frontend/qemu_api.h capture/capemit.c include/tm/capemit.h \
-		include/tm/capwire.h include/tm/a64op.h include/tm/rvop.h include/tm/isa.h include/tm/x86op.h
+$(QEMUTOOL): qemu-frontend/tm_qemu.c qemu-frontend/qemu_api.h $(EMIT_SRCS) $(EMIT_HDRS) \
+		include/tm/a64op.h include/tm/rvop.h include/tm/isa.h
 	@mkdir -p $(dir $@)
-	$(CC) $(QEMU_CFLAGS) -shared -o $@ qemu-frontend/tm_qemu.c capture/capemit.c
+	$(CC) $(QEMU_CFLAGS) -shared -o $@ qemu-frontend/tm_qemu.c $(EMIT_SRCS)
 
 # The Pin frontend (pin-frontend/, docs/pin.md): built with the kit's own
 # configuration (its makefiles' flags, PinCRT).  Pin is not in Debian: the

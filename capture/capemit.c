@@ -1,9 +1,11 @@
 /* tm — the frontends' emitter (include/tm/capemit.h, docs/capture.md §1–4,
- * docs/pin.md): what the Valgrind tool (vg-frontend/) and the Pin tool
- * (pin-frontend/) emit, and when.  Freestanding: no includes but the
- * header, no library calls (the Valgrind tool is linked without libc); the
- * platform's services come through tmcap_platform. */
-#include "tm/capemit.h"
+ * docs/pin.md): what the Valgrind tool (vg-frontend/), the QEMU plugin
+ * (qemu-frontend/) and the Pin tool (pin-frontend/) emit, and when, with
+ * the timing model's frontend half (timing/tfront.c) timing the accesses.
+ * Freestanding: no includes but the headers, no library calls (the
+ * Valgrind tool is linked without libc); the platform's services come
+ * through tmcap_platform. */
+#include "capemit_int.h"
 
 #define PIPE_BUF_WORDS (1u << 16)
 #define BUF_MARGIN 64u /* room for the largest event a helper writes */
@@ -34,7 +36,26 @@ struct tmcap_em {
     unsigned nholes;
     tmcap_word brk; /* sys_from_syscalls: the program break (0: not known yet) */
     int isa;        /* TM_ISA_*: the system call numbers' table */
+    tmf *tm;        /* the accesses' timing (NULL: none) */
+    unsigned turn;  /* its turns of time (tmf_ahead) */
+    unsigned char has_uid[MAX_TIDS]; /* the thread was numbered (its CREATE, or it ran) */
+    unsigned next_uid;
+    unsigned char in_futex[MAX_TIDS]; /* the thread is in a futex call */
+    /* the futex waits in progress, as the turns see them (tmf_thread_wake):
+     * the address, the order they began in (0: not waiting) */
+    tmcap_word fw_addr[MAX_TIDS];
+    unsigned long long fw_seq[MAX_TIDS], fw_next;
+    /* a waiter taken for the one a wake released (the kernel may have
+     * released another: tmcap_em_syscall_post puts it right), and the
+     * waker's estimate then */
+    unsigned char fw_guess[MAX_TIDS];
+    tmf_word fw_at[MAX_TIDS];
+    /* TMF_SYNC: the thread waited for at an atomic instruction, and how
+     * many times in a row (at TURN_TRIES it counts as not running) */
+    unsigned turn_for[MAX_TIDS];
+    unsigned short turn_tries[MAX_TIDS];
 };
+#define TURN_TRIES 64u
 
 static void copy_bytes(void *dst, const void *src, unsigned long n)
 {
@@ -142,6 +163,15 @@ static void switch_to(tmcap_em *em, unsigned tid)
     }
 }
 
+/* A dependency of the running thread's block (tm/tfront.h): a DEP event. */
+static void on_dep(void *ctx, unsigned kind, unsigned uid, tmf_word k)
+{
+    tmcap_em *em = ctx;
+    room(em, 2);
+    put(em, TMCAP_DEP | (tmcap_word)kind << 8 | (tmcap_word)(uid & 0xffffff) << 16);
+    put(em, k);
+}
+
 tmcap_em *tmcap_em_new(const tmcap_platform *p, const tmcap_em_cfg *cfg)
 {
     return tmcap_em_new_isa(p, cfg, TM_ISA_X86_64);
@@ -178,6 +208,19 @@ tmcap_em *tmcap_em_new_isa(const tmcap_platform *p, const tmcap_em_cfg *cfg, int
     put(em, TMCAP_MAGIC);
     if (em->isa != TM_ISA_X86_64)
         put(em, TMCAP_ISA | (tmcap_word)(em->isa & 0xff) << 8);
+    if (cfg->timing) {
+        const tmf_cfg *m = cfg->timing;
+        em->tm = tmf_new(m, p->alloc, p->ctx, on_dep, em);
+        if (!em->tm)
+            return 0;
+        em->turn = m->turn;
+        put(em, TMCAP_TIMING | (tmcap_word)(m->flags & 0xff) << 8);
+        put(em, m->line);
+        const tmf_cache *cs[3] = {&m->l1i, &m->l1, &m->l2};
+        for (int i = 0; i < 3; i++)
+            put(em, (tmcap_word)cs[i]->size | (tmcap_word)cs[i]->ways << 32 | (tmcap_word)cs[i]->lat << 40);
+        put(em, m->mem_lat);
+    }
     return em;
 }
 
@@ -191,22 +234,91 @@ void tmcap_em_block(tmcap_em *em, tmcap_word id, const tmcap_word *ia, const uns
     room(em, tmcap_block_words(ni, nx));
     tmcap_block(em->buf + em->pos, id, ia, il, ni, xs, nx);
     em->pos += tmcap_block_words(ni, nx);
+    if (em->tm && ni && nx <= TMCAP_MAX_EXITS) {
+        /* the bytes each exit retires: instructions 0..k (0..k-1 for STAY) */
+        tmf_word ends[TMCAP_MAX_EXITS];
+        unsigned nret[TMCAP_MAX_EXITS];
+        for (unsigned j = 0; j < nx; j++) {
+            unsigned k = xs[j].insn < ni ? xs[j].insn : ni - 1, n = xs[j].kind == TMCAP_X_STAY ? k : k + 1;
+            ends[j] = n ? ia[n - 1] + il[n - 1] : ia[0];
+            nret[j] = n;
+        }
+        tmf_block(em->tm, id, ia[0], ends, nret, nx);
+    }
+}
+
+/* The EXEC of W0 (tmcap_exec) with its block run's stalls: the short form,
+ * or a STALL and an EXECL for what does not fit; the target follows if
+ * DYN.  ROOM: a caller's helper path has its room (BUF_MARGIN). */
+static inline void exec_word(tmcap_em *em, tmcap_word w0, int dyn, tmcap_word target)
+{
+    tmcap_word data = 0, ifetch = 0;
+    if (em->tm) {
+        tmf_exec(em->tm, em->cur_tid, w0 >> 16, (unsigned)(w0 >> 8) & 0xff, &data, &ifetch);
+        if (em->p.yield && em->turn && tmf_ahead(em->tm, em->cur_tid, em->turn))
+            em->p.yield(em->p.ctx, 0); /* the others' turn: the serial order follows their time */
+    }
+    if (w0 >> 40 == 0 && data < 4096 && ifetch < 4096) {
+        em->buf[em->pos++] = w0 | data << 40 | ifetch << 52;
+    } else {
+        if (data || ifetch) {
+            em->buf[em->pos++] = TMCAP_STALL;
+            em->buf[em->pos++] = data;
+            em->buf[em->pos++] = ifetch;
+        }
+        if (w0 >> 40 == 0) {
+            em->buf[em->pos++] = w0;
+        } else {
+            em->buf[em->pos++] = TMCAP_EXECL | (w0 & 0xff00);
+            em->buf[em->pos++] = w0 >> 16;
+        }
+    }
+    if (dyn)
+        em->buf[em->pos++] = target;
+    if (em->pos > em->buf_limit)
+        tmcap_em_flush(em);
+}
+
+int tmcap_em_turn(tmcap_em *em)
+{
+    if (!em->tm || !em->p.yield || !(tmf_config(em->tm)->flags & TMF_SYNC))
+        return 1;
+    unsigned me = em->cur_tid, who = tmf_behind(em->tm, me, 0);
+    if (me >= MAX_TIDS)
+        return 1;
+    if (!who) {
+        em->turn_tries[me] = 0;
+        return 1;
+    }
+    unsigned w = who - 1;
+    if (w < MAX_TIDS && em->in_futex[w] && (em->fw_seq[w] || em->fw_guess[w]) && em->p.asleep &&
+        em->p.asleep(em->p.ctx, w, em->fw_addr[w])) {
+        /* asleep in its futex wait: it runs again when a wake releases it */
+        em->fw_guess[w] = 0;
+        tmf_thread_idle(em->tm, w);
+        return tmcap_em_turn(em);
+    }
+    if (who != em->turn_for[me]) {
+        em->turn_for[me] = who;
+        em->turn_tries[me] = 0;
+    }
+    if (++em->turn_tries[me] >= TURN_TRIES) { /* it does not come: blocked where this emitter cannot see */
+        tmf_thread_idle(em->tm, who - 1);
+        em->turn_tries[me] = 0;
+        return tmcap_em_turn(em);
+    }
+    em->p.yield(em->p.ctx, em->turn_tries[me]);
+    return 0;
 }
 
 void tmcap_em_exec(tmcap_em *em, tmcap_word w0)
 {
-    em->buf[em->pos++] = w0;
-    if (em->pos > em->buf_limit)
-        tmcap_em_flush(em);
+    exec_word(em, w0, 0, 0);
 }
 
 void tmcap_em_exec_dyn(tmcap_em *em, tmcap_word w0, tmcap_word target)
 {
-    em->buf[em->pos] = w0;
-    em->buf[em->pos + 1] = target;
-    em->pos += 2;
-    if (em->pos > em->buf_limit)
-        tmcap_em_flush(em);
+    exec_word(em, w0, 1, target);
 }
 
 /* ------------------------------------------------------------ watched words
@@ -276,6 +388,8 @@ static int watch_check_v(tmcap_em *em, unsigned tid, unsigned i, unsigned v)
         return 0;
     if (tid)
         switch_to(em, tid);
+    if (em->tm) /* a write by the system: ordered, and a block of its own (as every sys MEM) */
+        tmf_access(em->tm, em->cur_tid, em->watch_a[i], 4, 1, 1);
     room(em, 3);
     em->buf[em->pos] = tmcap_sys_mem(4);
     em->buf[em->pos + 1] = em->watch_a[i];
@@ -309,8 +423,22 @@ static void watch_op(tmcap_em *em, tmcap_word a, unsigned size, const unsigned c
     }
 }
 
+/* Thread TID, created by PARENT (0: none), is numbered: the next uid
+ * (tm/capwire.h's CREATE). */
+static unsigned give_uid(tmcap_em *em, unsigned tid, unsigned parent)
+{
+    unsigned uid = em->next_uid++;
+    if (tid < MAX_TIDS)
+        em->has_uid[tid] = 1;
+    if (em->tm)
+        tmf_thread_new(em->tm, tid, uid, parent ? parent : TMF_MAX_TIDS);
+    return uid;
+}
+
 void tmcap_em_resume(tmcap_em *em, unsigned tid)
 {
+    if (tid < MAX_TIDS && !em->has_uid[tid])
+        give_uid(em, tid, 0); /* a thread nobody created: the program's first */
     switch_to(em, tid);
     for (unsigned i = 0; i < em->nwatch;) {
         if (!em->p.readable(em->p.ctx, em->watch_a[i], 4) || watch_check_v(em, tid, i, read32(em, em->watch_a[i])))
@@ -340,6 +468,11 @@ void tmcap_em_mem_value(tmcap_em *em, tmcap_word w0, tmcap_word a, const void *v
          * first, as this operand's bytes have it. */
         watch_op(em, a, size, nw ? (const unsigned char *)v : 0);
     }
+    if (em->tm) { /* its cost goes with it (its group's), the block's EXEC has the rest */
+        unsigned cost = tmf_access(em->tm, em->cur_tid, a, size, (w0 & TMCAP_MEM_STORE) != 0, (w0 & (1ull << 9)) != 0);
+        tmf_take_data(em->tm, em->cur_tid);
+        w0 |= (tmcap_word)(cost < (1u << 24) ? cost : (1u << 24) - 1) << 40;
+    }
     room(em, 2 + nw);
     em->buf[em->pos] = w0;
     em->buf[em->pos + 1] = a;
@@ -355,37 +488,92 @@ void tmcap_em_mem(tmcap_em *em, tmcap_word w0, tmcap_word a)
     tmcap_em_mem_value(em, w0, a, 0);
 }
 
-void tmcap_em_addr(tmcap_em *em, tmcap_word w)
+void tmcap_em_access(tmcap_em *em, tmcap_word a, unsigned size, int store)
 {
-    em->buf[em->pos++] = w;
-    if (em->pos > em->buf_limit)
+    if (em->tm)
+        tmf_access(em->tm, em->cur_tid, a, size, store, 0);
+    if (em->pos > em->buf_limit) /* dependencies may have been written */
         tmcap_em_flush(em);
 }
 
 /* ------------------------------------------------------------ threads, signals */
 
+/* Thread TID's CLEARTID word is A (0: none): a CTID event. */
+static void set_clear_tid(tmcap_em *em, unsigned tid, tmcap_word a)
+{
+    if (tid >= MAX_TIDS)
+        return;
+    em->clear_tid[tid] = a;
+    if (a) {
+        room(em, 2);
+        put(em, TMCAP_CTID | (tmcap_word)tid << 8);
+        put(em, a);
+    }
+}
+
 void tmcap_em_thread_create(tmcap_em *em, unsigned parent, unsigned child)
 {
+    unsigned uid = give_uid(em, child, parent);
+    room(em, 2);
+    put(em, tmcap_create(child, parent));
+    put(em, uid);
     if (child < MAX_TIDS) {
-        em->clear_tid[child] = em->pending_clear_tid;
+        set_clear_tid(em, child, em->pending_clear_tid);
         em->pending_clear_tid = 0;
     }
-    room(em, 1);
-    put(em, tmcap_create(child, parent));
+}
+
+/* Thread WAKER's wake released up to N threads waiting on futex word A
+ * (the longest waiting first, as the kernel does); with TO, up to N2 more
+ * waiting on A move to word TO (a requeue).  For the turns of time. */
+static void futex_woke(tmcap_em *em, unsigned waker, tmcap_word a, unsigned long long n, tmcap_word to,
+                       unsigned long long n2)
+{
+    if (to == a)
+        n2 = 0;
+    while (n || n2) {
+        unsigned best = MAX_TIDS;
+        for (unsigned i = 0; i < MAX_TIDS; i++)
+            if (em->fw_seq[i] && em->fw_addr[i] == a && (best == MAX_TIDS || em->fw_seq[i] < em->fw_seq[best]))
+                best = i;
+        if (best == MAX_TIDS)
+            return;
+        if (n) {
+            n--;
+            em->fw_seq[best] = 0;
+            em->fw_guess[best] = 1;
+            em->fw_at[best] = tmf_estimate(em->tm, waker);
+            tmf_thread_wake(em->tm, best, em->fw_at[best]);
+        } else {
+            n2--;
+            em->fw_addr[best] = to;
+            em->fw_seq[best] = ++em->fw_next; /* behind the waiters there */
+        }
+    }
 }
 
 void tmcap_em_thread_exit(tmcap_em *em, unsigned tid)
 {
-    if (tid < MAX_TIDS && em->clear_tid[tid]) {
-        watch(em, em->clear_tid[tid], 1); /* the kernel zeroes it after this */
+    tmcap_word ctid = tid < MAX_TIDS ? em->clear_tid[tid] : 0;
+    if (ctid) {
+        watch(em, ctid, 1); /* the kernel zeroes it after this */
         em->clear_tid[tid] = 0;
     }
+    if (em->tm) {
+        if (ctid) /* the kernel's wake of a joiner */
+            futex_woke(em, tid, ctid, 1, 0, 0);
+        tmf_thread_end(em->tm, tid, ctid);
+    }
+    if (tid < MAX_TIDS)
+        em->fw_seq[tid] = em->fw_guess[tid] = 0;
     room(em, 1);
     put(em, tmcap_exit_thread(tid));
 }
 
 void tmcap_em_signal(tmcap_em *em, unsigned tid, int sig, tmcap_word pc)
 {
+    if (tid < MAX_TIDS) /* a signal ends the system call it interrupts */
+        em->in_futex[tid] = 0, em->fw_seq[tid] = em->fw_guess[tid] = 0;
     switch_to(em, tid);
     room(em, 2);
     put(em, tmcap_signal(tid, sig));
@@ -543,268 +731,54 @@ void tmcap_em_remapped(tmcap_em *em, tmcap_word from, tmcap_word to, tmcap_word 
 
 /* ------------------------------------------------------------ system calls */
 
-/* x86-64 system call numbers used here */
-enum {
-    NR_read = 0, NR_stat = 4, NR_fstat = 5, NR_lstat = 6, NR_poll = 7, NR_mmap = 9, NR_mprotect = 10,
-    NR_munmap = 11, NR_brk = 12, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_ioctl = 16, NR_pread64 = 17,
-    NR_readv = 19, NR_pipe = 22, NR_select = 23, NR_mremap = 25, NR_madvise = 28, NR_recvfrom = 45,
-    NR_recvmsg = 47, NR_getsockname = 51, NR_getpeername = 52, NR_socketpair = 53, NR_getsockopt = 55,
-    NR_clone = 56, NR_execve = 59, NR_wait4 = 61, NR_uname = 63, NR_getdents = 78, NR_getcwd = 79,
-    NR_readlink = 89, NR_gettimeofday = 96, NR_getrlimit = 97, NR_getrusage = 98, NR_sysinfo = 99,
-    NR_times = 100, NR_sigaltstack = 131, NR_statfs = 137, NR_fstatfs = 138, NR_time = 201,
-    NR_sched_getaffinity = 204, NR_getdents64 = 217, NR_set_tid_address = 218, NR_clock_gettime = 228,
-    NR_clock_getres = 229, NR_epoll_wait = 232, NR_newfstatat = 262, NR_readlinkat = 267, NR_pselect6 = 270,
-    NR_epoll_pwait = 281, NR_accept = 43, NR_accept4 = 288, NR_pipe2 = 293, NR_preadv = 295,
-    NR_prlimit64 = 302, NR_getrandom = 318, NR_execveat = 322, NR_statx = 332
-};
+/* Whether futex op OP waits (its result is not a count of waiters woken). */
+static int is_futex_wait(tmcap_word op)
+{
+    op &= 127;
+    /* WAIT, LOCK_PI, TRYLOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2 */
+    return op == 0 || op == 6 || op == 8 || op == 9 || op == 11 || op == 13;
+}
 
-/* Linux's generic system call numbers (asm-generic/unistd.h), which
- * AArch64 and RISC-V (RV64) use, as their x86-64 counterparts above (the
- * emitter works in x86-64 numbers); NR_none for the ones it has no use for. */
-enum { NR_none = 0xffff };
-static unsigned generic_to_x86(unsigned no)
+/* Whether system call NO (x86-64's numbers) is one that waits for another
+ * thread or for time: the thread does not run meanwhile (the turns of
+ * time, tmf_thread_sys); the others return at once, or soon.  A futex
+ * wait counts as running until a wake released it or the platform says
+ * it sleeps (tmcap_em_turn): it may not sleep at all (EAGAIN). */
+static int sleeps(unsigned no)
 {
     switch (no) {
-    case 17: return NR_getcwd;
-    case 22: return NR_epoll_pwait;
-    case 29: return NR_ioctl;
-    case 43: return NR_statfs;
-    case 44: return NR_fstatfs;
-    case 59: return NR_pipe2;
-    case 61: return NR_getdents64;
-    case 63: return NR_read;
-    case 65: return NR_readv;
-    case 67: return NR_pread64;
-    case 69: return NR_preadv;
-    case 72: return NR_pselect6;
-    case 78: return NR_readlinkat;
-    case 79: return NR_newfstatat;
-    case 80: return NR_fstat;
-    case 96: return NR_set_tid_address;
-    case 113: return NR_clock_gettime;
-    case 114: return NR_clock_getres;
-    case 123: return NR_sched_getaffinity;
-    case 132: return NR_sigaltstack;
-    case 134: return NR_rt_sigaction;
-    case 135: return NR_rt_sigprocmask;
-    case 153: return NR_times;
-    case 160: return NR_uname;
-    case 163: return NR_getrlimit;
-    case 165: return NR_getrusage;
-    case 169: return NR_gettimeofday;
-    case 179: return NR_sysinfo;
-    case 199: return NR_socketpair;
-    case 202: return NR_accept;
-    case 204: return NR_getsockname;
-    case 205: return NR_getpeername;
-    case 207: return NR_recvfrom;
-    case 209: return NR_getsockopt;
-    case 212: return NR_recvmsg;
-    case 214: return NR_brk;
-    case 215: return NR_munmap;
-    case 216: return NR_mremap;
-    case 220: return NR_clone;
-    case 221: return NR_execve;
-    case 222: return NR_mmap;
-    case 226: return NR_mprotect;
-    case 233: return NR_madvise;
-    case 242: return NR_accept4;
-    case 260: return NR_wait4;
-    case 261: return NR_prlimit64;
-    case 278: return NR_getrandom;
-    case 281: return NR_execveat;
-    case 291: return NR_statx;
-    default: return NR_none;
-    }
-}
-
-/* System call NO of ISA with ARGS as x86-64's number and arguments (CA:
- * 6 words): the generic clone is clone(flags, sp, ptid, tls, ctid)
- * (CONFIG_CLONE_BACKWARDS), x86-64's clone(flags, sp, ptid, ctid, tls). */
-static unsigned canon(int isa, unsigned no, const tmcap_word *args, tmcap_word *ca)
-{
-    for (unsigned i = 0; i < 6; i++)
-        ca[i] = args[i];
-    if (isa == TM_ISA_X86_64)
-        return no;
-    no = generic_to_x86(no);
-    if (no == NR_clone) {
-        ca[3] = args[4];
-        ca[4] = args[3];
-    }
-    return no;
-}
-
-static unsigned add_range(tmcap_word *a, tmcap_word *len, unsigned n, unsigned max, tmcap_word at, tmcap_word l)
-{
-    if (at && l && n < max) {
-        a[n] = at;
-        len[n] = l;
-        n++;
-    }
-    return n;
-}
-
-/* An iovec array at IOV (CNT entries): the first TOTAL bytes of its buffers. */
-static unsigned add_iov(tmcap_word *a, tmcap_word *len, unsigned n, unsigned max, tmcap_word iov, tmcap_word cnt,
-                        tmcap_word total, int (*read)(void *, void *, tmcap_word, unsigned long), void *ctx)
-{
-    for (tmcap_word i = 0; i < cnt && i < 1024 && total; i++) {
-        tmcap_word e[2];
-        if (!read(ctx, e, iov + 16 * i, 16))
-            break;
-        tmcap_word l = e[1] < total ? e[1] : total;
-        n = add_range(a, len, n, max, e[0], l);
-        total -= l;
-    }
-    return n;
-}
-
-/* A socket address the kernel wrote at ADDR, its length at LENP. */
-static unsigned add_sockaddr(tmcap_word *a, tmcap_word *len, unsigned n, unsigned max, tmcap_word addr,
-                             tmcap_word lenp, int (*read)(void *, void *, tmcap_word, unsigned long), void *ctx)
-{
-    unsigned l = 0;
-    if (!addr || !lenp || !read(ctx, &l, lenp, 4))
-        return n;
-    n = add_range(a, len, n, max, lenp, 4);
-    return add_range(a, len, n, max, addr, l > 128 ? 128 : l);
-}
-
-/* SYSCALL_WRITES with x86-64's numbers and arguments; GENERIC: the
- * structures' sizes of Linux's generic ABI (struct stat 128 bytes, struct
- * epoll_event 16). */
-static unsigned syscall_writes(int generic, unsigned no, const tmcap_word *args, tmcap_word res,
-                               int (*read)(void *ctx, void *dst, tmcap_word a, unsigned long n), void *ctx,
-                               tmcap_word *a, tmcap_word *len, unsigned max)
-{
-    unsigned n = 0;
-    tmcap_word stat_size = generic ? 128 : 144, epoll_size = generic ? 16 : 12;
-    long long r = (long long)res;
-    switch (no) {
-    case NR_read: case NR_pread64: case NR_getrandom:
-        return r > 0 ? add_range(a, len, n, max, args[1], res) : 0;
-    case NR_recvfrom:
-        n = r > 0 ? add_range(a, len, n, max, args[1], res) : 0;
-        return add_sockaddr(a, len, n, max, args[4], args[5], read, ctx);
-    case NR_readv: case NR_preadv:
-        return r > 0 ? add_iov(a, len, n, max, args[1], args[2], res, read, ctx) : 0;
-    case NR_recvmsg: { /* struct msghdr: name, namelen, iov, iovlen, control, controllen, flags */
-        tmcap_word h[7];
-        if (!read(ctx, h, args[1], 56))
-            return 0;
-        if (r > 0)
-            n = add_iov(a, len, n, max, h[2], h[3], res, read, ctx);
-        n = add_range(a, len, n, max, h[0], h[1] & 0xffffffffu);
-        n = add_range(a, len, n, max, h[4], h[5]);
-        return add_range(a, len, n, max, args[1], 56); /* the lengths and flags it updates */
-    }
-    case NR_accept: case NR_accept4: case NR_getsockname: case NR_getpeername:
-        return add_sockaddr(a, len, n, max, args[1], args[2], read, ctx);
-    case NR_getsockopt: {
-        unsigned l = 0;
-        if (!args[4] || !read(ctx, &l, args[4], 4))
-            return 0;
-        n = add_range(a, len, n, max, args[4], 4);
-        return add_range(a, len, n, max, args[3], l);
-    }
-    case NR_stat: case NR_fstat: case NR_lstat:
-        return add_range(a, len, n, max, args[1], stat_size);
-    case NR_newfstatat:
-        return add_range(a, len, n, max, args[2], stat_size);
-    case NR_statx:
-        return add_range(a, len, n, max, args[4], 256);
-    case NR_statfs: case NR_fstatfs:
-        return add_range(a, len, n, max, args[1], 120);
-    case NR_getdents: case NR_getdents64:
-        return r > 0 ? add_range(a, len, n, max, args[1], res) : 0;
-    case NR_getcwd:
-        return r > 0 ? add_range(a, len, n, max, args[0], res) : 0;
-    case NR_readlink:
-        return r > 0 ? add_range(a, len, n, max, args[1], res) : 0;
-    case NR_readlinkat:
-        return r > 0 ? add_range(a, len, n, max, args[2], res) : 0;
-    case NR_clock_gettime: case NR_clock_getres:
-        return add_range(a, len, n, max, args[1], 16);
-    case NR_gettimeofday:
-        n = add_range(a, len, n, max, args[0], 16);
-        return add_range(a, len, n, max, args[1], 8);
-    case NR_time:
-        return add_range(a, len, n, max, args[0], 8);
-    case NR_uname:
-        return add_range(a, len, n, max, args[0], 390);
-    case NR_pipe: case NR_pipe2:
-        return add_range(a, len, n, max, args[0], 8);
-    case NR_socketpair:
-        return add_range(a, len, n, max, args[3], 8);
-    case NR_wait4:
-        n = add_range(a, len, n, max, args[1], 4);
-        return add_range(a, len, n, max, args[3], 144);
-    case NR_getrusage:
-        return add_range(a, len, n, max, args[1], 144);
-    case NR_sysinfo:
-        return add_range(a, len, n, max, args[0], 112);
-    case NR_times:
-        return add_range(a, len, n, max, args[0], 32);
-    case NR_rt_sigaction:
-        return add_range(a, len, n, max, args[2], 32);
-    case NR_rt_sigprocmask:
-        return add_range(a, len, n, max, args[2], args[3] <= 128 ? args[3] : 8);
-    case NR_sigaltstack:
-        return add_range(a, len, n, max, args[1], 24);
-    case NR_getrlimit:
-        return add_range(a, len, n, max, args[1], 16);
-    case NR_prlimit64:
-        return add_range(a, len, n, max, args[3], 16);
-    case NR_sched_getaffinity:
-        return r > 0 ? add_range(a, len, n, max, args[2], res) : 0;
-    case NR_poll:
-        return add_range(a, len, n, max, args[0], args[1] <= 65536 ? args[1] * 8 : 0);
-    case NR_select: case NR_pselect6: {
-        tmcap_word fs = args[0] <= 65536 ? (args[0] + 63) / 64 * 8 : 0;
-        for (unsigned k = 1; k <= 3; k++)
-            n = add_range(a, len, n, max, args[k], fs);
-        return no == NR_select ? add_range(a, len, n, max, args[4], 16) : n;
-    }
-    case NR_epoll_wait: case NR_epoll_pwait:
-        return r > 0 ? add_range(a, len, n, max, args[1], res * epoll_size) : 0;
-    case NR_ioctl:
-        switch (args[1]) {
-        case 0x5401: /* TCGETS */
-            return add_range(a, len, n, max, args[2], 36);
-        case 0x5413: /* TIOCGWINSZ */
-            return add_range(a, len, n, max, args[2], 8);
-        case 0x541B: /* FIONREAD */
-            return add_range(a, len, n, max, args[2], 4);
-        default:
-            return 0;
-        }
+    case NR_wait4: case NR_poll: case NR_select: case NR_pselect6: case NR_ppoll: case NR_epoll_wait:
+    case NR_epoll_pwait: case NR_accept: case NR_accept4: case NR_nanosleep: case NR_clock_nanosleep:
+        return 1;
     default:
         return 0;
     }
-}
-
-unsigned tmcap_syscall_writes(unsigned no, const tmcap_word *args, tmcap_word res,
-                              int (*read)(void *ctx, void *dst, tmcap_word a, unsigned long n), void *ctx,
-                              tmcap_word *a, tmcap_word *len, unsigned max)
-{
-    return syscall_writes(0, no, args, res, read, ctx, a, len, max);
-}
-
-unsigned tmcap_syscall_writes_isa(int isa, unsigned no, const tmcap_word *args, tmcap_word res,
-                                  int (*read)(void *ctx, void *dst, tmcap_word a, unsigned long n), void *ctx,
-                                  tmcap_word *a, tmcap_word *len, unsigned max)
-{
-    tmcap_word ca[6];
-    unsigned cno = canon(isa, no, args, ca);
-    return syscall_writes(isa != TM_ISA_X86_64, cno, ca, res, read, ctx, a, len, max);
 }
 
 void tmcap_em_syscall_pre(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word *args_isa)
 {
     tmcap_word args[6];
     unsigned sno = no; /* the ISA's number: the stream's */
-    no = canon(em->isa, no, args_isa, args);
+    no = tmcap_canon(em->isa, no, args_isa, args);
+    if (em->tm && sleeps(no))
+        tmf_thread_sys(em->tm, tid, 1);
+    if (no == NR_futex && tid < MAX_TIDS) {
+        /* with its address, op, count, second address and count: the
+         * timing model pairs waits and wakes (docs/capture.md §3) */
+        em->in_futex[tid] = 1;
+        em->fw_seq[tid] = em->fw_guess[tid] = 0;
+        if (em->tm && is_futex_wait(args[1])) {
+            em->fw_addr[tid] = args[0];
+            em->fw_seq[tid] = ++em->fw_next;
+        }
+        room(em, 5);
+        put(em, tmcap_syscall(tid, sno, 0) | 1ull << 33);
+        put(em, args[0]);
+        put(em, (args[1] & 0xffffffffu) | args[2] << 32);
+        put(em, args[4]);
+        put(em, args[3]);
+        return;
+    }
     room(em, 1);
     put(em, tmcap_syscall(tid, sno, 0));
     if ((no == NR_execve || no == NR_execveat) && !em->fork_child && em->out_fd >= 0) {
@@ -822,7 +796,7 @@ void tmcap_em_syscall_pre(tmcap_em *em, unsigned tid, unsigned no, const tmcap_w
         watch(em, em->clone_ptid[tid], 0);
         watch(em, em->clone_ctid[tid], 0);
     } else if (no == NR_set_tid_address && tid < MAX_TIDS) {
-        em->clear_tid[tid] = args[0];
+        set_clear_tid(em, tid, args[0]);
     }
 }
 
@@ -831,7 +805,7 @@ void tmcap_em_syscall_pre(tmcap_em *em, unsigned tid, unsigned no, const tmcap_w
 static void sysc_post(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word *args, tmcap_word res)
 {
     tmcap_word ra[16], rl[16];
-    unsigned n = syscall_writes(em->isa != TM_ISA_X86_64, no, args, res, em->p.copy, em->p.ctx, ra, rl, 16);
+    unsigned n = tmcap_syscall_writes_x86(em->isa != TM_ISA_X86_64, no, args, res, em->p.copy, em->p.ctx, ra, rl, 16);
     for (unsigned i = 0; i < n; i++)
         tmcap_em_sys_write(em, tid, ra[i], rl[i]);
     switch (no) {
@@ -860,12 +834,56 @@ static void sysc_post(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word 
     }
 }
 
+
 void tmcap_em_syscall_post(tmcap_em *em, unsigned tid, unsigned no, const tmcap_word *args_isa, tmcap_word res,
                            int err)
 {
     tmcap_word args[6];
     unsigned sno = no;
-    no = canon(em->isa, no, args_isa, args);
+    no = tmcap_canon(em->isa, no, args_isa, args);
+    if (em->tm)
+        tmf_thread_sys(em->tm, tid, 0);
+    if (tid < MAX_TIDS && em->in_futex[tid]) {
+        em->in_futex[tid] = 0;
+        if (em->tm && em->fw_seq[tid] && !err && res == 0) {
+            /* released by a wake that was taken for another waiter's: that
+             * one still waits */
+            for (unsigned i = 0; i < MAX_TIDS; i++)
+                if (em->fw_guess[i] && em->fw_addr[i] == em->fw_addr[tid]) {
+                    em->fw_guess[i] = 0;
+                    em->fw_seq[i] = em->fw_seq[tid];
+                    tmf_thread_sys(em->tm, i, 1);
+                    tmf_thread_wake(em->tm, tid, em->fw_at[i]);
+                    break;
+                }
+        }
+        em->fw_seq[tid] = 0;
+        em->fw_guess[tid] = 0;
+        if (em->tm && !err && !is_futex_wait(args[1])) {
+            /* VAL waiters released: those the kernel woke (RES), and those
+             * that had not gone to sleep yet, which find the word changed
+             * (EAGAIN) -- the waiters the emitter saw enter, the longest
+             * waiting first */
+            unsigned op = (unsigned)(args[1] & 127);
+            unsigned long long val = args[2] & 0xffffffffu, val2 = args[3] & 0xffffffffu;
+            if (op == 3 || op == 4) { /* REQUEUE, CMP_REQUEUE: VAL woken, up to VAL2 moved */
+                futex_woke(em, tid, args[0], val, args[4], val2);
+            } else if (op == 5) { /* WAKE_OP: VAL on the first word, VAL2 on the second */
+                futex_woke(em, tid, args[0], val, 0, 0);
+                futex_woke(em, tid, args[4], val2, 0, 0);
+            } else {
+                futex_woke(em, tid, args[0], val, 0, 0);
+            }
+        }
+        room(em, 2);
+        put(em, tmcap_syscall(tid, sno, 1) | 1ull << 33);
+        put(em, err ? (tmcap_word)0 - res : res);
+        /* a wake that released a waiter: it runs next, as it would at
+         * once beside this thread on a multicore (docs/capture.md §3) */
+        if (!err && res && em->p.yield && em->turn && !is_futex_wait(args[1]))
+            em->p.yield(em->p.ctx, 0);
+        return;
+    }
     room(em, 1);
     put(em, tmcap_syscall(tid, sno, 1));
     if (no == NR_clone && tid < MAX_TIDS) {
@@ -915,57 +933,32 @@ void tmcap_em_end(tmcap_em *em, unsigned status, unsigned how)
     if (em->fork_child || em->ended)
         return;
     em->ended = 1;
+    if (em->tm) { /* the frontend's counts (TSTATS) */
+        tmf_stats st;
+        tmf_get_stats(em->tm, &st);
+        unsigned n = tmf_threads(em->tm);
+        tmcap_word g[TMCAP_TSTATS_GLOBAL] = {st.il1_hits, st.il1_misses, st.l1_hits, st.l1_misses, st.l2_hits,
+                                             st.l2_misses, st.deps[0], st.deps[1], st.deps[2], st.split,
+                                             st.readers_overflow};
+        room(em, 1);
+        put(em, TMCAP_TSTATS | (tmcap_word)(n & 0xffffff) << 8);
+        for (unsigned i = 0; i < TMCAP_TSTATS_GLOBAL; i++) {
+            room(em, 1);
+            put(em, g[i]);
+        }
+        for (unsigned u = 0; u < (n & 0xffffff); u++) {
+            tmf_thread_stats ts;
+            tmf_get_thread(em->tm, u, &ts);
+            room(em, 5);
+            put(em, ts.ifetch);
+            put(em, ts.data_l1);
+            put(em, ts.data_l2);
+            put(em, ts.data_mem);
+            put(em, ts.blocks);
+        }
+    }
     room(em, 1);
     put(em, tmcap_end(status, how));
     tmcap_em_flush(em);
 }
 
-/* ------------------------------------------------------------ /proc/self/maps */
-
-static int hexval(const char *s, unsigned n, unsigned *i, tmcap_word *v)
-{
-    unsigned k = *i;
-    tmcap_word x = 0;
-    for (; k < n; k++) {
-        char c = s[k];
-        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
-                                            : 16;
-        if (d == 16)
-            break;
-        x = x << 4 | d;
-    }
-    if (k == *i)
-        return 0;
-    *i = k;
-    *v = x;
-    return 1;
-}
-
-static void skip_field(const char *s, unsigned n, unsigned *i)
-{
-    while (*i < n && s[*i] != ' ')
-        (*i)++;
-    while (*i < n && s[*i] == ' ')
-        (*i)++;
-}
-
-int tmcap_parse_maps_line(const char *s, unsigned n, tmcap_maps_line *m)
-{
-    unsigned i = 0;
-    if (!hexval(s, n, &i, &m->lo) || i >= n || s[i++] != '-' || !hexval(s, n, &i, &m->hi) || i >= n ||
-        s[i++] != ' ' || m->hi <= m->lo || i + 4 > n)
-        return 0;
-    m->perms = (s[i] == 'r' ? 1u : 0) | (s[i + 1] == 'w' ? 2u : 0) | (s[i + 2] == 'x' ? 4u : 0);
-    i += 4;
-    if (i >= n || s[i++] != ' ' || !hexval(s, n, &i, &m->off))
-        return 0;
-    while (i < n && s[i] == ' ')
-        i++;
-    skip_field(s, n, &i); /* device */
-    skip_field(s, n, &i); /* inode */
-    m->path = s + i;
-    m->pathlen = n - i;
-    return 1;
-}

@@ -9,7 +9,7 @@
  * `tm record` reads:
  *
  *   under `tm record --frontend pin`: -tm_fd N [-tm_shm FD,ACK,SLOTS,BYTES]
- *       -tm_mem 0|1 -tm_store_values 0|1 [-tm_addr 1] -tm_log FILE
+ *       -tm_mem 0|1 -tm_store_values 0|1 [-tm_timing MACHINE] -tm_log FILE
  *   run directly (`pin -t tm_pin.so -mode mcftrace ... -- prog`): the thesis
  *       tools' knobs (seed 000 Tables 4.1-4.6); the tool starts
  *       `tm record --capture -` with the equivalent options (recmodes/knobs.c)
@@ -42,8 +42,8 @@ KNOB<std::string> KnobShm(KNOB_MODE_WRITEONCE, "pintool", "tm_shm", "",
                           "FD,ACK,SLOTS,BYTES: the stream through shared memory (tm record passes it)");
 KNOB<BOOL> KnobMem(KNOB_MODE_WRITEONCE, "pintool", "tm_mem", "0", "memory operands and their values");
 KNOB<BOOL> KnobStoreValues(KNOB_MODE_WRITEONCE, "pintool", "tm_store_values", "1", "with -tm_mem, store values too");
-KNOB<BOOL> KnobAddr(KNOB_MODE_WRITEONCE, "pintool", "tm_addr", "0",
-                    "without -tm_mem: the memory operands' addresses only (ADDR events)");
+KNOB<std::string> KnobTiming(KNOB_MODE_WRITEONCE, "pintool", "tm_timing", "",
+                             "LINE/L1I/L1/L2/MEM/FLAGS: time the accesses and fetches on this machine");
 KNOB<std::string> KnobLog(KNOB_MODE_WRITEONCE, "pintool", "tm_log", "", "the tool's messages (default stderr)");
 KNOB<std::string> KnobTm(KNOB_MODE_WRITEONCE, "pintool", "tm", "tm",
                          "run directly: the tm program that records (default: tm on PATH)");
@@ -101,7 +101,15 @@ static tmcap_em *em;
 static unsigned em_tid;           /* the thread the emitter's events are of */
 static tmcap_word next_id = 1;
 static int log_fd = 2;
-static int clo_mem, clo_store_values, clo_addr;
+static int clo_mem, clo_store_values, clo_addr; /* clo_addr: -tm_timing without -tm_mem: operands timed only */
+static tmf_cfg timing_cfg;
+/* A pending operand timed only: its word (the tool's own: an access of
+ * SIZE bytes at A, a STORE or a load). */
+#define PIN_ACCESS 0xeeu
+static inline tmcap_word pin_access(int store, unsigned size, tmcap_word a)
+{
+    return PIN_ACCESS | (tmcap_word)(store ? 1 : 0) << 8 | (tmcap_word)((size - 1) & 63) << 10 | a << 16;
+}
 /* run directly: the tm record that reads the stream */
 static NATIVE_FD rec_wfd = INVALID_NATIVE_FD;
 static OS_PROCESS_WAITABLE_PROCESS rec_proc;
@@ -179,8 +187,9 @@ static void put_pending(tstate *t)
         return;
     as_thread(t);
     for (unsigned i = 0; i < t->npend; i++) {
-        if ((t->pend[i].w0 & 0xff) == TMCAP_ADDR)
-            tmcap_em_addr(em, t->pend[i].w0);
+        if ((t->pend[i].w0 & 0xff) == PIN_ACCESS)
+            tmcap_em_access(em, t->pend[i].w0 >> 16, (unsigned)((t->pend[i].w0 >> 10) & 63) + 1,
+                            (int)((t->pend[i].w0 >> 8) & 1));
         else
             tmcap_em_mem_value(em, t->pend[i].w0, t->pend[i].a, t->pend[i].has_value ? t->pend[i].v : NULL);
     }
@@ -235,8 +244,8 @@ static VOID PIN_FAST_ANALYSIS_CALL a_stores(THREADID tid)
     t->nst = 0;
 }
 
-/* -tm_addr: an operand's address only (W: tmcap_addr without the address;
- * OFF: the part's offset in the operand). */
+/* -tm_timing without -tm_mem: an operand timed only (W: pin_access without
+ * the address; OFF: the part's offset in the operand). */
 static VOID PIN_FAST_ANALYSIS_CALL a_addr(THREADID tid, ADDRINT ea, ADDRINT w, ADDRINT off)
 {
     pend(ts[tid], w | (tmcap_word)(ea + off) << 16, 0, 0);
@@ -363,7 +372,7 @@ static void instrument_addr(INS ins, BOOL rep)
             for (int store = 0; store < 2; store++) {
                 if (!(store ? INS_MemoryOperandIsWritten(ins, i) : INS_MemoryOperandIsRead(ins, i)))
                     continue;
-                tmcap_word w = tmcap_addr(store, s, 0);
+                tmcap_word w = pin_access(store, s, 0);
                 if (rep)
                     INS_InsertPredicatedCall(ins, IPOINT_BEFORE, (AFUNPTR)a_addr, IARG_FAST_ANALYSIS_CALL,
                                              IARG_THREAD_ID, IARG_MEMORYOP_EA, i, IARG_ADDRINT, (ADDRINT)w,
@@ -761,7 +770,15 @@ int main(int argc, char *argv[])
         C.fd = KnobFd.Value();
         clo_mem = KnobMem.Value() ? 1 : 0;
         clo_store_values = KnobStoreValues.Value() ? 1 : 0;
-        clo_addr = !clo_mem && KnobAddr.Value();
+        if (!KnobTiming.Value().empty()) {
+            if (!tmf_cfg_parse(KnobTiming.Value().c_str(), &timing_cfg)) {
+                say("-tm_timing %s: expected LINE/L1I/L1/L2/MEM/FLAGS, each cache SIZE:WAYS:LAT, in range",
+                    KnobTiming.Value().c_str());
+                return 1;
+            }
+            C.timing = &timing_cfg;
+        }
+        clo_addr = !clo_mem && C.timing;
         if (!KnobShm.Value().empty()) {
             long long v[4];
             const char *q = KnobShm.Value().c_str();
@@ -800,7 +817,7 @@ int main(int argc, char *argv[])
     }
     C.mem = clo_mem;
     C.store_values = clo_store_values;
-    tmcap_platform P = {NULL, p_write, p_read, p_close, p_copy, p_readable, p_region, p_message, p_alloc};
+    tmcap_platform P = {NULL, p_write, p_read, p_close, p_copy, p_readable, p_region, p_message, p_alloc, NULL, NULL};
     em = tmcap_em_new(&P, &C);
     if (!em) {
         say("%s", "out of memory");

@@ -5,9 +5,9 @@
  *
  *   qemu-aarch64 -L SYSROOT -plugin build/lib/qemu/tm_qemu.so,out=FILE,mem=1 PROG ARGS
  *   arguments: out=FILE | fd=N (the stream), mem=0|1 (memory operands and
- *   their values), store_values=0|1, addr=0|1 (without mem=1: the operands'
- *   addresses only, for the timing model's caches), log=FILE (messages;
- *   default stderr)
+ *   their values), store_values=0|1, timing=MACHINE (the timing model's
+ *   frontend half times the accesses and fetches on MACHINE, tm/tfront.h's
+ *   text), log=FILE (messages; default stderr)
  *
  * Blocks are QEMU's translation blocks.  Guest code runs under one big
  * lock, taken at a block's start (where the previous block's exit is known
@@ -93,7 +93,8 @@ typedef struct vcpu {
 static vcpu *vcpus[MAX_VCPUS];
 static tmcap_em *em;
 static unsigned em_tid;
-static int isa, clo_mem = 0, clo_store_values = 1, clo_addr = 0, log_fd = 2;
+static int isa, clo_mem = 0, clo_store_values = 1, clo_timed = 0, log_fd = 2;
+static tmf_cfg timing_cfg; /* timing=: the machine (clo_timed) */
 static atomic_int off;            /* tracing stopped (a fork's child, a failure, the end) */
 static uint64_t gbase;            /* host = guest + gbase */
 static atomic_int gbase_known;
@@ -604,14 +605,14 @@ static void mem_cb(unsigned vi, qemu_plugin_meminfo_t info, uint64_t vaddr, void
 static void mem_put(vcpu *v, const iref *r, qemu_plugin_meminfo_t info, uint64_t vaddr)
 {
     v->last_done = (int)r->idx;
-    if (!clo_mem && !clo_addr)
+    if (!clo_mem && !clo_timed)
         return;
     unsigned size = 1u << qemu_plugin_mem_size_shift(info);
     int store = qemu_plugin_mem_is_store(info);
     if (size > 64)
         size = 64;
-    if (!clo_mem) { /* addr=1: the operand's address only (the timing model's data caches) */
-        tmcap_em_addr(em, tmcap_addr(store, size, vaddr));
+    if (!clo_mem) { /* timed only (the timing model's frontend half) */
+        tmcap_em_access(em, vaddr, size, store);
         return;
     }
     uint64_t val[8] = {0};
@@ -1189,12 +1190,16 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
             clo_mem = atoi(v) != 0;
         } else if (arg_val(argv[i], "store_values", &v)) {
             clo_store_values = atoi(v) != 0;
-        } else if (arg_val(argv[i], "addr", &v)) {
-            clo_addr = atoi(v) != 0;
+        } else if (arg_val(argv[i], "timing", &v)) {
+            if (!tmf_cfg_parse(v, &timing_cfg)) {
+                fprintf(stderr, "tm_qemu: timing=%s: expected LINE/L1I/L1/L2/MEM/FLAGS, each cache SIZE:WAYS:LAT, in range\n", v);
+                return -1;
+            }
+            clo_timed = 1;
         } else if (arg_val(argv[i], "log", &v)) {
             logf = v;
         } else {
-            fprintf(stderr, "tm_qemu: unknown argument %s (out=FILE, fd=N, mem=0|1, store_values=0|1, addr=0|1, log=FILE)\n",
+            fprintf(stderr, "tm_qemu: unknown argument %s (out=FILE, fd=N, mem=0|1, store_values=0|1, timing=MACHINE, log=FILE)\n",
                     argv[i]);
             return -1;
         }
@@ -1228,11 +1233,12 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
     C.mem = clo_mem;
     C.store_values = clo_store_values;
     C.sys_from_syscalls = 1;
+    C.timing = clo_timed ? &timing_cfg : NULL;
     if (clo_mem && !(shadow = calloc(1ul << SH_BITS, sizeof *shadow))) {
         fprintf(stderr, "tm_qemu: out of memory\n");
         return -1;
     }
-    tmcap_platform P = {NULL, p_write, p_read, p_close, p_copy, p_readable, p_region, p_message, p_alloc};
+    tmcap_platform P = {NULL, p_write, p_read, p_close, p_copy, p_readable, p_region, p_message, p_alloc, NULL, NULL};
     em = tmcap_em_new_isa(&P, &C, isa);
     if (!em) {
         fprintf(stderr, "tm_qemu: out of memory\n");

@@ -86,7 +86,7 @@ void rec_exec_valgrind(void *arg, const tm_transport_child *ch)
     const vg_launch *l = arg;
     child_begin(&l->c);
     int lfd = fcntl(l->log_fd, F_DUPFD, 3);
-    char shmopt[96], fdopt[32], logopt[32], logclose[32];
+    char shmopt[96], fdopt[32], logopt[32], logclose[32], timopt[160];
     if (ch->shm_fd >= 0)
         snprintf(shmopt, sizeof shmopt, "--tm-shm=%d,%d,%u,%zu", ch->shm_fd, ch->ack_fd, ch->slots, ch->slot);
     setenv("VALGRIND_LIB", l->rec_tool_dir, 1);
@@ -110,8 +110,10 @@ void rec_exec_valgrind(void *arg, const tm_transport_child *ch)
     if (ch->shm_fd >= 0)
         av[k++] = shmopt;
     av[k++] = l->mem ? "--tm-mem=yes" : "--tm-mem=no";
-    if (!l->mem && l->addr) /* the data caches' addresses, without values */
-        av[k++] = "--tm-addr=yes";
+    if (l->timing) { /* the machine the tool times the accesses on */
+        snprintf(timopt, sizeof timopt, "--tm-timing=%s", l->timing);
+        av[k++] = timopt;
+    }
     if (!l->store_values) /* only the model consumes: it needs no store's value */
         av[k++] = "--tm-store-values=no";
     if (l->fair) /* threads take turns: none runs far ahead (docs/capture.md §3) */
@@ -155,9 +157,9 @@ void rec_exec_pin(void *arg, const tm_transport_child *ch)
     av[k++] = l->mem ? "1" : "0";
     av[k++] = "-tm_store_values";
     av[k++] = l->store_values ? "1" : "0";
-    if (!l->mem && l->addr) {
-        av[k++] = "-tm_addr";
-        av[k++] = "1";
+    if (l->timing) {
+        av[k++] = "-tm_timing";
+        av[k++] = (char *)l->timing;
     }
     av[k++] = "-tm_log";
     av[k++] = (char *)l->log;
@@ -190,14 +192,14 @@ void rec_exec_qemu(void *arg, const tm_transport_child *ch)
     const qemu_launch *l = arg;
     child_begin(&l->c);
     int fd = high_fd(ch->data_fd);
-    size_t pn = strlen(l->plugin) + strlen(l->log) + 128;
+    size_t pn = strlen(l->plugin) + strlen(l->log) + 256;
     char *plug = malloc(pn);
     /* qemu, 4 words at most (below), the program's arguments, NULL */
     char **av = calloc((size_t)l->nprog + 8, sizeof *av);
     if (!av || !plug)
         return;
-    snprintf(plug, pn, "%s,fd=%d,mem=%d,store_values=%d%s,log=%s", l->plugin, fd, l->mem ? 1 : 0,
-             l->store_values ? 1 : 0, !l->mem && l->addr ? ",addr=1" : "", l->log);
+    snprintf(plug, pn, "%s,fd=%d,mem=%d,store_values=%d%s%s,log=%s", l->plugin, fd, l->mem ? 1 : 0,
+             l->store_values ? 1 : 0, l->timing ? ",timing=" : "", l->timing ? l->timing : "", l->log);
     int k = 0;
     av[k++] = (char *)l->qemu;
     if (l->prefix) {

@@ -21,7 +21,7 @@ typedef struct vg_launch {
     int log_fd;            /* BASE.valgrind.log */
     int mem;               /* memory operands */
     int store_values;      /* stores' values (the commit stream and --mode need them) */
-    int addr;              /* without MEM: the operands' addresses (ADDR events) */
+    const char *timing;    /* --tm-timing=: the machine the frontend times the accesses on (tm/tfront.h), or NULL */
     int fair;              /* --fair-sched=yes (the timing model) */
     char **prog;           /* the program and its arguments */
     int nprog;
@@ -39,7 +39,7 @@ typedef struct pin_launch {
     const char *kitlog;    /* Pin's own -logfile */
     int mem;               /* -tm_mem 1: memory operands */
     int store_values;      /* -tm_store_values */
-    int addr;              /* -tm_addr 1: without -tm_mem, the operands' addresses */
+    const char *timing;    /* -tm_timing: the machine the accesses are timed on, or NULL */
     char **prog;           /* the program and its arguments */
     int nprog;
 } pin_launch;
@@ -57,13 +57,13 @@ typedef struct qemu_launch {
     const char *log;       /* log=: the plugin's messages (BASE.qemu.log's temporary, absolute) */
     int mem;               /* mem=1: memory operands */
     int store_values;      /* store_values= */
-    int addr;              /* addr=1: without mem, the operands' addresses */
+    const char *timing;    /* timing=: the machine the accesses are timed on, or NULL */
     char **prog;           /* the program and its arguments */
     int nprog;
 } qemu_launch;
 /* The transport's child (pipe mode: the stream through the data
  * descriptor, moved out of the program's way):
- *   qemu [-L PREFIX] -plugin PLUGIN,fd=N,mem=0|1,store_values=0|1[,addr=1],log=LOG PROG ARGS */
+ *   qemu [-L PREFIX] -plugin PLUGIN,fd=N,mem=0|1,store_values=0|1[,timing=M],log=LOG PROG ARGS */
 void rec_exec_qemu(void *arg, const tm_transport_child *ch);
 
 /* INT, QUIT, TERM and HUP end the recording: the first one is kept in

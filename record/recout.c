@@ -123,51 +123,6 @@ static void finish_out(const tm_rec_ctx *x, tm_out *o, int ok, int *status)
 
 /* BASE.stats: how the program and the recording ended, the capture, the
  * window, then the model's statistics. */
-/* The timing model's lines of BASE.stats (docs/capture.md §3): its
- * parameters, the module's cycles and IPC, then each core's. */
-static const char *const data_what[] = {"none", "addresses", "values"};
-
-static void write_timing(FILE *sf, const tm_timing_cfg *tc, const tm_timing_stats *s, const tm_cap_info *info,
-                         const tm_cap *cap, int data)
-{
-    if (!tc) {
-        fprintf(sf, "timing: serial (every group the next cycle of one clock)\n");
-        return;
-    }
-    uint64_t l1 = s->l1_hits + s->l1_misses, l2 = s->l2_hits + s->l2_misses, li = s->il1_hits + s->il1_misses;
-    fprintf(sf, "timing: cores, CPI %u.%03u, ", tc->cpi_milli / 1000, tc->cpi_milli % 1000);
-    if (tc->l1i.size)
-        fprintf(sf, "L1I %u B %u-way %u cycles, ", tc->l1i.size, tc->l1i.ways, tc->l1i.lat);
-    else
-        fputs("no L1I, ", sf);
-    if (data)
-        fprintf(sf, "L1 %u B %u-way %u cycles, ", tc->l1.size, tc->l1.ways, tc->l1.lat);
-    else
-        fputs("no L1 data, ", sf);
-    if (data || tc->l1i.size)
-        fprintf(sf, "L2 %u B %u-way %u cycles, memory %u cycles, %u-byte lines", s->l2_size, tc->l2.ways, tc->l2.lat,
-                tc->mem_lat, tc->line);
-    else
-        fputs("no caches (IPC 1/CPI)", sf);
-    fprintf(sf, "; data addresses: %s\n", data_what[data]);
-    fprintf(sf, "timing: %" PRIu64 " cycles, IPC %.3f; L1I hits %.2f%% of %" PRIu64 " line fetches, L1 hits %.2f%% of %" PRIu64
-                ", L2 hits %.2f%% of %" PRIu64 "; %" PRIu64 " groups held at most, %" PRIu64 " clamped, %" PRIu64
-                " delayed by a line's order\n",
-            s->cycles, s->cycles ? (double)info->instructions / (double)s->cycles : 0.0,
-            li ? 100.0 * (double)s->il1_hits / (double)li : 0.0, li, l1 ? 100.0 * (double)s->l1_hits / (double)l1 : 0.0,
-            l1, l2 ? 100.0 * (double)s->l2_hits / (double)l2 : 0.0, l2, s->held_max, s->clamped, s->ordered);
-    /* each core's instructions over the module's cycles: they add up to
-     * the module's IPC */
-    fputs("timing per core:", sf);
-    for (uint32_t t = 0; t < info->threads; t++) {
-        uint64_t last, ins;
-        tm_cap_timing_thread(cap, t, &last, &ins);
-        fprintf(sf, "%s T%u %" PRIu64 " instructions IPC %.3f", t ? "," : "", t, ins,
-                s->cycles ? (double)ins / (double)s->cycles : 0.0);
-    }
-    fputc('\n', sf);
-}
-
 static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm_cap_info *info, const char *recording,
                         int windowed, int stopped, const tm_model_cfg *cfg, const tm_model *m, const tm_rec_end *e)
 {
@@ -200,7 +155,7 @@ static void write_stats(FILE *sf, const char *prog, int ws, int killed, const tm
     if (windowed)
         fprintf(sf, "window: %" PRIu64 " instructions skipped, %" PRIu64 " traced%s\n", info->skipped,
                 info->instructions, stopped ? " (stopped at the size limit)" : "");
-    write_timing(sf, e->timing, &e->tst, info, e->cap, e->data);
+    tm_rec_timing_stats(sf, e);
     tm_report_text(sf, cfg, m);
 }
 
@@ -297,72 +252,6 @@ void tm_rec_release(tm_rec_ctx *x, tm_rec_outs *O)
     } while (0)
 
 /* A cache's JSON object, or null. */
-static void json_cache(FILE *f, const char *name, int on, uint32_t size, uint32_t ways, uint32_t lat)
-{
-    if (on)
-        fprintf(f, "\"%s\": {\"size\": %u, \"ways\": %u, \"latency\": %u}, ", name, size, ways, lat);
-    else
-        fprintf(f, "\"%s\": null, ", name);
-}
-
-/* A hit rate: HITS of HITS + MISSES, null if the cache is off (ON 0) or
- * was never used. */
-static void json_rate(FILE *f, const char *name, int on, uint64_t hits, uint64_t misses, const char *sep)
-{
-    if (on && hits + misses)
-        fprintf(f, "\"%s\": %.6f%s", name, (double)hits / (double)(hits + misses), sep);
-    else
-        fprintf(f, "\"%s\": null%s", name, sep);
-}
-
-/* The "machine" object of BASE.json (docs/capture.md §3, docs/guide.md):
- * the timing model the cycles come from, its caches and their hit rates,
- * IPC of all cores and per core.  A string to free, NULL without memory. */
-static char *machine_json(const tm_rec_end *e, const tm_model *m)
-{
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    if (!f)
-        return NULL;
-    const tm_timing_cfg *tc = e->timing;
-    const tm_timing_stats *s = &e->tst;
-    const tm_cap_info *info = e->info;
-    int data = tc && e->data, l2on = tc && (e->data || tc->l1i.size);
-    uint64_t cycles = tc ? s->cycles : info->cycles;
-    fprintf(f, "{\"timing\": \"%s\", ", tc ? "cores" : "serial");
-    if (tc)
-        fprintf(f, "\"cpi\": %u.%03u, \"line\": %u, ", tc->cpi_milli / 1000, tc->cpi_milli % 1000, tc->line);
-    else
-        fputs("\"cpi\": null, \"line\": null, ", f);
-    json_cache(f, "icache", tc && tc->l1i.size, tc ? tc->l1i.size : 0, tc ? tc->l1i.ways : 0, tc ? tc->l1i.lat : 0);
-    json_cache(f, "l1", data, tc ? tc->l1.size : 0, tc ? tc->l1.ways : 0, tc ? tc->l1.lat : 0);
-    json_cache(f, "l2", l2on, s->l2_size, tc ? tc->l2.ways : 0, tc ? tc->l2.lat : 0);
-    if (l2on)
-        fprintf(f, "\"memory_latency\": %u, ", tc->mem_lat);
-    else
-        fputs("\"memory_latency\": null, ", f);
-    fprintf(f, "\"data_addresses\": \"%s\", ", data_what[e->data]);
-    fprintf(f, "\"ipc\": %.6f, \"ipc_per_core\": [", cycles ? (double)info->instructions / (double)cycles : 0.0);
-    for (uint32_t t = 0; t < info->threads; t++) {
-        uint64_t last, ins;
-        if (tc)
-            tm_cap_timing_thread(e->cap, t, &last, &ins);
-        else
-            ins = tm_model_thread_stats(m, t) ? tm_model_thread_stats(m, t)->instructions : 0;
-        fprintf(f, "%s%.6f", t ? ", " : "", cycles ? (double)ins / (double)cycles : 0.0);
-    }
-    fputs("], ", f);
-    json_rate(f, "icache_hit_rate", tc && tc->l1i.size, s->il1_hits, s->il1_misses, ", ");
-    json_rate(f, "l1_hit_rate", data, s->l1_hits, s->l1_misses, ", ");
-    json_rate(f, "l2_hit_rate", l2on, s->l2_hits, s->l2_misses, "}");
-    if (ferror(f) | fclose(f)) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 /* How the program of a complete recording ended: it replaced itself
  * (execve), or its wait status (the frontend's END event's with --capture);
  * TMT_PROG_UNKNOWN for a cut recording or a capture without an end marker. */
@@ -402,7 +291,7 @@ static void model_outs(const tm_rec_ctx *x, const tm_rec_end *e, const tm_model_
             OUT_ERR("%s", tm_out_name(ot, errm));
         free(insns);
     }
-    char *machine = machine_json(e, m);
+    char *machine = tm_rec_machine_json(e, m);
     if (!machine) {
         OUT_ERR("out of memory");
     } else {

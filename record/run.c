@@ -45,13 +45,14 @@ typedef struct run {
     tm_rec_run *d;
     tm_model_cfg cfg;       /* the first configuration's model */
     const char *base, *prog;
-    int autoth, addr, log_fd, cap_fd;
+    int autoth, log_fd, cap_fd;
     int isa, dynamic;       /* the program's instruction set (tm/isa.h), and whether it is dynamic */
     char **qprog;           /* --frontend qemu, a #! script: its interpreter's command line */
     int nqprog;
     uint32_t capth;         /* the capture's threads */
     uint8_t magic[8];       /* --capture: the stream's first word */
     char vgpath[PATH_MAX], tdir[PATH_MAX], capname[PATH_MAX + 64], progdesc[PATH_MAX + 64], dbase[PATH_MAX];
+    char machine[128];      /* the frontend's machine (tmf_cfg_format) */
     char errm[2048];
     tm_rec_outs O;
     tm_rec_ctx x;
@@ -440,8 +441,7 @@ static int make_capture(run *R)
      * the output must be the same. */
     const char *slow = getenv("TM_CAPTURE_SLOW");
     tm_cap_cfg cc = {R->capth, d->skip, d->length, d->main_only, d->rtn, slow && *slow == '1', d->timing,
-                     d->commit || x->mode, /* a store's value is needed but by the model alone */
-                     d->no_caches};
+                     d->commit || x->mode /* a store's value is needed but by the model alone */};
     int rc;
     tm_cap_sink sink;
     tm_rec_sink(x, R->autoth, &sink);
@@ -489,11 +489,17 @@ static int start_transport(run *R, tm_transport **tp)
                            record_check_stop, &R->rs};
     int mem = values_captured(R);
     int values = d->commit || x->mode != NULL;
-    /* the timing model's data caches: without memory operands, their
-     * addresses (docs/capture.md §3) */
-    R->addr = !mem && d->timing && !d->no_caches;
+    /* the machine the frontend times the accesses on (docs/capture.md §3) */
+    const char *timing = NULL;
+    if (d->timing) {
+        tmf_cfg m;
+        tm_timing_frontend(d->timing, R->autoth ? 8 : R->capth, d->no_caches, mem, &m);
+        if (!tmf_cfg_format(&m, R->machine, sizeof R->machine))
+            return abandon(R, "the timing model's machine does not fit the frontend's option");
+        timing = R->machine;
+    }
     rec_child c = {d->arg, d->say, d->child_setup};
-    vg_launch vl = {c, R->vgpath, R->tdir, R->log_fd, mem, values, R->addr, d->timing != NULL, d->prog, d->nprog};
+    vg_launch vl = {c, R->vgpath, R->tdir, R->log_fd, mem, values, timing, d->timing != NULL, d->prog, d->nprog};
     /* Pin's files by absolute names: the tool may open its log after the
      * program changed its folder */
     static char pin_log[2][PATH_MAX + 64];
@@ -505,7 +511,7 @@ static int start_transport(run *R, tm_transport **tp)
         else
             snprintf(pin_log[q], sizeof pin_log[q], "%s/%s", cwd, t);
     }
-    pin_launch pl = {c, R->vgpath, R->tdir, pin_log[0], pin_log[1], mem, values, R->addr, d->prog, d->nprog};
+    pin_launch pl = {c, R->vgpath, R->tdir, pin_log[0], pin_log[1], mem, values, timing, d->prog, d->nprog};
     /* QEMU's plugin log, by its absolute name too */
     static char qemu_log[2 * PATH_MAX + 96];
     if (d->qemu) {
@@ -519,7 +525,7 @@ static int start_transport(run *R, tm_transport **tp)
             return abandon(R, "%s.qemu.log: its path has a comma (QEMU's -plugin splits there): give -o elsewhere",
                            R->base);
     }
-    qemu_launch ql = {c, R->vgpath, R->tdir, tm_rec_qemu_prefix(R->isa, R->dynamic), qemu_log, mem, values, R->addr,
+    qemu_launch ql = {c, R->vgpath, R->tdir, tm_rec_qemu_prefix(R->isa, R->dynamic), qemu_log, mem, values, timing,
                       R->qprog ? R->qprog : d->prog, R->qprog ? R->nqprog : d->nprog};
     tm_transport_exec_fn fn = d->qemu ? rec_exec_qemu : d->pin ? rec_exec_pin : rec_exec_valgrind;
     void *fa = d->qemu ? (void *)&ql : d->pin ? (void *)&pl : (void *)&vl;
@@ -634,9 +640,9 @@ static int record_run(run *R, tm_transport *tp)
                       : (!info.ended && !info.execd && info.bytes) || cap_failed ? TMT_CUT_SHORT
                                                                                  : TMT_COMPLETE,
                       sig, d->skip || d->length || d->main_only || d->rtn || d->trace_limit || d->mc.size_limit,
-                      R->rs.stopped, status, d->timing, {0}, R->cap, d->capture ? R->capname : NULL,
-                      /* what the data caches saw: the operands' values, their addresses, nothing */
-                      info.mem ? 2 : (R->addr && !d->capture) || (info.addrs && !d->no_caches && d->timing) ? 1 : 0};
+                      R->rs.stopped, status, info.untimed ? NULL : d->timing, {0}, R->cap, d->capture ? R->capname : NULL,
+                      /* the memory operands' values captured */
+                      info.mem ? 2 : 0};
     tm_cap_timing_stats(R->cap, &end.tst);
     status = tm_rec_finish(x, &R->O, &R->cfg, &end);
     return record_done(R, status, &end);

@@ -11,10 +11,12 @@
  * shared by every frontend (capture/).
  *
  * Options: --tm-fd=N (the pipe, required), --tm-mem=yes|no (memory
- * operands, default no), --tm-addr=yes|no (without --tm-mem=yes: the memory
- * operands' addresses only, one word each, default no), --tm-store-values=yes|no (the values of the
- * program's stores, default yes), --tm-shm=FD,ACK,SLOTS,BYTES (the stream
- * goes through shared memory, the pipe carries only slot lengths:
+ * operands, default no), --tm-timing=MACHINE (the timing model's frontend
+ * half times the memory operands and instruction fetches on MACHINE,
+ * tm/tfront.h's text: caches, and the order of the threads' accesses;
+ * default none), --tm-store-values=yes|no (the values of the program's
+ * stores, default yes), --tm-shm=FD,ACK,SLOTS,BYTES (the stream goes
+ * through shared memory, the pipe carries only slot lengths:
  * docs/capture.md §1).  Superblock chasing is switched off so that every
  * control transfer ends a block. */
 #include "pub_tool_basics.h"
@@ -29,6 +31,7 @@
 #include "pub_tool_options.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_threadstate.h"
+#include "libvex_guest_amd64.h"
 #include "tm/capemit.h"
 
 /* ------------------------------------------------------------ output */
@@ -45,7 +48,9 @@ extern Int VG_(safe_fd)(Int oldfd);
 static Int out_fd = -1;
 static Long clo_log_fd = -1; /* --tm-log-fd: Valgrind's --log-fd, to close */
 static Bool clo_mem = False;
-static Bool clo_addr = False; /* addresses only (without clo_mem) */
+static const HChar *clo_timing; /* --tm-timing: the machine (tm/tfront.h's text) */
+static Bool clo_sync;            /* its flags have TMF_SYNC */
+static tmf_cfg timing_cfg;
 static Bool clo_store_values = True;
 static ULong next_id = 1;
 /* --tm-shm=FD,ACK,SLOTS,BYTES: the stream through shared memory */
@@ -82,6 +87,55 @@ static tmcap_word p_region(void *ctx, tmcap_word a, tmcap_word hi, int *readable
 }
 static void p_message(void *ctx, const char *msg) { (void)ctx; VG_(umsg)("tmtrace: %s\n", msg); }
 static void *p_alloc(void *ctx, unsigned long n) { (void)ctx; return VG_(malloc)("tmtrace.em", n); }
+/* The running thread's timeslice ends after its current block: its event
+ * counter (the guest state's host_EvC_COUNTER, which the dispatcher counts
+ * down at every block) to zero.  With --fair-sched=yes the next thread in
+ * the queue runs (the timing model's turns of time, tm/tfront.h). */
+static void p_yield(void *ctx, unsigned tries)
+{
+    (void)ctx;
+    UInt zero = 0;
+    VG_(set_shadow_regs_area)(VG_(get_running_tid)(), 0, offsetof(VexGuestAMD64State, host_EvC_COUNTER), sizeof zero,
+                              (const UChar *)&zero);
+    if (tries > 2) {
+        /* the thread waited for is back from the kernel but not yet at
+         * Valgrind's lock: the processor to it, for a moment (the tool
+         * has no call for this: the system call itself) */
+        struct { long s, ns; } ts = {0, tries < 8 ? 0 : tries < 32 ? 20000 : 100000};
+        long ret, nr = ts.ns ? 35 /* nanosleep */ : 24 /* sched_yield */;
+        __asm__ volatile("syscall" : "=a"(ret) : "0"(nr), "D"(&ts), "S"(0) : "rcx", "r11", "memory");
+        (void)ret;
+    }
+}
+
+/* The threads' kernel ids (their first run records them). */
+#define MAX_LWPS 1024
+static Int lwp_of[MAX_LWPS];
+
+/* Whether thread TID sleeps in a futex wait on A: the kernel's
+ * /proc/self/task/LWP/syscall shows the call it is blocked in ("202 0xA
+ * ..." for futex on amd64), "running" if it runs.  A thread waiting for
+ * Valgrind's lock sleeps in a futex too, on another word. */
+static int p_asleep(void *ctx, unsigned tid, tmcap_word a)
+{
+    (void)ctx;
+    if (tid >= MAX_LWPS || !lwp_of[tid])
+        return 0;
+    HChar path[64], buf[128];
+    VG_(sprintf)(path, "/proc/self/task/%d/syscall", lwp_of[tid]);
+    SysRes r = VG_(open)(path, VKI_O_RDONLY, 0);
+    if (sr_isError(r))
+        return 0;
+    Int fd = (Int)sr_Res(r), n = VG_(read)(fd, buf, sizeof buf - 1);
+    VG_(close)(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    HChar *end;
+    if (VG_(strtoll10)(buf, &end) != 202 || *end != ' ')
+        return 0;
+    return VG_(strtoll16)(end + 1, &end) == (Long)a;
+}
 
 /* ------------------------------------------------------------ helpers */
 
@@ -102,10 +156,10 @@ static VG_REGPARM(2) void h_mem(ULong w0, Addr a)
     tmcap_em_mem(em, w0, a);
 }
 
-/* w0 is the ADDR word without the address. */
-static VG_REGPARM(2) void h_addr(ULong w0, Addr a)
+/* An operand timed only: INFO = store | size << 8. */
+static VG_REGPARM(2) void h_access(ULong info, Addr a)
 {
-    tmcap_em_addr(em, w0 | (ULong)a << 16);
+    tmcap_em_access(em, a, (unsigned)(info >> 8), (int)(info & 1));
 }
 
 /* ------------------------------------------------------------ instrument */
@@ -148,8 +202,8 @@ static void add_mem_call(IRSB *sb, UInt insn, Bool store, UInt size, IRExpr *add
                                                                                    s, insn))),
                                                 a));
         else
-            d = unsafeIRDirty_0_N(2, "tm_addr", VG_(fnptr_to_fnentry)(h_addr),
-                                  mkIRExprVec_2(IRExpr_Const(IRConst_U64(tmcap_addr(store, s, 0))), a));
+            d = unsafeIRDirty_0_N(2, "tm_access", VG_(fnptr_to_fnentry)(h_access),
+                                  mkIRExprVec_2(IRExpr_Const(IRConst_U64((ULong)(store ? 1 : 0) | (ULong)s << 8)), a));
         if (guard)
             d->guard = guard;
         addStmtToIRSB(sb, IRStmt_Dirty(d));
@@ -160,6 +214,27 @@ static void add_mem_call(IRSB *sb, UInt insn, Bool store, UInt size, IRExpr *add
             addr = IRExpr_RdTmp(t);
         }
     }
+}
+
+/* TMF_SYNC: whether the thread may run its atomic instruction now
+ * (tmcap_em_turn); 0: it yielded, the block starts again. */
+static ULong h_turn(void) { return (ULong)tmcap_em_turn(em); }
+
+/* The instruction (its index) with the block's first atomic operation (a
+ * CAS: lock-prefixed instructions, xchg with memory), or -1. */
+static Int first_atomic(const IRSB *in)
+{
+    Int insn = -1;
+    for (Int i = 0; i < in->stmts_used; i++) {
+        const IRStmt *st = in->stmts[i];
+        if (!st)
+            continue;
+        if (st->tag == Ist_IMark)
+            insn++;
+        else if ((st->tag == Ist_CAS || st->tag == Ist_LLSC) && insn >= 0)
+            return insn;
+    }
+    return -1;
 }
 
 static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
@@ -184,7 +259,13 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
         scanned = True;
         scan_vdso();
     }
-    Bool ops = clo_mem || clo_addr; /* memory operands: MEM or ADDR events */
+    Bool ops = clo_mem || clo_timing; /* memory operands: MEM events, or timed only */
+    /* TMF_SYNC: an atomic instruction begins a block of its own, which
+     * asks first whether the thread may go on (h_turn) and else starts
+     * again, after the others ran (docs/capture.md §3) */
+    Int cut = clo_sync ? first_atomic(in) : -1;
+    IRExpr *next = in->next;
+    IRJumpKind jk = in->jumpkind;
     IRSB *out = deepCopyIRSBExceptStmts(in);
     Int i = 0;
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
@@ -196,6 +277,12 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
         UInt k = ni ? ni - 1 : 0;
         switch (st->tag) {
         case Ist_IMark:
+            if (cut > 0 && ni == (UInt)cut) { /* the block ends before the atomic instruction */
+                next = IRExpr_Const(IRConst_U64((ULong)st->Ist.IMark.addr));
+                jk = Ijk_Boring;
+                i = in->stmts_used;
+                break;
+            }
             nloads = 0;
             if (ni == MAX_INSNS)
                 VG_(tool_panic)("tmtrace: block too long");
@@ -203,6 +290,14 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
             il[ni] = st->Ist.IMark.len;
             ni++;
             addStmtToIRSB(out, st);
+            if (cut == 0 && ni == 1) {
+                IRTemp go = newIRTemp(out->tyenv, Ity_I64), stop = newIRTemp(out->tyenv, Ity_I1);
+                IRDirty *d = unsafeIRDirty_1_N(go, 0, "tm_turn", VG_(fnptr_to_fnentry)(h_turn), mkIRExprVec_0());
+                addStmtToIRSB(out, IRStmt_Dirty(d));
+                addStmtToIRSB(out, IRStmt_WrTmp(stop, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(go),
+                                                                    IRExpr_Const(IRConst_U64(0)))));
+                addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(stop), Ijk_Boring, IRConst_U64(ia[0]), in->offsIP));
+            }
             break;
         case Ist_Exit: {
             if (nx == MAX_EXITS - 1)
@@ -291,14 +386,16 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
     }
     /* The block's end. */
     UInt k = ni - 1;
-    Bool is_const = in->next->tag == Iex_Const;
-    ULong dst = is_const ? in->next->Iex.Const.con->Ico.U64 : 0;
-    xdesc x = classify(k, ia[k], il[k], in->jumpkind, is_const, dst, True);
+    out->next = next;
+    out->jumpkind = jk;
+    Bool is_const = next->tag == Iex_Const;
+    ULong dst = is_const ? next->Iex.Const.con->Ico.U64 : 0;
+    xdesc x = classify(k, ia[k], il[k], jk, is_const, dst, True);
     ULong w0 = tmcap_exec(id, nx);
     IRDirty *d;
     if (x.flags & TMCAP_XF_DYN)
         d = unsafeIRDirty_0_N(2, "tm_exec_dyn", VG_(fnptr_to_fnentry)(h_exec_dyn),
-                              mkIRExprVec_2(IRExpr_Const(IRConst_U64(w0)), in->next));
+                              mkIRExprVec_2(IRExpr_Const(IRConst_U64(w0)), next));
     else
         d = unsafeIRDirty_0_N(1, "tm_exec", VG_(fnptr_to_fnentry)(h_exec),
                               mkIRExprVec_1(IRExpr_Const(IRConst_U64(w0))));
@@ -315,6 +412,8 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 static void start_client_code(ThreadId tid, ULong blocks_done)
 {
     (void)blocks_done;
+    if (tid < MAX_LWPS && !lwp_of[tid])
+        lwp_of[tid] = VG_(gettid)();
     tmcap_em_resume(em, tid);
 }
 
@@ -325,6 +424,8 @@ static void thread_create(ThreadId parent, ThreadId child)
 
 static void thread_exit(ThreadId tid)
 {
+    if (tid < MAX_LWPS)
+        lwp_of[tid] = 0; /* the id may be another thread's next */
     tmcap_em_thread_exit(em, tid);
 }
 
@@ -454,7 +555,7 @@ static Bool process_cmd_line_option(const HChar *arg)
     } else if (VG_BINT_CLO(arg, "--tm-log-fd", clo_log_fd, 3, 1 << 20)) {
     } else if (VG_STR_CLO(arg, "--tm-shm", clo_shm)) {
     } else if (VG_BOOL_CLO(arg, "--tm-mem", clo_mem)) {
-    } else if (VG_BOOL_CLO(arg, "--tm-addr", clo_addr)) {
+    } else if (VG_STR_CLO(arg, "--tm-timing", clo_timing)) {
     } else if (VG_BOOL_CLO(arg, "--tm-store-values", clo_store_values)) {
     } else {
         return False;
@@ -466,7 +567,7 @@ static void print_usage(void)
 {
     VG_(printf)("    --tm-fd=N           write the capture stream to file descriptor N (required)\n"
                 "    --tm-mem=yes|no     capture memory operands and their values [no]\n"
-                "    --tm-addr=yes|no    without --tm-mem=yes: the memory operands' addresses only [no]\n"
+                "    --tm-timing=MACHINE time the accesses and fetches on MACHINE (LINE/L1I/L1/L2/MEM/FLAGS) [none]\n"
                 "    --tm-store-values=yes|no  with --tm-mem, the values of the program's stores too [yes]\n"
                 "    --tm-log-fd=N       the descriptor given as --log-fd: closed once Valgrind has its copy\n"
                 "    --tm-shm=FD,ACK,SLOTS,BYTES  the stream through shared memory FD (SLOTS slots of BYTES);\n"
@@ -499,8 +600,15 @@ static void post_clo_init(void)
      * because its condition or target is known when the block is
      * translated (VEX still optimizes the instrumented block). */
     VG_(clo_vex_control).iropt_level = 0;
-    tmcap_platform P = {NULL, p_write, p_read, p_close, p_copy, p_readable, p_region, p_message, p_alloc};
-    tmcap_em_cfg C = {out_fd, clo_mem, clo_store_values, NULL, -1, 0, 0, 0};
+    tmcap_platform P = {NULL,    p_write, p_read,  p_close,  p_copy,  p_readable,
+                        p_region, p_message, p_alloc, p_yield, p_asleep};
+    if (clo_timing && !tmf_cfg_parse(clo_timing, &timing_cfg)) {
+        VG_(umsg)("tmtrace: --tm-timing=%s: expected LINE/L1I/L1/L2/MEM/FLAGS/TURN, each cache SIZE:WAYS:LAT, in range\n",
+                  clo_timing);
+        VG_(exit)(1);
+    }
+    clo_sync = clo_timing && (timing_cfg.flags & TMF_SYNC);
+    tmcap_em_cfg C = {out_fd, clo_mem, clo_store_values, NULL, -1, 0, 0, 0, clo_timing ? &timing_cfg : NULL};
     if (clo_shm) {
         /* FD,ACK,SLOTS,BYTES: decimal numbers */
         Long v[4];

@@ -14,6 +14,7 @@
 #include "tm/x86op.h"
 #include "tm/a64op.h"
 #include "tm/rvop.h"
+#include "tm/tfront.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -147,13 +148,6 @@ static inline tmcap_word tmcap_mem(int store, int novalue, unsigned size, unsign
            (tmcap_word)size << 16 | (tmcap_word)insn << 24;
 }
 
-/* An ADDR event: a memory operand of SIZE bytes (1..64), a STORE or a
- * load, at A (its low 48 bits), one word. */
-static inline tmcap_word tmcap_addr(int store, unsigned size, tmcap_word a)
-{
-    return TMCAP_ADDR | (tmcap_word)(store ? 1 : 0) << 8 | (tmcap_word)((size - 1) & 63) << 10 | a << 16;
-}
-
 /* The first word of a MEM written by the system (docs/capture.md §4). */
 static inline tmcap_word tmcap_sys_mem(unsigned size)
 {
@@ -165,6 +159,7 @@ static inline tmcap_word tmcap_thread(unsigned tid)
     return TMCAP_THREAD | (tmcap_word)tid << 8;
 }
 
+/* CREATE (the uid follows). */
 static inline tmcap_word tmcap_create(unsigned tid, unsigned parent)
 {
     return TMCAP_CREATE | (tmcap_word)tid << 8 | (tmcap_word)parent << 32;
@@ -400,6 +395,17 @@ typedef struct tmcap_platform {
     void (*message)(void *ctx, const char *msg);
     /* Memory that lives as long as the process (never freed). */
     void *(*alloc)(void *ctx, unsigned long n);
+    /* The running thread lets the others run soon (NULL: the platform
+     * cannot): it ran ahead of them in time (tm/tfront.h's tmf_ahead,
+     * tmf_behind).  TRIES > 0: it asked to TRIES times in a row for a
+     * thread that has not run since; it also gives its processor up for a
+     * while, more as TRIES grows (that thread may need one to come back
+     * from the system). */
+    void (*yield)(void *ctx, unsigned tries);
+    /* Whether thread TID sleeps in the kernel in a futex wait on word A
+     * (1), or runs, waits for the platform's lock, or is not known (0);
+     * NULL: never known. */
+    int (*asleep)(void *ctx, unsigned tid, tmcap_word a);
 } tmcap_platform;
 
 typedef struct tmcap_em_cfg {
@@ -414,6 +420,9 @@ typedef struct tmcap_em_cfg {
      * outputs and the address space's changes come from the system calls
      * themselves (tmcap_em_syscall_post) */
     int sys_from_syscalls;
+    /* The machine the accesses are timed on (the timing model's frontend
+     * half, tm/tfront.h), or NULL: none (tm record --timing serial). */
+    const tmf_cfg *timing;
 } tmcap_em_cfg;
 
 typedef struct tmcap_em tmcap_em;
@@ -436,15 +445,21 @@ void tmcap_em_block(tmcap_em *em, tmcap_word id, const tmcap_word *ia, const uns
  * DYN exit. */
 void tmcap_em_exec(tmcap_em *em, tmcap_word w0);
 void tmcap_em_exec_dyn(tmcap_em *em, tmcap_word w0, tmcap_word target);
+/* The running thread is about to run an atomic instruction: 1 if it may,
+ * 0 if a running thread is behind it in time and it must let the others
+ * run first (the platform's yield was called: the caller runs the
+ * instruction again later, and asks again).  1 unless the machine has
+ * TMF_SYNC and the platform a yield (tm/tfront.h's tmf_behind). */
+int tmcap_em_turn(tmcap_em *em);
 /* A memory operand of the running thread: W0 = tmcap_mem(...) or
  * tmcap_sys_mem(size), at A; its value is read from memory now (a load's
  * before, a store's after the instruction), or given in VALUE (SIZE bytes;
  * NULL: read now). */
 void tmcap_em_mem(tmcap_em *em, tmcap_word w0, tmcap_word a);
 void tmcap_em_mem_value(tmcap_em *em, tmcap_word w0, tmcap_word a, const void *value);
-/* A memory operand's address only: W = tmcap_addr(...) (cfg.mem need not
- * be set: the system's writes are not reported then). */
-void tmcap_em_addr(tmcap_em *em, tmcap_word w);
+/* A memory operand of the running thread whose value is not captured
+ * (cfg.mem 0): SIZE bytes (1..64) at A, a STORE or a load, timed only. */
+void tmcap_em_access(tmcap_em *em, tmcap_word a, unsigned size, int store);
 
 /* Thread TID runs now (the following events are its own); the watched
  * words are checked. */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "tm/capwire.h"
 #include "tm/status.h"
+#include "tm/tfront.h"
 #include "tm/timing.h"
 #include "tm/tmc.h"
 
@@ -40,9 +41,6 @@ typedef struct tm_cap_cfg {
     /* A store sent without its value (TMCAP_MEM_NOVALUE) is an error: the
      * consumers need every value (a commit stream, descriptors). */
     int need_values;
-    /* ADDR events (memory operands' addresses) are dropped, not given to
-     * the timing model (tm record --no-caches). */
-    int ignore_addresses;
 } tm_cap_cfg;
 
 /* A module: an executable file mapping (load address = address of file
@@ -88,13 +86,15 @@ typedef struct tm_cap_info {
     uint64_t execs;       /* executed blocks */
     uint64_t instructions;
     uint64_t mem;         /* memory operands */
-    uint64_t addrs;       /* ADDR events (addresses only) */
     uint64_t signals;
     uint32_t threads;     /* thread ids used */
     uint64_t cycles;      /* last cycle + 1 (after tm_cap_finish with a timing model) */
     uint64_t skipped;     /* instructions before the window began */
     int isa;              /* the program's instruction set (TM_ISA_*, tm/isa.h):
                              the stream's ISA event, else x86-64 (0) */
+    int untimed;          /* a timing model was asked for, but the stream has
+                             no TIMING event (its frontend ran without a
+                             machine): the groups were timed serially */
 } tm_cap_info;
 
 int tm_cap_new(const tm_cap_cfg *cfg, const tm_cap_sink *sink, tm_cap **out);
@@ -121,6 +121,17 @@ void tm_cap_timing_stats(const tm_cap *c, tm_timing_stats *s);
 /* Thread (core) TID under the timing model: its last stamped cycle + 1 and
  * the instructions it retired (zeros when serial). */
 void tm_cap_timing_thread(const tm_cap *c, uint32_t tid, uint64_t *cycles, uint64_t *insns);
+/* Where core TID's cycles went (zeros when serial). */
+void tm_cap_timing_core(const tm_cap *c, uint32_t tid, tm_timing_core *core);
+/* The machine the frontend timed the accesses on (the stream's TIMING
+ * event): 1 and *M, or 0 if the stream has none. */
+int tm_cap_frontend(const tm_cap *c, tmf_cfg *m);
+/* The frontend's counts (its TSTATS event, before END): 1 and *S, or 0 if
+ * the stream has none (a capture cut short). */
+int tm_cap_frontend_stats(const tm_cap *c, tmf_stats *s);
+/* Core TID's stall cycles by cause as the frontend counted them (the
+ * threads that ran on it: one per core), 1, or 0 if unknown. */
+int tm_cap_frontend_core(const tm_cap *c, uint32_t tid, tmf_thread_stats *s);
 /* The bytes of an unfinished event the stream fed so far ends with (0: it
  * ends where an event ends), and in *OFF the byte offset where that event
  * (or, before the magic is whole, the stream) begins.  tm_cap_finish

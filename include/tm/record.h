@@ -196,7 +196,7 @@ typedef struct tm_rec_end {
     tm_timing_stats tst;        /* and its statistics */
     const tm_cap *cap;          /* the capture (the timing model's cores) */
     const char *capture;        /* --capture FILE: no program ran here (WS is the END event's, if any) */
-    int data;                   /* the memory operands captured: 2 with values, 1 addresses only, 0 none */
+    int data;                   /* 2: the memory operands' values captured, else 0 */
 } tm_rec_end;
 /* After the run: the trace, statistics, descriptors and commit stream
  * written and every output renamed into place, the lock released; 0, or 1
@@ -204,6 +204,10 @@ typedef struct tm_rec_end {
  * one was said; and one for each output that could not be moved into
  * place). */
 int tm_rec_finish(tm_rec_ctx *x, tm_rec_outs *O, const tm_model_cfg *cfg, const tm_rec_end *e);
+/* The timing model's lines of BASE.stats (record/rectiming.c). */
+void tm_rec_timing_stats(FILE *sf, const tm_rec_end *e);
+/* The "machine" object of BASE.json: a string to free, NULL without memory. */
+char *tm_rec_machine_json(const tm_rec_end *e, const tm_model *m);
 
 /* ---- the recording's session (record/session.c) ---- */
 

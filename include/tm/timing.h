@@ -1,28 +1,30 @@
-/* tm — the timing model of recorded programs (docs/capture.md §3).
- *
- * A frontend runs the program's threads one at a time (Valgrind serializes
- * them); the capture layer cuts what each thread retires into groups
- * (docs/spec.md §2.3) in that serial order.  This stage puts each thread on
- * a core of its own with its own clock, gives every group the cycle its
- * core retires it in, and hands the groups on merged in (cycle, thread)
- * order, so that several cores retire in the same cycle.
+/* tm — the timing model of recorded programs, its clocks (docs/capture.md
+ * §3).  A frontend runs the program's threads one at a time; the capture
+ * layer cuts what each thread retires into groups (docs/spec.md §2.3) in
+ * that serial order.  This stage puts each thread on a core of its own with
+ * its own clock, gives every group the cycle its core retires it in, and
+ * hands the groups on merged in (cycle, thread) order, so that several
+ * cores retire in the same cycle.  What the caches cost and which other
+ * thread's access each access follows is computed in the frontend
+ * (tm/tfront.h) and arrives here as stalls and floors.
  *
  *   clock: a thread's core retires a group of n instructions n x CPI cycles
- *          after the previous one (at least one cycle later), plus, for a
- *          memory operand (a MEM record, or an access given by
- *          tm_timing_access), the latency of the level that serves it: a
- *          private L1 data cache per core, a shared L2, memory; plus, for
- *          each line of the group's instructions that misses the core's
- *          instruction cache, the L2's latency (and memory's if it misses).
- *   order: memory operands (MEM records) of different threads on one
- *          64-byte line keep their serial order where one of them is a
- *          store (the data tracing's replay depends on it; accesses given
- *          by tm_timing_access do not); a thread starts no earlier than
- *          its creator's clock; a group is never stamped before what has
- *          been handed on already (such a group is "clamped").
+ *          after the previous one (at least one cycle later), plus the
+ *          stalls given for it (tm_timing_stall: instruction fetch and data
+ *          accesses), and no earlier than the floors given for it
+ *          (tm_timing_floor: another thread's store it read, a wake).
+ *   waits: a futex wait that blocked resumes at the clock of the wake that
+ *          released it (tm_timing_futex); a thread starts no earlier than
+ *          its creator's clock at the clone; a thread's end wakes the
+ *          futex on its CLEARTID word (pthread_join).  Anything else (other
+ *          system calls, the frontend switching threads) orders nothing.
+ *   order: a group is never stamped before what has been handed on already
+ *          (such a group is "clamped").
  *   memory: groups wait in per-thread queues until no thread can still
- *          retire earlier; at most WINDOW groups wait, beyond that the
- *          oldest are handed on and late threads are clamped.
+ *          retire earlier (a thread blocked in a futex wait holds nothing
+ *          back until a wake may release it); at most WINDOW groups wait,
+ *          beyond that the oldest are handed on and late threads are
+ *          clamped.
  *
  * Calls on a handle report errors through the sink (a nonzero return of
  * the downstream sink stops) and return a tm_status. */
@@ -32,36 +34,43 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tm/status.h"
+#include "tm/tfront.h"
 #include "tm/tmc.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* One cache level: SIZE bytes, WAYS-way set associative, LINE-byte lines,
- * LAT cycles for an access it serves. */
+/* One cache level: SIZE bytes, WAYS-way set associative, LAT cycles for
+ * an access it serves (size 0: none). */
 typedef struct tm_timing_cache {
     uint32_t size, ways, lat;
 } tm_timing_cache;
 
 typedef struct tm_timing_cfg {
     uint32_t cpi_milli;   /* base cycles per instruction x 1000 (1..1000000) */
-    uint32_t line;        /* cache line bytes (power of two, 8..4096) */
-    tm_timing_cache l1i;  /* instruction cache per core; size 0: none (fetch
-                             is free); lat: what a hit adds (0: pipelined) */
+    uint64_t window;      /* groups held at most */
+    /* the frontend's machine (tm/tfront.h): tm record passes it to the
+     * frontend, which times the caches; the clocks do not use it */
+    uint32_t line;        /* cache line bytes: 64 (the frontend's shadow keeps 64-byte lines) */
+    tm_timing_cache l1i;  /* instruction cache per core; lat: what a hit adds (0: pipelined) */
     tm_timing_cache l1;   /* data cache per core */
     tm_timing_cache l2;   /* shared; size 0: cores x 64 KB */
     uint32_t mem_lat;     /* cycles of an access that misses both */
-    uint64_t window;      /* groups held at most */
+    uint32_t turn;        /* cycles a thread may run ahead of the others before the
+                             frontend lets them run (tm/tfront.h's tmf_ahead; 0: never) */
 } tm_timing_cfg;
 
-/* The defaults (docs/capture.md §3): CPI 1, 64-byte lines, an instruction
- * cache of 8 KB 2-way whose hits add 0 cycles, L1 data 8 KB 2-way 2
- * cycles, L2 (unified) cores x 64 KB 8-way 4 cycles, memory 200 cycles, a
- * window of 4M groups. */
+/* The defaults (docs/capture.md §3): CPI 1, a window of 4M groups; 64-byte
+ * lines, an instruction cache of 8 KB 2-way whose hits add 0 cycles, L1
+ * data 8 KB 2-way 2 cycles, L2 (unified) cores x 64 KB 8-way 4 cycles,
+ * memory 200 cycles. */
 void tm_timing_defaults(tm_timing_cfg *cfg);
 /* Checks CFG: TM_OK, or TM_ERR_ARG with one line in ERR. */
 int tm_timing_check(const tm_timing_cfg *cfg, char *err, size_t errlen);
+/* The L2's size for CORES cores when CFG leaves it 0: the largest power of
+ * two not above cores x 64 KB (at most 1 GB). */
+uint32_t tm_timing_l2_size(const tm_timing_cfg *cfg, uint32_t cores);
 
 /* Where the groups go, in (cycle, thread) order: GROUP if set (MEM .pc is
  * then not given), else RECORD for each of the group's records.  A nonzero
@@ -96,24 +105,57 @@ uint64_t tm_timing_clock(const tm_timing *t, uint32_t tid);
 /* Thread TID's first group comes no earlier than cycle AT (its creator's
  * clock when it was created). */
 void tm_timing_start_at(tm_timing *t, uint32_t tid, uint64_t at);
-/* Thread TID enters (LEAVE 0) or leaves (LEAVE 1) a system call.  While
- * in one it holds no group back; if other threads retired groups
- * meanwhile (it blocked), it resumes no earlier than the clock of the
- * last of them (its likely waker). */
+/* A thread was created that has no id yet (it starts later, no earlier
+ * than cycle AT): nothing after AT goes out until tm_timing_unborn(AT)
+ * says it started (its tm_timing_start_at given) or never will.  TM_OK or
+ * TM_ERR_NOMEM. */
+int tm_timing_born(tm_timing *t, uint64_t at);
+void tm_timing_unborn(tm_timing *t, uint64_t at);
+/* Thread TID enters (LEAVE 0) or leaves (LEAVE 1) a system call other
+ * than a futex operation (tm_timing_futex): it resumes at its own clock
+ * (the call costs nothing and orders nothing), so it holds back what comes
+ * after its clock meanwhile. */
 int tm_timing_syscall(tm_timing *t, uint32_t tid, int leave);
-/* A data access of thread TID that is not in the commit stream (its
- * address only: tm record's control-flow recordings): SIZE bytes at ADDR,
- * a STORE or a load.  Its latency (L1, L2, memory, as a MEM record's) is
- * charged to the thread's next group to be stamped (its open group, or the
- * next one); a store makes the other cores' copies of its line stale.  It
- * imposes no order between threads.  TM_OK, or TM_ERR_ARG (TID beyond the
- * cores), TM_ERR_NOMEM. */
-int tm_timing_access(tm_timing *t, uint32_t tid, uint64_t addr, uint32_t size, int store);
-/* N accesses of thread TID as tm_timing_access, given as the capture's
- * ADDR words (tm/capwire.h: store << 8, address << 16; the size does not
- * matter, an operand's first line is charged): the same results as N calls,
- * faster (the capture layer's runs of ADDR events). */
-int tm_timing_access_words(tm_timing *t, uint32_t tid, const uint64_t *w, size_t n);
+
+/* Kinds of waiting, in the cycle breakdown (tm_timing_core). */
+enum {
+    TM_WAIT_FUTEX = 0, /* a futex wait, until the wake that released it */
+    TM_WAIT_JOIN,      /* another thread's end (its CLEARTID futex, or the word it cleared) */
+    TM_WAIT_STORE,     /* another thread's store that a load read */
+    TM_WAIT_LOAD,      /* another thread's load of what a store overwrote (values captured) */
+    TM_WAIT_KINDS
+};
+/* Thread TID's next group comes no earlier than cycle AT, for the reason
+ * KIND (TM_WAIT_*). */
+void tm_timing_floor(tm_timing *t, uint32_t tid, uint64_t at, int kind);
+/* Stall cycles beyond the CPI of thread TID's next group: its instruction
+ * fetch (IFETCH) and its data accesses (DATA). */
+void tm_timing_stall(tm_timing *t, uint32_t tid, uint64_t ifetch, uint64_t data);
+/* The cycle of thread TID's last group (0 if it has none; its start then). */
+uint64_t tm_timing_last(const tm_timing *t, uint32_t tid);
+
+/* Futex operations (the op's low 7 bits, futex(2)). */
+enum {
+    TM_FUTEX_WAIT = 0, TM_FUTEX_WAKE = 1, TM_FUTEX_REQUEUE = 3, TM_FUTEX_CMP_REQUEUE = 4, TM_FUTEX_WAKE_OP = 5,
+    TM_FUTEX_LOCK_PI = 6, TM_FUTEX_UNLOCK_PI = 7, TM_FUTEX_WAIT_BITSET = 9, TM_FUTEX_WAKE_BITSET = 10,
+    TM_FUTEX_WAIT_REQUEUE_PI = 11, TM_FUTEX_LOCK_PI2 = 13
+};
+/* Thread TID enters futex(ADDR, OP, VAL, ..., ADDR2, VAL2) (VAL2: the
+ * count of FUTEX_WAKE_OP's second address and of the requeues): a wait
+ * holds nothing back until a wake on ADDR may release it; a wake posts, at
+ * TID's clock, up to VAL releases of ADDR's waiters (VAL2 of ADDR2's for
+ * FUTEX_WAKE_OP). */
+int tm_timing_futex(tm_timing *t, uint32_t tid, uint32_t op, uint64_t addr, uint64_t val, uint64_t addr2,
+                    uint64_t val2);
+/* Thread TID leaves its futex call with RESULT (negative: -errno): a wait
+ * that returned 0 was released by the earliest wake of its address posted
+ * after it began waiting and resumes at that wake's clock; a wake that
+ * returned r released r waiters at most. */
+int tm_timing_futex_leave(tm_timing *t, uint32_t tid, int64_t result);
+/* Thread TID ends and the system clears its CLEARTID word ADDR and wakes
+ * one waiter of it, at the thread's last clock (pthread_join). */
+void tm_timing_exit_wake(tm_timing *t, uint32_t tid, uint64_t addr);
+
 /* Everything held is handed on. */
 int tm_timing_finish(tm_timing *t);
 
@@ -121,20 +163,27 @@ typedef struct tm_timing_stats {
     uint64_t groups, cycles;       /* groups handed on; last cycle + 1 */
     uint64_t held_max;             /* most groups held at once */
     uint64_t clamped;              /* groups stamped later than their clock */
-    uint64_t ordered;              /* groups delayed by a line's serial order */
-    uint64_t blocked;              /* system calls during which other threads ran */
-    uint64_t l1_hits, l1_misses, l2_hits, l2_misses; /* L2: the data's and instructions' misses */
-    uint64_t il1_hits, il1_misses; /* instruction cache: lines fetched */
-    uint64_t accesses;             /* tm_timing_access calls */
-    uint32_t l2_size;              /* the L2's bytes (cores x 64 KB by default) */
+    uint64_t futex_waits, futex_released, futex_unmatched; /* waits; released by a wake seen; returned 0 without one */
+    uint64_t futex_wakes;          /* wake calls (and thread ends with CLEARTID) */
+    uint64_t floors[TM_WAIT_KINDS]; /* groups a floor delayed, per kind */
 } tm_timing_stats;
 void tm_timing_get_stats(const tm_timing *t, tm_timing_stats *s);
 /* Thread TID's last stamped cycle + 1 (0 if it retired nothing) and the
  * instructions it retired. */
 void tm_timing_thread(const tm_timing *t, uint32_t tid, uint64_t *cycles, uint64_t *insns);
+
+/* Where thread TID's core's cycles went, up to its last group: the cycles
+ * before it started (its creator's clock at the clone), retiring
+ * instructions (n x CPI, and at least one cycle a group), stalled on the
+ * instruction fetch and on data, waiting (per TM_WAIT_*), and clamped;
+ * they add up to its last cycle + 1 (tm_timing_thread). */
+typedef struct tm_timing_core {
+    uint64_t not_started, busy, ifetch, data, wait[TM_WAIT_KINDS], clamped;
+} tm_timing_core;
+void tm_timing_get_core(const tm_timing *t, uint32_t tid, tm_timing_core *c);
 void tm_timing_free(tm_timing *t);
 
-/* ---- tm record's timing options (capture/timingopt.c) ---- */
+/* ---- tm record's timing options (timing/timingopt.c) ---- */
 
 /* The timing model as the options give it. */
 typedef struct tm_timing_opts {
@@ -157,6 +206,12 @@ int tm_timing_opt(tm_timing_opts *o, const char *name, const char *v, char *err,
  * checks them together; TM_OK, or TM_ERR_ARG with the message (a cores
  * option with serial, --l1i with --no-icache, a model out of range). */
 int tm_timing_opts_check(tm_timing_opts *o, int mode, char *err, size_t errlen);
+/* The machine the frontend times the accesses on (tm/tfront.h) for CFG on
+ * CORES cores: its caches cost (NO_CACHES: none; no instruction cache when
+ * CFG has none), loads follow the stores they read, and with VALUES (the
+ * memory operands' values captured) stores follow the loads of what they
+ * overwrite. */
+void tm_timing_frontend(const tm_timing_cfg *cfg, uint32_t cores, int no_caches, int values, tmf_cfg *m);
 
 #ifdef __cplusplus
 }

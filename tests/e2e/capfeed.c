@@ -97,10 +97,11 @@ int main(int argc, char **argv)
     if (cores) {
         tm_timing_stats ts;
         tm_cap_timing_stats(cap, &ts);
-        printf("timing: %llu groups, %llu cycles, %llu clamped, %llu ordered, %llu blocked, L1 %llu/%llu, L2 %llu/%llu\n",
+        printf("timing: %llu groups, %llu cycles, %llu clamped, %llu futex waits, %llu released, delayed %llu %llu %llu %llu\n",
                (unsigned long long)ts.groups, (unsigned long long)ts.cycles, (unsigned long long)ts.clamped,
-               (unsigned long long)ts.ordered, (unsigned long long)ts.blocked, (unsigned long long)ts.l1_hits,
-               (unsigned long long)ts.l1_misses, (unsigned long long)ts.l2_hits, (unsigned long long)ts.l2_misses);
+               (unsigned long long)ts.futex_waits, (unsigned long long)ts.futex_released,
+               (unsigned long long)ts.floors[TM_WAIT_FUTEX], (unsigned long long)ts.floors[TM_WAIT_JOIN],
+               (unsigned long long)ts.floors[TM_WAIT_STORE], (unsigned long long)ts.floors[TM_WAIT_LOAD]);
     }
     tm_cap_free(cap);
     tm_model_free(m);

@@ -454,8 +454,8 @@ one 2 "^tm cosim: --wave i15.tmc: the output is the input i15.tmc " "$TM" cosim 
 one 2 "^tm cosim: --wave and --cov name the same file w15" "$TM" cosim --wave w15 --cov w15 i15.tmc && ok "$(cat one.err)"
 python3 - <<'PY'
 import struct
-# a capture stream (docs/capture.md §2): the magic, CREATE 1, VDSO of 16 bytes
-open("c35.cap", "wb").write(struct.pack("<6Q", 0x3150414354204d54, 0x104, 10 | 16 << 8, 0x7fff0000, 1, 2))
+# a capture stream (docs/capture.md §2): the magic, CREATE 1 (uid 0), VDSO of 16 bytes
+open("c35.cap", "wb").write(struct.pack("<7Q", 0x3250414354204d54, 0x104, 0, 10 | 16 << 8, 0x7fff0000, 1, 2))
 PY
 cp c35.cap c35.tmc
 cp c35.cap c35.vdso
@@ -521,14 +521,14 @@ one 1 'no\\nsuch\.tmc: cannot open' "$TM" model "$(printf 'no\nsuch.tmc')" -o x.
 one 1 'no\\nsuch\.tmt: cannot open' "$TM" decode "$(printf 'no\nsuch.tmt')" && ok "$(cat one.err)"
 
 echo "== 19. (issue 35) a rejected capture leaves no output"
-# the magic, CREATE 1, the vdso's 16 bytes (written as BASE.vdso as they
-# come), then the execution of a block never translated: refused
+# the magic, CREATE 1 (uid 0), the vdso's 16 bytes (written as BASE.vdso as
+# they come), then the execution of a block never translated: refused
 python3 - <<'PY'
 import struct
-w = [0x3150414354204d54, 0x104, 10 | 16 << 8, 0x7fff0000, 0x0102030405060708, 0x1112131415161718, 2 | 82 << 16]
+w = [0x3250414354204d54, 0x104, 0, 10 | 16 << 8, 0x7fff0000, 0x0102030405060708, 0x1112131415161718, 2 | 82 << 16]
 open("rej.cap", "wb").write(struct.pack("<%dQ" % len(w), *w))
 PY
-one 1 "^tm record: rej.cap: capture: offset 48: execution of unknown block 82$" "$TM" record --capture rej.cap --commit \
+one 1 "^tm record: rej.cap: capture: offset 56: execution of unknown block 82$" "$TM" record --capture rej.cap --commit \
     -o rj --profile rjp.json --and -o rk --profile rkp.json && ok "$(cat one.err)"
 left=$(ls -a | grep -E '^\.?(rj|rk|rjp|rkp)\.' | tr '\n' ' ')
 [ -z "$left" ] && ok "nothing of rj, rk or their profiles is left" || fail "a rejected capture left $left"
@@ -561,10 +561,10 @@ st=0
 [ $st -eq 1 ] && grep -q '^MISMATCH: the trailer says the program exited with status 0, the commit stream that it was killed by signal 11 ' v.out &&
     ok "a trailer that contradicts the commit stream: $(cat v.out)" || fail "a contradicting trailer: exit $st, $(cat v.out v.err)"
 # a capture whose END event says "killed by signal 6": the recording says so
-# (the magic, CREATE 1, END with how 1)
+# (the magic, CREATE 1 with uid 0, END with how 1)
 python3 - <<'PY'
 import struct
-open("k20.cap", "wb").write(struct.pack("<3Q", 0x3150414354204d54, 0x104, 11 | 6 << 8 | 1 << 16))
+open("k20.cap", "wb").write(struct.pack("<4Q", 0x3250414354204d54, 0x104, 0, 11 | 6 << 8 | 1 << 16))
 PY
 st=0; "$TM" record --capture k20.cap -o k20 > /dev/null 2>&1 || st=$?
 [ $st -eq 134 ] && grep -qF '"program": {"ended": "killed", "signal": 6}' k20.json &&

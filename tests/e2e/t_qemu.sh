@@ -130,8 +130,8 @@ else
     fail "an unknown plugin argument: $(cat bad.out)"
 fi
 # magic, ISA 1, ISA 1 (not first); magic, ISA 9
-printf 'TM TCAP1\x0f\x01\0\0\0\0\0\0\x0f\x01\0\0\0\0\0\0' >isa2.cap
-printf 'TM TCAP1\x0f\x09\0\0\0\0\0\0' >isa9.cap
+printf 'TM TCAP2\x0f\x01\0\0\0\0\0\0\x0f\x01\0\0\0\0\0\0' >isa2.cap
+printf 'TM TCAP2\x0f\x09\0\0\0\0\0\0' >isa9.cap
 "$TMFAST" record --capture isa2.cap -o isa2 >isa2.out 2>&1
 st=$?
 if [ $st -eq 1 ] && grep -q 'offset 16: an ISA event that is not the stream' isa2.out; then

@@ -297,11 +297,11 @@ kitlog=$2
 shift 2
 [ "$1" = -t ] && [ -r "$2" ] || { echo "stand-in pin: -t TOOL, not: $*" >&2; exit 99; }
 shift 2
-fd="" shm="" mem="" sv="" log="" addr=0
+fd="" shm="" mem="" sv="" log="" timing=""
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
     case $1 in
     -tm_fd) fd=$2 ;; -tm_shm) shm=$2 ;; -tm_mem) mem=$2 ;; -tm_store_values) sv=$2 ;; -tm_log) log=$2 ;;
-    -tm_addr) addr=$2 ;;
+    -tm_timing) timing=$2 ;;
     *) echo "stand-in pin: unknown knob $1" >&2; exit 99 ;;
     esac
     shift 2
@@ -315,14 +315,14 @@ echo "tm_pin: the stand-in's tool message" >> "$log"
 echo "Pin: the stand-in's own log" >> "$kitlog"
 yn() { if [ "$1" = 1 ]; then echo yes; else echo no; fi; }
 exec valgrind --tool=tmtrace -q --log-file="$log.vg" --tm-fd="$fd" ${shm:+--tm-shm=$shm} --tm-mem="$(yn "$mem")" \
-    --tm-store-values="$(yn "$sv")" --tm-addr="$(yn "$addr")" "$@"
+    --tm-store-values="$(yn "$sv")" ${timing:+--tm-timing=$timing} "$@"
 EOF
 chmod +x kit/pin
 echo "not a real Pin tool" > kit/tm_pin.so
 export TM_PIN_TOOL=$TMP/kit/tm_pin.so FAKEPIN_ARGS=$TMP/pin.args VALGRIND_LIB=$TM_VALGRIND_LIB
 rec 7 "$TM" fp --frontend pin --pin "$TMP/kit" --commit --cfiat -o fp -- "$P/branchtest"
 [ "$(cat fp.out)" = BranchTest ] || die "--frontend pin: the program's stdout: $(cat fp.out)"
-want="^-logfile $TMP/\.fp\.pin\.log\.kit\.tmp\.[^ ]* -t $TMP/kit/tm_pin\.so -tm_fd [0-9]+ -tm_shm [0-9]+,[0-9]+,8,524288 -tm_mem 1 -tm_store_values 1 -tm_log $TMP/\.fp\.pin\.log\.tmp\.[^ ]* -- $P/branchtest\$"
+want="^-logfile $TMP/\.fp\.pin\.log\.kit\.tmp\.[^ ]* -t $TMP/kit/tm_pin\.so -tm_fd [0-9]+ -tm_shm [0-9]+,[0-9]+,8,524288 -tm_mem 1 -tm_store_values 1 -tm_timing 64/8192:2:0/8192:2:2/524288:8:4/200/15/0 -tm_log $TMP/\.fp\.pin\.log\.tmp\.[^ ]* -- $P/branchtest\$"
 grep -qE "$want" pin.args || die "--frontend pin: the pin command line: $(cat pin.args)"
 [ "$(cat fp.pin.log)" = "$(printf 'tm_pin: the stand-in'"'"'s tool message\nPin: the stand-in'"'"'s own log')" ] ||
     die "fp.pin.log: $(cat fp.pin.log)"
@@ -332,11 +332,12 @@ flow_cmp exact "$P/branchtest" live fp || die "--frontend pin (stand-in): $FLOW_
 ok "--frontend pin --pin KIT: $(cut -c1-60 pin.args)...; BASE.pin.log has the tool's then Pin's lines; the recording verifies; $FLOW_CMP"
 ( export PIN_ROOT=$TMP/kit TM_CAPTURE_PIPE=1
   rec 0 "$TM" fq --frontend pin --cfiat -o fq -- "$P/mlstest" ) || exit 1
-grep -qE -- "-t $TMP/kit/tm_pin\.so -tm_fd [0-9]+ -tm_mem 1 -tm_store_values 0 -tm_log [^ ]* -- $P/mlstest\$" pin.args ||
+grep -qE -- "-t $TMP/kit/tm_pin\.so -tm_fd [0-9]+ -tm_mem 1 -tm_store_values 0 -tm_timing [^ ]+ -tm_log [^ ]* -- $P/mlstest\$" pin.args ||
     die "--frontend pin, PIN_ROOT, the pipe, the model alone: $(cat pin.args)"
 rec 0 "$TM" fq --frontend pin --pin "$TMP/kit/pin" -o fq -- "$P/mlstest"
-grep -qE -- "-tm_mem 0 -tm_store_values 0 .*-tm_addr 1 " pin.args || die "--frontend pin, control flow only: $(cat pin.args)"
-ok "--frontend pin with PIN_ROOT, TM_CAPTURE_PIPE=1 (no -tm_shm), the model alone (-tm_store_values 0), control flow only (-tm_mem 0, the data caches' addresses: -tm_addr 1)"
+grep -qE -- "-tm_mem 0 -tm_store_values 0 -tm_timing 64/8192:2:0/8192:2:2/524288:8:4/200/7/0 " pin.args ||
+    die "--frontend pin, control flow only: $(cat pin.args)"
+ok "--frontend pin with PIN_ROOT, TM_CAPTURE_PIPE=1 (no -tm_shm), the model alone (-tm_store_values 0), control flow only (-tm_mem 0, the machine the tool times: -tm_timing)"
 ( export FAKEPIN_FAIL=1; rec 3 "$TM" ff --frontend pin --pin "$TMP/kit" -o ff -- "$P/branchtest" ) || exit 1
 [ "$(cat ff.err)" = "tm record: pin: E: the stand-in cannot start (ff.pin.log)" ] || die "a Pin that fails: $(cat ff.err)"
 ok "a Pin that fails before its tool: its exit status, one line from BASE.pin.log: $(cat ff.err)"

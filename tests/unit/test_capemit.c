@@ -168,8 +168,9 @@ static void *f_alloc(void *ctx, unsigned long n)
 
 static tmcap_em *new_em(int mem, int sysc)
 {
-    static const tmcap_platform P = {NULL, f_write, f_read, f_close, f_copy, f_readable, f_region, f_message, f_alloc};
-    tmcap_em_cfg c = {1, mem, 1, NULL, -1, 0, 0, sysc};
+    static const tmcap_platform P = {NULL, f_write, f_read, f_close, f_copy,
+                                     f_readable, f_region, f_message, f_alloc, NULL, NULL};
+    tmcap_em_cfg c = {1, mem, 1, NULL, -1, 0, 0, sysc, NULL};
     arena_used = 0;
     nout = 0;
     tmcap_em *em = tmcap_em_new(&P, &c);
@@ -195,6 +196,7 @@ Test(capemit, emitter_stream)
     size_t p = 0;
     cr_assert_eq(out[p++], TMCAP_MAGIC);
     cr_assert_eq(out[p++], tmcap_create(1, 0));
+    cr_assert_eq(out[p++], 0, "its uid: the first thread's");
     cr_assert_eq(out[p++], tmcap_thread(1), "the thread the events are of");
     cr_assert_eq(out[p], TMCAP_BLOCK | 2ull << 8 | 1ull << 24);
     p += tmcap_block_words(2, 1);
@@ -228,6 +230,7 @@ Test(capemit, emitter_clone_words_are_watched)
     cr_assert_eq(out[p++], tmcap_thread(1));
     cr_assert_eq(out[p++], tmcap_syscall(1, 56, 0));
     cr_assert_eq(out[p++], tmcap_create(2, 1));
+    cr_assert_eq(out[p++], 1, "its uid: the second thread's");
     cr_assert_eq(out[p++], tmcap_syscall(1, 56, 1));
     cr_assert_eq(out[p++], tmcap_thread(2));
     cr_assert_eq(out[p++], tmcap_sys_mem(4));
@@ -569,4 +572,78 @@ Test(capemit, pin_shaped_stream_gives_valgrinds_records)
                   (unsigned long long)a->pc, (unsigned long long)b->pc, (unsigned long long)a->count,
                   (unsigned long long)b->count);
     }
+}
+
+/* The turns of time at atomic instructions (TMF_SYNC): the platform's
+ * yield when a running thread is behind, none once it sleeps in its futex
+ * wait (the platform says so) or a wake released it at the waker's time. */
+static unsigned yields, last_tries;
+static int sleeping; /* what f_asleep answers */
+static tmcap_word slept_on;
+static void f_yield(void *ctx, unsigned tries)
+{
+    (void)ctx;
+    yields++;
+    last_tries = tries;
+}
+static int f_asleep(void *ctx, unsigned tid, tmcap_word a)
+{
+    (void)ctx;
+    (void)tid;
+    slept_on = a;
+    return sleeping;
+}
+
+Test(capemit, turns_at_atomic_instructions)
+{
+    static const tmcap_platform P = {NULL, f_write, f_read, f_close, f_copy, f_readable,
+                                     f_region, f_message, f_alloc, f_yield, f_asleep};
+    tmf_cfg m;
+    cr_assert(tmf_cfg_parse("64/0:0:0/0:0:0/0:0:0/0/20/0", &m)); /* ORDER | SYNC, nothing costs */
+    tmcap_em_cfg c = {1, 0, 0, NULL, -1, 0, 0, 0, &m};
+    arena_used = 0;
+    nout = 0;
+    yields = 0;
+    sleeping = 0;
+    tmcap_em *em = tmcap_em_new(&P, &c);
+    cr_assert_not_null(em);
+    tmcap_word ia[1] = {A};
+    unsigned il[1] = {2};
+    tmcap_exit xs[1] = {{0, TMCAP_X_COND_T, 0, A}};
+    tmcap_em_thread_create(em, 0, 1);
+    tmcap_em_thread_create(em, 1, 2);
+    tmcap_em_resume(em, 1);
+    tmcap_em_block(em, 1, ia, il, 1, xs, 1);
+    for (int j = 0; j < 10; j++)
+        tmcap_em_exec(em, tmcap_exec(1, 0)); /* T1 at 10, T2 at 0 */
+    cr_assert_eq(tmcap_em_turn(em), 0, "T2 is behind T1");
+    cr_assert_eq(yields, 1);
+    cr_assert_eq(last_tries, 1);
+    cr_assert_eq(tmcap_em_turn(em), 0);
+    cr_assert_eq(last_tries, 2, "the second try in a row");
+    /* T2 enters a futex wait on 0x7000; awake (it may return EAGAIN): waited for */
+    tmcap_word wait[6] = {0x7000, 0 /* FUTEX_WAIT */, 1, 0, 0, 0};
+    tmcap_em_resume(em, 2);
+    tmcap_em_syscall_pre(em, 2, 202, wait);
+    tmcap_em_resume(em, 1);
+    cr_assert_eq(tmcap_em_turn(em), 0);
+    cr_assert_eq(slept_on, 0x7000);
+    /* asleep in the kernel: T1 goes on */
+    sleeping = 1;
+    unsigned y = yields;
+    cr_assert_eq(tmcap_em_turn(em), 1);
+    cr_assert_eq(yields, y);
+    for (int j = 0; j < 10; j++)
+        tmcap_em_exec(em, tmcap_exec(1, 0)); /* T1 at 20 */
+    /* T1 wakes one waiter of 0x7000: T2 runs again from T1's 20 */
+    tmcap_word wake[6] = {0x7000, 1 /* FUTEX_WAKE */, 1, 0, 0, 0};
+    tmcap_em_syscall_pre(em, 1, 202, wake);
+    tmcap_em_syscall_post(em, 1, 202, wake, 1, 0);
+    cr_assert_eq(tmcap_em_turn(em), 1, "T2 at T1's time: not behind");
+    tmcap_em_exec(em, tmcap_exec(1, 0)); /* T1 at 21 */
+    sleeping = 0;
+    cr_assert_eq(tmcap_em_turn(em), 0, "T2 (released, at 20) is behind");
+    tmcap_em_resume(em, 2);
+    tmcap_em_syscall_post(em, 2, 202, wait, 0, 0);
+    cr_assert_eq(tmcap_em_turn(em), 1, "T2 itself is not behind anyone");
 }

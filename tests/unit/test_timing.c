@@ -1,7 +1,10 @@
-/* tm — unit tests of the timing model (capture/timing.c, tm/timing.h,
- * docs/capture.md §3): per-core clocks, the merge in (cycle, thread) order,
- * the order a line's stores impose, system calls, the window, the
- * instruction cache and the data caches fed by addresses alone. */
+/* tm — unit tests of the timing model's clocks (timing/timing.c,
+ * timing/merge.c, tm/timing.h, docs/capture.md §3): per-core clocks
+ * stamped from n x CPI plus the stalls and floors given, the merge in
+ * (cycle, thread) order and its window, clamps, futex waits and wakes,
+ * threads created and not started, where each core's cycles went.  The
+ * caches and the order of the accesses are the frontend's
+ * (test_tfront.c). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,21 +25,28 @@ static int collect(void *arg, const tmc_record *r)
     return 0;
 }
 
-static tm_timing *mk(out *o, uint32_t threads, uint64_t window)
+static uint64_t sc_next; /* the serial cycles of the groups put */
+
+static tm_timing *mk_cpi(out *o, uint32_t threads, uint64_t window, uint32_t cpi)
 {
     tm_timing_cfg cfg;
     tm_timing_defaults(&cfg);
-    cfg.l1i.size = 0; /* the clocks and the merge without the instruction cache */
     if (window)
         cfg.window = window;
+    if (cpi)
+        cfg.cpi_milli = cpi;
     tm_timing_sink s = {collect, NULL, o};
     tm_timing *t = NULL;
     cr_assert_eq(tm_timing_new(&cfg, threads, &s, &t), TM_OK);
+    o->n = 0;
+    sc_next = 0;
     return t;
 }
 
+static tm_timing *mk(out *o, uint32_t threads, uint64_t window) { return mk_cpi(o, threads, window, 0); }
+
 /* A group of thread TID in serial cycle SC: a RUN of N instructions at PC
- * and, if MEM, an operand (STORE or load) at ADDR. */
+ * and, if MEM, an operand (STORE or load) at ADDR; left open. */
 static void put_group(tm_timing *t, uint32_t tid, uint64_t sc, uint64_t pc, uint64_t n, int mem, int store,
                       uint64_t addr)
 {
@@ -58,23 +68,33 @@ static void put_group(tm_timing *t, uint32_t tid, uint64_t sc, uint64_t pc, uint
         r.size = 8;
         r.addr = addr;
         r.pc = pc + 4 * (n - 1);
-        memcpy(r.value, &sc, 8); /* the serial order, for the checks */
+        memcpy(r.value, &sc, 8);
         cr_assert_eq(tm_timing_put(t, &r), TM_OK);
     }
 }
 
-static void put_start(tm_timing *t, uint32_t tid, uint64_t sc, uint64_t pc)
+/* A whole group of thread TID: a RUN of N instructions, ended. */
+static void run(tm_timing *t, uint32_t tid, uint64_t n)
+{
+    uint64_t sc = sc_next++;
+    put_group(t, tid, sc, (uint64_t)tid << 32 | sc << 4, n, 0, 0, 0);
+    cr_assert_eq(tm_timing_end(t), TM_OK);
+}
+
+/* A whole group of thread TID of an event of TYPE alone (START, EXIT), ended. */
+static void event(tm_timing *t, uint32_t tid, tmc_type type)
 {
     tmc_record r;
     memset(&r, 0, sizeof r);
     r.tid = tid;
-    r.cycle = sc;
-    r.type = TMC_START;
-    r.pc = pc;
+    r.cycle = sc_next++;
+    r.type = type;
+    r.pc = (uint64_t)tid << 32;
     cr_assert_eq(tm_timing_put(t, &r), TM_OK);
+    cr_assert_eq(tm_timing_end(t), TM_OK);
 }
 
-/* The output is in (cycle, thread) order, one group per thread per cycle. */
+/* The output is in (cycle, thread) order. */
 static void assert_ordered(const out *o)
 {
     for (size_t i = 1; i < o->n; i++) {
@@ -85,13 +105,55 @@ static void assert_ordered(const out *o)
     }
 }
 
+/* The output's records are exactly N of (cycle, thread) WANT, in order. */
+static void assert_out(const out *o, const uint64_t (*want)[2], size_t n)
+{
+    cr_assert_eq(o->n, n, "%zu records, want %zu", o->n, n);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(o->r[i].cycle, want[i][0], "record %zu: cycle %llu, want %llu", i,
+                     (unsigned long long)o->r[i].cycle, (unsigned long long)want[i][0]);
+        cr_assert_eq(o->r[i].tid, want[i][1], "record %zu: T%u, want T%llu", i, o->r[i].tid,
+                     (unsigned long long)want[i][1]);
+    }
+}
+
+/* Thread TID's core breakdown is exactly NS, BUSY, IFETCH, DATA, the waits
+ * W and CLAMPED, and adds up to its last cycle + 1. */
+static void assert_core(const tm_timing *t, uint32_t tid, uint64_t ns, uint64_t busy, uint64_t ifetch, uint64_t data,
+                        const uint64_t w[TM_WAIT_KINDS], uint64_t clamped)
+{
+    tm_timing_core c;
+    tm_timing_get_core(t, tid, &c);
+    cr_assert_eq(c.not_started, ns, "T%u not started %llu", tid, (unsigned long long)c.not_started);
+    cr_assert_eq(c.busy, busy, "T%u busy %llu", tid, (unsigned long long)c.busy);
+    cr_assert_eq(c.ifetch, ifetch, "T%u ifetch %llu", tid, (unsigned long long)c.ifetch);
+    cr_assert_eq(c.data, data, "T%u data %llu", tid, (unsigned long long)c.data);
+    for (int k = 0; k < TM_WAIT_KINDS; k++)
+        cr_assert_eq(c.wait[k], w[k], "T%u wait[%d] %llu", tid, k, (unsigned long long)c.wait[k]);
+    cr_assert_eq(c.clamped, clamped, "T%u clamped %llu", tid, (unsigned long long)c.clamped);
+    uint64_t cycles, insns, sum = c.not_started + c.busy + c.ifetch + c.data + c.clamped;
+    for (int k = 0; k < TM_WAIT_KINDS; k++)
+        sum += c.wait[k];
+    tm_timing_thread(t, tid, &cycles, &insns);
+    cr_assert_eq(sum, cycles, "T%u: parts %llu, cycles %llu", tid, (unsigned long long)sum,
+                 (unsigned long long)cycles);
+}
+
+static const uint64_t NOWAIT[TM_WAIT_KINDS] = {0};
+
 Test(timing, two_cores_retire_in_the_same_cycle)
 {
     out *o = calloc(1, sizeof *o);
     tm_timing *t = mk(o, 2, 0);
     uint64_t sc = 0;
-    put_start(t, 0, sc++, 0x1000);
-    put_start(t, 1, sc++, 0x2000);
+    tmc_record r;
+    for (uint32_t tid = 0; tid < 2; tid++) {
+        memset(&r, 0, sizeof r);
+        r.tid = tid;
+        r.cycle = sc++;
+        r.type = TMC_START;
+        cr_assert_eq(tm_timing_put(t, &r), TM_OK);
+    }
     for (int i = 0; i < 3; i++)
         put_group(t, 0, sc++, 0x1000, 10, 0, 0, 0);
     for (int i = 0; i < 3; i++)
@@ -99,185 +161,599 @@ Test(timing, two_cores_retire_in_the_same_cycle)
     cr_assert_eq(tm_timing_finish(t), TM_OK);
     /* START at 0, then each core 10 instructions at CPI 1 per group */
     static const uint64_t want[][2] = {{0, 0}, {0, 1}, {10, 0}, {10, 1}, {20, 0}, {20, 1}, {30, 0}, {30, 1}};
-    cr_assert_eq(o->n, 8);
-    for (size_t i = 0; i < 8; i++) {
-        cr_assert_eq(o->r[i].cycle, want[i][0], "record %zu: cycle %llu", i, (unsigned long long)o->r[i].cycle);
-        cr_assert_eq(o->r[i].tid, want[i][1], "record %zu: T%u", i, o->r[i].tid);
-    }
+    assert_out(o, want, 8);
     tm_timing_stats s;
     tm_timing_get_stats(t, &s);
     cr_assert_eq(s.cycles, 31);
+    cr_assert_eq(s.groups, 8);
     cr_assert_eq(s.clamped, 0);
     tm_timing_free(t);
     free(o);
 }
 
-Test(timing, cpi_and_a_load_that_misses_everything)
+/* CPI 1.5: 4 instructions are 6 cycles; a MEM record keeps its .pc and
+ * its group's cycle; the groups' instructions are counted. */
+Test(timing, cpi_and_memory_operands)
 {
     out *o = calloc(1, sizeof *o);
-    tm_timing_cfg cfg;
-    tm_timing_defaults(&cfg);
-    cfg.l1i.size = 0;
-    cfg.cpi_milli = 1500;
-    tm_timing_sink s = {collect, NULL, o};
-    tm_timing *t = NULL;
-    cr_assert_eq(tm_timing_new(&cfg, 1, &s, &t), TM_OK);
-    put_group(t, 0, 0, 0x1000, 4, 0, 0, 0);    /* 6 cycles */
-    put_group(t, 0, 1, 0x1000, 4, 1, 0, 0x9000); /* 6 + 2 + 4 + 200 */
-    put_group(t, 0, 2, 0x1000, 4, 1, 0, 0x9008); /* the same line: 6 + 2 */
+    tm_timing *t = mk_cpi(o, 1, 0, 1500);
+    put_group(t, 0, 0, 0x1000, 4, 0, 0, 0);
+    put_group(t, 0, 1, 0x1000, 4, 1, 0, 0x9000);
+    put_group(t, 0, 2, 0x1000, 3, 1, 1, 0x9008);
     cr_assert_eq(tm_timing_finish(t), TM_OK);
-    cr_assert_eq(o->n, 5);
-    cr_assert_eq(o->r[0].cycle, 6);
-    cr_assert_eq(o->r[1].cycle, 6 + 212);
-    cr_assert_eq(o->r[3].cycle, 6 + 212 + 8);
+    static const uint64_t want[][2] = {{6, 0}, {12, 0}, {12, 0}, {16, 0}, {16, 0}};
+    assert_out(o, want, 5);
     cr_assert_eq(o->r[2].type, TMC_MEM);
-    cr_assert_eq(o->r[2].cycle, o->r[1].cycle);
     cr_assert_eq(o->r[2].pc, 0x100c, "the operand's instruction address is passed on");
-    tm_timing_stats st;
-    tm_timing_get_stats(t, &st);
-    cr_assert_eq(st.l1_hits, 1);
-    cr_assert_eq(st.l1_misses, 1);
-    cr_assert_eq(st.l2_misses, 1);
+    cr_assert_eq(o->r[2].addr, 0x9000);
+    cr_assert_eq(o->r[4].flags, TMC_MEM_STORE);
+    cr_assert_eq(o->r[4].pc, 0x1008);
+    uint64_t cycles, insns;
+    tm_timing_thread(t, 0, &cycles, &insns);
+    cr_assert_eq(cycles, 17);
+    cr_assert_eq(insns, 11);
+    cr_assert_eq(tm_timing_last(t, 0), 16);
     tm_timing_free(t);
     free(o);
 }
 
-Test(timing, a_load_comes_after_the_store_it_read)
+/* Stalls given for a thread's next group add to its cycle (and to that
+ * group only); the clock counts them and the open group's instructions. */
+Test(timing, stalls_add_to_the_next_group)
 {
     out *o = calloc(1, sizeof *o);
     tm_timing *t = mk(o, 2, 0);
-    put_group(t, 0, 0, 0x1000, 1000, 1, 1, 0x8000); /* T0 stores at its cycle ~1200 */
-    put_group(t, 1, 1, 0x2000, 1, 1, 0, 0x8004);    /* T1 loads the line at its cycle ~200 */
-    put_group(t, 1, 2, 0x2000, 1, 0, 0, 0);
+    run(t, 0, 10);                 /* 10 */
+    tm_timing_stall(t, 0, 3, 4);
+    tm_timing_stall(t, 1, 100, 100); /* another thread's: not T0's */
+    cr_assert_eq(tm_timing_clock(t, 0), 17);
+    put_group(t, 0, sc_next++, 0x1000, 10, 0, 0, 0);
+    cr_assert_eq(tm_timing_clock(t, 0), 27, "the open group counted");
+    cr_assert_eq(tm_timing_end(t), TM_OK); /* 10 + 10 + 3 + 4 */
+    run(t, 0, 10);                         /* 37: the stall is gone */
+    tm_timing_stall(t, 0, 0, 5);
+    tm_timing_stall(t, 0, 2, 0);           /* they add up */
+    run(t, 0, 1);                          /* 37 + 1 + 7 */
     cr_assert_eq(tm_timing_finish(t), TM_OK);
-    assert_ordered(o);
-    uint64_t store_c = 0, load_c = 0;
-    for (size_t i = 0; i < o->n; i++)
-        if (o->r[i].type == TMC_MEM)
-            *(o->r[i].tid ? &load_c : &store_c) = o->r[i].cycle;
-    cr_assert_gt(load_c, store_c, "load at %llu, store at %llu", (unsigned long long)load_c,
-                 (unsigned long long)store_c);
+    static const uint64_t want[][2] = {{10, 0}, {27, 0}, {37, 0}, {45, 0}};
+    assert_out(o, want, 4);
+    assert_core(t, 0, 0, 31 + 1, 5, 9, NOWAIT, 0);
     tm_timing_stats s;
     tm_timing_get_stats(t, &s);
-    cr_assert_eq(s.ordered, 1);
+    for (int k = 0; k < TM_WAIT_KINDS; k++)
+        cr_assert_eq(s.floors[k], 0);
     tm_timing_free(t);
     free(o);
 }
 
-Test(timing, a_store_comes_after_a_load_before_it)
+/* A floor delays the next group to it (the delay counted as its kind); a
+ * floor the clock is past delays nothing and is not counted; of two
+ * floors the later counts, with its kind; a kind out of range is ignored. */
+Test(timing, floors_delay_the_next_group)
 {
     out *o = calloc(1, sizeof *o);
-    tm_timing *t = mk(o, 2, 0);
-    put_group(t, 0, 0, 0x1000, 1000, 1, 0, 0x8000); /* T0 loads late */
-    put_group(t, 1, 1, 0x2000, 1, 1, 1, 0x8000);    /* T1 stores early in its clock */
+    tm_timing *t = mk(o, 1, 0);
+    run(t, 0, 10);                        /* 10 */
+    tm_timing_floor(t, 0, 50, TM_WAIT_STORE);
+    run(t, 0, 10);                        /* 20 -> 50: 30 waited */
+    tm_timing_floor(t, 0, 55, TM_WAIT_LOAD);
+    run(t, 0, 10);                        /* 60: not delayed */
+    tm_timing_floor(t, 0, 70, TM_WAIT_LOAD);
+    tm_timing_floor(t, 0, 65, TM_WAIT_STORE);
+    tm_timing_floor(t, 0, 1000, TM_WAIT_KINDS);
+    run(t, 0, 1);                         /* 61 -> 70: 9 waited on a load */
+    run(t, 0, 1);                         /* 71: the floors are used up */
     cr_assert_eq(tm_timing_finish(t), TM_OK);
-    cr_assert_eq(o->n, 4);
-    cr_assert_eq(o->r[0].tid, 0);
-    cr_assert_eq(o->r[2].tid, 1);
-    cr_assert_gt(o->r[2].cycle, o->r[0].cycle);
+    static const uint64_t want[][2] = {{10, 0}, {50, 0}, {60, 0}, {70, 0}, {71, 0}};
+    assert_out(o, want, 5);
+    const uint64_t w[TM_WAIT_KINDS] = {[TM_WAIT_STORE] = 30, [TM_WAIT_LOAD] = 9};
+    assert_core(t, 0, 0, 32 + 1, 0, 0, w, 0);
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.floors[TM_WAIT_STORE], 1);
+    cr_assert_eq(s.floors[TM_WAIT_LOAD], 1);
+    cr_assert_eq(s.floors[TM_WAIT_FUTEX] + s.floors[TM_WAIT_JOIN], 0);
+    uint64_t cycles, insns;
+    tm_timing_thread(t, 0, &cycles, &insns);
+    cr_assert_eq(cycles, 72);
+    cr_assert_eq(insns, 32);
     tm_timing_free(t);
     free(o);
 }
 
-Test(timing, a_thread_in_a_system_call_holds_nothing_back)
+/* Fractional CPI: the clock keeps thousandths, a group's cycle is its
+ * clock's whole part; the breakdown's parts (rounded so that they add
+ * up; the code rounds their running sums in the order busy, ifetch, data,
+ * clamped, waits) add up exactly to the last cycle + 1. */
+Test(timing, core_breakdown_adds_up_with_fractional_cpi)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = mk_cpi(o, 1, 0, 1500);
+    run(t, 0, 1);                         /* 1.5: cycle 1 */
+    tm_timing_stall(t, 0, 1, 0);
+    run(t, 0, 1);                         /* 1.5 + 1.5 + 1 = 4 */
+    tm_timing_floor(t, 0, 7, TM_WAIT_STORE);
+    run(t, 0, 1);                         /* 5.5 -> 7: 1.5 waited */
+    run(t, 0, 1);                         /* 8.5: cycle 8 */
+    event(t, 0, TMC_EXIT);                /* no instruction: one cycle later, 9 */
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    static const uint64_t want[][2] = {{1, 0}, {4, 0}, {7, 0}, {8, 0}, {9, 0}};
+    assert_out(o, want, 5);
+    /* busy 6 (instructions) + 0.5 (the EXIT's cycle) + 1 (the last
+     * group's own cycle) = 7.5 -> 8; ifetch 1 (running sum 8.5 -> 9);
+     * wait 1.5 (running sum 10 -> 10): 1 */
+    const uint64_t w[TM_WAIT_KINDS] = {[TM_WAIT_STORE] = 1};
+    assert_core(t, 0, 0, 8, 1, 0, w, 0);
+    tm_timing_free(t);
+
+    /* CPI 1/3 over many groups with stalls: still exact */
+    t = mk_cpi(o, 1, 0, 333);
+    for (int i = 0; i < 100; i++) {
+        if (i % 7 == 0)
+            tm_timing_stall(t, 0, 1, 2);
+        if (i % 11 == 0)
+            tm_timing_floor(t, 0, tm_timing_clock(t, 0) + 3, TM_WAIT_FUTEX);
+        run(t, 0, 1 + (uint64_t)(i % 5));
+    }
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    tm_timing_core c;
+    tm_timing_get_core(t, 0, &c);
+    uint64_t cycles, insns;
+    tm_timing_thread(t, 0, &cycles, &insns);
+    cr_assert_eq(c.ifetch, 15);
+    cr_assert_eq(c.data, 30);
+    cr_assert_eq(c.not_started + c.busy + c.ifetch + c.data + c.clamped + c.wait[0] + c.wait[1] + c.wait[2] +
+                     c.wait[3],
+                 cycles);
+    cr_assert_eq(cycles, o->r[o->n - 1].cycle + 1);
+    tm_timing_free(t);
+    free(o);
+}
+
+/* A thread in a system call other than a futex holds back what comes
+ * after its clock, and resumes at its own clock (no wait counted). */
+Test(timing, system_call_resumes_at_its_own_clock)
 {
     out *o = calloc(1, sizeof *o);
     tm_timing *t = mk(o, 2, 0);
-    put_group(t, 0, 0, 0x1000, 5, 0, 0, 0);
+    event(t, 0, TMC_START);
+    event(t, 1, TMC_START);
+    run(t, 0, 5);                         /* 5 */
     cr_assert_eq(tm_timing_syscall(t, 0, 0), TM_OK);
-    size_t before = o->n;
-    for (uint64_t i = 0; i < 100; i++)
-        put_group(t, 1, 1 + i, 0x2000, 50, 0, 0, 0);
-    /* T1's groups went out while T0 is in its system call (all but the open one) */
-    cr_assert_geq(o->n - before, 99);
+    run(t, 1, 10);
+    run(t, 1, 10);
+    run(t, 1, 10);                        /* 10, 20, 30: after T0's clock, held */
+    cr_assert_eq(o->n, 3, "%zu records out", o->n);
     cr_assert_eq(tm_timing_syscall(t, 0, 1), TM_OK);
-    put_group(t, 0, 200, 0x1000, 5, 0, 0, 0);
+    run(t, 0, 5);                         /* 10 */
+    cr_assert_eq(o->n, 5);
     cr_assert_eq(tm_timing_finish(t), TM_OK);
-    assert_ordered(o);
-    const tmc_record *last = NULL;
-    for (size_t i = 0; i < o->n; i++)
-        if (o->r[i].tid == 0)
-            last = &o->r[i];
-    /* T0 resumes after the clock of T1's last closed group (99 x 50) */
-    cr_assert_eq(last->cycle, 99 * 50 + 1 + 5, "T0 resumed at %llu", (unsigned long long)last->cycle);
-    tm_timing_stats s;
-    tm_timing_get_stats(t, &s);
-    cr_assert_eq(s.blocked, 1);
-    cr_assert_eq(s.clamped, 0);
+    static const uint64_t want[][2] = {{0, 0}, {0, 1}, {5, 0}, {10, 0}, {10, 1}, {20, 1}, {30, 1}};
+    assert_out(o, want, 7);
+    assert_core(t, 0, 0, 11, 0, 0, NOWAIT, 0);
     tm_timing_free(t);
     free(o);
 }
 
-Test(timing, the_window_bounds_what_is_held)
+/* At most WINDOW groups wait: beyond that the oldest go, and a late
+ * thread's group is clamped (counted, in its core's breakdown too). */
+Test(timing, the_window_bounds_what_is_held_and_clamps_are_counted)
 {
     out *o = calloc(1, sizeof *o);
     tm_timing *t = mk(o, 2, 10);
-    put_group(t, 0, 0, 0x1000, 1, 0, 0, 0); /* T0 then never runs until the end */
+    run(t, 0, 1); /* 1; T0 then never runs until the end */
     for (uint64_t i = 0; i < 1000; i++)
-        put_group(t, 1, 1 + i, 0x2000, 3, 0, 0, 0);
+        run(t, 1, 3); /* 3, 6, ..., 3000 */
     tm_timing_stats s;
     tm_timing_get_stats(t, &s);
-    cr_assert_leq(s.held_max, 11);
-    put_group(t, 0, 2000, 0x1000, 1, 0, 0, 0); /* behind what went out: clamped */
+    cr_assert_eq(s.held_max, 11);
+    cr_assert_eq(o->n, 1 + 990);
+    cr_assert_eq(o->r[o->n - 1].cycle, 2970);
+    run(t, 0, 1); /* its clock 2, behind 2970 (T1) that went out: 2971 */
     cr_assert_eq(tm_timing_finish(t), TM_OK);
     assert_ordered(o);
+    cr_assert_eq(o->n, 1002);
+    cr_assert_eq(o->r[991].tid, 0);
+    cr_assert_eq(o->r[991].cycle, 2971);
+    cr_assert_eq(o->r[992].cycle, 2973);
     tm_timing_get_stats(t, &s);
     cr_assert_eq(s.clamped, 1);
     cr_assert_eq(s.groups, 1002);
+    cr_assert_eq(s.cycles, 3001);
+    assert_core(t, 0, 0, 3, 0, 0, NOWAIT, 2969);
+    assert_core(t, 1, 0, 3001, 0, 0, NOWAIT, 0);
     tm_timing_free(t);
     free(o);
 }
 
-/* Random serial orders of 4 threads with memory operands and system
- * calls, with and without a small window: the output is ordered, every
- * thread's groups keep their order, nothing is lost, and each line's
- * conflicting operands keep their serial order (a MEM's value carries its
- * serial group). */
+/* The reference clocks of random_serial_orders. */
+typedef struct refth {
+    uint64_t acc, next, floor, sif, sd, n;
+    int fkind;
+    uint64_t cyc[4000];
+} refth;
+
+/* Random serial orders of 4 threads (all started first) with memory
+ * operands, stalls, floors and system calls: the output is in (cycle,
+ * thread) order, every group is there in its thread's order, and, with a
+ * window that holds everything, each group has exactly the cycle the
+ * rules give (no clamp); with a small window, clamps may happen but the
+ * order holds.  Every core's breakdown adds up. */
 Test(timing, random_serial_orders)
 {
     out *o = calloc(1, sizeof *o);
-    for (unsigned seed = 1; seed <= 20; seed++) {
-        o->n = 0;
+    refth *rf = calloc(4, sizeof *rf);
+    static const uint32_t cpis[] = {1000, 1500, 333, 2250};
+    for (unsigned seed = 1; seed <= 16; seed++) {
         srand(seed);
-        tm_timing *t = mk(o, 4, seed % 2 ? 64 : 0);
-        uint64_t next_pc[4] = {0}, sc = 0;
+        uint64_t window = seed % 2 ? 64 : 0;
+        uint32_t cpi = cpis[seed % 4];
+        tm_timing *t = mk_cpi(o, 4, window, cpi);
+        memset(rf, 0, 4 * sizeof *rf);
+        uint64_t floors[TM_WAIT_KINDS] = {0}, sifs[4] = {0}, sds[4] = {0};
+        for (uint32_t tid = 0; tid < 4; tid++) {
+            event(t, tid, TMC_START);
+            rf[tid].next = 1;
+        }
         for (int g = 0; g < 3000; g++) {
             uint32_t tid = (uint32_t)(rand() % 4);
-            int mem = rand() % 3 == 0;
+            refth *r = &rf[tid];
             if (rand() % 50 == 0)
                 cr_assert_eq(tm_timing_syscall(t, tid, rand() % 2), TM_OK);
+            if (rand() % 4 == 0) {
+                uint64_t a = (uint64_t)(rand() % 30), b = (uint64_t)(rand() % 30);
+                tm_timing_stall(t, tid, a, b);
+                r->sif += a;
+                r->sd += b;
+                sifs[tid] += a;
+                sds[tid] += b;
+            }
+            if (rand() % 5 == 0) {
+                uint64_t at = r->acc / 1000 + (uint64_t)(rand() % 100);
+                int kind = rand() % TM_WAIT_KINDS;
+                tm_timing_floor(t, tid, at, kind);
+                if (at > r->floor) {
+                    r->floor = at;
+                    r->fkind = kind;
+                }
+            }
+            uint64_t n = 1 + (uint64_t)(rand() % 20);
+            int mem = rand() % 3 == 0, store = rand() % 2;
             uint64_t addr = 0x8000 + 8u * (uint64_t)(rand() % 64);
-            /* the pc counts the thread's groups: the order check below */
-            put_group(t, tid, sc++, (uint64_t)tid << 32 | next_pc[tid]++, 1 + (uint64_t)(rand() % 20), mem,
-                      rand() % 2, addr);
+            /* the pc counts the thread's groups */
+            put_group(t, tid, sc_next++, (uint64_t)tid << 32 | r->n, n, mem, store, addr);
+            cr_assert_eq(tm_timing_end(t), TM_OK);
+            /* the rules: n x CPI and the stalls, at least one cycle after the
+             * previous group, no earlier than the floor */
+            r->acc += n * cpi + 1000 * (r->sif + r->sd);
+            r->sif = r->sd = 0;
+            uint64_t c = r->acc / 1000;
+            if (r->next > c)
+                c = r->next;
+            if (r->floor > c) {
+                c = r->floor;
+                floors[r->fkind]++;
+            }
+            r->floor = 0;
+            if (r->acc < c * 1000)
+                r->acc = c * 1000;
+            r->next = c + 1;
+            r->cyc[r->n++] = c;
         }
         cr_assert_eq(tm_timing_finish(t), TM_OK);
         assert_ordered(o);
         uint64_t seen[4] = {0};
         size_t runs = 0;
+        tm_timing_stats s;
+        tm_timing_get_stats(t, &s);
         for (size_t i = 0; i < o->n; i++) {
-            const tmc_record *r = &o->r[i];
-            if (r->type != TMC_RUN)
+            const tmc_record *x = &o->r[i];
+            if (x->type != TMC_RUN)
                 continue;
             runs++;
-            cr_assert_eq(r->pc & 0xffffffffu, seen[r->tid]++, "seed %u: T%u's groups out of order", seed, r->tid);
+            uint64_t k = x->pc & 0xffffffffu;
+            cr_assert_eq(k, seen[x->tid]++, "seed %u: T%u's groups out of order", seed, x->tid);
+            if (!window)
+                cr_assert_eq(x->cycle, rf[x->tid].cyc[k], "seed %u: T%u's group %llu at %llu, want %llu", seed,
+                             x->tid, (unsigned long long)k, (unsigned long long)x->cycle,
+                             (unsigned long long)rf[x->tid].cyc[k]);
         }
         cr_assert_eq(runs, 3000);
-        /* a line's store and any other access to it: serial order kept */
-        for (size_t i = 0; i < o->n; i++)
-            for (size_t j = i + 1; j < o->n; j++) {
-                const tmc_record *a = &o->r[i], *b = &o->r[j];
-                if (a->type != TMC_MEM || b->type != TMC_MEM || a->tid == b->tid || (a->addr >> 6) != (b->addr >> 6) ||
-                    !((a->flags | b->flags) & TMC_MEM_STORE))
-                    continue;
-                uint64_t sa, sb;
-                memcpy(&sa, a->value, 8);
-                memcpy(&sb, b->value, 8);
-                cr_assert_lt(sa, sb, "seed %u: a line's operands of serial groups %llu and %llu out of order", seed,
-                             (unsigned long long)sa, (unsigned long long)sb);
-            }
+        if (!window) {
+            cr_assert_eq(s.clamped, 0, "seed %u", seed);
+            for (int k = 0; k < TM_WAIT_KINDS; k++)
+                cr_assert_eq(s.floors[k], floors[k], "seed %u: floors[%d]", seed, k);
+        }
+        for (uint32_t tid = 0; tid < 4; tid++) {
+            tm_timing_core c;
+            uint64_t cycles, insns;
+            tm_timing_get_core(t, tid, &c);
+            tm_timing_thread(t, tid, &cycles, &insns);
+            cr_assert_eq(c.ifetch, sifs[tid], "seed %u T%u", seed, tid);
+            cr_assert_eq(c.data, sds[tid], "seed %u T%u", seed, tid);
+            cr_assert_eq(c.not_started + c.busy + c.ifetch + c.data + c.clamped + c.wait[0] + c.wait[1] +
+                             c.wait[2] + c.wait[3],
+                         cycles, "seed %u T%u", seed, tid);
+            cr_assert_eq(cycles, tm_timing_last(t, tid) + 1);
+        }
         tm_timing_free(t);
     }
+    free(rf);
+    free(o);
+}
+
+/* A futex waiter holds nothing back while no wake may release it (the
+ * other thread's groups go out at once meanwhile); a wake posted before
+ * its wait began cannot release it; it resumes at the cycle of the wake
+ * that released it (the waker's next cycle), counted as a futex wait. */
+Test(timing, futex_wait_resumes_at_the_releasing_wake)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = mk(o, 2, 0);
+    const uint64_t A = 0x7000;
+    event(t, 0, TMC_START);
+    event(t, 1, TMC_START);
+    run(t, 1, 10);                                          /* 10 */
+    cr_assert_eq(tm_timing_futex(t, 1, TM_FUTEX_WAKE, A, 1, 0, 0), TM_OK); /* at 11, before the wait */
+    cr_assert_eq(tm_timing_futex_leave(t, 1, 1), TM_OK);  /* one release left */
+    run(t, 0, 5);                                           /* 5 */
+    cr_assert_eq(tm_timing_futex(t, 0, TM_FUTEX_WAIT, A, 0, 0, 0), TM_OK);
+    cr_assert_eq(o->n, 4, "T1's group at 10 went out when T0 began waiting");
+    for (int i = 0; i < 10; i++) {
+        run(t, 1, 10); /* 20 .. 110 */
+        cr_assert_eq(o->n, 5 + (size_t)i, "T1's group %d went out at once", i);
+    }
+    cr_assert_eq(tm_timing_futex(t, 1, TM_FUTEX_WAKE, A, 1, 0, 0), TM_OK); /* at 111 */
+    cr_assert_eq(tm_timing_futex_leave(t, 1, 1), TM_OK);
+    run(t, 1, 10);                                          /* 120: T0 may resume at 111: held */
+    cr_assert_eq(o->n, 14);
+    cr_assert_eq(tm_timing_futex_leave(t, 0, 0), TM_OK);
+    run(t, 0, 5);                                           /* 10 -> 111 */
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    assert_ordered(o);
+    cr_assert_eq(o->n, 16);
+    cr_assert_eq(o->r[14].tid, 0);
+    cr_assert_eq(o->r[14].cycle, 111);
+    cr_assert_eq(o->r[15].cycle, 120);
+    const uint64_t w[TM_WAIT_KINDS] = {[TM_WAIT_FUTEX] = 101};
+    assert_core(t, 0, 0, 11, 0, 0, w, 0);
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.futex_waits, 1);
+    cr_assert_eq(s.futex_wakes, 2);
+    cr_assert_eq(s.futex_released, 1);
+    cr_assert_eq(s.futex_unmatched, 0);
+    cr_assert_eq(s.floors[TM_WAIT_FUTEX], 1);
+    cr_assert_eq(s.clamped, 0);
+    tm_timing_free(t);
+    free(o);
+}
+
+/* N threads: T1 runs, the others (T0 at 5, T2 at 7, T3 at 9) wait on A
+ * (their waits hold nothing back: T1's 10 groups go out at once), and T1
+ * wakes COUNT of A at 101 (its call has not returned). */
+static tm_timing *waiters(out *o, uint32_t n, uint64_t count)
+{
+    tm_timing *t = mk(o, n, 0);
+    for (uint32_t tid = 0; tid < n; tid++)
+        event(t, tid, TMC_START);
+    for (uint32_t tid = 0; tid < n; tid++)
+        if (tid != 1)
+            run(t, tid, tid ? 3 + 2 * tid : 5);
+    for (uint32_t tid = 0; tid < n; tid++)
+        if (tid != 1)
+            cr_assert_eq(tm_timing_futex(t, tid, TM_FUTEX_WAIT, 0x7000, 0, 0, 0), TM_OK);
+    for (int i = 0; i < 10; i++)
+        run(t, 1, 10); /* 10 .. 100 */
+    cr_assert_eq(o->n, n + (n - 1) + 10, "the waiters held nothing back");
+    cr_assert_eq(tm_timing_futex(t, 1, TM_FUTEX_WAKE, 0x7000, count, 0, 0), TM_OK); /* at 101 */
+    return t;
+}
+
+/* A count-1 wake with two waiters: either may be the one it releases until
+ * one returns 0 (T1's group after the wake is held); the other then holds
+ * nothing back, the waker's call not returned yet or returned 1. */
+Test(timing, futex_count_one_wake_releases_one_waiter)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = waiters(o, 3, 1);
+    run(t, 1, 10); /* 110: held (a waiter may resume at 101) */
+    cr_assert_eq(o->n, 15);
+    cr_assert_eq(tm_timing_futex_leave(t, 0, 0), TM_OK);
+    run(t, 0, 5); /* 10 -> 101 */
+    cr_assert_eq(o->n, 16);
+    cr_assert_eq(o->r[15].cycle, 101);
+    cr_assert_eq(o->r[15].tid, 0);
+    /* T0 waits for good: only T2 could hold T1's groups back now */
+    cr_assert_eq(tm_timing_futex(t, 0, TM_FUTEX_WAIT, 0x7008, 0, 0, 0), TM_OK);
+    cr_assert_eq(o->n, 17, "T2 (the wake's release used) holds nothing back: %zu records", o->n);
+    cr_assert_eq(o->r[16].cycle, 110);
+    cr_assert_eq(tm_timing_futex_leave(t, 1, 1), TM_OK);
+    run(t, 1, 10); /* 120: at once */
+    cr_assert_eq(o->n, 18);
+    cr_assert_eq(o->r[17].cycle, 120);
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    cr_assert_eq(o->n, 18);
+    const uint64_t w[TM_WAIT_KINDS] = {[TM_WAIT_FUTEX] = 91};
+    assert_core(t, 0, 0, 11, 0, 0, w, 0);
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.futex_waits, 3);
+    cr_assert_eq(s.futex_released, 1);
+    cr_assert_eq(s.futex_wakes, 1);
+    cr_assert_eq(s.clamped, 0);
+    tm_timing_free(t);
+    free(o);
+}
+
+/* A wake of 2 of 3 waiters whose call returned 1: once one waiter returned
+ * 0, the other two hold nothing back. */
+Test(timing, futex_wake_releases_what_its_call_returned)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = waiters(o, 4, 2);
+    cr_assert_eq(tm_timing_futex_leave(t, 1, 1), TM_OK);
+    run(t, 1, 10); /* 110: held */
+    cr_assert_eq(o->n, 17);
+    cr_assert_eq(tm_timing_futex_leave(t, 0, 0), TM_OK);
+    run(t, 0, 5); /* 101 */
+    cr_assert_eq(tm_timing_futex(t, 0, TM_FUTEX_WAIT, 0x7008, 0, 0, 0), TM_OK);
+    cr_assert_eq(o->n, 19, "T2 and T3 hold nothing back: %zu records", o->n);
+    cr_assert_eq(o->r[17].cycle, 101);
+    cr_assert_eq(o->r[18].cycle, 110);
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    tm_timing_free(t);
+    free(o);
+}
+
+/* A wake of at least as many as wait releases them all: the waiter that
+ * returned 0 and the one that returned EAGAIN (it had not blocked yet)
+ * both resume at the wake's cycle, although the waker's call returned 1. */
+Test(timing, futex_broadcast_releases_an_eagain_waiter_too)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = waiters(o, 3, 2);
+    cr_assert_eq(tm_timing_futex_leave(t, 1, 1), TM_OK);
+    cr_assert_eq(tm_timing_futex_leave(t, 2, 0), TM_OK);
+    cr_assert_eq(tm_timing_futex_leave(t, 0, -11), TM_OK);
+    run(t, 0, 5); /* 10 -> 101 */
+    run(t, 2, 3); /* 10 -> 101 */
+    run(t, 1, 10); /* 110 */
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    static const uint64_t want[][2] = {{0, 0},   {0, 1},   {0, 2},   {5, 0},   {7, 2},   {10, 1},
+                                       {20, 1},  {30, 1},  {40, 1},  {50, 1},  {60, 1},  {70, 1},
+                                       {80, 1},  {90, 1},  {100, 1}, {101, 0}, {101, 2}, {110, 1}};
+    assert_out(o, want, sizeof want / sizeof want[0]);
+    const uint64_t w0[TM_WAIT_KINDS] = {[TM_WAIT_FUTEX] = 91}, w2[TM_WAIT_KINDS] = {[TM_WAIT_FUTEX] = 91};
+    assert_core(t, 0, 0, 11, 0, 0, w0, 0);
+    assert_core(t, 2, 0, 11, 0, 0, w2, 0);
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.futex_released, 2);
+    cr_assert_eq(s.futex_unmatched, 0);
+    cr_assert_eq(s.floors[TM_WAIT_FUTEX], 2);
+    cr_assert_eq(s.clamped, 0);
+    tm_timing_free(t);
+    free(o);
+}
+
+/* A thread's end wakes its CLEARTID word at its next cycle: the joiner
+ * waiting on it resumes there, counted as a join. */
+Test(timing, exit_wake_releases_the_joiner)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = mk(o, 2, 0);
+    const uint64_t CT = 0x7ff0;
+    event(t, 0, TMC_START);
+    event(t, 1, TMC_START);
+    run(t, 0, 5);
+    cr_assert_eq(tm_timing_futex(t, 0, TM_FUTEX_WAIT, CT, 2, 0, 0), TM_OK);
+    run(t, 1, 20);
+    run(t, 1, 20);
+    run(t, 1, 20); /* 20, 40, 60 */
+    tm_timing_exit_wake(t, 1, CT); /* at 61 */
+    event(t, 1, TMC_EXIT);         /* 61 */
+    cr_assert_eq(tm_timing_futex_leave(t, 0, 0), TM_OK);
+    run(t, 0, 5); /* 10 -> 61 */
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    static const uint64_t want[][2] = {{0, 0},  {0, 1},  {5, 0},  {20, 1},
+                                       {40, 1}, {60, 1}, {61, 0}, {61, 1}};
+    assert_out(o, want, 8);
+    const uint64_t w[TM_WAIT_KINDS] = {[TM_WAIT_JOIN] = 51};
+    assert_core(t, 0, 0, 11, 0, 0, w, 0);
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.floors[TM_WAIT_JOIN], 1);
+    cr_assert_eq(s.futex_released, 1);
+    cr_assert_eq(s.futex_wakes, 1);
+    tm_timing_free(t);
+    free(o);
+}
+
+/* A thread created and not started yet (tm_timing_born at its creator's
+ * clock) holds back every group from its birth on, until it starts
+ * (tm_timing_start_at, then tm_timing_unborn as the capture layer calls
+ * them); its first group comes no earlier than its birth, and the cycles
+ * before are its core's not_started. */
+Test(timing, born_thread_holds_back_until_it_starts)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = mk(o, 2, 0);
+    event(t, 0, TMC_START);
+    run(t, 0, 10); /* 10 */
+    cr_assert_eq(o->n, 2);
+    uint64_t at = tm_timing_clock(t, 0);
+    cr_assert_eq(at, 10);
+    cr_assert_eq(tm_timing_born(t, at), TM_OK);
+    run(t, 0, 5);
+    run(t, 0, 5); /* 15, 20: after the birth, held */
+    cr_assert_eq(o->n, 2);
+    tm_timing_start_at(t, 1, at);
+    tm_timing_unborn(t, at);
+    event(t, 1, TMC_START); /* 10 */
+    cr_assert_eq(o->n, 3);
+    run(t, 1, 10); /* 20 */
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    static const uint64_t want[][2] = {{0, 0}, {10, 0}, {10, 1}, {15, 0}, {20, 0}, {20, 1}};
+    assert_out(o, want, 6);
+    assert_core(t, 1, 10, 11, 0, 0, NOWAIT, 0);
+    cr_assert_eq(tm_timing_last(t, 1), 20);
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.clamped, 0);
+    tm_timing_free(t);
+
+    /* a group before the birth goes out; one after it waits until
+     * tm_timing_unborn says the thread will never start (here handed on
+     * when the thread then begins a futex wait) */
+    t = mk(o, 1, 0);
+    event(t, 0, TMC_START);
+    cr_assert_eq(tm_timing_born(t, 20), TM_OK);
+    cr_assert_eq(tm_timing_born(t, 30), TM_OK);
+    run(t, 0, 15); /* 15 */
+    cr_assert_eq(o->n, 2);
+    run(t, 0, 5); /* 20 */
+    cr_assert_eq(o->n, 2);
+    tm_timing_unborn(t, 20);
+    cr_assert_eq(tm_timing_futex(t, 0, TM_FUTEX_WAIT, 0x7000, 0, 0, 0), TM_OK);
+    cr_assert_eq(o->n, 3, "T0's group at 20 went (the birth at 30 remains)");
+    cr_assert_eq(tm_timing_futex_leave(t, 0, -11), TM_OK);
+    run(t, 0, 10); /* 30: the born thread's first group comes after its birth's cycle */
+    cr_assert_eq(o->n, 4, "the wait's end let the merge look again: T0's group at 30 went");
+    tm_timing_unborn(t, 30);
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    static const uint64_t want2[][2] = {{0, 0}, {15, 0}, {20, 0}, {30, 0}};
+    assert_out(o, want2, 4);
+    tm_timing_get_stats(t, &s);
+    cr_assert_eq(s.futex_unmatched, 0);
+    cr_assert_eq(s.clamped, 0);
+    tm_timing_free(t);
+    free(o);
+}
+
+/* When a birth goes (tm_timing_unborn) or a wait ends, the merge looks
+ * again at the next group: the queues do not grow to the window while
+ * every thread keeps retiring (the groups held stay few). */
+Test(timing, a_birth_gone_lets_the_merge_go_on)
+{
+    out *o = calloc(1, sizeof *o);
+    tm_timing *t = mk(o, 2, 1u << 22);
+    event(t, 0, TMC_START);
+    event(t, 1, TMC_START);
+    cr_assert_eq(tm_timing_born(t, 10), TM_OK);
+    run(t, 0, 20);
+    run(t, 1, 20);
+    tm_timing_unborn(t, 10);
+    for (int i = 0; i < 2000; i++) {
+        run(t, 0, 1);
+        run(t, 1, 1);
+    }
+    tm_timing_stats s;
+    tm_timing_get_stats(t, &s);
+    cr_assert_lt(s.held_max, 16, "%llu groups held at most", (unsigned long long)s.held_max);
+    cr_assert_eq(tm_timing_finish(t), TM_OK);
+    cr_assert_eq(o->n, 4004);
+    tm_timing_free(t);
     free(o);
 }
 
@@ -305,12 +781,12 @@ static int collect_group(void *arg, const tmc_group *g)
     return 0;
 }
 
-/* Whole groups (tm_timing_put_whole, the capture layer's usual group, in
- * the queues' short entries where they fit) come out as the same groups put
- * record by record and ended (tm_timing_end) do, to a record sink and to a
- * group sink: runs of up to 2^16 instructions and longer, a branch at the
- * run's end or elsewhere, targets above 2^48, distances between a thread's
- * cycles beyond 30 bits, queues held and handed on at once. */
+/* Whole groups (tm_timing_put_whole, in the queues' short entries where
+ * they fit) come out as the same groups put record by record and ended
+ * do, to a record sink and to a group sink: runs of up to 2^16
+ * instructions and longer, a branch at the run's end or elsewhere, targets
+ * above 2^48, distances between a thread's cycles beyond 30 bits, queues
+ * held and handed on at once, stalls and floors. */
 Test(timing, whole_groups_as_records)
 {
     out *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b), *c = calloc(1, sizeof *c);
@@ -318,58 +794,59 @@ Test(timing, whole_groups_as_records)
         a->n = b->n = c->n = 0;
         tm_timing_cfg cfg;
         tm_timing_defaults(&cfg);
-        cfg.window = seed % 3 ? 0 : 50;
-        if (!cfg.window)
-            cfg.window = (uint64_t)1 << 20;
+        cfg.window = seed % 3 ? (uint64_t)1 << 20 : 50;
         if (seed % 4 == 0)
             cfg.cpi_milli = 1000000; /* 2^16 instructions: 2^36 cycles */
         tm_timing_sink sa = {collect, NULL, a}, sb = {collect, NULL, b}, sc = {collect, collect_group, c};
-        tm_timing *ta, *tb, *tc;
-        cr_assert_eq(tm_timing_new(&cfg, 4, &sa, &ta), TM_OK);
-        cr_assert_eq(tm_timing_new(&cfg, 4, &sb, &tb), TM_OK);
-        cr_assert_eq(tm_timing_new(&cfg, 4, &sc, &tc), TM_OK);
+        tm_timing *ts[3];
+        cr_assert_eq(tm_timing_new(&cfg, 4, &sa, &ts[0]), TM_OK);
+        cr_assert_eq(tm_timing_new(&cfg, 4, &sb, &ts[1]), TM_OK);
+        cr_assert_eq(tm_timing_new(&cfg, 4, &sc, &ts[2]), TM_OK);
         srand(seed);
         for (uint64_t sc_ = 0; sc_ < 2000; sc_++) {
             uint32_t tid = (uint32_t)(rand() % 4);
-            if (rand() % 40 == 0) {
-                int leave = rand() % 2;
-                cr_assert_eq(tm_timing_syscall(ta, tid, leave), TM_OK);
-                cr_assert_eq(tm_timing_syscall(tb, tid, leave), TM_OK);
-                cr_assert_eq(tm_timing_syscall(tc, tid, leave), TM_OK);
+            int r = rand() % 40;
+            uint64_t x = (uint64_t)(rand() % 300);
+            for (int k = 0; k < 3; k++) {
+                if (r == 0)
+                    cr_assert_eq(tm_timing_syscall(ts[k], tid, (int)(x & 1)), TM_OK);
+                else if (r < 4)
+                    tm_timing_stall(ts[k], tid, x % 17, x % 23);
+                else if (r < 6)
+                    tm_timing_floor(ts[k], tid, tm_timing_clock(ts[k], tid) + x, r - 4);
             }
-            tmc_record run, br;
-            memset(&run, 0, sizeof run);
+            tmc_record rn, br;
+            memset(&rn, 0, sizeof rn);
             memset(&br, 0, sizeof br);
-            run.type = TMC_RUN;
-            run.tid = br.tid = tid;
-            run.cycle = br.cycle = sc_;
-            run.pc = (uint64_t)tid << 40 | sc_ << 8;
-            run.count = rand() % 50 == 0 ? 70000 : 1 + (uint64_t)(rand() % 20);
-            if (seed % 4 == 0 && run.count > 20)
-                run.count = 20;
-            run.bytes = run.count * (1 + (uint64_t)(rand() % 6));
+            rn.type = TMC_RUN;
+            rn.tid = br.tid = tid;
+            rn.cycle = br.cycle = sc_;
+            rn.pc = (uint64_t)tid << 40 | sc_ << 8;
+            rn.count = rand() % 50 == 0 ? 70000 : 1 + (uint64_t)(rand() % 20);
+            if (seed % 4 == 0 && rn.count > 20)
+                rn.count = 20;
+            rn.bytes = rn.count * (1 + (uint64_t)(rand() % 6));
             int has_run = rand() % 10 != 0, has_br = rand() % 10 < 7;
             if (!has_run && !has_br)
                 has_br = 1;
             br.type = TMC_BRANCH;
-            br.pc = rand() % 10 ? run.pc + (has_run ? run.bytes : 0) : run.pc + 3;
+            br.pc = rand() % 10 ? rn.pc + (has_run ? rn.bytes : 0) : rn.pc + 3;
             br.len = (uint8_t)(1 + rand() % 15);
             br.bclass = (uint8_t)(rand() % 6);
             br.taken = (uint8_t)(rand() % 2);
             br.target = rand() % 10 ? (uint64_t)(rand() % 100000) << 4 : (uint64_t)1 << 50 | (uint64_t)rand();
             if (has_run)
-                cr_assert_eq(tm_timing_put(ta, &run), TM_OK);
+                cr_assert_eq(tm_timing_put(ts[0], &rn), TM_OK);
             if (has_br)
-                cr_assert_eq(tm_timing_put(ta, &br), TM_OK);
-            cr_assert_eq(tm_timing_end(ta), TM_OK);
-            tmc_group g = {tid, sc_, has_run ? run.pc : 0, has_run ? run.count : 0, has_run ? run.bytes : 0,
+                cr_assert_eq(tm_timing_put(ts[0], &br), TM_OK);
+            cr_assert_eq(tm_timing_end(ts[0]), TM_OK);
+            tmc_group g = {tid, sc_, has_run ? rn.pc : 0, has_run ? rn.count : 0, has_run ? rn.bytes : 0,
                            0, 0, 0, 0, NULL, has_br ? &br : NULL};
-            cr_assert_eq(tm_timing_put_whole(tb, &g, 0), TM_OK);
-            cr_assert_eq(tm_timing_put_whole(tc, &g, 0), TM_OK);
+            cr_assert_eq(tm_timing_put_whole(ts[1], &g, 0), TM_OK);
+            cr_assert_eq(tm_timing_put_whole(ts[2], &g, 0), TM_OK);
         }
-        cr_assert_eq(tm_timing_finish(ta), TM_OK);
-        cr_assert_eq(tm_timing_finish(tb), TM_OK);
-        cr_assert_eq(tm_timing_finish(tc), TM_OK);
+        for (int k = 0; k < 3; k++)
+            cr_assert_eq(tm_timing_finish(ts[k]), TM_OK);
         assert_ordered(a);
         cr_assert_gt(a->n, 2000);
         cr_assert_eq(b->n, a->n, "seed %u", seed);
@@ -386,18 +863,51 @@ Test(timing, whole_groups_as_records)
                       "seed %u: record %zu differs (whole groups, group sink)", seed, i);
         }
         tm_timing_stats s1, s2;
-        tm_timing_get_stats(ta, &s1);
-        tm_timing_get_stats(tb, &s2);
+        tm_timing_get_stats(ts[0], &s1);
+        tm_timing_get_stats(ts[1], &s2);
         cr_assert_eq(s1.cycles, s2.cycles);
         cr_assert_eq(s1.clamped, s2.clamped);
         cr_assert_eq(s1.held_max, s2.held_max);
-        tm_timing_free(ta);
-        tm_timing_free(tb);
-        tm_timing_free(tc);
+        for (int k = 0; k < TM_WAIT_KINDS; k++)
+            cr_assert_eq(s1.floors[k], s2.floors[k]);
+        for (int k = 0; k < 3; k++)
+            tm_timing_free(ts[k]);
     }
     free(a);
     free(b);
     free(c);
+}
+
+static int refuse(void *arg, const tmc_record *r)
+{
+    (void)r;
+    return ++*(int *)arg >= 2;
+}
+
+/* A nonzero return of the sink stops: the call that handed on and every
+ * later one return TM_ERR_IO. */
+Test(timing, a_sink_that_refuses_stops)
+{
+    int calls = 0;
+    tm_timing_cfg cfg;
+    tm_timing_defaults(&cfg);
+    tm_timing_sink s = {refuse, NULL, &calls};
+    tm_timing *t = NULL;
+    cr_assert_eq(tm_timing_new(&cfg, 1, &s, &t), TM_OK);
+    put_group(t, 0, 0, 0x1000, 1, 0, 0, 0);
+    cr_assert_eq(tm_timing_end(t), TM_OK);
+    put_group(t, 0, 1, 0x1000, 1, 0, 0, 0);
+    cr_assert_eq(tm_timing_end(t), TM_ERR_IO);
+    tmc_record r;
+    memset(&r, 0, sizeof r);
+    r.type = TMC_RUN;
+    r.count = 1;
+    r.bytes = 4;
+    r.cycle = 2;
+    cr_assert_eq(tm_timing_put(t, &r), TM_ERR_IO);
+    cr_assert_eq(tm_timing_finish(t), TM_ERR_IO);
+    cr_assert_eq(calls, 2);
+    tm_timing_free(t);
 }
 
 Test(timing, configuration_checks)
@@ -406,270 +916,95 @@ Test(timing, configuration_checks)
     char err[256];
     tm_timing_defaults(&cfg);
     cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_OK);
+    cr_assert_eq(cfg.line, 64);
+    cr_assert_eq(cfg.cpi_milli, 1000);
+    cr_assert_eq(cfg.mem_lat, 200);
     cfg.l1.size = 3000;
     cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
     cr_assert(strstr(err, "l1: size 3000"), "%s", err);
+    static const uint32_t bad_lines[] = {32, 128, 8, 4096, 0, 63};
+    for (size_t i = 0; i < sizeof bad_lines / sizeof bad_lines[0]; i++) {
+        tm_timing_defaults(&cfg);
+        cfg.line = bad_lines[i];
+        err[0] = 0;
+        cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG, "line %u", bad_lines[i]);
+        cr_assert(strstr(err, "line"), "%s", err);
+    }
     tm_timing_defaults(&cfg);
     cfg.cpi_milli = 0;
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
+    cfg.cpi_milli = 1000001;
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
+    tm_timing_defaults(&cfg);
+    cfg.window = 0;
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
+    tm_timing_defaults(&cfg);
+    cfg.mem_lat = 100001;
     cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
     tm_timing_defaults(&cfg);
     cfg.l2.size = 1024;
     cfg.l2.ways = 32;
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
+    tm_timing_defaults(&cfg);
+    cfg.l2.ways = 3; /* size 0: still checked */
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
+    tm_timing_defaults(&cfg);
+    cfg.l1i.size = 0; /* no instruction cache */
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_OK);
+    cfg.l1i = (tm_timing_cache){4096, 128, 0};
+    cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
+    tm_timing_defaults(&cfg);
+    cfg.l1.lat = 100001;
     cr_assert_eq(tm_timing_check(&cfg, err, sizeof err), TM_ERR_ARG);
     tm_timing_sink s = {collect, NULL, NULL};
     tm_timing *t = (tm_timing *)1;
     tm_timing_defaults(&cfg);
     cr_assert_eq(tm_timing_new(&cfg, 0, &s, &t), TM_ERR_ARG);
     cr_assert_null(t);
+    t = (tm_timing *)1;
+    cr_assert_eq(tm_timing_new(&cfg, TMC_MAX_THREADS + 1, &s, &t), TM_ERR_ARG);
+    cr_assert_null(t);
+    /* the L2 of N cores when not given: the largest power of two not above N x 64 KB */
+    cr_assert_eq(tm_timing_l2_size(&cfg, 1), 65536);
+    cr_assert_eq(tm_timing_l2_size(&cfg, 3), 131072);
+    cr_assert_eq(tm_timing_l2_size(&cfg, 4), 262144);
+    cr_assert_eq(tm_timing_l2_size(&cfg, 0), 65536);
+    cr_assert_eq(tm_timing_l2_size(&cfg, 20000), 1u << 30);
+    cfg.l2.size = 1u << 20;
+    cr_assert_eq(tm_timing_l2_size(&cfg, 3), 1u << 20);
 }
 
-/* A group of thread TID in serial cycle SC, a RUN of N 4-byte instructions
- * at PC, ended at once. */
-static void put_run(tm_timing *t, uint32_t tid, uint64_t sc, uint64_t pc, uint64_t n)
+/* The machine tm record gives the frontend (tm/tfront.h) for a
+ * configuration: the same caches, the L2 sized for the cores, the flags
+ * of the costs and of the order; one tmf_cfg_check accepts. */
+Test(timing, frontend_machine_of_a_configuration)
 {
-    put_group(t, tid, sc, pc, n, 0, 0, 0);
-    cr_assert_eq(tm_timing_end(t), TM_OK);
-}
-
-/* The instruction cache (2 sets of 2 ways, 64-byte lines, a hit adds 0
- * cycles): a miss costs the L2's 4 cycles and, if the L2 misses too,
- * memory's 200; a line the core is still in is not fetched again; LRU
- * replacement within a set. */
-Test(timing, instruction_cache_hits_misses_and_lru)
-{
-    out *o = calloc(1, sizeof *o);
     tm_timing_cfg cfg;
     tm_timing_defaults(&cfg);
-    cfg.l1i = (tm_timing_cache){256, 2, 0};
-    tm_timing_sink s = {collect, NULL, o};
-    tm_timing *t = NULL;
-    cr_assert_eq(tm_timing_new(&cfg, 1, &s, &t), TM_OK);
-    /* lines 0x40, 0x42, 0x44 are all in set 0 */
-    static const struct { uint64_t pc, cycle; } g[] = {
-        {0x1000, 4 + 204},           /* line 0x40: misses both */
-        {0x1010, 208 + 4},           /* still line 0x40: no fetch */
-        {0x1080, 212 + 4 + 204},     /* 0x42: misses both */
-        {0x1000, 420 + 4},           /* 0x40: hits */
-        {0x1100, 424 + 4 + 204},     /* 0x44: misses both, replaces 0x42 (least recently used) */
-        {0x1000, 632 + 4},           /* 0x40: hits */
-        {0x1080, 636 + 4 + 4},       /* 0x42: replaced: misses, the L2 hits */
-    };
-    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
-        put_run(t, 0, i, g[i].pc, 4);
-    cr_assert_eq(tm_timing_finish(t), TM_OK);
-    cr_assert_eq(o->n, sizeof g / sizeof g[0]);
-    for (size_t i = 0; i < o->n; i++)
-        cr_assert_eq(o->r[i].cycle, g[i].cycle, "group %zu: cycle %llu, want %llu", i,
-                     (unsigned long long)o->r[i].cycle, (unsigned long long)g[i].cycle);
-    tm_timing_stats st;
-    tm_timing_get_stats(t, &st);
-    cr_assert_eq(st.il1_hits, 2);
-    cr_assert_eq(st.il1_misses, 4);
-    cr_assert_eq(st.l2_hits, 1);
-    cr_assert_eq(st.l2_misses, 3);
-    cr_assert_eq(st.l1_hits + st.l1_misses, 0, "no data access");
-    tm_timing_free(t);
-    free(o);
-}
-
-/* A run across two lines fetches both; a branch right after the run is in
- * the run's last line. */
-Test(timing, instruction_cache_run_across_lines)
-{
-    out *o = calloc(1, sizeof *o);
-    tm_timing_cfg cfg;
-    tm_timing_defaults(&cfg);
-    tm_timing_sink s = {collect, NULL, o};
-    tm_timing *t = NULL;
-    cr_assert_eq(tm_timing_new(&cfg, 1, &s, &t), TM_OK);
-    tmc_record br;
-    memset(&br, 0, sizeof br);
-    br.type = TMC_BRANCH;
-    br.bclass = TMC_JUMP;
-    br.taken = 1;
-    br.len = 2;
-    br.pc = 0x1038 + 4 * 4; /* 0x1048: line 0x41 */
-    br.target = 0x1038;
-    tmc_group g = {0, 0, 0x1038, 4, 16, 0, 0, 0, 0, NULL, &br};
-    cr_assert_eq(tm_timing_put_whole(t, &g, 0), TM_OK);
-    g.cycle = 1;
-    cr_assert_eq(tm_timing_put_whole(t, &g, 0), TM_OK); /* lines 0x40, 0x41 again: both hit */
-    cr_assert_eq(tm_timing_finish(t), TM_OK);
-    cr_assert_eq(o->n, 4);
-    cr_assert_eq(o->r[0].cycle, 5 + 2 * 204);
-    cr_assert_eq(o->r[2].cycle, 5 + 2 * 204 + 5);
-    tm_timing_stats st;
-    tm_timing_get_stats(t, &st);
-    cr_assert_eq(st.il1_misses, 2);
-    cr_assert_eq(st.il1_hits, 2);
-    tm_timing_free(t);
-    free(o);
-}
-
-/* Data accesses given by address (tm_timing_access): their latency goes to
- * the thread's next group, they are not in the output, and they impose no
- * order; another core's store makes a line stale (the next access misses
- * the L1, the L2 serves it); LRU within a set of the 2-way L1. */
-Test(timing, data_accesses_by_address)
-{
-    out *o = calloc(1, sizeof *o);
-    tm_timing_cfg cfg;
-    tm_timing_defaults(&cfg);
+    cfg.turn = 5000;
+    tmf_cfg m;
+    tm_timing_frontend(&cfg, 4, 0, 0, &m);
+    cr_assert_eq(m.line, 64);
+    cr_assert(m.l1i.size == 8192 && m.l1i.ways == 2 && m.l1i.lat == 0);
+    cr_assert(m.l1.size == 8192 && m.l1.ways == 2 && m.l1.lat == 2);
+    cr_assert(m.l2.size == 262144 && m.l2.ways == 8 && m.l2.lat == 4);
+    cr_assert_eq(m.mem_lat, 200);
+    cr_assert_eq(m.turn, 5000);
+    cr_assert_eq(m.flags, TMF_ICACHE | TMF_DCACHE | TMF_ORDER | TMF_SYNC);
+    cr_assert(tmf_cfg_check(&m));
+    tm_timing_frontend(&cfg, 4, 0, 1, &m);
+    cr_assert_eq(m.flags, TMF_ICACHE | TMF_DCACHE | TMF_ORDER | TMF_SYNC | TMF_WAR);
+    cr_assert(tmf_cfg_check(&m));
+    tm_timing_frontend(&cfg, 4, 1, 1, &m);
+    cr_assert_eq(m.flags, TMF_ORDER | TMF_SYNC | TMF_WAR);
+    cr_assert(tmf_cfg_check(&m));
     cfg.l1i.size = 0;
-    tm_timing_sink s = {collect, NULL, o};
-    tm_timing *t = NULL;
-    cr_assert_eq(tm_timing_new(&cfg, 2, &s, &t), TM_OK);
-    uint64_t sc = 0;
-    put_start(t, 0, sc++, 0x1000); /* both cores run: the merge waits for T1 */
-    put_start(t, 1, sc++, 0x2000);
-    cr_assert_eq(tm_timing_access(t, 0, 0x9000, 8, 0), TM_OK); /* misses both: 2 + 4 + 200 */
-    put_run(t, 0, sc++, 0x1000, 1);                             /* 1 + 206: cycle 207 */
-    cr_assert_eq(tm_timing_access(t, 0, 0x9008, 8, 0), TM_OK); /* the same line: 2 */
-    put_run(t, 0, sc++, 0x1004, 1);                             /* 207 + 1 + 2: cycle 210 */
-    cr_assert_eq(tm_timing_access(t, 1, 0x9010, 8, 1), TM_OK); /* T1 stores: L2 hit, 6; T0's copy stale */
-    put_run(t, 1, sc++, 0x2000, 1);                             /* 1 + 6: cycle 7, before T0's: no order */
-    cr_assert_eq(tm_timing_access(t, 0, 0x9000, 8, 0), TM_OK); /* stale: L1 miss, L2 hit: 6 */
-    put_run(t, 0, sc++, 0x1008, 1);                             /* 210 + 1 + 6: cycle 217 */
-    cr_assert_eq(tm_timing_access(t, 1, 0x9018, 8, 0), TM_OK); /* T1's own copy: hit, 2 */
-    put_run(t, 1, sc++, 0x2004, 1);                             /* 7 + 1 + 2: cycle 10 */
-    /* LRU: 0x10000, 0x11000, 0x12000 (and 0x9000) are in one set of T0's L1 */
-    static const struct { uint64_t a; int hit; } lru[] = {
-        {0x10000, 0}, {0x11000, 0}, {0x10000, 1}, {0x12000, 0} /* replaces 0x11000 */, {0x10000, 1}, {0x11000, 0}};
-    tm_timing_stats st;
-    for (size_t i = 0; i < sizeof lru / sizeof lru[0]; i++) {
-        tm_timing_stats before;
-        tm_timing_get_stats(t, &before);
-        cr_assert_eq(tm_timing_access(t, 0, lru[i].a, 4, 0), TM_OK);
-        tm_timing_get_stats(t, &st);
-        cr_assert_eq(st.l1_hits - before.l1_hits, (uint64_t)lru[i].hit, "access %zu (0x%llx)", i,
-                     (unsigned long long)lru[i].a);
-    }
-    put_run(t, 0, sc++, 0x100c, 1);
-    cr_assert_eq(tm_timing_finish(t), TM_OK);
-    static const uint64_t want[][2] = {{7, 1}, {10, 1}, {207, 0}, {210, 0}, {217, 0}};
-    cr_assert_eq(o->n, 8, "only the groups: %zu records", o->n);
-    for (size_t i = 0; i < 5; i++) {
-        const tmc_record *r = &o->r[2 + i];
-        cr_assert_eq(r->cycle, want[i][0], "record %zu: cycle %llu", i, (unsigned long long)r->cycle);
-        cr_assert_eq(r->tid, want[i][1], "record %zu: T%u", i, r->tid);
-        cr_assert_eq(r->type, TMC_RUN);
-    }
-    tm_timing_get_stats(t, &st);
-    cr_assert_eq(st.accesses, 11);
-    cr_assert_eq(st.ordered, 0);
-    cr_assert_eq(st.l1_hits, 4);
-    cr_assert_eq(st.l1_misses, 7);
-    cr_assert_eq(st.l2_hits, 3);
-    cr_assert_eq(st.l2_misses, 4);
-    /* the last group: 216 + 1 + the LRU accesses: 3 misses to memory
-     * (0x10000, 0x11000, 0x12000: 206 each), 2 hits (2 each), 0x11000 again
-     * (L2 hit: 6) */
-    cr_assert_eq(o->r[7].cycle, 217 + 1 + 3 * 206 + 2 * 2 + 6);
-    cr_assert_eq(st.clamped, 0);
-    tm_timing_free(t);
-    free(o);
-}
-
-/* The data caches' fast paths (the repeated line, the lines one core owns
- * after its store, tm_timing_access_words' runs) against the plain model:
- * per-core LRU L1s, a store removing the line from the other L1s, a shared
- * LRU L2.  Random accesses of 4 cores to a few lines (some a multiple of
- * 2048 lines apart: the fast paths' hashed table collides), through
- * tm_timing_access one by one and through tm_timing_access_words in runs:
- * every access's L1 and L2 outcome as the plain model's. */
-typedef struct refc {
-    uint64_t tag[4][2][2], age[4][2][2]; /* [core][set][way]: L1 256 B, 2-way */
-    uint64_t tag2[4][4], age2[4][4];     /* [set][way]: L2 1 KB, 4-way */
-    uint64_t tick;
-} refc;
-
-static int ref_set(uint64_t *tag, uint64_t *age, unsigned ways, uint64_t key, uint64_t tick)
-{
-    unsigned lru = 0;
-    for (unsigned w = 0; w < ways; w++) {
-        if (tag[w] == key) {
-            age[w] = tick;
-            return 1;
-        }
-        if (age[w] < age[lru])
-            lru = w;
-    }
-    tag[lru] = key;
-    age[lru] = tick;
-    return 0;
-}
-
-/* 0: L1 hit, 1: L2 hit, 2: memory */
-static int ref_access(refc *c, unsigned tid, uint64_t line, int store)
-{
-    uint64_t key = line + 1;
-    unsigned set = line & 1;
-    c->tick++;
-    if (store)
-        for (unsigned j = 0; j < 4; j++)
-            for (unsigned w = 0; j != tid && w < 2; w++)
-                if (c->tag[j][set][w] == key)
-                    c->tag[j][set][w] = c->age[j][set][w] = 0;
-    if (ref_set(c->tag[tid][set], c->age[tid][set], 2, key, c->tick))
-        return 0;
-    return ref_set(c->tag2[line & 3], c->age2[line & 3], 4, key, c->tick) ? 1 : 2;
-}
-
-Test(timing, data_access_fast_paths)
-{
-    static const uint64_t lines[] = {0, 1, 2, 3, 5, 6, 2048, 2049, 4096, 4098, 6145, 7, 8, 12, 16, 4100};
-    tm_timing_cfg cfg;
-    tm_timing_defaults(&cfg);
-    cfg.l1i.size = 0;
-    cfg.l1 = (tm_timing_cache){256, 2, 2};
-    cfg.l2 = (tm_timing_cache){1024, 4, 4};
-    for (int via_words = 0; via_words < 2; via_words++) {
-        out *o = calloc(1, sizeof *o);
-        tm_timing_sink s = {collect, NULL, o};
-        tm_timing *t = NULL;
-        cr_assert_eq(tm_timing_new(&cfg, 4, &s, &t), TM_OK);
-        refc *c = calloc(1, sizeof *c);
-        uint64_t seed = 12345, want[3] = {0, 0, 0};
-        unsigned tid = 0;
-        uint64_t run[16];
-        size_t nrun = 0;
-        tm_timing_stats st;
-        for (int i = 0; i < 40000; i++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            unsigned r = (unsigned)(seed >> 33);
-            unsigned ntid = r % 5 == 0 ? (r >> 3) % 4 : tid;           /* another core now and then */
-            uint64_t line = r % 3 ? lines[(r >> 5) % 16] : lines[(r >> 5) % 3]; /* repeats */
-            int store = (r >> 9) % 10 < 3;
-            uint64_t addr = line * 64 + (r >> 12) % 64;
-            if (via_words && nrun && (ntid != tid || nrun == 16 || (r >> 20) % 4 == 0)) {
-                cr_assert_eq(tm_timing_access_words(t, tid, run, nrun), TM_OK);
-                nrun = 0;
-            }
-            tid = ntid;
-            want[ref_access(c, tid, line, store)]++;
-            if (via_words) {
-                run[nrun++] = 14 | (uint64_t)store << 8 | (uint64_t)7 << 10 | addr << 16;
-                continue;
-            }
-            cr_assert_eq(tm_timing_access(t, tid, addr, 8, store), TM_OK);
-            tm_timing_get_stats(t, &st);
-            cr_assert_eq(st.l1_hits, want[0], "access %d: T%u line %llu store %d", i, tid,
-                         (unsigned long long)line, store);
-            cr_assert_eq(st.l2_hits, want[1], "access %d", i);
-            cr_assert_eq(st.l2_misses, want[2], "access %d", i);
-        }
-        if (nrun)
-            cr_assert_eq(tm_timing_access_words(t, tid, run, nrun), TM_OK);
-        tm_timing_get_stats(t, &st);
-        cr_assert_eq(st.accesses, 40000);
-        cr_assert_eq(st.l1_hits, want[0]);
-        cr_assert_eq(st.l1_misses, want[1] + want[2]);
-        cr_assert_eq(st.l2_hits, want[1]);
-        cr_assert_eq(st.l2_misses, want[2]);
-        cr_assert(want[0] > 10000 && want[1] > 1000 && want[2] > 1000, "%llu %llu %llu",
-                  (unsigned long long)want[0], (unsigned long long)want[1], (unsigned long long)want[2]);
-        tm_timing_free(t);
-        free(c);
-        free(o);
-    }
+    tm_timing_frontend(&cfg, 2, 0, 0, &m);
+    cr_assert_eq(m.flags, TMF_DCACHE | TMF_ORDER | TMF_SYNC);
+    cr_assert_eq(m.l2.size, 131072);
+    cr_assert(tmf_cfg_check(&m));
+    cfg.l2 = (tm_timing_cache){128, 8, 4}; /* the ways that fit */
+    tm_timing_frontend(&cfg, 2, 0, 0, &m);
+    cr_assert_eq(m.l2.ways, 2);
+    cr_assert(tmf_cfg_check(&m));
 }

@@ -48,11 +48,12 @@ static const char timing_opts_help[] =
     "  --l2 SIZE[:WAYS[:LAT]]        shared L2, instructions and data (default cores x 64K, 8 ways,\n"
     "                                4 cycles)\n"
     "  --mem-latency N               cycles of an access that misses both (default 200)\n"
-    "  --no-caches                   no instruction cache, and without --cfiat/--data no data\n"
-    "                                addresses captured: every core at IPC 1/CPI (the model of\n"
-    "                                before issue 34); the data caches still serve the memory\n"
-    "                                operands a data-tracing recording captures\n"
-    "  --timing-window N             groups held at most for the merge by cycle (default 4194304)\n";
+    "  --no-caches                   no caches: every core at IPC 1/CPI, only the waits\n"
+    "                                (futex, join, other threads' stores) delay it\n"
+    "  --timing-window N             groups held at most for the merge by cycle (default 4194304)\n"
+    "  --timing-turn N               the frontend lets the other threads run when one is N cycles\n"
+    "                                ahead of them (default 0: never; Valgrind runs a thread for\n"
+    "                                long slices: docs/capture.md section 3)\n";
 
 static void usage(FILE *f)
 {
@@ -148,6 +149,7 @@ static const tm_optdef rec_whole_opts[] = {
     W("--l2", TV, REC_TIMING, "a value: allowed SIZE[:WAYS[:LATENCY]] (SIZE in bytes with K or M)"),
     W("--mem-latency", TV, REC_TIMING, "a value: allowed 0..100000 cycles"),
     W("--timing-window", TV, REC_TIMING, "a value: allowed 1..4294967296 groups"),
+    W("--timing-turn", TV, REC_TIMING, "a value: allowed 0..100000000 cycles"),
     W("--no-icache", TF, REC_TIMING, NULL), W("--no-caches", TF, REC_TIMING, NULL),
     W("--mode", TV, REC_MODES, "a value: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat"),
     W("-a", TF, REC_MODES, NULL),
