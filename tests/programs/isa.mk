@@ -18,8 +18,10 @@
 ISA_DIR := $(BUILD)/isa
 ISA_ARCHES := aarch64 riscv64
 # tests/programs/*.c and tests/programs/qemu/*.c without x86 code
-# (signals.c edits x86 registers; mlstest is x86 assembly and AVX)
-ISA_PROGS := mt_pthread mt_omp spin cleartid forkwork fdlist crash qwork qsignals qexec qexitrun
+# (signals.c edits x86 registers; mlstest is x86 assembly and AVX; ka_spin's
+# pause is under #if defined(__x86_64__))
+ISA_PROGS := mt_pthread mt_omp spin cleartid forkwork fdlist crash qwork qsignals qexec qexitrun \
+	ka_barrier ka_falseshare ka_lock ka_pipe ka_spin
 ISA_OWN := $(foreach a,$(ISA_ARCHES),$(addprefix $(ISA_DIR)/$(a)/,$(ISA_PROGS)))
 ISA_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread
 ISA_STAMPS := $(ISA_DIR)/.arm64-root.stamp $(ISA_DIR)/.riscv64-zstd.stamp $(ISA_DIR)/.riscv64-xz.stamp
@@ -43,6 +45,7 @@ endef
 $(foreach a,$(ISA_ARCHES),$(eval $(call isa_rules,$(a))))
 ISA_LIBS_mt_omp := -fopenmp
 ISA_LIBS_spin := -lm
+$(foreach p,$(KA_PROGS),$(eval ISA_LIBS_$(p) := -Wl,-z,now))
 
 # Each part once; make isa-debian-again (or removing the stamp) runs it again.
 $(ISA_DIR)/.%.stamp: scripts/isa-programs.sh
