@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 
+import breakdown
 import paper
 import paper_programs
 
@@ -452,6 +453,7 @@ def build_tables(d):
     if pp.rows:
         T.append(pp)
     T += [t for t in (paper_programs.table(d),) if t]   # the paper's benchmarks, program by program
+    T += [t for t in (breakdown.table(d),) if t]        # where the cores' cycles go, beside IPC per core
     # the chunk-size exploration
     ce = d.pick("ttr_e-large", "tr_e-large")
     if ce:
@@ -1239,6 +1241,7 @@ def figures(d, outdir, tables):
     fs.fig9()
     fs.figs10_13()
     fs.fig14()
+    breakdown.figure(fs)
     fs.chunks()
     fs.loss_curve()
     fs.pt_bpi()
@@ -1409,6 +1412,7 @@ def summary(d, tables):
     out += std_summary(tables, d)
     out += paper_summary(d)
     out += paper_programs.summary(d)
+    out += breakdown.summary(d)
     ew = edge_warning(chunk_edges(d))
     if ew:
         out.append("\n" + wrap("Chunk-size exploration (table chunks): " + ew, 110, "  "))
