@@ -37,7 +37,7 @@ struct tmcap_em {
     tmcap_word brk; /* sys_from_syscalls: the program break (0: not known yet) */
     int isa;        /* TM_ISA_*: the system call numbers' table */
     tmf *tm;        /* the accesses' timing (NULL: none) */
-    unsigned turn;  /* its turns of time (tmf_ahead) */
+    unsigned drift; /* its turns of time: how far a thread may run ahead (tmf_ahead) */
     unsigned char has_uid[MAX_TIDS]; /* the thread was numbered (its CREATE, or it ran) */
     unsigned next_uid;
     unsigned char in_futex[MAX_TIDS]; /* the thread is in a futex call */
@@ -213,7 +213,7 @@ tmcap_em *tmcap_em_new_isa(const tmcap_platform *p, const tmcap_em_cfg *cfg, int
         em->tm = tmf_new(m, p->alloc, p->ctx, on_dep, em);
         if (!em->tm)
             return 0;
-        em->turn = m->turn;
+        em->drift = m->drift;
         put(em, TMCAP_TIMING | (tmcap_word)(m->flags & 0xff) << 8);
         put(em, m->line);
         const tmf_cache *cs[3] = {&m->l1i, &m->l1, &m->l2};
@@ -247,6 +247,37 @@ void tmcap_em_block(tmcap_em *em, tmcap_word id, const tmcap_word *ia, const uns
     }
 }
 
+/* The running thread furthest behind thread ME by more than SLACK cycles
+ * (its id + 1; 0: none); on the way, those asleep in their futex waits
+ * count as not running until a wake releases them. */
+static unsigned behind(tmcap_em *em, unsigned me, tmf_word slack)
+{
+    for (;;) {
+        unsigned who = tmf_behind(em->tm, me, slack), w = who - 1;
+        if (!who || w >= MAX_TIDS || !em->in_futex[w] || !(em->fw_seq[w] || em->fw_guess[w]) || !em->p.asleep ||
+            !em->p.asleep(em->p.ctx, w, em->fw_addr[w]))
+            return who;
+        em->fw_guess[w] = 0;
+        tmf_thread_idle(em->tm, w);
+    }
+}
+
+/* Thread ME waits for thread WHO (id + 1) once more: 1 if it has waited
+ * TURN_TRIES times in a row for it, which then counts as not running (it
+ * is blocked where the emitter cannot see). */
+static int waited_in_vain(tmcap_em *em, unsigned me, unsigned who)
+{
+    if (who != em->turn_for[me]) {
+        em->turn_for[me] = who;
+        em->turn_tries[me] = 0;
+    }
+    if (++em->turn_tries[me] < TURN_TRIES)
+        return 0;
+    tmf_thread_idle(em->tm, who - 1);
+    em->turn_tries[me] = 0;
+    return 1;
+}
+
 /* The EXEC of W0 (tmcap_exec) with its block run's stalls: the short form,
  * or a STALL and an EXECL for what does not fit; the target follows if
  * DYN.  ROOM: a caller's helper path has its room (BUF_MARGIN). */
@@ -255,8 +286,12 @@ static inline void exec_word(tmcap_em *em, tmcap_word w0, int dyn, tmcap_word ta
     tmcap_word data = 0, ifetch = 0;
     if (em->tm) {
         tmf_exec(em->tm, em->cur_tid, w0 >> 16, (unsigned)(w0 >> 8) & 0xff, &data, &ifetch);
-        if (em->p.yield && em->turn && tmf_ahead(em->tm, em->cur_tid, em->turn))
-            em->p.yield(em->p.ctx, 0); /* the others' turn: the serial order follows their time */
+        if (em->p.yield && em->drift && em->cur_tid < MAX_TIDS && tmf_ahead(em->tm, em->cur_tid, em->drift)) {
+            /* the others' turn: the serial order follows their time */
+            unsigned who = behind(em, em->cur_tid, em->drift);
+            if (who && !waited_in_vain(em, em->cur_tid, who))
+                em->p.yield(em->p.ctx, 0);
+        }
     }
     if (w0 >> 40 == 0 && data < 4096 && ifetch < 4096) {
         em->buf[em->pos++] = w0 | data << 40 | ifetch << 52;
@@ -281,34 +316,20 @@ static inline void exec_word(tmcap_em *em, tmcap_word w0, int dyn, tmcap_word ta
 
 int tmcap_em_turn(tmcap_em *em)
 {
-    if (!em->tm || !em->p.yield || !(tmf_config(em->tm)->flags & TMF_SYNC))
+    unsigned me = em->cur_tid;
+    if (!em->tm || !em->p.yield || !(tmf_config(em->tm)->flags & TMF_SYNC) || me >= MAX_TIDS)
         return 1;
-    unsigned me = em->cur_tid, who = tmf_behind(em->tm, me, 0);
-    if (me >= MAX_TIDS)
-        return 1;
-    if (!who) {
-        em->turn_tries[me] = 0;
-        return 1;
+    for (;;) {
+        unsigned who = behind(em, me, tmf_config(em->tm)->turn);
+        if (!who) {
+            em->turn_tries[me] = 0;
+            return 1;
+        }
+        if (!waited_in_vain(em, me, who)) {
+            em->p.yield(em->p.ctx, em->turn_tries[me]);
+            return 0;
+        }
     }
-    unsigned w = who - 1;
-    if (w < MAX_TIDS && em->in_futex[w] && (em->fw_seq[w] || em->fw_guess[w]) && em->p.asleep &&
-        em->p.asleep(em->p.ctx, w, em->fw_addr[w])) {
-        /* asleep in its futex wait: it runs again when a wake releases it */
-        em->fw_guess[w] = 0;
-        tmf_thread_idle(em->tm, w);
-        return tmcap_em_turn(em);
-    }
-    if (who != em->turn_for[me]) {
-        em->turn_for[me] = who;
-        em->turn_tries[me] = 0;
-    }
-    if (++em->turn_tries[me] >= TURN_TRIES) { /* it does not come: blocked where this emitter cannot see */
-        tmf_thread_idle(em->tm, who - 1);
-        em->turn_tries[me] = 0;
-        return tmcap_em_turn(em);
-    }
-    em->p.yield(em->p.ctx, em->turn_tries[me]);
-    return 0;
 }
 
 void tmcap_em_exec(tmcap_em *em, tmcap_word w0)
@@ -878,10 +899,6 @@ void tmcap_em_syscall_post(tmcap_em *em, unsigned tid, unsigned no, const tmcap_
         room(em, 2);
         put(em, tmcap_syscall(tid, sno, 1) | 1ull << 33);
         put(em, err ? (tmcap_word)0 - res : res);
-        /* a wake that released a waiter: it runs next, as it would at
-         * once beside this thread on a multicore (docs/capture.md §3) */
-        if (!err && res && em->p.yield && em->turn && !is_futex_wait(args[1]))
-            em->p.yield(em->p.ctx, 0);
         return;
     }
     room(em, 1);

@@ -124,8 +124,8 @@ long tm_capi_ev_timing(tm_cap *c, const uint64_t *w, size_t len)
         *cs[i] = (tmf_cache){(unsigned)(w[2 + i] & 0xffffffffu), (unsigned)((w[2 + i] >> 32) & 0xff),
                              (unsigned)(w[2 + i] >> 40)};
     m.mem_lat = (unsigned)w[5];
-    if (c->has_timing || c->info.execs)
-        return tm_capi_fail(c, c->off, "a TIMING event after the first block ran or a second one"), -1;
+    if (c->has_timing || c->nblocks)
+        return tm_capi_fail(c, c->off, "a TIMING event after the first block or a second one"), -1;
     if (w[1] > 4096 || w[5] > 100000 || !tmf_cfg_check(&m))
         return tm_capi_fail(c, c->off, "a TIMING event with a machine out of range"), -1;
     c->fm = m;

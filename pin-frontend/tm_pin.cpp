@@ -772,7 +772,7 @@ int main(int argc, char *argv[])
         clo_store_values = KnobStoreValues.Value() ? 1 : 0;
         if (!KnobTiming.Value().empty()) {
             if (!tmf_cfg_parse(KnobTiming.Value().c_str(), &timing_cfg)) {
-                say("-tm_timing %s: expected LINE/L1I/L1/L2/MEM/FLAGS, each cache SIZE:WAYS:LAT, in range",
+                say("-tm_timing %s: expected LINE/L1I/L1/L2/MEM/FLAGS/TURN/DRIFT, each cache SIZE:WAYS:LAT, in range",
                     KnobTiming.Value().c_str());
                 return 1;
             }

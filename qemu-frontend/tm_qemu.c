@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ struct blk {
                            * 0 the last instruction's exec callback, 1 its (only)
                            * memory callback, 2 not in the block */
     int tramp;            /* QEMU's signal-return trampoline (an anonymous page) */
+    int atomic;           /* an instruction of it is atomic (exclusives, LSE, AMO): the turns */
     blk *next_pending;    /* descriptors waiting to be emitted */
 };
 
@@ -88,6 +90,7 @@ typedef struct vcpu {
     int depth;
     uint64_t guess[MAX_DEPTH];
     int after_sigret;
+    pid_t lwp;            /* its host thread (the turns: is it asleep?) */
 } vcpu;
 
 static vcpu *vcpus[MAX_VCPUS];
@@ -173,6 +176,63 @@ static void *p_alloc(void *c, unsigned long n)
 {
     (void)c;
     return calloc(1, n);
+}
+
+/* ------------------------------------------------------------ the turns (TMF_SYNC) */
+
+static __thread vcpu *turn_v;   /* this thread's vCPU, in tmcap_em_turn */
+static __thread int want_yield; /* it ran ahead (tmf_ahead): the others' turn at its next block */
+static void as_thread(vcpu *v);
+static int lock_take(vcpu *v);
+static void lock_give(vcpu *v);
+
+/* The others' turn.  In tmcap_em_turn (TRIES > 0, at a block's start):
+ * the lock to the next waiter, a pause growing with TRIES (the thread
+ * waited for may need the processor to come back), the lock again.  Ahead
+ * of the others (TRIES 0, while a block's exit is emitted): at the next
+ * block's start. */
+static void p_yield(void *c, unsigned tries)
+{
+    (void)c;
+    vcpu *v = turn_v;
+    if (!tries || !v) {
+        want_yield = 1;
+        return;
+    }
+    lock_give(v);
+    if (tries > 2) {
+        struct timespec ts = {0, tries < 8 ? 0 : tries < 32 ? 20000 : 100000};
+        if (ts.tv_nsec)
+            nanosleep(&ts, NULL);
+        else
+            sched_yield();
+    }
+    if (lock_take(v))
+        as_thread(v);
+}
+
+/* Whether the thread of stream id TID sleeps in a futex wait on guest word
+ * A: the host's /proc/self/task/LWP/syscall ("202 0xHOST ..." on x86-64). */
+static int p_asleep(void *c, unsigned tid, tmcap_word a)
+{
+    (void)c;
+    vcpu *v = tid >= 1 && tid <= MAX_VCPUS ? vcpus[tid - 1] : NULL;
+    if (!v || !v->lwp)
+        return 0;
+    char path[64], buf[128];
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)v->lwp);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *end;
+    if (strtol(buf, &end, 10) != 202 || *end != ' ')
+        return 0;
+    return strtoull(end + 1, NULL, 16) == a + gbase;
 }
 
 /* ------------------------------------------------------------ the big lock */
@@ -430,6 +490,20 @@ static void scan_maps(void)
 }
 
 /* ------------------------------------------------------------ classification */
+
+/* Whether the instruction at P (LEN bytes) is atomic or orders memory the
+ * way locks use: AArch64's load/store exclusive class (LDXR, STXR, LDAXR,
+ * STLXR, LDAR, STLR, CAS, CASP) and LSE atomics (LDADD.., SWP); RISC-V's
+ * AMO opcode (LR, SC, AMO*). */
+static int is_atomic(const unsigned char *p, unsigned len)
+{
+    if (len < 4)
+        return 0;
+    unsigned w = (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 | (unsigned)p[3] << 24;
+    if (isa == TM_ISA_AARCH64)
+        return (w & 0x3F000000u) == 0x08000000u || (w & 0x3B200C00u) == 0x38200000u;
+    return (w & 0x7f) == 0x2f;
+}
 
 /* Whether the instruction at P (LEN bytes) accesses memory (a load or a
  * store of the program; prefetches are not): 0 no, 1 exactly one access
@@ -824,8 +898,24 @@ static void tb_start(unsigned vi, void *ud)
         put_tramp(b->ia[0]);
     }
     resolve(v, b->ia[0]);
-    if (++v->run >= HANDOFF_BLOCKS && lock_wanted()) { /* the previous block is out: let the others run */
+    if (!v->lwp)
+        v->lwp = (pid_t)syscall(SYS_gettid);
+    if (b->atomic) {
+        /* its atomic instructions in time order (TMF_SYNC, docs/capture.md
+         * §3), as far as QEMU lets: a thread behind it in time runs first
+         * if it waits for the lock (one turn a block: waiting here longer
+         * could wait for a thread that waits for this one to leave its
+         * block, QEMU's exclusive sections) */
+        turn_v = v;
+        int go = tmcap_em_turn(em);
+        turn_v = NULL;
+        if (!go && (!v->hold || atomic_load_explicit(&off, memory_order_relaxed)))
+            return;
+    }
+    /* the previous block is out: let the others run */
+    if ((++v->run >= HANDOFF_BLOCKS || want_yield) && lock_wanted()) {
         v->run = 0;
+        want_yield = 0;
         lock_give(v);
         if (!lock_take(v))
             return;
@@ -886,6 +976,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         b->ia[i] = a;
         b->il[i] = len;
         int mem = is_mem(bytes, sz);
+        b->atomic |= is_atomic(bytes, sz);
         b->mayfault[i] = mem ? 1 : cls == TMCAP_C_TRAP ? 2 : 0;
         b->refs[i].b = b;
         b->refs[i].idx = (unsigned)i;
@@ -1192,7 +1283,10 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
             clo_store_values = atoi(v) != 0;
         } else if (arg_val(argv[i], "timing", &v)) {
             if (!tmf_cfg_parse(v, &timing_cfg)) {
-                fprintf(stderr, "tm_qemu: timing=%s: expected LINE/L1I/L1/L2/MEM/FLAGS, each cache SIZE:WAYS:LAT, in range\n", v);
+                fprintf(stderr,
+                        "tm_qemu: timing=%s: expected LINE/L1I/L1/L2/MEM/FLAGS/TURN/DRIFT, each cache "
+                        "SIZE:WAYS:LAT, in range\n",
+                        v);
                 return -1;
             }
             clo_timed = 1;
@@ -1238,7 +1332,7 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
         fprintf(stderr, "tm_qemu: out of memory\n");
         return -1;
     }
-    tmcap_platform P = {NULL, p_write, p_read, p_close, p_copy, p_readable, p_region, p_message, p_alloc, NULL, NULL};
+    tmcap_platform P = {NULL, p_write, p_read, p_close, p_copy, p_readable, p_region, p_message, p_alloc, p_yield, p_asleep};
     em = tmcap_em_new_isa(&P, &C, isa);
     if (!em) {
         fprintf(stderr, "tm_qemu: out of memory\n");

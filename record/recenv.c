@@ -385,6 +385,9 @@ int tm_rec_capture_open(const char *file, const char *name, uint8_t magic[8], in
     else if (got < 8)
         tm_errf(rc, err, errlen, "%s: capture: offset 0: not a tm capture stream (%zu bytes, shorter than its magic)",
              name, got);
+    else if (w == TMCAP_MAGIC1)
+        tm_errf(rc, err, errlen, "%s: capture: offset 0: a capture stream of an older frontend (TM TCAP1): record it "
+                "again", name);
     else if (w != TMCAP_MAGIC)
         tm_errf(rc, err, errlen, "%s: capture: offset 0: not a tm capture stream (bad magic)", name);
     else

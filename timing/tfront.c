@@ -88,7 +88,8 @@ int tmf_cfg_parse(const char *s, tmf_cfg *cfg)
     tmf_cfg c;
     tmf_zero(&c, sizeof c);
     if (!num(&s, &c.line, '/') || !cache_parse(&s, &c.l1i) || !cache_parse(&s, &c.l1) || !cache_parse(&s, &c.l2) ||
-        !num(&s, &c.mem_lat, '/') || !num(&s, &c.flags, '/') || !num(&s, &c.turn, 0) || *s || !tmf_cfg_check(&c))
+        !num(&s, &c.mem_lat, '/') || !num(&s, &c.flags, '/') || !num(&s, &c.turn, '/') || !num(&s, &c.drift, 0) || *s ||
+        !tmf_cfg_check(&c))
         return 0;
     *cfg = c;
     return 1;
@@ -120,7 +121,8 @@ unsigned tmf_cfg_format(const tmf_cfg *c, char *b, unsigned n)
     }
     at = put_num(b, at, n, c->mem_lat, '/');
     at = put_num(b, at, n, c->flags, '/');
-    at = put_num(b, at, n, c->turn, 0);
+    at = put_num(b, at, n, c->turn, '/');
+    at = put_num(b, at, n, c->drift, 0);
     if (at >= n)
         return 0;
     b[at] = 0;

@@ -19,7 +19,8 @@ void tm_timing_defaults(tm_timing_cfg *cfg)
     cfg->l1 = (tm_timing_cache){8u << 10, 2, 2};
     cfg->l2 = (tm_timing_cache){0, 8, 4};
     cfg->mem_lat = 200;
-    cfg->turn = 0;
+    cfg->turn = 2000;
+    cfg->drift = 1000000;
 }
 
 /* The caller's error buffer (docs/architecture.md), formatted. */

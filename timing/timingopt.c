@@ -94,10 +94,10 @@ int tm_timing_opt(tm_timing_opts *o, const char *name, const char *v, char *err,
         if (tm_parse_u64(v, &x) || x > 100000)
             return tm_errf(TM_ERR_ARG, err, errlen, "--mem-latency %s: allowed 0..100000 cycles", v);
         o->cfg.mem_lat = (uint32_t)x;
-    } else if (!strcmp(name, "--timing-turn")) {
+    } else if (!strcmp(name, "--timing-turn") || !strcmp(name, "--timing-drift")) {
         if (tm_parse_count(v, &x) || x > 100000000)
-            return tm_errf(TM_ERR_ARG, err, errlen, "--timing-turn %s: allowed 0..100000000 cycles", v);
-        o->cfg.turn = (uint32_t)x;
+            return tm_errf(TM_ERR_ARG, err, errlen, "%s %s: allowed 0..100000000 cycles", name, v);
+        *(strcmp(name, "--timing-turn") ? &o->cfg.drift : &o->cfg.turn) = (uint32_t)x;
     } else if (!strcmp(name, "--timing-window")) {
         if (tm_parse_count(v, &x) || x < 1 || x > ((uint64_t)1 << 32))
             return tm_errf(TM_ERR_ARG, err, errlen, "--timing-window %s: allowed 1..4294967296 groups", v);
@@ -114,8 +114,9 @@ int tm_timing_opts_check(tm_timing_opts *o, int mode, char *err, size_t errlen)
     if (o->serial < 0) /* cores, but the thesis tools' descriptors in the serial order */
         o->serial = mode && !o->set;
     if (o->serial && o->set)
-        return tm_errf(TM_ERR_ARG, err, errlen, "--cpi, --l1i, --l1, --l2, --mem-latency, --timing-window, --timing-turn, --no-icache, "
-                                "--no-caches: only with --timing cores");
+        return tm_errf(TM_ERR_ARG, err, errlen,
+                       "--cpi, --l1i, --l1, --l2, --mem-latency, --timing-window, --timing-turn, --timing-drift, "
+                       "--no-icache, --no-caches: only with --timing cores");
     if (o->no_icache && o->l1i_given)
         return tm_errf(TM_ERR_ARG, err, errlen, "--l1i: not with --%s (it has no instruction cache)",
                    o->no_caches ? "no-caches" : "no-icache");
@@ -139,6 +140,7 @@ void tm_timing_frontend(const tm_timing_cfg *cfg, uint32_t cores, int no_caches,
         m->l2.ways = m->l2.size / m->line;
     m->mem_lat = cfg->mem_lat;
     m->turn = cfg->turn;
+    m->drift = cfg->drift;
     m->flags = TMF_ORDER | TMF_SYNC | (values ? TMF_WAR : 0);
     if (!no_caches)
         m->flags |= TMF_DCACHE | (cfg->l1i.size ? TMF_ICACHE : 0);

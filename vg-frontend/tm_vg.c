@@ -3,12 +3,13 @@
  * A thin Valgrind tool: it describes each superblock it instruments as a
  * BLOCK (its instructions and the exits that leave it, classified as the
  * commit stream's branch classes), and at run time reports which exit each
- * executed block took (EXEC), the memory operands with their values (MEM)
- * or their addresses only (ADDR),
- * thread creation, switches and exits, signal delivery and return, and the
- * executable mappings.  Everything else (cycle stamps, groups, thread ids,
- * the model) is done by `tm record` on the other end of the pipe, with code
- * shared by every frontend (capture/).
+ * executed block took (EXEC, with the block run's stalls when it times the
+ * accesses), the memory operands with their values (MEM), the timing
+ * model's dependencies (DEP), thread creation, switches and exits, signal
+ * delivery and return, system calls, and the executable mappings.
+ * Everything else (the clocks, groups, thread ids, the model) is done by
+ * `tm record` on the other end of the pipe, with code shared by every
+ * frontend (capture/, timing/).
  *
  * Options: --tm-fd=N (the pipe, required), --tm-mem=yes|no (memory
  * operands, default no), --tm-timing=MACHINE (the timing model's frontend
@@ -216,6 +217,43 @@ static void add_mem_call(IRSB *sb, UInt insn, Bool store, UInt size, IRExpr *add
     }
 }
 
+/* Instruction K (at A, LEN bytes) has ended without a side exit of its
+ * own: if it is a conditional branch (loop, jrcxz: VEX gives them a side
+ * exit and goes on) whose condition VEX knew and found false (iropt folded
+ * the exit away), its exit is described all the same, never taken. */
+static void folded_exit(xdesc *xs, UInt *nx, UInt k, ULong a, UInt len)
+{
+    if (*nx && xs[*nx - 1].insn == k)
+        return;
+    unsigned long long tgt = 0;
+    int cc = 0;
+    int what = tm_x86_op((const unsigned char *)a, len, a + len, &tgt, &cc);
+    if (what != TM_X86_JCC && what != TM_X86_LOOP)
+        return;
+    if (*nx == MAX_EXITS - 1)
+        VG_(tool_panic)("tmtrace: too many exits");
+    xs[(*nx)++] = classify(k, a, len, Ijk_Boring, True, tgt, False);
+}
+
+/* A conditional branch to the next instruction (at A, LEN bytes) that
+ * ends a block of NI instructions without a side exit: VEX knew its
+ * condition (iropt level 2) and folded the exit, so both ways look alike.
+ * A loop, loope, loopne or jrcxz does not end a block (VEX goes on after
+ * its side exit): ending one, it was taken (the rest of the block cut off
+ * as never reached), unless the block is as long as VEX allows.  A jcc
+ * ends every block: its outcome is not known, recorded as not taken and
+ * counted (the tool's log says how many at the end). */
+static ULong folded_unknown;
+static int folded_to_next(ULong a, UInt len, UInt ni)
+{
+    unsigned long long tgt = 0;
+    int cc = 0;
+    if (tm_x86_op((const unsigned char *)a, len, a + len, &tgt, &cc) == TM_X86_LOOP)
+        return ni < (UInt)VG_(clo_vex_control).guest_max_insns ? TMCAP_X_COND_T : TMCAP_X_COND_N;
+    folded_unknown++;
+    return TMCAP_X_COND_N;
+}
+
 /* TMF_SYNC: whether the thread may run its atomic instruction now
  * (tmcap_em_turn); 0: it yielded, the block starts again. */
 static ULong h_turn(void) { return (ULong)tmcap_em_turn(em); }
@@ -277,6 +315,8 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
         UInt k = ni ? ni - 1 : 0;
         switch (st->tag) {
         case Ist_IMark:
+            if (ni)
+                folded_exit(xs, &nx, k, ia[k], il[k]);
             if (cut > 0 && ni == (UInt)cut) { /* the block ends before the atomic instruction */
                 next = IRExpr_Const(IRConst_U64((ULong)st->Ist.IMark.addr));
                 jk = Ijk_Boring;
@@ -391,6 +431,9 @@ static IRSB *tm_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
     Bool is_const = next->tag == Iex_Const;
     ULong dst = is_const ? next->Iex.Const.con->Ico.U64 : 0;
     xdesc x = classify(k, ia[k], il[k], jk, is_const, dst, True);
+    if (!clo_mem && (x.kind == TMCAP_X_COND_N || x.kind == TMCAP_X_COND_T) && x.target == ia[k] + il[k] &&
+        !(nx && xs[nx - 1].insn == k))
+        x.kind = folded_to_next(ia[k], il[k], ni);
     ULong w0 = tmcap_exec(id, nx);
     IRDirty *d;
     if (x.flags & TMCAP_XF_DYN)
@@ -567,7 +610,8 @@ static void print_usage(void)
 {
     VG_(printf)("    --tm-fd=N           write the capture stream to file descriptor N (required)\n"
                 "    --tm-mem=yes|no     capture memory operands and their values [no]\n"
-                "    --tm-timing=MACHINE time the accesses and fetches on MACHINE (LINE/L1I/L1/L2/MEM/FLAGS) [none]\n"
+                "    --tm-timing=MACHINE time the accesses and fetches on MACHINE\n"
+                "                        (LINE/L1I/L1/L2/MEM/FLAGS/TURN/DRIFT) [none]\n"
                 "    --tm-store-values=yes|no  with --tm-mem, the values of the program's stores too [yes]\n"
                 "    --tm-log-fd=N       the descriptor given as --log-fd: closed once Valgrind has its copy\n"
                 "    --tm-shm=FD,ACK,SLOTS,BYTES  the stream through shared memory FD (SLOTS slots of BYTES);\n"
@@ -595,15 +639,21 @@ static void post_clo_init(void)
     /* ... and no block is a loop unrolled (iropt's self-loop unrolling would
      * repeat instructions inside one block). */
     VG_(clo_vex_control).iropt_unroll_thresh = 0;
-    /* ... and the tool sees every instruction's IR as the program wrote it:
-     * no load the program made is removed as dead, no branch is folded
-     * because its condition or target is known when the block is
-     * translated (VEX still optimizes the instrumented block). */
-    VG_(clo_vex_control).iropt_level = 0;
+    /* ... and, when the memory operands' values are captured, the tool
+     * sees every instruction's IR as the program wrote it: no load the
+     * program made is removed as dead (VEX still optimizes the instrumented
+     * block).  Without values the operands only feed the timing model, and
+     * VEX's optimizations (level 2) are kept: they remove loads whose value
+     * nothing uses, and fold a branch's condition known when the block is
+     * translated, which every block end still shows (a conditional branch
+     * ends its block: an exit always taken is COND_T, one never taken the
+     * final jump past it, COND_N: tmcap_classify). */
+    VG_(clo_vex_control).iropt_level = clo_mem ? 0 : 2;
     tmcap_platform P = {NULL,    p_write, p_read,  p_close,  p_copy,  p_readable,
                         p_region, p_message, p_alloc, p_yield, p_asleep};
     if (clo_timing && !tmf_cfg_parse(clo_timing, &timing_cfg)) {
-        VG_(umsg)("tmtrace: --tm-timing=%s: expected LINE/L1I/L1/L2/MEM/FLAGS/TURN, each cache SIZE:WAYS:LAT, in range\n",
+        VG_(umsg)("tmtrace: --tm-timing=%s: expected LINE/L1I/L1/L2/MEM/FLAGS/TURN/DRIFT, each cache "
+                  "SIZE:WAYS:LAT, in range\n",
                   clo_timing);
         VG_(exit)(1);
     }
@@ -647,6 +697,11 @@ static void post_clo_init(void)
 
 static void fini(Int exitcode)
 {
+    if (folded_unknown)
+        VG_(umsg)("tmtrace: %llu blocks end with a conditional branch to the next instruction whose outcome VEX "
+                  "decided when it translated them: recorded as not taken (with the memory operands' values "
+                  "captured VEX does not decide it)\n",
+                  folded_unknown);
     tmcap_em_end(em, (UInt)exitcode, 0);
 }
 

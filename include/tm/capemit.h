@@ -397,10 +397,11 @@ typedef struct tmcap_platform {
     void *(*alloc)(void *ctx, unsigned long n);
     /* The running thread lets the others run soon (NULL: the platform
      * cannot): it ran ahead of them in time (tm/tfront.h's tmf_ahead,
-     * tmf_behind).  TRIES > 0: it asked to TRIES times in a row for a
-     * thread that has not run since; it also gives its processor up for a
-     * while, more as TRIES grows (that thread may need one to come back
-     * from the system). */
+     * tmf_behind).  TRIES > 0: at an atomic instruction, the TRIES-th
+     * time in a row it waits for the same thread; it also gives its
+     * processor up for a while, more as TRIES grows (that thread may need
+     * one to come back from the system).  TRIES 0: it ran ahead of the
+     * others (the platform may let them run at its next block). */
     void (*yield)(void *ctx, unsigned tries);
     /* Whether thread TID sleeps in the kernel in a futex wait on word A
      * (1), or runs, waits for the platform's lock, or is not known (0);

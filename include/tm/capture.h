@@ -1,13 +1,15 @@
 /* tm — capture layer: turns a frontend's capture stream (tm/capwire.h,
  * docs/capture.md) into the commit stream, one record at a time.
  *
- * The frontends (the Valgrind tool, later a Pin tool) only report what ran:
- * block descriptors, the exit each executed block took, memory operands,
- * thread and signal events, mappings.  This layer applies the timing model
- * (docs/capture.md §3: threads run serialized, every group gets the next
- * global cycle), assigns thread ids in order of first execution, checks the
- * control flow's continuity, and hands tmc records to a sink: the model, a
- * .tmc writer, or both. */
+ * The frontends (the Valgrind tool, the Pin tool, the QEMU plugin) only
+ * report what ran: block descriptors, the exit each executed block took,
+ * memory operands, thread and signal events, system calls, mappings, and
+ * the timing model's stalls and dependencies.  This layer cuts the blocks
+ * into groups, gives them to the timing model's clocks (tm/timing.h,
+ * docs/capture.md §3: one clock per core; --timing serial: every group the
+ * next cycle of one clock), assigns thread ids in order of first execution,
+ * checks the control flow's continuity, and hands tmc records to a sink:
+ * the model, a .tmc writer, or both. */
 #ifndef TM_CAPTURE_H
 #define TM_CAPTURE_H
 

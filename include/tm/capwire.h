@@ -1,8 +1,8 @@
 /* tm — the capture wire format (docs/capture.md).
  *
- * What a frontend (the Valgrind tool in vg-frontend/, later a Pin tool)
- * writes to `tm record` through a pipe: a stream of little-endian 64-bit
- * words.  Macros only, no includes: the Valgrind tool is built without libc.
+ * What a frontend (the Valgrind tool in vg-frontend/, the Pin tool in
+ * pin-frontend/, the QEMU plugin in qemu-frontend/) writes to `tm record`
+ * through a pipe or shared memory: a stream of little-endian 64-bit words.  Macros only, no includes: the Valgrind tool is built without libc.
  *
  * The first word is TMCAP_MAGIC.  Every event starts with a word whose low
  * 8 bits are its type; the other fields of that word are given per type.
@@ -62,7 +62,8 @@
  *          bytes, w2..w4 = L1I, L1D, L2 (size | ways << 32 | lat << 40),
  *          w5 = memory latency: the frontend times the accesses on this
  *          machine (the stalls of EXEC and MEM, the DEP events); before
- *          any EXEC, at most once.
+ *          the first BLOCK, at most once (a stream without it is timed
+ *          serially).
  *  DEP     w0 = 17 | kind << 8 (8 bits: 0 a store, 1 a load, 2 a thread's
  *          end) | uid << 16 (24 bits), w1 = k: the running thread's block
  *          in progress comes after block k (counted from 0, a thread's end

@@ -54,17 +54,21 @@ typedef struct tmf_cfg {
     tmf_cache l1i, l1, l2;  /* l2 is needed when either cost is on */
     unsigned mem_lat;
     unsigned flags;         /* TMF_* */
-    unsigned turn;          /* cycles a thread may run ahead of the others
-                               before the frontend lets them run (tmf_ahead; 0: never) */
+    unsigned turn;          /* TMF_SYNC: cycles a running thread may be behind a
+                               thread at an atomic instruction before that one waits
+                               for it (tmf_behind's slack) */
+    unsigned drift;         /* cycles a thread may run ahead of the least running
+                               thread before the frontend lets the others run
+                               (tmf_ahead; 0: never) */
 } tmf_cfg;
 
 /* The machine as a frontend's option carries it (its own text, no commas,
- * no '='): "LINE/L1I/L1/L2/MEM/FLAGS/TURN", each cache SIZE:WAYS:LAT,
- * FLAGS in decimal (e.g. "64/8192:2:0/8192:2:2/524288:8:4/200/7/20000").
+ * no '='): "LINE/L1I/L1/L2/MEM/FLAGS/TURN/DRIFT", each cache SIZE:WAYS:LAT,
+ * FLAGS in decimal (e.g. "64/8192:2:0/8192:2:2/524288:8:4/200/23/2000/1000000").
  * Parse: 1 if S is such a text and the values are in range
  * (tmf_cfg_check), else 0. */
 int tmf_cfg_parse(const char *s, tmf_cfg *cfg);
-/* The text of CFG into BUF (N bytes, at least 96): its length, 0 if short. */
+/* The text of CFG into BUF (N bytes, at least 112): its length, 0 if short. */
 unsigned tmf_cfg_format(const tmf_cfg *cfg, char *buf, unsigned n);
 /* 1 if CFG's values are in range: line 64, each cache
  * on (size > 0) a power of two with power-of-two ways (1..64) that fit it,

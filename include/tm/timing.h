@@ -57,7 +57,10 @@ typedef struct tm_timing_cfg {
     tm_timing_cache l1;   /* data cache per core */
     tm_timing_cache l2;   /* shared; size 0: cores x 64 KB */
     uint32_t mem_lat;     /* cycles of an access that misses both */
-    uint32_t turn;        /* cycles a thread may run ahead of the others before the
+    uint32_t turn;        /* cycles a running thread may be behind one at an atomic
+                             instruction before that one waits for it (tm/tfront.h's
+                             TMF_SYNC, tmf_behind) */
+    uint32_t drift;       /* cycles a thread may run ahead of the others before the
                              frontend lets them run (tm/tfront.h's tmf_ahead; 0: never) */
 } tm_timing_cfg;
 
@@ -188,16 +191,18 @@ void tm_timing_free(tm_timing *t);
 /* The timing model as the options give it. */
 typedef struct tm_timing_opts {
     int serial;           /* --timing serial (-1 until tm_timing_opts_check: not given) */
-    tm_timing_cfg cfg;    /* --timing cores with --cpi, --l1i, --l1, --l2, --mem-latency, --timing-window */
+    tm_timing_cfg cfg;    /* --timing cores with --cpi, --l1i, --l1, --l2, --mem-latency, --timing-window,
+                             --timing-turn, --timing-drift */
     int set;              /* a cores-only option was given */
-    int no_caches;        /* --no-caches: no instruction cache, no data addresses captured */
+    int no_caches;        /* --no-caches: no instruction cache, the data accesses free (still
+                             seen by the frontend, for the order) */
     int no_icache;        /* --no-icache (or --no-caches) */
     int l1i_given;        /* --l1i */
 } tm_timing_opts;
 /* Not given: the defaults (tm_timing_defaults), the model not chosen yet. */
 void tm_timing_opts_init(tm_timing_opts *o);
 /* Option NAME (--timing, --cpi, --l1i, --l1, --l2, --mem-latency,
- * --timing-window; the flags --no-icache, --no-caches with V unused) with
+ * --timing-window, --timing-turn, --timing-drift; the flags --no-icache, --no-caches with V unused) with
  * its value V: TM_OK, or TM_ERR_ARG with the message ("--cpi 0: allowed
  * ..."). */
 int tm_timing_opt(tm_timing_opts *o, const char *name, const char *v, char *err, size_t errlen);

@@ -68,7 +68,7 @@ assert md["ipc"] < mn["ipc"] <= 1.0, (md["ipc"], mn["ipc"])
 print(f"IPC {md['ipc']:.3f} with the caches, {mn['ipc']:.3f} without")
 PY
 # the tool's own capture of the default machine: the same cycles through --capture
-VALGRIND_LIB=$B/lib/valgrind valgrind --tool=tmtrace -q --tm-fd=3 --tm-timing=64/8192:2:0/8192:2:2/524288:8:4/200/7/0 \
+VALGRIND_LIB=$B/lib/valgrind valgrind --tool=tmtrace -q --tm-fd=3 --tm-timing=64/8192:2:0/8192:2:2/524288:8:4/200/23/2000/1000000 \
     --fair-sched=yes "$P/spin" 1 3> s.cap > /dev/null 2> vg.err || die "valgrind --tm-timing: $(head -n 3 vg.err)"
 "$TMFAST" record --commit --capture s.cap -o c > /dev/null 2> c.err || die "tm record --capture: $(cat c.err)"
 cc_=$(sed -n 's/^timing: \([0-9]*\) cycles.*/\1/p' c.stats)

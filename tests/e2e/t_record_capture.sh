@@ -220,12 +220,15 @@ import os, sys
 d = open(sys.argv[1], "rb").read()
 open("trunc.cap", "wb").write(d[:len(d) // 2 + 3])      # inside an event (and a word)
 open("junk.cap", "wb").write(d[:8] + b"\xff" * 64)     # the magic, then no event
+open("tcap1.cap", "wb").write(b"TM TCAP1" + d[8:])      # an older frontend's stream
 PY
 one_line 1 "^tm record: --capture nosuch.cap: No such file or directory$" x --capture nosuch.cap -o x
 one_line 1 "^tm record: empty.cap: empty: not a tm capture stream$" x --capture empty.cap --commit -o x
 one_line 1 "^tm record: short.cap: capture: offset 0: not a tm capture stream (4 bytes, shorter than its magic)$" x --capture short.cap -o x
 one_line 1 "^tm record: garbage.cap: capture: offset 0: not a tm capture stream (bad magic)$" x --capture garbage.cap --commit -o x
 one_line 1 "^tm record: standard input: capture: offset 0: not a tm capture stream (bad magic)$" x --capture - --commit -o x < garbage.cap
+one_line 1 "^tm record: tcap1.cap: capture: offset 0: a capture stream of an older frontend (TM TCAP1): record it again$" \
+    x --capture tcap1.cap -o x
 one_line 1 "^tm record: trunc.cap: capture: offset [0-9]*: the stream ends inside an event ([0-9]* bytes of it): a truncated capture$" \
     x --capture trunc.cap --commit --cfiat -o x
 one_line 1 "^tm record: junk.cap: capture: offset 8: unknown event type 255$" x --capture junk.cap --commit -o x
@@ -322,7 +325,7 @@ echo "not a real Pin tool" > kit/tm_pin.so
 export TM_PIN_TOOL=$TMP/kit/tm_pin.so FAKEPIN_ARGS=$TMP/pin.args VALGRIND_LIB=$TM_VALGRIND_LIB
 rec 7 "$TM" fp --frontend pin --pin "$TMP/kit" --commit --cfiat -o fp -- "$P/branchtest"
 [ "$(cat fp.out)" = BranchTest ] || die "--frontend pin: the program's stdout: $(cat fp.out)"
-want="^-logfile $TMP/\.fp\.pin\.log\.kit\.tmp\.[^ ]* -t $TMP/kit/tm_pin\.so -tm_fd [0-9]+ -tm_shm [0-9]+,[0-9]+,8,524288 -tm_mem 1 -tm_store_values 1 -tm_timing 64/8192:2:0/8192:2:2/524288:8:4/200/15/0 -tm_log $TMP/\.fp\.pin\.log\.tmp\.[^ ]* -- $P/branchtest\$"
+want="^-logfile $TMP/\.fp\.pin\.log\.kit\.tmp\.[^ ]* -t $TMP/kit/tm_pin\.so -tm_fd [0-9]+ -tm_shm [0-9]+,[0-9]+,8,524288 -tm_mem 1 -tm_store_values 1 -tm_timing 64/8192:2:0/8192:2:2/524288:8:4/200/31/2000/1000000 -tm_log $TMP/\.fp\.pin\.log\.tmp\.[^ ]* -- $P/branchtest\$"
 grep -qE "$want" pin.args || die "--frontend pin: the pin command line: $(cat pin.args)"
 [ "$(cat fp.pin.log)" = "$(printf 'tm_pin: the stand-in'"'"'s tool message\nPin: the stand-in'"'"'s own log')" ] ||
     die "fp.pin.log: $(cat fp.pin.log)"
@@ -335,7 +338,7 @@ ok "--frontend pin --pin KIT: $(cut -c1-60 pin.args)...; BASE.pin.log has the to
 grep -qE -- "-t $TMP/kit/tm_pin\.so -tm_fd [0-9]+ -tm_mem 1 -tm_store_values 0 -tm_timing [^ ]+ -tm_log [^ ]* -- $P/mlstest\$" pin.args ||
     die "--frontend pin, PIN_ROOT, the pipe, the model alone: $(cat pin.args)"
 rec 0 "$TM" fq --frontend pin --pin "$TMP/kit/pin" -o fq -- "$P/mlstest"
-grep -qE -- "-tm_mem 0 -tm_store_values 0 -tm_timing 64/8192:2:0/8192:2:2/524288:8:4/200/7/0 " pin.args ||
+grep -qE -- "-tm_mem 0 -tm_store_values 0 -tm_timing 64/8192:2:0/8192:2:2/524288:8:4/200/23/2000/1000000 " pin.args ||
     die "--frontend pin, control flow only: $(cat pin.args)"
 ok "--frontend pin with PIN_ROOT, TM_CAPTURE_PIPE=1 (no -tm_shm), the model alone (-tm_store_values 0), control flow only (-tm_mem 0, the machine the tool times: -tm_timing)"
 ( export FAKEPIN_FAIL=1; rec 3 "$TM" ff --frontend pin --pin "$TMP/kit" -o ff -- "$P/branchtest" ) || exit 1
@@ -426,8 +429,11 @@ ok "a flipped branch is found: $FLOW_CMP"
 st=0
 FLOW_CMP=$(python3 "$ROOT/tests/e2e/flowcmp.py" edges "$P/mlstest" ma.flow ma.modules mx.flow ma.modules) || st=$?
 [ $st -eq 1 ] || die "a flipped branch, edges: exit $st: $FLOW_CMP"
-# threads: mt_pthread twice (the workers start in any order)
-for x in mt1 mt2; do rec 0 "$TMFAST" $x --commit --cfiat --threads 9 -o $x -- "$P/mt_pthread" 4 join; done
+# threads: mt_pthread twice (the workers start in any order; bound at load,
+# LD_BIND_NOW: which thread resolves a lazy binding first is the schedule's)
+for x in mt1 mt2; do
+    LD_BIND_NOW=1 rec 0 "$TMFAST" $x --commit --cfiat --threads 9 -o $x -- "$P/mt_pthread" 4 join
+done
 TMBIN=$TMFAST flow_cmp threads "$P/mt_pthread" mt1 mt2 || die "mt_pthread, two recordings: $FLOW_CMP"
 ok "mt_pthread 4 join, two recordings: $FLOW_CMP"
 grep -v '^T2 ' mt2.flow > mt3.flow

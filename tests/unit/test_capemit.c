@@ -599,7 +599,7 @@ Test(capemit, turns_at_atomic_instructions)
     static const tmcap_platform P = {NULL, f_write, f_read, f_close, f_copy, f_readable,
                                      f_region, f_message, f_alloc, f_yield, f_asleep};
     tmf_cfg m;
-    cr_assert(tmf_cfg_parse("64/0:0:0/0:0:0/0:0:0/0/20/0", &m)); /* ORDER | SYNC, nothing costs */
+    cr_assert(tmf_cfg_parse("64/0:0:0/0:0:0/0:0:0/0/20/0/0", &m)); /* ORDER | SYNC, nothing costs */
     tmcap_em_cfg c = {1, 0, 0, NULL, -1, 0, 0, 0, &m};
     arena_used = 0;
     nout = 0;

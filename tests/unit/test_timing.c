@@ -982,6 +982,7 @@ Test(timing, frontend_machine_of_a_configuration)
     tm_timing_cfg cfg;
     tm_timing_defaults(&cfg);
     cfg.turn = 5000;
+    cfg.drift = 70000;
     tmf_cfg m;
     tm_timing_frontend(&cfg, 4, 0, 0, &m);
     cr_assert_eq(m.line, 64);
@@ -990,6 +991,7 @@ Test(timing, frontend_machine_of_a_configuration)
     cr_assert(m.l2.size == 262144 && m.l2.ways == 8 && m.l2.lat == 4);
     cr_assert_eq(m.mem_lat, 200);
     cr_assert_eq(m.turn, 5000);
+    cr_assert_eq(m.drift, 70000);
     cr_assert_eq(m.flags, TMF_ICACHE | TMF_DCACHE | TMF_ORDER | TMF_SYNC);
     cr_assert(tmf_cfg_check(&m));
     tm_timing_frontend(&cfg, 4, 0, 1, &m);

@@ -51,9 +51,12 @@ static const char timing_opts_help[] =
     "  --no-caches                   no caches: every core at IPC 1/CPI, only the waits\n"
     "                                (futex, join, other threads' stores) delay it\n"
     "  --timing-window N             groups held at most for the merge by cycle (default 4194304)\n"
-    "  --timing-turn N               the frontend lets the other threads run when one is N cycles\n"
-    "                                ahead of them (default 0: never; Valgrind runs a thread for\n"
-    "                                long slices: docs/capture.md section 3)\n";
+    "  --timing-turn N               a thread at an atomic instruction (a lock's, a condition's)\n"
+    "                                waits while a running thread is more than N cycles behind it\n"
+    "                                in time (default 2000; Valgrind runs one thread at a time:\n"
+    "                                docs/capture.md section 3)\n"
+    "  --timing-drift N              the frontend lets the other threads run when one is N cycles\n"
+    "                                ahead of them (default 1000000; 0: never)\n";
 
 static void usage(FILE *f)
 {
@@ -150,6 +153,7 @@ static const tm_optdef rec_whole_opts[] = {
     W("--mem-latency", TV, REC_TIMING, "a value: allowed 0..100000 cycles"),
     W("--timing-window", TV, REC_TIMING, "a value: allowed 1..4294967296 groups"),
     W("--timing-turn", TV, REC_TIMING, "a value: allowed 0..100000000 cycles"),
+    W("--timing-drift", TV, REC_TIMING, "a value: allowed 0..100000000 cycles"),
     W("--no-icache", TF, REC_TIMING, NULL), W("--no-caches", TF, REC_TIMING, NULL),
     W("--mode", TV, REC_MODES, "a value: allowed mcftrace, mlstrace, mcftraptor, mlvcfiat"),
     W("-a", TF, REC_MODES, NULL),
